@@ -1,0 +1,146 @@
+# tshape - Makefile. Targets: all check install uninstall clean, plus
+# asan ubsan valgrind fuzz bench (see README.md). Quiet unless V=1.
+
+VERSION := $(shell sed -n 's/^\#define TS_VERSION_STRING "\(.*\)"/\1/p' include/tshape.h)
+MAJOR   := $(firstword $(subst ., ,$(VERSION)))
+
+PREFIX     ?= /usr/local
+DESTDIR    ?=
+BINDIR     ?= $(PREFIX)/bin
+LIBDIR     ?= $(PREFIX)/lib
+INCLUDEDIR ?= $(PREFIX)/include
+MANDIR     ?= $(PREFIX)/share/man
+PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
+COMPLETIONDIR ?= $(PREFIX)/share/bash-completion/completions
+
+CC      ?= cc
+OPT     ?= -O2 -g
+WERROR  ?= -Werror
+WARN    := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
+           -Wformat=2 -Wvla -Wswitch-enum -Wpointer-arith -Wcast-qual -Wundef \
+           -Wwrite-strings -Wold-style-definition -Wmissing-declarations
+CFLAGS  ?=
+CPPFLAGS += -Iinclude -D_POSIX_C_SOURCE=200809L
+ALL_CFLAGS = -std=c11 $(OPT) $(WARN) $(WERROR) $(SAN) $(CFLAGS)
+PKGS    := libzip jansson
+DEP_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+DEP_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lzip -ljansson)
+CHECK_CFLAGS := $(shell pkg-config --cflags check 2>/dev/null)
+CHECK_LIBS   := $(shell pkg-config --libs check 2>/dev/null || echo -lcheck -lsubunit -lm -lrt -lpthread)
+
+B := build
+LIB_SRC  := $(sort $(wildcard src/*.c src/ops/*.c src/formats/*.c))
+CLI_SRC  := $(sort $(wildcard src/cli/*.c))
+TEST_SRC := $(sort $(wildcard tests/check_*.c))
+LIB_OBJ  := $(LIB_SRC:%.c=$(B)/%.o)
+PIC_OBJ  := $(LIB_SRC:%.c=$(B)/pic/%.o)
+CLI_OBJ  := $(CLI_SRC:%.c=$(B)/%.o)
+TEST_OBJ := $(TEST_SRC:%.c=$(B)/%.o) $(B)/tests/run_tests.o $(B)/tests/testutil.o
+
+STATIC := $(B)/libtshape.a
+SHARED := $(B)/libtshape.so.$(VERSION)
+SONAME := libtshape.so.$(MAJOR)
+TSHAPE := $(B)/tshape
+RUNNER := $(B)/run_tests
+
+ifeq ($(V),1)
+Q :=
+else
+Q := @
+endif
+
+.PHONY: all check test-unit test-cli install uninstall clean asan ubsan valgrind fuzz bench
+all: $(TSHAPE) $(STATIC) $(SHARED) $(B)/tshape.pc
+
+$(B)/%.o: %.c
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo '  CC      $<')
+	$(Q)$(CC) $(CPPFLAGS) $(DEP_CFLAGS) $(ALL_CFLAGS) -MMD -MP -c $< -o $@
+
+$(B)/pic/%.o: %.c
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo '  CC [pic] $<')
+	$(Q)$(CC) $(CPPFLAGS) $(DEP_CFLAGS) $(ALL_CFLAGS) -fPIC -fvisibility=hidden \
+	    -DTS_BUILDING_SHARED -MMD -MP -c $< -o $@
+
+$(STATIC): $(LIB_OBJ)
+	@$(if $(Q),echo '  AR      $@')
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+$(SHARED): $(PIC_OBJ)
+	@$(if $(Q),echo '  LD      $@')
+	$(Q)$(CC) -shared -Wl,-soname,$(SONAME) $(SAN) -o $@ $^ $(DEP_LIBS)
+	$(Q)ln -sf libtshape.so.$(VERSION) $(B)/$(SONAME)
+	$(Q)ln -sf libtshape.so.$(VERSION) $(B)/libtshape.so
+
+# The CLI links the static library: it uses only include/tshape.h.
+$(TSHAPE): $(CLI_OBJ) $(STATIC)
+	@$(if $(Q),echo '  LD      $@')
+	$(Q)$(CC) $(SAN) -o $@ $(CLI_OBJ) $(STATIC) $(DEP_LIBS) -lm
+
+# One suite per tests/check_<name>.c, each exporting Suite *<name>_suite(void);
+# the list is generated so adding a suite touches no shared file.
+$(B)/tests/suites.h: $(TEST_SRC)
+	@mkdir -p $(dir $@)
+	$(Q)for f in $(TEST_SRC); do n=$${f#tests/check_}; echo "TS_SUITE($${n%.c})"; done > $@.tmp && mv $@.tmp $@
+
+$(B)/tests/run_tests.o: tests/run_tests.c $(B)/tests/suites.h
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) $(CPPFLAGS) -I$(B)/tests -Isrc $(CHECK_CFLAGS) $(ALL_CFLAGS) -c $< -o $@
+
+$(B)/tests/%.o: tests/%.c
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo '  CC      $<')
+	$(Q)$(CC) $(CPPFLAGS) -Isrc $(DEP_CFLAGS) $(CHECK_CFLAGS) $(ALL_CFLAGS) -MMD -MP -c $< -o $@
+
+$(RUNNER): $(TEST_OBJ) $(STATIC)
+	@$(if $(Q),echo '  LD      $@')
+	$(Q)$(CC) $(SAN) -o $@ $(TEST_OBJ) $(STATIC) $(DEP_LIBS) $(CHECK_LIBS)
+
+$(B)/tshape.pc: tshape.pc.in include/tshape.h
+	$(Q)sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' \
+	    -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' -e 's|@VERSION@|$(VERSION)|' $< > $@
+
+# make check: unit suites (Check), then CLI golden tests and man-page examples.
+check: test-unit test-cli
+
+test-unit: $(RUNNER) $(TSHAPE)
+	$(Q)$(RUNNER)
+
+test-cli: $(TSHAPE)
+	$(Q)TSHAPE=$(abspath $(TSHAPE)) sh tests/cli/run.sh
+
+install: all
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCLUDEDIR) \
+	    $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man3 $(DESTDIR)$(PKGCONFIGDIR) \
+	    $(DESTDIR)$(COMPLETIONDIR)
+	install -m 755 $(TSHAPE) $(DESTDIR)$(BINDIR)/tshape
+	install -m 644 $(STATIC) $(DESTDIR)$(LIBDIR)/libtshape.a
+	install -m 755 $(SHARED) $(DESTDIR)$(LIBDIR)/libtshape.so.$(VERSION)
+	ln -sf libtshape.so.$(VERSION) $(DESTDIR)$(LIBDIR)/$(SONAME)
+	ln -sf libtshape.so.$(VERSION) $(DESTDIR)$(LIBDIR)/libtshape.so
+	install -m 644 include/tshape.h $(DESTDIR)$(INCLUDEDIR)/tshape.h
+	install -m 644 $(B)/tshape.pc $(DESTDIR)$(PKGCONFIGDIR)/tshape.pc
+	install -m 644 man/tshape.1 $(DESTDIR)$(MANDIR)/man1/tshape.1
+	if [ -f man/libtshape.3 ]; then install -m 644 man/libtshape.3 $(DESTDIR)$(MANDIR)/man3/libtshape.3; fi
+	if [ -f completions/tshape.bash ]; then install -m 644 completions/tshape.bash $(DESTDIR)$(COMPLETIONDIR)/tshape; fi
+
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/tshape $(DESTDIR)$(LIBDIR)/libtshape.a \
+	    $(DESTDIR)$(LIBDIR)/libtshape.so.$(VERSION) $(DESTDIR)$(LIBDIR)/$(SONAME) \
+	    $(DESTDIR)$(LIBDIR)/libtshape.so $(DESTDIR)$(INCLUDEDIR)/tshape.h \
+	    $(DESTDIR)$(PKGCONFIGDIR)/tshape.pc $(DESTDIR)$(MANDIR)/man1/tshape.1 \
+	    $(DESTDIR)$(MANDIR)/man3/libtshape.3 $(DESTDIR)$(COMPLETIONDIR)/tshape
+
+# Sanitizer builds rerun the whole suite in their own build directory.
+asan:
+	$(MAKE) B=build-asan SAN='-fsanitize=address -fno-omit-frame-pointer' OPT='-O1 -g' check
+ubsan:
+	$(MAKE) B=build-ubsan SAN='-fsanitize=undefined -fno-sanitize-recover=all' OPT='-O1 -g' check
+valgrind: $(RUNNER) $(TSHAPE)
+	CK_FORK=no valgrind --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite $(RUNNER)
+
+clean:
+	rm -rf build build-asan build-ubsan build-fuzz
+
+-include $(LIB_OBJ:.o=.d) $(PIC_OBJ:.o=.d) $(CLI_OBJ:.o=.d) $(TEST_OBJ:.o=.d)

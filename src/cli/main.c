@@ -1,0 +1,116 @@
+/*
+ * main.c - tshape's entry point: global options, the subcommand table and
+ * dispatch. Each subcommand group lives in its own cmd_*.c file.
+ */
+#include "cli.h"
+
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const cli_command *const groups[] = {
+    cli_cmds_shape, cli_cmds_info, cli_cmds_layout, cli_cmds_pattern,
+};
+
+const cli_command *cli_find_command(const char *name)
+{
+    for (size_t g = 0; g < sizeof groups / sizeof *groups; g++)
+        for (const cli_command *c = groups[g]; c->name; c++)
+            if (strcmp(c->name, name) == 0)
+                return c;
+    return NULL;
+}
+
+static void usage(void)
+{
+    out_str("Usage: tshape [--json] COMMAND [OPTIONS] [ARGS...]\n"
+            "Tensor shape arithmetic and saved-tensor inspection.\n"
+            "\n"
+            "SHAPE is a tuple such as (3,4,5), [3,4,5], (3,) or 5. Commands that take\n"
+            "SHAPE... read shapes from stdin, one per line, when none is given.\n"
+            "\n"
+            "Commands:\n");
+    for (size_t g = 0; g < sizeof groups / sizeof *groups; g++)
+        for (const cli_command *c = groups[g]; c->name; c++)
+            out_printf("  %-34s %s\n", c->synopsis, c->summary);
+    out_str("\n"
+            "Options:\n"
+            "  -j, --json      print JSON (values, or one object per line for info)\n"
+            "  -h, --help      show this help, or a command's help after the command\n"
+            "  -V, --version   show the version\n"
+            "\n"
+            "Exit status: 0 success or true, 1 false (eq, contiguous, view),\n"
+            "2 bad input, usage or I/O error.\n"
+            "See tshape(1) for details.\n");
+}
+
+/* "-1", "-2:3", "-1,4": operands, not options. */
+static int looks_negative(const char *s)
+{
+    return s[0] == '-' && s[1] >= '0' && s[1] <= '9';
+}
+
+int main(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        {"json", no_argument, NULL, 'j'},
+        {"help", no_argument, NULL, 'h'},
+        {"version", no_argument, NULL, 'V'},
+        {NULL, 0, NULL, 0},
+    };
+    cli_ctx ctx = {0, NULL};
+    int c;
+
+    /* Write errors are reported by out_flush; EPIPE exits quietly there. */
+    signal(SIGPIPE, SIG_IGN);
+
+    /* '+': global options stop at the command name. */
+    while ((c = getopt_long(argc, argv, "+jhV", opts, NULL)) != -1) {
+        switch (c) {
+        case 'j':
+            ctx.json = 1;
+            break;
+        case 'h':
+            usage();
+            return out_flush();
+        case 'V':
+            out_printf("tshape %s\n", ts_version());
+            return out_flush();
+        default:
+            fputs("Try 'tshape --help'.\n", stderr);
+            return CLI_ERROR;
+        }
+    }
+    if (optind >= argc)
+        return cli_usage_error(NULL, "missing command");
+    const cli_command *cmd = cli_find_command(argv[optind]);
+    if (!cmd)
+        return cli_usage_error(NULL, "unknown command '%s'", argv[optind]);
+    ctx.command = cmd->name;
+
+    /* The command's argv, with "--" before the first negative-number operand
+     * so getopt does not read "-1" as an option. */
+    int sub_argc = argc - optind;
+    char **sub = malloc(((size_t)sub_argc + 2) * sizeof *sub);
+    if (!sub)
+        return cli_error(NULL, "out of memory");
+    static char dashdash[] = "--";
+    int n = 0, dashed = 0;
+    for (int i = optind; i < argc; i++) {
+        if (strcmp(argv[i], "--") == 0)
+            dashed = 1;
+        if (!dashed && i > optind && looks_negative(argv[i])) {
+            sub[n++] = dashdash;
+            dashed = 1;
+        }
+        sub[n++] = argv[i];
+    }
+    sub[n] = NULL;
+    optind = 0; /* reset getopt for the subcommand (GNU) */
+    int status = cmd->run(&ctx, n, sub);
+    free(sub);
+    int flushed = out_flush();
+    return status > flushed ? status : flushed;
+}

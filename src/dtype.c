@@ -1,0 +1,226 @@
+/*
+ * dtype.c - the dtype table: names, sizes, mshadow type flags and NumPy
+ * descr strings (array-interface typestr: byte order, kind, size).
+ */
+#include "internal.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+typedef struct dtype_row {
+    const char *name;   /* canonical, NumPy's dtype.name where NumPy has one */
+    int bits;           /* 0: size is a parameter */
+    char kind;          /* NumPy kind char, 0 when NumPy has no such type */
+} dtype_row;
+
+/* Indexed by ts_dtype; rows 0..12 follow mshadow's TypeFlag order. */
+static const dtype_row table[TS_DTYPE_COUNT] = {
+    [TS_DTYPE_FLOAT32] = {"float32", 32, 'f'},
+    [TS_DTYPE_FLOAT64] = {"float64", 64, 'f'},
+    [TS_DTYPE_FLOAT16] = {"float16", 16, 'f'},
+    [TS_DTYPE_UINT8] = {"uint8", 8, 'u'},
+    [TS_DTYPE_INT32] = {"int32", 32, 'i'},
+    [TS_DTYPE_INT8] = {"int8", 8, 'i'},
+    [TS_DTYPE_INT64] = {"int64", 64, 'i'},
+    [TS_DTYPE_BOOL] = {"bool", 8, 'b'},
+    [TS_DTYPE_INT16] = {"int16", 16, 'i'},
+    [TS_DTYPE_UINT16] = {"uint16", 16, 'u'},
+    [TS_DTYPE_UINT32] = {"uint32", 32, 'u'},
+    [TS_DTYPE_UINT64] = {"uint64", 64, 'u'},
+    [TS_DTYPE_BFLOAT16] = {"bfloat16", 16, 0},
+    [TS_DTYPE_COMPLEX64] = {"complex64", 64, 'c'},
+    [TS_DTYPE_COMPLEX128] = {"complex128", 128, 'c'},
+    [TS_DTYPE_LONGDOUBLE] = {"float128", 128, 'f'},
+    [TS_DTYPE_CLONGDOUBLE] = {"complex256", 256, 'c'},
+    [TS_DTYPE_FLOAT8_E5M2] = {"float8_e5m2", 8, 0},
+    [TS_DTYPE_FLOAT8_E4M3FN] = {"float8_e4m3fn", 8, 0},
+    [TS_DTYPE_FLOAT8_E4M3FNUZ] = {"float8_e4m3fnuz", 8, 0},
+    [TS_DTYPE_FLOAT8_E5M2FNUZ] = {"float8_e5m2fnuz", 8, 0},
+    [TS_DTYPE_FLOAT8_E8M0FNU] = {"float8_e8m0fnu", 8, 0},
+    [TS_DTYPE_FLOAT6_E2M3FN] = {"float6_e2m3fn", 6, 0},
+    [TS_DTYPE_FLOAT6_E3M2FN] = {"float6_e3m2fn", 6, 0},
+    [TS_DTYPE_FLOAT4_E2M1FN] = {"float4_e2m1fn", 4, 0},
+    [TS_DTYPE_DATETIME64] = {"datetime64", 64, 'M'},
+    [TS_DTYPE_TIMEDELTA64] = {"timedelta64", 64, 'm'},
+    [TS_DTYPE_BYTES] = {"bytes", 0, 'S'},
+    [TS_DTYPE_UNICODE] = {"str", 0, 'U'},
+    [TS_DTYPE_VOID] = {"void", 0, 'V'},
+    [TS_DTYPE_OBJECT] = {"object", 64, 'O'},
+    [TS_DTYPE_STRUCTURED] = {"structured", 0, 0},
+    [TS_DTYPE_QUANTIZED] = {"quantized", 0, 0},
+};
+
+static int valid(ts_dtype dt)
+{
+    return dt >= 0 && dt < TS_DTYPE_COUNT;
+}
+
+const char *ts_dtype_name(ts_dtype dt)
+{
+    return valid(dt) ? table[dt].name : "unknown";
+}
+
+int ts_dtype_bits(ts_dtype dt)
+{
+    return valid(dt) ? table[dt].bits : 0;
+}
+
+int64_t ts_dtype_itemsize(ts_dtype dt)
+{
+    return (ts_dtype_bits(dt) + 7) / 8;
+}
+
+ts_status ts_dtype_from_mshadow_flag(int64_t flag, ts_dtype *out, ts_error *err)
+{
+    if (flag < TS_DTYPE_FLOAT32 || flag > TS_DTYPE_BFLOAT16)
+        return ts__error(err, TS_ERR_DTYPE,
+                         "unknown MXNet type flag %lld (known flags are 0 float32 .. "
+                         "12 bfloat16)", (long long)flag);
+    *out = (ts_dtype)flag;
+    return TS_OK;
+}
+
+/* Fixed-size NumPy kind + itemsize -> dtype; TS_DTYPE_UNKNOWN if no such. */
+static ts_dtype from_kind_size(char kind, int64_t size)
+{
+    for (int dt = 0; dt < TS_DTYPE_COUNT; dt++)
+        if (table[dt].kind == kind && table[dt].bits == size * 8)
+            return (ts_dtype)dt;
+    return TS_DTYPE_UNKNOWN;
+}
+
+ts_status ts_descr_parse(const char *descr, ts_descr *out, ts_error *err)
+{
+    const char *p = descr;
+    memset(out, 0, sizeof *out);
+    out->dtype = TS_DTYPE_UNKNOWN;
+    out->byteorder = '|';
+    if (*p == '<' || *p == '>' || *p == '|' || *p == '=')
+        out->byteorder = *p++;
+    char kind = *p;
+    if (!kind || !strchr("biufcmMSUVO", kind))
+        return ts__error(err, TS_ERR_DTYPE,
+                         "unknown dtype '%s': expected a byte order (<, >, |, =) then "
+                         "a kind (b i u f c m M S U V O) then a size, like '<f4'", descr);
+    p++;
+    int64_t n = -1;
+    if (isdigit((unsigned char)*p)) {
+        n = 0;
+        while (isdigit((unsigned char)*p)) {
+            if (n > (INT64_MAX - 9) / 10)
+                return ts__error(err, TS_ERR_DTYPE, "dtype '%s': size is too large", descr);
+            n = n * 10 + (*p++ - '0');
+        }
+    }
+    if (kind == 'm' || kind == 'M') {
+        if (*p == '[') {
+            const char *close = strchr(p, ']');
+            size_t ulen = close ? (size_t)(close - p - 1) : 0;
+            if (!close || ulen == 0 || ulen >= sizeof out->unit)
+                return ts__error(err, TS_ERR_DTYPE,
+                                 "dtype '%s': bad datetime unit, expected e.g. '[ns]'", descr);
+            memcpy(out->unit, p + 1, ulen);
+            p = close + 1;
+        }
+    }
+    if (*p)
+        return ts__error(err, TS_ERR_DTYPE, "dtype '%s': unexpected '%s' after the size",
+                         descr, p);
+    if (n < 0 && kind != 'O')
+        return ts__error(err, TS_ERR_DTYPE, "dtype '%s': missing the size after '%c'",
+                         descr, kind);
+    switch (kind) {
+    case 'S': out->dtype = TS_DTYPE_BYTES; out->itemsize = n; break;
+    case 'V': out->dtype = TS_DTYPE_VOID; out->itemsize = n; break;
+    case 'U':
+        if (n > INT64_MAX / 4)
+            return ts__error(err, TS_ERR_DTYPE, "dtype '%s': size is too large", descr);
+        out->dtype = TS_DTYPE_UNICODE;
+        out->itemsize = 4 * n; /* UCS-4 code units */
+        break;
+    case 'O':
+        out->dtype = TS_DTYPE_OBJECT;
+        out->itemsize = n < 0 ? 8 : n;
+        if (out->itemsize != 4 && out->itemsize != 8)
+            return ts__error(err, TS_ERR_DTYPE, "dtype '%s': object size must be 4 or 8",
+                             descr);
+        break;
+    case 'f':
+        if (n == 12) { /* 32-bit x86 long double */
+            out->dtype = TS_DTYPE_LONGDOUBLE;
+            out->itemsize = 12;
+            break;
+        }
+        /* fall through */
+    case 'c':
+        if (kind == 'c' && n == 24) {
+            out->dtype = TS_DTYPE_CLONGDOUBLE;
+            out->itemsize = 24;
+            break;
+        }
+        /* fall through */
+    default:
+        out->dtype = from_kind_size(kind, n);
+        out->itemsize = n;
+        if (out->dtype == TS_DTYPE_UNKNOWN)
+            return ts__error(err, TS_ERR_DTYPE,
+                             "dtype '%s': no %s type of %lld bytes", descr,
+                             kind == 'b' ? "bool" : kind == 'i' ? "signed integer"
+                             : kind == 'u' ? "unsigned integer" : kind == 'f' ? "float"
+                             : kind == 'c' ? "complex" : "datetime", (long long)n);
+    }
+    return TS_OK;
+}
+
+size_t ts_descr_format(ts_dtype dt, char byteorder, char *buf, size_t cap)
+{
+    if (!valid(dt) || !table[dt].kind || table[dt].bits == 0) {
+        if (cap)
+            buf[0] = '\0';
+        return 0;
+    }
+    int64_t size = table[dt].bits / 8;
+    if (size == 1)
+        byteorder = '|';
+    int n = snprintf(buf, cap, "%c%c%lld", byteorder, table[dt].kind, (long long)size);
+    return n < 0 ? 0 : (size_t)n;
+}
+
+typedef struct alias {
+    const char *name;
+    ts_dtype dt;
+} alias;
+
+static const alias aliases[] = {
+    {"bf16", TS_DTYPE_BFLOAT16}, {"half", TS_DTYPE_FLOAT16}, {"float", TS_DTYPE_FLOAT32},
+    {"double", TS_DTYPE_FLOAT64}, {"bool_", TS_DTYPE_BOOL}, {"longdouble", TS_DTYPE_LONGDOUBLE},
+    {"fp16", TS_DTYPE_FLOAT16}, {"fp32", TS_DTYPE_FLOAT32}, {"fp64", TS_DTYPE_FLOAT64},
+};
+
+ts_status ts_dtype_from_string(const char *text, ts_dtype *out, ts_error *err)
+{
+    for (int dt = 0; dt < TS_DTYPE_COUNT; dt++)
+        if (table[dt].bits && strcmp(text, table[dt].name) == 0) {
+            *out = (ts_dtype)dt;
+            return TS_OK;
+        }
+    for (size_t i = 0; i < sizeof aliases / sizeof *aliases; i++)
+        if (strcmp(text, aliases[i].name) == 0) {
+            *out = aliases[i].dt;
+            return TS_OK;
+        }
+    /* MXNet type flag: all digits. */
+    if (*text && strspn(text, "0123456789") == strlen(text) && strlen(text) <= 3)
+        return ts_dtype_from_mshadow_flag(atoi(text), out, err);
+    ts_descr d;
+    ts_error sub;
+    if (ts_descr_parse(text, &d, &sub) == TS_OK && table[d.dtype].bits != 0 &&
+        d.dtype != TS_DTYPE_OBJECT) {
+        *out = d.dtype;
+        return TS_OK;
+    }
+    return ts__error(err, TS_ERR_DTYPE,
+                     "unknown dtype '%s' (try float32, f4, <f4, bf16, or an MXNet type "
+                     "flag 0..12)", text);
+}

@@ -1,0 +1,154 @@
+/* error.c - status codes, their static text, and detailed error reports. */
+#include "internal.h"
+
+#include <stdio.h>
+
+const char *ts_version(void)
+{
+    return TS_VERSION_STRING;
+}
+
+/* A switch without default: -Wswitch-enum breaks the build when a status
+ * code has no text (curl lib/strerror.c). */
+const char *ts_strerror(ts_status code)
+{
+    switch (code) {
+    case TS_OK: return "success";
+    case TS_ERR_NOMEM: return "out of memory";
+    case TS_ERR_INVALID_ARG: return "invalid argument";
+    case TS_ERR_PARSE: return "syntax error";
+    case TS_ERR_OVERFLOW: return "integer overflow";
+    case TS_ERR_AXIS: return "axis out of range";
+    case TS_ERR_NDIM: return "wrong number of dimensions";
+    case TS_ERR_SIZE: return "size mismatch";
+    case TS_ERR_BROADCAST: return "shapes cannot be broadcast";
+    case TS_ERR_LAYOUT: return "incompatible memory layout";
+    case TS_ERR_IO: return "I/O error";
+    case TS_ERR_FORMAT: return "invalid file format";
+    case TS_ERR_TRUNCATED: return "file is truncated";
+    case TS_ERR_UNSUPPORTED: return "unsupported";
+    case TS_ERR_LIMIT: return "resource limit exceeded";
+    case TS_ERR_DTYPE: return "unknown dtype";
+    case TS_ERR_INDEX: return "index out of bounds";
+    case TS_ERR_VALUE: return "invalid value";
+    }
+    return "unknown error";
+}
+
+ts_status ts__vfail(ts_error *err, ts_status code, int64_t column, int64_t offset,
+                    const char *fmt, va_list ap)
+{
+    if (err) {
+        err->code = code;
+        err->column = column;
+        err->offset = offset;
+        vsnprintf(err->message, sizeof err->message, fmt, ap);
+    }
+    return code;
+}
+
+ts_status ts__fail(ts_error *err, ts_status code, int64_t column, int64_t offset,
+                   const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    ts__vfail(err, code, column, offset, fmt, ap);
+    va_end(ap);
+    return code;
+}
+
+void ts__error_prefix(ts_error *err, const char *fmt, ...)
+{
+    if (!err)
+        return;
+    char prefix[TS_ERROR_MESSAGE_MAX];
+    char old[TS_ERROR_MESSAGE_MAX];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(prefix, sizeof prefix, fmt, ap);
+    va_end(ap);
+    memcpy(old, err->message, sizeof old);
+    /* Assemble by hand: truncation is intended and must not warn. */
+    size_t cap = sizeof err->message - 1, n = strlen(prefix);
+    if (n > cap)
+        n = cap;
+    memcpy(err->message, prefix, n);
+    const char *parts[2] = {": ", old};
+    for (int i = 0; i < 2; i++) {
+        size_t k = strlen(parts[i]);
+        if (k > cap - n)
+            k = cap - n;
+        memcpy(err->message + n, parts[i], k);
+        n += k;
+    }
+    err->message[n] = '\0';
+}
+
+void ts__ok(ts_error *err)
+{
+    if (err) {
+        err->code = TS_OK;
+        err->column = 0;
+        err->offset = -1;
+        err->message[0] = '\0';
+    }
+}
+
+ts_status ts__cursor_need(ts__cursor *c, size_t n, const char *what, ts_error *err)
+{
+    if (n > c->len - c->pos)
+        return ts__fail(err, TS_ERR_TRUNCATED, 0, (int64_t)c->pos,
+                        "file ends inside %s at byte %zu: need %zu bytes, %zu left",
+                        what, c->pos, n, c->len - c->pos);
+    return TS_OK;
+}
+
+ts_status ts__read_u32(ts__cursor *c, uint32_t *out, const char *what, ts_error *err)
+{
+    ts_status st = ts__cursor_need(c, 4, what, err);
+    if (st)
+        return st;
+    *out = ts__le32(c->data + c->pos);
+    c->pos += 4;
+    return TS_OK;
+}
+
+ts_status ts__read_i32(ts__cursor *c, int32_t *out, const char *what, ts_error *err)
+{
+    uint32_t u;
+    ts_status st = ts__read_u32(c, &u, what, err);
+    if (st)
+        return st;
+    memcpy(out, &u, sizeof *out);
+    return TS_OK;
+}
+
+ts_status ts__read_u64(ts__cursor *c, uint64_t *out, const char *what, ts_error *err)
+{
+    ts_status st = ts__cursor_need(c, 8, what, err);
+    if (st)
+        return st;
+    *out = ts__le64(c->data + c->pos);
+    c->pos += 8;
+    return TS_OK;
+}
+
+ts_status ts__read_i64(ts__cursor *c, int64_t *out, const char *what, ts_error *err)
+{
+    uint64_t u;
+    ts_status st = ts__read_u64(c, &u, what, err);
+    if (st)
+        return st;
+    memcpy(out, &u, sizeof *out);
+    return TS_OK;
+}
+
+ts_status ts__skip(ts__cursor *c, uint64_t n, const char *what, ts_error *err)
+{
+    if (n > (uint64_t)(c->len - c->pos))
+        return ts__fail(err, TS_ERR_TRUNCATED, 0, (int64_t)c->pos,
+                        "file ends inside %s at byte %zu: need %llu bytes, %zu left",
+                        what, c->pos, (unsigned long long)n, c->len - c->pos);
+    c->pos += (size_t)n;
+    return TS_OK;
+}

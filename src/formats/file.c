@@ -1,0 +1,393 @@
+/*
+ * file.c - ts_file: opening a file, detecting its format, and the storage
+ * shared by all readers (arrays, strings, metadata).
+ *
+ * The file is mapped read-only with mmap, so inspecting it costs time in
+ * proportion to the headers a reader touches, not to the size of the data.
+ */
+#include "reader.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* Strings live in a chain of blocks that never move, so pointers handed out
+ * stay valid until ts_file_close. */
+typedef struct str_block {
+    struct str_block *next;
+    size_t used, cap;
+    char data[];
+} str_block;
+
+typedef struct meta_entry {
+    const char *key;
+    const char *value;
+} meta_entry;
+
+struct ts_file {
+    ts_format format;
+    const char *version;
+    int64_t nbytes;
+    void *map;               /* mmap'ed region or NULL */
+    size_t map_len;
+    ts_array *arrays;
+    size_t count, cap;
+    meta_entry *meta;
+    size_t meta_count, meta_cap;
+    str_block *strings;
+};
+
+static const ts__reader *const readers[] = {
+    &ts__reader_npy,   &ts__reader_npz,      &ts__reader_mxnet,
+    &ts__reader_safetensors, &ts__reader_gguf, &ts__reader_tshape32,
+    &ts__reader_tshape64,
+};
+
+static const ts__reader *reader_for(ts_format f)
+{
+    for (size_t i = 0; i < sizeof readers / sizeof *readers; i++)
+        if (readers[i]->format == f)
+            return readers[i];
+    return NULL;
+}
+
+const char *ts_format_name(ts_format f)
+{
+    switch (f) {
+    case TS_FORMAT_AUTO: return "auto";
+    case TS_FORMAT_NPY: return "npy";
+    case TS_FORMAT_NPZ: return "npz";
+    case TS_FORMAT_MXNET: return "mxnet";
+    case TS_FORMAT_SAFETENSORS: return "safetensors";
+    case TS_FORMAT_GGUF: return "gguf";
+    case TS_FORMAT_TSHAPE32: return "tshape32";
+    case TS_FORMAT_TSHAPE64: return "tshape64";
+    }
+    return "unknown";
+}
+
+ts_status ts_format_from_name(const char *name, ts_format *out, ts_error *err)
+{
+    static const ts_format all[] = {
+        TS_FORMAT_AUTO, TS_FORMAT_NPY, TS_FORMAT_NPZ, TS_FORMAT_MXNET,
+        TS_FORMAT_SAFETENSORS, TS_FORMAT_GGUF, TS_FORMAT_TSHAPE32, TS_FORMAT_TSHAPE64,
+    };
+    for (size_t i = 0; i < sizeof all / sizeof *all; i++)
+        if (strcmp(name, ts_format_name(all[i])) == 0) {
+            *out = all[i];
+            return TS_OK;
+        }
+    return ts__error(err, TS_ERR_INVALID_ARG,
+                     "unknown format '%s' (expected auto, npy, npz, mxnet, "
+                     "safetensors, gguf, tshape32 or tshape64)", name);
+}
+
+ts_format ts_format_detect(const void *data, size_t len)
+{
+    const unsigned char *p = data;
+    for (size_t i = 0; i < sizeof readers / sizeof *readers; i++)
+        if (readers[i]->probe && readers[i]->probe(p, len))
+            return readers[i]->format;
+    return TS_FORMAT_AUTO;
+}
+
+ts_array *ts__file_add_array(ts_file *f, ts_error *err)
+{
+    if (f->count == f->cap) {
+        size_t cap = f->cap ? f->cap * 2 : 8;
+        ts_array *p = realloc(f->arrays, cap * sizeof *p);
+        if (!p) {
+            ts__error(err, TS_ERR_NOMEM, "out of memory for %zu arrays", cap);
+            return NULL;
+        }
+        f->arrays = p;
+        f->cap = cap;
+    }
+    ts_array *a = &f->arrays[f->count++];
+    memset(a, 0, sizeof *a);
+    a->name = "";
+    ts_shape_init(&a->shape);
+    ts_shape_init(&a->storage_shape);
+    a->dtype = TS_DTYPE_UNKNOWN;
+    a->dtype_name = "unknown";
+    a->format_dtype = "";
+    a->byteorder = '|';
+    a->block_size = 1;
+    a->data_offset = -1;
+    a->storage = TS_STORAGE_DENSE;
+    return a;
+}
+
+static char *arena_alloc(ts_file *f, size_t n, ts_error *err)
+{
+    str_block *b = f->strings;
+    if (!b || b->cap - b->used < n) {
+        size_t cap = n > 4000 ? n : 4000;
+        b = malloc(sizeof *b + cap);
+        if (!b) {
+            ts__error(err, TS_ERR_NOMEM, "out of memory for a %zu-byte string", n);
+            return NULL;
+        }
+        b->used = 0;
+        b->cap = cap;
+        b->next = f->strings;
+        f->strings = b;
+    }
+    char *p = b->data + b->used;
+    b->used += n;
+    return p;
+}
+
+const char *ts__file_strndup(ts_file *f, const char *s, size_t n, ts_error *err)
+{
+    char *p = arena_alloc(f, n + 1, err);
+    if (!p)
+        return NULL;
+    if (n)
+        memcpy(p, s, n);
+    p[n] = '\0';
+    return p;
+}
+
+const char *ts__file_printf(ts_file *f, ts_error *err, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    if (n < 0) {
+        ts__error(err, TS_ERR_INVALID_ARG, "bad format string");
+        return NULL;
+    }
+    char *p = arena_alloc(f, (size_t)n + 1, err);
+    if (!p)
+        return NULL;
+    va_start(ap, fmt);
+    vsnprintf(p, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    return p;
+}
+
+void ts__file_set_version(ts_file *f, const char *version)
+{
+    f->version = version;
+}
+
+ts_status ts__file_add_metadata(ts_file *f, const char *key, size_t key_len,
+                                const char *json_value, size_t value_len,
+                                ts_error *err)
+{
+    if (f->meta_count == f->meta_cap) {
+        size_t cap = f->meta_cap ? f->meta_cap * 2 : 8;
+        meta_entry *p = realloc(f->meta, cap * sizeof *p);
+        if (!p)
+            return ts__error(err, TS_ERR_NOMEM, "out of memory for metadata");
+        f->meta = p;
+        f->meta_cap = cap;
+    }
+    const char *k = ts__file_strndup(f, key, key_len, err);
+    const char *v = k ? ts__file_strndup(f, json_value, value_len, err) : NULL;
+    if (!v)
+        return TS_ERR_NOMEM;
+    f->meta[f->meta_count].key = k;
+    f->meta[f->meta_count].value = v;
+    f->meta_count++;
+    return TS_OK;
+}
+
+void ts__array_set_dtype(ts_array *a, ts_dtype dt)
+{
+    a->dtype = dt;
+    a->dtype_name = ts_dtype_name(dt);
+    a->bits = ts_dtype_bits(dt);
+    a->itemsize = a->bits % 8 == 0 ? a->bits / 8 : 0;
+    a->block_size = 1;
+    a->block_bytes = a->itemsize;
+}
+
+ts_status ts__array_compute_sizes(ts_array *a, ts_error *err)
+{
+    ts_status st = ts_shape_size(&a->shape, &a->size, err);
+    if (st)
+        return st;
+    int64_t nbytes;
+    if (a->block_size > 1) {
+        if (a->size % a->block_size != 0)
+            return ts__error(err, TS_ERR_FORMAT,
+                             "%lld elements are not a whole number of %lld-element blocks",
+                             (long long)a->size, (long long)a->block_size);
+        if (ts__mul_overflow(a->size / a->block_size, a->block_bytes, &nbytes))
+            goto overflow;
+    } else if (a->itemsize == 0 && a->bits > 0) {
+        /* Sub-byte types (float4, float6): bits, rounded up to bytes. */
+        int64_t bits;
+        if (ts__mul_overflow(a->size, a->bits, &bits))
+            goto overflow;
+        nbytes = bits / 8 + (bits % 8 != 0);
+    } else if (ts__mul_overflow(a->size, a->itemsize, &nbytes)) {
+        goto overflow;
+    }
+    a->nbytes = nbytes;
+    return TS_OK;
+overflow: {
+        char buf[TS__SHAPE_STR_MAX];
+        return ts__error(err, TS_ERR_OVERFLOW,
+                         "byte size of shape %s x %s does not fit in 64 bits",
+                         ts__shape_str(&a->shape, buf, sizeof buf), a->dtype_name);
+    }
+}
+
+static ts_status parse_image(ts_file *f, const unsigned char *data, size_t len,
+                             const ts_open_options *opts, ts_error *err)
+{
+    ts_open_options defaults;
+    if (!opts) {
+        memset(&defaults, 0, sizeof defaults);
+        opts = &defaults;
+    }
+    f->nbytes = (int64_t)len;
+    ts_format fmt = opts->format;
+    if (fmt == TS_FORMAT_AUTO) {
+        fmt = ts_format_detect(data, len);
+        if (fmt == TS_FORMAT_AUTO) {
+            if (len < 8)
+                return ts__fail(err, TS_ERR_FORMAT, 0, 0,
+                                "file is %zu bytes long, too short for any known "
+                                "tensor format", len);
+            return ts__fail(err, TS_ERR_FORMAT, 0, 0,
+                            "unknown file format: no npy, npz, MXNet, safetensors "
+                            "or GGUF magic in the first bytes (use --format for raw "
+                            "TShape files)");
+        }
+    }
+    const ts__reader *r = reader_for(fmt);
+    if (!r)
+        return ts__error(err, TS_ERR_INVALID_ARG, "format %d has no reader", (int)fmt);
+    f->format = fmt;
+    return r->read(f, data, len, opts, err);
+}
+
+static ts_file *file_new(ts_error *err)
+{
+    ts_file *f = calloc(1, sizeof *f);
+    if (!f)
+        ts__error(err, TS_ERR_NOMEM, "out of memory");
+    else
+        f->version = "";
+    return f;
+}
+
+ts_status ts_file_open_memory(ts_file **out, const void *data, size_t len,
+                              const ts_open_options *opts, ts_error *err)
+{
+    *out = NULL;
+    ts__ok(err);
+    ts_file *f = file_new(err);
+    if (!f)
+        return TS_ERR_NOMEM;
+    ts_status st = parse_image(f, data, len, opts, err);
+    if (st) {
+        ts_file_close(f);
+        return st;
+    }
+    *out = f;
+    return TS_OK;
+}
+
+ts_status ts_file_open(ts_file **out, const char *path, const ts_open_options *opts,
+                       ts_error *err)
+{
+    *out = NULL;
+    ts__ok(err);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return ts__error(err, TS_ERR_IO, "cannot open: %s", strerror(errno));
+    struct stat sb;
+    if (fstat(fd, &sb) != 0) {
+        int e = errno;
+        close(fd);
+        return ts__error(err, TS_ERR_IO, "cannot stat: %s", strerror(e));
+    }
+    if (S_ISDIR(sb.st_mode)) {
+        close(fd);
+        return ts__error(err, TS_ERR_IO, "is a directory");
+    }
+    if (!S_ISREG(sb.st_mode)) {
+        close(fd);
+        return ts__error(err, TS_ERR_IO,
+                         "not a regular file (pipes and devices cannot be mapped)");
+    }
+    ts_file *f = file_new(err);
+    if (!f) {
+        close(fd);
+        return TS_ERR_NOMEM;
+    }
+    size_t len = (size_t)sb.st_size;
+    static const unsigned char empty[1];
+    const unsigned char *data = empty;
+    if (len > 0) {
+        void *m = mmap(NULL, len, PROT_READ, MAP_PRIVATE, fd, 0);
+        if (m == MAP_FAILED) {
+            int e = errno;
+            close(fd);
+            ts_file_close(f);
+            return ts__error(err, TS_ERR_IO, "cannot map: %s", strerror(e));
+        }
+        f->map = m;
+        f->map_len = len;
+        data = m;
+    }
+    close(fd);
+    ts_status st = parse_image(f, data, len, opts, err);
+    if (st) {
+        ts_file_close(f);
+        return st;
+    }
+    *out = f;
+    return TS_OK;
+}
+
+void ts_file_close(ts_file *f)
+{
+    if (!f)
+        return;
+    for (size_t i = 0; i < f->count; i++) {
+        ts_shape_free(&f->arrays[i].shape);
+        ts_shape_free(&f->arrays[i].storage_shape);
+    }
+    free(f->arrays);
+    free(f->meta);
+    while (f->strings) {
+        str_block *next = f->strings->next;
+        free(f->strings);
+        f->strings = next;
+    }
+    if (f->map)
+        munmap(f->map, f->map_len);
+    free(f);
+}
+
+ts_format ts_file_format(const ts_file *f) { return f->format; }
+const char *ts_file_version(const ts_file *f) { return f->version; }
+int64_t ts_file_nbytes(const ts_file *f) { return f->nbytes; }
+size_t ts_file_count(const ts_file *f) { return f->count; }
+
+const ts_array *ts_file_array(const ts_file *f, size_t i)
+{
+    return i < f->count ? &f->arrays[i] : NULL;
+}
+
+size_t ts_file_metadata_count(const ts_file *f) { return f->meta_count; }
+
+int ts_file_metadata(const ts_file *f, size_t i, const char **key, const char **json_value)
+{
+    if (i >= f->meta_count)
+        return 0;
+    *key = f->meta[i].key;
+    *json_value = f->meta[i].value;
+    return 1;
+}

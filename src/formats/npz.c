@@ -1,0 +1,11 @@
+/* npz.c - reader for the npz format (not yet implemented). */
+#include "reader.h"
+
+static ts_status read_npz(ts_file *f, const unsigned char *data, size_t len,
+                          const ts_open_options *opts, ts_error *err)
+{
+    (void)f; (void)data; (void)len; (void)opts;
+    return ts__error(err, TS_ERR_UNSUPPORTED, "the npz reader is not implemented yet");
+}
+
+const ts__reader ts__reader_npz = {TS_FORMAT_NPZ, NULL, read_npz};

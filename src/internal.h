@@ -1,0 +1,120 @@
+/*
+ * internal.h - helpers shared by the library's source files. Not installed.
+ *
+ * Everything here is either static inline or has the ts__ prefix (two
+ * underscores) so it never collides with the public ts_ API.
+ */
+#ifndef TSHAPE_INTERNAL_H
+#define TSHAPE_INTERNAL_H
+
+#include "tshape.h"
+
+#include <stdarg.h>
+#include <stdint.h>
+#include <string.h>
+
+#if defined(__GNUC__) || defined(__clang__)
+#define TS__PRINTF(fmt, args) __attribute__((format(printf, fmt, args)))
+#else
+#define TS__PRINTF(fmt, args)
+#endif
+
+/*
+ * Fills *err (if not NULL) and returns `code`. `column` is 1-based or 0,
+ * `offset` a byte offset or -1. The message is printf-formatted and
+ * truncated to TS_ERROR_MESSAGE_MAX - 1 bytes.
+ */
+ts_status ts__fail(ts_error *err, ts_status code, int64_t column, int64_t offset,
+                   const char *fmt, ...) TS__PRINTF(5, 6);
+ts_status ts__vfail(ts_error *err, ts_status code, int64_t column, int64_t offset,
+                    const char *fmt, va_list ap) TS__PRINTF(5, 0);
+
+/* Shorthand for errors without position. */
+#define ts__error(err, code, ...) ts__fail((err), (code), 0, -1, __VA_ARGS__)
+
+/* Prefixes err->message with "prefix: " (used to name an entry). */
+void ts__error_prefix(ts_error *err, const char *fmt, ...) TS__PRINTF(2, 3);
+
+/* Clears *err to TS_OK (if not NULL). */
+void ts__ok(ts_error *err);
+
+/* Checked int64 arithmetic: return 1 on overflow, else 0 and store. */
+static inline int ts__mul_overflow(int64_t a, int64_t b, int64_t *out)
+{
+    return __builtin_mul_overflow(a, b, out);
+}
+static inline int ts__add_overflow(int64_t a, int64_t b, int64_t *out)
+{
+    return __builtin_add_overflow(a, b, out);
+}
+
+/* Little-endian loads from possibly unaligned memory. The caller has
+ * checked the bounds. */
+static inline uint16_t ts__le16(const unsigned char *p)
+{
+    return (uint16_t)(p[0] | (p[1] << 8));
+}
+static inline uint32_t ts__le32(const unsigned char *p)
+{
+    return (uint32_t)p[0] | ((uint32_t)p[1] << 8) | ((uint32_t)p[2] << 16) |
+           ((uint32_t)p[3] << 24);
+}
+static inline uint64_t ts__le64(const unsigned char *p)
+{
+    return (uint64_t)ts__le32(p) | ((uint64_t)ts__le32(p + 4) << 32);
+}
+static inline void ts__put_le32(unsigned char *p, uint32_t v)
+{
+    p[0] = (unsigned char)v;
+    p[1] = (unsigned char)(v >> 8);
+    p[2] = (unsigned char)(v >> 16);
+    p[3] = (unsigned char)(v >> 24);
+}
+static inline void ts__put_le64(unsigned char *p, uint64_t v)
+{
+    ts__put_le32(p, (uint32_t)v);
+    ts__put_le32(p + 4, (uint32_t)(v >> 32));
+}
+
+/*
+ * A bounds-checked cursor over an untrusted buffer. Every read checks the
+ * remaining length first and fails with TS_ERR_TRUNCATED naming `what` and
+ * the offset; nothing is ever read outside [data, data + len).
+ */
+typedef struct ts__cursor {
+    const unsigned char *data;
+    size_t len;
+    size_t pos;
+} ts__cursor;
+
+static inline void ts__cursor_init(ts__cursor *c, const void *data, size_t len)
+{
+    c->data = (const unsigned char *)data;
+    c->len = len;
+    c->pos = 0;
+}
+static inline size_t ts__cursor_left(const ts__cursor *c)
+{
+    return c->len - c->pos;
+}
+ts_status ts__cursor_need(ts__cursor *c, size_t n, const char *what, ts_error *err);
+ts_status ts__read_u32(ts__cursor *c, uint32_t *out, const char *what, ts_error *err);
+ts_status ts__read_i32(ts__cursor *c, int32_t *out, const char *what, ts_error *err);
+ts_status ts__read_u64(ts__cursor *c, uint64_t *out, const char *what, ts_error *err);
+ts_status ts__read_i64(ts__cursor *c, int64_t *out, const char *what, ts_error *err);
+/* Advances by n bytes (n checked against what is left). */
+ts_status ts__skip(ts__cursor *c, uint64_t n, const char *what, ts_error *err);
+
+/* Product of n dims with overflow/negative checks; 0 if any dim is 0. */
+ts_status ts__dims_size(const int64_t *dims, int n, int64_t *out, ts_error *err);
+
+/* Writes "(3,4,5)"-style text of raw dims into buf (always NUL-terminated,
+ * truncated with "..." if cap is too small). Returns buf, for messages. */
+const char *ts__dims_str(const int64_t *dims, int n, char *buf, size_t cap);
+/* Same for a shape. */
+const char *ts__shape_str(const ts_shape *s, char *buf, size_t cap);
+
+/* Size for shape text buffers used in messages. */
+#define TS__SHAPE_STR_MAX 160
+
+#endif /* TSHAPE_INTERNAL_H */

@@ -1,0 +1,222 @@
+/*
+ * parse.c - shape text: the strict TShape grammar and the printer.
+ *
+ * The grammar is MXNet's TShape operator>> (include/mxnet/tuple.h) without
+ * its leniencies: the seed's parser kept (3,4) from "(3,4,a)", accepted
+ * "(3,4]" and left "x4" of "3x4" unread. Here each of those is an error that
+ * names the column and what was expected.
+ */
+#include "internal.h"
+
+#include <stdio.h>
+
+typedef struct parser {
+    const char *s;
+    size_t len, pos;
+    unsigned flags;
+    ts_error *err;
+} parser;
+
+static int is_ws(char c)
+{
+    return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f';
+}
+
+static void skip_ws(parser *p)
+{
+    while (p->pos < p->len && is_ws(p->s[p->pos]))
+        p->pos++;
+}
+
+/* Describes what is at the current position, for messages. */
+static const char *found(const parser *p, char *buf, size_t cap)
+{
+    if (p->pos >= p->len)
+        return "the end of the input";
+    unsigned char c = (unsigned char)p->s[p->pos];
+    if (c < 0x20 || c >= 0x7f)
+        snprintf(buf, cap, "byte 0x%02x", c);
+    else
+        snprintf(buf, cap, "'%c'", c);
+    return buf;
+}
+
+static ts_status fail_at(parser *p, ts_status code, const char *expected)
+{
+    char buf[16];
+    return ts__fail(p->err, code, (int64_t)p->pos + 1, -1,
+                    "expected %s at column %zu, found %s", expected, p->pos + 1,
+                    found(p, buf, sizeof buf));
+}
+
+/* int := ["-"] digits ["L" | "l"]. */
+static ts_status parse_int(parser *p, int64_t *out, const char *expected)
+{
+    size_t start = p->pos;
+    int neg = 0;
+    if (p->pos < p->len && p->s[p->pos] == '-') {
+        neg = 1;
+        p->pos++;
+    } else if (p->pos < p->len && p->s[p->pos] == '+') {
+        p->pos++;
+    }
+    if (p->pos >= p->len || p->s[p->pos] < '0' || p->s[p->pos] > '9') {
+        p->pos = start;
+        return fail_at(p, TS_ERR_PARSE, expected);
+    }
+    uint64_t v = 0;
+    int overflow = 0;
+    while (p->pos < p->len && p->s[p->pos] >= '0' && p->s[p->pos] <= '9') {
+        unsigned d = (unsigned)(p->s[p->pos] - '0');
+        if (v > (UINT64_MAX - d) / 10)
+            overflow = 1;
+        else
+            v = v * 10 + d;
+        p->pos++;
+    }
+    if (overflow || v > (uint64_t)INT64_MAX)
+        return ts__fail(p->err, TS_ERR_OVERFLOW, (int64_t)start + 1, -1,
+                        "dim '%.*s' at column %zu does not fit in 64 bits",
+                        (int)(p->pos - start > 40 ? 40 : p->pos - start), p->s + start,
+                        start + 1);
+    if (neg && !(p->flags & TS_PARSE_ALLOW_NEGATIVE))
+        return ts__fail(p->err, TS_ERR_VALUE, (int64_t)start + 1, -1,
+                        "negative dim -%llu at column %zu: dims must be >= 0",
+                        (unsigned long long)v, start + 1);
+    if (p->pos < p->len && (p->s[p->pos] == 'L' || p->s[p->pos] == 'l'))
+        p->pos++; /* Python 2 long suffix, as in "4L" */
+    *out = neg ? -(int64_t)v : (int64_t)v;
+    return TS_OK;
+}
+
+ts_status ts_shape_parse(ts_shape *out, const char *text, size_t len, unsigned flags,
+                         size_t *consumed, ts_error *err)
+{
+    parser p = {text, len, 0, flags, err};
+    int64_t dims[TS_MAX_NDIM];
+    int ndim = 0;
+    ts_status st;
+
+    skip_ws(&p);
+    if (p.pos >= p.len)
+        return ts__fail(err, TS_ERR_PARSE, (int64_t)p.pos + 1, -1,
+                        "expected a shape such as (3,4) at column %zu, found %s",
+                        p.pos + 1, p.len == 0 ? "an empty string" : "only whitespace");
+    char open = p.s[p.pos];
+    if (open == '(' || open == '[') {
+        size_t open_pos = p.pos;
+        char close = open == '(' ? ')' : ']';
+        char expect_item[48], expect_sep[48];
+        snprintf(expect_item, sizeof expect_item, "a dim or '%c'", close);
+        snprintf(expect_sep, sizeof expect_sep, "',' or '%c'", close);
+        p.pos++;
+        skip_ws(&p);
+        if (p.pos < p.len && p.s[p.pos] == close) {
+            p.pos++;
+        } else {
+            for (;;) {
+                if (ndim == TS_MAX_NDIM)
+                    return ts__fail(err, TS_ERR_NDIM, (int64_t)p.pos + 1, -1,
+                                    "more than %d dims at column %zu", TS_MAX_NDIM,
+                                    p.pos + 1);
+                st = parse_int(&p, &dims[ndim], ndim == 0 ? expect_item : "a dim");
+                if (st)
+                    return st;
+                ndim++;
+                skip_ws(&p);
+                if (p.pos < p.len && p.s[p.pos] == ',') {
+                    p.pos++;
+                    skip_ws(&p);
+                    if (p.pos < p.len && p.s[p.pos] == close) {
+                        p.pos++;
+                        break;
+                    }
+                    continue;
+                }
+                if (p.pos < p.len && p.s[p.pos] == close) {
+                    p.pos++;
+                    break;
+                }
+                if (p.pos < p.len && (p.s[p.pos] == ')' || p.s[p.pos] == ']')) {
+                    char buf[16];
+                    return ts__fail(err, TS_ERR_PARSE, (int64_t)p.pos + 1, -1,
+                                    "expected %s at column %zu to match '%c' at column "
+                                    "%zu, found %s", expect_sep, p.pos + 1, open,
+                                    open_pos + 1, found(&p, buf, sizeof buf));
+                }
+                return fail_at(&p, TS_ERR_PARSE, expect_sep);
+            }
+        }
+    } else if ((open >= '0' && open <= '9') || open == '-' || open == '+') {
+        st = parse_int(&p, &dims[0], "a shape such as (3,4)");
+        if (st)
+            return st;
+        ndim = 1;
+    } else {
+        return fail_at(&p, TS_ERR_PARSE, "'(', '[' or a number");
+    }
+    skip_ws(&p);
+    if (!consumed && p.pos < p.len) {
+        size_t rest = p.len - p.pos;
+        return ts__fail(err, TS_ERR_PARSE, (int64_t)p.pos + 1, -1,
+                        "unexpected '%.*s%s' after the shape at column %zu",
+                        (int)(rest > 20 ? 20 : rest), p.s + p.pos, rest > 20 ? "..." : "",
+                        p.pos + 1);
+    }
+    st = ts_shape_assign(out, ndim, dims, err);
+    if (st)
+        return st;
+    if (consumed)
+        *consumed = p.pos;
+    ts__ok(err);
+    return TS_OK;
+}
+
+/* Writes v in decimal to p (at least 20 bytes); returns the length. */
+static size_t put_int(char *p, int64_t v)
+{
+    char tmp[24];
+    size_t n = 0;
+    uint64_t u = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
+    do {
+        tmp[n++] = (char)('0' + u % 10);
+        u /= 10;
+    } while (u);
+    size_t len = 0;
+    if (v < 0)
+        p[len++] = '-';
+    while (n)
+        p[len++] = tmp[--n];
+    return len;
+}
+
+size_t ts_shape_format(const ts_shape *s, unsigned flags, char *buf, size_t cap)
+{
+    const int64_t *d = ts_shape_dims(s);
+    int list = (flags & TS_FORMAT_LIST) != 0;
+    size_t total = 0;
+    char num[24];
+    /* Append helper: count everything, copy what fits. */
+#define PUT(src, n)                                                            \
+    do {                                                                       \
+        size_t n_ = (n);                                                       \
+        if (total < cap) {                                                     \
+            size_t room_ = cap - total - 1 < n_ ? cap - total - 1 : n_;        \
+            memcpy(buf + total, (src), room_);                                 \
+        }                                                                      \
+        total += n_;                                                           \
+    } while (0)
+    PUT(list ? "[" : "(", 1);
+    for (int i = 0; i < s->ndim; i++) {
+        if (i)
+            PUT((flags & TS_FORMAT_SPACES) ? ", " : ",", (flags & TS_FORMAT_SPACES) ? 2u : 1u);
+        PUT(num, put_int(num, d[i]));
+    }
+    if (s->ndim == 1 && !list)
+        PUT(",", 1); /* Python one-tuple, as mshadow prints (3,) */
+    PUT(list ? "]" : ")", 1);
+#undef PUT
+    if (cap)
+        buf[total < cap ? total : cap - 1] = '\0';
+    return total;
+}
