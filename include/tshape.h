@@ -32,13 +32,21 @@
 extern "C" {
 #endif
 
+/* Marks the exported API. The shared library is built with hidden default
+ * visibility, so only TS_API symbols (all prefixed ts_) are exported. */
+#if defined(TS_BUILDING_SHARED) && (defined(__GNUC__) || defined(__clang__))
+#define TS_API __attribute__((visibility("default")))
+#else
+#define TS_API
+#endif
+
 #define TS_VERSION_MAJOR 0
 #define TS_VERSION_MINOR 1
 #define TS_VERSION_PATCH 0
 #define TS_VERSION_STRING "0.1.0"
 
 /* Returns TS_VERSION_STRING of the library actually linked. */
-const char *ts_version(void);
+TS_API const char *ts_version(void);
 
 /* ------------------------------------------------------------------------ */
 /* Errors                                                                    */
@@ -89,7 +97,7 @@ typedef struct ts_error {
 
 /* Static text for a status code, e.g. "integer overflow". Never NULL; an
  * unknown code gives "unknown error". */
-const char *ts_strerror(ts_status code);
+TS_API const char *ts_strerror(ts_status code);
 
 /* ------------------------------------------------------------------------ */
 /* Shape                                                                     */
@@ -124,52 +132,52 @@ typedef struct ts_shape {
 
 /* Makes `s` the scalar shape () owning nothing. Does not free: use on
  * uninitialised memory only. */
-void ts_shape_init(ts_shape *s);
+TS_API void ts_shape_init(ts_shape *s);
 
 /* Releases heap storage and leaves `s` the scalar shape (); `s` may be
  * reused. Accepts NULL. */
-void ts_shape_free(ts_shape *s);
+TS_API void ts_shape_free(ts_shape *s);
 
 /*
  * Sets ndim to `ndim` (0..TS_MAX_NDIM) and every dim to 1, like
  * TShape(ndim). Reuses heap storage when large enough.
  * Errors: TS_ERR_NDIM (ndim < 0 or > TS_MAX_NDIM), TS_ERR_NOMEM.
  */
-ts_status ts_shape_resize(ts_shape *s, int ndim, ts_error *err);
+TS_API ts_status ts_shape_resize(ts_shape *s, int ndim, ts_error *err);
 
 /*
  * Sets `s` to the `ndim` dims in `dims` (dims may be NULL when ndim is 0;
  * it may not point into `s` itself). Values are stored as given.
  * Errors: TS_ERR_NDIM, TS_ERR_NOMEM.
  */
-ts_status ts_shape_assign(ts_shape *s, int ndim, const int64_t *dims, ts_error *err);
+TS_API ts_status ts_shape_assign(ts_shape *s, int ndim, const int64_t *dims, ts_error *err);
 
 /* Deep copy: `dst` (initialised) becomes equal to `src`. dst == src is fine.
  * Errors: TS_ERR_NOMEM. */
-ts_status ts_shape_copy(ts_shape *dst, const ts_shape *src, ts_error *err);
+TS_API ts_status ts_shape_copy(ts_shape *dst, const ts_shape *src, ts_error *err);
 
 /* Move: frees `dst`, gives it `src`'s dims and storage, leaves `src` the
  * scalar (). Cannot fail. */
-void ts_shape_move(ts_shape *dst, ts_shape *src);
+TS_API void ts_shape_move(ts_shape *dst, ts_shape *src);
 
 /* Number of dims (0 for a scalar). */
-int ts_shape_ndim(const ts_shape *s);
+TS_API int ts_shape_ndim(const ts_shape *s);
 
 /* The ndim dims, read-only / writable; valid until the shape is next
  * resized, assigned, moved or freed. Never NULL. */
-const int64_t *ts_shape_dims(const ts_shape *s);
-int64_t *ts_shape_dims_mut(ts_shape *s);
+TS_API const int64_t *ts_shape_dims(const ts_shape *s);
+TS_API int64_t *ts_shape_dims_mut(ts_shape *s);
 
 /* Dim at `axis` (negative counts from the end). Errors: TS_ERR_AXIS. */
-ts_status ts_shape_dim(const ts_shape *s, int axis, int64_t *out, ts_error *err);
+TS_API ts_status ts_shape_dim(const ts_shape *s, int axis, int64_t *out, ts_error *err);
 
 /* 1 when both shapes have the same ndim and dims, else 0 (TShape ==). */
-int ts_shape_equal(const ts_shape *a, const ts_shape *b);
+TS_API int ts_shape_equal(const ts_shape *a, const ts_shape *b);
 
 /* Normalises a possibly negative `axis` against `ndim` (NumPy rule: valid
  * axes are -ndim..ndim-1) into *out. Errors: TS_ERR_AXIS, message
  * "axis 3 is out of bounds for array of dimension 3". */
-ts_status ts_axis_normalize(int64_t axis, int ndim, int *out, ts_error *err);
+TS_API ts_status ts_axis_normalize(int64_t axis, int ndim, int *out, ts_error *err);
 
 /* ------------------------------------------------------------------------ */
 /* Shape text: parse and format                                              */
@@ -201,7 +209,7 @@ ts_status ts_axis_normalize(int64_t axis, int ndim, int *out, ts_error *err);
  * was expected and what was found; TS_ERR_OVERFLOW for a dim > INT64_MAX;
  * TS_ERR_NDIM beyond TS_MAX_NDIM; TS_ERR_NOMEM.
  */
-ts_status ts_shape_parse(ts_shape *out, const char *text, size_t len,
+TS_API ts_status ts_shape_parse(ts_shape *out, const char *text, size_t len,
                          unsigned flags, size_t *consumed, ts_error *err);
 
 /* Format flags. */
@@ -215,7 +223,7 @@ ts_status ts_shape_parse(ts_shape *out, const char *text, size_t len,
  * Returns the length of the full text (excluding the NUL). At most cap bytes
  * are written including the NUL; buf may be NULL when cap is 0.
  */
-size_t ts_shape_format(const ts_shape *s, unsigned flags, char *buf, size_t cap);
+TS_API size_t ts_shape_format(const ts_shape *s, unsigned flags, char *buf, size_t cap);
 
 /* ------------------------------------------------------------------------ */
 /* Shape arithmetic (core, mshadow TShape)                                   */
@@ -226,7 +234,7 @@ size_t ts_shape_format(const ts_shape *s, unsigned flags, char *buf, size_t cap)
  * is 0 (even if the others would overflow). Unit: elements.
  * Errors: TS_ERR_OVERFLOW (product > INT64_MAX), TS_ERR_VALUE (negative dim).
  */
-ts_status ts_shape_size(const ts_shape *s, int64_t *out, ts_error *err);
+TS_API ts_status ts_shape_size(const ts_shape *s, int64_t *out, ts_error *err);
 
 /*
  * Product of dims over [begin, end), mshadow ProdShape. Negative begin/end
@@ -235,7 +243,7 @@ ts_status ts_shape_size(const ts_shape *s, int64_t *out, ts_error *err);
  * returned 1 or read past the end). An empty range gives 1.
  * Errors: TS_ERR_AXIS, TS_ERR_OVERFLOW, TS_ERR_VALUE.
  */
-ts_status ts_shape_prod(const ts_shape *s, int64_t begin, int64_t end,
+TS_API ts_status ts_shape_prod(const ts_shape *s, int64_t begin, int64_t end,
                         int64_t *out, ts_error *err);
 
 /*
@@ -245,7 +253,7 @@ ts_status ts_shape_prod(const ts_shape *s, int64_t begin, int64_t end,
  * no unknown shapes.)
  * Errors: TS_ERR_OVERFLOW, TS_ERR_VALUE.
  */
-ts_status ts_shape_flat2d(const ts_shape *s, int64_t out[2], ts_error *err);
+TS_API ts_status ts_shape_flat2d(const ts_shape *s, int64_t out[2], ts_error *err);
 
 /*
  * mshadow FlatTo3D(axis_begin, axis_end): out = (prod [0,b), prod [b..e]
@@ -256,7 +264,7 @@ ts_status ts_shape_flat2d(const ts_shape *s, int64_t out[2], ts_error *err);
  * FlatTo3D(axis) is ts_shape_flat3d(s, axis, axis, ...).
  * Errors: TS_ERR_AXIS, TS_ERR_OVERFLOW, TS_ERR_VALUE.
  */
-ts_status ts_shape_flat3d(const ts_shape *s, int64_t axis_begin, int64_t axis_end,
+TS_API ts_status ts_shape_flat3d(const ts_shape *s, int64_t axis_begin, int64_t axis_end,
                           int64_t out[3], ts_error *err);
 
 /*
@@ -264,7 +272,7 @@ ts_status ts_shape_flat3d(const ts_shape *s, int64_t axis_begin, int64_t axis_en
  * has exactly `ndim` dims. Errors: TS_ERR_NDIM ("shape (2,3) has 2
  * dimensions, expected 3").
  */
-ts_status ts_shape_get(const ts_shape *s, int ndim, int64_t *out, ts_error *err);
+TS_API ts_status ts_shape_get(const ts_shape *s, int ndim, int64_t *out, ts_error *err);
 
 /* Binary layouts of TShape::Save/Load, both little-endian. */
 typedef enum ts_shape_layout {
@@ -278,7 +286,7 @@ typedef enum ts_shape_layout {
  * is computed. Errors: TS_ERR_LIMIT (cap too small; *written still set),
  * TS_ERR_VALUE (a dim is negative or, for mshadow, above UINT32_MAX).
  */
-ts_status ts_shape_save(const ts_shape *s, ts_shape_layout layout,
+TS_API ts_status ts_shape_save(const ts_shape *s, ts_shape_layout layout,
                         unsigned char *buf, size_t cap, size_t *written,
                         ts_error *err);
 
@@ -289,7 +297,7 @@ ts_status ts_shape_save(const ts_shape *s, ts_shape_layout layout,
  * declares are rejected before any allocation.
  * Errors: TS_ERR_TRUNCATED, TS_ERR_LIMIT, TS_ERR_VALUE, TS_ERR_NOMEM.
  */
-ts_status ts_shape_load(ts_shape *s, ts_shape_layout layout,
+TS_API ts_status ts_shape_load(ts_shape *s, ts_shape_layout layout,
                         const unsigned char *buf, size_t len, size_t *consumed,
                         ts_error *err);
 
@@ -343,15 +351,15 @@ typedef enum ts_dtype {
 
 /* Canonical NumPy-style name ("float32", "bfloat16", "float8_e4m3fn",
  * "datetime64", "bytes", "object", ...). Never NULL: "unknown" if invalid. */
-const char *ts_dtype_name(ts_dtype dt);
+TS_API const char *ts_dtype_name(ts_dtype dt);
 
 /* Bits per element for fixed-size dtypes (float32: 32, float4: 4); 0 for
  * dtypes whose size is a parameter (bytes, unicode, void, structured,
  * quantized) or unknown. */
-int ts_dtype_bits(ts_dtype dt);
+TS_API int ts_dtype_bits(ts_dtype dt);
 
 /* Bytes per element, (bits + 7) / 8 for fixed-size dtypes; 0 as above. */
-int64_t ts_dtype_itemsize(ts_dtype dt);
+TS_API int64_t ts_dtype_itemsize(ts_dtype dt);
 
 /*
  * Looks up a user spelling: canonical names ("float32", "bf16",
@@ -359,10 +367,10 @@ int64_t ts_dtype_itemsize(ts_dtype dt);
  * "|b1", "i8", "c8"), and MXNet type flags as decimal ("0".."12").
  * Errors: TS_ERR_DTYPE ("unknown dtype 'x'").
  */
-ts_status ts_dtype_from_string(const char *text, ts_dtype *out, ts_error *err);
+TS_API ts_status ts_dtype_from_string(const char *text, ts_dtype *out, ts_error *err);
 
 /* mshadow type flag -> dtype. Errors: TS_ERR_DTYPE for flags outside 0..12. */
-ts_status ts_dtype_from_mshadow_flag(int64_t flag, ts_dtype *out, ts_error *err);
+TS_API ts_status ts_dtype_from_mshadow_flag(int64_t flag, ts_dtype *out, ts_error *err);
 
 /*
  * A parsed NumPy array-interface typestr ("descr" of simple dtypes):
@@ -381,7 +389,7 @@ typedef struct ts_descr {
  * itemsize 12 (UCS-4). Non-canonical one-letter codes ("d", "?") are
  * rejected. Errors: TS_ERR_DTYPE naming the descr and what is wrong.
  */
-ts_status ts_descr_parse(const char *descr, ts_descr *out, ts_error *err);
+TS_API ts_status ts_descr_parse(const char *descr, ts_descr *out, ts_error *err);
 
 /*
  * Writes the NumPy descr of a fixed-size dtype with byte order `byteorder`
@@ -389,7 +397,7 @@ ts_status ts_descr_parse(const char *descr, ts_descr *out, ts_error *err);
  * snprintf-style return. bfloat16 and float8/6/4 have no NumPy descr:
  * returns 0 and writes "".
  */
-size_t ts_descr_format(ts_dtype dt, char byteorder, char *buf, size_t cap);
+TS_API size_t ts_descr_format(ts_dtype dt, char byteorder, char *buf, size_t cap);
 
 /* ------------------------------------------------------------------------ */
 /* Blob (mshadow TBlob)                                                      */
@@ -417,19 +425,19 @@ typedef struct ts_blob {
  * with a copy of `shape`: stride = last dim (1 for a scalar), like the TBlob
  * constructor. Errors: TS_ERR_NOMEM, TS_ERR_VALUE (negative dim).
  */
-ts_status ts_blob_init(ts_blob *b, void *data, const ts_shape *shape,
+TS_API ts_status ts_blob_init(ts_blob *b, void *data, const ts_shape *shape,
                        int dev_mask, ts_dtype dtype, ts_error *err);
 
 /* Frees the blob's shape (not the data). Accepts NULL. */
-void ts_blob_free(ts_blob *b);
+TS_API void ts_blob_free(ts_blob *b);
 
 /* ndim and element count of the blob. Size errors as ts_shape_size. */
-int ts_blob_ndim(const ts_blob *b);
-ts_status ts_blob_size(const ts_blob *b, int64_t *out, ts_error *err);
+TS_API int ts_blob_ndim(const ts_blob *b);
+TS_API ts_status ts_blob_size(const ts_blob *b, int64_t *out, ts_error *err);
 
 /* mshadow CheckContiguous: 1 when stride equals the last dim (a scalar is
  * contiguous when stride is 1), else 0. */
-int ts_blob_is_contiguous(const ts_blob *b);
+TS_API int ts_blob_is_contiguous(const ts_blob *b);
 
 /*
  * TBlob::get_with_shape: `out` (initialised; freed and overwritten) becomes
@@ -438,15 +446,15 @@ int ts_blob_is_contiguous(const ts_blob *b);
  * TS_ERR_SIZE ("cannot view 60 elements as shape (7,9) of 63 elements"),
  * TS_ERR_NOMEM, TS_ERR_VALUE.
  */
-ts_status ts_blob_reshape(const ts_blob *b, const ts_shape *shape, ts_blob *out,
+TS_API ts_status ts_blob_reshape(const ts_blob *b, const ts_shape *shape, ts_blob *out,
                           ts_error *err);
 
 /* TBlob::FlatTo2D / FlatTo3D views: reshapes of `b` to the 2-D or 3-D shape
  * of ts_shape_flat2d / ts_shape_flat3d. The 2-D view keeps b's row stride
  * (as mshadow), so it also works on a non-contiguous blob; the 3-D one needs
  * a contiguous blob. Errors as those functions and ts_blob_reshape. */
-ts_status ts_blob_flat2d(const ts_blob *b, ts_blob *out, ts_error *err);
-ts_status ts_blob_flat3d(const ts_blob *b, int64_t axis_begin, int64_t axis_end,
+TS_API ts_status ts_blob_flat2d(const ts_blob *b, ts_blob *out, ts_error *err);
+TS_API ts_status ts_blob_flat3d(const ts_blob *b, int64_t axis_begin, int64_t axis_end,
                          ts_blob *out, ts_error *err);
 
 /* ------------------------------------------------------------------------ */
@@ -466,10 +474,10 @@ typedef enum ts_format {
 
 /* "npy", "npz", "mxnet", "safetensors", "gguf", "tshape32", "tshape64",
  * "auto"; "unknown" otherwise. */
-const char *ts_format_name(ts_format f);
+TS_API const char *ts_format_name(ts_format f);
 
 /* Name -> format (the names above). Errors: TS_ERR_INVALID_ARG. */
-ts_status ts_format_from_name(const char *name, ts_format *out, ts_error *err);
+TS_API ts_status ts_format_from_name(const char *name, ts_format *out, ts_error *err);
 
 /* MXNet storage types (include/mxnet/ndarray.h). */
 typedef enum ts_storage {
@@ -528,31 +536,31 @@ typedef struct ts_file ts_file;
  * TS_ERR_NOMEM; err->offset is the byte offset of the problem and the
  * message names the entry.
  */
-ts_status ts_file_open(ts_file **out, const char *path,
+TS_API ts_status ts_file_open(ts_file **out, const char *path,
                        const ts_open_options *opts, ts_error *err);
 
 /*
  * Like ts_file_open on an in-memory image of a file: `data` (len bytes) is
  * borrowed and must outlive the ts_file. The same options and errors apply.
  */
-ts_status ts_file_open_memory(ts_file **out, const void *data, size_t len,
+TS_API ts_status ts_file_open_memory(ts_file **out, const void *data, size_t len,
                               const ts_open_options *opts, ts_error *err);
 
 /* Unmaps and frees everything. Accepts NULL. */
-void ts_file_close(ts_file *f);
+TS_API void ts_file_close(ts_file *f);
 
 /* Detected (or forced) format, and its version as text ("1.0", "V2", "3"),
  * never NULL. */
-ts_format ts_file_format(const ts_file *f);
-const char *ts_file_version(const ts_file *f);
+TS_API ts_format ts_file_format(const ts_file *f);
+TS_API const char *ts_file_version(const ts_file *f);
 
 /* Size of the file in bytes. */
-int64_t ts_file_nbytes(const ts_file *f);
+TS_API int64_t ts_file_nbytes(const ts_file *f);
 
 /* Number of arrays, and the i-th (0-based, in file order); NULL if out of
  * range. */
-size_t ts_file_count(const ts_file *f);
-const ts_array *ts_file_array(const ts_file *f, size_t i);
+TS_API size_t ts_file_count(const ts_file *f);
+TS_API const ts_array *ts_file_array(const ts_file *f, size_t i);
 
 /*
  * Metadata entries (safetensors __metadata__, GGUF key/values), collected
@@ -560,14 +568,24 @@ const ts_array *ts_file_array(const ts_file *f, size_t i);
  * value as JSON text ("\"a\"", "32", "[1,2]"). Returns 0 when i is out of
  * range, 1 otherwise.
  */
-size_t ts_file_metadata_count(const ts_file *f);
-int ts_file_metadata(const ts_file *f, size_t i, const char **key,
+TS_API size_t ts_file_metadata_count(const ts_file *f);
+TS_API int ts_file_metadata(const ts_file *f, size_t i, const char **key,
                      const char **json_value);
 
 /* Detects the format from the first bytes of a file (at least 8 bytes are
  * needed for a reliable answer). Returns TS_FORMAT_AUTO when unknown. Raw
  * TShape binaries have no magic and are never detected. */
-ts_format ts_format_detect(const void *data, size_t len);
+TS_API ts_format ts_format_detect(const void *data, size_t len);
+
+/* ------------------------------------------------------------------------ */
+/* Shape operations: reshape, broadcast, axes, strides, contiguity, views,   */
+/* ravel/unravel (NumPy, MXNet, PyTorch semantics)                           */
+/* ------------------------------------------------------------------------ */
+
+/* ------------------------------------------------------------------------ */
+/* Patterns and structured shapes: slices and chips, iteration, einsum,     */
+/* einops, Caffe2 Tensor dims, jagged/tiled/nested shapes                    */
+/* ------------------------------------------------------------------------ */
 
 #ifdef __cplusplus
 }

@@ -1,0 +1,67 @@
+#!/bin/sh
+# run.sh - CLI golden tests. Each case is tests/cli/golden/<name>.cmd, a shell
+# command run from the repository root with `tshape` on PATH; its stdout,
+# stderr and exit status must equal <name>.out, <name>.err and <name>.rc
+# exactly (a missing .err or .out file means "empty", a missing .rc "0").
+# Then every executable tests/cli/*.test.sh runs (extra suites such as the
+# NumPy cross-checks); each must exit 0 (or 77 for "skipped").
+#
+#   TSHAPE=build/tshape sh tests/cli/run.sh            run all
+#   TSHAPE=build/tshape sh tests/cli/run.sh --update   rewrite expectations
+#                                                      (review the diff!)
+#   sh tests/cli/run.sh NAME...                         run some cases
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+: "${TSHAPE:=build/tshape}"
+bindir=$(mktemp -d)
+trap 'rm -rf "$bindir"' EXIT
+case $TSHAPE in /*) ;; *) TSHAPE=$root/$TSHAPE;; esac
+ln -s "$TSHAPE" "$bindir/tshape"
+update=0
+if [ "${1:-}" = "--update" ]; then update=1; shift; fi
+
+pass=0 fail=0 skip=0
+cd "$root" || exit 2
+if [ $# -gt 0 ]; then cases=$*; else cases=$(cd "$here/golden" && ls *.cmd 2>/dev/null | sed 's/\.cmd$//'); fi
+for name in $cases; do
+    g="$here/golden/$name"
+    out=$(mktemp) err=$(mktemp)
+    PATH="$bindir:$PATH" LC_ALL=C sh "$g.cmd" >"$out" 2>"$err" </dev/null
+    rc=$?
+    if [ $update = 1 ]; then
+        if [ -s "$out" ]; then cp "$out" "$g.out"; else rm -f "$g.out"; fi
+        if [ -s "$err" ]; then cp "$err" "$g.err"; else rm -f "$g.err"; fi
+        if [ $rc != 0 ]; then echo $rc > "$g.rc"; else rm -f "$g.rc"; fi
+    fi
+    ok=1
+    exp_rc=0; [ -f "$g.rc" ] && exp_rc=$(cat "$g.rc")
+    if [ "$rc" != "$exp_rc" ]; then echo "FAIL $name: exit status $rc, expected $exp_rc"; ok=0; fi
+    for s in out err; do
+        eval "actual=\$$s"
+        if [ -f "$g.$s" ]; then
+            if ! cmp -s "$actual" "$g.$s"; then
+                echo "FAIL $name: std$s differs:"; diff "$g.$s" "$actual" | head -20; ok=0
+            fi
+        elif [ -s "$actual" ]; then
+            echo "FAIL $name: unexpected std$s:"; head -5 "$actual"; ok=0
+        fi
+    done
+    rm -f "$out" "$err"
+    if [ $ok = 1 ]; then pass=$((pass + 1)); else fail=$((fail + 1)); fi
+done
+
+if [ $# -eq 0 ]; then
+    for t in "$here"/*.test.sh; do
+        [ -f "$t" ] || continue
+        PATH="$bindir:$PATH" sh "$t"
+        rc=$?
+        case $rc in
+            0) pass=$((pass + 1));;
+            77) skip=$((skip + 1)); echo "SKIP $(basename "$t")";;
+            *) fail=$((fail + 1)); echo "FAIL $(basename "$t") (exit $rc)";;
+        esac
+    done
+fi
+echo "cli: $pass passed, $fail failed, $skip skipped"
+[ $fail = 0 ]
