@@ -1,14 +1,578 @@
-/* cmd_info.c - tshape info (being written). */
+/*
+ * cmd_info.c - tshape info: one report per array in each file.
+ *
+ * Every field is emitted once through emit(): with --json it becomes a key
+ * of the array's JSON object (jansson does the encoding), otherwise a
+ * "label: text" line. So the human and JSON reports cannot drift apart
+ * (the iproute2 print_*(PRINT_ANY, key, fmt, val) habit).
+ */
 #include "cli.h"
+
+#include <errno.h>
+#include <fnmatch.h>
+#include <getopt.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+typedef struct info_opts {
+    ts_open_options open;
+    const char *filter;     /* --filter GLOB */
+    int summary;            /* --summary */
+    int metadata;           /* --metadata */
+    int many_files;         /* more than one FILE: summary lines name the file */
+    int tty;                /* stdout is a terminal: align summary columns */
+} info_opts;
+
+/* Per-dtype totals for --summary. */
+typedef struct dtype_total {
+    char name[64];
+    int64_t arrays, size, nbytes;
+} dtype_total;
+
+typedef struct totals {
+    int64_t arrays, size, nbytes;
+    int size_overflow, nbytes_overflow, nbytes_unknown;
+    dtype_total *by_dtype;
+    size_t n_dtypes, cap;
+} totals;
+
+/* Summary rows are buffered so that columns can be aligned on a terminal. */
+typedef struct row {
+    char *cols[4];
+} row;
+
+typedef struct rows {
+    row *v;
+    size_t n, cap;
+} rows;
+
+/* ---- the one emitter ---------------------------------------------------- */
+
+typedef struct emitter {
+    const cli_ctx *ctx;
+    json_t *obj;            /* JSON mode: the array's object */
+} emitter;
+
+/* Takes ownership of `json`; `human` is the text for the human report (NULL
+ * to omit the line in human mode). */
+static void emit(emitter *e, const char *key, json_t *json, const char *human)
+{
+    if (e->ctx->json) {
+        json_object_set_new(e->obj, key, json ? json : json_null());
+        return;
+    }
+    json_decref(json);
+    if (human)
+        out_printf("  %-14s %s\n", key, human);
+}
+
+static json_t *json_dims(const int64_t *d, int n)
+{
+    json_t *a = json_array();
+    for (int i = 0; i < n; i++)
+        json_array_append_new(a, json_integer(d[i]));
+    return a;
+}
+
+static const char *dims_text(const int64_t *d, int n, char *buf, size_t cap)
+{
+    ts_shape s = TS_SHAPE_INIT;
+    if (ts_shape_assign(&s, n, d, NULL) != TS_OK) {
+        snprintf(buf, cap, "?");
+        return buf;
+    }
+    ts_shape_format(&s, 0, buf, cap);
+    ts_shape_free(&s);
+    return buf;
+}
+
+static const char *byteorder_word(char c)
+{
+    switch (c) {
+    case '<': return "little-endian";
+    case '>': return "big-endian";
+    case '=': return "native";
+    default: return "not applicable";
+    }
+}
+
+/* NumPy's relaxed rule for data stored contiguously in C or F order: an
+ * array with at most one dim > 1, or no elements, is both. */
+static void contiguity(const ts_array *a, int *c, int *f)
+{
+    const int64_t *d = ts_shape_dims(&a->shape);
+    int big = 0;
+    for (int i = 0; i < ts_shape_ndim(&a->shape); i++)
+        big += d[i] > 1;
+    int both = big <= 1 || a->size == 0;
+    *c = both || !a->fortran_order;
+    *f = both || a->fortran_order;
+}
+
+static const char *storage_name(ts_storage s)
+{
+    switch (s) {
+    case TS_STORAGE_DENSE: return "default";
+    case TS_STORAGE_ROW_SPARSE: return "row_sparse";
+    case TS_STORAGE_CSR: return "csr";
+    }
+    return "unknown";
+}
+
+static const char *device_name(int32_t dev_type)
+{
+    switch (dev_type) {
+    case 1: return "cpu";
+    case 2: return "gpu";
+    case 3: return "cpu_pinned";
+    case 5: return "cpu_shared";
+    default: return "unknown";
+    }
+}
+
+static void report_array(const cli_ctx *ctx, const char *path, const ts_file *f,
+                         const ts_array *a)
+{
+    char buf[1024], tmp[256];
+    emitter e = {ctx, ctx->json ? json_object() : NULL};
+    const int64_t *dims = ts_shape_dims(&a->shape);
+    int ndim = ts_shape_ndim(&a->shape);
+    const char *version = ts_file_version(f);
+
+    if (!ctx->json)
+        out_printf("%s%s%s:\n", path, a->name[0] ? ": " : "", a->name);
+    emit(&e, "file", json_string(path), NULL);
+    snprintf(buf, sizeof buf, "%s%s%s", ts_format_name(ts_file_format(f)),
+             version[0] ? " " : "", version);
+    emit(&e, "format", json_string(ts_format_name(ts_file_format(f))), buf);
+    emit(&e, "version", json_string(version), NULL);
+    emit(&e, "name", json_string(a->name), NULL);
+    emit(&e, "shape", json_dims(dims, ndim), dims_text(dims, ndim, buf, sizeof buf));
+    snprintf(buf, sizeof buf, "%d", ndim);
+    emit(&e, "ndim", json_integer(ndim), buf);
+
+    /* dtype line: name, the format's spelling, itemsize, byte order. The
+     * NumPy descr is the header's own text for npy/npz, else derived from
+     * the dtype when NumPy has one (bfloat16 and float8 have none). */
+    char descr_buf[32];
+    const char *descr = NULL;
+    if (ts_file_format(f) == TS_FORMAT_NPY || ts_file_format(f) == TS_FORMAT_NPZ)
+        descr = a->format_dtype;
+    else if (ts_descr_format(a->dtype, a->byteorder, descr_buf, sizeof descr_buf) > 0)
+        descr = descr_buf;
+    if (a->block_size > 1)
+        snprintf(tmp, sizeof tmp, "block of %lld elements in %lld bytes",
+                 (long long)a->block_size, (long long)a->block_bytes);
+    else if (a->itemsize == 0 && a->bits > 0)
+        snprintf(tmp, sizeof tmp, "%d bits per element", (int)a->bits);
+    else
+        snprintf(tmp, sizeof tmp, "itemsize %lld", (long long)a->itemsize);
+    snprintf(buf, sizeof buf, "%s (%s %s, %s, %s)", a->dtype_name,
+             ts_format_name(ts_file_format(f)), a->format_dtype, tmp,
+             byteorder_word(a->byteorder));
+    emit(&e, "dtype", json_string(a->dtype_name), buf);
+    emit(&e, "descr", descr ? json_string(descr) : json_null(), NULL);
+    emit(&e, "format_dtype", json_string(a->format_dtype), NULL);
+    emit(&e, "itemsize", json_integer(a->itemsize), NULL);
+    if (a->bits % 8 != 0)
+        emit(&e, "bits", json_integer(a->bits), NULL);
+    if (a->block_size > 1) {
+        emit(&e, "block_size", json_integer(a->block_size), NULL);
+        emit(&e, "block_bytes", json_integer(a->block_bytes), NULL);
+    }
+    char bo[2] = {a->byteorder, '\0'};
+    emit(&e, "byteorder", json_string(bo), NULL);
+
+    snprintf(buf, sizeof buf, "%lld", (long long)a->size);
+    emit(&e, "size", json_integer(a->size), buf);
+    if (a->nbytes >= 0)
+        snprintf(buf, sizeof buf, "%lld", (long long)a->nbytes);
+    else
+        snprintf(buf, sizeof buf, "unknown");
+    emit(&e, "nbytes", a->nbytes >= 0 ? json_integer(a->nbytes) : json_null(), buf);
+
+    int c, fo;
+    contiguity(a, &c, &fo);
+    snprintf(buf, sizeof buf, "%s (c_contiguous %s, f_contiguous %s)",
+             a->fortran_order ? "F" : "C", c ? "true" : "false", fo ? "true" : "false");
+    emit(&e, "order", json_string(a->fortran_order ? "F" : "C"), buf);
+    emit(&e, "c_contiguous", json_boolean(c), NULL);
+    emit(&e, "f_contiguous", json_boolean(fo), NULL);
+
+    int64_t f2[2];
+    if (ts_shape_flat2d(&a->shape, f2, NULL) == TS_OK)
+        emit(&e, "flat2d", json_dims(f2, 2), dims_text(f2, 2, buf, sizeof buf));
+    else
+        emit(&e, "flat2d", json_null(), "overflows int64");
+
+    if (a->data_offset >= 0)
+        snprintf(buf, sizeof buf, "%lld", (long long)a->data_offset);
+    else
+        snprintf(buf, sizeof buf, "not addressable");
+    emit(&e, "data_offset", a->data_offset >= 0 ? json_integer(a->data_offset) : json_null(),
+         buf);
+
+    if (a->storage != TS_STORAGE_DENSE) {
+        emit(&e, "storage", json_string(storage_name(a->storage)), storage_name(a->storage));
+        emit(&e, "storage_shape",
+             json_dims(ts_shape_dims(&a->storage_shape), ts_shape_ndim(&a->storage_shape)),
+             dims_text(ts_shape_dims(&a->storage_shape), ts_shape_ndim(&a->storage_shape), buf,
+                       sizeof buf));
+    }
+    if (ts_file_format(f) == TS_FORMAT_MXNET && a->dev_type != 0) {
+        snprintf(buf, sizeof buf, "%s(%d)", device_name(a->dev_type), (int)a->dev_id);
+        json_t *dev = json_pack("{s:s,s:i,s:i}", "type", device_name(a->dev_type),
+                                "dev_type", (int)a->dev_type, "dev_id", (int)a->dev_id);
+        emit(&e, "context", dev, buf);
+    }
+    if (a->note)
+        emit(&e, "note", json_string(a->note), a->note);
+
+    if (ctx->json) {
+        char *text = json_dumps(e.obj, JSON_COMPACT | JSON_ENSURE_ASCII);
+        if (text) {
+            out_str(text);
+            out_char('\n');
+            free(text);
+        }
+        json_decref(e.obj);
+    } else {
+        out_char('\n');
+    }
+}
+
+static void report_metadata(const cli_ctx *ctx, const char *path, const ts_file *f)
+{
+    size_t n = ts_file_metadata_count(f);
+    if (ctx->json) {
+        json_t *meta = json_object();
+        for (size_t i = 0; i < n; i++) {
+            const char *k, *v;
+            ts_file_metadata(f, i, &k, &v);
+            json_t *val = json_loads(v, JSON_DECODE_ANY, NULL);
+            json_object_set_new(meta, k, val ? val : json_string(v));
+        }
+        json_t *o = json_pack("{s:s,s:o}", "file", path, "metadata", meta);
+        char *text = json_dumps(o, JSON_COMPACT | JSON_ENSURE_ASCII);
+        if (text) {
+            out_str(text);
+            out_char('\n');
+            free(text);
+        }
+        json_decref(o);
+        return;
+    }
+    out_printf("%s: metadata (%zu entr%s)\n", path, n, n == 1 ? "y" : "ies");
+    for (size_t i = 0; i < n; i++) {
+        const char *k, *v;
+        ts_file_metadata(f, i, &k, &v);
+        out_printf("  %s = %s\n", k, v);
+    }
+    out_char('\n');
+}
+
+/* ---- summary ------------------------------------------------------------ */
+
+static void add_total(totals *t, const ts_array *a)
+{
+    dtype_total *d = NULL;
+    for (size_t i = 0; i < t->n_dtypes; i++)
+        if (strcmp(t->by_dtype[i].name, a->dtype_name) == 0)
+            d = &t->by_dtype[i];
+    if (!d) {
+        if (t->n_dtypes == t->cap) {
+            size_t cap = t->cap ? t->cap * 2 : 8;
+            dtype_total *p = realloc(t->by_dtype, cap * sizeof *p);
+            if (!p)
+                return;
+            t->by_dtype = p;
+            t->cap = cap;
+        }
+        d = &t->by_dtype[t->n_dtypes++];
+        memset(d, 0, sizeof *d);
+        snprintf(d->name, sizeof d->name, "%s", a->dtype_name);
+    }
+    t->arrays++;
+    d->arrays++;
+    if (__builtin_add_overflow(t->size, a->size, &t->size))
+        t->size_overflow = 1;
+    d->size += a->size;
+    if (a->nbytes < 0) {
+        t->nbytes_unknown = 1;
+    } else {
+        if (__builtin_add_overflow(t->nbytes, a->nbytes, &t->nbytes))
+            t->nbytes_overflow = 1;
+        d->nbytes += a->nbytes;
+    }
+}
+
+static void add_row(rows *r, const char *c0, const char *c1, const char *c2, const char *c3)
+{
+    if (r->n == r->cap) {
+        size_t cap = r->cap ? r->cap * 2 : 64;
+        row *p = realloc(r->v, cap * sizeof *p);
+        if (!p)
+            return;
+        r->v = p;
+        r->cap = cap;
+    }
+    row *w = &r->v[r->n++];
+    const char *src[4] = {c0, c1, c2, c3};
+    for (int i = 0; i < 4; i++)
+        w->cols[i] = src[i] ? strdup(src[i]) : NULL;
+}
+
+static void flush_rows(const info_opts *o, rows *r)
+{
+    size_t width[4] = {0, 0, 0, 0};
+    for (size_t i = 0; i < r->n; i++)
+        for (int c = 0; c < 4; c++)
+            if (r->v[i].cols[c] && strlen(r->v[i].cols[c]) > width[c])
+                width[c] = strlen(r->v[i].cols[c]);
+    for (size_t i = 0; i < r->n; i++) {
+        int first = 1;
+        for (int c = 0; c < 4; c++) {
+            const char *s = r->v[i].cols[c];
+            if (!s)
+                continue;
+            if (!first)
+                out_char(o->tty ? ' ' : '\t');
+            out_str(s);
+            /* Pad all but the last column on a terminal. */
+            if (o->tty && c < 3)
+                for (size_t k = strlen(s); k < width[c] + 1; k++)
+                    out_char(' ');
+            first = 0;
+            free(r->v[i].cols[c]);
+        }
+        out_char('\n');
+    }
+    free(r->v);
+    r->v = NULL;
+    r->n = r->cap = 0;
+}
+
+static void summary_row(const cli_ctx *ctx, const info_opts *o, rows *r, const char *path,
+                        const ts_array *a)
+{
+    char shape[512];
+    if (ctx->json) {
+        json_t *obj = json_pack("{s:s,s:s,s:s,s:o}", "file", path, "name", a->name, "dtype",
+                                a->dtype_name, "shape",
+                                json_dims(ts_shape_dims(&a->shape), ts_shape_ndim(&a->shape)));
+        char *text = json_dumps(obj, JSON_COMPACT | JSON_ENSURE_ASCII);
+        if (text) {
+            out_str(text);
+            out_char('\n');
+            free(text);
+        }
+        json_decref(obj);
+        return;
+    }
+    ts_shape_format(&a->shape, 0, shape, sizeof shape);
+    add_row(r, o->many_files ? path : NULL, a->name[0] ? a->name : "-", a->dtype_name, shape);
+}
+
+static void summary_total(const cli_ctx *ctx, const totals *t)
+{
+    if (ctx->json) {
+        json_t *by = json_object();
+        for (size_t i = 0; i < t->n_dtypes; i++)
+            json_object_set_new(by, t->by_dtype[i].name,
+                                json_pack("{s:I,s:I,s:I}", "arrays",
+                                          (json_int_t)t->by_dtype[i].arrays, "size",
+                                          (json_int_t)t->by_dtype[i].size, "nbytes",
+                                          (json_int_t)t->by_dtype[i].nbytes));
+        json_t *o = json_pack("{s:{s:I,s:I,s:o,s:o}}", "total", "arrays", (json_int_t)t->arrays,
+                              "size", (json_int_t)t->size, "nbytes",
+                              t->nbytes_unknown ? json_null() : json_integer(t->nbytes),
+                              "dtypes", by);
+        char *text = json_dumps(o, JSON_COMPACT | JSON_ENSURE_ASCII);
+        if (text) {
+            out_str(text);
+            out_char('\n');
+            free(text);
+        }
+        json_decref(o);
+        return;
+    }
+    out_printf("total: %lld array%s, %lld elements, %lld bytes%s", (long long)t->arrays,
+               t->arrays == 1 ? "" : "s", (long long)t->size, (long long)t->nbytes,
+               t->nbytes_unknown ? " (+ object arrays of unknown size)" : "");
+    for (size_t i = 0; i < t->n_dtypes; i++)
+        out_printf("%s %s %lld array%s %lld bytes", i ? ";" : " |",
+                   t->by_dtype[i].name, (long long)t->by_dtype[i].arrays,
+                   t->by_dtype[i].arrays == 1 ? "" : "s", (long long)t->by_dtype[i].nbytes);
+    out_char('\n');
+}
+
+/* ---- reading files ------------------------------------------------------ */
+
+/* Reads all of stdin into a malloc'ed buffer for "-". */
+static unsigned char *slurp_stdin(size_t *len, const char **error)
+{
+    size_t cap = 1 << 16, n = 0;
+    unsigned char *buf = malloc(cap);
+    *error = NULL;
+    while (buf) {
+        if (n == cap) {
+            unsigned char *p = realloc(buf, cap * 2);
+            if (!p)
+                break;
+            buf = p;
+            cap *= 2;
+        }
+        ssize_t k = read(STDIN_FILENO, buf + n, cap - n);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k < 0) {
+            *error = strerror(errno);
+            free(buf);
+            return NULL;
+        }
+        if (k == 0) {
+            *len = n;
+            return buf;
+        }
+        n += (size_t)k;
+    }
+    free(buf);
+    *error = "out of memory";
+    return NULL;
+}
+
+static int info_file(const cli_ctx *ctx, const info_opts *o, const char *path, totals *t,
+                     rows *r)
+{
+    ts_file *f = NULL;
+    ts_error err;
+    ts_status st;
+    unsigned char *mem = NULL;
+    const char *shown = path;
+    if (strcmp(path, "-") == 0) {
+        size_t len = 0;
+        const char *why;
+        shown = "<stdin>";
+        mem = slurp_stdin(&len, &why);
+        if (!mem)
+            return cli_error(shown, "cannot read: %s", why);
+        st = ts_file_open_memory(&f, mem, len, &o->open, &err);
+    } else {
+        st = ts_file_open(&f, path, &o->open, &err);
+    }
+    if (st != TS_OK) {
+        free(mem);
+        return cli_error(shown, "%s", err.message);
+    }
+    for (size_t i = 0; i < ts_file_count(f); i++) {
+        const ts_array *a = ts_file_array(f, i);
+        if (o->filter && fnmatch(o->filter, a->name, 0) != 0)
+            continue;
+        if (o->summary) {
+            summary_row(ctx, o, r, shown, a);
+            add_total(t, a);
+        } else {
+            report_array(ctx, shown, f, a);
+        }
+    }
+    if (o->metadata)
+        report_metadata(ctx, shown, f);
+    ts_file_close(f);
+    free(mem);
+    return CLI_OK;
+}
+
+static const char info_help[] =
+    "Options:\n"
+    "  -j, --json           one JSON object per array (JSON Lines)\n"
+    "  -f, --format FMT     force the format: npy npz mxnet safetensors gguf\n"
+    "                       tshape32 tshape64 (default: detect from magic bytes)\n"
+    "      --filter GLOB    only arrays whose name matches GLOB (fnmatch)\n"
+    "  -s, --summary        one line per array (name, dtype, shape) and totals\n"
+    "  -m, --metadata       show safetensors __metadata__ and GGUF key/values\n"
+    "      --max-header N   largest .npy header accepted, in bytes (default 10000)\n"
+    "      --stored-order   GGUF: show dims as stored (innermost first)\n"
+    "  -h, --help           show this help\n"
+    "FILE '-' reads standard input. Only headers are read, never the data.\n";
 
 static int cmd_info(cli_ctx *ctx, int argc, char **argv)
 {
-    (void)argc;
-    (void)argv;
-    return cli_usage_error(ctx, "not implemented yet");
+    static const struct option opts[] = {
+        {"json", no_argument, NULL, 'j'},
+        {"format", required_argument, NULL, 'f'},
+        {"filter", required_argument, NULL, 'F'},
+        {"summary", no_argument, NULL, 's'},
+        {"metadata", no_argument, NULL, 'm'},
+        {"max-header", required_argument, NULL, 'M'},
+        {"stored-order", no_argument, NULL, 'S'},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    info_opts o;
+    memset(&o, 0, sizeof o);
+    int c;
+    int64_t v;
+    ts_error err;
+    while ((c = getopt_long(argc, argv, "jf:smh", opts, NULL)) != -1) {
+        switch (c) {
+        case 'j':
+            ctx->json = 1;
+            break;
+        case 'f':
+            if (ts_format_from_name(optarg, &o.open.format, &err) != TS_OK)
+                return cli_usage_error(ctx, "%s", err.message);
+            break;
+        case 'F':
+            o.filter = optarg;
+            break;
+        case 's':
+            o.summary = 1;
+            break;
+        case 'm':
+            o.metadata = 1;
+            o.open.want_metadata = 1;
+            break;
+        case 'M':
+            if (cli_parse_i64(ctx, optarg, "--max-header", &v))
+                return CLI_ERROR;
+            if (v <= 0)
+                return cli_usage_error(ctx, "--max-header must be positive, not %s", optarg);
+            o.open.npy_max_header = (size_t)v;
+            break;
+        case 'S':
+            o.open.gguf_stored_order = 1;
+            break;
+        case 'h':
+            cli_print_command_help(cli_find_command("info"), info_help);
+            return CLI_OK;
+        default:
+            fprintf(stderr, "Try 'tshape info --help'.\n");
+            return CLI_ERROR;
+        }
+    }
+    if (optind >= argc)
+        return cli_usage_error(ctx, "missing FILE");
+    o.many_files = argc - optind > 1;
+    o.tty = isatty(STDOUT_FILENO);
+    totals t;
+    memset(&t, 0, sizeof t);
+    rows r = {NULL, 0, 0};
+    int status = CLI_OK;
+    for (int i = optind; i < argc; i++)
+        if (info_file(ctx, &o, argv[i], &t, &r) != CLI_OK)
+            status = CLI_ERROR;
+    if (o.summary) {
+        flush_rows(&o, &r);
+        summary_total(ctx, &t);
+    }
+    free(t.by_dtype);
+    return status;
 }
 
 const cli_command cli_cmds_info[] = {
-    {"info", cmd_info, "info [OPTIONS] FILE...", "report on each array in each file"},
+    {"info", cmd_info, "info [OPTIONS] FILE...", "report on each array in each file (headers only)"},
     {NULL, NULL, NULL, NULL},
 };
