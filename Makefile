@@ -88,10 +88,10 @@ $(B)/tests/run_tests.o: tests/run_tests.c $(B)/tests/suites.h
 	@mkdir -p $(dir $@)
 	$(Q)$(CC) $(CPPFLAGS) -I$(B)/tests -Isrc $(CHECK_CFLAGS) $(ALL_CFLAGS) -c $< -o $@
 
-$(B)/tests/%.o: tests/%.c
+$(B)/tests/%.o: tests/%.c | $(B)/tests/suites.h
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo '  CC      $<')
-	$(Q)$(CC) $(CPPFLAGS) -Isrc $(DEP_CFLAGS) $(CHECK_CFLAGS) $(ALL_CFLAGS) -MMD -MP -c $< -o $@
+	$(Q)$(CC) $(CPPFLAGS) -Isrc -I$(B)/tests $(DEP_CFLAGS) $(CHECK_CFLAGS) $(ALL_CFLAGS) -MMD -MP -c $< -o $@
 
 $(RUNNER): $(TEST_OBJ) $(STATIC)
 	@$(if $(Q),echo '  LD      $@')

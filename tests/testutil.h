@@ -8,6 +8,11 @@
 
 #include "tshape.h"
 
+/* Prototypes of every suite (build/tests/suites.h lists them). */
+#define TS_SUITE(name) Suite *name##_suite(void);
+#include "suites.h"
+#undef TS_SUITE
+
 /* Directory of the shared corpus of real tensor files: $TSHAPE_CORPUS, or
  * ../shared/corpus relative to the repository root (tests run from there). */
 const char *tu_corpus_dir(void);

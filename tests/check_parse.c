@@ -1,0 +1,187 @@
+/* check_parse.c - the strict shape grammar and the printer. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "testutil.h"
+
+typedef struct ok_case {
+    const char *text;
+    const char *expect; /* printed back, tuple style */
+} ok_case;
+
+static const ok_case ok_cases[] = {
+    {"(3, 4L, 5)", "(3,4,5)"},  {"(3,5)", "(3,5)"},        {"(3 , 5)", "(3,5)"},
+    {"[3,4,5]", "(3,4,5)"},     {"(3,)", "(3,)"},          {"(3, )", "(3,)"},
+    {"()", "()"},               {"( )", "()"},             {"[]", "()"},
+    {"5", "(5,)"},              {" 5 ", "(5,)"},           {"\t( 3 ,\n4 )\n", "(3,4)"},
+    {"(0,3)", "(0,3)"},         {"(7l,2L)", "(7,2)"},      {"(+3,4)", "(3,4)"},
+    {"(9223372036854775807,)", "(9223372036854775807,)"},
+    {"(1,2,3,4,5)", "(1,2,3,4,5)"},
+};
+
+START_TEST(test_parse_ok)
+{
+    const ok_case *c = &ok_cases[_i];
+    ts_shape s = TS_SHAPE_INIT;
+    ts_error err;
+    ck_assert_msg(ts_shape_parse(&s, c->text, strlen(c->text), 0, NULL, &err) == TS_OK,
+                  "'%s': %s", c->text, err.message);
+    tu_assert_shape(&s, c->expect);
+    ts_shape_free(&s);
+}
+END_TEST
+
+typedef struct bad_case {
+    const char *text;
+    ts_status code;
+    int64_t column;
+    const char *message;
+} bad_case;
+
+/* The seed's parser accepted several of these (kept (3,4) of (3,4,a), read
+ * (3,) from 3x4, let brackets mismatch); tshape names the column instead. */
+static const bad_case bad_cases[] = {
+    {"(3,4,a)", TS_ERR_PARSE, 6, "expected a dim at column 6, found 'a'"},
+    {"(3,,4)", TS_ERR_PARSE, 4, "expected a dim at column 4, found ','"},
+    {"(3,4]", TS_ERR_PARSE, 5,
+     "expected ',' or ')' at column 5 to match '(' at column 1, found ']'"},
+    {"(2,3) junk", TS_ERR_PARSE, 7, "unexpected 'junk' after the shape at column 7"},
+    {"3x4", TS_ERR_PARSE, 2, "unexpected 'x4' after the shape at column 2"},
+    {"(-1,2)", TS_ERR_VALUE, 2, "negative dim -1 at column 2: dims must be >= 0"},
+    {"", TS_ERR_PARSE, 1, "expected a shape such as (3,4) at column 1, found an empty string"},
+    {"   ", TS_ERR_PARSE, 4, "expected a shape such as (3,4) at column 4, found only whitespace"},
+    {"(99999999999999999999)", TS_ERR_OVERFLOW, 2,
+     "dim '99999999999999999999' at column 2 does not fit in 64 bits"},
+    {"(9223372036854775808,)", TS_ERR_OVERFLOW, 2,
+     "dim '9223372036854775808' at column 2 does not fit in 64 bits"},
+    {"(3 4)", TS_ERR_PARSE, 4, "expected ',' or ')' at column 4, found '4'"},
+    {"(3", TS_ERR_PARSE, 3, "expected ',' or ')' at column 3, found the end of the input"},
+    {"(", TS_ERR_PARSE, 2, "expected a dim or ')' at column 2, found the end of the input"},
+    {"((2,3))", TS_ERR_PARSE, 2, "expected a dim or ')' at column 2, found '('"},
+    {"None", TS_ERR_PARSE, 1, "expected '(', '[' or a number at column 1, found 'N'"},
+    {"(3L ,4)", TS_OK, 0, ""}, /* whitespace after L is fine here (MXNet failed it) */
+    {"(3 L,4)", TS_ERR_PARSE, 4, "expected ',' or ')' at column 4, found 'L'"},
+    {"(0x10,2)", TS_ERR_PARSE, 3, "expected ',' or ')' at column 3, found 'x'"},
+    {"(3;4)", TS_ERR_PARSE, 3, "expected ',' or ')' at column 3, found ';'"},
+    {"(1,\x01)", TS_ERR_PARSE, 4, "expected a dim at column 4, found byte 0x01"},
+    {"-", TS_ERR_PARSE, 1, "expected a shape such as (3,4) at column 1, found '-'"},
+};
+
+START_TEST(test_parse_bad)
+{
+    const bad_case *c = &bad_cases[_i];
+    ts_shape s = TS_SHAPE_INIT;
+    ts_error err;
+    ts_status st = ts_shape_parse(&s, c->text, strlen(c->text), 0, NULL, &err);
+    ck_assert_msg(st == c->code, "'%s': got %d (%s), expected %d", c->text, st,
+                  st ? err.message : "ok", c->code);
+    if (st != TS_OK) {
+        ck_assert_int_eq(err.code, c->code);
+        ck_assert_int_eq(err.column, c->column);
+        ck_assert_str_eq(err.message, c->message);
+    }
+    ts_shape_free(&s);
+}
+END_TEST
+
+START_TEST(test_negative_allowed)
+{
+    ts_shape s = TS_SHAPE_INIT;
+    const char *t = "(-1, 4, -3)";
+    ck_assert_int_eq(ts_shape_parse(&s, t, strlen(t), TS_PARSE_ALLOW_NEGATIVE, NULL, NULL),
+                     TS_OK);
+    tu_assert_shape(&s, "(-1,4,-3)");
+    int64_t size;
+    ts_error err;
+    ck_assert_int_eq(ts_shape_size(&s, &size, &err), TS_ERR_VALUE);
+    ck_assert_str_eq(err.message, "dim 0 is negative (-1): sizes must be >= 0");
+    ts_shape_free(&s);
+}
+END_TEST
+
+START_TEST(test_consumed_prefix)
+{
+    /* Parse several shapes from one buffer, as broadcast's stdin mode does. */
+    const char *buf = "(2,1) [3]  4 (5,)";
+    size_t pos = 0, used;
+    ts_shape s = TS_SHAPE_INIT;
+    const char *expect[] = {"(2,1)", "(3,)", "(4,)", "(5,)"};
+    for (int i = 0; i < 4; i++) {
+        ck_assert_int_eq(ts_shape_parse(&s, buf + pos, strlen(buf) - pos, 0, &used, NULL),
+                         TS_OK);
+        tu_assert_shape(&s, expect[i]);
+        pos += used;
+    }
+    ck_assert_uint_eq(pos, strlen(buf));
+    /* Not NUL-terminated input: only len bytes are read. */
+    char raw[3] = {'(', '7', ')'};
+    ck_assert_int_eq(ts_shape_parse(&s, raw, 3, 0, NULL, NULL), TS_OK);
+    tu_assert_shape(&s, "(7,)");
+    ts_shape_free(&s);
+}
+END_TEST
+
+START_TEST(test_ndim_limit)
+{
+    /* 64 dims parse (heap storage); 65 is an error naming the column. */
+    char text[400];
+    size_t n = 0;
+    text[n++] = '(';
+    for (int i = 0; i < 65; i++)
+        n += (size_t)sprintf(text + n, "%s1", i ? "," : "");
+    text[n++] = ')';
+    text[n] = '\0';
+    ts_shape s = TS_SHAPE_INIT;
+    ts_error err;
+    ck_assert_int_eq(ts_shape_parse(&s, text, n, 0, NULL, &err), TS_ERR_NDIM);
+    ck_assert_str_eq(err.message, "more than 64 dims at column 130");
+    text[128] = ')';
+    ck_assert_int_eq(ts_shape_parse(&s, text, 129, 0, NULL, &err), TS_OK);
+    ck_assert_int_eq(ts_shape_ndim(&s), 64);
+    ts_shape_free(&s);
+}
+END_TEST
+
+START_TEST(test_format)
+{
+    ts_shape s = TS_SHAPE_INIT;
+    char buf[64];
+    tu_shape(&s, "(3,4,5)");
+    ck_assert_uint_eq(ts_shape_format(&s, TS_FORMAT_LIST, buf, sizeof buf), 7);
+    ck_assert_str_eq(buf, "[3,4,5]");
+    ts_shape_format(&s, TS_FORMAT_SPACES, buf, sizeof buf);
+    ck_assert_str_eq(buf, "(3, 4, 5)");
+    tu_shape(&s, "(3,)");
+    ts_shape_format(&s, TS_FORMAT_LIST, buf, sizeof buf);
+    ck_assert_str_eq(buf, "[3]");
+    tu_shape(&s, "()");
+    ts_shape_format(&s, TS_FORMAT_LIST, buf, sizeof buf);
+    ck_assert_str_eq(buf, "[]");
+    /* snprintf contract: full length returned, output truncated. */
+    tu_shape(&s, "(123,456)");
+    ck_assert_uint_eq(ts_shape_format(&s, 0, buf, 5), 9);
+    ck_assert_str_eq(buf, "(123");
+    ck_assert_uint_eq(ts_shape_format(&s, 0, NULL, 0), 9);
+    tu_shape(&s, "(-1,9223372036854775807)");
+    ts_shape_format(&s, 0, buf, sizeof buf);
+    ck_assert_str_eq(buf, "(-1,9223372036854775807)");
+    ts_shape_free(&s);
+}
+END_TEST
+
+Suite *parse_suite(void)
+{
+    Suite *s = suite_create("parse");
+    TCase *tc = tcase_create("grammar");
+    tcase_add_loop_test(tc, test_parse_ok, 0, (int)(sizeof ok_cases / sizeof *ok_cases));
+    tcase_add_test(tc, test_negative_allowed);
+    tcase_add_test(tc, test_consumed_prefix);
+    tcase_add_test(tc, test_format);
+    suite_add_tcase(s, tc);
+    TCase *err = tcase_create("errors");
+    tcase_add_loop_test(err, test_parse_bad, 0, (int)(sizeof bad_cases / sizeof *bad_cases));
+    tcase_add_test(err, test_ndim_limit);
+    suite_add_tcase(s, err);
+    return s;
+}
