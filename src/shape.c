@@ -131,22 +131,24 @@ ts_status ts_shape_dim(const ts_shape *s, int axis, int64_t *out, ts_error *err)
 ts_status ts__dims_size(const int64_t *dims, int n, int64_t *out, ts_error *err)
 {
     int64_t size = 1;
-    int overflow = 0;
+    int overflow = 0, zero = 0;
     for (int i = 0; i < n; i++) {
         if (dims[i] < 0)
             return ts__error(err, TS_ERR_VALUE,
                              "dim %d is negative (%lld): sizes must be >= 0", i,
                              (long long)dims[i]);
-        if (dims[i] == 0) {
-            /* A zero dim makes the size 0 even if the rest would overflow,
-             * but keep scanning for negative dims. */
-            size = 0;
-            continue;
-        }
-        if (!overflow && size != 0 && ts__mul_overflow(size, dims[i], &size))
+        /* A zero dim makes the size 0 even if the others overflow. Track it
+         * apart: a wrapped product can itself be 0 (2^32 * 2^32). */
+        if (dims[i] == 0)
+            zero = 1;
+        else if (!overflow && ts__mul_overflow(size, dims[i], &size))
             overflow = 1;
     }
-    if (overflow && size != 0) {
+    if (zero) {
+        *out = 0;
+        return TS_OK;
+    }
+    if (overflow) {
         char buf[TS__SHAPE_STR_MAX];
         return ts__error(err, TS_ERR_OVERFLOW,
                          "the product of %s does not fit in 64 bits",
