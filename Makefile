@@ -49,7 +49,7 @@ else
 Q := @
 endif
 
-.PHONY: all check test-unit test-cli install uninstall clean asan ubsan valgrind fuzz bench
+.PHONY: all check test-unit test-cli install uninstall clean asan ubsan sanitize valgrind fuzz bench
 all: $(TSHAPE) $(STATIC) $(SHARED) $(B)/tshape.pc
 
 $(B)/%.o: %.c
@@ -133,6 +133,11 @@ uninstall:
 	    $(DESTDIR)$(MANDIR)/man3/libtshape.3 $(DESTDIR)$(COMPLETIONDIR)/tshape
 
 # Sanitizer builds rerun the whole suite in their own build directory.
+# sanitize: ASan (with leak detection) and UBSan together, as CI runs them.
+sanitize:
+	ASAN_OPTIONS=detect_leaks=1 $(MAKE) B=build-san \
+	    SAN='-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer' \
+	    OPT='-O1 -g' check
 asan:
 	$(MAKE) B=build-asan SAN='-fsanitize=address -fno-omit-frame-pointer' OPT='-O1 -g' check
 ubsan:
@@ -141,6 +146,6 @@ valgrind: $(RUNNER) $(TSHAPE)
 	CK_FORK=no valgrind --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite $(RUNNER)
 
 clean:
-	rm -rf build build-asan build-ubsan build-fuzz
+	rm -rf build build-asan build-ubsan build-san build-fuzz
 
 -include $(LIB_OBJ:.o=.d) $(PIC_OBJ:.o=.d) $(CLI_OBJ:.o=.d) $(TEST_OBJ:.o=.d)

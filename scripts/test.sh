@@ -1,0 +1,11 @@
+#!/bin/sh
+# test.sh - installs what the tests need, then runs the whole suite: unit
+# suites and CLI golden tests (make check), then the same under AddressSanitizer
+# and UndefinedBehaviorSanitizer (make sanitize). The README's second command;
+# .ci/run runs exactly this.
+set -e
+cd "$(dirname "$0")/.."
+sh scripts/deps.sh gcc make pkg-config libc6-dev libjansson-dev libzip-dev check \
+    python3-numpy clang libclang-rt-14-dev libdlpack-dev
+make -s -j2 check
+make -s sanitize
