@@ -587,6 +587,195 @@ TS_API ts_format ts_format_detect(const void *data, size_t len);
 /* einops, Caffe2 Tensor dims, jagged/tiled/nested shapes                    */
 /* ------------------------------------------------------------------------ */
 
+/* ------------------------------------------------------------------------ */
+/* DLPack interop                                                            */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * tshape's own copies of the DLPack structs (dmlc/dlpack include/dlpack/
+ * dlpack.h), so this header stays self-contained. They follow DLPack 1.1
+ * (type codes 0..17) and are laid out exactly like DLTensor and
+ * DLManagedTensor of every DLPack >= 0.7 (and of 0.6 wherever int is 32
+ * bits); tests/check_dlpack.c checks every offset against the system
+ * <dlpack/dlpack.h>. To hand a tensor to a framework, cast the pointer:
+ * (DLTensor *)&t or (DLManagedTensor *)m.
+ *
+ * DLPack rules that matter here: shape and strides count ELEMENTS, not
+ * bytes; NULL strides mean compact row-major (C order); data is in native
+ * byte order; data + byte_offset is the first element.
+ */
+#define TS_DLPACK_MAJOR_VERSION 1
+#define TS_DLPACK_MINOR_VERSION 1
+
+/* DLDeviceType values tshape produces or accepts. */
+#define TS_DLPACK_CPU 1              /* kDLCPU */
+#define TS_DLPACK_CUDA 2             /* kDLCUDA */
+
+/* DLDataTypeCode values of DLPack 1.1. */
+#define TS_DLPACK_INT 0              /* kDLInt */
+#define TS_DLPACK_UINT 1             /* kDLUInt */
+#define TS_DLPACK_FLOAT 2            /* kDLFloat */
+#define TS_DLPACK_OPAQUE_HANDLE 3    /* kDLOpaqueHandle */
+#define TS_DLPACK_BFLOAT 4           /* kDLBfloat */
+#define TS_DLPACK_COMPLEX 5          /* kDLComplex */
+#define TS_DLPACK_BOOL 6             /* kDLBool (DLPack >= 0.8) */
+#define TS_DLPACK_FLOAT8_E3M4 7      /* FP8..FP4 codes: DLPack >= 1.1 */
+#define TS_DLPACK_FLOAT8_E4M3 8
+#define TS_DLPACK_FLOAT8_E4M3B11FNUZ 9
+#define TS_DLPACK_FLOAT8_E4M3FN 10
+#define TS_DLPACK_FLOAT8_E4M3FNUZ 11
+#define TS_DLPACK_FLOAT8_E5M2 12
+#define TS_DLPACK_FLOAT8_E5M2FNUZ 13
+#define TS_DLPACK_FLOAT8_E8M0FNU 14
+#define TS_DLPACK_FLOAT6_E2M3FN 15
+#define TS_DLPACK_FLOAT6_E3M2FN 16
+#define TS_DLPACK_FLOAT4_E2M1FN 17
+
+/* DLDevice. device_type is one of the DLDeviceType values (kDLCPU = 1). */
+typedef struct ts_dlpack_device {
+    int32_t device_type;
+    int32_t device_id;
+} ts_dlpack_device;
+
+/* DLDataType: float32 is {2, 32, 1}, complex64 {5, 64, 1}, bool {6, 8, 1}. */
+typedef struct ts_dlpack_dtype {
+    uint8_t code;
+    uint8_t bits;
+    uint16_t lanes;
+} ts_dlpack_dtype;
+
+/* DLTensor. shape and strides have ndim elements; strides may be NULL
+ * (compact row-major). The first element is at (char *)data + byte_offset. */
+typedef struct ts_dlpack_tensor {
+    void *data;
+    ts_dlpack_device device;
+    int32_t ndim;
+    ts_dlpack_dtype dtype;
+    int64_t *shape;
+    int64_t *strides;
+    uint64_t byte_offset;
+} ts_dlpack_tensor;
+
+/* DLManagedTensor (the legacy, unversioned managed tensor that every DLPack
+ * consumer accepts). The consumer calls deleter(self) once when done. */
+typedef struct ts_dlpack_managed {
+    ts_dlpack_tensor dl_tensor;
+    void *manager_ctx;
+    void (*deleter)(struct ts_dlpack_managed *self);
+} ts_dlpack_managed;
+
+/*
+ * dtype -> DLPack 1.1 DLDataType (lanes 1): int8..int64 -> kDLInt,
+ * uint8..uint64 -> kDLUInt, float16/32/64 -> kDLFloat, bfloat16 ->
+ * kDLBfloat, complex64/128 -> kDLComplex, bool -> kDLBool (bits 8), the
+ * float8/6/4 types -> codes 10..17 with bits 8, 6 or 4 (packed).
+ * Errors: TS_ERR_DTYPE for dtypes DLPack cannot describe: longdouble and
+ * clongdouble (not IEEE without padding; NumPy's __dlpack__ refuses them
+ * too), datetime64, timedelta64, bytes, str, void, object, structured,
+ * quantized and unknown.
+ */
+TS_API ts_status ts_dtype_to_dlpack(ts_dtype dt, ts_dlpack_dtype *out, ts_error *err);
+
+/*
+ * DLPack DLDataType -> dtype, the inverse of ts_dtype_to_dlpack. lanes must
+ * be 1 and bits must be the type's width (kDLBool: 8).
+ * Errors: TS_ERR_DTYPE naming code, bits and lanes: vector types (lanes !=
+ * 1), kDLOpaqueHandle, codes above 17, widths no dtype has (int24,
+ * float128), and the FP8 codes without a tshape dtype (7 float8_e3m4,
+ * 8 float8_e4m3, 9 float8_e4m3b11fnuz).
+ */
+TS_API ts_status ts_dtype_from_dlpack(ts_dlpack_dtype dt, ts_dtype *out, ts_error *err);
+
+/*
+ * Describes blob `b` as a borrowed DLTensor in *out: data = b->data,
+ * byte_offset 0, device from b->dev_mask (TS_DEV_CPU -> kDLCPU,
+ * TS_DEV_GPU -> kDLCUDA; device_id 0, set it yourself if needed), dtype from
+ * ts_dtype_to_dlpack, ndim and shape from b->shape, and explicit strides in
+ * elements: row-major (s[n-1] = 1, s[k] = s[k+1] * d[k+1]) for a contiguous
+ * blob; for a blob of several rows whose row stride r differs from the last
+ * dim (mshadow's padded rows), s[n-2] = r: (..., d[n-2]*r, r, 1).
+ *   shape, strides  caller arrays of at least ndim elements (TS_MAX_NDIM
+ *                   always suffices), filled and pointed to by *out; both may
+ *                   be NULL when ndim is 0, and *out then gets NULL shape and
+ *                   strides. *out borrows them and b->data: keep them alive.
+ * Errors: TS_ERR_DTYPE (as ts_dtype_to_dlpack), TS_ERR_UNSUPPORTED (a
+ * dev_mask other than TS_DEV_CPU/TS_DEV_GPU), TS_ERR_LAYOUT (a row stride
+ * smaller than the last dim, so rows would overlap), TS_ERR_INVALID_ARG (NULL
+ * buffers with ndim > 0), TS_ERR_VALUE (negative dim), TS_ERR_OVERFLOW
+ * (a stride does not fit in int64).
+ */
+TS_API ts_status ts_blob_to_dlpack(const ts_blob *b, int64_t *shape, int64_t *strides,
+                                   ts_dlpack_tensor *out, ts_error *err);
+
+/*
+ * The inverse: makes `out` a blob viewing the DLTensor `t`, as mshadow's
+ * TBlob(const DLTensor &) does. `out` is treated as uninitialised (like
+ * ts_blob_init); on success free it with ts_blob_free. On failure it is left
+ * an empty blob that ts_blob_free accepts. The data pointer is
+ * t->data + t->byte_offset (the offset is folded in); the blob does not own
+ * it. device_id is dropped (a blob has only a device mask).
+ * Layout: NULL strides mean compact row-major. Otherwise the strides (in
+ * elements; those of dims of size 1, and all of a zero-size tensor, are
+ * ignored as in NumPy) must be row-major with unit innermost stride and an
+ * optional row stride r >= the last dim: (..., d[n-2]*r, r, 1). r becomes
+ * the blob's stride.
+ * Errors: TS_ERR_INVALID_ARG (t NULL, NULL shape with ndim > 0),
+ * TS_ERR_NDIM (ndim < 0 or > TS_MAX_NDIM), TS_ERR_VALUE (negative dim),
+ * TS_ERR_OVERFLOW (element count, stride product or data + byte_offset),
+ * TS_ERR_DTYPE (as ts_dtype_from_dlpack), TS_ERR_UNSUPPORTED (a device
+ * other than kDLCPU/kDLCUDA), TS_ERR_LAYOUT (naming the strides: a
+ * non-unit innermost stride, or strides that are not row-major with a row
+ * stride), TS_ERR_NOMEM.
+ */
+TS_API ts_status ts_blob_from_dlpack(const ts_dlpack_tensor *t, ts_blob *out,
+                                     ts_error *err);
+
+/*
+ * Describes array `a` of an opened file as a DLTensor over the file's bytes
+ * without reading them: data NULL and byte_offset = a->data_offset, so a
+ * program that maps the file at address p sets data = p (DLPack: first
+ * element at data + byte_offset) and hands the view to a framework. Device
+ * kDLCPU, id 0; dtype from ts_dtype_to_dlpack; shape as reported (NumPy
+ * order: do not use with gguf_stored_order); strides in elements, row-major
+ * for C order and (1, d0, d0*d1, ...) for a Fortran-order npy array.
+ *   shape, strides  as for ts_blob_to_dlpack.
+ * Errors: TS_ERR_DTYPE (byte order not native: DLPack data is always native
+ * order, so a big-endian '>f4' array on a little-endian host cannot be
+ * viewed without a byte swap; or a dtype DLPack cannot describe: object,
+ * structured, bytes, str, void, datetime, quantized...), TS_ERR_LAYOUT
+ * (MXNet row_sparse/csr storage: the data is not a dense array of the
+ * shape), TS_ERR_UNSUPPORTED (data_offset -1: the data is not stored as is,
+ * e.g. a deflated npz member), TS_ERR_INVALID_ARG, TS_ERR_VALUE,
+ * TS_ERR_OVERFLOW as above.
+ */
+TS_API ts_status ts_array_to_dlpack(const ts_array *a, int64_t *shape, int64_t *strides,
+                                    ts_dlpack_tensor *out, ts_error *err);
+
+/*
+ * Allocates a DLManagedTensor that a DLPack consumer can own: a copy of *t
+ * whose shape and strides arrays are copied into storage allocated by
+ * tshape (NULL strides stay NULL). The data is not copied and not owned.
+ * manager_ctx is set to `ctx`. The deleter, called once with the tensor,
+ * first calls release(ctx) when release is not NULL (e.g. to munmap the
+ * file the data lives in), then frees what tshape allocated (the struct and
+ * the shape/strides copies), never the data. To drop a managed tensor
+ * without handing it over, call (*out)->deleter(*out).
+ * Errors: TS_ERR_INVALID_ARG (t or out NULL, NULL shape with ndim > 0),
+ * TS_ERR_NDIM (ndim < 0 or > TS_MAX_NDIM), TS_ERR_NOMEM. *out is NULL on
+ * failure.
+ */
+TS_API ts_status ts_dlpack_managed_new(const ts_dlpack_tensor *t,
+                                       void (*release)(void *ctx), void *ctx,
+                                       ts_dlpack_managed **out, ts_error *err);
+
+/*
+ * ts_blob_to_dlpack then ts_dlpack_managed_new(..., NULL, NULL, out, err):
+ * a managed tensor viewing the blob's data; the deleter frees only tshape's
+ * storage. Errors as those two functions; *out is NULL on failure.
+ */
+TS_API ts_status ts_blob_to_dlpack_managed(const ts_blob *b, ts_dlpack_managed **out,
+                                           ts_error *err);
+
 #ifdef __cplusplus
 }
 #endif
