@@ -68,10 +68,8 @@ static ts_status parse_int(parser *p, int64_t *out, const char *expected)
     int overflow = 0;
     while (p->pos < p->len && p->s[p->pos] >= '0' && p->s[p->pos] <= '9') {
         unsigned d = (unsigned)(p->s[p->pos] - '0');
-        if (v > (UINT64_MAX - d) / 10)
+        if (__builtin_mul_overflow(v, 10u, &v) || __builtin_add_overflow(v, d, &v))
             overflow = 1;
-        else
-            v = v * 10 + d;
         p->pos++;
     }
     if (overflow || v > (uint64_t)INT64_MAX)
@@ -89,9 +87,84 @@ static ts_status parse_int(parser *p, int64_t *out, const char *expected)
     return TS_OK;
 }
 
+/*
+ * Fast path for the common spellings: "(3, 4, 5)", "[3,4]", "()", "7" with
+ * plain spaces, dims of at most 18 digits, nothing after the shape. Returns
+ * the ndim it parsed into dims, or -1 for anything else (then the precise
+ * parser below runs and, for bad input, explains the problem). Shape
+ * commands run this once per input line, so it is kept tight.
+ */
+static int parse_fast(const char *s, size_t len, int64_t *dims)
+{
+    const char *p = s, *end = s + len;
+    while (p < end && *p == ' ')
+        p++;
+    if (p == end)
+        return -1;
+    char close;
+    if (*p == '(')
+        close = ')';
+    else if (*p == '[')
+        close = ']';
+    else
+        close = 0; /* a bare number */
+    if (close)
+        p++;
+    int ndim = 0;
+    for (;;) {
+        while (p < end && *p == ' ')
+            p++;
+        if (p < end && *p == close && ndim == 0)
+            break; /* "()" */
+        const char *start = p;
+        uint64_t v = 0;
+        while (p < end && (unsigned)(*p - '0') < 10)
+            v = v * 10 + (unsigned)(*p++ - '0');
+        if (p == start || p - start > 18 || ndim == TS_MAX_NDIM)
+            return -1;
+        dims[ndim++] = (int64_t)v;
+        if (!close)
+            break;
+        while (p < end && *p == ' ')
+            p++;
+        if (p == end)
+            return -1;
+        if (*p == ',') {
+            p++;
+            while (p < end && *p == ' ')
+                p++;
+            if (p < end && *p == close)
+                break; /* trailing comma */
+            continue;
+        }
+        if (*p == close)
+            break;
+        return -1;
+    }
+    if (close)
+        p++; /* the closing bracket */
+    while (p < end && *p == ' ')
+        p++;
+    return p == end ? ndim : -1;
+}
+
 ts_status ts_shape_parse(ts_shape *out, const char *text, size_t len, unsigned flags,
                          size_t *consumed, ts_error *err)
 {
+    if (!consumed) {
+        int64_t fast[TS_MAX_NDIM];
+        int n = parse_fast(text, len, fast);
+        if (n >= 0) {
+            if (n <= TS_STACK_CACHE) {
+                /* Inline storage: no allocation, no call. */
+                out->ndim = n;
+                for (int i = 0; i < n; i++)
+                    out->stack[i] = fast[i];
+                return TS_OK;
+            }
+            return ts_shape_assign(out, n, fast, err);
+        }
+    }
     parser p = {text, len, 0, flags, err};
     int64_t dims[TS_MAX_NDIM];
     int ndim = 0;
@@ -106,9 +179,9 @@ ts_status ts_shape_parse(ts_shape *out, const char *text, size_t len, unsigned f
     if (open == '(' || open == '[') {
         size_t open_pos = p.pos;
         char close = open == '(' ? ')' : ']';
-        char expect_item[48], expect_sep[48];
-        snprintf(expect_item, sizeof expect_item, "a dim or '%c'", close);
-        snprintf(expect_sep, sizeof expect_sep, "',' or '%c'", close);
+        /* Static texts: this runs once per line of big inputs. */
+        const char *expect_item = open == '(' ? "a dim or ')'" : "a dim or ']'";
+        const char *expect_sep = open == '(' ? "',' or ')'" : "',' or ']'";
         p.pos++;
         skip_ws(&p);
         if (p.pos < p.len && p.s[p.pos] == close) {

@@ -132,6 +132,18 @@ ts_status ts__dims_size(const int64_t *dims, int n, int64_t *out, ts_error *err)
 {
     int64_t size = 1;
     int overflow = 0, zero = 0;
+    if (n <= TS_STACK_CACHE) {
+        /* Common case first: small shapes of positive dims. */
+        int i = 0;
+        for (; i < n && dims[i] > 0; i++)
+            if (ts__mul_overflow(size, dims[i], &size))
+                break;
+        if (i == n) {
+            *out = size;
+            return TS_OK;
+        }
+        size = 1; /* a zero, negative or overflow: the full loop explains */
+    }
     for (int i = 0; i < n; i++) {
         if (dims[i] < 0)
             return ts__error(err, TS_ERR_VALUE,

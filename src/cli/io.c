@@ -67,18 +67,39 @@ void out_char(char c)
     obuf[olen++] = c;
 }
 
+/* Two digits per step (the classic table trick): numbers are most of what
+ * the shape commands print. */
+static const char digits2[] =
+    "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+    "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+    "8081828384858687888990919293949596979899";
+
 void out_i64(int64_t v)
 {
     char tmp[24];
-    size_t n = 0;
+    char *p = tmp + sizeof tmp;
     uint64_t u = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
-    do {
-        tmp[sizeof tmp - 1 - n++] = (char)('0' + u % 10);
-        u /= 10;
-    } while (u);
+    while (u >= 100) {
+        unsigned i = (unsigned)(u % 100) * 2;
+        u /= 100;
+        *--p = digits2[i + 1];
+        *--p = digits2[i];
+    }
+    if (u >= 10) {
+        *--p = digits2[u * 2 + 1];
+        *--p = digits2[u * 2];
+    } else {
+        *--p = (char)('0' + u);
+    }
     if (v < 0)
-        tmp[sizeof tmp - 1 - n++] = '-';
-    out_write(tmp + sizeof tmp - n, n);
+        *--p = '-';
+    size_t n = (size_t)(tmp + sizeof tmp - p);
+    if (olen + n <= sizeof obuf) {
+        memcpy(obuf + olen, p, n);
+        olen += n;
+    } else {
+        out_write(p, n);
+    }
 }
 
 void out_dims(const cli_ctx *ctx, const int64_t *d, int n)
