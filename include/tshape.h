@@ -587,6 +587,355 @@ TS_API ts_format ts_format_detect(const void *data, size_t len);
 /* einops, Caffe2 Tensor dims, jagged/tiled/nested shapes                    */
 /* ------------------------------------------------------------------------ */
 
+/* ---- Slices and chips (TensorWrapper Shape::slice / Shape::chip) -------- */
+
+/*
+ * TensorWrapper slicing of a shape of rank r = ndim(s) (shapev1.rst
+ * "Slicing and Chipping"). Two forms:
+ *   - general: begin and end each hold r indices (nbegin == nend == r); mode i
+ *     covers the half-open range [begin[i], end[i]) and the result has extent
+ *     end[i] - begin[i] there. Shape (10,20), begin (0,0), end (5,5) -> (5,5).
+ *   - short: end is NULL and nend 0; begin holds 0..r indices; mode i < nbegin
+ *     is pinned to [begin[i], begin[i]+1), the other modes run their whole
+ *     span. Shape (10,20), begin (0) -> (1,20).
+ * The result keeps the rank (a slice). `out` (initialised; overwritten)
+ * receives the extents; `origin` (initialised, may be NULL) receives the
+ * origin of the slice in the indices of `s`, i.e. its first element (begin,
+ * with 0 for unpinned modes in the short form). Indices are element indices,
+ * >= 0.
+ * Differences from TensorWrapper's code (PR #236): every bound is checked
+ * against the extents (TensorWrapper accepts end beyond the extent), and an
+ * empty range begin == end is allowed (extent 0; TensorWrapper throws
+ * "begin index must be < end index").
+ * Errors: TS_ERR_NDIM (index count does not match the rank: "slice begin has
+ * 3 indices but shape (10,4) has 2 axes"), TS_ERR_INDEX (negative index, end
+ * or pinned index beyond the extent: "slice end 5 exceeds extent 4 of axis 1
+ * of (10,4)"), TS_ERR_VALUE (begin > end, or a negative dim in s),
+ * TS_ERR_NOMEM.
+ */
+TS_API ts_status ts_shape_slice(const ts_shape *s, const int64_t *begin, int nbegin,
+                                const int64_t *end, int nend, ts_shape *out,
+                                ts_shape *origin, ts_error *err);
+
+/*
+ * TensorWrapper chipping: as ts_shape_slice (same forms, checks and errors,
+ * messages say "chip"), then every mode whose range has extent exactly 1 is
+ * removed, so the rank drops. Shape (10,20): begin (2) -> (20,); begin (0,2),
+ * end (10,3) -> (10,). `origin` receives the begin index of the modes that
+ * remain (same rank as `out`). An empty range (extent 0) is kept as a 0 dim.
+ */
+TS_API ts_status ts_shape_chip(const ts_shape *s, const int64_t *begin, int nbegin,
+                               const int64_t *end, int nend, ts_shape *out,
+                               ts_shape *origin, ts_error *err);
+
+/* ---- Index iteration (TensorWrapper shape iteration with an origin) ---- */
+
+/*
+ * An odometer over every index of a shape in lexicographic (C, row-major)
+ * order, in constant memory: no allocation, so it works for shapes of any
+ * size. Fields are read-only for the caller: after ts_index_iter_next returns
+ * 1, index[0..ndim-1] is the absolute index (origin + offset) and
+ * offset[0..ndim-1] the offset from the origin (TensorWrapper "absolute
+ * indices" vs "offsets").
+ */
+typedef struct ts_index_iter {
+    int ndim;
+    int state;                       /* 0 before the first index, 1 running, 2 done */
+    int64_t extent[TS_MAX_NDIM];
+    int64_t origin[TS_MAX_NDIM];
+    int64_t offset[TS_MAX_NDIM];
+    int64_t index[TS_MAX_NDIM];
+} ts_index_iter;
+
+/*
+ * Prepares `it` to iterate over `s`. origin: NULL for the zero origin, else
+ * norigin == ndim(s) indices >= 0. A size-0 shape yields no index; the
+ * scalar () yields exactly one, of ndim 0.
+ * Errors: TS_ERR_NDIM (norigin != ndim), TS_ERR_VALUE (negative origin or
+ * dim), TS_ERR_OVERFLOW (origin + extent - 1 does not fit in int64).
+ */
+TS_API ts_status ts_index_iter_init(ts_index_iter *it, const ts_shape *s,
+                                    const int64_t *origin, int norigin, ts_error *err);
+
+/* Advances to the next index: returns 1 and updates index/offset, or 0 when
+ * every index has been visited (and on every later call). */
+TS_API int ts_index_iter_next(ts_index_iter *it);
+
+/* ---- einsum and labelled composition ------------------------------------ */
+
+/*
+ * Output shape of NumPy einsum (numpy.einsum with optimize=False, i.e.
+ * PyArray_EinsteinSum) for `noperands` operands of the given shapes.
+ * subscripts: NUL-terminated, "ij,jk->ik" or implicit "ij,jk". Labels are
+ * ASCII letters; spaces are ignored; "..." (at most one per operand and in
+ * the output) stands for broadcast dims.
+ *   - implicit mode (no "->"): the output is the broadcast dims, then every
+ *     label that appears exactly once, in ASCII order ("ba" on (2,3) -> (3,2);
+ *     upper case sorts before lower case);
+ *   - explicit: the labels after "->" in that order; each at most once, each
+ *     from some input; "..." required when the ellipses cover any dims;
+ *   - a label repeated within one operand (a diagonal) needs equal dims there;
+ *     across operands dims must be equal or 1 (1 broadcasts; 1 vs 0 -> 0),
+ *     'ij,j' (2,3),(1,) -> (2,);
+ *   - ellipsis dims broadcast right-aligned, as numpy.broadcast_shapes.
+ * `out` (initialised) is overwritten on success. err->column is the 1-based
+ * column in `subscripts` for syntax errors.
+ * Errors: TS_ERR_PARSE (bad character, '.' outside "...", a second "...",
+ * '-' not followed by '>', repeated output label), TS_ERR_INVALID_ARG (the
+ * equation names a different number of operands than given, or none given),
+ * TS_ERR_NDIM (label count does not match an operand's ndim; output beyond
+ * TS_MAX_NDIM), TS_ERR_SIZE (diagonal dims differ), TS_ERR_BROADCAST (a label
+ * or ellipsis dim that does not broadcast: "einsum(): subscript j has size 4
+ * for operand 1 which does not broadcast with previously seen size 3"),
+ * TS_ERR_VALUE (output label in no input, missing "..." in the output,
+ * negative dim), TS_ERR_NOMEM.
+ */
+TS_API ts_status ts_einsum_shape(const char *subscripts, const ts_shape *operands,
+                                 int noperands, ts_shape *out, ts_error *err);
+
+/*
+ * TensorWrapper labelled composition, s_result("i,k") = s0("i,j,k") *
+ * s1("i,j,k") (IndexedShape, shape_from_labels.hpp): the result has one mode
+ * per label of `result_labels`, with the extent that label has in the
+ * inputs. Covers permutation ("j,i,k" from "i,j,k" of (10,20,30) ->
+ * (20,10,30)), contraction ("i,k" from two "i,j,k" -> (10,30)) and direct
+ * product ("i,j,k,l" from "i,j,k" and "i,j,l" -> (10,20,30,30)).
+ * Label lists are comma-separated identifiers ([A-Za-z_][A-Za-z0-9_]*, spaces
+ * around them allowed; "" is rank 0). labels[i] labels shapes[i], one label
+ * per mode; ninputs >= 1. Unlike TensorWrapper's code (the first input with
+ * the label wins), every occurrence of a label, in all inputs and within one
+ * input, must have the same extent, as its design said ("would throw"). No
+ * broadcasting. `out` (initialised) is overwritten on success.
+ * Errors: TS_ERR_PARSE (bad label list; err->column is the column in that
+ * list), TS_ERR_NDIM (label count differs from the rank), TS_ERR_VALUE
+ * ("label 'x' of the result is in no input", a result label given twice),
+ * TS_ERR_SIZE ("label 'j' has extent 20 in input 0 but 30 in input 1"),
+ * TS_ERR_INVALID_ARG (ninputs < 1), TS_ERR_NOMEM.
+ */
+TS_API ts_status ts_label_compose(const char *result_labels, const char *const *labels,
+                                  const ts_shape *shapes, int ninputs, ts_shape *out,
+                                  ts_error *err);
+
+/* ---- einops patterns (rearrange, reduce, repeat, parse_shape) ----------- */
+
+/* The einops operation a pattern is checked for. */
+typedef enum ts_einops_op {
+    TS_EINOPS_REARRANGE = 0,   /* same identifiers on both sides */
+    TS_EINOPS_REDUCE = 1,      /* right side a subset of the left */
+    TS_EINOPS_REPEAT = 2       /* left side a subset of the right */
+} ts_einops_op;
+
+/*
+ * A named axis length: einops' axes_lengths keyword arguments (h2=2) as
+ * input, parse_shape results as output. `name` points to name_len bytes,
+ * not necessarily NUL-terminated.
+ */
+typedef struct ts_axis_size {
+    const char *name;
+    size_t name_len;
+    int64_t size;
+} ts_axis_size;
+
+/* Limits on einops patterns (TS_ERR_LIMIT beyond them). */
+#define TS_EINOPS_MAX_PATTERN 4096   /* bytes in a pattern */
+#define TS_EINOPS_MAX_AXES 128       /* axes (names, numbers, 1s) per side */
+
+/* A checked einops pattern with its axis sizes; opaque. */
+typedef struct ts_einops ts_einops;
+
+/*
+ * Parses and checks `pattern` ("b c (h h2) w -> b c h h2 w") for `op` with
+ * the nsizes axis lengths in `sizes` (may be NULL when nsizes is 0), as
+ * einops' ParsedExpression and _prepare_transformation_recipe do:
+ *   grammar: "lhs -> rhs"; each side space-separated axis names (ASCII
+ *   identifiers not starting or ending with '_'), anonymous axes (positive
+ *   decimal integers without leading zeros; "1" is a unit axis), one-level
+ *   parenthesised groups ("()" is a unit axis), at most one "...";
+ *   rules: rearrange - same identifiers on both sides, no anonymous axis
+ *   other than 1; reduce - right identifiers a subset of the left; repeat -
+ *   left identifiers a subset of the right, new named axes need a size; "..."
+ *   on the right needs one on the left, and is parenthesised only on the
+ *   right; per left group at most one axis of unknown length; each size
+ *   names an axis of the pattern, once, and is >= 0.
+ * Sizes are copied: `sizes` need not outlive the call. *out receives a new
+ * object to release with ts_einops_free, NULL on failure.
+ * Errors (message: op "pattern" [with k=v...]: cause; err->column is the
+ * column in the pattern where there is one): TS_ERR_PARSE, TS_ERR_VALUE
+ * (rule broken, bad size), TS_ERR_SIZE ("could not infer sizes for h, w"),
+ * TS_ERR_LIMIT (TS_EINOPS_MAX_*), TS_ERR_INVALID_ARG (bad op), TS_ERR_NOMEM.
+ */
+TS_API ts_status ts_einops_compile(ts_einops **out, ts_einops_op op, const char *pattern,
+                                   const ts_axis_size *sizes, int nsizes, ts_error *err);
+
+/*
+ * Output shape of the compiled pattern applied to an input of shape `in`
+ * (einops _reconstruct_from_shape): checks the rank, infers the unknown
+ * length of each left group by division, checks given sizes, then multiplies
+ * out each right group. `out` (initialised) is overwritten on success.
+ * Errors (message: op "pattern" on shape (2,3,4,5) [with k=v]: cause):
+ * TS_ERR_NDIM ("wrong shape: expected 3 dims, received a 4-dim shape"),
+ * TS_ERR_SIZE ("can't divide axis of length 4 into chunks of 3", "shape
+ * mismatch, 3 != 7 ..."), TS_ERR_OVERFLOW, TS_ERR_VALUE (negative dim),
+ * TS_ERR_NOMEM.
+ */
+TS_API ts_status ts_einops_apply(const ts_einops *e, const ts_shape *in, ts_shape *out,
+                                 ts_error *err);
+
+/* Releases a compiled pattern. Accepts NULL. */
+TS_API void ts_einops_free(ts_einops *e);
+
+/* One-shot ts_einops_compile + ts_einops_apply + ts_einops_free. */
+TS_API ts_status ts_einops_shape(ts_einops_op op, const char *pattern, const ts_shape *in,
+                                 const ts_axis_size *sizes, int nsizes, ts_shape *out,
+                                 ts_error *err);
+
+/*
+ * einops.parse_shape: matches `pattern` (one side, no "->": names, '_' to
+ * skip an axis, anonymous integers that must equal the dim, "1" or "()" for
+ * a dim of 1, at most one "..." skipping any number of dims; groups of more
+ * than one axis are rejected) against `s`. out (caller array of at least
+ * TS_MAX_NDIM entries) receives the named axes in pattern order, *count
+ * their number; names point into `pattern`.
+ * Errors (message: parse_shape "pattern" on shape (2,3): cause): TS_ERR_PARSE
+ * (with err->column), TS_ERR_VALUE (composite axes), TS_ERR_NDIM (wrong rank),
+ * TS_ERR_SIZE (anonymous axis or 1 does not match the dim), TS_ERR_LIMIT.
+ */
+TS_API ts_status ts_einops_parse_shape(const char *pattern, const ts_shape *s,
+                                       ts_axis_size *out, int *count, ts_error *err);
+
+/* ---- Caffe2 Tensor dims (caffe2/core/tensor.h) -------------------------- */
+
+/*
+ * Caffe2 Tensor::Extend(num, ...): grows the outermost dim by num >= 0:
+ * (4,3) extended by 2 -> (6,3). `out` (initialised, may be `s`) receives the
+ * new dims. Errors: TS_ERR_NDIM (a scalar has no outermost dim; Caffe2
+ * "Tensor must be at least 1D"), TS_ERR_VALUE (num < 0, negative dim),
+ * TS_ERR_OVERFLOW (the new dim or size does not fit in int64), TS_ERR_NOMEM.
+ */
+TS_API ts_status ts_caffe2_extend(const ts_shape *s, int64_t num, ts_shape *out,
+                                  ts_error *err);
+
+/*
+ * Caffe2 Tensor::Shrink(outer_dim): sets the outermost dim to outer_dim,
+ * 0 <= outer_dim <= current. `out` may be `s`. Errors: TS_ERR_NDIM (scalar),
+ * TS_ERR_VALUE (outer_dim < 0 or above the current outer dim: "new outer dim
+ * 7 exceeds the current outer dim 4 of (4,3)"; Caffe2 said only "New outer
+ * dimension must be smaller than current."), TS_ERR_NOMEM.
+ */
+TS_API ts_status ts_caffe2_shrink(const ts_shape *s, int64_t outer_dim, ts_shape *out,
+                                  ts_error *err);
+
+/*
+ * Caffe2 Tensor::Resize(dims) / SetDims: `out` becomes `new_dims`, *old_size
+ * and *size (may be NULL) the element counts before and after, and
+ * *size_changed (may be NULL) 1 when they differ: the case in which Caffe2
+ * frees the buffer and the next mutable_data() reallocates it (unless
+ * FLAGS_caffe2_keep_on_shrink and the capacity suffices). Any ndim, any dims
+ * >= 0. Errors: TS_ERR_VALUE (negative dim), TS_ERR_OVERFLOW, TS_ERR_NOMEM.
+ */
+TS_API ts_status ts_caffe2_resize(const ts_shape *s, const ts_shape *new_dims,
+                                  ts_shape *out, int64_t *old_size, int64_t *size,
+                                  int *size_changed, ts_error *err);
+
+/* ---- Jagged, tiled and nested shapes (TensorWrapper design) ------------- */
+
+/* Limits on jagged shapes (TS_ERR_LIMIT beyond them). */
+#define TS_JAGGED_MAX_DEPTH 32         /* brace levels */
+#define TS_JAGGED_MAX_NODES 1000000    /* braces + leaf shapes */
+
+/*
+ * A jagged shape (TensorWrapper JaggedShape): a tree whose inner nodes are
+ * brace levels (jagged modes) and whose leaves are smooth shapes. Opaque.
+ * Text form (the grammar ts_jagged_parse reads and ts_jagged_format writes):
+ *     jagged := ws ( shape | "{" ws [ item { ws "," ws item } [ ws "," ] ]
+ *               ws "}" | "tile" { ws shape } ) ws
+ *     item   := shape | "{" ... "}"       (nested braces)
+ *     shape  := a ts_shape_parse tuple: "(10,20)" or "[10,20]"; bare
+ *               integers are rejected inside braces
+ * "{(10,),(20,),(30,)}" is a jagged matrix with rows of 10, 20 and 30
+ * elements; "{(10,20),(30,40)}" a jagged rank-3 tensor of two smooth
+ * matrices. A plain shape "(10,20)" is a smooth shape viewed as jagged.
+ * "tile (5,10,15) (5,10,15)" is TensorWrapper's TiledShape: a 30x30 matrix
+ * cut into 3x3 blocks, i.e. the jagged shape of depth 2 whose leaf (i,j) is
+ * (t0[i], t1[j]).
+ * Rank = depth (brace levels) + rank of the leaves. All leaves must have the
+ * same rank and all sibling subtrees the same depth; anything else is
+ * ragged and rejected (the seed's example js{Shape{10,20,30},Shape{10,20}}
+ * mixes leaf ranks 3 and 2, which has no rank: shapev1.rst defines a jagged
+ * tensor of rank r as a map from r-s indices to smooth shapes of rank s). An
+ * empty "{}" has no leaves: it conforms to any sibling, and a shape whose
+ * leaf rank is unknown counts leaf rank 0.
+ */
+typedef struct ts_jagged ts_jagged;
+
+/*
+ * Parses the text form above (len bytes, need not be NUL-terminated). *out
+ * receives a new object (free with ts_jagged_free), NULL on failure.
+ * Errors: TS_ERR_PARSE (err->column set; "element 1 of {...} at column 12
+ * has rank 1 but element 0 has rank 2"), TS_ERR_LIMIT (depth or node
+ * count), the errors of ts_shape_parse, TS_ERR_OVERFLOW, TS_ERR_NOMEM.
+ */
+TS_API ts_status ts_jagged_parse(ts_jagged **out, const char *text, size_t len,
+                                 ts_error *err);
+
+/* TensorWrapper TiledShape{tiles[0], ..., tiles[n-1]}: the jagged shape of
+ * depth n with leaf (i0,...) = (tiles[0][i0], ..., tiles[n-1][i(n-1)]). n may
+ * be 0 (the scalar). Errors: TS_ERR_VALUE (negative tile), TS_ERR_LIMIT
+ * (more than TS_JAGGED_MAX_NODES nodes, checked before allocating; n above
+ * TS_JAGGED_MAX_DEPTH), TS_ERR_NOMEM. */
+TS_API ts_status ts_jagged_tile(ts_jagged **out, const ts_shape *tiles, int n,
+                                ts_error *err);
+
+/* Releases a jagged shape. Accepts NULL. */
+TS_API void ts_jagged_free(ts_jagged *j);
+
+/* Total rank (depth + leaf rank) and depth (number of jagged modes). */
+TS_API int ts_jagged_rank(const ts_jagged *j);
+TS_API int ts_jagged_depth(const ts_jagged *j);
+
+/* Total element count: the sum of the sizes of all leaves (seed: {10,20,30}
+ * and {10,20} hold 6000 + 200 = 6200). Errors: TS_ERR_OVERFLOW. */
+TS_API ts_status ts_jagged_size(const ts_jagged *j, int64_t *out, ts_error *err);
+
+/*
+ * Writes the canonical text, snprintf-style: "{(10,20),(30,40)}", tiles
+ * expanded, no spaces. Returns the full length (excluding the NUL); at most
+ * cap bytes are written including the NUL; buf may be NULL when cap is 0.
+ */
+TS_API size_t ts_jagged_format(const ts_jagged *j, char *buf, size_t cap);
+
+/*
+ * The shape of one slice (TensorWrapper: the (0,1) slice of a rank-4 jagged
+ * shape is the jagged matrix {(20,),(30,)}): the first n indices select
+ * children of the brace levels; indices beyond the depth chip the smooth
+ * leaf (remove its leading modes). *out receives a new jagged shape (a
+ * smooth one when n >= depth). n = 0 copies.
+ * Errors: TS_ERR_INDEX ("index 3 is out of bounds for jagged mode 1 with 2
+ * elements"), TS_ERR_NDIM (n > rank), TS_ERR_NOMEM.
+ */
+TS_API ts_status ts_jagged_slice(const ts_jagged *j, const int64_t *index, int n,
+                                 ts_jagged **out, ts_error *err);
+
+/* 1 when the jagged shape has depth 0, and then copies its smooth shape to
+ * `out` (initialised); else 0 and `out` is untouched. Errors only NOMEM, as
+ * a 0 return with err->code TS_ERR_NOMEM. */
+TS_API int ts_jagged_smooth(const ts_jagged *j, ts_shape *out, ts_error *err);
+
+/*
+ * TensorWrapper Nested<T>: partitions the rank into nlayers layers of
+ * layers[i] >= 0 modes each, left to right (Nested({1,2}, Shape{10,20,30})).
+ * For each layer i, elements[i] receives elements_in_layer(i): the number of
+ * elements of the tensor viewed down to layer i, i.e. the number of distinct
+ * index prefixes of length layers[0] + ... + layers[i] ({1,2} of (10,20,30):
+ * 10, 6000; of {(60,100),(10,20)}: 2, 6200). rank_layer(i) is layers[i].
+ * elements has nlayers entries. nlayers 0 is allowed for a rank-0 shape.
+ * Errors: TS_ERR_VALUE (a negative layer; layer ranks that do not sum to the
+ * rank: "layers 1,1 sum to rank 2 but the shape has rank 3"),
+ * TS_ERR_OVERFLOW.
+ */
+TS_API ts_status ts_jagged_layers(const ts_jagged *j, const int64_t *layers, int nlayers,
+                                  int64_t *elements, ts_error *err);
+
 /* ------------------------------------------------------------------------ */
 /* DLPack interop                                                            */
 /* ------------------------------------------------------------------------ */
