@@ -49,7 +49,7 @@ else
 Q := @
 endif
 
-.PHONY: all check test-unit test-cli install uninstall clean asan ubsan sanitize valgrind fuzz bench
+.PHONY: man all check test-unit test-cli install uninstall clean asan ubsan sanitize valgrind fuzz bench
 all: $(TSHAPE) $(STATIC) $(SHARED) $(B)/tshape.pc
 
 $(B)/%.o: %.c
@@ -101,6 +101,11 @@ $(B)/tshape.pc: tshape.pc.in include/tshape.h
 	$(Q)sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' \
 	    -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' -e 's|@VERSION@|$(VERSION)|' $< > $@
 
+# The library manual is generated from the public header.
+man: man/libtshape.3
+man/libtshape.3: include/tshape.h scripts/gen-libman.py
+	$(Q)python3 scripts/gen-libman.py > $@.tmp && mv $@.tmp $@
+
 # make check: unit suites (Check), then CLI golden tests and man-page examples.
 check: test-unit test-cli
 
@@ -138,12 +143,32 @@ sanitize:
 	ASAN_OPTIONS=detect_leaks=1 $(MAKE) B=build-san \
 	    SAN='-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer' \
 	    OPT='-O1 -g' check
+# The options a user sets in ASAN_OPTIONS/UBSAN_OPTIONS come last and win.
 asan:
-	$(MAKE) B=build-asan SAN='-fsanitize=address -fno-omit-frame-pointer' OPT='-O1 -g' check
+	ASAN_OPTIONS="detect_leaks=1:detect_stack_use_after_return=1$${ASAN_OPTIONS:+:$$ASAN_OPTIONS}" \
+	    $(MAKE) B=build-asan SAN='-fsanitize=address -fno-omit-frame-pointer' OPT='-O1 -g' check
 ubsan:
-	$(MAKE) B=build-ubsan SAN='-fsanitize=undefined -fno-sanitize-recover=all' OPT='-O1 -g' check
+	UBSAN_OPTIONS="print_stacktrace=1$${UBSAN_OPTIONS:+:$$UBSAN_OPTIONS}" \
+	    $(MAKE) B=build-ubsan SAN='-fsanitize=undefined -fno-sanitize-recover=all' OPT='-O1 -g' check
+# The unit suite in one process (CK_FORK=no) so valgrind sees every test.
 valgrind: $(RUNNER) $(TSHAPE)
-	CK_FORK=no valgrind --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite $(RUNNER)
+	CK_FORK=no valgrind -q --error-exitcode=99 --leak-check=full \
+	    --errors-for-leak-kinds=definite,indirect $(RUNNER)
+
+# libFuzzer harnesses (clang): fuzz/fuzz_<name>.c -> build-fuzz/fuzz_<name>,
+# linked with the library built for fuzzing in build-fuzz. fuzz/harnesses.sh
+# leaves out harnesses whose functions include/tshape.h does not declare yet.
+# Run them with bench/fuzz.sh SECONDS [HARNESS...].
+FUZZ_CC ?= clang
+FUZZ_SAN := -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all \
+            -fno-omit-frame-pointer
+fuzz:
+	$(Q)$(MAKE) --no-print-directory B=build-fuzz CC=$(FUZZ_CC) SAN='$(FUZZ_SAN)' OPT='-O1 -g' \
+	    $$(sh fuzz/harnesses.sh build-fuzz)
+
+$(B)/fuzz_%: fuzz/fuzz_%.c $(wildcard fuzz/*.h) include/tshape.h $(STATIC)
+	@$(if $(Q),echo '  FUZZ    $@')
+	$(Q)$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -fsanitize=fuzzer -o $@ $< $(STATIC) $(DEP_LIBS) -lm
 
 clean:
 	rm -rf build build-asan build-ubsan build-san build-fuzz

@@ -170,8 +170,9 @@ static void report_array(const cli_ctx *ctx, const char *path, const ts_file *f,
         snprintf(tmp, sizeof tmp, "%d bits per element", (int)a->bits);
     else
         snprintf(tmp, sizeof tmp, "itemsize %lld", (long long)a->itemsize);
-    snprintf(buf, sizeof buf, "%s (%s %s, %s, %s)", a->dtype_name,
-             ts_format_name(ts_file_format(f)), a->format_dtype, tmp,
+    snprintf(buf, sizeof buf, "%s (%s %s%s, %s, %s)", a->dtype_name,
+             ts_format_name(ts_file_format(f)),
+             ts_file_format(f) == TS_FORMAT_MXNET ? "type flag " : "", a->format_dtype, tmp,
              byteorder_word(a->byteorder));
     emit(&e, "dtype", json_string(a->dtype_name), buf);
     emit(&e, "descr", descr ? json_string(descr) : json_null(), NULL);
