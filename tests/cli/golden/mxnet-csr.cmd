@@ -1,0 +1,1 @@
+tshape info --filter csr tests/fixtures/mxnet/v2_sparse.params

@@ -1,0 +1,1 @@
+tshape info -s tests/fixtures/mxnet/v2_dtypes.params

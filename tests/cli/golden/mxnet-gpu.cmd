@@ -1,0 +1,1 @@
+tshape info tests/fixtures/mxnet/gpu_ctx.params

@@ -1,0 +1,1 @@
+tshape info tests/fixtures/mxnet/bad_names_count.params

@@ -1,0 +1,1 @@
+tshape info --json tests/fixtures/mxnet/v2_none.nd

@@ -1,0 +1,1 @@
+tshape info tests/fixtures/tshape/one32.tshape

@@ -1,0 +1,1 @@
+tshape info -f tshape32 tests/fixtures/tshape/bad32_ndim.tshape tests/fixtures/tshape/bad32_truncated.tshape tests/fixtures/tshape/bad32_overflow.tshape tests/fixtures/tshape/empty.tshape; tshape info -f tshape64 tests/fixtures/tshape/bad64_ndim.tshape tests/fixtures/tshape/bad64_truncated.tshape tests/fixtures/tshape/bad64_negdim.tshape

@@ -1,0 +1,1 @@
+tshape info -s -f tshape64 tests/fixtures/tshape/three64.tshape
