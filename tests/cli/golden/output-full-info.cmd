@@ -1,0 +1,1 @@
+tshape info examples/labels.npy > /dev/full

@@ -1,0 +1,1 @@
+tshape size '(2,3)' > /dev/full
