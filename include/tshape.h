@@ -582,6 +582,228 @@ TS_API ts_format ts_format_detect(const void *data, size_t len);
 /* ravel/unravel (NumPy, MXNet, PyTorch semantics)                           */
 /* ------------------------------------------------------------------------ */
 
+/*
+ * Common to this section: every `out` shape is caller-initialised
+ * (ts_shape_init / TS_SHAPE_INIT); it is overwritten on success and left
+ * unspecified on failure, and the caller frees it with ts_shape_free. `out`
+ * may be the same object as an input shape. Input shapes must have dims
+ * >= 0 (a negative dim gives TS_ERR_VALUE) unless a comment says otherwise.
+ * Axis lists are arrays of int64 that may be negative where NumPy allows it
+ * (-1 is the last axis). All products are overflow-checked
+ * (TS_ERR_OVERFLOW). Messages name the operation, the inputs and the cause.
+ */
+
+/* Reshape flags. */
+#define TS_RESHAPE_MXNET   0x1u  /* MXNet special values 0 -1 -2 -3 -4 */
+#define TS_RESHAPE_REVERSE 0x2u  /* MXNet reverse=True: match them right to left */
+
+/*
+ * Reshape: `out` receives the shape that `in` (size N elements) takes when
+ * reshaped to `target` (parse it with TS_PARSE_ALLOW_NEGATIVE). The result
+ * always has exactly N elements.
+ *
+ * flags 0, NumPy `reshape` rule: at most one -1, inferred as N divided by
+ * the product of the other dims; other negatives are rejected (NumPy 1.x
+ * treats any negative as unknown; only -1 is documented). A -1 whose other
+ * dims multiply to 0 is ambiguous and rejected (as torch; NumPy reports a
+ * size mismatch).
+ *
+ * TS_RESHAPE_MXNET, MXNet `Reshape` (InferReshapeShape in
+ * src/operator/tensor/matrix_op-inl.h), target values consumed left to
+ * right against the input dims:
+ *    d > 0  output d, consumes one input dim
+ *    0      copy the input dim, consumes it
+ *    -1     inferred (at most one), consumes one input dim
+ *    -2     copy all remaining input dims
+ *    -3     product of the next two input dims, consumes both
+ *    -4     split one input dim into the next two target values a, b
+ *           (literal dims >= 0, or one of them -1: inferred)
+ * TS_RESHAPE_REVERSE (only with TS_RESHAPE_MXNET) reverses both lists,
+ * applies the rule and reverses the result: (10,5,4) with (-1,0) gives
+ * (40,5), reversed (50,4). Unlike MXNet, whose total-size check is compiled
+ * out (`#if 0` in ReshapeShape) and whose inference truncates and may divide
+ * by zero, the result size is always checked and an inexact or ambiguous -1
+ * is an error.
+ *
+ * Errors: TS_ERR_VALUE (a negative input dim; a target value that is not
+ * allowed; two -1), TS_ERR_SIZE (sizes differ, -1 not exact or ambiguous,
+ * -4 split that does not multiply to the split dim), TS_ERR_NDIM (an MXNet
+ * 0/-3/-4 reads past the last input dim, -4 without two values after it,
+ * result above TS_MAX_NDIM), TS_ERR_OVERFLOW, TS_ERR_INVALID_ARG (unknown
+ * flag, REVERSE without MXNET), TS_ERR_NOMEM.
+ */
+TS_API ts_status ts_reshape(const ts_shape *in, const ts_shape *target, unsigned flags,
+                            ts_shape *out, ts_error *err);
+
+/*
+ * NumPy broadcasting (`np.broadcast_shapes`) of the n shapes shapes[0..n-1]:
+ * right-aligned, missing leading dims count as 1; dims must be equal or one
+ * of them 1; the result takes the non-1 dim, so 1 vs 0 gives 0 and 0 vs 2 is
+ * an error. n == 0 gives the scalar (). shapes may be NULL when n is 0.
+ * Errors: TS_ERR_BROADCAST naming both arguments (by index) and the axis,
+ * counted from the left of the result, e.g. "shapes (2,3) (arg 0) and (4,3)
+ * (arg 1) cannot be broadcast: axis 0 (counted from the left of the result)
+ * has 2 vs 4"; TS_ERR_VALUE, TS_ERR_NOMEM.
+ */
+TS_API ts_status ts_broadcast(const ts_shape *const *shapes, size_t n, ts_shape *out,
+                              ts_error *err);
+
+/*
+ * NumPy `transpose`: out[i] = in[axes[i]]. axes == NULL reverses the dims
+ * (naxes ignored); otherwise axes must be a permutation of the ndim axes,
+ * negatives allowed ((-1,0,1) on (2,3,4) gives (4,2,3)).
+ * Errors: TS_ERR_NDIM (naxes != ndim), TS_ERR_AXIS (out of range or
+ * repeated), TS_ERR_VALUE, TS_ERR_NOMEM.
+ */
+TS_API ts_status ts_transpose(const ts_shape *in, const int64_t *axes, size_t naxes,
+                              ts_shape *out, ts_error *err);
+
+/*
+ * NumPy `squeeze`: axes == NULL removes every size-1 dim ((1,3,1) gives
+ * (3,)); otherwise exactly the listed axes (naxes of them, possibly none),
+ * each of which must have size 1 (torch silently skips non-1 dims; NumPy
+ * and tshape reject them).
+ * Errors: TS_ERR_AXIS (out of range, repeated, or size not 1: "cannot
+ * squeeze axis 0 of (2,1): its size is 2, not 1"), TS_ERR_VALUE,
+ * TS_ERR_NOMEM.
+ */
+TS_API ts_status ts_squeeze(const ts_shape *in, const int64_t *axes, size_t naxes,
+                            ts_shape *out, ts_error *err);
+
+/*
+ * NumPy `expand_dims`: inserts size-1 dims at the naxes positions `axes`,
+ * which index the OUTPUT (ndim_out = ndim + naxes) and are normalised
+ * against ndim_out: (2,3) with (0,-1) gives (1,2,3,1). naxes 0 copies.
+ * Errors: TS_ERR_AXIS (out of range or repeated), TS_ERR_NDIM (ndim_out
+ * above TS_MAX_NDIM), TS_ERR_VALUE, TS_ERR_NOMEM.
+ */
+TS_API ts_status ts_expand_dims(const ts_shape *in, const int64_t *axes, size_t naxes,
+                                ts_shape *out, ts_error *err);
+
+/*
+ * NumPy `moveaxis`: moves axes src[i] to positions dst[i] (n pairs); the
+ * other axes keep their order. (2,3,4) with 0 -> -1 gives (3,4,2); with
+ * (0,1) -> (-1,-2) gives (4,3,2).
+ * Errors: TS_ERR_AXIS (out of range, or repeated within src or within
+ * dst), TS_ERR_VALUE, TS_ERR_NOMEM.
+ */
+TS_API ts_status ts_moveaxis(const ts_shape *in, const int64_t *src, const int64_t *dst,
+                             size_t n, ts_shape *out, ts_error *err);
+
+/*
+ * PyTorch `flatten(start_dim, end_dim)`: merges dims start..end, both
+ * inclusive, into one; ndim_out = ndim - (end - start). Negative dims count
+ * from the end; a scalar () counts as one dim (valid dims -1..0) and gives
+ * (1,). (2,3,4): (0,-1) gives (24,), (1,-1) (2,12), (0,1) (6,4).
+ * Differs from mshadow FlatTo2D (ts_shape_flat2d: all but the last dim
+ * merged, always 2-D) and FlatTo3D (ts_shape_flat3d: always 3-D).
+ * Errors: TS_ERR_AXIS (out of range, or start after end), TS_ERR_OVERFLOW,
+ * TS_ERR_VALUE, TS_ERR_NOMEM.
+ */
+TS_API ts_status ts_flatten(const ts_shape *in, int64_t start_dim, int64_t end_dim,
+                            ts_shape *out, ts_error *err);
+
+/*
+ * Strides of a dense array of `shape` in `order` 'C' (row-major) or 'F'
+ * (column-major), as NumPy reports them: strides_out[i] (ndim entries) is
+ * the distance between consecutive indices on axis i, in the unit of
+ * `itemsize` (pass the byte size of the dtype for NumPy byte strides, 1 for
+ * element strides as PyTorch). (2,3,4), itemsize 8: C (96,32,8), F
+ * (8,16,48). An array with 0 elements gets all-zero strides (NumPy 1.24).
+ * Errors: TS_ERR_VALUE (itemsize < 1, negative dim), TS_ERR_INVALID_ARG
+ * (order not 'C' or 'F'), TS_ERR_OVERFLOW (itemsize x size above
+ * INT64_MAX: no such array can exist).
+ */
+TS_API ts_status ts_strides(const ts_shape *shape, int64_t itemsize, char order,
+                            int64_t *strides_out, ts_error *err);
+
+/*
+ * Contiguity predicates. `strides` has ndim entries (may be NULL when ndim
+ * is 0) in the same unit as `itemsize`: byte strides with the dtype's byte
+ * size (NumPy), or element strides with itemsize 1 (PyTorch). Return 1 or
+ * 0; they never fail. A shape with a negative dim, or itemsize < 1, gives 0.
+ *
+ * ts_is_c_contiguous / ts_is_f_contiguous: NumPy's relaxed-strides rule
+ * (_UpdateContiguousFlags; also torch compute_contiguous for C): size-1
+ * dims are ignored, and an array with 0 elements is both C and F
+ * contiguous. Otherwise, visiting the non-1 dims from the last (C) or the
+ * first (F), each stride must equal itemsize times the product of the dims
+ * visited before it.
+ *
+ * ts_is_channels_last: PyTorch channels_last (TensorImpl.cpp
+ * compute_channels_last_contiguous_2d): rank 4 only, the same nesting test
+ * visiting dims in the order 1,3,2,0 (C, W, H, N), size-1 dims skipped, no
+ * special case for 0 elements. Any other rank gives 0.
+ * ts_is_channels_last_3d: the same for rank 5 with the order 1,4,3,2,0.
+ * (2,3,4,5) with element strides (60,1,15,3) is channels_last, not C.
+ */
+TS_API int ts_is_c_contiguous(const ts_shape *shape, const int64_t *strides,
+                              int64_t itemsize);
+TS_API int ts_is_f_contiguous(const ts_shape *shape, const int64_t *strides,
+                              int64_t itemsize);
+TS_API int ts_is_channels_last(const ts_shape *shape, const int64_t *strides,
+                               int64_t itemsize);
+TS_API int ts_is_channels_last_3d(const ts_shape *shape, const int64_t *strides,
+                                  int64_t itemsize);
+
+/*
+ * Can a tensor of `shape` with element `strides` (ndim entries, PyTorch
+ * units) be viewed as `target` without a copy? PyTorch `Tensor.view`:
+ * `target` may hold one -1, inferred first (torch infer_size; same rules
+ * and errors as ts_reshape with flags 0), then computeStride_impl
+ * (aten/src/ATen/TensorUtils.cpp) runs exactly: a 0-d input gives all
+ * strides 1; with 0 elements the old strides are kept if the shape is
+ * unchanged, else contiguous strides with 0 dims counted as 1; otherwise
+ * the old dims are split into chunks of mutually contiguous dims (size-1
+ * dims never break a chunk) and every new dim must lie within one chunk.
+ * On success `out_shape` (initialised) receives the resolved target and
+ * `out_strides` (room for ndim(target) entries) its element strides:
+ * (2,3,4) with strides (12,4,2) viewed as (6,2) gives strides (4,2).
+ * Errors: TS_ERR_LAYOUT when no view exists (the message names the old
+ * dims that are not contiguous with each other, e.g. "dims 0..1 of (2,3,4)
+ * with strides (12,1,3) are not contiguous with each other (...), so (6,4)
+ * would need a copy"); the errors of ts_reshape for the target; TS_ERR_VALUE,
+ * TS_ERR_OVERFLOW, TS_ERR_NOMEM.
+ */
+TS_API ts_status ts_view_strides(const ts_shape *shape, const int64_t *strides,
+                                 const ts_shape *target, ts_shape *out_shape,
+                                 int64_t *out_strides, ts_error *err);
+
+/* Out-of-range index handling of ts_ravel_index (NumPy `mode`). */
+typedef enum ts_index_mode {
+    TS_INDEX_RAISE = 0,   /* error unless 0 <= index < dim */
+    TS_INDEX_WRAP = 1,    /* index modulo dim (Python modulo: -1 is dim-1) */
+    TS_INDEX_CLIP = 2     /* clamp into 0..dim-1 */
+} ts_index_mode;
+
+/*
+ * NumPy `ravel_multi_index`: *flat receives the flat element index of the
+ * multi-index index[0..nindex-1] in an array of `shape`, order 'C' or 'F'.
+ * nindex must equal ndim; () with no index gives 0. `modes` has nmodes
+ * entries: nmodes 0 means TS_INDEX_RAISE everywhere (modes may be NULL), 1
+ * applies modes[0] to every axis, ndim gives one mode per axis.
+ * (3,4) with (1,2): C 6, F 7; (3,-1) wrap 3, clip 8; modes (clip,wrap) 11.
+ * Errors: TS_ERR_NDIM (nindex != ndim), TS_ERR_INDEX (out of range in raise
+ * mode: "index (3,1) is out of bounds for shape (3,4): 3 >= 3 on axis 0";
+ * any index into a shape with 0 elements, in every mode, as NumPy),
+ * TS_ERR_INVALID_ARG (bad order, mode or nmodes), TS_ERR_OVERFLOW (size of
+ * shape), TS_ERR_VALUE.
+ */
+TS_API ts_status ts_ravel_index(const ts_shape *shape, const int64_t *index, size_t nindex,
+                                char order, const ts_index_mode *modes, size_t nmodes,
+                                int64_t *flat, ts_error *err);
+
+/*
+ * NumPy `unravel_index`: index_out (ndim entries; may be NULL when ndim is
+ * 0) receives the multi-index of the flat element index `flat` in an array
+ * of `shape`, order 'C' or 'F'. (7,6) with 22: C (3,4), F (1,3). () with 0
+ * gives (). Negative flat indices are errors (NumPy).
+ * Errors: TS_ERR_INDEX (flat < 0 or >= size, so always for a shape with 0
+ * elements), TS_ERR_INVALID_ARG (bad order), TS_ERR_OVERFLOW, TS_ERR_VALUE.
+ */
+TS_API ts_status ts_unravel_index(const ts_shape *shape, int64_t flat, char order,
+                                  int64_t *index_out, ts_error *err);
+
 /* ------------------------------------------------------------------------ */
 /* Patterns and structured shapes: slices and chips, iteration, einsum,     */
 /* einops, Caffe2 Tensor dims, jagged/tiled/nested shapes                    */
