@@ -55,10 +55,10 @@ def safetensors_file():
         f.write(struct.pack("<Q", len(text)) + text + data)
 
 
-def mxnet_file():
+def mxnet_file(filename, inputs):
     # MXNet NDArray list (mx.nd.save of a dict), V2 dense records.
     arrays = [
-        ("arg:fc1_weight", np.arange(64 * 10, dtype="<f4").reshape(64, 10)),
+        ("arg:fc1_weight", np.arange(64 * inputs, dtype="<f4").reshape(64, inputs)),
         ("arg:fc1_bias", np.zeros(64, dtype="<f4")),
         ("aux:bn_moving_mean", np.zeros(64, dtype="<f4")),
     ]
@@ -71,11 +71,14 @@ def mxnet_file():
     out += struct.pack("<Q", len(arrays))
     for name, _ in arrays:
         out += struct.pack("<Q", len(name)) + name.encode()
-    with open(path("resnet-0000.params"), "wb") as f:
+    with open(path(filename), "wb") as f:
         f.write(out)
 
 
 if __name__ == "__main__":
     npy_files()
     safetensors_file()
-    mxnet_file()
+    mxnet_file("resnet-0000.params", 10)
+    # The next checkpoint of the same model, with a wider first layer: the
+    # README's "compare two checkpoints" recipe finds the difference.
+    mxnet_file("resnet-0001.params", 12)
