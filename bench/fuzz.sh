@@ -1,0 +1,184 @@
+#!/bin/sh
+# fuzz.sh SECONDS [HARNESS...] - runs the libFuzzer harnesses of `make fuzz`
+# for SECONDS each, two at a time (this machine has 2 cores), then prints a
+# table: harness, executions, exec/s, crashes. Default: every harness built.
+#
+# Seeds are copied at run time into build-fuzz/seeds/<harness>/ from
+# tests/fixtures/, examples/ and the shared corpus (../shared/corpus, or
+# $TSHAPE_CORPUS), plus a few inline text seeds; nothing is committed. The
+# corpus a run grows stays in build-fuzz/corpus/<harness>/ for the next run.
+# libFuzzer stops at a crash; the harness is then restarted for the time left
+# (at most FUZZ_MAX_CRASHES=5 times), so one bug does not hide the rest.
+# Crash inputs are kept in build-fuzz/crashes/<harness>/ and listed at the
+# end with the first lines of their report; reproduce one with
+#     build-fuzz/<harness> build-fuzz/crashes/<harness>/crash-...
+# Each input is limited to 10 s, 64 KiB and 256 MiB per allocation
+# (libFuzzer -timeout, -max_len, -malloc_limit_mb), so a hang or a huge
+# allocation counts as a crash too.
+#
+# Exit status: 0 when no harness crashed, 1 otherwise, 2 on usage errors.
+set -u
+
+if [ "${1:-}" = "--one" ]; then
+    # internal: --one HARNESS SECONDS (run by xargs below)
+    h=$2 secs=$3
+    out=build-fuzz/runs/$h
+    mkdir -p "$out" "build-fuzz/corpus/$h" "build-fuzz/crashes/$h"
+    : > "$out/log"
+    execs=0 crashes=0 left=$secs
+    dict=
+    case $h in
+        fuzz_file_npy|fuzz_file_npz) dict=fuzz/npy.dict;;
+        fuzz_file_safetensors) dict=fuzz/safetensors.dict;;
+        fuzz_file_gguf) dict=fuzz/gguf.dict;;
+        fuzz_file_mxnet) dict=fuzz/mxnet.dict;;
+        fuzz_shape_parse|fuzz_einsum|fuzz_einops|fuzz_jagged) dict=fuzz/shape.dict;;
+    esac
+    start=$(date +%s)
+    while [ "$left" -gt 0 ]; do
+        "build-fuzz/$h" -max_total_time="$left" -timeout=10 -max_len=65536 \
+            -malloc_limit_mb=256 -rss_limit_mb=1024 -print_final_stats=1 \
+            -artifact_prefix="build-fuzz/crashes/$h/" ${dict:+-dict=$dict} \
+            "build-fuzz/corpus/$h" "build-fuzz/seeds/$h" > "$out/run.log" 2>&1
+        rc=$?
+        cat "$out/run.log" >> "$out/log"
+        n=$(sed -n 's/^stat::number_of_executed_units: *//p' "$out/run.log" | tail -1)
+        execs=$((execs + ${n:-0}))
+        if [ $rc -ne 0 ]; then
+            crashes=$((crashes + 1))
+            [ "$crashes" -ge "${FUZZ_MAX_CRASHES:-5}" ] && break
+        fi
+        left=$((secs - ($(date +%s) - start)))
+    done
+    elapsed=$(($(date +%s) - start))
+    [ "$elapsed" -gt 0 ] || elapsed=1
+    echo "$execs $((execs / elapsed)) $crashes $elapsed" > "$out/stats"
+    exit 0
+fi
+
+usage() {
+    echo "usage: bench/fuzz.sh SECONDS [HARNESS...]" >&2
+    exit 2
+}
+[ $# -ge 1 ] || usage
+secs=$1
+shift
+case $secs in '' | *[!0-9]*) usage;; esac
+cd "$(dirname "$0")/.." || exit 2
+
+if [ -z "${FUZZ_NO_BUILD:-}" ]; then
+    make -s fuzz || { echo "fuzz.sh: make fuzz failed" >&2; exit 2; }
+fi
+if [ $# -gt 0 ]; then
+    harnesses=$*
+else
+    harnesses=$(sh fuzz/harnesses.sh build-fuzz 2>/dev/null | sed 's|.*/||')
+fi
+for h in $harnesses; do
+    [ -x "build-fuzz/$h" ] || { echo "fuzz.sh: build-fuzz/$h is not built" >&2; exit 2; }
+done
+
+# ---- seeds -----------------------------------------------------------------
+corpus=${TSHAPE_CORPUS:-../shared/corpus}
+files() { # files under the seed directories whose names match the globs
+    for d in tests/fixtures examples "$corpus"; do
+        [ -d "$d" ] || continue
+        for g in "$@"; do find "$d" -type f -name "$g"; done
+    done
+}
+seed_files() { # DIR GLOB...: copies the first 64 KiB of each matching file
+    dir=$1
+    shift
+    i=0
+    files "$@" | sort -u | while read -r f; do
+        i=$((i + 1))
+        head -c 65536 "$f" > "$dir/$(basename "$f").$i"
+    done
+}
+seed_text() { # DIR TEXT...: one seed per argument (printf %b escapes)
+    dir=$1
+    shift
+    i=0
+    for t in "$@"; do
+        i=$((i + 1))
+        printf '%b' "$t" > "$dir/text$i"
+    done
+}
+for h in $harnesses; do
+    d=build-fuzz/seeds/$h
+    rm -rf "$d"
+    mkdir -p "$d"
+    case $h in
+        fuzz_file_npy) seed_files "$d" '*.npy';;
+        fuzz_file_npz) seed_files "$d" '*.npz';;
+        fuzz_file_mxnet) seed_files "$d" '*.params' '*.nd' '*.v0';;
+        fuzz_file_safetensors) seed_files "$d" '*.safetensors';;
+        fuzz_file_gguf) seed_files "$d" '*.gguf';;
+        fuzz_file_tshape32)
+            seed_files "$d" '*32*.tshape' 'empty.tshape'
+            seed_text "$d" '\003\000\000\000\002\000\000\000\003\000\000\000\004\000\000\000';;
+        fuzz_file_tshape64)
+            seed_files "$d" '*64*.tshape' 'empty.tshape'
+            seed_text "$d" '\002\000\000\000\003\000\000\000\000\000\000\000\004\000\000\000\000\000\000\000';;
+        fuzz_file_auto)
+            seed_files "$d" '*.npy' '*.npz' '*.params' '*.nd' '*.v0' '*.safetensors' '*.gguf';;
+        fuzz_shape_parse)
+            seed_text "$d" '(3,4,5)' '[3, 4]' '(3,)' '()' '5' '(3L, 4l)' ' ( 1 , 2 , ) ' \
+                '(-1,4)' '(9223372036854775807,2)' '(4294967296,4294967296)' \
+                '\002\000\000\000\003\000\000\000\004\000\000\000';;
+        fuzz_dtype)
+            seed_text "$d" '<f4' '|b1' '>c16' '<M8[ns]' 'float32' 'bf16' '12' '|S5' '<U3' \
+                '|V16' '|O' '\002\040\001\000' '\006\010\001\000';;
+        fuzz_einsum)
+            seed_text "$d" 'ij,jk->ik\n(2,3)\n(3,4)' '...ij->...ji\n(5,2,3)' 'ii\n(3,3)' \
+                'ij,j\n(2,3)\n(1,)' 'ba\n(2,3)';;
+        fuzz_einops)
+            seed_text "$d" '\000b c (h h2) w -> b c h h2 w\n(2,3,8,5)\nh2=2' \
+                '\001b h w c -> b c\n(2,4,4,3)' '\002h w -> h w c\n(2,3)\nc=4' \
+                '\000... h w -> ... (h w)\n(2,3,4,5)' '\000b (h 2) -> b h 2\n(3,8)';;
+        fuzz_jagged)
+            seed_text "$d" '{(10,),(20,),(30,)}' '{(10,20),(30,40)}' \
+                'tile (5,10,15) (5,10,15)' '{{(1,2)},{(3,4),(5,6)}}' '(10,20)' '{}';;
+    esac
+done
+
+# ---- run, two at a time ----------------------------------------------------
+rm -rf build-fuzz/runs
+mkdir -p build-fuzz/runs
+touch build-fuzz/runs/.start
+echo "fuzzing $(echo $harnesses | wc -w) harnesses for $secs s each, 2 at a time..."
+printf '%s\n' $harnesses | xargs -P 2 -I{} sh bench/fuzz.sh --one {} "$secs"
+
+# ---- report ----------------------------------------------------------------
+status=0
+printf '%-24s %12s %10s %8s\n' harness executions exec/s crashes
+for h in $harnesses; do
+    if [ -f "build-fuzz/runs/$h/stats" ]; then
+        read -r execs rate crashes elapsed < "build-fuzz/runs/$h/stats"
+    else
+        execs=? rate=? crashes=?
+    fi
+    printf '%-24s %12s %10s %8s\n' "$h" "$execs" "$rate" "$crashes"
+    [ "$crashes" = 0 ] || status=1
+done
+found=0
+for h in $harnesses; do
+    for f in build-fuzz/crashes/$h/crash-* build-fuzz/crashes/$h/leak-* \
+             build-fuzz/crashes/$h/timeout-* build-fuzz/crashes/$h/oom-* \
+             build-fuzz/crashes/$h/malloc-limit-*; do
+        [ -f "$f" ] && [ "$f" -nt build-fuzz/runs/.start ] || continue
+        if [ $found = 0 ]; then echo; echo "crash inputs of this run:"; found=1; fi
+        echo "  $f ($(wc -c < "$f") bytes)"
+    done
+done
+if [ $found = 1 ]; then
+    echo
+    echo "first report of each crashing harness (full logs in build-fuzz/runs/*/log):"
+    for h in $harnesses; do
+        log=build-fuzz/runs/$h/log
+        [ -f "$log" ] || continue
+        grep -E 'fuzz invariant failed|runtime error:|^SUMMARY:|ERROR: libFuzzer: (out-of|timeout|malloc)' \
+            "$log" | sort | uniq -c | sed "s|^|  $h: |"
+    done
+fi
+exit $status

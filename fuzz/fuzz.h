@@ -1,0 +1,87 @@
+/*
+ * fuzz.h - shared helpers for the libFuzzer harnesses in fuzz/.
+ *
+ * Each harness is one fuzz/fuzz_<name>.c defining LLVMFuzzerTestOneInput. A
+ * harness that needs public functions other engineers add names them on a
+ * line "fuzz-needs: ts_a ts_b"; fuzz/harnesses.sh builds it only once
+ * include/tshape.h declares them all.
+ *
+ * Besides the sanitizers' own checks (ASan, UBSan, libFuzzer's leak, OOM and
+ * timeout detection) the harnesses assert the library's promises with
+ * FUZZ_CHECK, which aborts so libFuzzer records the input: a failing call
+ * sets err->code to its status and writes a one-line, non-empty message.
+ */
+#ifndef TSHAPE_FUZZ_H
+#define TSHAPE_FUZZ_H
+
+#include "tshape.h"
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+#define FUZZ_CHECK(cond)                                                      \
+    do {                                                                      \
+        if (!(cond)) {                                                        \
+            fprintf(stderr, "%s:%d: fuzz invariant failed: %s\n", __FILE__,   \
+                    __LINE__, #cond);                                         \
+            abort();                                                          \
+        }                                                                     \
+    } while (0)
+
+/* The error report of a failed call: code matches, one NUL-terminated line
+ * that says something. */
+static inline void fuzz_check_error(ts_status st, const ts_error *err)
+{
+    FUZZ_CHECK(st != TS_OK);
+    FUZZ_CHECK(err->code == st);
+    size_t n = strnlen(err->message, sizeof err->message);
+    FUZZ_CHECK(n > 0 && n < sizeof err->message);
+    FUZZ_CHECK(strchr(err->message, '\n') == NULL);
+    FUZZ_CHECK(strcmp(ts_strerror(st), "unknown error") != 0);
+}
+
+/* Formats a shape exactly: the snprintf-style length must match. Returns a
+ * malloc'ed string (caller frees). */
+static inline char *fuzz_format(const ts_shape *s, unsigned flags)
+{
+    size_t n = ts_shape_format(s, flags, NULL, 0);
+    char *buf = malloc(n + 1);
+    FUZZ_CHECK(buf != NULL);
+    FUZZ_CHECK(ts_shape_format(s, flags, buf, n + 1) == n);
+    FUZZ_CHECK(strlen(buf) == n);
+    return buf;
+}
+
+/* A NUL-terminated copy of data[0..size). */
+static inline char *fuzz_strndup(const uint8_t *data, size_t size)
+{
+    char *s = malloc(size + 1);
+    FUZZ_CHECK(s != NULL);
+    if (size)
+        memcpy(s, data, size);
+    s[size] = '\0';
+    return s;
+}
+
+/* Splits data at the first byte `sep`: *rest and *rest_len get what follows
+ * (empty when there is no separator). Returns the length of the head. */
+static inline size_t fuzz_split(const uint8_t *data, size_t size, uint8_t sep,
+                                const uint8_t **rest, size_t *rest_len)
+{
+    const uint8_t *p = size ? memchr(data, sep, size) : NULL;
+    if (!p) {
+        *rest = data + size;
+        *rest_len = 0;
+        return size;
+    }
+    *rest = p + 1;
+    *rest_len = size - (size_t)(p - data) - 1;
+    return (size_t)(p - data);
+}
+
+#endif

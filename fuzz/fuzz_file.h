@@ -1,0 +1,99 @@
+/*
+ * fuzz_file.h - the body of the fuzz_file_<format> harnesses: open the input
+ * as an in-memory file of one format (or auto-detected), then read every
+ * field of every array and metadata entry, and check what the reader
+ * promises: data inside the file, sizes consistent, strings terminated, one-
+ * line errors. Each array also goes through ts_array_to_dlpack and back.
+ */
+#ifndef TSHAPE_FUZZ_FILE_H
+#define TSHAPE_FUZZ_FILE_H
+
+#include "fuzz.h"
+
+static size_t fuzz_sink; /* keeps the reads of strings alive */
+
+static void fuzz_check_array(const ts_array *a, size_t len)
+{
+    ts_error err;
+    FUZZ_CHECK(a->name && a->dtype_name && a->format_dtype);
+    fuzz_sink += strlen(a->name) + strlen(a->dtype_name) + strlen(a->format_dtype);
+    if (a->note)
+        fuzz_sink += strlen(a->note);
+    int n = ts_shape_ndim(&a->shape);
+    FUZZ_CHECK(n >= 0 && n <= TS_MAX_NDIM);
+    char *text = fuzz_format(&a->shape, 0);
+    free(text);
+    text = fuzz_format(&a->storage_shape, 0);
+    free(text);
+    FUZZ_CHECK(a->byteorder == '<' || a->byteorder == '>' || a->byteorder == '|' ||
+               a->byteorder == '=');
+    FUZZ_CHECK(a->size >= 0);
+    FUZZ_CHECK(a->itemsize >= 0 && a->bits >= 0 && a->block_size >= 1 && a->block_bytes >= 0);
+    /* the element count is the product of the dims (dense arrays) */
+    int64_t size;
+    if (a->storage == TS_STORAGE_DENSE && ts_shape_size(&a->shape, &size, &err) == TS_OK)
+        FUZZ_CHECK(size == a->size);
+    /* addressable data lies inside the file */
+    if (a->data_offset >= 0) {
+        FUZZ_CHECK((uint64_t)a->data_offset <= len);
+        if (a->nbytes >= 0)
+            FUZZ_CHECK((uint64_t)a->nbytes <= len - (uint64_t)a->data_offset);
+    }
+    /* DLPack description and back: either works or fails cleanly */
+    int64_t shape[TS_MAX_NDIM], strides[TS_MAX_NDIM];
+    ts_dlpack_tensor t;
+    ts_status st = ts_array_to_dlpack(a, shape, strides, &t, &err);
+    if (st == TS_OK) {
+        FUZZ_CHECK(t.ndim == n && t.byte_offset == (uint64_t)a->data_offset);
+        ts_blob b;
+        st = ts_blob_from_dlpack(&t, &b, &err);
+        if (st == TS_OK)
+            FUZZ_CHECK(ts_shape_equal(&b.shape, &a->shape));
+        else
+            fuzz_check_error(st, &err);
+        ts_blob_free(&b);
+    } else {
+        fuzz_check_error(st, &err);
+    }
+}
+
+static void fuzz_file(const uint8_t *data, size_t size, ts_format format,
+                      int stored_order)
+{
+    ts_open_options opts;
+    memset(&opts, 0, sizeof opts);
+    opts.format = format;
+    opts.want_metadata = 1;
+    opts.gguf_stored_order = stored_order;
+    ts_file *f = (ts_file *)1;
+    ts_error err;
+    ts_status st = ts_file_open_memory(&f, data, size, &opts, &err);
+    if (st != TS_OK) {
+        fuzz_check_error(st, &err);
+        FUZZ_CHECK(f == NULL);
+        return;
+    }
+    FUZZ_CHECK(f != NULL);
+    if (format != TS_FORMAT_AUTO)
+        FUZZ_CHECK(ts_file_format(f) == format);
+    FUZZ_CHECK(ts_file_version(f) != NULL);
+    fuzz_sink += strlen(ts_file_version(f));
+    FUZZ_CHECK(ts_file_nbytes(f) == (int64_t)size);
+    size_t count = ts_file_count(f);
+    for (size_t i = 0; i < count; i++) {
+        const ts_array *a = ts_file_array(f, i);
+        FUZZ_CHECK(a != NULL);
+        fuzz_check_array(a, size);
+    }
+    FUZZ_CHECK(ts_file_array(f, count) == NULL);
+    size_t nmeta = ts_file_metadata_count(f);
+    for (size_t i = 0; i < nmeta; i++) {
+        const char *key = NULL, *value = NULL;
+        FUZZ_CHECK(ts_file_metadata(f, i, &key, &value) == 1);
+        FUZZ_CHECK(key && value);
+        fuzz_sink += strlen(key) + strlen(value);
+    }
+    ts_file_close(f);
+}
+
+#endif
