@@ -80,7 +80,11 @@ $(TSHAPE): $(CLI_OBJ) $(STATIC)
 
 # One suite per tests/check_<name>.c, each exporting Suite *<name>_suite(void);
 # the list is generated so adding a suite touches no shared file.
-$(B)/tests/suites.h: $(TEST_SRC)
+# suites.list changes whenever the set of suite files does (not only their
+# dates), so an added or removed suite always regenerates suites.h.
+$(shell mkdir -p $(B)/tests && echo '$(TEST_SRC)' | cmp -s - $(B)/tests/suites.list || \
+        echo '$(TEST_SRC)' > $(B)/tests/suites.list)
+$(B)/tests/suites.h: $(TEST_SRC) $(B)/tests/suites.list
 	@mkdir -p $(dir $@)
 	$(Q)for f in $(TEST_SRC); do n=$${f#tests/check_}; echo "TS_SUITE($${n%.c})"; done > $@.tmp && mv $@.tmp $@
 

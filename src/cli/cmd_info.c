@@ -170,10 +170,13 @@ static void report_array(const cli_ctx *ctx, const char *path, const ts_file *f,
         snprintf(tmp, sizeof tmp, "%d bits per element", (int)a->bits);
     else
         snprintf(tmp, sizeof tmp, "itemsize %lld", (long long)a->itemsize);
-    snprintf(buf, sizeof buf, "%s (%s %s%s, %s, %s)", a->dtype_name,
-             ts_format_name(ts_file_format(f)),
-             ts_file_format(f) == TS_FORMAT_MXNET ? "type flag " : "", a->format_dtype, tmp,
-             byteorder_word(a->byteorder));
+    if (a->format_dtype[0])
+        snprintf(buf, sizeof buf, "%s (%s %s%s, %s, %s)", a->dtype_name,
+                 ts_format_name(ts_file_format(f)),
+                 ts_file_format(f) == TS_FORMAT_MXNET ? "type flag " : "", a->format_dtype,
+                 tmp, byteorder_word(a->byteorder));
+    else /* raw TShape files store no dtype */
+        snprintf(buf, sizeof buf, "%s", a->dtype_name);
     emit(&e, "dtype", json_string(a->dtype_name), buf);
     emit(&e, "descr", descr ? json_string(descr) : json_null(), NULL);
     emit(&e, "format_dtype", json_string(a->format_dtype), NULL);
