@@ -1,11 +1,33 @@
-/* npy.c - reader for the npy format (not yet implemented). */
-#include "reader.h"
+/*
+ * npy.c - reader for NumPy .npy files, versions 1.0, 2.0 and 3.0
+ * (numpy/lib/format.py). One array, named "". Only the header is parsed;
+ * the data is never read, only its length checked against the file size.
+ * The header grammar and checks live in npy_header.c, shared with npz.c.
+ */
+#include "npy_header.h"
+
+static int probe_npy(const unsigned char *data, size_t len)
+{
+    return ts__npy_has_magic(data, len);
+}
 
 static ts_status read_npy(ts_file *f, const unsigned char *data, size_t len,
                           const ts_open_options *opts, ts_error *err)
 {
-    (void)f; (void)data; (void)len; (void)opts;
-    return ts__error(err, TS_ERR_UNSUPPORTED, "the npy reader is not implemented yet");
+    ts__npy_prelude pre;
+    ts_status st = ts__npy_read_prelude(data, len, (int64_t)len, opts->npy_max_header, "file",
+                                        &pre, err);
+    if (st)
+        return st;
+    ts__file_set_version(f, pre.version);
+    ts_array *a = ts__file_add_array(f, err);
+    if (!a)
+        return TS_ERR_NOMEM;
+    st = ts__npy_parse_header(f, a, &pre, data + pre.dict_start, err);
+    if (st)
+        return st;
+    a->data_offset = pre.data_start;
+    return ts__npy_check_data(a, &pre, (int64_t)len, "", err);
 }
 
-const ts__reader ts__reader_npy = {TS_FORMAT_NPY, NULL, read_npy};
+const ts__reader ts__reader_npy = {TS_FORMAT_NPY, probe_npy, read_npy};
