@@ -1,0 +1,1 @@
+tshape info tests/fixtures/npy/f_order_3d.npy
