@@ -368,8 +368,8 @@ typedef struct input_label {
     int64_t extent;
 } input_label;
 
-ts_status ts_label_compose(const char *result_labels, const char *const *labels,
-                           const ts_shape *shapes, int ninputs, ts_shape *out, ts_error *err)
+static ts_status compose(const char *result_labels, const char *const *labels,
+                         const ts_shape *shapes, int ninputs, ts_shape *out, ts_error *err)
 {
     label res[TS_MAX_NDIM], tmp[TS_MAX_NDIM];
     int nres = 0;
@@ -377,10 +377,10 @@ ts_status ts_label_compose(const char *result_labels, const char *const *labels,
     char what[48], sbuf[TS__SHAPE_STR_MAX];
 
     if (!result_labels || (ninputs > 0 && (!labels || !shapes)))
-        return ts__error(err, TS_ERR_INVALID_ARG, "compose: labels and shapes must not be NULL");
+        return ts__error(err, TS_ERR_INVALID_ARG, "labels and shapes must not be NULL");
     if (ninputs < 1)
         return ts__error(err, TS_ERR_INVALID_ARG,
-                         "compose: at least one labelled input is needed, got %d", ninputs);
+                         "at least one labelled input is needed, got %d", ninputs);
     if ((st = parse_labels(result_labels, "the result labels", res, &nres, err)) != TS_OK)
         return st;
     for (int k = 0; k < nres; k++)
@@ -394,12 +394,12 @@ ts_status ts_label_compose(const char *result_labels, const char *const *labels,
     size_t total = 0;
     for (int i = 0; i < ninputs; i++) {
         if (!labels[i])
-            return ts__error(err, TS_ERR_INVALID_ARG, "compose: labels of input %d are NULL", i);
+            return ts__error(err, TS_ERR_INVALID_ARG, "labels of input %d are NULL", i);
         total += (size_t)shapes[i].ndim;
     }
     input_label *all = malloc((total ? total : 1) * sizeof *all);
     if (!all)
-        return ts__error(err, TS_ERR_NOMEM, "compose: out of memory for %zu labels", total);
+        return ts__error(err, TS_ERR_NOMEM, "out of memory for %zu labels", total);
     size_t nall = 0;
     for (int i = 0; i < ninputs && !st; i++) {
         int n = 0;
@@ -409,7 +409,7 @@ ts_status ts_label_compose(const char *result_labels, const char *const *labels,
             break;
         if (n != shapes[i].ndim) {
             st = ts__error(err, TS_ERR_NDIM,
-                           "compose: input %d has %d label%s '%s' but its shape %s has %d "
+                           "input %d has %d label%s '%s' but its shape %s has %d "
                            "mode%s", i, n, n == 1 ? "" : "s", labels[i],
                            ts__shape_str(&shapes[i], sbuf, sizeof sbuf), shapes[i].ndim,
                            shapes[i].ndim == 1 ? "" : "s");
@@ -417,7 +417,7 @@ ts_status ts_label_compose(const char *result_labels, const char *const *labels,
         }
         for (int m = 0; m < n && !st; m++) {
             if (dims[m] < 0) {
-                st = ts__error(err, TS_ERR_VALUE, "compose: input %d %s has a negative extent",
+                st = ts__error(err, TS_ERR_VALUE, "input %d %s has a negative extent",
                                i, ts__shape_str(&shapes[i], sbuf, sizeof sbuf));
                 break;
             }
@@ -427,7 +427,7 @@ ts_status ts_label_compose(const char *result_labels, const char *const *labels,
                     continue;
                 if (all[q].extent != dims[m])
                     st = ts__error(err, TS_ERR_SIZE,
-                                   "compose: label '%.*s' has extent %lld in input %d (mode "
+                                   "label '%.*s' has extent %lld in input %d (mode "
                                    "%d) but %lld in input %d (mode %d)",
                                    (int)tmp[m].n, tmp[m].p, (long long)all[q].extent,
                                    all[q].input, all[q].mode, (long long)dims[m], i, m);
@@ -460,4 +460,13 @@ ts_status ts_label_compose(const char *result_labels, const char *const *labels,
         return st;
     ts__ok(err);
     return TS_OK;
+}
+
+ts_status ts_label_compose(const char *result_labels, const char *const *labels,
+                           const ts_shape *shapes, int ninputs, ts_shape *out, ts_error *err)
+{
+    ts_status st = compose(result_labels, labels, shapes, ninputs, out, err);
+    if (st)
+        ts__error_prefix(err, "compose");
+    return st;
 }
