@@ -1063,7 +1063,7 @@ TS_API ts_status ts_caffe2_resize(const ts_shape *s, const ts_shape *new_dims,
 
 /* Limits on jagged shapes (TS_ERR_LIMIT beyond them). */
 #define TS_JAGGED_MAX_DEPTH 32         /* brace levels */
-#define TS_JAGGED_MAX_NODES 1000000    /* braces + leaf shapes */
+#define TS_JAGGED_MAX_NODES 1000000    /* braces + leaf shapes; also leaf dims */
 
 /*
  * A jagged shape (TensorWrapper JaggedShape): a tree whose inner nodes are
