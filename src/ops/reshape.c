@@ -176,9 +176,9 @@ static ts_status mx_split(mx *m, const int64_t *par, const int64_t *src, int *i,
                          "into", m->lead, pos_param(m, at), dir);
     if (*src_idx >= m->nd)
         return ts__error(m->err, TS_ERR_NDIM,
-                         "%s: the -4 at position %d splits input dim %d, but the input has "
-                         "only %d dims", m->lead, pos_param(m, at), pos_input(m, *src_idx),
-                         m->nd);
+                         "%s: the -4 at position %d has no input dim left to split (the "
+                         "input has %d dim%s)", m->lead, pos_param(m, at), m->nd,
+                         m->nd == 1 ? "" : "s");
     int in_axis = pos_input(m, *src_idx);
     int64_t d0 = src[(*src_idx)++];
     int64_t d1 = par[++*i];
@@ -261,9 +261,9 @@ static ts_status mxnet_reshape(const ts_shape *in, int64_t size, const ts_shape 
         } else if (v == 0) {
             if (src_idx >= m.nd)
                 return ts__error(err, TS_ERR_NDIM,
-                                 "%s: the 0 at position %d copies input dim %d, but the input "
-                                 "has only %d dims", lead, pos_param(&m, i),
-                                 pos_input(&m, src_idx), m.nd);
+                                 "%s: the 0 at position %d has no input dim left to copy (the "
+                                 "input has %d dim%s)", lead, pos_param(&m, i), m.nd,
+                                 m.nd == 1 ? "" : "s");
             st = push(&m, src[src_idx++]);
         } else if (v == -1) {
             if (inf >= 0)
@@ -281,9 +281,10 @@ static ts_status mxnet_reshape(const ts_shape *in, int64_t size, const ts_shape 
         } else if (v == -3) {
             if (src_idx + 1 >= m.nd)
                 return ts__error(err, TS_ERR_NDIM,
-                                 "%s: the -3 at position %d merges input dims %d and %d, but "
-                                 "the input has only %d dims", lead, pos_param(&m, i),
-                                 pos_input(&m, src_idx), pos_input(&m, src_idx + 1), m.nd);
+                                 "%s: the -3 at position %d needs two input dims to merge, but "
+                                 "%d of the %d input dims %s left", lead, pos_param(&m, i),
+                                 src_idx < m.nd ? m.nd - src_idx : 0, m.nd,
+                                 src_idx == m.nd - 1 ? "is" : "are");
             int64_t d1 = src[src_idx++], d2 = src[src_idx++], p;
             if (ts__mul_overflow(d1, d2, &p))
                 return ts__error(err, TS_ERR_OVERFLOW,
