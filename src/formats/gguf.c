@@ -1,11 +1,807 @@
-/* gguf.c - reader for the gguf format (not yet implemented). */
+/*
+ * gguf.c - reader for llama.cpp / ggml GGUF files, versions 2 and 3.
+ *
+ * Layout (ggml docs/gguf.md), little-endian: "GGUF", u32 version, u64
+ * tensor_count, u64 kv_count, the key/value pairs, the tensor infos, padding
+ * to ALIGNMENT (KV general.alignment, u32, default 32), the tensor data.
+ *   KV:          string key, u32 value type (0..12), value
+ *   string:      u64 length + bytes (no NUL)
+ *   array:       u32 element type + u64 count + elements (one level only)
+ *   tensor info: string name, u32 n_dims, u64 ne[n_dims] (innermost first),
+ *                u32 ggml type, u64 offset (relative to the data section)
+ *
+ * Checks follow ggml's reader (src/gguf.cpp, gguf_init_from_reader): no
+ * duplicate keys or tensor names, empty keys rejected, nested arrays
+ * rejected, alignment a power of two <= 1 MiB, n_dims <= 4, ne >= 0 with an
+ * element count that fits int64, known ggml types, ne[0] a multiple of the
+ * block size, and each tensor's offset equal to the end of the previous
+ * tensor padded to the alignment (so no holes, overlaps or misaligned
+ * offsets). Tensor data must lie inside the file (llama.cpp's "data is not
+ * within the file bounds" check); padding after the last tensor may be
+ * missing. Tensor names may be up to 255 bytes (ggml allows 63).
+ * Every count and length is checked against the bytes left before use.
+ */
 #include "reader.h"
 
-static ts_status read_gguf(ts_file *f, const unsigned char *data, size_t len,
-                          const ts_open_options *opts, ts_error *err)
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#define GG_DEFAULT_ALIGNMENT 32u       /* GGUF_DEFAULT_ALIGNMENT */
+#define GG_MAX_ALIGNMENT (1u << 20)    /* GGUF_MAX_ALIGNMENT in gguf.cpp */
+#define GG_MAX_DIMS 4                  /* GGML_MAX_DIMS */
+#define GG_MAX_NAME 255                /* tshape's limit; ggml's is 63 */
+#define GG_MAX_SHOWN 64                /* arrays longer than this are summarised */
+#define GG_MIN_KV 13                   /* u64 key length + u32 type + 1-byte value */
+#define GG_MIN_INFO 24                 /* u64 name length + u32 n_dims + u32 type + u64 offset */
+
+/* GGUF metadata value types (gguf_type). */
+enum {
+    GG_U8 = 0, GG_I8 = 1, GG_U16 = 2, GG_I16 = 3, GG_U32 = 4, GG_I32 = 5,
+    GG_F32 = 6, GG_BOOL = 7, GG_STRING = 8, GG_ARRAY = 9, GG_U64 = 10,
+    GG_I64 = 11, GG_F64 = 12, GG_TYPE_COUNT = 13
+};
+
+static const char *const gg_value_names[GG_TYPE_COUNT] = {
+    "uint8", "int8", "uint16", "int16", "uint32", "int32", "float32",
+    "bool", "string", "array", "uint64", "int64", "float64",
+};
+
+/* Bytes of a fixed-size value; 0 for string and array. */
+static const unsigned char gg_value_size[GG_TYPE_COUNT] = {1, 1, 2, 2, 4, 4, 4, 1, 0, 0, 8, 8, 8};
+
+/* ggml tensor types: name, tshape dtype name, dtype, block size and bytes
+ * (ggml.c type_traits; sizes from the static_asserts in ggml-common.h). A
+ * NULL name is a removed or unassigned code. */
+typedef struct gg_type {
+    const char *name;         /* ggml spelling, upper case: "Q4_K" */
+    const char *lower;        /* dtype_name for quantized types: "q4_k" */
+    ts_dtype dtype;           /* plain types: the element dtype */
+    int32_t block_size, block_bytes;
+} gg_type;
+
+#define QT(n, l, bs, bb) {n, l, TS_DTYPE_QUANTIZED, bs, bb}
+#define PT(n, dt, bytes) {n, NULL, dt, 1, bytes}
+
+static const gg_type gg_types[] = {
+    [0] = PT("F32", TS_DTYPE_FLOAT32, 4),
+    [1] = PT("F16", TS_DTYPE_FLOAT16, 2),
+    [2] = QT("Q4_0", "q4_0", 32, 18),
+    [3] = QT("Q4_1", "q4_1", 32, 20),
+    [6] = QT("Q5_0", "q5_0", 32, 22),
+    [7] = QT("Q5_1", "q5_1", 32, 24),
+    [8] = QT("Q8_0", "q8_0", 32, 34),
+    [9] = QT("Q8_1", "q8_1", 32, 36),
+    [10] = QT("Q2_K", "q2_k", 256, 84),
+    [11] = QT("Q3_K", "q3_k", 256, 110),
+    [12] = QT("Q4_K", "q4_k", 256, 144),
+    [13] = QT("Q5_K", "q5_k", 256, 176),
+    [14] = QT("Q6_K", "q6_k", 256, 210),
+    [15] = QT("Q8_K", "q8_k", 256, 292),
+    [16] = QT("IQ2_XXS", "iq2_xxs", 256, 66),
+    [17] = QT("IQ2_XS", "iq2_xs", 256, 74),
+    [18] = QT("IQ3_XXS", "iq3_xxs", 256, 98),
+    [19] = QT("IQ1_S", "iq1_s", 256, 50),
+    [20] = QT("IQ4_NL", "iq4_nl", 32, 18),
+    [21] = QT("IQ3_S", "iq3_s", 256, 110),
+    [22] = QT("IQ2_S", "iq2_s", 256, 82),
+    [23] = QT("IQ4_XS", "iq4_xs", 256, 136),
+    [24] = PT("I8", TS_DTYPE_INT8, 1),
+    [25] = PT("I16", TS_DTYPE_INT16, 2),
+    [26] = PT("I32", TS_DTYPE_INT32, 4),
+    [27] = PT("I64", TS_DTYPE_INT64, 8),
+    [28] = PT("F64", TS_DTYPE_FLOAT64, 8),
+    [29] = QT("IQ1_M", "iq1_m", 256, 56),
+    [30] = PT("BF16", TS_DTYPE_BFLOAT16, 2),
+    [34] = QT("TQ1_0", "tq1_0", 256, 54),
+    [35] = QT("TQ2_0", "tq2_0", 256, 66),
+    [39] = QT("MXFP4", "mxfp4", 32, 17),
+    /* Added to ggml in 2026; sizes derived from the block structs
+     * (block_nvfp4: 4 scale bytes + 32; block_q1_0 / block_q2_0: fp16 d +
+     * 16 bytes), not taken from a published table. */
+    [40] = QT("NVFP4", "nvfp4", 64, 36),
+    [41] = QT("Q1_0", "q1_0", 128, 18),
+    [42] = QT("Q2_0", "q2_0", 64, 18),
+};
+
+#define GG_NTYPES ((uint32_t)(sizeof gg_types / sizeof *gg_types))
+
+/* Names of codes ggml removed; files using them no longer load. */
+static const char *removed_type(uint32_t t)
 {
-    (void)f; (void)data; (void)len; (void)opts;
-    return ts__error(err, TS_ERR_UNSUPPORTED, "the gguf reader is not implemented yet");
+    switch (t) {
+    case 4: return "Q4_2";
+    case 5: return "Q4_3";
+    case 31: return "Q4_0_4_4";
+    case 32: return "Q4_0_4_8";
+    case 33: return "Q4_0_8_8";
+    case 36: return "IQ4_NL_4_4";
+    case 37: return "IQ4_NL_4_8";
+    case 38: return "IQ4_NL_8_8";
+    default: return NULL;
+    }
 }
 
-const ts__reader ts__reader_gguf = {TS_FORMAT_GGUF, NULL, read_gguf};
+static int probe_gguf(const unsigned char *data, size_t len)
+{
+    return len >= 4 && memcmp(data, "GGUF", 4) == 0;
+}
+
+/* ---- text helpers ---- */
+
+/* Length of the valid UTF-8 sequence at p (n bytes available), 0 if none. */
+static size_t utf8_seq(const unsigned char *p, size_t n)
+{
+    unsigned char c = p[0];
+    size_t k;
+    uint32_t cp;
+    if (c < 0x80)
+        return 1;
+    if (c >= 0xc2 && c <= 0xdf) {
+        k = 2;
+        cp = c & 0x1f;
+    } else if (c >= 0xe0 && c <= 0xef) {
+        k = 3;
+        cp = c & 0x0f;
+    } else if (c >= 0xf0 && c <= 0xf4) {
+        k = 4;
+        cp = c & 0x07;
+    } else {
+        return 0;
+    }
+    if (k > n)
+        return 0;
+    for (size_t i = 1; i < k; i++) {
+        if ((p[i] & 0xc0) != 0x80)
+            return 0;
+        cp = (cp << 6) | (p[i] & 0x3f);
+    }
+    if ((k == 3 && cp < 0x800) || (k == 4 && (cp < 0x10000 || cp > 0x10ffff)) ||
+        (cp >= 0xd800 && cp <= 0xdfff))
+        return 0;
+    return k;
+}
+
+/* Writes raw name bytes for a message: valid UTF-8 as is, control and
+ * invalid bytes as \xNN, cut after 80 bytes. */
+static const char *name_str(const unsigned char *s, size_t n, char *buf, size_t cap)
+{
+    static const char hex[] = "0123456789abcdef";
+    size_t o = 0, i = 0;
+    while (i < n && o + 8 < cap) {
+        if (i >= 80) {
+            memcpy(buf + o, "...", 3);
+            o += 3;
+            break;
+        }
+        size_t k = utf8_seq(s + i, n - i);
+        if (k == 0 || s[i] < 0x20 || s[i] == 0x7f) {
+            buf[o++] = '\\';
+            buf[o++] = 'x';
+            buf[o++] = hex[s[i] >> 4];
+            buf[o++] = hex[s[i] & 15];
+            i++;
+        } else {
+            memcpy(buf + o, s + i, k);
+            o += k;
+            i += k;
+        }
+    }
+    buf[o] = '\0';
+    return buf;
+}
+
+#define NAME_BUF 400
+
+/* A growable buffer for metadata JSON text. */
+typedef struct jbuf {
+    char *p;
+    size_t n, cap;
+} jbuf;
+
+static ts_status jb_add(jbuf *b, const char *s, size_t n, ts_error *err)
+{
+    if (n > b->cap - b->n) {
+        size_t cap = b->cap ? b->cap : 256;
+        while (cap - b->n < n) {
+            if (cap > SIZE_MAX / 2)
+                return ts__error(err, TS_ERR_NOMEM, "out of memory for metadata text");
+            cap *= 2;
+        }
+        char *p = realloc(b->p, cap);
+        if (!p)
+            return ts__error(err, TS_ERR_NOMEM, "out of memory for metadata text");
+        b->p = p;
+        b->cap = cap;
+    }
+    memcpy(b->p + b->n, s, n);
+    b->n += n;
+    return TS_OK;
+}
+
+static ts_status jb_str(jbuf *b, const char *s, ts_error *err)
+{
+    return jb_add(b, s, strlen(s), err);
+}
+
+/* A JSON string via jansson; invalid UTF-8 becomes U+FFFD first. */
+static ts_status jb_json_string(jbuf *b, const unsigned char *s, size_t n, ts_error *err)
+{
+    json_t *js = json_stringn((const char *)s, n);
+    char *fixed = NULL;
+    if (!js) {
+        /* Each invalid byte becomes 3 bytes; n <= file size, so no overflow
+         * on 64-bit sizes, but check anyway. */
+        if (n > (SIZE_MAX - 1) / 3)
+            return ts__error(err, TS_ERR_NOMEM, "metadata string too long");
+        fixed = malloc(3 * n + 1);
+        if (!fixed)
+            return ts__error(err, TS_ERR_NOMEM, "out of memory for a metadata string");
+        size_t o = 0;
+        for (size_t i = 0; i < n;) {
+            size_t k = utf8_seq(s + i, n - i);
+            if (k == 0) {
+                memcpy(fixed + o, "\xef\xbf\xbd", 3);
+                o += 3;
+                i++;
+            } else {
+                memcpy(fixed + o, s + i, k);
+                o += k;
+                i += k;
+            }
+        }
+        js = json_stringn(fixed, o);
+    }
+    char *text = js ? json_dumps(js, JSON_ENCODE_ANY) : NULL;
+    json_decref(js);
+    free(fixed);
+    if (!text)
+        return ts__error(err, TS_ERR_NOMEM, "out of memory encoding a metadata string");
+    ts_status st = jb_str(b, text, err);
+    free(text);
+    return st;
+}
+
+/* Shortest text that reads back as the same float/double, Python-style
+ * ("1e-05", "32.0"); non-finite values are JSON null. */
+static void format_real(double v, int is_float, char *buf, size_t cap)
+{
+    if (!isfinite(v)) {
+        snprintf(buf, cap, "null");
+        return;
+    }
+    for (int prec = 1; prec <= 17; prec++) {
+        snprintf(buf, cap, "%.*g", prec, v);
+        if (is_float ? strtof(buf, NULL) == (float)v : strtod(buf, NULL) == v)
+            break;
+    }
+    if (!strpbrk(buf, ".eE")) {
+        size_t n = strlen(buf);
+        if (n + 2 < cap)
+            memcpy(buf + n, ".0", 3);
+    }
+}
+
+/* ---- the reader ---- */
+
+typedef struct gg_ctx {
+    ts__cursor c;
+    const ts_open_options *opts;
+    jbuf json;          /* metadata text of the current value */
+    uint32_t alignment;
+} gg_ctx;
+
+/* Reads a GGUF string (u64 length + bytes) as a pointer into the file. */
+static ts_status read_string(ts__cursor *c, const unsigned char **p, uint64_t *n,
+                             const char *what, ts_error *err)
+{
+    size_t at = c->pos;
+    uint64_t len;
+    ts_status st = ts__read_u64(c, &len, what, err);
+    if (st)
+        return st;
+    if (len > ts__cursor_left(c))
+        return ts__fail(err, TS_ERR_TRUNCATED, 0, (int64_t)at,
+                        "%s at byte %zu is %llu bytes long, but only %zu bytes are "
+                        "left in the file", what, at, (unsigned long long)len,
+                        ts__cursor_left(c));
+    *p = c->data + c->pos;
+    *n = len;
+    c->pos += (size_t)len;
+    return TS_OK;
+}
+
+/* Reads one value of scalar type `type` (not an array), appending its JSON
+ * text when `out` is not NULL. */
+static ts_status read_scalar(ts__cursor *c, uint32_t type, jbuf *out, ts_error *err)
+{
+    if (type == GG_STRING) {
+        const unsigned char *s;
+        uint64_t n;
+        ts_status st = read_string(c, &s, &n, "string value", err);
+        if (st || !out)
+            return st;
+        return jb_json_string(out, s, (size_t)n, err);
+    }
+    size_t size = gg_value_size[type];
+    ts_status st = ts__cursor_need(c, size, "value", err);
+    if (st)
+        return st;
+    const unsigned char *p = c->data + c->pos;
+    c->pos += size;
+    if (!out)
+        return TS_OK;
+    char buf[64];
+    switch (type) {
+    case GG_U8: snprintf(buf, sizeof buf, "%u", p[0]); break;
+    case GG_I8: snprintf(buf, sizeof buf, "%d", (int)(int8_t)p[0]); break;
+    case GG_U16: snprintf(buf, sizeof buf, "%u", (unsigned)ts__le16(p)); break;
+    case GG_I16: snprintf(buf, sizeof buf, "%d", (int)(int16_t)ts__le16(p)); break;
+    case GG_U32: snprintf(buf, sizeof buf, "%lu", (unsigned long)ts__le32(p)); break;
+    case GG_I32: snprintf(buf, sizeof buf, "%ld", (long)(int32_t)ts__le32(p)); break;
+    case GG_U64: snprintf(buf, sizeof buf, "%llu", (unsigned long long)ts__le64(p)); break;
+    case GG_I64: {
+        uint64_t u = ts__le64(p);
+        int64_t v;
+        memcpy(&v, &u, sizeof v);
+        snprintf(buf, sizeof buf, "%lld", (long long)v);
+        break;
+    }
+    case GG_BOOL: snprintf(buf, sizeof buf, "%s", p[0] ? "true" : "false"); break;
+    case GG_F32: {
+        uint32_t u = ts__le32(p);
+        float v;
+        memcpy(&v, &u, sizeof v);
+        format_real(v, 1, buf, sizeof buf);
+        break;
+    }
+    case GG_F64: {
+        uint64_t u = ts__le64(p);
+        double v;
+        memcpy(&v, &u, sizeof v);
+        format_real(v, 0, buf, sizeof buf);
+        break;
+    }
+    default:
+        snprintf(buf, sizeof buf, "null");
+        break;
+    }
+    return jb_str(out, buf, err);
+}
+
+/* Reads the value of KV pair `type` (possibly an array). */
+static ts_status read_value(ts__cursor *c, uint32_t type, jbuf *out, ts_error *err)
+{
+    if (type >= GG_TYPE_COUNT)
+        return ts__fail(err, TS_ERR_FORMAT, 0, (int64_t)c->pos - 4,
+                        "value type %lu at byte %zu is not a GGUF type (0..12)",
+                        (unsigned long)type, c->pos - 4);
+    if (type != GG_ARRAY)
+        return read_scalar(c, type, out, err);
+    size_t at = c->pos;
+    uint32_t et;
+    uint64_t count;
+    ts_status st = ts__read_u32(c, &et, "array element type", err);
+    if (!st)
+        st = ts__read_u64(c, &count, "array length", err);
+    if (st)
+        return st;
+    if (et == GG_ARRAY)
+        return ts__fail(err, TS_ERR_FORMAT, 0, (int64_t)at,
+                        "array at byte %zu holds arrays: nested arrays are not "
+                        "supported (ggml's reader rejects them too)", at);
+    if (et >= GG_TYPE_COUNT)
+        return ts__fail(err, TS_ERR_FORMAT, 0, (int64_t)at,
+                        "array element type %lu at byte %zu is not a GGUF type (0..12)",
+                        (unsigned long)et, at);
+    /* Each element takes at least its fixed size, or 8 bytes of length for
+     * a string: reject counts the rest of the file cannot hold. */
+    size_t min = et == GG_STRING ? 8 : gg_value_size[et];
+    if (count > ts__cursor_left(c) / min)
+        return ts__fail(err, TS_ERR_TRUNCATED, 0, (int64_t)at,
+                        "array at byte %zu declares %llu %s values (at least %zu bytes "
+                        "each), but only %zu bytes are left in the file", at,
+                        (unsigned long long)count, gg_value_names[et], min,
+                        ts__cursor_left(c));
+    int show = out && count <= GG_MAX_SHOWN;
+    if (out && !show) {
+        char buf[96];
+        snprintf(buf, sizeof buf, "\"[... %llu %s values]\"", (unsigned long long)count,
+                 gg_value_names[et]);
+        if ((st = jb_str(out, buf, err)))
+            return st;
+    }
+    if (et != GG_STRING && !show)
+        return ts__skip(c, count * min, "array", err);
+    if (show && (st = jb_str(out, "[", err)))
+        return st;
+    for (uint64_t i = 0; i < count; i++) {
+        if (show && i > 0 && (st = jb_str(out, ",", err)))
+            return st;
+        if ((st = read_scalar(c, et, show ? out : NULL, err))) {
+            ts__error_prefix(err, "array element %llu", (unsigned long long)i);
+            return st;
+        }
+    }
+    return show ? jb_str(out, "]", err) : TS_OK;
+}
+
+typedef struct name_ref {
+    const unsigned char *p;   /* the u64 length, then the bytes */
+} name_ref;
+
+static int cmp_name(const void *pa, const void *pb)
+{
+    const unsigned char *a = ((const name_ref *)pa)->p, *b = ((const name_ref *)pb)->p;
+    uint64_t na = ts__le64(a), nb = ts__le64(b);
+    int r = memcmp(a + 8, b + 8, (size_t)(na < nb ? na : nb));
+    if (r)
+        return r;
+    if (na != nb)
+        return na < nb ? -1 : 1;
+    return a < b ? -1 : a > b;
+}
+
+/* Sorts the names and fails on the first pair of equal ones. */
+static ts_status check_unique(name_ref *names, size_t n, const unsigned char *base,
+                              const char *what, ts_error *err)
+{
+    if (n < 2)
+        return TS_OK;
+    qsort(names, n, sizeof *names, cmp_name);
+    for (size_t i = 1; i < n; i++) {
+        const unsigned char *a = names[i - 1].p, *b = names[i].p;
+        uint64_t len = ts__le64(a);
+        if (len == ts__le64(b) && memcmp(a + 8, b + 8, (size_t)len) == 0) {
+            char nb[NAME_BUF];
+            return ts__fail(err, TS_ERR_FORMAT, 0, b - base,
+                            "duplicate %s '%s' at bytes %lld and %lld", what,
+                            name_str(a + 8, (size_t)len, nb, sizeof nb),
+                            (long long)(a - base), (long long)(b - base));
+        }
+    }
+    return TS_OK;
+}
+
+static ts_status read_kvs(gg_ctx *g, uint64_t n_kv, ts_file *f, ts_error *err)
+{
+    ts__cursor *c = &g->c;
+    name_ref *keys = malloc((n_kv ? (size_t)n_kv : 1) * sizeof *keys);
+    if (!keys)
+        return ts__error(err, TS_ERR_NOMEM, "out of memory for %llu keys",
+                         (unsigned long long)n_kv);
+    ts_status st = TS_OK;
+    char nb[NAME_BUF];
+    for (uint64_t i = 0; i < n_kv; i++) {
+        size_t at = c->pos;
+        const unsigned char *key;
+        uint64_t klen;
+        uint32_t type;
+        if ((st = read_string(c, &key, &klen, "key", err))) {
+            ts__error_prefix(err, "key/value pair %llu", (unsigned long long)i);
+            goto out;
+        }
+        keys[i].p = c->data + at;
+        const char *kname = name_str(key, (size_t)klen, nb, sizeof nb);
+        if (klen == 0) {
+            st = ts__fail(err, TS_ERR_FORMAT, 0, (int64_t)at,
+                          "key/value pair %llu at byte %zu has an empty key",
+                          (unsigned long long)i, at);
+            goto out;
+        }
+        if ((st = ts__read_u32(c, &type, "value type", err))) {
+            ts__error_prefix(err, "key %llu '%s'", (unsigned long long)i, kname);
+            goto out;
+        }
+        int is_alignment = klen == 17 && memcmp(key, "general.alignment", 17) == 0;
+        if (is_alignment) {
+            if (type != GG_U32) {
+                st = ts__fail(err, TS_ERR_FORMAT, 0, (int64_t)c->pos - 4,
+                              "key %llu 'general.alignment': value type at byte %zu is "
+                              "%s, expected uint32", (unsigned long long)i, c->pos - 4,
+                              type < GG_TYPE_COUNT ? gg_value_names[type] : "unknown");
+                goto out;
+            }
+            if ((st = ts__cursor_need(c, 4, "value", err))) {
+                ts__error_prefix(err, "key %llu '%s'", (unsigned long long)i, kname);
+                goto out;
+            }
+            uint32_t a = ts__le32(c->data + c->pos);
+            if (a == 0 || (a & (a - 1)) != 0) {
+                st = ts__fail(err, TS_ERR_FORMAT, 0, (int64_t)c->pos,
+                              "general.alignment at byte %zu is %lu, expected a power "
+                              "of two", c->pos, (unsigned long)a);
+                goto out;
+            }
+            if (a > GG_MAX_ALIGNMENT) {
+                st = ts__fail(err, TS_ERR_LIMIT, 0, (int64_t)c->pos,
+                              "general.alignment at byte %zu is %lu, above ggml's "
+                              "limit of %u", c->pos, (unsigned long)a, GG_MAX_ALIGNMENT);
+                goto out;
+            }
+            g->alignment = a;
+        }
+        jbuf *out = g->opts->want_metadata ? &g->json : NULL;
+        g->json.n = 0;
+        if ((st = read_value(c, type, out, err))) {
+            ts__error_prefix(err, "key %llu '%s'", (unsigned long long)i, kname);
+            goto out;
+        }
+        if (out && (st = ts__file_add_metadata(f, (const char *)key, (size_t)klen,
+                                               g->json.p, g->json.n, err)))
+            goto out;
+    }
+    st = check_unique(keys, (size_t)n_kv, c->data, "key", err);
+out:
+    free(keys);
+    return st;
+}
+
+/* One tensor info as read from the file. */
+typedef struct gg_info {
+    const unsigned char *name;
+    uint64_t name_len;
+    uint32_t n_dims;
+    int64_t ne[GG_MAX_DIMS];
+    const gg_type *type;
+    uint64_t offset;
+    size_t offset_pos;       /* file position of the offset field */
+    int64_t size, nbytes;
+} gg_info;
+
+/* Reads and checks tensor info `i` at the cursor. */
+static ts_status read_info(ts__cursor *c, uint64_t i, gg_info *t, ts_error *err)
+{
+    char nb[NAME_BUF];
+    size_t at = c->pos;
+    ts_status st = read_string(c, &t->name, &t->name_len, "tensor name", err);
+    if (st) {
+        ts__error_prefix(err, "tensor %llu", (unsigned long long)i);
+        return st;
+    }
+    const char *tname = name_str(t->name, (size_t)t->name_len, nb, sizeof nb);
+    if (t->name_len > GG_MAX_NAME)
+        return ts__fail(err, TS_ERR_LIMIT, 0, (int64_t)at,
+                        "tensor %llu '%s' at byte %zu: name is %llu bytes long; tshape "
+                        "accepts up to %d (ggml up to 63)", (unsigned long long)i, tname,
+                        at, (unsigned long long)t->name_len, GG_MAX_NAME);
+    if ((st = ts__read_u32(c, &t->n_dims, "number of dimensions", err)))
+        goto prefix;
+    if (t->n_dims > GG_MAX_DIMS)
+        return ts__fail(err, TS_ERR_NDIM, 0, (int64_t)c->pos - 4,
+                        "tensor %llu '%s': n_dims at byte %zu is %lu, GGUF allows at "
+                        "most %d (GGML_MAX_DIMS)", (unsigned long long)i, tname,
+                        c->pos - 4, (unsigned long)t->n_dims, GG_MAX_DIMS);
+    size_t dims_at = c->pos;
+    for (uint32_t d = 0; d < t->n_dims; d++) {
+        uint64_t u;
+        if ((st = ts__read_u64(c, &u, "dimensions", err)))
+            goto prefix;
+        if (u > INT64_MAX)
+            return ts__fail(err, TS_ERR_VALUE, 0, (int64_t)c->pos - 8,
+                            "tensor %llu '%s': ne[%lu] at byte %zu is %llu, above the "
+                            "int64 maximum (ggml requires 0 <= ne < 2^63)",
+                            (unsigned long long)i, tname, (unsigned long)d, c->pos - 8,
+                            (unsigned long long)u);
+        t->ne[d] = (int64_t)u;
+    }
+    size_t type_at = c->pos;
+    uint32_t type;
+    if ((st = ts__read_u32(c, &type, "ggml type", err)))
+        goto prefix;
+    t->offset_pos = c->pos;
+    if ((st = ts__read_u64(c, &t->offset, "data offset", err)))
+        goto prefix;
+
+    if (type >= GG_NTYPES || !gg_types[type].name) {
+        const char *old = removed_type(type);
+        if (old)
+            return ts__fail(err, TS_ERR_DTYPE, 0, (int64_t)type_at,
+                            "tensor %llu '%s': ggml type %lu (%s) at byte %zu was "
+                            "removed from ggml and is not supported",
+                            (unsigned long long)i, tname, (unsigned long)type, old, type_at);
+        return ts__fail(err, TS_ERR_DTYPE, 0, (int64_t)type_at,
+                        "tensor %llu '%s': unknown ggml type %lu at byte %zu (known "
+                        "types are 0..%lu)", (unsigned long long)i, tname,
+                        (unsigned long)type, type_at, (unsigned long)(GG_NTYPES - 1));
+    }
+    t->type = &gg_types[type];
+    if ((st = ts__dims_size(t->ne, (int)t->n_dims, &t->size, err))) {
+        ts__error_prefix(err, "tensor %llu '%s': ne at byte %zu", (unsigned long long)i,
+                         tname, dims_at);
+        if (err)
+            err->offset = (int64_t)dims_at;
+        return st;
+    }
+    int64_t ne0 = t->n_dims ? t->ne[0] : 1;
+    if (ne0 % t->type->block_size != 0)
+        return ts__fail(err, TS_ERR_FORMAT, 0, (int64_t)dims_at,
+                        "tensor %llu '%s': ne[0] at byte %zu is %lld, not a multiple "
+                        "of the %s block size %ld", (unsigned long long)i, tname, dims_at,
+                        (long long)ne0, t->type->name, (long)t->type->block_size);
+    if (ts__mul_overflow(t->size / t->type->block_size, t->type->block_bytes, &t->nbytes))
+        return ts__fail(err, TS_ERR_OVERFLOW, 0, (int64_t)dims_at,
+                        "tensor %llu '%s': %lld elements of %s at byte %zu take more "
+                        "than 2^63 bytes", (unsigned long long)i, tname,
+                        (long long)t->size, t->type->name, dims_at);
+    return TS_OK;
+prefix:
+    ts__error_prefix(err, "tensor %llu '%s'", (unsigned long long)i, tname);
+    return st;
+}
+
+/* Appends the array of a checked tensor info. */
+static ts_status add_array(ts_file *f, const gg_info *t, int64_t data_offset,
+                           int stored_order, ts_error *err)
+{
+    ts_array *a = ts__file_add_array(f, err);
+    if (!a)
+        return TS_ERR_NOMEM;
+    a->name = ts__file_strndup(f, (const char *)t->name, (size_t)t->name_len, err);
+    if (!a->name)
+        return TS_ERR_NOMEM;
+    int64_t dims[GG_MAX_DIMS];
+    int n = (int)t->n_dims;
+    for (int d = 0; d < n; d++)
+        dims[d] = stored_order ? t->ne[d] : t->ne[n - 1 - d];
+    ts_status st = ts_shape_assign(&a->shape, n, dims, err);
+    if (st)
+        return st;
+    if (t->type->dtype == TS_DTYPE_QUANTIZED) {
+        a->dtype = TS_DTYPE_QUANTIZED;
+        a->dtype_name = t->type->lower;
+        a->itemsize = 0;
+        a->bits = 0;
+        a->block_size = t->type->block_size;
+        a->block_bytes = t->type->block_bytes;
+        a->byteorder = '<';
+    } else {
+        ts__array_set_dtype(a, t->type->dtype);
+        a->byteorder = a->itemsize == 1 ? '|' : '<';
+    }
+    a->format_dtype = t->type->name;
+    a->data_offset = data_offset;
+    return ts__array_compute_sizes(a, err);
+}
+
+static ts_status read_gguf(ts_file *f, const unsigned char *data, size_t len,
+                           const ts_open_options *opts, ts_error *err)
+{
+    gg_ctx g;
+    memset(&g, 0, sizeof g);
+    ts__cursor_init(&g.c, data, len);
+    g.opts = opts;
+    g.alignment = GG_DEFAULT_ALIGNMENT;
+    ts__cursor *c = &g.c;
+    gg_info *infos = NULL;
+    name_ref *names = NULL;
+    ts_status st;
+
+    if (len < 4)
+        return ts__fail(err, TS_ERR_TRUNCATED, 0, 0,
+                        "file is %zu bytes long, too short for the GGUF magic", len);
+    if (memcmp(data, "GGUF", 4) != 0)
+        return ts__fail(err, TS_ERR_FORMAT, 0, 0,
+                        "not a GGUF file: the first 4 bytes are not the magic \"GGUF\"");
+    c->pos = 4;
+    uint32_t version;
+    if ((st = ts__read_u32(c, &version, "the GGUF version", err)))
+        return st;
+    if (version != 0 && (version & 0xffffu) == 0)
+        return ts__fail(err, TS_ERR_UNSUPPORTED, 0, 4,
+                        "GGUF version field at byte 4 reads 0x%08lx: this looks like a "
+                        "big-endian file (version %lu byte-swapped); only little-endian "
+                        "GGUF is supported", (unsigned long)version,
+                        (unsigned long)(((version >> 24) & 0xffu) | ((version >> 8) & 0xff00u)));
+    if (version == 1)
+        return ts__fail(err, TS_ERR_UNSUPPORTED, 0, 4,
+                        "GGUF v1 is not supported (it used 32-bit counts; llama.cpp "
+                        "dropped it): expected version 2 or 3");
+    if (version != 2 && version != 3)
+        return ts__fail(err, TS_ERR_UNSUPPORTED, 0, 4,
+                        "GGUF version %lu at byte 4 is not supported: expected 2 or 3",
+                        (unsigned long)version);
+    ts__file_set_version(f, version == 2 ? "2" : "3");
+
+    uint64_t n_tensors, n_kv;
+    if ((st = ts__read_u64(c, &n_tensors, "the tensor count", err)) ||
+        (st = ts__read_u64(c, &n_kv, "the key/value count", err)))
+        return st;
+    size_t left = ts__cursor_left(c);
+    if (n_kv > left / GG_MIN_KV)
+        return ts__fail(err, TS_ERR_TRUNCATED, 0, 16,
+                        "header declares %llu key/value pairs (count at byte 16), but "
+                        "the %zu bytes left can hold at most %zu (%d bytes each at least)",
+                        (unsigned long long)n_kv, left, left / GG_MIN_KV, GG_MIN_KV);
+    if (n_tensors > left / GG_MIN_INFO)
+        return ts__fail(err, TS_ERR_TRUNCATED, 0, 8,
+                        "header declares %llu tensors (count at byte 8), but the %zu "
+                        "bytes left can hold at most %zu tensor infos (%d bytes each at "
+                        "least)", (unsigned long long)n_tensors, left,
+                        left / GG_MIN_INFO, GG_MIN_INFO);
+
+    if ((st = read_kvs(&g, n_kv, f, err)))
+        goto out;
+
+    /* Pass 1: read and check every tensor info. */
+    size_t nt = (size_t)n_tensors;
+    infos = malloc((nt ? nt : 1) * sizeof *infos);
+    names = malloc((nt ? nt : 1) * sizeof *names);
+    if (!infos || !names) {
+        st = ts__error(err, TS_ERR_NOMEM, "out of memory for %zu tensor infos", nt);
+        goto out;
+    }
+    for (size_t i = 0; i < nt; i++) {
+        names[i].p = c->data + c->pos;
+        if ((st = read_info(c, i, &infos[i], err)))
+            goto out;
+    }
+    if ((st = check_unique(names, nt, data, "tensor name", err)))
+        goto out;
+
+    /* Pass 2: the data section starts at the next multiple of the
+     * alignment; each tensor must start where the previous one ends, padded
+     * (gguf.cpp), and end inside the file. */
+    int64_t align = g.alignment;
+    int64_t start = nt ? ((int64_t)c->pos + align - 1) / align * align : (int64_t)c->pos;
+    int64_t expect = 0;
+    for (size_t i = 0; i < nt; i++) {
+        const gg_info *t = &infos[i];
+        char nb[NAME_BUF], pb[NAME_BUF];
+        const char *tname = name_str(t->name, (size_t)t->name_len, nb, sizeof nb);
+        int64_t nbytes = t->nbytes, end, padded;
+        if (t->offset % (uint64_t)align != 0) {
+            st = ts__fail(err, TS_ERR_FORMAT, 0, (int64_t)t->offset_pos,
+                          "tensor %zu '%s': data offset %llu at byte %zu is not a "
+                          "multiple of the alignment %lld", i, tname,
+                          (unsigned long long)t->offset, t->offset_pos, (long long)align);
+            goto out;
+        }
+        if (t->offset != (uint64_t)expect) {
+            if (i == 0)
+                st = ts__fail(err, TS_ERR_FORMAT, 0, (int64_t)t->offset_pos,
+                              "tensor 0 '%s': data offset %llu at byte %zu, expected 0: "
+                              "ggml requires the first tensor to start the data section",
+                              tname, (unsigned long long)t->offset, t->offset_pos);
+            else
+                st = ts__fail(err, TS_ERR_FORMAT, 0, (int64_t)t->offset_pos,
+                              "tensor %zu '%s': data offset %llu at byte %zu, expected "
+                              "%lld: ggml requires each tensor to start where tensor "
+                              "%zu '%s' ends, padded to %lld bytes (%s)", i, tname,
+                              (unsigned long long)t->offset, t->offset_pos,
+                              (long long)expect, i - 1,
+                              name_str(infos[i - 1].name, (size_t)infos[i - 1].name_len,
+                                       pb, sizeof pb),
+                              (long long)align,
+                              t->offset < (uint64_t)expect ? "the tensors overlap"
+                                                           : "there is a gap");
+            goto out;
+        }
+        if (ts__add_overflow(start, expect, &end) ||
+            ts__add_overflow(end, nbytes, &end) || end > (int64_t)len) {
+            int64_t at = start + expect;
+            st = ts__fail(err, TS_ERR_TRUNCATED, 0, (int64_t)len,
+                          "tensor %zu '%s': %lld data bytes at file byte %lld run past "
+                          "the end of the file (%zu bytes, %lld missing)", i, tname,
+                          (long long)nbytes, (long long)at, len,
+                          (long long)(at - (int64_t)len + nbytes));
+            goto out;
+        }
+        if ((st = add_array(f, t, start + expect, opts->gguf_stored_order, err))) {
+            ts__error_prefix(err, "tensor %zu '%s'", i, tname);
+            goto out;
+        }
+        /* end <= len, so these cannot overflow. */
+        padded = (nbytes + align - 1) / align * align;
+        expect += padded;
+    }
+    st = TS_OK;
+out:
+    free(infos);
+    free(names);
+    free(g.json.p);
+    return st;
+}
+
+const ts__reader ts__reader_gguf = {TS_FORMAT_GGUF, probe_gguf, read_gguf};
