@@ -1,0 +1,1 @@
+tshape info tests/fixtures/npy/bad_dict.npy 2>&1

@@ -1,0 +1,1 @@
+tshape info -s --max-header 10102 tests/fixtures/npy/big_header.npy
