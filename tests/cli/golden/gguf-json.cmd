@@ -1,0 +1,1 @@
+tshape info --json tests/fixtures/gguf/good_v2.gguf

@@ -1,0 +1,1 @@
+tshape info --metadata --filter token_embd.weight tests/fixtures/gguf/good_v3.gguf

@@ -1,0 +1,1 @@
+tshape info --summary tests/fixtures/gguf/good_v3.gguf

@@ -1,0 +1,1 @@
+tshape info tests/fixtures/safetensors/good_empty_scalar.safetensors

@@ -1,0 +1,1 @@
+tshape info --json --metadata tests/fixtures/safetensors/good_metadata.safetensors

@@ -1,0 +1,1 @@
+tshape info --metadata --summary tests/fixtures/safetensors/good_metadata.safetensors

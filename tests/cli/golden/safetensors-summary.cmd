@@ -1,0 +1,1 @@
+tshape info --summary tests/fixtures/safetensors/good_unordered.safetensors
