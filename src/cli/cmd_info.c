@@ -30,6 +30,7 @@ typedef struct info_opts {
 typedef struct dtype_total {
     char name[64];
     int64_t arrays, size, nbytes;
+    int nbytes_unknown;     /* object arrays: the pickle's size is unknown */
 } dtype_total;
 
 typedef struct totals {
@@ -306,6 +307,7 @@ static void add_total(totals *t, const ts_array *a)
     d->size += a->size;
     if (a->nbytes < 0) {
         t->nbytes_unknown = 1;
+        d->nbytes_unknown = 1;
     } else {
         if (__builtin_add_overflow(t->nbytes, a->nbytes, &t->nbytes))
             t->nbytes_overflow = 1;
@@ -406,10 +408,15 @@ static void summary_total(const cli_ctx *ctx, const totals *t)
     out_printf("total: %lld array%s, %lld elements, %lld bytes%s", (long long)t->arrays,
                t->arrays == 1 ? "" : "s", (long long)t->size, (long long)t->nbytes,
                t->nbytes_unknown ? " (+ object arrays of unknown size)" : "");
-    for (size_t i = 0; i < t->n_dtypes; i++)
-        out_printf("%s %s %lld array%s %lld bytes", i ? ";" : " |",
-                   t->by_dtype[i].name, (long long)t->by_dtype[i].arrays,
-                   t->by_dtype[i].arrays == 1 ? "" : "s", (long long)t->by_dtype[i].nbytes);
+    for (size_t i = 0; i < t->n_dtypes; i++) {
+        const dtype_total *d = &t->by_dtype[i];
+        out_printf("%s %s %lld array%s ", i ? ";" : " |", d->name, (long long)d->arrays,
+                   d->arrays == 1 ? "" : "s");
+        if (d->nbytes_unknown && d->nbytes == 0)
+            out_str("of unknown size");
+        else
+            out_printf("%lld bytes%s", (long long)d->nbytes, d->nbytes_unknown ? " + unknown" : "");
+    }
     out_char('\n');
 }
 
