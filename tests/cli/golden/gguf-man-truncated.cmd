@@ -1,0 +1,1 @@
+tshape info tests/fixtures/gguf/bad_truncated_data.gguf 2>&1
