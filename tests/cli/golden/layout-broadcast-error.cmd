@@ -1,0 +1,1 @@
+tshape broadcast '(2,3)' '(4,3)'

@@ -1,0 +1,1 @@
+tshape --json broadcast '(3,1)' '(1,4)'

@@ -1,0 +1,1 @@
+tshape broadcast '(0,)' '(2,)'

@@ -1,0 +1,1 @@
+tshape contiguous --strides '(8,16,48)' '(2,3,4)'

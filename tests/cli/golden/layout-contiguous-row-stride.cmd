@@ -1,0 +1,1 @@
+tshape contiguous --row-stride 5 '(3,5)'

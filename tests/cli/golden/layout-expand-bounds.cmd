@@ -1,0 +1,1 @@
+tshape expand 3 '(2,3)'

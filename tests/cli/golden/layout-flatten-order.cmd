@@ -1,0 +1,1 @@
+tshape flatten 2 1 '(2,3,4)'

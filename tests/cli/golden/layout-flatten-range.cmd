@@ -1,0 +1,1 @@
+tshape flatten 0 3 '(2,3,4)'

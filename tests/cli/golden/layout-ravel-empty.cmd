@@ -1,0 +1,1 @@
+tshape ravel --mode clip '(3,0)' '(1,0)'

@@ -1,0 +1,1 @@
+tshape reshape '(0,-1)' '(0,3)'

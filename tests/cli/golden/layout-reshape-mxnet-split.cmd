@@ -1,0 +1,1 @@
+tshape reshape --mxnet '(-4,4,-1)' '(6,)'

@@ -1,0 +1,7 @@
+tshape reshape --mxnet '(4,0,2)' '(2,3,4)'
+tshape reshape --mxnet '(6,1,-1)' '(2,3,4)'
+tshape reshape --mxnet '(-2,1,1)' '(2,3,4)'
+tshape reshape --mxnet '(-3,-3)' '(2,3,4,5)'
+tshape reshape --mxnet '(0,-3)' '(2,3,4)'
+tshape reshape --mxnet '(-4,1,2,-2)' '(2,3,4)'
+tshape reshape --mxnet '(2,-4,-1,3,-2)' '(2,3,4)'

@@ -1,0 +1,1 @@
+tshape reshape --reverse '(-1,)' '(2,3)'

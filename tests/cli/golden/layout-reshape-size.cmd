@@ -1,0 +1,1 @@
+tshape reshape '(7,4)' '(2,3,4)'

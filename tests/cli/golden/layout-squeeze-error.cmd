@@ -1,0 +1,1 @@
+tshape squeeze --axis 0 '(2,1)'

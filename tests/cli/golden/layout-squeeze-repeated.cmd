@@ -1,0 +1,1 @@
+tshape squeeze --axis=1,-1 '(2,1)'

@@ -1,0 +1,1 @@
+tshape strides --dtype f3 '(2,3)'

@@ -1,0 +1,1 @@
+tshape --json strides --dtype '<i2' --order F '(2,3,4)'

@@ -1,0 +1,5 @@
+tshape strides '(2,3,4)'
+tshape strides --order F '(2,3,4)'
+tshape strides --elements '(2,3,4)'
+tshape strides --dtype f4 '(2,3)' '(5,)' '()'
+tshape strides --dtype bf16 '(2,0,3)'

@@ -1,0 +1,1 @@
+tshape transpose 0,1,3 '(2,3,4)'

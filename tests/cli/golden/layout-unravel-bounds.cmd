@@ -1,0 +1,1 @@
+tshape unravel '(7,6)' 42

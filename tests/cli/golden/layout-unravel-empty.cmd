@@ -1,0 +1,1 @@
+tshape unravel '(0,)' 0
