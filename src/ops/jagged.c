@@ -239,20 +239,19 @@ static ts_status merge(jparser *p, info *agg, const info *child, int k, size_t c
     int rank_conflict = agg->leaf_rank >= 0 && child->leaf_rank >= 0 &&
                         agg->leaf_rank != child->leaf_rank;
     if (conflict || rank_conflict) {
-        int other = conflict ? *depth_from : *rank_from;
-        int r_child = child->depth + (child->leaf_rank > 0 ? child->leaf_rank : 0);
-        int r_agg = agg->depth + (agg->leaf_rank > 0 ? agg->leaf_rank : 0);
-        if (r_child != r_agg)
+        int r_child = child->depth + child->leaf_rank, r_agg = agg->depth + agg->leaf_rank;
+        if (rank_conflict && r_child != r_agg)
             return ts__fail(p->err, TS_ERR_PARSE, (int64_t)col, -1,
                             "ragged jagged shape: element %d of {...} at column %zu has rank "
                             "%d but element %d has rank %d (the {...} opens at column %zu)",
-                            k, col, r_child, other < 0 ? 0 : other, r_agg, brace_col);
+                            k, col, r_child, *rank_from, r_agg, brace_col);
+        /* Same rank split differently, or brace levels that differ. */
         return ts__fail(p->err, TS_ERR_PARSE, (int64_t)col, -1,
-                        "ragged jagged shape: element %d of {...} at column %zu has %d "
-                        "jagged mode%s and leaves of rank %d, but element %d has %d and %d "
-                        "(the {...} opens at column %zu)",
-                        k, col, child->depth, child->depth == 1 ? "" : "s", child->leaf_rank,
-                        other < 0 ? 0 : other, agg->depth, agg->leaf_rank, brace_col);
+                        "ragged jagged shape: element %d of {...} at column %zu has %s%d "
+                        "jagged mode%s but element %d has %s%d (the {...} opens at column %zu)",
+                        k, col, child->exact ? "" : "at least ", child->depth,
+                        child->depth == 1 && child->exact ? "" : "s", *depth_from,
+                        agg->exact ? "" : "at least ", agg->depth, brace_col);
     }
     if (child->exact && !agg->exact) {
         agg->depth = child->depth;
