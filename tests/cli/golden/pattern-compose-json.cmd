@@ -1,0 +1,1 @@
+tshape --json compose 'k,i' 'i,j' '(2,3)' 'j,k' '(3,4)'

@@ -1,0 +1,1 @@
+tshape compose 'i,k' 'i,j,k' '(10,20)'

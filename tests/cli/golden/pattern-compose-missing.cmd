@@ -1,0 +1,1 @@
+tshape compose 'i,x' 'i,j' '(10,20)'

@@ -1,0 +1,1 @@
+tshape compose 'j,i,k' 'i,j,k' '(10,20,30)'

@@ -1,0 +1,1 @@
+tshape compose 'i,,k' 'i,k' '(10,20)'

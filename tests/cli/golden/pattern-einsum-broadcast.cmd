@@ -1,0 +1,1 @@
+tshape einsum ij,j '(2,3)' '(1,)'

@@ -1,0 +1,1 @@
+tshape einsum ij,jk '(2,3)'

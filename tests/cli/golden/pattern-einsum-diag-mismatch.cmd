@@ -1,0 +1,1 @@
+tshape einsum ii '(3,4)'

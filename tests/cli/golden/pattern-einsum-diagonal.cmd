@@ -1,0 +1,1 @@
+tshape einsum 'ii->i' '(3,3)'

@@ -1,0 +1,1 @@
+tshape einsum ba '(2,3)'

@@ -1,0 +1,1 @@
+tshape einsum ij '(2,3,4)'

@@ -1,0 +1,1 @@
+tshape einsum 'i...->i' '(2,3,4)'

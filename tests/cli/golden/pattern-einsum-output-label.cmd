@@ -1,0 +1,1 @@
+tshape einsum 'ij->k' '(2,3)'

@@ -1,0 +1,1 @@
+tshape einsum 'i1,j' '(2,)' '(3,)'

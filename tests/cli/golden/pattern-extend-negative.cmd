@@ -1,0 +1,1 @@
+tshape extend -1 '(4,3)'

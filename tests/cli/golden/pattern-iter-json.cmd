@@ -1,0 +1,1 @@
+tshape --json iter '(2,2)'

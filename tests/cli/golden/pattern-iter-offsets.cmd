@@ -1,0 +1,1 @@
+tshape iter --origin '(10,10)' --offsets '(2,2)'

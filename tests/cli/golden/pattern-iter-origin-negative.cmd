@@ -1,0 +1,1 @@
+tshape iter --origin=-1,0 '(2,3)'

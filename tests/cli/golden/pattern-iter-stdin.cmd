@@ -1,0 +1,1 @@
+printf '(2,)\n(1,x)\n()\n' | tshape iter

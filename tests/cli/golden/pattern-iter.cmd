@@ -1,0 +1,1 @@
+tshape iter '(2,3)'

@@ -1,0 +1,1 @@
+tshape jagged '{10,20}'

@@ -1,0 +1,1 @@
+tshape jagged --layers 1,1 '(10,20,30)'

@@ -1,0 +1,1 @@
+tshape jagged --slice 1,5 '{(10,20),(30,40)}'

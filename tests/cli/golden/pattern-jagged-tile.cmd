@@ -1,0 +1,1 @@
+tshape jagged --print 'tile (5,10,15) (5,10,15)'

@@ -1,0 +1,1 @@
+tshape --json parse-shape 'b _ h w' '(2,3,4,5)'

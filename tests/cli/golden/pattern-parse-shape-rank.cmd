@@ -1,0 +1,1 @@
+tshape parse-shape 'b c' '(2,3,4,5)'

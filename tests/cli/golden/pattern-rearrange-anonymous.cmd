@@ -1,0 +1,1 @@
+tshape rearrange '... -> ... 2' '(2,3)'

@@ -1,0 +1,1 @@
+tshape rearrange 'b h h -> b h' '(2,3,4)'

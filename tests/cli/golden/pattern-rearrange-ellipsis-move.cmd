@@ -1,0 +1,1 @@
+tshape rearrange '... w -> w ...' '(2,3,4,5)'

@@ -1,0 +1,1 @@
+tshape rearrange 'b ... -> b (...)' '(2,3,4,5)'

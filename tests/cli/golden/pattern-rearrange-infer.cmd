@@ -1,0 +1,1 @@
+tshape rearrange 'b (h w) -> b h w' '(2,12)'

@@ -1,0 +1,1 @@
+tshape rearrange 'a (b (c)) -> a b c' '(2,3)'

@@ -1,0 +1,1 @@
+tshape rearrange 'a b' '(2,3)'

@@ -1,0 +1,1 @@
+tshape rearrange --op max 'a -> a' '(2,)'

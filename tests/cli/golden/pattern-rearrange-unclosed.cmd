@@ -1,0 +1,1 @@
+tshape rearrange 'b (c h w -> b' '(2,3)'

@@ -1,0 +1,1 @@
+tshape rearrange '... -> ... 1' '(2,3)'

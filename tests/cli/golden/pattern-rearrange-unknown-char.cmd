@@ -1,0 +1,1 @@
+tshape rearrange 'a-b -> a' '(2,)'

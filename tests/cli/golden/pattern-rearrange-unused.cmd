@@ -1,0 +1,1 @@
+tshape rearrange 'b c h w -> b c h w' '(2,3,4,5)' z=7

@@ -1,0 +1,1 @@
+tshape rearrange 'a b -> (a b)' '(0,3)'

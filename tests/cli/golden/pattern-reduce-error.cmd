@@ -1,0 +1,1 @@
+tshape reduce 'h w -> h c' '(2,3)'

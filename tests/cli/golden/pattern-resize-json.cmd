@@ -1,0 +1,1 @@
+tshape --json resize '(2,6)' '(3,4)' '(3,5)'

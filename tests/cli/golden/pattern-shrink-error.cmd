@@ -1,0 +1,1 @@
+tshape shrink 7 '(4,3)'

@@ -1,0 +1,1 @@
+tshape shrink 2 '(4,3)'

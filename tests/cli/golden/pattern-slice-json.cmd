@@ -1,0 +1,1 @@
+tshape --json slice '(10,20)' 0,0 5,5

@@ -1,0 +1,1 @@
+tshape slice '(10,20)' 0
