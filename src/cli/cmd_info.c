@@ -253,21 +253,21 @@ static void report_metadata(const cli_ctx *ctx, const char *path, const ts_file 
 {
     size_t n = ts_file_metadata_count(f);
     if (ctx->json) {
-        json_t *meta = json_object();
+        /* The library gives each value as JSON text; write it verbatim (a
+         * jansson round trip would respell 1e-05 and quote big uint64s). */
+        out_str("{\"file\":");
+        out_json_string(path);
+        out_str(",\"metadata\":{");
         for (size_t i = 0; i < n; i++) {
             const char *k, *v;
             ts_file_metadata(f, i, &k, &v);
-            json_t *val = json_loads(v, JSON_DECODE_ANY, NULL);
-            json_object_set_new(meta, k, val ? val : json_string(v));
+            if (i)
+                out_char(',');
+            out_json_string(k);
+            out_char(':');
+            out_str(v);
         }
-        json_t *o = json_pack("{s:s,s:o}", "file", path, "metadata", meta);
-        char *text = json_dumps(o, JSON_COMPACT | JSON_ENSURE_ASCII);
-        if (text) {
-            out_str(text);
-            out_char('\n');
-            free(text);
-        }
-        json_decref(o);
+        out_str("}}\n");
         return;
     }
     out_printf("%s: metadata (%zu entr%s)\n", path, n, n == 1 ? "y" : "ies");
