@@ -26,7 +26,9 @@ static ts_status elem_strides(const ts_shape *shape, char order, const char *op,
     for (int k = 0; k < nd; k++) {
         int i = order == 'C' ? nd - 1 - k : k;
         strides[i] = acc;
-        acc *= d[i] > 0 ? d[i] : 1; /* bounded by size when size > 0 */
+        /* No index is valid without elements; otherwise acc <= size. */
+        if (*size > 0)
+            acc *= d[i];
     }
     return TS_OK;
 }
