@@ -43,6 +43,8 @@ static const ravel_case ravel_cases[] = {
      "index (1,2,3) has 3 entries but the shape (3,4) has 2 dims"},
     {"(3,0)", "(1,0)", 'C', 1, {C}, 0, TS_ERR_INDEX,
      "cannot ravel index (1,0) into (3,0): the shape has no elements (axis 1 has size 0)"},
+    /* no strides are computed without elements: the other dims overflow */
+    {"(4,0,4611686018427387904)", "(0,0,0)", 'C', 1, {W}, 0, TS_ERR_INDEX, "has no elements"},
     {"(3,4)", "(1,2)", 'X', 0, {R}, 0, TS_ERR_INVALID_ARG, "order must be 'C'"},
     {"(2,3,4)", "(1,2,3)", 'C', 2, {R, R}, 0, TS_ERR_INVALID_ARG, "2 modes given for the 3 dims"},
     {"(3,4)", "(1,2)", 'C', 1, {(ts_index_mode)7}, 0, TS_ERR_INVALID_ARG,
@@ -97,6 +99,7 @@ static const unravel_case unravel_cases[] = {
      "flat index 42 is out of bounds for shape (7,6) of size 42: expected 0..41"},
     {"(7,6)", -1, 'C', NULL, TS_ERR_INDEX, "flat index -1 is out of bounds"},
     {"()", 1, 'C', NULL, TS_ERR_INDEX, "flat index 1 is out of bounds for shape () of size 1"},
+    {"(4,0,4611686018427387904)", 0, 'F', NULL, TS_ERR_INDEX, "it has no elements"},
     {"(0,)", 0, 'C', NULL, TS_ERR_INDEX,
      "flat index 0 is out of bounds for shape (0,): it has no elements"},
     {"(7,6)", 1, 'Z', NULL, TS_ERR_INVALID_ARG, "unravel: order must be"},
