@@ -48,8 +48,17 @@ void out_i64(int64_t v);
 void out_shape(const cli_ctx *ctx, const ts_shape *s);
 /* A list of n ints as a shape tuple (human) or JSON array. */
 void out_dims(const cli_ctx *ctx, const int64_t *d, int n);
-/* Writes a JSON string literal (RFC 8259 escaping) */
+/* Writes a JSON string literal (RFC 8259 escaping; invalid UTF-8 bytes
+ * become U+FFFD, so the output is always valid JSON). */
 void out_json_string(const char *s);
+/* A malloc'ed copy of s with invalid UTF-8 bytes replaced by U+FFFD (for
+ * jansson, which refuses invalid UTF-8); NULL if out of memory. */
+char *cli_utf8_clean(const char *s);
+/* A malloc'ed copy of s safe to print on a terminal: control characters,
+ * invalid UTF-8 bytes and backslashes are written as \xNN (\\ for a
+ * backslash), so names from hostile files cannot move the cursor or split a
+ * TSV column; NULL if out of memory. */
+char *cli_printable(const char *s);
 /* printf to the output buffer (slow path). */
 void out_printf(const char *fmt, ...)
 #if defined(__GNUC__)
@@ -83,7 +92,8 @@ int cli_parse_i64(const cli_ctx *ctx, const char *text, const char *what, int64_
  * on failure. flags as ts_shape_parse. */
 int cli_parse_shape(const char *text, unsigned flags, ts_shape *out);
 /* Parses an integer list: "1,2", "(1,2)", "[1,2]", "1", "()" (negatives
- * allowed) into a shape used as a plain list. */
+ * allowed) into a shape used as a plain list. Prints the error and returns
+ * CLI_ERROR on failure. */
 int cli_parse_list(const char *text, const char *what, ts_shape *out);
 
 /*

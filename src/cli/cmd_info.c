@@ -70,6 +70,18 @@ static void emit(emitter *e, const char *key, json_t *json, const char *human)
         out_printf("  %-14s %s\n", key, human);
 }
 
+/* A JSON string from text read out of a file, which may not be UTF-8. */
+static json_t *jstr(const char *s)
+{
+    json_t *j = json_string(s);
+    if (j)
+        return j;
+    char *clean = cli_utf8_clean(s);
+    j = clean ? json_string(clean) : NULL;
+    free(clean);
+    return j ? j : json_null();
+}
+
 static json_t *json_dims(const int64_t *d, int n)
 {
     json_t *a = json_array();
@@ -143,14 +155,18 @@ static void report_array(const cli_ctx *ctx, const char *path, const ts_file *f,
     int ndim = ts_shape_ndim(&a->shape);
     const char *version = ts_file_version(f);
 
-    if (!ctx->json)
-        out_printf("%s%s%s:\n", path, a->name[0] ? ": " : "", a->name);
-    emit(&e, "file", json_string(path), NULL);
+    if (!ctx->json) {
+        char *p = cli_printable(path), *n = cli_printable(a->name);
+        out_printf("%s%s%s:\n", p ? p : "?", a->name[0] ? ": " : "", n ? n : "?");
+        free(p);
+        free(n);
+    }
+    emit(&e, "file", jstr(path), NULL);
     snprintf(buf, sizeof buf, "%s%s%s", ts_format_name(ts_file_format(f)),
              version[0] ? " " : "", version);
     emit(&e, "format", json_string(ts_format_name(ts_file_format(f))), buf);
-    emit(&e, "version", json_string(version), NULL);
-    emit(&e, "name", json_string(a->name), NULL);
+    emit(&e, "version", jstr(version), NULL);
+    emit(&e, "name", jstr(a->name), NULL);
     emit(&e, "shape", json_dims(dims, ndim), dims_text(dims, ndim, buf, sizeof buf));
     snprintf(buf, sizeof buf, "%d", ndim);
     emit(&e, "ndim", json_integer(ndim), buf);
@@ -178,9 +194,9 @@ static void report_array(const cli_ctx *ctx, const char *path, const ts_file *f,
                  tmp, byteorder_word(a->byteorder));
     else /* raw TShape files store no dtype */
         snprintf(buf, sizeof buf, "%s", a->dtype_name);
-    emit(&e, "dtype", json_string(a->dtype_name), buf);
-    emit(&e, "descr", descr ? json_string(descr) : json_null(), NULL);
-    emit(&e, "format_dtype", json_string(a->format_dtype), NULL);
+    emit(&e, "dtype", jstr(a->dtype_name), buf);
+    emit(&e, "descr", descr ? jstr(descr) : json_null(), NULL);
+    emit(&e, "format_dtype", jstr(a->format_dtype), NULL);
     emit(&e, "itemsize", json_integer(a->itemsize), NULL);
     if (a->bits % 8 != 0)
         emit(&e, "bits", json_integer(a->bits), NULL);
@@ -234,10 +250,10 @@ static void report_array(const cli_ctx *ctx, const char *path, const ts_file *f,
         emit(&e, "context", dev, buf);
     }
     if (a->note)
-        emit(&e, "note", json_string(a->note), a->note);
+        emit(&e, "note", jstr(a->note), a->note);
 
     if (ctx->json) {
-        char *text = json_dumps(e.obj, JSON_COMPACT | JSON_ENSURE_ASCII);
+        char *text = json_dumps(e.obj, JSON_COMPACT);
         if (text) {
             out_str(text);
             out_char('\n');
@@ -270,11 +286,16 @@ static void report_metadata(const cli_ctx *ctx, const char *path, const ts_file 
         out_str("}}\n");
         return;
     }
-    out_printf("%s: metadata (%zu entr%s)\n", path, n, n == 1 ? "y" : "ies");
+    char *pp = cli_printable(path);
+    out_printf("%s: metadata (%zu entr%s)\n", pp ? pp : "?", n, n == 1 ? "y" : "ies");
+    free(pp);
     for (size_t i = 0; i < n; i++) {
         const char *k, *v;
         ts_file_metadata(f, i, &k, &v);
-        out_printf("  %s = %s\n", k, v);
+        /* Values are JSON text from the library, already escaped. */
+        char *pk = cli_printable(k);
+        out_printf("  %s = %s\n", pk ? pk : "?", v);
+        free(pk);
     }
     out_char('\n');
 }
@@ -366,10 +387,10 @@ static void summary_row(const cli_ctx *ctx, const info_opts *o, rows *r, const c
 {
     char shape[512];
     if (ctx->json) {
-        json_t *obj = json_pack("{s:s,s:s,s:s,s:o}", "file", path, "name", a->name, "dtype",
-                                a->dtype_name, "shape",
+        json_t *obj = json_pack("{s:o,s:o,s:o,s:o}", "file", jstr(path), "name", jstr(a->name),
+                                "dtype", jstr(a->dtype_name), "shape",
                                 json_dims(ts_shape_dims(&a->shape), ts_shape_ndim(&a->shape)));
-        char *text = json_dumps(obj, JSON_COMPACT | JSON_ENSURE_ASCII);
+        char *text = json_dumps(obj, JSON_COMPACT);
         if (text) {
             out_str(text);
             out_char('\n');
@@ -379,7 +400,10 @@ static void summary_row(const cli_ctx *ctx, const info_opts *o, rows *r, const c
         return;
     }
     ts_shape_format(&a->shape, 0, shape, sizeof shape);
-    add_row(r, o->many_files ? path : NULL, a->name[0] ? a->name : "-", a->dtype_name, shape);
+    char *p = cli_printable(path), *n = cli_printable(a->name[0] ? a->name : "-");
+    add_row(r, o->many_files ? p : NULL, n ? n : "?", a->dtype_name, shape);
+    free(p);
+    free(n);
 }
 
 static void summary_total(const cli_ctx *ctx, const totals *t)
@@ -396,7 +420,7 @@ static void summary_total(const cli_ctx *ctx, const totals *t)
                               "size", (json_int_t)t->size, "nbytes",
                               t->nbytes_unknown ? json_null() : json_integer(t->nbytes),
                               "dtypes", by);
-        char *text = json_dumps(o, JSON_COMPACT | JSON_ENSURE_ASCII);
+        char *text = json_dumps(o, JSON_COMPACT);
         if (text) {
             out_str(text);
             out_char('\n');

@@ -220,11 +220,6 @@ static int get_options(cli_ctx *ctx, int argc, char **argv, unsigned allowed, co
             return -1;
         }
         o->given |= (unsigned)c;
-        /* main.c puts "--" before the first negative-number operand, also
-         * when it is an option's argument ("--axis -1" arrives as "--axis --
-         * -1"): take the number as the argument. */
-        if (optarg && strcmp(optarg, "--") == 0 && optind < argc)
-            optarg = argv[optind++];
         switch (c) {
         case O_AXES: o->axes = optarg; break;
         case O_AXIS: o->axis = optarg; break;

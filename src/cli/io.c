@@ -120,11 +120,30 @@ void out_shape(const cli_ctx *ctx, const ts_shape *s)
     out_dims(ctx, ts_shape_dims(s), ts_shape_ndim(s));
 }
 
+/* Length of the valid UTF-8 sequence at p (1..4), or 0 if it is not one
+ * (RFC 3629: no overlongs, no surrogates, nothing above U+10FFFF). */
+static int utf8_len(const unsigned char *p)
+{
+    unsigned char c = p[0];
+    if (c < 0x80)
+        return 1;
+    int n = c >= 0xf0 ? 4 : c >= 0xe0 ? 3 : c >= 0xc2 ? 2 : 0;
+    if (n == 0 || c > 0xf4)
+        return 0;
+    for (int i = 1; i < n; i++)
+        if ((p[i] & 0xc0) != 0x80)
+            return 0;
+    if ((c == 0xe0 && p[1] < 0xa0) || (c == 0xed && p[1] > 0x9f) ||
+        (c == 0xf0 && p[1] < 0x90) || (c == 0xf4 && p[1] > 0x8f))
+        return 0;
+    return n;
+}
+
 void out_json_string(const char *s)
 {
     static const char hex[] = "0123456789abcdef";
     out_char('"');
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+    for (const unsigned char *p = (const unsigned char *)s; *p;) {
         unsigned char c = *p;
         if (c == '"' || c == '\\') {
             out_char('\\');
@@ -136,11 +155,76 @@ void out_json_string(const char *s)
         } else if (c < 0x20 || c == 0x7f) {
             char u[6] = {'\\', 'u', '0', '0', hex[c >> 4], hex[c & 15]};
             out_write(u, 6);
+        } else if (c >= 0x80) {
+            /* Valid UTF-8 passes through; a stray byte (names in MXNet
+             * files are arbitrary bytes) becomes U+FFFD. */
+            int n = utf8_len(p);
+            if (n == 0) {
+                out_write("\\ufffd", 6);
+                p++;
+            } else {
+                out_write((const char *)p, (size_t)n);
+                p += n;
+            }
+            continue;
         } else {
             out_char((char)c);
         }
+        p++;
     }
     out_char('"');
+}
+
+char *cli_printable(const char *s)
+{
+    static const char hex[] = "0123456789abcdef";
+    size_t n = strlen(s);
+    char *out = malloc(n * 4 + 1), *q = out;
+    if (!out)
+        return NULL;
+    for (const unsigned char *p = (const unsigned char *)s; *p;) {
+        int k = utf8_len(p);
+        if (k == 0 || *p < 0x20 || *p == 0x7f || *p == '\\') {
+            if (*p == '\\') {
+                *q++ = '\\';
+                *q++ = '\\';
+            } else {
+                *q++ = '\\';
+                *q++ = 'x';
+                *q++ = hex[*p >> 4];
+                *q++ = hex[*p & 15];
+            }
+            p++;
+        } else {
+            memcpy(q, p, (size_t)k);
+            q += k;
+            p += k;
+        }
+    }
+    *q = '\0';
+    return out;
+}
+
+char *cli_utf8_clean(const char *s)
+{
+    size_t n = strlen(s);
+    char *out = malloc(n * 3 + 1), *q = out;
+    if (!out)
+        return NULL;
+    for (const unsigned char *p = (const unsigned char *)s; *p;) {
+        int k = utf8_len(p);
+        if (k == 0) {
+            memcpy(q, "\xef\xbf\xbd", 3); /* U+FFFD */
+            q += 3;
+            p++;
+        } else {
+            memcpy(q, p, (size_t)k);
+            q += k;
+            p += k;
+        }
+    }
+    *q = '\0';
+    return out;
 }
 
 void out_printf(const char *fmt, ...)
@@ -242,7 +326,29 @@ int cli_parse_shape(const char *text, unsigned flags, ts_shape *out)
 int cli_parse_list(const char *text, const char *what, ts_shape *out)
 {
     ts_error err;
-    if (ts_shape_parse(out, text, strlen(text), TS_PARSE_ALLOW_NEGATIVE, NULL, &err) != TS_OK)
+    const char *p = text;
+    while (*p == ' ')
+        p++;
+    ts_status st;
+    if (*p == '(' || *p == '[') {
+        st = ts_shape_parse(out, text, strlen(text), TS_PARSE_ALLOW_NEGATIVE, NULL, &err);
+    } else {
+        /* "1,2" or "-1": the tuple grammar without its brackets. */
+        size_t n = strlen(text);
+        char *wrapped = malloc(n + 3);
+        if (!wrapped)
+            return cli_error(NULL, "out of memory");
+        wrapped[0] = '(';
+        memcpy(wrapped + 1, text, n);
+        wrapped[n + 1] = ')';
+        wrapped[n + 2] = '\0';
+        st = ts_shape_parse(out, wrapped, n + 2, TS_PARSE_ALLOW_NEGATIVE, NULL, &err);
+        free(wrapped);
+        if (st != TS_OK) /* the parser's columns would count the added '(' */
+            return cli_error(NULL, "%s '%s': expected integers separated by commas, "
+                             "such as 1,2 or (1,2)", what, text);
+    }
+    if (st != TS_OK)
         return cli_error(NULL, "%s '%s': %s", what, text, err.message);
     return CLI_OK;
 }

@@ -52,6 +52,60 @@ static int looks_negative(const char *s)
     return s[0] == '-' && s[1] >= '0' && s[1] <= '9';
 }
 
+/*
+ * Options of any subcommand that take a value as the next argument. Their
+ * value may be a negative number ("--axis -1"), so it must not be taken for
+ * an operand. Keep in sync with the subcommands' option tables (a golden
+ * test passes a negative value to each).
+ */
+static const char *const value_options[] = {
+    "--axes", "--axis", "--dtype", "--order", "--strides", "--row-stride", "--mode",
+    "--origin", "--op", "--layers", "--slice", "--format", "--filter", "--max-header",
+    "-f", NULL,
+};
+
+static int takes_value(const char *arg)
+{
+    for (const char *const *o = value_options; *o; o++)
+        if (strcmp(arg, *o) == 0)
+            return 1;
+    return 0;
+}
+
+/*
+ * Reorders a subcommand's arguments as [name, options..., "--", operands...]
+ * so that getopt sees every option wherever it was written and never reads
+ * a negative-number operand ("-1") as an option. An option that takes a
+ * value keeps the argument after it; "--" ends the options as usual.
+ * `out` and `ops` have room for argc + 2 pointers each. Returns the new argc.
+ */
+static int arrange_args(int argc, char **argv, char **out, char **ops)
+{
+    static char dashdash[] = "--";
+    int n = 0, nops = 0;
+    out[n++] = argv[0];
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (strcmp(a, "--") == 0) {
+            while (++i < argc)
+                ops[nops++] = argv[i];
+            break;
+        }
+        if (a[0] == '-' && a[1] != '\0' && !looks_negative(a)) {
+            out[n++] = argv[i];
+            if (takes_value(a) && i + 1 < argc)
+                out[n++] = argv[++i];
+            continue;
+        }
+        ops[nops++] = argv[i];
+    }
+    out[n++] = dashdash;
+    for (int k = 0; k < nops; k++)
+        out[n++] = ops[k];
+    out[n] = NULL;
+    return n;
+}
+
 int main(int argc, char **argv)
 {
     static const struct option opts[] = {
@@ -90,24 +144,12 @@ int main(int argc, char **argv)
         return cli_usage_error(NULL, "unknown command '%s'", argv[optind]);
     ctx.command = cmd->name;
 
-    /* The command's argv, with "--" before the first negative-number operand
-     * so getopt does not read "-1" as an option. */
+    /* Options first, then "--", then operands (see arrange_args). */
     int sub_argc = argc - optind;
-    char **sub = malloc(((size_t)sub_argc + 2) * sizeof *sub);
+    char **sub = malloc(((size_t)sub_argc + 2) * 2 * sizeof *sub);
     if (!sub)
         return cli_error(NULL, "out of memory");
-    static char dashdash[] = "--";
-    int n = 0, dashed = 0;
-    for (int i = optind; i < argc; i++) {
-        if (strcmp(argv[i], "--") == 0)
-            dashed = 1;
-        if (!dashed && i > optind && looks_negative(argv[i])) {
-            sub[n++] = dashdash;
-            dashed = 1;
-        }
-        sub[n++] = argv[i];
-    }
-    sub[n] = NULL;
+    int n = arrange_args(sub_argc, argv + optind, sub, sub + sub_argc + 2);
     optind = 0; /* reset getopt for the subcommand (GNU) */
     int status = cmd->run(&ctx, n, sub);
     free(sub);
