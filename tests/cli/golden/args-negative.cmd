@@ -1,0 +1,1 @@
+tshape squeeze --axis -1 '(1,3,1)' && tshape squeeze '(1,3,1)' --axis -1 && tshape flat3d -1 '(2,3,4,5)' --json && tshape moveaxis 0 -1 '(2,3,4)' --json && tshape expand -1 '(2,3)' && tshape transpose --axes -1,0,1 '(2,3,4)' && tshape prod -- -2 -1 '(2,3,4)'
