@@ -12,6 +12,8 @@
 # Crash inputs are kept in build-fuzz/crashes/<harness>/ and listed at the
 # end with the first lines of their report; reproduce one with
 #     build-fuzz/<harness> build-fuzz/crashes/<harness>/crash-...
+# FUZZ_ALLOW_MULTILINE=1 tolerates newlines in error messages (a known bug
+# class) so the harnesses can look further for memory errors.
 # Each input is limited to 10 s, 64 KiB and 256 MiB per allocation
 # (libFuzzer -timeout, -max_len, -malloc_limit_mb), so a hang or a huge
 # allocation counts as a crash too.
