@@ -34,22 +34,22 @@ dest=$tmp/dest
 prefix=/usr/local
 p=$dest$prefix
 
-# A sanitizer build's library needs the same runtime in every program that
-# links it.
-san=
-if nm -D "$B/libtshape.so.$VERSION" 2>/dev/null | grep -q '__asan_init'; then
-    san="$san -fsanitize=address"
-fi
-if nm -D "$B/libtshape.so.$VERSION" 2>/dev/null | grep -q '__ubsan_handle'; then
-    san="$san -fsanitize=undefined"
-fi
-
 # ---- install ---------------------------------------------------------------
 # `all` is up to date when the suite runs; building it here would only add
 # the shared library and tshape.pc, which `make check` does not need.
 if ! make -C "$root" B="$B" DESTDIR="$dest" PREFIX="$prefix" install > "$tmp/install.log" 2>&1; then
     cat "$tmp/install.log" >&2
     fail "make install failed"
+fi
+
+# A sanitizer build's library needs the same runtime in every program that
+# links it (make asan, make ubsan).
+san=
+if nm "$p/lib/libtshape.a" 2>/dev/null | grep -q ' U __asan_'; then
+    san="$san -fsanitize=address"
+fi
+if nm "$p/lib/libtshape.a" 2>/dev/null | grep -q ' U __ubsan_handle'; then
+    san="$san -fsanitize=undefined"
 fi
 
 expect_file() { [ -f "$1" ] && [ ! -L "$1" ] || fail "not installed: ${1#$dest}"; }
