@@ -285,18 +285,7 @@ START_TEST(test_every_prefix_fails)
     size_t len;
     unsigned char *full = tu_read_file(path, &len);
     ck_assert_ptr_nonnull(full);
-    for (size_t n = 0; n < len; n++) {
-        unsigned char *p = malloc(n ? n : 1);
-        ck_assert_ptr_nonnull(p);
-        memcpy(p, full, n);
-        ts_file *f;
-        ts_error err;
-        ts_status st = ts_file_open_memory(&f, p, n, NULL, &err);
-        ck_assert_msg(st != TS_OK, "%s: prefix of %zu bytes opened", path, n);
-        ck_assert_ptr_null(f);
-        ck_assert_msg(err.message[0] != '\0', "%s: prefix %zu: empty message", path, n);
-        free(p);
-    }
+    tu_check_prefixes(path, full, len, TS_FORMAT_NPZ, SIZE_MAX);
     free(full);
 }
 END_TEST

@@ -52,6 +52,74 @@ unsigned char *tu_read_file(const char *path, size_t *len)
     return buf;
 }
 
+ts_status tu_open_exact(const unsigned char *data, size_t n, const ts_open_options *opts,
+                        ts_error *err)
+{
+    ts_error local;
+    if (!err)
+        err = &local;
+    unsigned char *copy = malloc(n ? n : 1);
+    ck_assert_ptr_nonnull(copy);
+    if (n)
+        memcpy(copy, data, n);
+    ts_file *f = (ts_file *)copy; /* must be overwritten */
+    ts_status st = ts_file_open_memory(&f, copy, n, opts, err);
+    if (st == TS_OK) {
+        ck_assert_ptr_nonnull(f);
+        ts_file_close(f);
+    } else {
+        ck_assert_ptr_null(f);
+        ck_assert_int_eq(err->code, st);
+        ck_assert_msg(err->message[0] != '\0', "status %d with an empty message", (int)st);
+        ck_assert_msg(strchr(err->message, '\n') == NULL, "message has a newline: %s",
+                      err->message);
+        ck_assert_int_le(err->offset, (int64_t)n);
+    }
+    free(copy);
+    return st;
+}
+
+void tu_check_prefixes(const char *label, const unsigned char *data, size_t len,
+                       ts_format format, size_t truncated_from)
+{
+    ts_open_options o;
+    memset(&o, 0, sizeof o);
+    ck_assert_msg(tu_open_exact(data, len, &o, NULL) == TS_OK, "%s: the whole file fails", label);
+    for (int forced = 0; forced < 2; forced++) {
+        o.format = forced ? format : TS_FORMAT_AUTO;
+        for (size_t n = 0; n < len; n++) {
+            ts_error err;
+            ts_status st = tu_open_exact(data, n, &o, &err);
+            ck_assert_msg(st != TS_OK, "%s: prefix of %zu bytes accepted", label, n);
+            if (forced && n >= truncated_from)
+                ck_assert_msg(st == TS_ERR_TRUNCATED, "%s: prefix of %zu bytes: %s", label, n,
+                              err.message);
+        }
+    }
+}
+
+void tu_check_byte_changes(const unsigned char *data, size_t len, size_t limit,
+                           const ts_open_options *opts, const unsigned char *values,
+                           size_t nvalues)
+{
+    static const unsigned char telling[] = {0x00, 0x01, 0x09, 0x20, 0x7f, 0x80, 0xff};
+    if (!values) {
+        values = telling;
+        nvalues = sizeof telling;
+    }
+    unsigned char *p = malloc(len ? len : 1);
+    ck_assert_ptr_nonnull(p);
+    if (limit > len)
+        limit = len;
+    for (size_t i = 0; i < limit; i++)
+        for (size_t v = 0; v < nvalues; v++) {
+            memcpy(p, data, len);
+            p[i] = values[v];
+            tu_open_exact(p, len, opts, NULL);
+        }
+    free(p);
+}
+
 void tu_shape(ts_shape *s, const char *text)
 {
     ts_error err;

@@ -27,6 +27,35 @@ const char *tu_fixture(char *buf, size_t cap, const char *rel);
 /* Reads a whole file into a malloc'ed buffer (*len set); NULL on failure. */
 unsigned char *tu_read_file(const char *path, size_t *len);
 
+/*
+ * Opens data[0..n) with ts_file_open_memory after copying it into an
+ * allocation of exactly n bytes, so a sanitizer build catches any read past
+ * the end. Asserts that the call returned cleanly: on success a ts_file
+ * (closed here); on failure a NULL file, err->code equal to the status, and
+ * a non-empty one-line message whose offset is not past n. Returns the
+ * status; *err (may be NULL) receives the report.
+ */
+ts_status tu_open_exact(const unsigned char *data, size_t n, const ts_open_options *opts,
+                        ts_error *err);
+
+/*
+ * Every proper prefix of a valid file fails cleanly, both auto-detected and
+ * with `format` forced. Prefixes of at least `truncated_from` bytes must
+ * fail with TS_ERR_TRUNCATED when the format is forced (pass SIZE_MAX for no
+ * such check). `label` names the file in failure messages.
+ */
+void tu_check_prefixes(const char *label, const unsigned char *data, size_t len,
+                       ts_format format, size_t truncated_from);
+
+/*
+ * Every byte in [0, limit) replaced, one at a time, by each of `values`
+ * (NULL: 0x00 0x01 0x09 0x20 0x7f 0x80 0xff): every open must return
+ * cleanly (tu_open_exact), whatever it decides.
+ */
+void tu_check_byte_changes(const unsigned char *data, size_t len, size_t limit,
+                           const ts_open_options *opts, const unsigned char *values,
+                           size_t nvalues);
+
 /* Parses `text` as a shape, failing the test on error. */
 void tu_shape(ts_shape *s, const char *text);
 
