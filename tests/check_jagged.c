@@ -52,7 +52,9 @@ static const parse_case parse_cases[] = {
     {TILE30, 4, 2, 900, TILE30},
     {"tile (2,3)", 2, 1, 5, "{(2,),(3,)}"},
     {"tile", 0, 0, 1, "()"},
-    {"tile () (4,)", 4, 2, 0, "{}"},
+    /* no leaves: the rank is the one the text "{}" has (see normalize) */
+    {"tile () (4,)", 1, 1, 0, "{}"},
+    {"tile (5,15) ()", 2, 2, 0, "{{},{}}"},
     /* spaces, brackets, trailing commas, scalar leaves, empty braces */
     {"  { ( 1 , 2 ) , [3,4], }  ", 3, 1, 14, "{(1,2),(3,4)}"},
     {"{(),()}", 1, 1, 2, "{(),()}"},
@@ -205,6 +207,7 @@ static const slice_case slice_cases[] = {
     {"{(10,20),(30,40)}", "(0,0,0,0)", NULL, TS_ERR_NDIM,
      "jagged slice: 4 indices for a shape of rank 3"},
     {"{}", "(0,)", NULL, TS_ERR_INDEX, "with 0 elements"},
+    {"{{},{(5,)}}", "(1,)", "{(5,)}", TS_OK, NULL},
 };
 
 START_TEST(test_slice_table)

@@ -24,6 +24,33 @@ static int is_letter(char c)
     return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
 }
 
+/* A printable copy of s[0..n) for messages: bytes outside 0x20..0x7e become
+ * \xNN, and long text is cut with "...", so a message stays one line. */
+static const char *printable(const char *s, size_t n, char *buf, size_t cap)
+{
+    static const char hex[] = "0123456789abcdef";
+    size_t o = 0;
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        size_t need = (c < 0x20 || c >= 0x7f) ? 4 : 1;
+        if (o + need + 4 > cap) {
+            memcpy(buf + o, "...", 3);
+            o += 3;
+            break;
+        }
+        if (need == 4) {
+            buf[o++] = '\\';
+            buf[o++] = 'x';
+            buf[o++] = hex[c >> 4];
+            buf[o++] = hex[c & 15];
+        } else {
+            buf[o++] = (char)c;
+        }
+    }
+    buf[o] = '\0';
+    return buf;
+}
+
 /* "'x'" or "byte 0xNN" for a character in a message. */
 static const char *show_char(char c, char *buf, size_t cap)
 {
@@ -119,7 +146,7 @@ static ts_status parse_operand(const char *spec, size_t start, size_t stop, int 
     int nl = 0, ell = -1;
     const int ndim = op->ndim;
     const int64_t *dims = ts_shape_dims(op);
-    char where[32], cbuf[16], sbuf[TS__SHAPE_STR_MAX];
+    char where[32], cbuf[16], sbuf[TS__SHAPE_STR_MAX], tbuf[96];
     ts_status st;
 
     snprintf(where, sizeof where, "operand %d", iop);
@@ -128,9 +155,9 @@ static ts_status parse_operand(const char *spec, size_t start, size_t stop, int 
         if (is_letter(c)) {
             if (nl >= ndim)
                 return ts__fail(err, TS_ERR_NDIM, (int64_t)i + 1, -1,
-                                "einsum(): too many subscripts for operand %d: '%.*s' names "
+                                "einsum(): too many subscripts for operand %d: '%s' names "
                                 "more than the %d dims of %s (at column %zu)",
-                                iop, (int)(stop - start), spec + start, ndim,
+                                iop, printable(spec + start, stop - start, tbuf, sizeof tbuf), ndim,
                                 ts__shape_str(op, sbuf, sizeof sbuf), i + 1);
             labels[nl++] = c;
         } else if (c == '.') {
@@ -147,9 +174,9 @@ static ts_status parse_operand(const char *spec, size_t start, size_t stop, int 
     if (ell < 0 && nl != ndim)
         return ts__fail(err, TS_ERR_NDIM, (int64_t)start + 1, -1,
                         "einsum(): operand %d has %d dims %s but the equation gives it %d "
-                        "subscript%s '%.*s' and no ellipsis '...'",
+                        "subscript%s '%s' and no ellipsis '...'",
                         iop, ndim, ts__shape_str(op, sbuf, sizeof sbuf), nl,
-                        nl == 1 ? "" : "s", (int)(stop - start), spec + start);
+                        nl == 1 ? "" : "s", printable(spec + start, stop - start, tbuf, sizeof tbuf));
     for (int i = 0; i < ndim; i++)
         if (dims[i] < 0)
             return ts__error(err, TS_ERR_VALUE,
@@ -186,7 +213,7 @@ ts_status ts_einsum_shape(const char *spec, const ts_shape *operands, int nopera
     int64_t rb[TS_MAX_NDIM];
     int nrb = 0;
     ts_status st;
-    char cbuf[16];
+    char cbuf[16], tbuf[208];
 
     if (!spec || (noperands > 0 && !operands))
         return ts__error(err, TS_ERR_INVALID_ARG, "einsum(): subscripts and operands must not be NULL");
@@ -208,9 +235,9 @@ ts_status ts_einsum_shape(const char *spec, const ts_shape *operands, int nopera
             nterms++;
     if (nterms != noperands)
         return ts__error(err, TS_ERR_INVALID_ARG,
-                         "einsum(): the equation '%.*s' has %d operand term%s but %d "
+                         "einsum(): the equation '%s' has %d operand term%s but %d "
                          "operand%s %s given",
-                         (int)(len > 200 ? 200 : len), spec, nterms, nterms == 1 ? "" : "s",
+                         printable(spec, len, tbuf, sizeof tbuf), nterms, nterms == 1 ? "" : "s",
                          noperands, noperands == 1 ? "" : "s",
                          noperands == 1 ? "was" : "were");
     size_t start = 0;
@@ -319,7 +346,7 @@ static ts_status parse_labels(const char *text, const char *what, label *out, in
                               ts_error *err)
 {
     size_t i = 0, len = strlen(text);
-    char cbuf[16];
+    char cbuf[16], tbuf[96];
     *n = 0;
     while (i < len && (text[i] == ' ' || text[i] == '\t'))
         i++;
@@ -330,7 +357,7 @@ static ts_status parse_labels(const char *text, const char *what, label *out, in
             return ts__fail(err, TS_ERR_PARSE, (int64_t)i + 1, -1,
                             "expected a label (a letter or '_', then letters, digits, '_') "
                             "at column %zu of %s '%s', found %s",
-                            i + 1, what, text,
+                            i + 1, what, printable(text, len, tbuf, sizeof tbuf),
                             i >= len ? "the end" : show_char(text[i], cbuf, sizeof cbuf));
         if (*n == TS_MAX_NDIM)
             return ts__fail(err, TS_ERR_NDIM, (int64_t)i + 1, -1,
@@ -349,7 +376,8 @@ static ts_status parse_labels(const char *text, const char *what, label *out, in
         if (text[i] != ',')
             return ts__fail(err, TS_ERR_PARSE, (int64_t)i + 1, -1,
                             "expected ',' or the end at column %zu of %s '%s', found %s",
-                            i + 1, what, text, show_char(text[i], cbuf, sizeof cbuf));
+                            i + 1, what, printable(text, len, tbuf, sizeof tbuf),
+                            show_char(text[i], cbuf, sizeof cbuf));
         i++;
         while (i < len && (text[i] == ' ' || text[i] == '\t'))
             i++;
@@ -374,7 +402,7 @@ static ts_status compose(const char *result_labels, const char *const *labels,
     label res[TS_MAX_NDIM], tmp[TS_MAX_NDIM];
     int nres = 0;
     ts_status st;
-    char what[48], sbuf[TS__SHAPE_STR_MAX];
+    char what[48], sbuf[TS__SHAPE_STR_MAX], tbuf[96];
 
     if (!result_labels || (ninputs > 0 && (!labels || !shapes)))
         return ts__error(err, TS_ERR_INVALID_ARG, "labels and shapes must not be NULL");
@@ -389,7 +417,8 @@ static ts_status compose(const char *result_labels, const char *const *labels,
                 return ts__fail(err, TS_ERR_VALUE, (int64_t)res[k].column, -1,
                                 "label '%.*s' appears twice in the result labels '%s' "
                                 "(columns %zu and %zu)", (int)res[k].n, res[k].p,
-                                result_labels, res[m].column, res[k].column);
+                                printable(result_labels, strlen(result_labels), tbuf,
+                                          sizeof tbuf), res[m].column, res[k].column);
 
     size_t total = 0;
     for (int i = 0; i < ninputs; i++) {
@@ -410,7 +439,8 @@ static ts_status compose(const char *result_labels, const char *const *labels,
         if (n != shapes[i].ndim) {
             st = ts__error(err, TS_ERR_NDIM,
                            "input %d has %d label%s '%s' but its shape %s has %d "
-                           "mode%s", i, n, n == 1 ? "" : "s", labels[i],
+                           "mode%s", i, n, n == 1 ? "" : "s",
+                           printable(labels[i], strlen(labels[i]), tbuf, sizeof tbuf),
                            ts__shape_str(&shapes[i], sbuf, sizeof sbuf), shapes[i].ndim,
                            shapes[i].ndim == 1 ? "" : "s");
             break;

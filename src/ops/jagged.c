@@ -110,9 +110,17 @@ void ts_jagged_free(ts_jagged *j)
     free(j);
 }
 
+/* A new empty tree. Every array starts allocated, so `dims + first` and
+ * friends never do arithmetic on NULL, even for rank-0 leaves. */
 static ts_jagged *jagged_new(ts_error *err)
 {
     ts_jagged *j = calloc(1, sizeof *j);
+    if (j && (grow((void **)&j->nodes, &j->node_cap, 1, sizeof *j->nodes, err) ||
+              grow((void **)&j->kids, &j->kid_cap, 1, sizeof *j->kids, err) ||
+              grow((void **)&j->dims, &j->dim_cap, 1, sizeof *j->dims, err))) {
+        ts_jagged_free(j);
+        return NULL;
+    }
     if (!j)
         ts__error(err, TS_ERR_NOMEM, "jagged shape: out of memory");
     return j;
@@ -320,7 +328,9 @@ static ts_status parse_brace(jparser *p, int level, int32_t *id, info *out)
             return expected(p, what);
         }
     }
-    st = add_brace(p->j, p->stack + base, (int32_t)(p->nstack - base), id, p->err);
+    /* no child ever pushed: the stack may still be NULL */
+    st = add_brace(p->j, p->stack ? p->stack + base : NULL, (int32_t)(p->nstack - base), id,
+                   p->err);
     p->nstack = base;
     if (st)
         return st;
@@ -451,11 +461,11 @@ ts_status ts_jagged_parse(ts_jagged **out, const char *text, size_t len, ts_erro
     }
     if (!st) {
         skip_ws(&p);
+        char buf[16];
         if (p.pos < p.len)
             st = ts__fail(err, TS_ERR_PARSE, (int64_t)p.pos + 1, -1,
-                          "unexpected '%.*s%s' after the jagged shape at column %zu",
-                          (int)(p.len - p.pos > 20 ? 20 : p.len - p.pos), p.s + p.pos,
-                          p.len - p.pos > 20 ? "..." : "", p.pos + 1);
+                          "unexpected %s after the jagged shape at column %zu",
+                          found(&p, buf, sizeof buf), p.pos + 1);
     }
     free(p.stack);
     if (st) {
@@ -465,6 +475,42 @@ ts_status ts_jagged_parse(ts_jagged **out, const char *text, size_t len, ts_erro
     *out = p.j;
     ts__ok(err);
     return TS_OK;
+}
+
+/* Leaves and brace depth below node id (an empty brace counts 1). */
+static void tree_stats(const ts_jagged *j, int32_t id, int64_t *leaves, int *depth)
+{
+    const jnode *nd = &j->nodes[id];
+    *depth = 0;
+    if (nd->leaf) {
+        (*leaves)++;
+        return;
+    }
+    int deepest = 0;
+    for (int32_t i = 0; i < nd->nchild; i++) {
+        int d;
+        tree_stats(j, j->kids[nd->first + i], leaves, &d);
+        if (d > deepest)
+            deepest = d;
+    }
+    *depth = deepest + 1;
+}
+
+/*
+ * A shape without any leaf has no leaf rank its text could record ("{}"
+ * reads as rank 1 whatever built it), so such shapes get the rank their
+ * canonical text has: the brace depth, leaf rank 0. This keeps
+ * format -> parse a fixed point for tiles and slices too.
+ */
+static void normalize(ts_jagged *j)
+{
+    int64_t leaves = 0;
+    int depth;
+    tree_stats(j, j->root, &leaves, &depth);
+    if (leaves == 0) {
+        j->depth = depth;
+        j->leaf_rank = 0;
+    }
 }
 
 /* ---- tiles -------------------------------------------------------------- */
@@ -525,6 +571,7 @@ ts_status ts_jagged_tile(ts_jagged **out, const ts_shape *tiles, int n, ts_error
     }
     j->depth = n;
     j->leaf_rank = n;
+    normalize(j);
     *out = j;
     ts__ok(err);
     return TS_OK;
@@ -684,6 +731,8 @@ ts_status ts_jagged_slice(const ts_jagged *j, const int64_t *index, int n, ts_ja
         r->leaf_rank = j->leaf_rank;
         st = copy_tree(j, id, r, &r->root, err);
         r->depth = j->depth - k;
+        if (!st)
+            normalize(r);
     }
     if (st) {
         ts_jagged_free(r);
