@@ -1086,7 +1086,9 @@ TS_API ts_status ts_caffe2_resize(const ts_shape *s, const ts_shape *new_dims,
  * mixes leaf ranks 3 and 2, which has no rank: shapev1.rst defines a jagged
  * tensor of rank r as a map from r-s indices to smooth shapes of rank s). An
  * empty "{}" has no leaves: it conforms to any sibling, and a shape whose
- * leaf rank is unknown counts leaf rank 0.
+ * leaf rank is unknown counts leaf rank 0. Shapes built without any leaf (a
+ * tiling with an empty tuple, a slice of an empty brace) get the rank their
+ * text has, so format -> parse keeps rank and depth.
  */
 typedef struct ts_jagged ts_jagged;
 
