@@ -1260,8 +1260,10 @@ TS_API ts_status ts_dtype_to_dlpack(ts_dtype dt, ts_dlpack_dtype *out, ts_error 
 TS_API ts_status ts_dtype_from_dlpack(ts_dlpack_dtype dt, ts_dtype *out, ts_error *err);
 
 /*
- * Describes blob `b` as a borrowed DLTensor in *out: data = b->data,
- * byte_offset 0, device from b->dev_mask (TS_DEV_CPU -> kDLCPU,
+ * Describes blob `b` as a borrowed DLTensor in *out, like MXNet's
+ * TBlob::dltensor() but with explicit strides (MXNet leaves them NULL; old
+ * consumers handle explicit ones more safely, and a padded blob needs them):
+ * data = b->data, byte_offset 0, device from b->dev_mask (TS_DEV_CPU -> kDLCPU,
  * TS_DEV_GPU -> kDLCUDA; device_id 0, set it yourself if needed), dtype from
  * ts_dtype_to_dlpack, ndim and shape from b->shape, and explicit strides in
  * elements: row-major (s[n-1] = 1, s[k] = s[k+1] * d[k+1]) for a contiguous
@@ -1281,12 +1283,14 @@ TS_API ts_status ts_blob_to_dlpack(const ts_blob *b, int64_t *shape, int64_t *st
                                    ts_dlpack_tensor *out, ts_error *err);
 
 /*
- * The inverse: makes `out` a blob viewing the DLTensor `t`, as mshadow's
- * TBlob(const DLTensor &) does. `out` is treated as uninitialised (like
- * ts_blob_init); on success free it with ts_blob_free. On failure it is left
- * an empty blob that ts_blob_free accepts. The data pointer is
- * t->data + t->byte_offset (the offset is folded in); the blob does not own
- * it. device_id is dropped (a blob has only a device mask).
+ * The inverse: makes `out` a blob viewing the DLTensor `t`, after MXNet's
+ * TBlob(const DLTensor &), which accepts only compact strides and drops
+ * byte_offset; tshape also accepts a padded row stride (the one other layout
+ * a blob can express) and honours byte_offset. `out` is treated as
+ * uninitialised (like ts_blob_init); on success free it with ts_blob_free.
+ * On failure it is left an empty blob that ts_blob_free accepts. The data
+ * pointer is t->data + t->byte_offset; the blob does not own it. device_id
+ * is dropped (a blob has only a device mask).
  * Layout: NULL strides mean compact row-major. Otherwise the strides (in
  * elements; those of dims of size 1, and all of a zero-size tensor, are
  * ignored as in NumPy) must be row-major with unit innermost stride and an
