@@ -77,6 +77,15 @@ int pat_options(cli_ctx *ctx, int argc, char **argv, unsigned allowed, const cha
     return optind;
 }
 
+/* 1 when text has no control or non-ASCII byte, so it can be quoted. */
+static int printable(const char *text)
+{
+    for (const unsigned char *p = (const unsigned char *)text; *p; p++)
+        if (*p < 0x20 || *p >= 0x7f)
+            return 0;
+    return 1;
+}
+
 int pat_parse_ints(const char *text, const char *what, int64_t *out, int *n)
 {
     const char *p = text;
@@ -99,10 +108,17 @@ int pat_parse_ints(const char *text, const char *what, int64_t *out, int *n)
         int neg = 0;
         if (*p == '-' || *p == '+')
             neg = *p++ == '-';
-        if (*p < '0' || *p > '9')
-            return cli_error(NULL, "%s '%s': expected an integer at column %d, found %s%.1s%s",
-                             what, text, (int)(s - text) + 1, *s ? "'" : "the end",
-                             *s ? s : "", *s ? "'" : "");
+        if (*p < '0' || *p > '9') {
+            unsigned char c = (unsigned char)*s;
+            if (!c)
+                return cli_error(NULL, "%s '%s': expected an integer at column %d, found the end",
+                                 what, text, (int)(s - text) + 1);
+            if (c < 0x20 || c >= 0x7f)
+                return cli_error(NULL, "%s: expected an integer at column %d, found byte 0x%02x",
+                                 what, (int)(s - text) + 1, c);
+            return cli_error(NULL, "%s '%s': expected an integer at column %d, found '%c'", what,
+                             text, (int)(s - text) + 1, c);
+        }
         uint64_t v = 0;
         while (*p >= '0' && *p <= '9') {
             unsigned d = (unsigned)(*p++ - '0');
@@ -128,15 +144,21 @@ int pat_parse_ints(const char *text, const char *what, int64_t *out, int *n)
     }
     if (close) {
         if (*p != close)
-            return cli_error(NULL, "%s '%s': expected ',' or '%c' at column %d", what, text,
-                             close, (int)(p - text) + 1);
+            return cli_error(NULL, "%s%s%s%s: expected ',' or '%c' at column %d", what,
+                             printable(text) ? " '" : "", printable(text) ? text : "",
+                             printable(text) ? "'" : "", close, (int)(p - text) + 1);
         p++;
     }
     while (*p == ' ')
         p++;
-    if (*p)
-        return cli_error(NULL, "%s '%s': unexpected '%s' at column %d", what, text, p,
+    if (*p) {
+        unsigned char c = (unsigned char)*p;
+        if (c < 0x20 || c >= 0x7f)
+            return cli_error(NULL, "%s: unexpected byte 0x%02x at column %d", what, c,
+                             (int)(p - text) + 1);
+        return cli_error(NULL, "%s '%s': unexpected '%c' at column %d", what, text, c,
                          (int)(p - text) + 1);
+    }
     return CLI_OK;
 }
 
