@@ -390,7 +390,7 @@ static int cmd_shrink(cli_ctx *ctx, int argc, char **argv) { return cmd_caffe2(c
 static int cmd_resize(cli_ctx *ctx, int argc, char **argv) { return cmd_caffe2(ctx, argc, argv, 2); }
 
 const cli_command cli_cmds_pattern[] = {
-    {"iter", cmd_iter, "iter [--origin TUPLE] [--offsets] SHAPE...",
+    {"iter", cmd_iter, "iter [OPTIONS] SHAPE...",
      "every index of SHAPE in lexicographic order (TensorWrapper)"},
     {"slice", cmd_slice, "slice SHAPE BEGIN [END]",
      "TensorWrapper slice [BEGIN,END): shape and origin"},
@@ -398,13 +398,13 @@ const cli_command cli_cmds_pattern[] = {
      "TensorWrapper chip: a slice without its extent-1 axes"},
     {"einsum", pat_cmd_einsum, "einsum SPEC SHAPE...",
      "output shape of numpy.einsum (stdin: SPEC SHAPE... lines)"},
-    {"compose", pat_cmd_compose, "compose RESULT LABELS SHAPE [LABELS SHAPE]...",
+    {"compose", pat_cmd_compose, "compose RESULT LABELS SHAPE...",
      "TensorWrapper labelled shape composition"},
-    {"rearrange", pat_cmd_rearrange, "rearrange PATTERN SHAPE... [NAME=SIZE...]",
+    {"rearrange", pat_cmd_rearrange, "rearrange PATTERN [SHAPE|K=N]...",
      "output shape of einops.rearrange"},
-    {"reduce", pat_cmd_reduce, "reduce [--op NAME] PATTERN SHAPE... [NAME=SIZE...]",
+    {"reduce", pat_cmd_reduce, "reduce PATTERN [SHAPE|K=N]...",
      "output shape of einops.reduce"},
-    {"repeat", pat_cmd_repeat, "repeat PATTERN SHAPE... [NAME=SIZE...]",
+    {"repeat", pat_cmd_repeat, "repeat PATTERN [SHAPE|K=N]...",
      "output shape of einops.repeat"},
     {"parse-shape", pat_cmd_parse_shape, "parse-shape PATTERN SHAPE...",
      "einops.parse_shape: name=size of the named axes"},
@@ -412,7 +412,7 @@ const cli_command cli_cmds_pattern[] = {
     {"shrink", cmd_shrink, "shrink N SHAPE...", "Caffe2 Shrink: outermost dim set to N"},
     {"resize", cmd_resize, "resize NEW SHAPE...",
      "Caffe2 Resize: NEW and whether the element count changed"},
-    {"jagged", pat_cmd_jagged, "jagged [--layers L,...] [--slice I,...] [--print] TEXT...",
+    {"jagged", pat_cmd_jagged, "jagged [OPTIONS] TEXT...",
      "rank and size of a jagged/tiled shape (TensorWrapper)"},
     {NULL, NULL, NULL, NULL},
 };

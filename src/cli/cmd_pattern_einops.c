@@ -39,14 +39,15 @@ static int run_einops(cli_ctx *ctx, int argc, char **argv, ts_einops_op op)
     static const char extra_rearrange[] =
         "einops.rearrange: 'b c (h h2) w -> b c h h2 w' with h2=2. Axis names,\n"
         "anonymous sizes, '1', one-level (groups) and one '...' per side; the\n"
-        "same names on both sides. NAME=SIZE gives axis lengths.\n";
+        "same names on both sides. Operands K=N give axis lengths (einops'\n"
+        "keyword arguments), the others are shapes; no shape: read stdin.\n";
     static const char extra_reduce[] =
         "einops.reduce: names on the right are a subset of the left; the others\n"
-        "are reduced. --op NAME (max, sum, mean...) is accepted and ignored:\n"
-        "it does not change the shape.\n";
+        "are reduced. Operands K=N give axis lengths, the others are shapes.\n"
+        "  --op NAME  max, sum, mean...: accepted and ignored (no effect on shapes)\n";
     static const char extra_repeat[] =
         "einops.repeat: names on the left are a subset of the right; new axes\n"
-        "need a size, as NAME=SIZE or an anonymous number.\n";
+        "need a size, as an operand K=N or an anonymous number.\n";
     const char *extra = op == TS_EINOPS_REDUCE   ? extra_reduce
                         : op == TS_EINOPS_REPEAT ? extra_repeat
                                                  : extra_rearrange;
