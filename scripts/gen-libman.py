@@ -78,6 +78,10 @@ def main():
                 items.append(("section", " ".join(body.split())))
                 banner = "title"
                 continue
+            if pending:
+                # A comment followed by another comment documents no single
+                # declaration: it is prose for the section (an introduction).
+                items.append(("prose", pending))
             pending = body
             continue
         if tok.startswith("#"):
@@ -113,6 +117,12 @@ def main():
     for kind, payload in items:
         if kind == "section":
             w(f".SH {roff_escape(payload.upper())}")
+            continue
+        if kind == "prose":
+            w(".PP")
+            w(".nf")
+            w(roff_escape(payload))
+            w(".fi")
             continue
         code, comment = payload
         code = re.sub(r"^TS_API ", "", code, flags=re.M)
