@@ -569,6 +569,12 @@ START_TEST(test_array_to_dlpack_errors)
     ck_assert_int_eq(ts_array_to_dlpack(&a, shape, strides, &t, &err), TS_ERR_UNSUPPORTED);
     ck_assert_str_eq(err.message, "array 'w' has no data offset: its bytes are not stored "
                                   "as is (e.g. a deflated npz member)");
+    /* names come from files: control bytes are escaped, messages stay one line */
+    a.name = "x\ny\001\xff";
+    ck_assert_int_eq(ts_array_to_dlpack(&a, shape, strides, &t, &err), TS_ERR_UNSUPPORTED);
+    ck_assert_str_eq(err.message, "array 'x\\x0ay\\x01\\xff' has no data offset: its bytes "
+                                  "are not stored as is (e.g. a deflated npz member)");
+    a.name = "w";
     a.data_offset = 0;
     ck_assert_int_eq(ts_array_to_dlpack(&a, NULL, NULL, &t, &err), TS_ERR_INVALID_ARG);
     ck_assert_int_eq(ts_array_to_dlpack(NULL, shape, strides, &t, &err), TS_ERR_INVALID_ARG);
