@@ -84,6 +84,8 @@ ts_status ts_dtype_from_mshadow_flag(int64_t flag, ts_dtype *out, ts_error *err)
 /* Fixed-size NumPy kind + itemsize -> dtype; TS_DTYPE_UNKNOWN if no such. */
 static ts_dtype from_kind_size(char kind, int64_t size)
 {
+    if (size <= 0 || size > 32) /* no fixed-size type is wider; keeps size * 8 in range */
+        return TS_DTYPE_UNKNOWN;
     for (int dt = 0; dt < TS_DTYPE_COUNT; dt++)
         if (table[dt].kind == kind && table[dt].bits == size * 8)
             return (ts_dtype)dt;

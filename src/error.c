@@ -35,6 +35,33 @@ const char *ts_strerror(ts_status code)
     return "unknown error";
 }
 
+/* Rewrites control characters in msg as \xNN, in place within cap bytes
+ * (truncating), so a message that quotes hostile input (a member name, a
+ * key, a line of text) stays one printable line. */
+static void escape_controls(char *msg, size_t cap)
+{
+    static const char hex[] = "0123456789abcdef";
+    char tmp[TS_ERROR_MESSAGE_MAX];
+    size_t n = 0;
+    for (const unsigned char *p = (const unsigned char *)msg; *p && n + 1 < sizeof tmp; p++) {
+        if (*p < 0x20 || *p == 0x7f) {
+            if (n + 5 > sizeof tmp)
+                break;
+            tmp[n++] = '\\';
+            tmp[n++] = 'x';
+            tmp[n++] = hex[*p >> 4];
+            tmp[n++] = hex[*p & 15];
+        } else {
+            tmp[n++] = (char)*p;
+        }
+    }
+    tmp[n] = '\0';
+    if (n >= cap)
+        n = cap - 1;
+    memcpy(msg, tmp, n);
+    msg[n] = '\0';
+}
+
 ts_status ts__vfail(ts_error *err, ts_status code, int64_t column, int64_t offset,
                     const char *fmt, va_list ap)
 {
@@ -43,6 +70,7 @@ ts_status ts__vfail(ts_error *err, ts_status code, int64_t column, int64_t offse
         err->column = column;
         err->offset = offset;
         vsnprintf(err->message, sizeof err->message, fmt, ap);
+        escape_controls(err->message, sizeof err->message);
     }
     return code;
 }
@@ -82,6 +110,7 @@ void ts__error_prefix(ts_error *err, const char *fmt, ...)
         n += k;
     }
     err->message[n] = '\0';
+    escape_controls(err->message, sizeof err->message);
 }
 
 void ts__ok(ts_error *err)

@@ -85,6 +85,9 @@ static const descr_case descrs[] = {
     {"<f4x", TS_ERR_DTYPE, TS_DTYPE_UNKNOWN, 0, 0, ""},
     {"<M8[ns", TS_ERR_DTYPE, TS_DTYPE_UNKNOWN, 0, 0, ""},
     {"<i99999999999999999999", TS_ERR_DTYPE, TS_DTYPE_UNKNOWN, 0, 0, ""},
+    /* size * 8 overflowed int64 here (found by fuzz_dtype) */
+    {"<i1246344259371037129", TS_ERR_DTYPE, TS_DTYPE_UNKNOWN, 0, 0, ""},
+    {"<f33", TS_ERR_DTYPE, TS_DTYPE_UNKNOWN, 0, 0, ""},
     {"", TS_ERR_DTYPE, TS_DTYPE_UNKNOWN, 0, 0, ""},
 };
 

@@ -66,6 +66,8 @@ static const bad_case bad_cases[] = {
     {"(3;4)", TS_ERR_PARSE, 3, "expected ',' or ')' at column 3, found ';'"},
     {"(1,\x01)", TS_ERR_PARSE, 4, "expected a dim at column 4, found byte 0x01"},
     {"-", TS_ERR_PARSE, 1, "expected a shape such as (3,4) at column 1, found '-'"},
+    /* Echoed input is escaped: a message is always one line (fuzz_shape_parse). */
+    {"(3)x\ny", TS_ERR_PARSE, 4, "unexpected 'x\\x0ay' after the shape at column 4"},
 };
 
 START_TEST(test_parse_bad)

@@ -260,6 +260,30 @@ int out_flush(void)
     return CLI_OK;
 }
 
+/* Control characters in a message (echoed input such as a stdin line or a
+ * file name) become \xNN, so every error stays one line on a terminal. */
+static void escape_controls(char *msg, size_t cap)
+{
+    static const char hex[] = "0123456789abcdef";
+    char *tmp = malloc(cap);
+    if (!tmp)
+        return;
+    size_t n = 0;
+    for (const unsigned char *p = (const unsigned char *)msg; *p && n + 5 < cap; p++) {
+        if (*p < 0x20 || *p == 0x7f) {
+            tmp[n++] = '\\';
+            tmp[n++] = 'x';
+            tmp[n++] = hex[*p >> 4];
+            tmp[n++] = hex[*p & 15];
+        } else {
+            tmp[n++] = (char)*p;
+        }
+    }
+    tmp[n] = '\0';
+    memcpy(msg, tmp, n + 1);
+    free(tmp);
+}
+
 int cli_error(const char *context, const char *fmt, ...)
 {
     char msg[1024];
@@ -267,6 +291,7 @@ int cli_error(const char *context, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
+    escape_controls(msg, sizeof msg);
     /* Keep stdout and stderr in order for terminals and golden tests. */
     drain();
     if (context)
@@ -283,6 +308,7 @@ int cli_usage_error(const cli_ctx *ctx, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
+    escape_controls(msg, sizeof msg);
     drain();
     if (ctx && ctx->command)
         fprintf(stderr, "tshape %s: %s\nTry 'tshape %s --help'.\n", ctx->command, msg,

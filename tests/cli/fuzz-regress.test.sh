@@ -1,0 +1,33 @@
+#!/bin/sh
+# fuzz-regress.test.sh - every input that once crashed a fuzz harness (kept
+# in tests/fixtures/fuzz-crashes/<harness>/) is replayed through that
+# harness, with its invariants and sanitizers (make fuzz: clang libFuzzer,
+# ASan, UBSan). Skipped (77) when clang cannot build libFuzzer binaries.
+set -u
+cd "$(dirname "$0")/../.." || exit 2
+command -v clang >/dev/null 2>&1 || { echo "fuzz-regress: no clang, skipped"; exit 77; }
+if ! make -s fuzz >/tmp/fuzz-regress-build.$$ 2>&1; then
+    if grep -q 'fuzzer' /tmp/fuzz-regress-build.$$; then
+        echo "fuzz-regress: clang cannot build libFuzzer harnesses, skipped"
+        rm -f /tmp/fuzz-regress-build.$$
+        exit 77
+    fi
+    cat /tmp/fuzz-regress-build.$$
+    rm -f /tmp/fuzz-regress-build.$$
+    exit 1
+fi
+rm -f /tmp/fuzz-regress-build.$$
+fail=0 n=0
+for d in tests/fixtures/fuzz-crashes/*/; do
+    h=$(basename "$d")
+    [ -x "build-fuzz/$h" ] || { echo "fuzz-regress: harness $h is not built"; fail=1; continue; }
+    for f in "$d"*; do
+        n=$((n + 1))
+        if ! "build-fuzz/$h" "$f" >/dev/null 2>&1; then
+            echo "fuzz-regress: $h fails again on $f"
+            fail=1
+        fi
+    done
+done
+echo "fuzz-regress: $n former crash inputs replayed, $([ $fail = 0 ] && echo none fails || echo FAILURES)"
+exit $fail
