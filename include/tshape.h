@@ -507,7 +507,10 @@ typedef struct ts_array {
     int64_t size;                /* element count */
     int64_t nbytes;              /* bytes of data; -1 when unknown (object) */
     int64_t data_offset;         /* absolute offset of the data in the file;
-                                    -1 when not addressable (deflated member) */
+                                    -1 when not addressable (deflated member).
+                                    When >= 0, data_offset + nbytes <= the
+                                    file size: readers reject files whose data
+                                    would run past the end. */
     int fortran_order;           /* 1: F order (npy fortran_order) */
     ts_storage storage;          /* MXNet sparse storage type */
     ts_shape storage_shape;      /* sparse: shape of the stored values */
@@ -529,6 +532,9 @@ typedef struct ts_file ts_file;
 
 /*
  * Opens `path`, maps it read-only and parses its headers (never its data).
+ * Only regular files can be mapped: a directory, FIFO or device is refused
+ * with TS_ERR_IO at once (a FIFO is opened non-blocking, so this never waits
+ * for a writer); read such input into memory and use ts_file_open_memory.
  * *out receives a new ts_file on success, NULL on failure; close it with
  * ts_file_close. opts may be NULL (auto-detect, defaults).
  * Errors: TS_ERR_IO (with strerror text), TS_ERR_FORMAT, TS_ERR_TRUNCATED,
@@ -564,9 +570,13 @@ TS_API const ts_array *ts_file_array(const ts_file *f, size_t i);
 
 /*
  * Metadata entries (safetensors __metadata__, GGUF key/values), collected
- * only when opts->want_metadata was set. *key is the key; *json_value the
- * value as JSON text ("\"a\"", "32", "[1,2]"). Returns 0 when i is out of
- * range, 1 otherwise.
+ * only when opts->want_metadata was set, in file order. *key is the key
+ * (NUL-terminated; keys containing a NUL byte are rejected when the file is
+ * opened); *json_value the value as JSON text ("\"a\"", "32", "[1,2]";
+ * GGUF arrays of more than 64 elements are summarised as a JSON string).
+ * Both strings are owned by the ts_file and valid until ts_file_close.
+ * Returns 0 (leaving *key and *json_value unchanged) when i is out of range,
+ * 1 otherwise.
  */
 TS_API size_t ts_file_metadata_count(const ts_file *f);
 TS_API int ts_file_metadata(const ts_file *f, size_t i, const char **key,

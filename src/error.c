@@ -44,7 +44,19 @@ static void escape_controls(char *msg, size_t cap)
     char tmp[TS_ERROR_MESSAGE_MAX];
     size_t n = 0;
     for (const unsigned char *p = (const unsigned char *)msg; *p && n + 1 < sizeof tmp; p++) {
-        if (*p < 0x20 || *p == 0x7f) {
+        /* C0 controls, DEL, and C1 controls in UTF-8 (c2 80 .. c2 9f, such
+         * as CSI c2 9b): each byte as \xNN. */
+        int c1 = p[0] == 0xc2 && p[1] >= 0x80 && p[1] <= 0x9f;
+        if (c1 && n + 9 <= sizeof tmp) {
+            static const char c2[] = "\\xc2\\x";
+            memcpy(tmp + n, c2, 6);
+            n += 6;
+            p++;
+            tmp[n++] = hex[*p >> 4];
+            tmp[n++] = hex[*p & 15];
+            continue;
+        }
+        if (c1 || *p < 0x20 || *p == 0x7f) {
             if (n + 5 > sizeof tmp)
                 break;
             tmp[n++] = '\\';

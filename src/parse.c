@@ -72,7 +72,8 @@ static ts_status parse_int(parser *p, int64_t *out, const char *expected)
             overflow = 1;
         p->pos++;
     }
-    if (overflow || v > (uint64_t)INT64_MAX)
+    /* -9223372036854775808 is a valid int64 (axes and indices may be). */
+    if (overflow || v > (uint64_t)INT64_MAX + (uint64_t)neg)
         return ts__fail(p->err, TS_ERR_OVERFLOW, (int64_t)start + 1, -1,
                         "dim '%.*s' at column %zu does not fit in 64 bits",
                         (int)(p->pos - start > 40 ? 40 : p->pos - start), p->s + start,
@@ -83,7 +84,7 @@ static ts_status parse_int(parser *p, int64_t *out, const char *expected)
                         (unsigned long long)v, start + 1);
     if (p->pos < p->len && (p->s[p->pos] == 'L' || p->s[p->pos] == 'l'))
         p->pos++; /* Python 2 long suffix, as in "4L" */
-    *out = neg ? -(int64_t)v : (int64_t)v;
+    *out = neg ? (int64_t)(0 - v) : (int64_t)v;
     return TS_OK;
 }
 

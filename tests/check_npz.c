@@ -142,6 +142,10 @@ static const bad_case bad_cases[] = {
     {"bad_member_truncated.npz", TS_FORMAT_AUTO, 0, TS_ERR_TRUNCATED, 192,
      "member 'short.npy': data is truncated: shape (4,4) of float64 needs 128 bytes at "
      "offset 128 of the member, but only 16 remain"},
+    /* A stored member whose uncompressed size exceeds its stored bytes would
+     * put its data past the end of the file (review finding). */
+    {"bad_stored_size_lie.npz", TS_FORMAT_AUTO, 0, TS_ERR_FORMAT, 0,
+     "member 'a.npy': stored member declares 452 uncompressed bytes but occupies 160"},
     /* Stored member: the absolute offset of the bad byte. */
     {"bad_member_magic.npz", TS_FORMAT_AUTO, 0, TS_ERR_FORMAT, 63,
      "member 'junk.npy': not an npy member: expected the magic \\x93NUMPY at byte 0, found "

@@ -595,11 +595,14 @@ static int cmd_info(cli_ctx *ctx, int argc, char **argv)
     totals t;
     memset(&t, 0, sizeof t);
     rows r = {NULL, 0, 0};
-    int status = CLI_OK;
-    for (int i = optind; i < argc; i++)
+    int status = CLI_OK, opened = 0;
+    for (int i = optind; i < argc; i++) {
         if (info_file(ctx, &o, argv[i], &t, &r) != CLI_OK)
             status = CLI_ERROR;
-    if (o.summary) {
+        else
+            opened++;
+    }
+    if (o.summary && opened > 0) { /* no totals of nothing when every file failed */
         flush_rows(&o, &r);
         summary_total(ctx, &t);
     }

@@ -184,6 +184,8 @@ char *cli_printable(const char *s)
         return NULL;
     for (const unsigned char *p = (const unsigned char *)s; *p;) {
         int k = utf8_len(p);
+        if (k == 2 && p[0] == 0xc2 && p[1] <= 0x9f)
+            k = 0; /* a C1 control: escaped byte by byte */
         if (k == 0 || *p < 0x20 || *p == 0x7f || *p == '\\') {
             if (*p == '\\') {
                 *q++ = '\\';
@@ -270,7 +272,9 @@ static void escape_controls(char *msg, size_t cap)
         return;
     size_t n = 0;
     for (const unsigned char *p = (const unsigned char *)msg; *p && n + 5 < cap; p++) {
-        if (*p < 0x20 || *p == 0x7f) {
+        /* C1 controls in UTF-8 (c2 80 .. c2 9f): both bytes escaped. */
+        if (*p < 0x20 || *p == 0x7f || (p[0] == 0xc2 && p[1] >= 0x80 && p[1] <= 0x9f) ||
+            (p[0] >= 0x80 && p[0] <= 0x9f && p > (const unsigned char *)msg && p[-1] == 0xc2)) {
             tmp[n++] = '\\';
             tmp[n++] = 'x';
             tmp[n++] = hex[*p >> 4];

@@ -46,10 +46,11 @@ static void usage(void)
             "See tshape(1) for details.\n");
 }
 
-/* "-1", "-2:3", "-1,4": operands, not options. */
+/* "-1", "-2:3", "-1,4", and einsum/einops specs such as "->": operands,
+ * not options. */
 static int looks_negative(const char *s)
 {
-    return s[0] == '-' && s[1] >= '0' && s[1] <= '9';
+    return s[0] == '-' && ((s[1] >= '0' && s[1] <= '9') || s[1] == '>');
 }
 
 /*

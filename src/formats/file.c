@@ -303,7 +303,9 @@ ts_status ts_file_open(ts_file **out, const char *path, const ts_open_options *o
 {
     *out = NULL;
     ts__ok(err);
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    /* O_NONBLOCK: opening a FIFO must not wait for a writer; the check for
+     * a regular file below then refuses it. */
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     if (fd < 0)
         return ts__error(err, TS_ERR_IO, "cannot open: %s", strerror(errno));
     struct stat sb;

@@ -490,6 +490,14 @@ static ts_status read_kvs(gg_ctx *g, uint64_t n_kv, ts_file *f, ts_error *err)
                           (unsigned long long)i, at);
             goto out;
         }
+        /* A NUL would cut the key short as a C string: "k\0one" and
+         * "k\0two" would pass the duplicate check yet print the same. */
+        if (memchr(key, 0, (size_t)klen)) {
+            st = ts__fail(err, TS_ERR_FORMAT, 0, (int64_t)at,
+                          "key/value pair %llu at byte %zu: key '%s' contains a NUL byte",
+                          (unsigned long long)i, at, kname);
+            goto out;
+        }
         if ((st = ts__read_u32(c, &type, "value type", err))) {
             ts__error_prefix(err, "key %llu '%s'", (unsigned long long)i, kname);
             goto out;
@@ -561,6 +569,10 @@ static ts_status read_info(ts__cursor *c, uint64_t i, gg_info *t, ts_error *err)
         return st;
     }
     const char *tname = name_str(t->name, (size_t)t->name_len, nb, sizeof nb);
+    if (memchr(t->name, 0, (size_t)t->name_len))
+        return ts__fail(err, TS_ERR_FORMAT, 0, (int64_t)at,
+                        "tensor %llu '%s' at byte %zu: name contains a NUL byte",
+                        (unsigned long long)i, tname, at);
     if (t->name_len > GG_MAX_NAME)
         return ts__fail(err, TS_ERR_LIMIT, 0, (int64_t)at,
                         "tensor %llu '%s' at byte %zu: name is %llu bytes long; tshape "

@@ -362,6 +362,9 @@ static ts_status read_name(ts__cursor *c, size_t index, const char **name, size_
                         ts__cursor_left(c));
     *name = (const char *)(c->data + c->pos);
     *len = (size_t)n;
+    if (memchr(*name, 0, *len))
+        return ts__fail(err, TS_ERR_FORMAT, 0, (int64_t)at,
+                        "array %zu's name at byte %zu contains a NUL byte", index, at);
     c->pos += (size_t)n;
     return TS_OK;
 }

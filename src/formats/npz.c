@@ -370,6 +370,13 @@ static ts_status read_npz(ts_file *f, const unsigned char *data, size_t len,
             st = ts__fail(err, TS_ERR_FORMAT, 0, (int64_t)m.local,
                           "uncompressed size %llu does not fit in 64 bits",
                           (unsigned long long)zs.size);
+        /* A stored member's bytes are its data: its uncompressed size must
+         * equal the bytes it occupies, or data_offset + nbytes would point
+         * past them (NumPy fails such a file on its CRC). */
+        if (!st && m.method == ZIP_CM_STORE && zs.size != zs.comp_size)
+            st = ts__fail(err, TS_ERR_FORMAT, 0, (int64_t)m.local,
+                          "stored member declares %llu uncompressed bytes but occupies %llu",
+                          (unsigned long long)zs.size, (unsigned long long)zs.comp_size);
         if (!st)
             st = member_start(data, len, &m, zs.comp_size, err);
         if (!st) {
