@@ -124,34 +124,6 @@ ts_status ts_dtype_from_dlpack(ts_dlpack_dtype dt, ts_dtype *out, ts_error *err)
                      (unsigned)dt.code, code_name(dt.code), (unsigned)dt.bits);
 }
 
-/* A printable copy of the NUL-terminated s for messages (names and dtype
- * spellings come from files): bytes outside 0x20..0x7e become \xNN and long
- * text is cut with "...", so a message stays one line. */
-static const char *printable(const char *s, char *buf, size_t cap)
-{
-    static const char hex[] = "0123456789abcdef";
-    size_t o = 0;
-    for (; *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        size_t need = (c < 0x20 || c >= 0x7f) ? 4 : 1;
-        if (o + need + 4 > cap) {
-            memcpy(buf + o, "...", 3);
-            o += 3;
-            break;
-        }
-        if (need == 4) {
-            buf[o++] = '\\';
-            buf[o++] = 'x';
-            buf[o++] = hex[c >> 4];
-            buf[o++] = hex[c & 15];
-        } else {
-            buf[o++] = (char)c;
-        }
-    }
-    buf[o] = '\0';
-    return buf;
-}
-
 /* DLPack's "native byte order" in ts_array terms. */
 static int native_order(char byteorder)
 {
@@ -362,15 +334,15 @@ ts_status ts_array_to_dlpack(const ts_array *a, int64_t *shape, int64_t *strides
     if (!a || !out)
         return ts__error(err, TS_ERR_INVALID_ARG, "ts_array_to_dlpack: array or out is NULL");
     char name[128], dtbuf[64];
-    printable(a->name ? a->name : "", name, sizeof name);
+    const char *raw_name = a->name ? a->name : "";
+    const char *spelling = a->format_dtype && *a->format_dtype ? a->format_dtype
+                                                               : ts_dtype_name(a->dtype);
+    ts__printable_str(raw_name, name, sizeof name);
     if (!native_order(a->byteorder))
         return ts__error(err, TS_ERR_DTYPE,
                          "array '%s' (%s) is %s-endian: DLPack data is in native byte "
                          "order, so it cannot be viewed without a byte swap",
-                         name,
-                         printable(a->format_dtype && *a->format_dtype ? a->format_dtype
-                                                                       : ts_dtype_name(a->dtype),
-                                   dtbuf, sizeof dtbuf),
+                         name, ts__printable_str(spelling, dtbuf, sizeof dtbuf),
                          a->byteorder == '>' ? "big" : "little");
     ts_dlpack_dtype dt;
     ts_status st = ts_dtype_to_dlpack(a->dtype, &dt, err);

@@ -114,6 +114,18 @@ const char *ts__dims_str(const int64_t *dims, int n, char *buf, size_t cap);
 /* Same for a shape. */
 const char *ts__shape_str(const ts_shape *s, char *buf, size_t cap);
 
+/* Length (1..4) of the valid UTF-8 sequence at p, of which n bytes are
+ * readable; 0 when the bytes there are not valid UTF-8 (RFC 3629). */
+size_t ts__utf8_len(const unsigned char *p, size_t n);
+
+/* Text for an error message from untrusted bytes s[0..n): valid UTF-8 kept,
+ * control characters (C0, DEL, C1) and invalid bytes written as \xNN, cut
+ * with "..." after 80 input bytes or when buf (cap >= 16) is full. Returns
+ * buf. */
+const char *ts__printable(const char *s, size_t n, char *buf, size_t cap);
+/* Same for a NUL-terminated string. */
+const char *ts__printable_str(const char *s, char *buf, size_t cap);
+
 /* Size for shape text buffers used in messages. */
 #define TS__SHAPE_STR_MAX 160
 

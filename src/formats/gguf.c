@@ -130,66 +130,10 @@ static int probe_gguf(const unsigned char *data, size_t len)
 
 /* ---- text helpers ---- */
 
-/* Length of the valid UTF-8 sequence at p (n bytes available), 0 if none. */
-static size_t utf8_seq(const unsigned char *p, size_t n)
+/* GGUF strings are unsigned byte ranges. */
+static const char *gg_printable(const unsigned char *s, size_t n, char *buf, size_t cap)
 {
-    unsigned char c = p[0];
-    size_t k;
-    uint32_t cp;
-    if (c < 0x80)
-        return 1;
-    if (c >= 0xc2 && c <= 0xdf) {
-        k = 2;
-        cp = c & 0x1f;
-    } else if (c >= 0xe0 && c <= 0xef) {
-        k = 3;
-        cp = c & 0x0f;
-    } else if (c >= 0xf0 && c <= 0xf4) {
-        k = 4;
-        cp = c & 0x07;
-    } else {
-        return 0;
-    }
-    if (k > n)
-        return 0;
-    for (size_t i = 1; i < k; i++) {
-        if ((p[i] & 0xc0) != 0x80)
-            return 0;
-        cp = (cp << 6) | (p[i] & 0x3f);
-    }
-    if ((k == 3 && cp < 0x800) || (k == 4 && (cp < 0x10000 || cp > 0x10ffff)) ||
-        (cp >= 0xd800 && cp <= 0xdfff))
-        return 0;
-    return k;
-}
-
-/* Writes raw name bytes for a message: valid UTF-8 as is, control and
- * invalid bytes as \xNN, cut after 80 bytes. */
-static const char *name_str(const unsigned char *s, size_t n, char *buf, size_t cap)
-{
-    static const char hex[] = "0123456789abcdef";
-    size_t o = 0, i = 0;
-    while (i < n && o + 8 < cap) {
-        if (i >= 80) {
-            memcpy(buf + o, "...", 3);
-            o += 3;
-            break;
-        }
-        size_t k = utf8_seq(s + i, n - i);
-        if (k == 0 || s[i] < 0x20 || s[i] == 0x7f) {
-            buf[o++] = '\\';
-            buf[o++] = 'x';
-            buf[o++] = hex[s[i] >> 4];
-            buf[o++] = hex[s[i] & 15];
-            i++;
-        } else {
-            memcpy(buf + o, s + i, k);
-            o += k;
-            i += k;
-        }
-    }
-    buf[o] = '\0';
-    return buf;
+    return ts__printable((const char *)s, n, buf, cap);
 }
 
 #define NAME_BUF 400
@@ -240,7 +184,7 @@ static ts_status jb_json_string(jbuf *b, const unsigned char *s, size_t n, ts_er
             return ts__error(err, TS_ERR_NOMEM, "out of memory for a metadata string");
         size_t o = 0;
         for (size_t i = 0; i < n;) {
-            size_t k = utf8_seq(s + i, n - i);
+            size_t k = ts__utf8_len(s + i, n - i);
             if (k == 0) {
                 memcpy(fixed + o, "\xef\xbf\xbd", 3);
                 o += 3;
@@ -457,7 +401,7 @@ static ts_status check_unique(name_ref *names, size_t n, const unsigned char *ba
             char nb[NAME_BUF];
             return ts__fail(err, TS_ERR_FORMAT, 0, b - base,
                             "duplicate %s '%s' at bytes %lld and %lld", what,
-                            name_str(a + 8, (size_t)len, nb, sizeof nb),
+                            gg_printable(a + 8, (size_t)len, nb, sizeof nb),
                             (long long)(a - base), (long long)(b - base));
         }
     }
@@ -483,7 +427,7 @@ static ts_status read_kvs(gg_ctx *g, uint64_t n_kv, ts_file *f, ts_error *err)
             goto out;
         }
         keys[i].p = c->data + at;
-        const char *kname = name_str(key, (size_t)klen, nb, sizeof nb);
+        const char *kname = gg_printable(key, (size_t)klen, nb, sizeof nb);
         if (klen == 0) {
             st = ts__fail(err, TS_ERR_FORMAT, 0, (int64_t)at,
                           "key/value pair %llu at byte %zu has an empty key",
@@ -568,7 +512,7 @@ static ts_status read_info(ts__cursor *c, uint64_t i, gg_info *t, ts_error *err)
         ts__error_prefix(err, "tensor %llu", (unsigned long long)i);
         return st;
     }
-    const char *tname = name_str(t->name, (size_t)t->name_len, nb, sizeof nb);
+    const char *tname = gg_printable(t->name, (size_t)t->name_len, nb, sizeof nb);
     if (memchr(t->name, 0, (size_t)t->name_len))
         return ts__fail(err, TS_ERR_FORMAT, 0, (int64_t)at,
                         "tensor %llu '%s' at byte %zu: name contains a NUL byte",
@@ -761,7 +705,7 @@ static ts_status read_gguf(ts_file *f, const unsigned char *data, size_t len,
     for (size_t i = 0; i < nt; i++) {
         const gg_info *t = &infos[i];
         char nb[NAME_BUF], pb[NAME_BUF];
-        const char *tname = name_str(t->name, (size_t)t->name_len, nb, sizeof nb);
+        const char *tname = gg_printable(t->name, (size_t)t->name_len, nb, sizeof nb);
         int64_t nbytes = t->nbytes, end, padded;
         if (t->offset % (uint64_t)align != 0) {
             st = ts__fail(err, TS_ERR_FORMAT, 0, (int64_t)t->offset_pos,
@@ -783,7 +727,7 @@ static ts_status read_gguf(ts_file *f, const unsigned char *data, size_t len,
                               "%zu '%s' ends, padded to %lld bytes (%s)", i, tname,
                               (unsigned long long)t->offset, t->offset_pos,
                               (long long)expect, i - 1,
-                              name_str(infos[i - 1].name, (size_t)infos[i - 1].name_len,
+                              gg_printable(infos[i - 1].name, (size_t)infos[i - 1].name_len,
                                        pb, sizeof pb),
                               (long long)align,
                               t->offset < (uint64_t)expect ? "the tensors overlap"

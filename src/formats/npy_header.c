@@ -581,39 +581,10 @@ static const char *dup_text(ts_file *f, const hp *h, size_t from, size_t to, ts_
 /* Offset of the first invalid UTF-8 sequence in s (len bytes), or len. */
 static size_t utf8_invalid_at(const unsigned char *s, size_t len)
 {
-    size_t i = 0;
-    while (i < len) {
-        unsigned char c = s[i];
-        size_t n;
-        uint32_t cp;
-        if (c < 0x80) {
-            i++;
-            continue;
-        } else if (c >= 0xc2 && c <= 0xdf) {
-            n = 1;
-            cp = c & 0x1f;
-        } else if (c >= 0xe0 && c <= 0xef) {
-            n = 2;
-            cp = c & 0x0f;
-        } else if (c >= 0xf0 && c <= 0xf4) {
-            n = 3;
-            cp = c & 0x07;
-        } else {
-            return i;
-        }
-        if (len - i <= n)
-            return i;
-        for (size_t k = 1; k <= n; k++) {
-            if ((s[i + k] & 0xc0) != 0x80)
-                return i;
-            cp = (cp << 6) | (s[i + k] & 0x3f);
-        }
-        if ((n == 2 && cp < 0x800) || (n == 3 && (cp < 0x10000 || cp > 0x10ffff)) ||
-            (cp >= 0xd800 && cp <= 0xdfff))
-            return i;
-        i += n + 1;
-    }
-    return len;
+    size_t i = 0, k;
+    while (i < len && (k = ts__utf8_len(s + i, len - i)) > 0)
+        i += k;
+    return i;
 }
 
 /* Fills a's dtype fields from a simple typestr. */

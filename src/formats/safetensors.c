@@ -104,32 +104,6 @@ static int probe_safetensors(const unsigned char *data, size_t len)
     return i >= end || data[i] == '"' || data[i] == '}';
 }
 
-/* Writes name for a message: control bytes as \xNN, cut after 80 bytes.
- * jansson has already checked that keys are UTF-8 without NUL. */
-static const char *name_str(const char *s, char *buf, size_t cap)
-{
-    size_t o = 0;
-    for (size_t i = 0; s[i] && o + 8 < cap; i++) {
-        unsigned char c = (unsigned char)s[i];
-        if (i == 80) {
-            memcpy(buf + o, "...", 3);
-            o += 3;
-            break;
-        }
-        if (c < 0x20 || c == 0x7f) {
-            static const char hex[] = "0123456789abcdef";
-            buf[o++] = '\\';
-            buf[o++] = 'x';
-            buf[o++] = hex[c >> 4];
-            buf[o++] = hex[c & 15];
-        } else {
-            buf[o++] = (char)c;
-        }
-    }
-    buf[o] = '\0';
-    return buf;
-}
-
 #define NAME_BUF 400
 
 /* jansson's error text can quote raw input; keep the message one line. */
@@ -311,7 +285,7 @@ static ts_status read_entry(ts_file *f, const char *key, const json_t *v,
                             ts_error *err)
 {
     char nb[NAME_BUF];
-    const char *tname = name_str(key, nb, sizeof nb);
+    const char *tname = ts__printable_str(key, nb, sizeof nb);
     int64_t at_key = file_pos(ST_NOPOS, pos->key);
     if (!json_is_object(v))
         return ts__fail(err, TS_ERR_FORMAT, 0, at_key,
@@ -329,8 +303,9 @@ static ts_status read_entry(ts_file *f, const char *key, const json_t *v,
                         "tensor '%s': dtype at byte %lld is %s, expected a string "
                         "such as \"F32\"", tname, (long long)at, json_kind(jd));
     const st_dtype *sd = NULL;
+    const char *dname = json_string_value(jd);
     for (size_t i = 0; i < sizeof st_dtypes / sizeof *st_dtypes; i++)
-        if (strcmp(json_string_value(jd), st_dtypes[i].name) == 0)
+        if (strcmp(dname, st_dtypes[i].name) == 0)
             sd = &st_dtypes[i];
     if (!sd) {
         char vb[NAME_BUF];
@@ -338,7 +313,8 @@ static ts_status read_entry(ts_file *f, const char *key, const json_t *v,
                         "tensor '%s': unknown dtype \"%s\" at byte %lld (safetensors "
                         "dtypes: BOOL U8 I8 I16 U16 I32 U32 I64 U64 F16 BF16 F32 F64 "
                         "C64 F8_E5M2 F8_E4M3 F8_E4M3FNUZ F8_E5M2FNUZ F8_E8M0 F6_E2M3 "
-                        "F6_E3M2 F4)", tname, name_str(json_string_value(jd), vb, sizeof vb),
+                        "F6_E3M2 F4)", tname,
+                        ts__printable_str(dname, vb, sizeof vb),
                         (long long)at);
     }
 
@@ -457,7 +433,7 @@ static ts_status read_metadata(ts_file *f, json_t *v, int64_t at, int want,
             return ts__fail(err, TS_ERR_FORMAT, 0, at,
                             "__metadata__ at byte %lld: value of '%s' is %s, expected "
                             "a string (safetensors metadata maps strings to strings)",
-                            (long long)at, name_str(key, nb, sizeof nb), json_kind(val));
+                            (long long)at, ts__printable_str(key, nb, sizeof nb), json_kind(val));
         if (!want)
             continue;
         char *text = json_dumps(val, JSON_ENCODE_ANY);
@@ -503,16 +479,16 @@ static ts_status check_cover(st_tensor *t, size_t n, int64_t data_start,
                                 "hole in the data buffer: bytes [0, %lld) belong to no "
                                 "tensor (the first tensor '%s' has data_offsets "
                                 "[%lld, %lld]; the buffer starts at byte %lld)",
-                                (long long)t[i].begin, name_str(t[i].name, na, sizeof na),
+                                (long long)t[i].begin, ts__printable_str(t[i].name, na, sizeof na),
                                 (long long)t[i].begin, (long long)t[i].end,
                                 (long long)data_start);
             return ts__fail(err, TS_ERR_FORMAT, 0, abs_pos(data_start, prev_end),
                             "hole in the data buffer: bytes [%lld, %lld) belong to no "
                             "tensor, between '%s' data_offsets [%lld, %lld] and '%s' "
                             "data_offsets [%lld, %lld]", (long long)prev_end,
-                            (long long)t[i].begin, name_str(prev->name, na, sizeof na),
+                            (long long)t[i].begin, ts__printable_str(prev->name, na, sizeof na),
                             (long long)prev->begin, (long long)prev->end,
-                            name_str(t[i].name, nb, sizeof nb), (long long)t[i].begin,
+                            ts__printable_str(t[i].name, nb, sizeof nb), (long long)t[i].begin,
                             (long long)t[i].end);
         }
         if (t[i].begin < prev_end)
@@ -520,8 +496,8 @@ static ts_status check_cover(st_tensor *t, size_t n, int64_t data_start,
                             "tensors '%s' data_offsets [%lld, %lld] and '%s' "
                             "data_offsets [%lld, %lld] overlap: the second begins "
                             "before the first ends",
-                            name_str(prev->name, na, sizeof na), (long long)prev->begin,
-                            (long long)prev->end, name_str(t[i].name, nb, sizeof nb),
+                            ts__printable_str(prev->name, na, sizeof na), (long long)prev->begin,
+                            (long long)prev->end, ts__printable_str(t[i].name, nb, sizeof nb),
                             (long long)t[i].begin, (long long)t[i].end);
         prev_end = t[i].end;
         prev = &t[i];
@@ -540,7 +516,7 @@ static ts_status check_cover(st_tensor *t, size_t n, int64_t data_start,
         return ts__fail(err, TS_ERR_TRUNCATED, 0, file_len,
                         "tensor '%s' data_offsets [%lld, %lld] end at file byte %lld, "
                         "but the file has %lld bytes (%lld missing)",
-                        name_str(prev->name, na, sizeof na), (long long)prev->begin,
+                        ts__printable_str(prev->name, na, sizeof na), (long long)prev->begin,
                         (long long)prev->end, (long long)need, (long long)file_len,
                         (long long)(prev_end - buffer_len));
     }

@@ -97,33 +97,6 @@ static const char *show_char(char c, char *buf, size_t cap)
     return buf;
 }
 
-/* A printable copy of s[0..n) for messages: bytes outside 0x20..0x7e become
- * \xNN, and long text is cut with "...", so a message stays one line. */
-static const char *printable(const char *s, size_t n, char *buf, size_t cap)
-{
-    static const char hex[] = "0123456789abcdef";
-    size_t o = 0;
-    for (size_t i = 0; i < n; i++) {
-        unsigned char c = (unsigned char)s[i];
-        size_t need = (c < 0x20 || c >= 0x7f) ? 4 : 1;
-        if (o + need + 4 > cap) {
-            memcpy(buf + o, "...", 3);
-            o += 3;
-            break;
-        }
-        if (need == 4) {
-            buf[o++] = '\\';
-            buf[o++] = 'x';
-            buf[o++] = hex[c >> 4];
-            buf[o++] = hex[c & 15];
-        } else {
-            buf[o++] = (char)c;
-        }
-    }
-    buf[o] = '\0';
-    return buf;
-}
-
 /* Checks an axis name as einops' check_axis_name_return_reason (ASCII). */
 static const char *name_problem(const char *p, size_t n, int allow_underscore)
 {
@@ -353,12 +326,13 @@ static void envelope(ts_error *err, const char *opname, const char *pat, size_t 
         return;
     char head[TS_ERROR_MESSAGE_MAX], sbuf[TS__SHAPE_STR_MAX], tbuf[168], nbuf[40];
     size_t pos = 0;
-    append(head, sizeof head, &pos, "%s \"%s\"", opname, printable(pat, plen, tbuf, sizeof tbuf));
+    append(head, sizeof head, &pos, "%s \"%s\"", opname,
+           ts__printable(pat, plen, tbuf, sizeof tbuf));
     if (in)
         append(head, sizeof head, &pos, " on shape %s", ts__shape_str(in, sbuf, sizeof sbuf));
     for (int i = 0; i < nkw && i < 8; i++)
         append(head, sizeof head, &pos, "%s%s=%lld", i ? ", " : " with ",
-               printable(kwnames + kw[i].off, kw[i].len, nbuf, sizeof nbuf),
+               ts__printable(kwnames + kw[i].off, kw[i].len, nbuf, sizeof nbuf),
                (long long)kw[i].size);
     if (nkw > 8)
         append(head, sizeof head, &pos, ", ...");
@@ -484,7 +458,7 @@ static ts_status check_rules(ts_einops *e, ts_error *err)
         char nbuf[48];
         if (why)
             return ts__error(err, TS_ERR_VALUE, "invalid name for an axis '%s': %s",
-                             printable(p, n, nbuf, sizeof nbuf), why);
+                             ts__printable(p, n, nbuf, sizeof nbuf), why);
         if (find_kw(e, p, n) != k)
             return ts__error(err, TS_ERR_VALUE, "axis %.*s is given a size twice",
                              (int)(n > 40 ? 40 : n), p);

@@ -24,33 +24,6 @@ static int is_letter(char c)
     return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
 }
 
-/* A printable copy of s[0..n) for messages: bytes outside 0x20..0x7e become
- * \xNN, and long text is cut with "...", so a message stays one line. */
-static const char *printable(const char *s, size_t n, char *buf, size_t cap)
-{
-    static const char hex[] = "0123456789abcdef";
-    size_t o = 0;
-    for (size_t i = 0; i < n; i++) {
-        unsigned char c = (unsigned char)s[i];
-        size_t need = (c < 0x20 || c >= 0x7f) ? 4 : 1;
-        if (o + need + 4 > cap) {
-            memcpy(buf + o, "...", 3);
-            o += 3;
-            break;
-        }
-        if (need == 4) {
-            buf[o++] = '\\';
-            buf[o++] = 'x';
-            buf[o++] = hex[c >> 4];
-            buf[o++] = hex[c & 15];
-        } else {
-            buf[o++] = (char)c;
-        }
-    }
-    buf[o] = '\0';
-    return buf;
-}
-
 /* "'x'" or "byte 0xNN" for a character in a message. */
 static const char *show_char(char c, char *buf, size_t cap)
 {
@@ -157,7 +130,9 @@ static ts_status parse_operand(const char *spec, size_t start, size_t stop, int 
                 return ts__fail(err, TS_ERR_NDIM, (int64_t)i + 1, -1,
                                 "einsum(): too many subscripts for operand %d: '%s' names "
                                 "more than the %d dims of %s (at column %zu)",
-                                iop, printable(spec + start, stop - start, tbuf, sizeof tbuf), ndim,
+                                iop,
+                                ts__printable(spec + start, stop - start, tbuf, sizeof tbuf),
+                                ndim,
                                 ts__shape_str(op, sbuf, sizeof sbuf), i + 1);
             labels[nl++] = c;
         } else if (c == '.') {
@@ -176,7 +151,8 @@ static ts_status parse_operand(const char *spec, size_t start, size_t stop, int 
                         "einsum(): operand %d has %d dims %s but the equation gives it %d "
                         "subscript%s '%s' and no ellipsis '...'",
                         iop, ndim, ts__shape_str(op, sbuf, sizeof sbuf), nl,
-                        nl == 1 ? "" : "s", printable(spec + start, stop - start, tbuf, sizeof tbuf));
+                        nl == 1 ? "" : "s",
+                        ts__printable(spec + start, stop - start, tbuf, sizeof tbuf));
     for (int i = 0; i < ndim; i++)
         if (dims[i] < 0)
             return ts__error(err, TS_ERR_VALUE,
@@ -216,7 +192,8 @@ ts_status ts_einsum_shape(const char *spec, const ts_shape *operands, int nopera
     char cbuf[16], tbuf[208];
 
     if (!spec || (noperands > 0 && !operands))
-        return ts__error(err, TS_ERR_INVALID_ARG, "einsum(): subscripts and operands must not be NULL");
+        return ts__error(err, TS_ERR_INVALID_ARG,
+                         "einsum(): subscripts and operands must not be NULL");
     if (noperands < 1)
         return ts__error(err, TS_ERR_INVALID_ARG,
                          "einsum(): at least one operand is needed, got %d", noperands);
@@ -237,7 +214,8 @@ ts_status ts_einsum_shape(const char *spec, const ts_shape *operands, int nopera
         return ts__error(err, TS_ERR_INVALID_ARG,
                          "einsum(): the equation '%s' has %d operand term%s but %d "
                          "operand%s %s given",
-                         printable(spec, len, tbuf, sizeof tbuf), nterms, nterms == 1 ? "" : "s",
+                         ts__printable(spec, len, tbuf, sizeof tbuf), nterms,
+                         nterms == 1 ? "" : "s",
                          noperands, noperands == 1 ? "" : "s",
                          noperands == 1 ? "was" : "were");
     size_t start = 0;
@@ -357,7 +335,7 @@ static ts_status parse_labels(const char *text, const char *what, label *out, in
             return ts__fail(err, TS_ERR_PARSE, (int64_t)i + 1, -1,
                             "expected a label (a letter or '_', then letters, digits, '_') "
                             "at column %zu of %s '%s', found %s",
-                            i + 1, what, printable(text, len, tbuf, sizeof tbuf),
+                            i + 1, what, ts__printable(text, len, tbuf, sizeof tbuf),
                             i >= len ? "the end" : show_char(text[i], cbuf, sizeof cbuf));
         if (*n == TS_MAX_NDIM)
             return ts__fail(err, TS_ERR_NDIM, (int64_t)i + 1, -1,
@@ -376,7 +354,7 @@ static ts_status parse_labels(const char *text, const char *what, label *out, in
         if (text[i] != ',')
             return ts__fail(err, TS_ERR_PARSE, (int64_t)i + 1, -1,
                             "expected ',' or the end at column %zu of %s '%s', found %s",
-                            i + 1, what, printable(text, len, tbuf, sizeof tbuf),
+                            i + 1, what, ts__printable(text, len, tbuf, sizeof tbuf),
                             show_char(text[i], cbuf, sizeof cbuf));
         i++;
         while (i < len && (text[i] == ' ' || text[i] == '\t'))
@@ -417,7 +395,7 @@ static ts_status compose(const char *result_labels, const char *const *labels,
                 return ts__fail(err, TS_ERR_VALUE, (int64_t)res[k].column, -1,
                                 "label '%.*s' appears twice in the result labels '%s' "
                                 "(columns %zu and %zu)", (int)res[k].n, res[k].p,
-                                printable(result_labels, strlen(result_labels), tbuf,
+                                ts__printable(result_labels, strlen(result_labels), tbuf,
                                           sizeof tbuf), res[m].column, res[k].column);
 
     size_t total = 0;
@@ -440,7 +418,7 @@ static ts_status compose(const char *result_labels, const char *const *labels,
             st = ts__error(err, TS_ERR_NDIM,
                            "input %d has %d label%s '%s' but its shape %s has %d "
                            "mode%s", i, n, n == 1 ? "" : "s",
-                           printable(labels[i], strlen(labels[i]), tbuf, sizeof tbuf),
+                           ts__printable(labels[i], strlen(labels[i]), tbuf, sizeof tbuf),
                            ts__shape_str(&shapes[i], sbuf, sizeof sbuf), shapes[i].ndim,
                            shapes[i].ndim == 1 ? "" : "s");
             break;

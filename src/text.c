@@ -1,0 +1,83 @@
+/*
+ * text.c - UTF-8 validation and the printable form of untrusted text in
+ * error messages (names, keys, dtype spellings and patterns come from files
+ * and command lines, and must not break a message across lines or drive a
+ * terminal).
+ */
+#include "internal.h"
+
+size_t ts__utf8_len(const unsigned char *p, size_t n)
+{
+    if (n == 0)
+        return 0;
+    unsigned char c = p[0];
+    size_t k;
+    uint32_t cp;
+    if (c < 0x80)
+        return 1;
+    if (c >= 0xc2 && c <= 0xdf) {
+        k = 2;
+        cp = c & 0x1f;
+    } else if (c >= 0xe0 && c <= 0xef) {
+        k = 3;
+        cp = c & 0x0f;
+    } else if (c >= 0xf0 && c <= 0xf4) {
+        k = 4;
+        cp = c & 0x07;
+    } else {
+        return 0;
+    }
+    if (k > n)
+        return 0;
+    for (size_t i = 1; i < k; i++) {
+        if ((p[i] & 0xc0) != 0x80)
+            return 0;
+        cp = (cp << 6) | (p[i] & 0x3f);
+    }
+    /* No overlong forms, no surrogates, nothing above U+10FFFF (RFC 3629). */
+    if ((k == 3 && cp < 0x800) || (k == 4 && (cp < 0x10000 || cp > 0x10ffff)) ||
+        (cp >= 0xd800 && cp <= 0xdfff))
+        return 0;
+    return k;
+}
+
+const char *ts__printable(const char *s, size_t n, char *buf, size_t cap)
+{
+    static const char hex[] = "0123456789abcdef";
+    const unsigned char *u = (const unsigned char *)s;
+    size_t o = 0, i = 0;
+    while (i < n && o + 8 < cap) {
+        if (i >= 80) {
+            memcpy(buf + o, "...", 3);
+            o += 3;
+            break;
+        }
+        size_t k = ts__utf8_len(u + i, n - i);
+        int control = u[i] < 0x20 || u[i] == 0x7f || (k == 2 && u[i] == 0xc2 && u[i + 1] < 0xa0);
+        if (k == 0 || control) {
+            size_t m = k ? k : 1; /* a C1 control: both of its bytes */
+            for (size_t j = 0; j < m && o + 8 < cap; j++) {
+                buf[o++] = '\\';
+                buf[o++] = 'x';
+                buf[o++] = hex[u[i + j] >> 4];
+                buf[o++] = hex[u[i + j] & 15];
+            }
+            i += m;
+        } else {
+            memcpy(buf + o, u + i, k);
+            o += k;
+            i += k;
+        }
+    }
+    if (i < n && o + 4 <= cap && (o < 3 || memcmp(buf + o - 3, "...", 3) != 0)) {
+        memcpy(buf + o, "...", 3);
+        o += 3;
+    }
+    buf[o] = '\0';
+    return buf;
+}
+
+const char *ts__printable_str(const char *s, char *buf, size_t cap)
+{
+    return ts__printable(s, strlen(s), buf, cap);
+}
