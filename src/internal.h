@@ -126,6 +126,11 @@ const char *ts__printable(const char *s, size_t n, char *buf, size_t cap);
 /* Same for a NUL-terminated string. */
 const char *ts__printable_str(const char *s, char *buf, size_t cap);
 
+/* Describes what a text parser found at s[pos] (len bytes in all), for
+ * "expected X, found Y" messages: "'a'", "byte 0x01", or "the end of the
+ * input". Returns buf (cap >= 16) or a static string. */
+const char *ts__found_at(const char *s, size_t len, size_t pos, char *buf, size_t cap);
+
 /* Size for shape text buffers used in messages. */
 #define TS__SHAPE_STR_MAX 160
 

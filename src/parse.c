@@ -28,25 +28,12 @@ static void skip_ws(parser *p)
         p->pos++;
 }
 
-/* Describes what is at the current position, for messages. */
-static const char *found(const parser *p, char *buf, size_t cap)
-{
-    if (p->pos >= p->len)
-        return "the end of the input";
-    unsigned char c = (unsigned char)p->s[p->pos];
-    if (c < 0x20 || c >= 0x7f)
-        snprintf(buf, cap, "byte 0x%02x", c);
-    else
-        snprintf(buf, cap, "'%c'", c);
-    return buf;
-}
-
 static ts_status fail_at(parser *p, ts_status code, const char *expected)
 {
     char buf[16];
     return ts__fail(p->err, code, (int64_t)p->pos + 1, -1,
                     "expected %s at column %zu, found %s", expected, p->pos + 1,
-                    found(p, buf, sizeof buf));
+                    ts__found_at(p->s, p->len, p->pos, buf, sizeof buf));
 }
 
 /* int := ["-"] digits ["L" | "l"]. */
@@ -215,8 +202,8 @@ ts_status ts_shape_parse(ts_shape *out, const char *text, size_t len, unsigned f
                     char buf[16];
                     return ts__fail(err, TS_ERR_PARSE, (int64_t)p.pos + 1, -1,
                                     "expected %s at column %zu to match '%c' at column "
-                                    "%zu, found %s", expect_sep, p.pos + 1, open,
-                                    open_pos + 1, found(&p, buf, sizeof buf));
+                                    "%zu, found %s", expect_sep, p.pos + 1, open, open_pos + 1,
+                                    ts__found_at(p.s, p.len, p.pos, buf, sizeof buf));
                 }
                 return fail_at(&p, TS_ERR_PARSE, expect_sep);
             }

@@ -6,6 +6,8 @@
  */
 #include "internal.h"
 
+#include <stdio.h>
+
 size_t ts__utf8_len(const unsigned char *p, size_t n)
 {
     if (n == 0)
@@ -80,4 +82,16 @@ const char *ts__printable(const char *s, size_t n, char *buf, size_t cap)
 const char *ts__printable_str(const char *s, char *buf, size_t cap)
 {
     return ts__printable(s, strlen(s), buf, cap);
+}
+
+const char *ts__found_at(const char *s, size_t len, size_t pos, char *buf, size_t cap)
+{
+    if (pos >= len)
+        return "the end of the input";
+    unsigned char c = (unsigned char)s[pos];
+    if (c < 0x20 || c >= 0x7f)
+        snprintf(buf, cap, "byte 0x%02x", c);
+    else
+        snprintf(buf, cap, "'%c'", c);
+    return buf;
 }

@@ -152,24 +152,12 @@ static void skip_ws(jparser *p)
         p->pos++;
 }
 
-static const char *found(const jparser *p, char *buf, size_t cap)
-{
-    if (p->pos >= p->len)
-        return "the end of the input";
-    unsigned char c = (unsigned char)p->s[p->pos];
-    if (c < 0x20 || c >= 0x7f)
-        snprintf(buf, cap, "byte 0x%02x", c);
-    else
-        snprintf(buf, cap, "'%c'", c);
-    return buf;
-}
-
 static ts_status expected(jparser *p, const char *what)
 {
     char buf[16];
     return ts__fail(p->err, TS_ERR_PARSE, (int64_t)p->pos + 1, -1,
                     "expected %s at column %zu, found %s", what, p->pos + 1,
-                    found(p, buf, sizeof buf));
+                    ts__found_at(p->s, p->len, p->pos, buf, sizeof buf));
 }
 
 /* A smooth tuple "(10,20)", "[10]", "()": strict, dims >= 0. */
@@ -465,7 +453,7 @@ ts_status ts_jagged_parse(ts_jagged **out, const char *text, size_t len, ts_erro
         if (p.pos < p.len)
             st = ts__fail(err, TS_ERR_PARSE, (int64_t)p.pos + 1, -1,
                           "unexpected %s after the jagged shape at column %zu",
-                          found(&p, buf, sizeof buf), p.pos + 1);
+                          ts__found_at(p.s, p.len, p.pos, buf, sizeof buf), p.pos + 1);
     }
     free(p.stack);
     if (st) {
