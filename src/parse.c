@@ -84,56 +84,65 @@ static ts_status parse_int(parser *p, int64_t *out, const char *expected)
  */
 static int parse_fast(const char *s, size_t len, int64_t *dims)
 {
-    const char *p = s, *end = s + len;
-    while (p < end && *p == ' ')
-        p++;
-    if (p == end)
+    /* A private copy ending in NUL lets the loops below stop at the
+     * sentinel instead of testing the end before every byte; nothing
+     * outside s[0..len) is read. Long or odd input takes the slow path. */
+    char buf[256];
+    if (len >= sizeof buf)
         return -1;
-    char close;
-    if (*p == '(')
-        close = ')';
-    else if (*p == '[')
-        close = ']';
-    else
-        close = 0; /* a bare number */
-    if (close)
+    memcpy(buf, s, len);
+    buf[len] = '\0';
+    const char *p = buf;
+    while (*p == ' ')
         p++;
+    char close = *p == '(' ? ')' : *p == '[' ? ']' : 0; /* 0: a bare number */
     int ndim = 0;
-    for (;;) {
-        while (p < end && *p == ' ')
+    if (close) {
+        p++;
+        while (*p == ' ')
             p++;
-        if (p < end && *p == close && ndim == 0)
-            break; /* "()" */
-        const char *start = p;
-        uint64_t v = 0;
-        while (p < end && (unsigned)(*p - '0') < 10)
-            v = v * 10 + (unsigned)(*p++ - '0');
-        if (p == start || p - start > 18 || ndim == TS_MAX_NDIM)
+        if (*p == close) { /* "()" */
+            p++;
+            goto tail;
+        }
+    }
+    for (;;) {
+        unsigned d = (unsigned)(unsigned char)*p - '0';
+        if (d > 9 || ndim == TS_MAX_NDIM)
+            return -1;
+        const char *start = p++;
+        uint64_t v = d;
+        while ((d = (unsigned)(unsigned char)*p - '0') <= 9) {
+            v = v * 10 + d;
+            p++;
+        }
+        if (p - start > 18) /* might overflow: the slow path says so */
             return -1;
         dims[ndim++] = (int64_t)v;
         if (!close)
-            break;
-        while (p < end && *p == ' ')
+            goto tail;
+        while (*p == ' ')
             p++;
-        if (p == end)
-            return -1;
         if (*p == ',') {
             p++;
-            while (p < end && *p == ' ')
+            while (*p == ' ')
                 p++;
-            if (p < end && *p == close)
-                break; /* trailing comma */
+            if (*p == close) { /* trailing comma */
+                p++;
+                goto tail;
+            }
             continue;
         }
-        if (*p == close)
-            break;
-        return -1;
-    }
-    if (close)
-        p++; /* the closing bracket */
-    while (p < end && *p == ' ')
+        if (*p != close)
+            return -1;
         p++;
-    return p == end ? ndim : -1;
+        goto tail;
+    }
+tail:
+    while (*p == ' ')
+        p++;
+    /* An embedded NUL stops here early: not the fast path's business. */
+    return (size_t)(p - buf) == len ? ndim : -1;
 }
 
 ts_status ts_shape_parse(ts_shape *out, const char *text, size_t len, unsigned flags,

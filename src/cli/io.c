@@ -76,9 +76,25 @@ static const char digits2[] =
 
 void out_i64(int64_t v)
 {
-    char tmp[24];
-    char *p = tmp + sizeof tmp;
+    if (sizeof obuf - olen < 24)
+        drain();
     uint64_t u = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
+    char *q = obuf + olen;
+    if (v < 0)
+        *q++ = '-';
+    /* Count the digits, then fill them in from the end, two at a time,
+     * straight into the output buffer. */
+    static const uint64_t pow10[20] = {
+        1ULL, 10ULL, 100ULL, 1000ULL, 10000ULL, 100000ULL, 1000000ULL, 10000000ULL,
+        100000000ULL, 1000000000ULL, 10000000000ULL, 100000000000ULL, 1000000000000ULL,
+        10000000000000ULL, 100000000000000ULL, 1000000000000000ULL,
+        10000000000000000ULL, 100000000000000000ULL, 1000000000000000000ULL,
+        10000000000000000000ULL,
+    };
+    /* digits = floor(log10 u) + 1, from the bit length (1233/4096 ~ log10 2). */
+    unsigned t = ((unsigned)(64 - __builtin_clzll(u | 1)) * 1233) >> 12;
+    unsigned n = u < 10 ? 1 : t + 1 - (u < pow10[t]);
+    char *p = q + n;
     while (u >= 100) {
         unsigned i = (unsigned)(u % 100) * 2;
         u /= 100;
@@ -91,15 +107,7 @@ void out_i64(int64_t v)
     } else {
         *--p = (char)('0' + u);
     }
-    if (v < 0)
-        *--p = '-';
-    size_t n = (size_t)(tmp + sizeof tmp - p);
-    if (olen + n <= sizeof obuf) {
-        memcpy(obuf + olen, p, n);
-        olen += n;
-    } else {
-        out_write(p, n);
-    }
+    olen = (size_t)(q + n - obuf);
 }
 
 void out_dims(const cli_ctx *ctx, const int64_t *d, int n)
