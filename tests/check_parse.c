@@ -172,6 +172,42 @@ START_TEST(test_format)
 }
 END_TEST
 
+/* The fast path (whole-input parse) and the precise parser (used when the
+ * caller asks how many bytes were consumed) must agree on every input:
+ * same success, same dims. Inputs are drawn from shape-like alphabets by a
+ * fixed LCG, so the test is deterministic. */
+START_TEST(test_fast_path_agrees)
+{
+    static const char alphabet[] = "((([[]])),,, ,  0123456789L-x";
+    uint64_t seed = 12345;
+    ts_shape a = TS_SHAPE_INIT, b = TS_SHAPE_INIT;
+    char text[40];
+    int agreed_ok = 0;
+    for (int iter = 0; iter < 200000; iter++) {
+        seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+        size_t n = (size_t)(seed >> 59) + 1; /* 1..32 bytes */
+        for (size_t i = 0; i < n; i++) {
+            seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+            text[i] = alphabet[(seed >> 33) % (sizeof alphabet - 1)];
+        }
+        text[n] = '\0';
+        size_t used = 0;
+        ts_status fast = ts_shape_parse(&a, text, n, 0, NULL, NULL);
+        ts_status slow = ts_shape_parse(&b, text, n, 0, &used, NULL);
+        int slow_ok = slow == TS_OK && used == n;
+        ck_assert_msg((fast == TS_OK) == slow_ok, "'%s': fast %d, precise %d (used %zu)", text,
+                      fast, slow, used);
+        if (fast == TS_OK) {
+            ck_assert_msg(ts_shape_equal(&a, &b), "'%s': the parsers disagree on dims", text);
+            agreed_ok++;
+        }
+    }
+    ck_assert_int_gt(agreed_ok, 1000); /* the alphabet does produce valid shapes */
+    ts_shape_free(&a);
+    ts_shape_free(&b);
+}
+END_TEST
+
 Suite *parse_suite(void)
 {
     Suite *s = suite_create("parse");
@@ -180,6 +216,7 @@ Suite *parse_suite(void)
     tcase_add_test(tc, test_negative_allowed);
     tcase_add_test(tc, test_consumed_prefix);
     tcase_add_test(tc, test_format);
+    tcase_add_test(tc, test_fast_path_agrees);
     suite_add_tcase(s, tc);
     TCase *err = tcase_create("errors");
     tcase_add_loop_test(err, test_parse_bad, 0, (int)(sizeof bad_cases / sizeof *bad_cases));
