@@ -178,7 +178,7 @@ END_TEST
  * fixed LCG, so the test is deterministic. */
 START_TEST(test_fast_path_agrees)
 {
-    static const char alphabet[] = "((([[]])),,, ,  0123456789L-x";
+    static const char alphabet[] = "((([[]])),,, ,  0123456789L-x;+\t";
     uint64_t seed = 12345;
     ts_shape a = TS_SHAPE_INIT, b = TS_SHAPE_INIT;
     char text[40];
