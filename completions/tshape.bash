@@ -11,11 +11,13 @@
 # Installed as share/bash-completion/completions/tshape; to try it from a
 # checkout: . completions/tshape.bash
 
-# The subcommands listed under "Commands:" in `tshape --help`.
+# The subcommands in `tshape --help`: in its command groups, each command's
+# line starts with two spaces and the command's name (option lines start
+# with a dash, continuation lines with more spaces).
 _tshape_commands()
 {
     "$1" --help 2>/dev/null |
-        sed -n '/^Commands:/,/^$/s/^  \([a-z0-9][a-z0-9-]*\)[[:space:]].*/\1/p'
+        sed -n 's/^  \([a-z][a-z0-9-]*\)[[:space:]].*/\1/p'
 }
 
 # The options of a subcommand: every -x / --long-name on its usage line and

@@ -30,11 +30,22 @@ static void usage(void)
             "\n"
             "SHAPE is a tuple such as (3,4,5), [3,4,5], (3,) or 5. Commands that take\n"
             "SHAPE... read shapes from stdin, one per line, when none is given.\n"
-            "\n"
-            "Commands:\n");
-    for (size_t g = 0; g < sizeof groups / sizeof *groups; g++)
-        for (const cli_command *c = groups[g]; c->name; c++)
-            out_printf("  %-34s %s\n", c->synopsis, c->summary);
+            "\n");
+    static const char *const titles[] = {
+        "Shape arithmetic (mshadow TShape)",
+        "Saved tensor files",
+        "Layout: reshape, broadcast, axes, strides, views, index math",
+        "Patterns and structured shapes: slices, einsum, einops, Caffe2, jagged",
+    };
+    for (size_t g = 0; g < sizeof groups / sizeof *groups; g++) {
+        out_printf("%s%s:\n", g ? "\n" : "", titles[g]);
+        for (const cli_command *c = groups[g]; c->name; c++) {
+            if (strlen(c->synopsis) <= 32)
+                out_printf("  %-32s  %s\n", c->synopsis, c->summary);
+            else /* a long synopsis gets a line of its own */
+                out_printf("  %s\n  %-32s  %s\n", c->synopsis, "", c->summary);
+        }
+    }
     out_str("\n"
             "Options:\n"
             "  -j, --json      print JSON (values, or one object per line for info)\n"
