@@ -512,7 +512,10 @@ int cli_simple_options(cli_ctx *ctx, int argc, char **argv, const cli_command *c
             ctx->json = 1;
             break;
         case 'h':
-            cli_print_command_help(cmd, NULL);
+            cli_print_command_help(cmd, "  -j, --json  print JSON values (a shape as [3,4])\n"
+                                        "  -h, --help  show this help\n");
+            if (strstr(cmd->synopsis, "SHAPE..."))
+                out_str("With no SHAPE, shapes are read from standard input, one per line.\n");
             *status = CLI_OK;
             return -1;
         default:
