@@ -250,8 +250,9 @@ TS_API ts_status ts_shape_prod(const ts_shape *s, int64_t begin, int64_t end,
  * mshadow FlatTo2D: out = (product of all dims but the last, last dim).
  * The scalar () gives (1,1): MXNet's NumPy-shape semantics. (The seed's
  * legacy TShape gave (0,0), where ndim 0 meant "unknown shape"; tshape has
- * no unknown shapes.)
- * Errors: TS_ERR_OVERFLOW, TS_ERR_VALUE.
+ * no unknown shapes.) out[0] and out[1] are element counts.
+ * Errors: TS_ERR_OVERFLOW (the product of the leading dims does not fit in
+ * int64), TS_ERR_VALUE (a negative dim).
  */
 TS_API ts_status ts_shape_flat2d(const ts_shape *s, int64_t out[2], ts_error *err);
 

@@ -42,19 +42,20 @@ ts_status ts_shape_prod(const ts_shape *s, int64_t begin, int64_t end, int64_t *
 
 ts_status ts_shape_flat2d(const ts_shape *s, int64_t out[2], ts_error *err)
 {
-    int64_t all;
-    ts_status st = ts_shape_size(s, &all, err); /* validates every dim */
-    if (st)
-        return st;
     if (s->ndim == 0) {
         out[0] = out[1] = 1;
         return TS_OK;
     }
     const int64_t *d = ts_shape_dims(s);
-    st = ts__dims_size(d, s->ndim - 1, &out[0], err);
+    int64_t last = d[s->ndim - 1];
+    if (last < 0)
+        return ts__error(err, TS_ERR_VALUE, "dim %d is negative (%lld): sizes must be >= 0",
+                         s->ndim - 1, (long long)last);
+    /* One pass: the product of the leading dims is what may overflow. */
+    ts_status st = ts__dims_size(d, s->ndim - 1, &out[0], err);
     if (st)
         return st;
-    out[1] = d[s->ndim - 1];
+    out[1] = last;
     return TS_OK;
 }
 
