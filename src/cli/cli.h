@@ -84,6 +84,15 @@ int cli_usage_error(const cli_ctx *ctx, const char *fmt, ...)
 #endif
     ;
 
+/* Fills *err (code, printf message, no position) as the library does and
+ * returns CLI_ERROR: for cli_input_fn functions reporting their own
+ * errors. */
+int cli_fail(ts_error *err, ts_status code, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
 /* ---- argument parsing ---------------------------------------------------- */
 /* Parses a whole decimal int64 (optional sign) with overflow check. Returns 0
  * or prints a usage error naming `what` and returns CLI_ERROR. */
@@ -91,9 +100,13 @@ int cli_parse_i64(const cli_ctx *ctx, const char *text, const char *what, int64_
 /* Parses a shape; prints "tshape: '<text>': <error>" and returns CLI_ERROR
  * on failure. flags as ts_shape_parse. */
 int cli_parse_shape(const char *text, unsigned flags, ts_shape *out);
-/* Parses an integer list: "1,2", "(1,2)", "[1,2]", "1", "()" (negatives
- * allowed) into a shape used as a plain list. Prints the error and returns
- * CLI_ERROR on failure. */
+/* Parses an integer list (axes, strides, an index, a reshape target):
+ * "(1,0,2)", "[1,0,2]", "()", or bare "1,0,2" / "-1", negatives allowed,
+ * into a shape used as a plain list; the whole of text[0..len) must be the
+ * list. Returns CLI_OK, or CLI_ERROR with *err naming the column. */
+int cli_list_parse(const char *text, size_t len, ts_shape *out, ts_error *err);
+/* The same on an argument; prints "tshape: WHAT 'text': <problem>" and
+ * returns CLI_ERROR on failure. */
 int cli_parse_list(const char *text, const char *what, ts_shape *out);
 
 /*

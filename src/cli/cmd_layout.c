@@ -11,31 +11,11 @@
 #include "cli.h"
 
 #include <getopt.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 /* ---- small parsers over (text, len) ----------------------------------- */
-
-static int fail(ts_error *err, ts_status code, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 3, 4)))
-#endif
-    ;
-
-/* Fills *err like the library does; returns CLI_ERROR. */
-static int fail(ts_error *err, ts_status code, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err->message, sizeof err->message, fmt, ap);
-    va_end(ap);
-    err->code = code;
-    err->column = 0;
-    err->offset = -1;
-    return CLI_ERROR;
-}
 
 static int is_space(char c)
 {
@@ -48,81 +28,6 @@ static void skip_space(const char *text, size_t len, size_t *pos)
         (*pos)++;
 }
 
-/* What is at text[pos], for messages. */
-static const char *found(const char *text, size_t len, size_t pos, char *buf, size_t cap)
-{
-    if (pos >= len)
-        return "the end";
-    unsigned char c = (unsigned char)text[pos];
-    if (c < 0x20 || c >= 0x7f)
-        snprintf(buf, cap, "byte 0x%02x", c);
-    else
-        snprintf(buf, cap, "'%c'", c);
-    return buf;
-}
-
-/* A decimal int64 with optional sign at text[*pos]; advances *pos. */
-static int parse_int_at(const char *text, size_t len, size_t *pos, int64_t *out, ts_error *err)
-{
-    size_t start = *pos, p = *pos;
-    int neg = 0;
-    if (p < len && (text[p] == '-' || text[p] == '+'))
-        neg = text[p++] == '-';
-    if (p >= len || text[p] < '0' || text[p] > '9') {
-        char b[16];
-        return fail(err, TS_ERR_PARSE, "expected an integer at column %zu, found %s", start + 1,
-                    found(text, len, start, b, sizeof b));
-    }
-    uint64_t v = 0;
-    for (; p < len && text[p] >= '0' && text[p] <= '9'; p++) {
-        unsigned d = (unsigned)(text[p] - '0');
-        if (v > ((uint64_t)INT64_MAX + 1 - d) / 10)
-            return fail(err, TS_ERR_OVERFLOW, "integer at column %zu does not fit in 64 bits",
-                        start + 1);
-        v = v * 10 + d;
-    }
-    if (!neg && v > (uint64_t)INT64_MAX)
-        return fail(err, TS_ERR_OVERFLOW, "integer at column %zu does not fit in 64 bits",
-                    start + 1);
-    *out = neg ? (int64_t)(0 - v) : (int64_t)v;
-    *pos = p;
-    return CLI_OK;
-}
-
-/*
- * An integer list (axes, strides, an index, a reshape target): "(1,0,2)",
- * "[1,0,2]", "()", or bare "1,0,2" / "-1"; negatives allowed. The whole
- * text must be the list.
- */
-static int parse_list(const char *text, size_t len, ts_shape *out, ts_error *err)
-{
-    size_t pos = 0;
-    skip_space(text, len, &pos);
-    if (pos < len && (text[pos] == '(' || text[pos] == '['))
-        return ts_shape_parse(out, text, len, TS_PARSE_ALLOW_NEGATIVE, NULL, err) ? CLI_ERROR
-                                                                                   : CLI_OK;
-    int64_t v[TS_MAX_NDIM];
-    int n = 0;
-    for (;;) {
-        if (n == TS_MAX_NDIM)
-            return fail(err, TS_ERR_NDIM, "more than %d entries at column %zu", TS_MAX_NDIM,
-                        pos + 1);
-        skip_space(text, len, &pos);
-        if (parse_int_at(text, len, &pos, &v[n++], err))
-            return CLI_ERROR;
-        skip_space(text, len, &pos);
-        if (pos == len)
-            break;
-        if (text[pos] != ',') {
-            char b[16];
-            return fail(err, TS_ERR_PARSE, "expected ',' or the end at column %zu, found %s",
-                        pos + 1, found(text, len, pos, b, sizeof b));
-        }
-        pos++;
-    }
-    return ts_shape_assign(out, n, v, err) ? CLI_ERROR : CLI_OK;
-}
-
 /* A shape at text[*pos] followed by whitespace or the end; advances *pos.
  * `nth` (1-based) names the shape when a line holds several. */
 static int parse_shape_at(const char *text, size_t len, size_t *pos, ts_shape *out,
@@ -132,18 +37,9 @@ static int parse_shape_at(const char *text, size_t len, size_t *pos, ts_shape *o
     if (ts_shape_parse(out, text + at, len - at, 0, &used, err) != TS_OK) {
         char msg[TS_ERROR_MESSAGE_MAX];
         memcpy(msg, err->message, sizeof msg);
-        return fail(err, err->code, "%s starting at column %zu: %s", what, at + 1, msg);
+        return cli_fail(err, err->code, "%s starting at column %zu: %s", what, at + 1, msg);
     }
     *pos = at + used;
-    return CLI_OK;
-}
-
-/* Parses an option or operand list; prints "tshape: WHAT 'text': msg". */
-static int arg_list(const char *text, const char *what, ts_shape *out)
-{
-    ts_error err;
-    if (parse_list(text, strlen(text), out, &err))
-        return cli_error(NULL, "%s '%s': %s", what, text, err.message);
     return CLI_OK;
 }
 
@@ -330,11 +226,11 @@ static int do_broadcast(cli_ctx *ctx, const char *text, size_t len, void *user, 
             size_t cap = bc_cap ? 2 * bc_cap : 8;
             ts_shape *s = realloc(bc_shapes, cap * sizeof *s);
             if (!s)
-                return fail(err, TS_ERR_NOMEM, "out of memory for %zu shapes", cap);
+                return cli_fail(err, TS_ERR_NOMEM, "out of memory for %zu shapes", cap);
             bc_shapes = s;
             const ts_shape **p = realloc(bc_ptrs, cap * sizeof *p);
             if (!p)
-                return fail(err, TS_ERR_NOMEM, "out of memory for %zu shapes", cap);
+                return cli_fail(err, TS_ERR_NOMEM, "out of memory for %zu shapes", cap);
             bc_ptrs = p;
             for (size_t i = bc_cap; i < cap; i++)
                 ts_shape_init(&bc_shapes[i]);
@@ -441,13 +337,13 @@ static int shape_and_strides(const job *j, const char *text, size_t len, const i
         if (parse_shape_at(text, len, &pos, &sh_in, "the shape", err))
             return CLI_ERROR;
         if (pos == len)
-            return fail(err, TS_ERR_PARSE,
+            return cli_fail(err, TS_ERR_PARSE,
                         "expected strides after the shape at column %zu (each line is "
                         "SHAPE STRIDES when --strides is not given)", pos + 1);
-        if (parse_list(text + pos, len - pos, &sh_aux, err)) {
+        if (cli_list_parse(text + pos, len - pos, &sh_aux, err)) {
             char msg[TS_ERROR_MESSAGE_MAX];
             memcpy(msg, err->message, sizeof msg);
-            return fail(err, err->code, "strides starting at column %zu: %s", pos + 1, msg);
+            return cli_fail(err, err->code, "strides starting at column %zu: %s", pos + 1, msg);
         }
         *strides = ts_shape_dims(&sh_aux);
     }
@@ -457,7 +353,7 @@ static int shape_and_strides(const job *j, const char *text, size_t len, const i
         char a[256], b[256];
         ts_shape_format(given, 0, a, sizeof a);
         ts_shape_format(&sh_in, 0, b, sizeof b);
-        return fail(err, TS_ERR_NDIM, "strides %s have %d entr%s but the shape %s has %d dim%s",
+        return cli_fail(err, TS_ERR_NDIM, "strides %s have %d entr%s but the shape %s has %d dim%s",
                     a, ns, ns == 1 ? "y" : "ies", b, nd, nd == 1 ? "" : "s");
     }
     return CLI_OK;
@@ -557,7 +453,7 @@ static int shape_then_rest(const char *text, size_t len, size_t *rest, ts_error 
     if (parse_shape_at(text, len, &pos, &sh_in, "the shape", err))
         return CLI_ERROR;
     if (pos == len)
-        return fail(err, TS_ERR_PARSE, "expected an index after the shape at column %zu",
+        return cli_fail(err, TS_ERR_PARSE, "expected an index after the shape at column %zu",
                     pos + 1);
     *rest = pos;
     return CLI_OK;
@@ -571,10 +467,10 @@ static int do_ravel(cli_ctx *ctx, const char *text, size_t len, void *user, ts_e
     int64_t flat;
     if (shape_then_rest(text, len, &pos, err))
         return CLI_ERROR;
-    if (parse_list(text + pos, len - pos, &sh_aux, err)) {
+    if (cli_list_parse(text + pos, len - pos, &sh_aux, err)) {
         char msg[TS_ERROR_MESSAGE_MAX];
         memcpy(msg, err->message, sizeof msg);
-        return fail(err, err->code, "index starting at column %zu: %s", pos + 1, msg);
+        return cli_fail(err, err->code, "index starting at column %zu: %s", pos + 1, msg);
     }
     if (ts_ravel_index(&sh_in, ts_shape_dims(&sh_aux), (size_t)ts_shape_ndim(&sh_aux),
                        j->o.order, j->modes, j->nmodes, &flat, err))
@@ -591,15 +487,12 @@ static int do_unravel(cli_ctx *ctx, const char *text, size_t len, void *user, ts
     int64_t flat, idx[TS_MAX_NDIM];
     if (shape_then_rest(text, len, &pos, err))
         return CLI_ERROR;
-    size_t p = pos;
-    if (parse_int_at(text, len, &p, &flat, err))
+    if (cli_list_parse(text + pos, len - pos, &sh_aux, err))
         return CLI_ERROR;
-    skip_space(text, len, &p);
-    if (p != len) {
-        char b[16];
-        return fail(err, TS_ERR_PARSE, "expected the end after the flat index at column %zu, "
-                    "found %s", p + 1, found(text, len, p, b, sizeof b));
-    }
+    if (ts_shape_ndim(&sh_aux) != 1)
+        return cli_fail(err, TS_ERR_PARSE, "expected one flat index after the shape at column %zu, "
+                    "found %d integers", pos + 1, ts_shape_ndim(&sh_aux));
+    flat = ts_shape_dims(&sh_aux)[0];
     if (ts_unravel_index(&sh_in, flat, j->o.order, idx, err))
         return CLI_ERROR;
     out_dims(ctx, idx, ts_shape_ndim(&sh_in));
@@ -675,7 +568,7 @@ static int cmd_reshape(cli_ctx *ctx, int argc, char **argv)
         return cli_usage_error(ctx, "--reverse applies to MXNet special values: add --mxnet");
     if (first >= argc)
         return cli_usage_error(ctx, "missing TARGET, e.g. (-1,4)");
-    if (arg_list(argv[first], "TARGET", &j.list))
+    if (cli_parse_list(argv[first], "TARGET", &j.list))
         return CLI_ERROR;
     j.flags = ((j.o.given & O_MXNET) ? TS_RESHAPE_MXNET : 0u) |
               ((j.o.given & O_REVERSE) ? TS_RESHAPE_REVERSE : 0u);
@@ -701,7 +594,7 @@ static int cmd_transpose(cli_ctx *ctx, int argc, char **argv)
     if (!axes && argc - first >= 2)
         axes = argv[first++];
     if (axes) {
-        if (arg_list(axes, "AXES", &j.list))
+        if (cli_parse_list(axes, "AXES", &j.list))
             return CLI_ERROR;
         j.has_list = 1;
     }
@@ -713,7 +606,7 @@ static int cmd_squeeze(cli_ctx *ctx, int argc, char **argv)
     OPTIONS(O_AXIS, "Without --axis every size-1 dim is removed.\n"
                     "  --axis AXES  remove exactly these axes (each must have size 1)\n");
     if (j.o.axis) {
-        if (arg_list(j.o.axis, "--axis", &j.list))
+        if (cli_parse_list(j.o.axis, "--axis", &j.list))
             return CLI_ERROR;
         j.has_list = 1;
     }
@@ -725,7 +618,7 @@ static int cmd_expand(cli_ctx *ctx, int argc, char **argv)
     OPTIONS(0, "AXES index the result (ndim + number of AXES dims), as NumPy expand_dims.\n");
     if (first >= argc)
         return cli_usage_error(ctx, "missing AXES, e.g. 0 or (0,-1)");
-    if (arg_list(argv[first], "AXES", &j.list))
+    if (cli_parse_list(argv[first], "AXES", &j.list))
         return CLI_ERROR;
     return run(ctx, argc, argv, first + 1, do_expand, &j);
 }
@@ -735,7 +628,7 @@ static int cmd_moveaxis(cli_ctx *ctx, int argc, char **argv)
     OPTIONS(0, "SRC and DST are single axes or lists of equal length, as NumPy moveaxis.\n");
     if (argc - first < 2)
         return cli_usage_error(ctx, "missing SRC and DST");
-    if (arg_list(argv[first], "SRC", &j.list) || arg_list(argv[first + 1], "DST", &j.list2)) {
+    if (cli_parse_list(argv[first], "SRC", &j.list) || cli_parse_list(argv[first + 1], "DST", &j.list2)) {
         free_scratch(&j);
         return CLI_ERROR;
     }
@@ -795,7 +688,7 @@ static int cmd_contiguous(cli_ctx *ctx, int argc, char **argv)
     if (get_itemsize(ctx, &j.o, &j.a))
         return CLI_ERROR;
     if (j.o.strides) {
-        if (arg_list(j.o.strides, "--strides", &j.list))
+        if (cli_parse_list(j.o.strides, "--strides", &j.list))
             return CLI_ERROR;
         j.has_list = 1;
     } else if (!stdin_mode(argc - first, argv + first)) {
@@ -814,11 +707,11 @@ static int cmd_view(cli_ctx *ctx, int argc, char **argv)
             "  --strides S  element strides; without it each stdin line is SHAPE STRIDES\n");
     if (first >= argc)
         return cli_usage_error(ctx, "missing TARGET, e.g. (6,-1)");
-    if (arg_list(argv[first], "TARGET", &j.list2))
+    if (cli_parse_list(argv[first], "TARGET", &j.list2))
         return CLI_ERROR;
     first++;
     if (j.o.strides) {
-        if (arg_list(j.o.strides, "--strides", &j.list)) {
+        if (cli_parse_list(j.o.strides, "--strides", &j.list)) {
             free_scratch(&j);
             return CLI_ERROR;
         }

@@ -77,89 +77,16 @@ int pat_options(cli_ctx *ctx, int argc, char **argv, unsigned allowed, const cha
     return optind;
 }
 
-/* 1 when text has no control or non-ASCII byte, so it can be quoted. */
-static int printable(const char *text)
-{
-    for (const unsigned char *p = (const unsigned char *)text; *p; p++)
-        if (*p < 0x20 || *p >= 0x7f)
-            return 0;
-    return 1;
-}
-
 int pat_parse_ints(const char *text, const char *what, int64_t *out, int *n)
 {
-    const char *p = text;
-    char close = 0;
-    *n = 0;
-    while (*p == ' ')
-        p++;
-    if (*p == '(' || *p == '[') {
-        close = *p == '(' ? ')' : ']';
-        p++;
+    ts_shape list = TS_SHAPE_INIT;
+    int rc = cli_parse_list(text, what, &list);
+    if (rc == CLI_OK) {
+        *n = ts_shape_ndim(&list);
+        memcpy(out, ts_shape_dims(&list), (size_t)*n * sizeof *out);
     }
-    for (;;) {
-        while (*p == ' ')
-            p++;
-        if (close && *p == close && *n == 0)
-            break;
-        if (!close && *p == '\0' && *n == 0)
-            break;
-        const char *s = p;
-        int neg = 0;
-        if (*p == '-' || *p == '+')
-            neg = *p++ == '-';
-        if (*p < '0' || *p > '9') {
-            unsigned char c = (unsigned char)*s;
-            if (!c)
-                return cli_error(NULL, "%s '%s': expected an integer at column %d, found the end",
-                                 what, text, (int)(s - text) + 1);
-            if (c < 0x20 || c >= 0x7f)
-                return cli_error(NULL, "%s: expected an integer at column %d, found byte 0x%02x",
-                                 what, (int)(s - text) + 1, c);
-            return cli_error(NULL, "%s '%s': expected an integer at column %d, found '%c'", what,
-                             text, (int)(s - text) + 1, c);
-        }
-        uint64_t v = 0;
-        while (*p >= '0' && *p <= '9') {
-            unsigned d = (unsigned)(*p++ - '0');
-            if (v > ((uint64_t)INT64_MAX - d) / 10)
-                return cli_error(NULL, "%s '%s': the integer at column %d does not fit in 64 bits",
-                                 what, text, (int)(s - text) + 1);
-            v = v * 10 + d;
-        }
-        if (*n == TS_MAX_NDIM)
-            return cli_error(NULL, "%s '%s': more than %d integers", what, text, TS_MAX_NDIM);
-        out[(*n)++] = neg ? -(int64_t)v : (int64_t)v;
-        while (*p == ' ')
-            p++;
-        if (*p == ',') {
-            p++;
-            while (*p == ' ')
-                p++;
-            if (close && *p == close)
-                break;
-            continue;
-        }
-        break;
-    }
-    if (close) {
-        if (*p != close)
-            return cli_error(NULL, "%s%s%s%s: expected ',' or '%c' at column %d", what,
-                             printable(text) ? " '" : "", printable(text) ? text : "",
-                             printable(text) ? "'" : "", close, (int)(p - text) + 1);
-        p++;
-    }
-    while (*p == ' ')
-        p++;
-    if (*p) {
-        unsigned char c = (unsigned char)*p;
-        if (c < 0x20 || c >= 0x7f)
-            return cli_error(NULL, "%s: unexpected byte 0x%02x at column %d", what, c,
-                             (int)(p - text) + 1);
-        return cli_error(NULL, "%s '%s': unexpected '%c' at column %d", what, text, c,
-                         (int)(p - text) + 1);
-    }
-    return CLI_OK;
+    ts_shape_free(&list);
+    return rc;
 }
 
 /* A reusable shape for per-line functions (freed by the commands). */
