@@ -463,7 +463,7 @@ static int do_ravel(cli_ctx *ctx, const char *text, size_t len, void *user, ts_e
 {
     (void)ctx;
     job *j = user;
-    size_t pos;
+    size_t pos = 0;
     int64_t flat;
     if (shape_then_rest(text, len, &pos, err))
         return CLI_ERROR;
@@ -483,7 +483,7 @@ static int do_ravel(cli_ctx *ctx, const char *text, size_t len, void *user, ts_e
 static int do_unravel(cli_ctx *ctx, const char *text, size_t len, void *user, ts_error *err)
 {
     job *j = user;
-    size_t pos;
+    size_t pos = 0;
     int64_t flat, idx[TS_MAX_NDIM];
     if (shape_then_rest(text, len, &pos, err))
         return CLI_ERROR;
