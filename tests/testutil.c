@@ -120,6 +120,19 @@ void tu_check_byte_changes(const unsigned char *data, size_t len, size_t limit,
     free(p);
 }
 
+unsigned char *tu_read_named(const char *name, char *path, size_t cap, size_t *len)
+{
+    if (strncmp(name, "corpus:", 7) == 0) {
+        if (!tu_corpus_path(path, cap, name + 7))
+            return NULL;
+    } else {
+        snprintf(path, cap, "%s", name);
+    }
+    unsigned char *data = tu_read_file(path, len);
+    ck_assert_msg(data != NULL, "cannot read %s", path);
+    return data;
+}
+
 void tu_shape(ts_shape *s, const char *text)
 {
     ts_error err;

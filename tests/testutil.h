@@ -27,6 +27,12 @@ const char *tu_fixture(char *buf, size_t cap, const char *rel);
 /* Reads a whole file into a malloc'ed buffer (*len set); NULL on failure. */
 unsigned char *tu_read_file(const char *path, size_t *len);
 
+/* Reads a file named as in the tests' tables: "corpus:<rel>" is a file of
+ * the shared corpus (NULL, after a "skipped" note, when it is absent), any
+ * other name a path from the repository root. path (cap bytes) receives the
+ * resolved path. Fails the test if the file cannot be read. */
+unsigned char *tu_read_named(const char *name, char *path, size_t cap, size_t *len);
+
 /*
  * Opens data[0..n) with ts_file_open_memory after copying it into an
  * allocation of exactly n bytes, so a sanitizer build catches any read past
