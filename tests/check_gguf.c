@@ -220,16 +220,7 @@ START_TEST(test_bad_fixture)
         o.want_metadata = meta;
         if (r->forced)
             o.format = TS_FORMAT_GGUF;
-        ts_file *f = (ts_file *)1;
-        ts_error err;
-        ts_status st = ts_file_open(&f, path, &o, &err);
-        ck_assert_msg(st == r->status, "%s: status %d (%s), expected %d", r->file, (int)st,
-                      err.message, (int)r->status);
-        ck_assert_ptr_null(f);
-        ck_assert_int_eq(err.code, r->status);
-        ck_assert_str_eq(err.message, r->message);
-        ck_assert_int_eq(err.offset, r->offset);
-        ck_assert_int_eq(ts_file_open(&f, path, &o, NULL), r->status);
+        tu_expect_open_error(path, &o, r->status, r->offset, r->message);
     }
 }
 END_TEST

@@ -169,15 +169,7 @@ START_TEST(test_bad)
     memset(&o, 0, sizeof o);
     o.format = c->format;
     o.npy_max_header = c->max_header;
-    ts_file *f;
-    ts_error err;
-    ts_status st = ts_file_open(&f, path, &o, &err);
-    ck_assert_msg(st == c->code, "%s: status %d, expected %d: %s", c->file, st, c->code,
-                  err.message);
-    ck_assert_ptr_null(f);
-    ck_assert_int_eq(err.offset, c->offset);
-    ck_assert_str_eq(err.message, c->message);
-    ck_assert_int_eq(ts_file_open(&f, path, &o, NULL), c->code);
+    tu_expect_open_error(path, &o, c->code, c->offset, c->message);
 }
 END_TEST
 

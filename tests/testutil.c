@@ -133,6 +133,22 @@ unsigned char *tu_read_named(const char *name, char *path, size_t cap, size_t *l
     return data;
 }
 
+void tu_expect_open_error(const char *path, const ts_open_options *opts, ts_status status,
+                          int64_t offset, const char *message)
+{
+    ts_file *f = (ts_file *)1;
+    ts_error err;
+    ts_status st = ts_file_open(&f, path, opts, &err);
+    ck_assert_msg(st == status, "%s: status %d (%s), expected %d", path, (int)st, err.message,
+                  (int)status);
+    ck_assert_ptr_null(f);
+    ck_assert_int_eq(err.code, status);
+    ck_assert_str_eq(err.message, message);
+    ck_assert_int_eq(err.offset, offset);
+    ck_assert_int_eq(err.column, 0);
+    ck_assert_int_eq(ts_file_open(&f, path, opts, NULL), status); /* NULL report is fine */
+}
+
 void tu_shape(ts_shape *s, const char *text)
 {
     ts_error err;

@@ -62,6 +62,14 @@ void tu_check_byte_changes(const unsigned char *data, size_t len, size_t limit,
                            const ts_open_options *opts, const unsigned char *values,
                            size_t nvalues);
 
+/*
+ * Opens the file at path with opts and asserts the exact failure: status,
+ * err.code, message, byte offset, column 0, no ts_file; then that the same
+ * open with a NULL error report returns the same status.
+ */
+void tu_expect_open_error(const char *path, const ts_open_options *opts, ts_status status,
+                          int64_t offset, const char *message);
+
 /* Parses `text` as a shape, failing the test on error. */
 void tu_shape(ts_shape *s, const char *text);
 
