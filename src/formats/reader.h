@@ -15,7 +15,7 @@
 #ifndef TSHAPE_READER_H
 #define TSHAPE_READER_H
 
-#include "../internal.h"
+#include "../core/internal.h"
 
 typedef struct ts__reader {
     ts_format format;

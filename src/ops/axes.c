@@ -3,7 +3,7 @@
  * expand_dims, moveaxis (NumPy rules, normalize_axis_tuple for axis lists),
  * and flatten (PyTorch's inclusive start_dim..end_dim).
  */
-#include "../internal.h"
+#include "../core/internal.h"
 
 #include <stdio.h>
 

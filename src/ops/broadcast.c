@@ -3,7 +3,7 @@
  * (np.broadcast_shapes). Where NumPy names only the clashing arguments,
  * the error here also names the axis and both sizes.
  */
-#include "../internal.h"
+#include "../core/internal.h"
 
 ts_status ts_broadcast(const ts_shape *const *shapes, size_t n, ts_shape *out, ts_error *err)
 {

@@ -6,7 +6,7 @@
  * Caffe2 enforced these with CAFFE_ENFORCE and bare messages ("New outer
  * dimension must be smaller than current."); ours say which numbers.
  */
-#include "../internal.h"
+#include "../core/internal.h"
 
 /* Checks the input shape: rank >= 1 and no negative dim. */
 static ts_status check_outer(const ts_shape *s, const char *op, ts_error *err)

@@ -13,7 +13,7 @@
  *     rearrange "b c (h h2) w -> b c h h2 w" on shape (2,3,4,5) with h2=3:
  *     can't divide axis of length 4 into chunks of 3 (axis 2, (h h2))
  */
-#include "../internal.h"
+#include "../core/internal.h"
 
 #include <stdio.h>
 #include <stdlib.h>

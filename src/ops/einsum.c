@@ -14,7 +14,7 @@
  * Labelled composition follows TensorWrapper's shape_from_labels.hpp and
  * IndexedShape design, plus the extent check its design promised.
  */
-#include "../internal.h"
+#include "../core/internal.h"
 
 #include <stdio.h>
 #include <stdlib.h>

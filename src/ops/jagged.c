@@ -11,7 +11,7 @@
  * TS_JAGGED_MAX_NODES (nodes, and separately leaf dims) and
  * TS_JAGGED_MAX_DEPTH, so hostile text cannot exhaust memory or the stack.
  */
-#include "../internal.h"
+#include "../core/internal.h"
 
 #include <stdio.h>
 #include <stdlib.h>

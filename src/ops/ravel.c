@@ -5,7 +5,7 @@
  * a 0 dim cannot be indexed in any mode, wrap is Python's modulo, and
  * negative flat indices are out of bounds.
  */
-#include "../internal.h"
+#include "../core/internal.h"
 
 #include <stdio.h>
 

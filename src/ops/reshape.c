@@ -10,7 +10,7 @@
  * -3 on a 0-d input underflows an unsigned bound. Here every one of those
  * is an error with a message.
  */
-#include "../internal.h"
+#include "../core/internal.h"
 
 #include <stdio.h>
 

@@ -8,7 +8,7 @@
  * extent of 0. chip() and origins exist only in its design; they follow the
  * design text.
  */
-#include "../internal.h"
+#include "../core/internal.h"
 
 /*
  * Computes the ranges [lo[i], hi[i]) of every mode of s from either form of

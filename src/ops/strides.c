@@ -3,7 +3,7 @@
  * relaxed strides, PyTorch's channels_last), and PyTorch's view oracle
  * (computeStride_impl in aten/src/ATen/TensorUtils.cpp).
  */
-#include "../internal.h"
+#include "../core/internal.h"
 
 #include <stdio.h>
 

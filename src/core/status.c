@@ -1,4 +1,5 @@
-/* error.c - status codes, their static text, and detailed error reports. */
+/* status.c - the version, status codes with their static text, and detailed
+ * error reports (ts_error). */
 #include "internal.h"
 
 #include <stdio.h>
@@ -133,63 +134,4 @@ void ts__ok(ts_error *err)
         err->offset = -1;
         err->message[0] = '\0';
     }
-}
-
-ts_status ts__cursor_need(ts__cursor *c, size_t n, const char *what, ts_error *err)
-{
-    if (n > c->len - c->pos)
-        return ts__fail(err, TS_ERR_TRUNCATED, 0, (int64_t)c->pos,
-                        "file ends inside %s at byte %zu: need %zu bytes, %zu left",
-                        what, c->pos, n, c->len - c->pos);
-    return TS_OK;
-}
-
-ts_status ts__read_u32(ts__cursor *c, uint32_t *out, const char *what, ts_error *err)
-{
-    ts_status st = ts__cursor_need(c, 4, what, err);
-    if (st)
-        return st;
-    *out = ts__le32(c->data + c->pos);
-    c->pos += 4;
-    return TS_OK;
-}
-
-ts_status ts__read_i32(ts__cursor *c, int32_t *out, const char *what, ts_error *err)
-{
-    uint32_t u;
-    ts_status st = ts__read_u32(c, &u, what, err);
-    if (st)
-        return st;
-    memcpy(out, &u, sizeof *out);
-    return TS_OK;
-}
-
-ts_status ts__read_u64(ts__cursor *c, uint64_t *out, const char *what, ts_error *err)
-{
-    ts_status st = ts__cursor_need(c, 8, what, err);
-    if (st)
-        return st;
-    *out = ts__le64(c->data + c->pos);
-    c->pos += 8;
-    return TS_OK;
-}
-
-ts_status ts__read_i64(ts__cursor *c, int64_t *out, const char *what, ts_error *err)
-{
-    uint64_t u;
-    ts_status st = ts__read_u64(c, &u, what, err);
-    if (st)
-        return st;
-    memcpy(out, &u, sizeof *out);
-    return TS_OK;
-}
-
-ts_status ts__skip(ts__cursor *c, uint64_t n, const char *what, ts_error *err)
-{
-    if (n > (uint64_t)(c->len - c->pos))
-        return ts__fail(err, TS_ERR_TRUNCATED, 0, (int64_t)c->pos,
-                        "file ends inside %s at byte %zu: need %llu bytes, %zu left",
-                        what, c->pos, (unsigned long long)n, c->len - c->pos);
-    c->pos += (size_t)n;
-    return TS_OK;
 }
