@@ -473,11 +473,42 @@ typedef enum ts_format {
     TS_FORMAT_TSHAPE64 = 7       /* raw MXNet TShape::Save: i32 ndim, i64 dims */
 } ts_format;
 
-/* "npy", "npz", "mxnet", "safetensors", "gguf", "tshape32", "tshape64",
- * "auto"; "unknown" otherwise. */
+/*
+ * The reader table. Every format tshape reads is one row, in the order
+ * formats are tried when detecting: its stable id, the name used by
+ * --format and in reports, the usual file name extensions, how it is
+ * detected, and a one-line description. Help text, the manual's format list
+ * and shell completion are generated from this table.
+ */
+typedef struct ts_format_info {
+    ts_format format;            /* stable id */
+    const char *name;            /* "npy": --format value and report name */
+    const char *extensions;      /* space-separated, ".npy"; "" when none */
+    const char *detection;       /* how it is recognised ("magic \\x93NUMPY"),
+                                    or NULL: never detected, --format only */
+    const char *description;     /* one line: "NumPy array (.npy 1.0, 2.0, 3.0)" */
+    const char *dtype_field;     /* what the format calls the dtype it stores,
+                                    for reports: "descr", "type flag", "dtype",
+                                    "ggml type"; "" when it stores none */
+} ts_format_info;
+
+/* Number of rows of the reader table (formats that have a reader; "auto" is
+ * not one). */
+TS_API size_t ts_format_count(void);
+
+/* The i-th row of the reader table (0 <= i < ts_format_count(), detection
+ * order), or NULL when i is out of range. Static storage: never free it. */
+TS_API const ts_format_info *ts_format_info_at(size_t i);
+
+/* The row of format f, or NULL for TS_FORMAT_AUTO and unknown values. */
+TS_API const ts_format_info *ts_format_info_of(ts_format f);
+
+/* The format's name from the table ("npy", "safetensors"), "auto" for
+ * TS_FORMAT_AUTO, "unknown" otherwise. Never NULL. */
 TS_API const char *ts_format_name(ts_format f);
 
-/* Name -> format (the names above). Errors: TS_ERR_INVALID_ARG. */
+/* Name -> format: any name of the table, or "auto". Errors:
+ * TS_ERR_INVALID_ARG (unknown name; the message lists the valid ones). */
 TS_API ts_status ts_format_from_name(const char *name, ts_format *out, ts_error *err);
 
 /* MXNet storage types (include/mxnet/ndarray.h). */
@@ -518,6 +549,24 @@ typedef struct ts_array {
     int32_t dev_type, dev_id;    /* MXNet saved context; 0,0 when n/a */
     const char *note;            /* extra fact for humans, or NULL, e.g.
                                     "payload is a pickle, not inspected" */
+    /* Fields below are appended as readers need them; the library allocates
+     * every ts_array, so never allocate or copy one by value yourself. */
+    const char *descr;           /* NumPy descr ("<f4", "|b1", a structured
+                                    descr), or NULL when NumPy has no such
+                                    dtype (bfloat16, float8, quantized) */
+    const char *device;          /* device the array was saved from, as the
+                                    format names it ("cpu(0)", "gpu(1)",
+                                    "cuda:0"), or NULL when not recorded */
+    ts_shape strides;            /* element strides (ndim entries). Formats that
+                                    store none get the C or F order strides of
+                                    the shape (fortran_order); all 0 when the
+                                    array has no elements, as NumPy */
+    int64_t storage_offset;      /* elements between the start of the storage
+                                    and the first element (PyTorch views); 0
+                                    when the array owns its data */
+    const char *storage_key;     /* the storage this array is a view of
+                                    (PyTorch "archive/data/0"), NULL when the
+                                    array owns its data */
 } ts_array;
 
 /* Options for opening a file. Zero-initialise, then set what you need. */

@@ -112,19 +112,6 @@ static const char *byteorder_word(char c)
     }
 }
 
-/* NumPy's relaxed rule for data stored contiguously in C or F order: an
- * array with at most one dim > 1, or no elements, is both. */
-static void contiguity(const ts_array *a, int *c, int *f)
-{
-    const int64_t *d = ts_shape_dims(&a->shape);
-    int big = 0;
-    for (int i = 0; i < ts_shape_ndim(&a->shape); i++)
-        big += d[i] > 1;
-    int both = big <= 1 || a->size == 0;
-    *c = both || !a->fortran_order;
-    *f = both || a->fortran_order;
-}
-
 static const char *storage_name(ts_storage s)
 {
     switch (s) {
@@ -133,17 +120,6 @@ static const char *storage_name(ts_storage s)
     case TS_STORAGE_CSR: return "csr";
     }
     return "unknown";
-}
-
-static const char *device_name(int32_t dev_type)
-{
-    switch (dev_type) {
-    case 1: return "cpu";
-    case 2: return "gpu";
-    case 3: return "cpu_pinned";
-    case 5: return "cpu_shared";
-    default: return "unknown";
-    }
 }
 
 static void report_array(const cli_ctx *ctx, const char *path, const ts_file *f,
@@ -171,15 +147,9 @@ static void report_array(const cli_ctx *ctx, const char *path, const ts_file *f,
     snprintf(buf, sizeof buf, "%d", ndim);
     emit(&e, "ndim", json_integer(ndim), buf);
 
-    /* dtype line: name, the format's spelling, itemsize, byte order. The
-     * NumPy descr is the header's own text for npy/npz, else derived from
-     * the dtype when NumPy has one (bfloat16 and float8 have none). */
-    char descr_buf[32];
-    const char *descr = NULL;
-    if (ts_file_format(f) == TS_FORMAT_NPY || ts_file_format(f) == TS_FORMAT_NPZ)
-        descr = a->format_dtype;
-    else if (ts_descr_format(a->dtype, a->byteorder, descr_buf, sizeof descr_buf) > 0)
-        descr = descr_buf;
+    /* dtype line: name, then the format's own spelling, itemsize, byte order. */
+    const ts_format_info *fi = ts_format_info_of(ts_file_format(f));
+    const char *descr = a->descr;
     if (a->block_size > 1)
         snprintf(tmp, sizeof tmp, "block of %lld elements in %lld bytes",
                  (long long)a->block_size, (long long)a->block_bytes);
@@ -188,10 +158,9 @@ static void report_array(const cli_ctx *ctx, const char *path, const ts_file *f,
     else
         snprintf(tmp, sizeof tmp, "itemsize %lld", (long long)a->itemsize);
     if (a->format_dtype[0])
-        snprintf(buf, sizeof buf, "%s (%s %s%s, %s, %s)", a->dtype_name,
-                 ts_format_name(ts_file_format(f)),
-                 ts_file_format(f) == TS_FORMAT_MXNET ? "type flag " : "", a->format_dtype,
-                 tmp, byteorder_word(a->byteorder));
+        snprintf(buf, sizeof buf, "%s (%s %s%s%s, %s, %s)", a->dtype_name, fi->name,
+                 fi->dtype_field, fi->dtype_field[0] ? " " : "", a->format_dtype, tmp,
+                 byteorder_word(a->byteorder));
     else /* raw TShape files store no dtype */
         snprintf(buf, sizeof buf, "%s", a->dtype_name);
     emit(&e, "dtype", jstr(a->dtype_name), buf);
@@ -215,8 +184,9 @@ static void report_array(const cli_ctx *ctx, const char *path, const ts_file *f,
         snprintf(buf, sizeof buf, "unknown");
     emit(&e, "nbytes", a->nbytes >= 0 ? json_integer(a->nbytes) : json_null(), buf);
 
-    int c, fo;
-    contiguity(a, &c, &fo);
+    /* NumPy's relaxed rule on the strides the reader gave or implied. */
+    int c = ts_is_c_contiguous(&a->shape, ts_shape_dims(&a->strides), 1);
+    int fo = ts_is_f_contiguous(&a->shape, ts_shape_dims(&a->strides), 1);
     snprintf(buf, sizeof buf, "%s (c_contiguous %s, f_contiguous %s)",
              a->fortran_order ? "F" : "C", c ? "true" : "false", fo ? "true" : "false");
     emit(&e, "order", json_string(a->fortran_order ? "F" : "C"), buf);
@@ -243,12 +213,15 @@ static void report_array(const cli_ctx *ctx, const char *path, const ts_file *f,
              dims_text(ts_shape_dims(&a->storage_shape), ts_shape_ndim(&a->storage_shape), buf,
                        sizeof buf));
     }
-    if (ts_file_format(f) == TS_FORMAT_MXNET && a->dev_type != 0) {
-        snprintf(buf, sizeof buf, "%s(%d)", device_name(a->dev_type), (int)a->dev_id);
-        json_t *dev = json_pack("{s:s,s:i,s:i}", "type", device_name(a->dev_type),
-                                "dev_type", (int)a->dev_type, "dev_id", (int)a->dev_id);
-        emit(&e, "context", dev, buf);
+    emit(&e, "device", a->device ? jstr(a->device) : json_null(), a->device);
+    emit(&e, "strides", json_dims(ts_shape_dims(&a->strides), ts_shape_ndim(&a->strides)), NULL);
+    if (a->storage_key) {
+        snprintf(buf, sizeof buf, "%lld", (long long)a->storage_offset);
+        emit(&e, "storage_offset", json_integer(a->storage_offset), buf);
+    } else {
+        emit(&e, "storage_offset", json_integer(a->storage_offset), NULL);
     }
+    emit(&e, "storage_key", a->storage_key ? jstr(a->storage_key) : json_null(), a->storage_key);
     if (a->note)
         emit(&e, "note", jstr(a->note), a->note);
 

@@ -41,57 +41,83 @@ struct ts_file {
     str_block *strings;
 };
 
+/* The reader table (formats.def), in detection order. */
 static const ts__reader *const readers[] = {
-    &ts__reader_npy,   &ts__reader_npz,      &ts__reader_mxnet,
-    &ts__reader_safetensors, &ts__reader_gguf, &ts__reader_tshape32,
-    &ts__reader_tshape64,
+#define TS_READER(name) &ts__reader_##name,
+#include "formats.def"
+#undef TS_READER
 };
+#define N_READERS (sizeof readers / sizeof *readers)
 
 static const ts__reader *reader_for(ts_format f)
 {
-    for (size_t i = 0; i < sizeof readers / sizeof *readers; i++)
-        if (readers[i]->format == f)
+    for (size_t i = 0; i < N_READERS; i++)
+        if (readers[i]->info.format == f)
             return readers[i];
     return NULL;
 }
 
+size_t ts_format_count(void)
+{
+    return N_READERS;
+}
+
+const ts_format_info *ts_format_info_at(size_t i)
+{
+    return i < N_READERS ? &readers[i]->info : NULL;
+}
+
+const ts_format_info *ts_format_info_of(ts_format f)
+{
+    const ts__reader *r = reader_for(f);
+    return r ? &r->info : NULL;
+}
+
 const char *ts_format_name(ts_format f)
 {
-    switch (f) {
-    case TS_FORMAT_AUTO: return "auto";
-    case TS_FORMAT_NPY: return "npy";
-    case TS_FORMAT_NPZ: return "npz";
-    case TS_FORMAT_MXNET: return "mxnet";
-    case TS_FORMAT_SAFETENSORS: return "safetensors";
-    case TS_FORMAT_GGUF: return "gguf";
-    case TS_FORMAT_TSHAPE32: return "tshape32";
-    case TS_FORMAT_TSHAPE64: return "tshape64";
+    if (f == TS_FORMAT_AUTO)
+        return "auto";
+    const ts__reader *r = reader_for(f);
+    return r ? r->info.name : "unknown";
+}
+
+/* "a, b, c" from the names of the readers that are auto-detected (detected
+ * 1) or not (0), or of all (-1), into buf. */
+static const char *name_list(int detected, char *buf, size_t cap)
+{
+    size_t pos = 0;
+    buf[0] = '\0';
+    for (size_t i = 0; i < N_READERS && pos < cap; i++) {
+        if (detected >= 0 && (readers[i]->probe != NULL) != detected)
+            continue;
+        int k = snprintf(buf + pos, cap - pos, "%s%s", pos ? ", " : "", readers[i]->info.name);
+        pos += k > 0 ? (size_t)k : 0;
     }
-    return "unknown";
+    return buf;
 }
 
 ts_status ts_format_from_name(const char *name, ts_format *out, ts_error *err)
 {
-    static const ts_format all[] = {
-        TS_FORMAT_AUTO, TS_FORMAT_NPY, TS_FORMAT_NPZ, TS_FORMAT_MXNET,
-        TS_FORMAT_SAFETENSORS, TS_FORMAT_GGUF, TS_FORMAT_TSHAPE32, TS_FORMAT_TSHAPE64,
-    };
-    for (size_t i = 0; i < sizeof all / sizeof *all; i++)
-        if (strcmp(name, ts_format_name(all[i])) == 0) {
-            *out = all[i];
+    if (strcmp(name, "auto") == 0) {
+        *out = TS_FORMAT_AUTO;
+        return TS_OK;
+    }
+    for (size_t i = 0; i < N_READERS; i++)
+        if (strcmp(name, readers[i]->info.name) == 0) {
+            *out = readers[i]->info.format;
             return TS_OK;
         }
-    return ts__error(err, TS_ERR_INVALID_ARG,
-                     "unknown format '%s' (expected auto, npy, npz, mxnet, "
-                     "safetensors, gguf, tshape32 or tshape64)", name);
+    char list[512];
+    return ts__error(err, TS_ERR_INVALID_ARG, "unknown format '%s' (expected one of auto, %s)",
+                     name, name_list(-1, list, sizeof list));
 }
 
 ts_format ts_format_detect(const void *data, size_t len)
 {
     const unsigned char *p = data;
-    for (size_t i = 0; i < sizeof readers / sizeof *readers; i++)
+    for (size_t i = 0; i < N_READERS; i++)
         if (readers[i]->probe && readers[i]->probe(p, len))
-            return readers[i]->format;
+            return readers[i]->info.format;
     return TS_FORMAT_AUTO;
 }
 
@@ -119,6 +145,7 @@ ts_array *ts__file_add_array(ts_file *f, ts_error *err)
     a->block_size = 1;
     a->data_offset = -1;
     a->storage = TS_STORAGE_DENSE;
+    ts_shape_init(&a->strides);
     return a;
 }
 
@@ -241,6 +268,33 @@ overflow: {
     }
 }
 
+/*
+ * Fills what every array must report and its reader may leave unset: the
+ * NumPy descr derived from the dtype, and the strides of a dense array in C
+ * or F order. So the report needs no per-format branch.
+ */
+static ts_status fill_defaults(ts_file *f, ts_error *err)
+{
+    for (size_t i = 0; i < f->count; i++) {
+        ts_array *a = &f->arrays[i];
+        char descr[32];
+        if (!a->descr && ts_descr_format(a->dtype, a->byteorder, descr, sizeof descr) > 0 &&
+            !(a->descr = ts__file_strndup(f, descr, strlen(descr), err)))
+            return TS_ERR_NOMEM;
+        int ndim = ts_shape_ndim(&a->shape);
+        if (ts_shape_ndim(&a->strides) == ndim && ndim > 0)
+            continue; /* the reader gave them */
+        ts_status st = ts_shape_resize(&a->strides, ndim, err);
+        if (st)
+            return st;
+        if (ndim > 0 && a->size >= 0 &&
+            ts_strides(&a->shape, 1, a->fortran_order ? 'F' : 'C',
+                       ts_shape_dims_mut(&a->strides), NULL) != TS_OK)
+            memset(ts_shape_dims_mut(&a->strides), 0, (size_t)ndim * sizeof(int64_t));
+    }
+    return TS_OK;
+}
+
 static ts_status parse_image(ts_file *f, const unsigned char *data, size_t len,
                              const ts_open_options *opts, ts_error *err)
 {
@@ -258,17 +312,19 @@ static ts_status parse_image(ts_file *f, const unsigned char *data, size_t len,
                 return ts__fail(err, TS_ERR_FORMAT, 0, 0,
                                 "file is %zu bytes long, too short for any known "
                                 "tensor format", len);
+            char yes[512], no[256];
             return ts__fail(err, TS_ERR_FORMAT, 0, 0,
-                            "unknown file format: no npy, npz, MXNet, safetensors "
-                            "or GGUF magic in the first bytes (use --format for raw "
-                            "TShape files)");
+                            "unknown file format: the first bytes match none of %s "
+                            "(formats without a signature need --format: %s)",
+                            name_list(1, yes, sizeof yes), name_list(0, no, sizeof no));
         }
     }
     const ts__reader *r = reader_for(fmt);
     if (!r)
         return ts__error(err, TS_ERR_INVALID_ARG, "format %d has no reader", (int)fmt);
     f->format = fmt;
-    return r->read(f, data, len, opts, err);
+    ts_status st = r->read(f, data, len, opts, err);
+    return st ? st : fill_defaults(f, err);
 }
 
 static ts_file *file_new(ts_error *err)
@@ -360,6 +416,7 @@ void ts_file_close(ts_file *f)
     for (size_t i = 0; i < f->count; i++) {
         ts_shape_free(&f->arrays[i].shape);
         ts_shape_free(&f->arrays[i].storage_shape);
+        ts_shape_free(&f->arrays[i].strides);
     }
     free(f->arrays);
     free(f->meta);

@@ -760,4 +760,9 @@ out:
     return st;
 }
 
-const ts__reader ts__reader_gguf = {TS_FORMAT_GGUF, probe_gguf, read_gguf};
+const ts__reader ts__reader_gguf = {
+    {TS_FORMAT_GGUF, "gguf", ".gguf", "magic GGUF",
+     "llama.cpp GGUF v2/v3 (metadata, quantized types)", "ggml type"},
+    probe_gguf,
+    read_gguf,
+};

@@ -28,6 +28,18 @@
 
 enum { MX_LEGACY, MX_V1, MX_V2, MX_V3, MX_NVERSIONS };
 
+/* MXNet's Context::DeviceType names (include/mxnet/base.h). */
+static const char *device_name(int32_t dev_type)
+{
+    switch (dev_type) {
+    case 1: return "cpu";
+    case 2: return "gpu";
+    case 3: return "cpu_pinned";
+    case 5: return "cpu_shared";
+    default: return "unknown";
+    }
+}
+
 static const char *const version_names[MX_NVERSIONS] = {"legacy", "V1", "V2", "V3"};
 
 /* The smallest record: a legacy "none" array, a u32 ndim of 0. */
@@ -402,6 +414,9 @@ static ts_status add_array(ts_file *f, const mx_record *r, const char *name,
     a->data_offset = (int64_t)r->data_offset;
     a->dev_type = r->dev_type;
     a->dev_id = r->dev_id;
+    if (r->dev_type != 0 &&
+        !(a->device = ts__file_printf(f, err, "%s(%d)", device_name(r->dev_type), (int)r->dev_id)))
+        return TS_ERR_NOMEM;
     a->nbytes = r->values_nbytes;
     if (r->naux > 0) {
         /* Cannot overflow: all payloads were skipped inside the file. */
@@ -533,4 +548,9 @@ static ts_status read_mxnet(ts_file *f, const unsigned char *data, size_t len,
     return set_version(f, seen, err);
 }
 
-const ts__reader ts__reader_mxnet = {TS_FORMAT_MXNET, probe_mxnet, read_mxnet};
+const ts__reader ts__reader_mxnet = {
+    {TS_FORMAT_MXNET, "mxnet", ".params .nd", "u64 magic 0x112",
+     "MXNet NDArray list (legacy, V1, V2 sparse, V3)", "type flag"},
+    probe_mxnet,
+    read_mxnet,
+};

@@ -30,4 +30,9 @@ static ts_status read_npy(ts_file *f, const unsigned char *data, size_t len,
     return ts__npy_check_data(a, &pre, (int64_t)len, "", err);
 }
 
-const ts__reader ts__reader_npy = {TS_FORMAT_NPY, probe_npy, read_npy};
+const ts__reader ts__reader_npy = {
+    {TS_FORMAT_NPY, "npy", ".npy", "magic \\x93NUMPY",
+     "NumPy array (.npy 1.0, 2.0, 3.0)", "descr"},
+    probe_npy,
+    read_npy,
+};

@@ -599,6 +599,7 @@ static ts_status apply_typestr(ts_file *f, ts_array *a, const ts_descr *d, const
     a->format_dtype = ts__file_strndup(f, text, strlen(text), err);
     if (!a->format_dtype)
         return TS_ERR_NOMEM;
+    a->descr = a->format_dtype; /* the header's own text is the descr */
     /* NumPy's dtype.name: sized flexible types are named by bits, long
      * doubles by their real size, datetimes carry their unit. */
     long long bits = (long long)a->bits;
@@ -664,6 +665,7 @@ static ts_status parse_descr(ts_file *f, ts_array *a, hp *h)
         a->block_bytes = itemsize;
         a->byteorder = '|';
         a->format_dtype = dup_text(f, h, at, h->pos, h->err);
+        a->descr = a->format_dtype;
         return a->format_dtype ? TS_OK : TS_ERR_NOMEM;
     }
     if (peek(h) == '(')

@@ -419,4 +419,9 @@ static ts_status read_npz(ts_file *f, const unsigned char *data, size_t len,
     return st;
 }
 
-const ts__reader ts__reader_npz = {TS_FORMAT_NPZ, probe_npz, read_npz};
+const ts__reader ts__reader_npz = {
+    {TS_FORMAT_NPZ, "npz", ".npz", "zip magic PK\\3\\4",
+     "NumPy archive of .npy members (stored or deflated)", "descr"},
+    probe_npz,
+    read_npz,
+};

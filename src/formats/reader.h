@@ -18,7 +18,7 @@
 #include "../core/internal.h"
 
 typedef struct ts__reader {
-    ts_format format;
+    ts_format_info info;     /* the public row: id, name, extensions, ... */
     /* 1 when the first bytes look like this format (len may be < 8). NULL
      * for formats that are never auto-detected. */
     int (*probe)(const unsigned char *data, size_t len);
@@ -27,18 +27,16 @@ typedef struct ts__reader {
                       const ts_open_options *opts, ts_error *err);
 } ts__reader;
 
-extern const ts__reader ts__reader_npy;
-extern const ts__reader ts__reader_npz;
-extern const ts__reader ts__reader_mxnet;
-extern const ts__reader ts__reader_safetensors;
-extern const ts__reader ts__reader_gguf;
-extern const ts__reader ts__reader_tshape32;
-extern const ts__reader ts__reader_tshape64;
+#define TS_READER(name) extern const ts__reader ts__reader_##name;
+#include "formats.def"
+#undef TS_READER
 
 /*
  * Appends a new array to f, fully initialised: empty name "", scalar shape,
  * dtype unknown, byteorder '|', block_size 1, nbytes 0, data_offset -1,
- * storage dense. Returns NULL (and sets err) on allocation failure.
+ * storage dense, descr/device/storage_key NULL, strides empty. After the
+ * reader returns, the file fills what the reader left unset: descr from the
+ * dtype when NumPy has one, strides from shape and fortran_order. Returns NULL (and sets err) on allocation failure.
  */
 ts_array *ts__file_add_array(ts_file *f, ts_error *err);
 

@@ -643,5 +643,9 @@ out:
     return st;
 }
 
-const ts__reader ts__reader_safetensors = {TS_FORMAT_SAFETENSORS, probe_safetensors,
-                                           read_safetensors};
+const ts__reader ts__reader_safetensors = {
+    {TS_FORMAT_SAFETENSORS, "safetensors", ".safetensors", "u64 header length then {",
+     "Hugging Face safetensors", "dtype"},
+    probe_safetensors,
+    read_safetensors,
+};

@@ -133,5 +133,15 @@ static ts_status read_raw(ts_file *f, const unsigned char *data, size_t len,
 
 /* Both layouts share read_raw; it tells them apart by the file's format,
  * which the caller always names since raw files are never auto-detected. */
-const ts__reader ts__reader_tshape32 = {TS_FORMAT_TSHAPE32, NULL, read_raw};
-const ts__reader ts__reader_tshape64 = {TS_FORMAT_TSHAPE64, NULL, read_raw};
+const ts__reader ts__reader_tshape32 = {
+    {TS_FORMAT_TSHAPE32, "tshape32", "", NULL,
+     "raw mshadow TShape::Save: u32 ndim, u32 dims", ""},
+    NULL,
+    read_raw,
+};
+const ts__reader ts__reader_tshape64 = {
+    {TS_FORMAT_TSHAPE64, "tshape64", "", NULL,
+     "raw MXNet TShape::Save: i32 ndim, i64 dims", ""},
+    NULL,
+    read_raw,
+};
