@@ -587,6 +587,12 @@ typedef struct ts_file ts_file;
  * for a writer); read such input into memory and use ts_file_open_memory.
  * *out receives a new ts_file on success, NULL on failure; close it with
  * ts_file_close. opts may be NULL (auto-detect, defaults).
+ * A file that shrinks while it is parsed (another program truncates it)
+ * fails with TS_ERR_IO instead of killing the process with SIGBUS: the
+ * first call installs a SIGBUS handler that turns a fault on the mapping
+ * being parsed, in the parsing thread, into that error and passes every
+ * other SIGBUS on to the handler installed before it (or the default).
+ * A program that installs its own SIGBUS handler afterwards loses this.
  * Errors: TS_ERR_IO (with strerror text), TS_ERR_FORMAT, TS_ERR_TRUNCATED,
  * TS_ERR_UNSUPPORTED, TS_ERR_LIMIT, TS_ERR_OVERFLOW, TS_ERR_DTYPE,
  * TS_ERR_NOMEM; err->offset is the byte offset of the problem and the

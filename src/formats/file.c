@@ -28,6 +28,13 @@ typedef struct meta_entry {
     const char *value;
 } meta_entry;
 
+/* Temporary allocations of a reader, freed when parsing ends or fails, and
+ * when a fault jumps out of the reader (mapguard.c). */
+typedef struct scratch {
+    struct scratch *prev, *next;
+    max_align_t data[];
+} scratch;
+
 struct ts_file {
     ts_format format;
     const char *version;
@@ -39,6 +46,7 @@ struct ts_file {
     meta_entry *meta;
     size_t meta_count, meta_cap;
     str_block *strings;
+    scratch *scratch;        /* a reader's temporaries (ts__scratch_*) */
 };
 
 /* The reader table (formats.def), in detection order. */
@@ -147,6 +155,73 @@ ts_array *ts__file_add_array(ts_file *f, ts_error *err)
     a->storage = TS_STORAGE_DENSE;
     ts_shape_init(&a->strides);
     return a;
+}
+
+static scratch *scratch_of(void *p)
+{
+    return (scratch *)(void *)((char *)p - offsetof(scratch, data));
+}
+
+static void scratch_link(ts_file *f, scratch *s)
+{
+    s->prev = NULL;
+    s->next = f->scratch;
+    if (f->scratch)
+        f->scratch->prev = s;
+    f->scratch = s;
+}
+
+static void scratch_unlink(ts_file *f, scratch *s)
+{
+    if (s->prev)
+        s->prev->next = s->next;
+    else
+        f->scratch = s->next;
+    if (s->next)
+        s->next->prev = s->prev;
+}
+
+void *ts__scratch_alloc(ts_file *f, size_t n, ts_error *err)
+{
+    return ts__scratch_realloc(f, NULL, n, err);
+}
+
+void *ts__scratch_realloc(ts_file *f, void *p, size_t n, ts_error *err)
+{
+    scratch *old = p ? scratch_of(p) : NULL;
+    if (n > SIZE_MAX - sizeof(scratch)) {
+        ts__error(err, TS_ERR_NOMEM, "out of memory for %zu bytes", n);
+        return NULL;
+    }
+    if (old)
+        scratch_unlink(f, old); /* realloc may move it */
+    scratch *s = realloc(old, sizeof *s + (n ? n : 1));
+    if (!s) {
+        if (old)
+            scratch_link(f, old); /* p stays valid, and ours */
+        ts__error(err, TS_ERR_NOMEM, "out of memory for %zu bytes", n);
+        return NULL;
+    }
+    scratch_link(f, s);
+    return s->data;
+}
+
+void ts__scratch_free(ts_file *f, void *p)
+{
+    if (!p)
+        return;
+    scratch *s = scratch_of(p);
+    scratch_unlink(f, s);
+    free(s);
+}
+
+static void scratch_free_all(ts_file *f)
+{
+    while (f->scratch) {
+        scratch *next = f->scratch->next;
+        free(f->scratch);
+        f->scratch = next;
+    }
 }
 
 static char *arena_alloc(ts_file *f, size_t n, ts_error *err)
@@ -324,8 +399,24 @@ static ts_status parse_image(ts_file *f, const unsigned char *data, size_t len,
         return ts__error(err, TS_ERR_INVALID_ARG, "format %d has no reader", (int)fmt);
     f->format = fmt;
     ts_status st = r->read(f, data, len, opts, err);
+    scratch_free_all(f);
     return st ? st : fill_defaults(f, err);
 }
+
+typedef struct parse_job {
+    ts_file *f;
+    const unsigned char *data;
+    size_t len;
+    const ts_open_options *opts;
+} parse_job;
+
+static ts_status run_parse(void *arg, ts_error *err)
+{
+    parse_job *j = arg;
+    return parse_image(j->f, j->data, j->len, j->opts, err);
+}
+
+void (*ts__test_after_map)(void);
 
 static ts_file *file_new(ts_error *err)
 {
@@ -399,8 +490,12 @@ ts_status ts_file_open(ts_file **out, const char *path, const ts_open_options *o
         f->map_len = len;
         data = m;
     }
+    if (ts__test_after_map)
+        ts__test_after_map();
     close(fd);
-    ts_status st = parse_image(f, data, len, opts, err);
+    parse_job job = {f, data, len, opts};
+    ts_status st = f->map ? ts__guarded_parse(f->map, f->map_len, run_parse, &job, err)
+                          : parse_image(f, data, len, opts, err);
     if (st) {
         ts_file_close(f);
         return st;
@@ -418,6 +513,7 @@ void ts_file_close(ts_file *f)
         ts_shape_free(&f->arrays[i].storage_shape);
         ts_shape_free(&f->arrays[i].strides);
     }
+    scratch_free_all(f);
     free(f->arrays);
     free(f->meta);
     while (f->strings) {

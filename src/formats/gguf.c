@@ -140,6 +140,7 @@ static const char *gg_printable(const unsigned char *s, size_t n, char *buf, siz
 
 /* A growable buffer for metadata JSON text. */
 typedef struct jbuf {
+    ts_file *f;         /* owns p (scratch memory) */
     char *p;
     size_t n, cap;
 } jbuf;
@@ -153,9 +154,9 @@ static ts_status jb_add(jbuf *b, const char *s, size_t n, ts_error *err)
                 return ts__error(err, TS_ERR_NOMEM, "out of memory for metadata text");
             cap *= 2;
         }
-        char *p = realloc(b->p, cap);
+        char *p = ts__scratch_realloc(b->f, b->p, cap, err);
         if (!p)
-            return ts__error(err, TS_ERR_NOMEM, "out of memory for metadata text");
+            return TS_ERR_NOMEM;
         b->p = p;
         b->cap = cap;
     }
@@ -179,9 +180,9 @@ static ts_status jb_json_string(jbuf *b, const unsigned char *s, size_t n, ts_er
          * on 64-bit sizes, but check anyway. */
         if (n > (SIZE_MAX - 1) / 3)
             return ts__error(err, TS_ERR_NOMEM, "metadata string too long");
-        fixed = malloc(3 * n + 1);
+        fixed = ts__scratch_alloc(b->f, 3 * n + 1, err);
         if (!fixed)
-            return ts__error(err, TS_ERR_NOMEM, "out of memory for a metadata string");
+            return TS_ERR_NOMEM;
         size_t o = 0;
         for (size_t i = 0; i < n;) {
             size_t k = ts__utf8_len(s + i, n - i);
@@ -199,7 +200,7 @@ static ts_status jb_json_string(jbuf *b, const unsigned char *s, size_t n, ts_er
     }
     char *text = js ? json_dumps(js, JSON_ENCODE_ANY) : NULL;
     json_decref(js);
-    free(fixed);
+    ts__scratch_free(b->f, fixed);
     if (!text)
         return ts__error(err, TS_ERR_NOMEM, "out of memory encoding a metadata string");
     ts_status st = jb_str(b, text, err);
@@ -411,10 +412,9 @@ static ts_status check_unique(name_ref *names, size_t n, const unsigned char *ba
 static ts_status read_kvs(gg_ctx *g, uint64_t n_kv, ts_file *f, ts_error *err)
 {
     ts__cursor *c = &g->c;
-    name_ref *keys = malloc((n_kv ? (size_t)n_kv : 1) * sizeof *keys);
+    name_ref *keys = ts__scratch_alloc(f, (n_kv ? (size_t)n_kv : 1) * sizeof *keys, err);
     if (!keys)
-        return ts__error(err, TS_ERR_NOMEM, "out of memory for %llu keys",
-                         (unsigned long long)n_kv);
+        return TS_ERR_NOMEM;
     ts_status st = TS_OK;
     char nb[NAME_BUF];
     for (uint64_t i = 0; i < n_kv; i++) {
@@ -486,7 +486,7 @@ static ts_status read_kvs(gg_ctx *g, uint64_t n_kv, ts_file *f, ts_error *err)
     }
     st = check_unique(keys, (size_t)n_kv, c->data, "key", err);
 out:
-    free(keys);
+    ts__scratch_free(f, keys);
     return st;
 }
 
@@ -626,6 +626,7 @@ static ts_status read_gguf(ts_file *f, const unsigned char *data, size_t len,
 {
     gg_ctx g;
     memset(&g, 0, sizeof g);
+    g.json.f = f;
     ts__cursor_init(&g.c, data, len);
     g.opts = opts;
     g.alignment = GG_DEFAULT_ALIGNMENT;
@@ -682,10 +683,10 @@ static ts_status read_gguf(ts_file *f, const unsigned char *data, size_t len,
 
     /* Pass 1: read and check every tensor info. */
     size_t nt = (size_t)n_tensors;
-    infos = malloc((nt ? nt : 1) * sizeof *infos);
-    names = malloc((nt ? nt : 1) * sizeof *names);
-    if (!infos || !names) {
-        st = ts__error(err, TS_ERR_NOMEM, "out of memory for %zu tensor infos", nt);
+    infos = ts__scratch_alloc(f, (nt ? nt : 1) * sizeof *infos, err);
+    names = infos ? ts__scratch_alloc(f, (nt ? nt : 1) * sizeof *names, err) : NULL;
+    if (!names) {
+        st = TS_ERR_NOMEM;
         goto out;
     }
     for (size_t i = 0; i < nt; i++) {
@@ -754,9 +755,8 @@ static ts_status read_gguf(ts_file *f, const unsigned char *data, size_t len,
     }
     st = TS_OK;
 out:
-    free(infos);
-    free(names);
-    free(g.json.p);
+    /* infos, names and the metadata text are scratch memory: the file
+     * frees them when the reader returns. */
     return st;
 }
 

@@ -27,6 +27,19 @@ typedef struct ts__reader {
                       const ts_open_options *opts, ts_error *err);
 } ts__reader;
 
+/*
+ * Runs fn(arg, err) while a SIGBUS on the mapping [map, map + len) (the file
+ * shrank under us) makes it return TS_ERR_IO instead of killing the process
+ * (mapguard.c). Nested calls and threads are fine.
+ */
+typedef ts_status (*ts__parse_fn)(void *arg, ts_error *err);
+ts_status ts__guarded_parse(const void *map, size_t len, ts__parse_fn fn, void *arg,
+                            ts_error *err);
+
+/* Tests only: when set, called by ts_file_open right after the file is
+ * mapped (to truncate it, as another program could). */
+extern void (*ts__test_after_map)(void);
+
 #define TS_READER(name) extern const ts__reader ts__reader_##name;
 #include "formats.def"
 #undef TS_READER
@@ -46,6 +59,17 @@ const char *ts__file_strndup(ts_file *f, const char *s, size_t n, ts_error *err)
 /* printf into storage owned by f. */
 const char *ts__file_printf(ts_file *f, ts_error *err, const char *fmt, ...)
     TS__PRINTF(3, 4);
+
+/*
+ * A reader's temporary memory: like malloc/realloc/free, but owned by f and
+ * freed by the file when the reader returns or a fault jumps out of it
+ * (mapguard.c), so no path leaks it. Use it for every allocation a reader
+ * does not free before it next touches the file's bytes. Errors set err
+ * (TS_ERR_NOMEM) and return NULL; a failed realloc leaves p valid.
+ */
+void *ts__scratch_alloc(ts_file *f, size_t n, ts_error *err);
+void *ts__scratch_realloc(ts_file *f, void *p, size_t n, ts_error *err);
+void ts__scratch_free(ts_file *f, void *p);
 
 /* Sets the version text ("1.0", "V2", "3"); the string must be static or
  * owned by f. */
