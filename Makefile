@@ -69,7 +69,7 @@ Q := @
 endif
 
 .PHONY: FORCE man all check test-unit test-cli install uninstall clean asan ubsan sanitize valgrind fuzz bench
-all: $(TSHAPE) $(STATIC) $(SHARED) $(B)/tshape.pc
+all: $(TSHAPE) $(STATIC) $(SHARED)
 
 # An object compiled without -Werror leaves <object>.lax beside it; a build
 # with -Werror recompiles those objects (FORCE), so its warnings fail it.
@@ -137,9 +137,11 @@ $(RUNNER): $(TEST_OBJ) $(STATIC)
 	@$(if $(Q),echo '  LD      $@')
 	$(Q)$(LINK) -o $@ $(TEST_OBJ) $(STATIC) $(DEP_LIBS) $(CHECK_LIBS) $(LDLIBS)
 
-$(B)/tshape.pc: tshape.pc.in include/tshape.h
-	$(Q)sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' \
-	    -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' -e 's|@VERSION@|$(VERSION)|' $< > $@
+# tshape.pc is written by `make install`, from the PREFIX, LIBDIR and
+# INCLUDEDIR given to it (a file built earlier would keep the PREFIX of that
+# build). Directories under PREFIX are written relative to ${prefix}.
+PC_LIBDIR     = $(patsubst $(PREFIX)/%,$${prefix}/%,$(LIBDIR))
+PC_INCLUDEDIR = $(patsubst $(PREFIX)/%,$${prefix}/%,$(INCLUDEDIR))
 
 # The library manual is generated from the public header.
 man: man/libtshape.3
@@ -167,7 +169,10 @@ install: all
 	ln -sf libtshape.so.$(VERSION) $(DESTDIR)$(LIBDIR)/$(SONAME)
 	ln -sf libtshape.so.$(VERSION) $(DESTDIR)$(LIBDIR)/libtshape.so
 	install -m 644 include/tshape.h $(DESTDIR)$(INCLUDEDIR)/tshape.h
-	install -m 644 $(B)/tshape.pc $(DESTDIR)$(PKGCONFIGDIR)/tshape.pc
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(PC_LIBDIR)|' \
+	    -e 's|@INCLUDEDIR@|$(PC_INCLUDEDIR)|' -e 's|@VERSION@|$(VERSION)|' \
+	    tshape.pc.in > $(DESTDIR)$(PKGCONFIGDIR)/tshape.pc
+	chmod 644 $(DESTDIR)$(PKGCONFIGDIR)/tshape.pc
 	install -m 644 man/tshape.1 $(DESTDIR)$(MANDIR)/man1/tshape.1
 	if [ -f man/libtshape.3 ]; then install -m 644 man/libtshape.3 $(DESTDIR)$(MANDIR)/man3/libtshape.3; fi
 	if [ -f completions/tshape.bash ]; then install -m 644 completions/tshape.bash $(DESTDIR)$(COMPLETIONDIR)/tshape; fi
