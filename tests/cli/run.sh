@@ -1,15 +1,19 @@
 #!/bin/sh
-# run.sh - CLI golden tests. Each case is tests/cli/golden/<name>.cmd, a shell
-# command run from the repository root with `tshape` on PATH; its stdout,
-# stderr and exit status must equal <name>.out, <name>.err and <name>.rc
-# exactly (a missing .err or .out file means "empty", a missing .rc "0").
+# run.sh - CLI golden tests. Each case is tests/cli/golden/<command>/<case>.cmd,
+# a shell command run from the repository root with `tshape` on PATH; its
+# stdout, stderr and exit status must equal <case>.out, <case>.err and
+# <case>.rc exactly (a missing .err or .out file means "empty", a missing .rc
+# "0"). <command> is the tshape subcommand the case runs (the first one, when
+# it runs several); cases about the program as a whole (usage, --help,
+# --version, option handling across commands, completion) are in global/.
 # Then every executable tests/cli/*.test.sh runs (extra suites such as the
 # NumPy cross-checks); each must exit 0 (or 77 for "skipped").
 #
 #   TSHAPE=build/tshape sh tests/cli/run.sh            run all
 #   TSHAPE=build/tshape sh tests/cli/run.sh --update   rewrite expectations
 #                                                      (review the diff!)
-#   sh tests/cli/run.sh NAME...                         run some cases
+#   sh tests/cli/run.sh CASE...    run some cases: COMMAND/CASE, a case name
+#                                  alone, or a COMMAND folder (all its cases)
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
@@ -23,9 +27,36 @@ if [ "${1:-}" = "--update" ]; then update=1; shift; fi
 
 pass=0 fail=0 skip=0
 cd "$root" || exit 2
-if [ $# -gt 0 ]; then cases=$*; else cases=$(cd "$here/golden" && ls *.cmd 2>/dev/null | sed 's/\.cmd$//'); fi
+golden=$here/golden
+# Cases as COMMAND/CASE, sorted; a case left directly in golden/ (from a
+# branch older than the folders) is named by itself and fails below.
+all_cases() {
+    (cd "$golden" && find . -name '*.cmd' | sed -e 's|^\./||' -e 's|\.cmd$||' | LC_ALL=C sort)
+}
+if [ $# -gt 0 ]; then
+    cases=
+    for a in "$@"; do
+        a=${a%.cmd}
+        if [ -d "$golden/$a" ]; then
+            cases="$cases $(all_cases | grep "^$a/")"
+        elif [ -f "$golden/$a.cmd" ]; then
+            cases="$cases $a"
+        else
+            found=$(all_cases | grep "/$a\$")
+            [ -n "$found" ] || { echo "run.sh: no golden case '$a'" >&2; exit 2; }
+            cases="$cases $found"
+        fi
+    done
+else
+    cases=$(all_cases)
+fi
 for name in $cases; do
-    g="$here/golden/$name"
+    g="$golden/$name"
+    case $name in
+        */*) ;;
+        *) echo "FAIL $name: golden cases live in tests/cli/golden/<command>/: git mv $name.* into the folder of the command it runs"
+           fail=$((fail + 1)); continue ;;
+    esac
     out=$(mktemp) err=$(mktemp)
     PATH="$bindir:$PATH" LC_ALL=C sh "$g.cmd" >"$out" 2>"$err" </dev/null
     rc=$?
