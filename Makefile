@@ -68,7 +68,7 @@ else
 Q := @
 endif
 
-.PHONY: FORCE man all check test-unit test-cli install uninstall clean asan ubsan sanitize valgrind fuzz bench
+.PHONY: FORCE man all check check-fast test-unit test-cli install uninstall clean asan ubsan sanitize valgrind fuzz bench
 all: $(TSHAPE) $(STATIC) $(SHARED)
 
 # An object compiled without -Werror leaves <object>.lax beside it; a build
@@ -158,6 +158,13 @@ test-unit: $(RUNNER) $(TSHAPE)
 
 test-cli: $(TSHAPE) $(SHARED)
 	$(Q)TSHAPE=$(abspath $(TSHAPE)) sh tests/cli/run.sh
+
+# make check-fast: the unit suites and the CLI golden tests, man-page examples
+# and quick checks, without the suites marked slow (NumPy cross-checks,
+# mutation suite, install, symbols, header, fuzz replay): see tests/cli/run.sh.
+check-fast: $(RUNNER) $(TSHAPE)
+	$(Q)$(RUNNER)
+	$(Q)FAST=1 TSHAPE=$(abspath $(TSHAPE)) sh tests/cli/run.sh
 
 install: all
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCLUDEDIR) \

@@ -1,4 +1,5 @@
 #!/bin/sh
+# slow: builds the shared library and the examples, installs three times
 # install.test.sh - `make install` into a DESTDIR, then use the installed
 # tree as a user would: every file in place (soname links, header, tshape.pc,
 # man pages and completion when the repository has them), pkg-config gives

@@ -5,8 +5,8 @@
 #     every compile line (after -Iinclude and -std=c11), never in their place;
 #   - LDFLAGS and LDLIBS reach every link line (static CLI, shared library,
 #     unit-test runner, fuzz harness);
-#   - a plain `make` compiles without -Werror, `make check` with it, and
-#     WERROR= on the command line removes it.
+#   - a plain `make` compiles without -Werror, `make check` and
+#     `make check-fast` with it, and WERROR= on the command line removes it.
 # Run by tests/cli/run.sh from the repository root. Exit 0 pass, 1 fail.
 set -u
 fail() { echo "makefile.test.sh: $*" >&2; exit 1; }
@@ -56,7 +56,7 @@ for out in "$b/tshape" "$b/libtshape.so.$version" "$b/run_tests" "$b/fuzz_dtype"
     [ $n = 1 ] || fail "expected one link line for $out, found $n"
 done
 
-for goal in check; do
+for goal in check check-fast; do
     recipes "$goal" | grep -- ' -c ' > "$tmp/compile"
     grep -v -- '-Werror' "$tmp/compile" | head -1 | grep . &&
         fail "make $goal compiles without -Werror"

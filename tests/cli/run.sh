@@ -8,8 +8,12 @@
 # --version, option handling across commands, completion) are in global/.
 # Then every executable tests/cli/*.test.sh runs (extra suites such as the
 # NumPy cross-checks); each must exit 0 (or 77 for "skipped").
+# With FAST=1 (make check-fast) the suites marked slow are not run: those with
+# a line "# slow: <why>" in their first lines (the mutation suite, the NumPy
+# cross-checks, the install, symbol, header and fuzz-replay tests).
 #
 #   TSHAPE=build/tshape sh tests/cli/run.sh            run all
+#   FAST=1 TSHAPE=build/tshape sh tests/cli/run.sh     all but the slow suites
 #   TSHAPE=build/tshape sh tests/cli/run.sh --update   rewrite expectations
 #                                                      (review the diff!)
 #   sh tests/cli/run.sh CASE...    run some cases: COMMAND/CASE, a case name
@@ -25,7 +29,7 @@ ln -s "$TSHAPE" "$bindir/tshape"
 update=0
 if [ "${1:-}" = "--update" ]; then update=1; shift; fi
 
-pass=0 fail=0 skip=0
+pass=0 fail=0 skip=0 slow=0
 cd "$root" || exit 2
 golden=$here/golden
 # Cases as COMMAND/CASE, sorted; a case left directly in golden/ (from a
@@ -85,6 +89,9 @@ done
 if [ $# -eq 0 ]; then
     for t in "$here"/*.test.sh; do
         [ -f "$t" ] || continue
+        if [ "${FAST:-0}" = 1 ] && head -5 "$t" | grep -q '^# slow:'; then
+            slow=$((slow + 1)); continue
+        fi
         PATH="$bindir:$PATH" sh "$t"
         rc=$?
         case $rc in
@@ -94,5 +101,7 @@ if [ $# -eq 0 ]; then
         esac
     done
 fi
-echo "cli: $pass passed, $fail failed, $skip skipped"
+note=
+[ $slow = 0 ] || note=", $slow slow suites not run (FAST=1)"
+echo "cli: $pass passed, $fail failed, $skip skipped$note"
 [ $fail = 0 ]
