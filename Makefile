@@ -225,6 +225,18 @@ $(B)/fuzz_%: fuzz/fuzz_%.c $(wildcard fuzz/*.h) include/tshape.h $(STATIC)
 	$(Q)$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) $(LDFLAGS) -fsanitize=fuzzer -o $@ $< $(STATIC) \
 	    $(DEP_LIBS) -lm $(LDLIBS)
 
+# make bench: every benchmark of bench/ in one run (bench/lib.sh holds their
+# helpers): start-up against /bin/true, streams against Python and wc -l,
+# header-only inspection, and the fuzz harnesses FUZZ_SECONDS (10) s each.
+FUZZ_SECONDS ?= 10
+BENCH := $(filter-out bench/lib.sh bench/fuzz.sh,$(sort $(wildcard bench/*.sh)))
+bench: $(TSHAPE)
+	$(Q)s=0; for f in $(BENCH); do \
+	    echo "== $$f"; TSHAPE=$(TSHAPE) sh $$f || { echo "$$f failed"; s=1; }; echo; \
+	done; \
+	echo "== bench/fuzz.sh $(FUZZ_SECONDS)"; sh bench/fuzz.sh $(FUZZ_SECONDS) || s=1; \
+	exit $$s
+
 clean:
 	rm -rf build build-asan build-ubsan build-san build-fuzz
 
