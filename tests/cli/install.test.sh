@@ -104,6 +104,7 @@ expect_pc() {
 }
 expect_pc "$p/lib/pkgconfig/tshape.pc" "$prefix" "$prefix/lib" "$prefix/include"
 # Read in place, tshape.pc names the final paths...
+# shellcheck disable=SC2046 # split and joined again: one space between flags
 flags=$(echo $(PKG_CONFIG_PATH=$p/lib/pkgconfig pkg-config --cflags --libs tshape))
 [ "$flags" = "-I$prefix/include -L$prefix/lib -ltshape" ] ||
     fail "pkg-config --cflags --libs gave '$flags', expected '-I$prefix/include -L$prefix/lib -ltshape'"
