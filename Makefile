@@ -1,5 +1,5 @@
-# tshape - Makefile. Targets: all check install uninstall clean, plus
-# asan ubsan valgrind fuzz bench (see README.md). Quiet unless V=1.
+# tshape - Makefile. Targets: all check check-fast install uninstall clean, plus
+# sanitize asan ubsan valgrind fuzz bench (see README.md). Quiet unless V=1.
 #
 # Flags: CPPFLAGS, CFLAGS, LDFLAGS and LDLIBS from the command line or the
 # environment are added after the project's own (so they win), never in their
