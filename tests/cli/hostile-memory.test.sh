@@ -1,4 +1,5 @@
 #!/bin/sh
+# slow: streams 600 MB of JSON through a pipe
 # hostile-memory.test.sh - memory and time that a small or sparse file
 # controls stay bounded (issue 16). Each case builds its hostile input in a
 # temporary folder (sparse where the file is large), runs tshape once, and
