@@ -14,8 +14,8 @@ static void check_shape(const ts_shape *s, const uint8_t *data, size_t size)
     FUZZ_CHECK(n >= 0 && n <= TS_MAX_NDIM);
 
     /* text round trips */
-    static const unsigned styles[] = {0, TS_FORMAT_LIST, TS_FORMAT_SPACES,
-                                      TS_FORMAT_LIST | TS_FORMAT_SPACES};
+    static const unsigned styles[] = {0, TS_SHAPE_PRINT_LIST, TS_SHAPE_PRINT_SPACES,
+                                      TS_SHAPE_PRINT_LIST | TS_SHAPE_PRINT_SPACES};
     for (size_t i = 0; i < sizeof styles / sizeof *styles; i++) {
         char *text = fuzz_format(s, styles[i]);
         ts_shape back = TS_SHAPE_INIT;

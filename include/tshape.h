@@ -213,13 +213,13 @@ TS_API ts_status ts_shape_parse(ts_shape *out, const char *text, size_t len,
                          unsigned flags, size_t *consumed, ts_error *err);
 
 /* Format flags. */
-#define TS_FORMAT_LIST   0x1u   /* "[3,4,5]" instead of "(3,4,5)" */
-#define TS_FORMAT_SPACES 0x2u   /* ", " between dims: "(3, 4, 5)" */
+#define TS_SHAPE_PRINT_LIST   0x1u   /* "[3,4,5]" instead of "(3,4,5)" */
+#define TS_SHAPE_PRINT_SPACES 0x2u   /* ", " between dims: "(3, 4, 5)" */
 
 /*
  * Writes the shape as text, snprintf-style: Python tuple style by default,
  * "(3,4,5)", "(3,)", "()" (as mshadow operator<<); "[3,4,5]", "[3]", "[]"
- * with TS_FORMAT_LIST.
+ * with TS_SHAPE_PRINT_LIST.
  * Returns the length of the full text (excluding the NUL). At most cap bytes
  * are written including the NUL; buf may be NULL when cap is 0.
  */

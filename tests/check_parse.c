@@ -150,15 +150,15 @@ START_TEST(test_format)
     ts_shape s = TS_SHAPE_INIT;
     char buf[64];
     tu_shape(&s, "(3,4,5)");
-    ck_assert_uint_eq(ts_shape_format(&s, TS_FORMAT_LIST, buf, sizeof buf), 7);
+    ck_assert_uint_eq(ts_shape_format(&s, TS_SHAPE_PRINT_LIST, buf, sizeof buf), 7);
     ck_assert_str_eq(buf, "[3,4,5]");
-    ts_shape_format(&s, TS_FORMAT_SPACES, buf, sizeof buf);
+    ts_shape_format(&s, TS_SHAPE_PRINT_SPACES, buf, sizeof buf);
     ck_assert_str_eq(buf, "(3, 4, 5)");
     tu_shape(&s, "(3,)");
-    ts_shape_format(&s, TS_FORMAT_LIST, buf, sizeof buf);
+    ts_shape_format(&s, TS_SHAPE_PRINT_LIST, buf, sizeof buf);
     ck_assert_str_eq(buf, "[3]");
     tu_shape(&s, "()");
-    ts_shape_format(&s, TS_FORMAT_LIST, buf, sizeof buf);
+    ts_shape_format(&s, TS_SHAPE_PRINT_LIST, buf, sizeof buf);
     ck_assert_str_eq(buf, "[]");
     /* snprintf contract: full length returned, output truncated. */
     tu_shape(&s, "(123,456)");

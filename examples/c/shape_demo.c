@@ -34,7 +34,7 @@ int main(int argc, char **argv)
     }
     ts_shape_format(&s, 0, buf, sizeof buf);
     printf("shape   %s\n", buf);
-    ts_shape_format(&s, TS_FORMAT_LIST | TS_FORMAT_SPACES, buf, sizeof buf);
+    ts_shape_format(&s, TS_SHAPE_PRINT_LIST | TS_SHAPE_PRINT_SPACES, buf, sizeof buf);
     printf("list    %s\n", buf);
     printf("ndim    %d\n", ts_shape_ndim(&s));
     if (ts_shape_size(&s, &size, &err) != TS_OK) {
