@@ -80,18 +80,31 @@ typedef enum ts_status {
 #define TS_ERROR_MESSAGE_MAX 512
 
 /*
- * Detailed error report, in the spirit of jansson's json_error_t.
+ * Detailed error report, in the spirit of jansson's json_error_t. Positions
+ * are fields, not only words of the message:
  *   code     the status that was returned
- *   column   1-based column in the text input, or 0 when not text
+ *   column   1-based column (byte position) in the text input the error is
+ *            about, or 0 when the error has no position in a text
  *   offset   byte offset in the file or buffer, or -1 when not a file
+ *   index    0-based position, in its list, of the item the message names:
+ *            the entry of a file in the file's own order ("array 3",
+ *            "tensor 3", "member 2", "shape 1": arrays, GGUF tensors or
+ *            key/value pairs, npz members, raw TShape records), or the
+ *            argument of a function taking several inputs (ts_broadcast's
+ *            shapes, ts_einsum_shape's operands, ts_label_compose's inputs);
+ *            -1 when the error is about no such item. `column` then counts
+ *            in that item's text where it has one (a label list).
  *   message  one line, NUL-terminated, without a trailing newline; it names
  *            what was expected and what was found. It does not name the
  *            file itself (the caller knows it), but names the entry.
+ * On success a function leaves *err unspecified unless it says otherwise;
+ * read it only after a failure.
  */
 typedef struct ts_error {
     ts_status code;
     int64_t column;
     int64_t offset;
+    int64_t index;
     char message[TS_ERROR_MESSAGE_MAX];
 } ts_error;
 
@@ -150,7 +163,7 @@ TS_API ts_status ts_shape_resize(ts_shape *s, int ndim, ts_error *err);
  * it may not point into `s` itself). Values are stored as given.
  * Errors: TS_ERR_NDIM, TS_ERR_NOMEM.
  */
-TS_API ts_status ts_shape_assign(ts_shape *s, int ndim, const int64_t *dims, ts_error *err);
+TS_API ts_status ts_shape_assign(ts_shape *s, const int64_t *dims, int ndim, ts_error *err);
 
 /* Deep copy: `dst` (initialised) becomes equal to `src`. dst == src is fine.
  * Errors: TS_ERR_NOMEM. */
@@ -169,7 +182,7 @@ TS_API const int64_t *ts_shape_dims(const ts_shape *s);
 TS_API int64_t *ts_shape_dims_mut(ts_shape *s);
 
 /* Dim at `axis` (negative counts from the end). Errors: TS_ERR_AXIS. */
-TS_API ts_status ts_shape_dim(const ts_shape *s, int axis, int64_t *out, ts_error *err);
+TS_API ts_status ts_shape_dim(const ts_shape *s, int64_t axis, int64_t *out, ts_error *err);
 
 /* 1 when both shapes have the same ndim and dims, else 0 (TShape ==). */
 TS_API int ts_shape_equal(const ts_shape *a, const ts_shape *b);
@@ -209,8 +222,8 @@ TS_API ts_status ts_axis_normalize(int64_t axis, int ndim, int *out, ts_error *e
  * was expected and what was found; TS_ERR_OVERFLOW for a dim > INT64_MAX;
  * TS_ERR_NDIM beyond TS_MAX_NDIM; TS_ERR_NOMEM.
  */
-TS_API ts_status ts_shape_parse(ts_shape *out, const char *text, size_t len,
-                         unsigned flags, size_t *consumed, ts_error *err);
+TS_API ts_status ts_shape_parse(const char *text, size_t len, unsigned flags, ts_shape *out,
+                                size_t *consumed, ts_error *err);
 
 /* Format flags. */
 #define TS_SHAPE_PRINT_LIST   0x1u   /* "[3,4,5]" instead of "(3,4,5)" */
@@ -298,9 +311,8 @@ TS_API ts_status ts_shape_save(const ts_shape *s, ts_shape_layout layout,
  * declares are rejected before any allocation.
  * Errors: TS_ERR_TRUNCATED, TS_ERR_LIMIT, TS_ERR_VALUE, TS_ERR_NOMEM.
  */
-TS_API ts_status ts_shape_load(ts_shape *s, ts_shape_layout layout,
-                        const unsigned char *buf, size_t len, size_t *consumed,
-                        ts_error *err);
+TS_API ts_status ts_shape_load(const unsigned char *buf, size_t len, ts_shape_layout layout,
+                               ts_shape *out, size_t *consumed, ts_error *err);
 
 /* ------------------------------------------------------------------------ */
 /* dtypes                                                                    */
@@ -520,13 +532,33 @@ typedef struct ts_array {
                                     "payload is a pickle, not inspected" */
 } ts_array;
 
-/* Options for opening a file. Zero-initialise, then set what you need. */
+/*
+ * Options for opening a file: an option struct that grows. Fields are only
+ * ever appended, and every field's default is 0, so:
+ *   - initialise with TS_OPEN_OPTIONS_INIT (or memset to 0 and set
+ *     struct_size = sizeof(ts_open_options)), then set what you need:
+ *         ts_open_options o = TS_OPEN_OPTIONS_INIT;
+ *         o.want_metadata = 1;
+ *   - struct_size tells the library which fields the caller's struct has.
+ *     Fields beyond a smaller struct_size (a program built against an older
+ *     header) take their default. A larger struct_size (a newer header) is
+ *     accepted when the bytes the library does not know are all 0, else
+ *     TS_ERR_UNSUPPORTED (the rule of Linux's copy_struct_from_user).
+ *   - struct_size 0, or below the size of this first version, is
+ *     TS_ERR_INVALID_ARG: a struct that was only zeroed is refused rather
+ *     than guessed at, so an option set in it is never silently ignored.
+ * Passing opts NULL means all defaults.
+ */
 typedef struct ts_open_options {
-    ts_format format;            /* TS_FORMAT_AUTO: detect */
-    size_t npy_max_header;       /* 0: NumPy's 10000-byte default */
-    int gguf_stored_order;       /* 1: report GGUF dims innermost first */
-    int want_metadata;           /* 1: collect safetensors/GGUF metadata */
+    size_t struct_size;          /* sizeof(ts_open_options) */
+    ts_format format;            /* TS_FORMAT_AUTO (0): detect */
+    size_t npy_max_header;       /* bytes; 0: NumPy's 10000-byte default */
+    int gguf_stored_order;       /* 0 or 1: report GGUF dims innermost first */
+    int want_metadata;           /* 0 or 1: collect safetensors/GGUF metadata */
 } ts_open_options;
+
+/* Initialiser of a ts_open_options with every option at its default. */
+#define TS_OPEN_OPTIONS_INIT {sizeof(ts_open_options), TS_FORMAT_AUTO, 0, 0, 0}
 
 /* An opened, parsed file: a list of arrays and optional metadata. */
 typedef struct ts_file ts_file;
@@ -543,15 +575,16 @@ typedef struct ts_file ts_file;
  * TS_ERR_NOMEM; err->offset is the byte offset of the problem and the
  * message names the entry.
  */
-TS_API ts_status ts_file_open(ts_file **out, const char *path,
-                       const ts_open_options *opts, ts_error *err);
+TS_API ts_status ts_file_open(const char *path, const ts_open_options *opts, ts_file **out,
+                              ts_error *err);
 
 /*
  * Like ts_file_open on an in-memory image of a file: `data` (len bytes) is
  * borrowed and must outlive the ts_file. The same options and errors apply.
  */
-TS_API ts_status ts_file_open_memory(ts_file **out, const void *data, size_t len,
-                              const ts_open_options *opts, ts_error *err);
+TS_API ts_status ts_file_open_memory(const void *data, size_t len,
+                                     const ts_open_options *opts, ts_file **out,
+                                     ts_error *err);
 
 /* Unmaps and frees everything. Accepts NULL. */
 TS_API void ts_file_close(ts_file *f);
@@ -846,8 +879,8 @@ TS_API ts_status ts_unravel_index(const ts_shape *shape, int64_t flat, char orde
  * of (10,4)"), TS_ERR_VALUE (begin > end, or a negative dim in s),
  * TS_ERR_NOMEM.
  */
-TS_API ts_status ts_shape_slice(const ts_shape *s, const int64_t *begin, int nbegin,
-                                const int64_t *end, int nend, ts_shape *out,
+TS_API ts_status ts_shape_slice(const ts_shape *s, const int64_t *begin, size_t nbegin,
+                                const int64_t *end, size_t nend, ts_shape *out,
                                 ts_shape *origin, ts_error *err);
 
 /*
@@ -857,8 +890,8 @@ TS_API ts_status ts_shape_slice(const ts_shape *s, const int64_t *begin, int nbe
  * end (10,3) -> (10,). `origin` receives the begin index of the modes that
  * remain (same rank as `out`). An empty range (extent 0) is kept as a 0 dim.
  */
-TS_API ts_status ts_shape_chip(const ts_shape *s, const int64_t *begin, int nbegin,
-                               const int64_t *end, int nend, ts_shape *out,
+TS_API ts_status ts_shape_chip(const ts_shape *s, const int64_t *begin, size_t nbegin,
+                               const int64_t *end, size_t nend, ts_shape *out,
                                ts_shape *origin, ts_error *err);
 
 /* ---- Index iteration (TensorWrapper shape iteration with an origin) ---- */
@@ -888,7 +921,7 @@ typedef struct ts_index_iter {
  * dim), TS_ERR_OVERFLOW (origin + extent - 1 does not fit in int64).
  */
 TS_API ts_status ts_index_iter_init(ts_index_iter *it, const ts_shape *s,
-                                    const int64_t *origin, int norigin, ts_error *err);
+                                    const int64_t *origin, size_t norigin, ts_error *err);
 
 /* Advances to the next index: returns 1 and updates index/offset, or 0 when
  * every index has been visited (and on every later call). */
@@ -924,7 +957,7 @@ TS_API int ts_index_iter_next(ts_index_iter *it);
  * negative dim), TS_ERR_NOMEM.
  */
 TS_API ts_status ts_einsum_shape(const char *subscripts, const ts_shape *operands,
-                                 int noperands, ts_shape *out, ts_error *err);
+                                 size_t noperands, ts_shape *out, ts_error *err);
 
 /*
  * TensorWrapper labelled composition, s_result("i,k") = s0("i,j,k") *
@@ -946,7 +979,7 @@ TS_API ts_status ts_einsum_shape(const char *subscripts, const ts_shape *operand
  * TS_ERR_INVALID_ARG (ninputs < 1), TS_ERR_NOMEM.
  */
 TS_API ts_status ts_label_compose(const char *result_labels, const char *const *labels,
-                                  const ts_shape *shapes, int ninputs, ts_shape *out,
+                                  const ts_shape *shapes, size_t ninputs, ts_shape *out,
                                   ts_error *err);
 
 /* ---- einops patterns (rearrange, reduce, repeat, parse_shape) ----------- */
@@ -997,8 +1030,9 @@ typedef struct ts_einops ts_einops;
  * (rule broken, bad size), TS_ERR_SIZE ("could not infer sizes for h, w"),
  * TS_ERR_LIMIT (TS_EINOPS_MAX_*), TS_ERR_INVALID_ARG (bad op), TS_ERR_NOMEM.
  */
-TS_API ts_status ts_einops_compile(ts_einops **out, ts_einops_op op, const char *pattern,
-                                   const ts_axis_size *sizes, int nsizes, ts_error *err);
+TS_API ts_status ts_einops_compile(ts_einops_op op, const char *pattern,
+                                   const ts_axis_size *sizes, size_t nsizes, ts_einops **out,
+                                   ts_error *err);
 
 /*
  * Output shape of the compiled pattern applied to an input of shape `in`
@@ -1019,7 +1053,7 @@ TS_API void ts_einops_free(ts_einops *e);
 
 /* One-shot ts_einops_compile + ts_einops_apply + ts_einops_free. */
 TS_API ts_status ts_einops_shape(ts_einops_op op, const char *pattern, const ts_shape *in,
-                                 const ts_axis_size *sizes, int nsizes, ts_shape *out,
+                                 const ts_axis_size *sizes, size_t nsizes, ts_shape *out,
                                  ts_error *err);
 
 /*
@@ -1034,7 +1068,7 @@ TS_API ts_status ts_einops_shape(ts_einops_op op, const char *pattern, const ts_
  * TS_ERR_SIZE (anonymous axis or 1 does not match the dim), TS_ERR_LIMIT.
  */
 TS_API ts_status ts_einops_parse_shape(const char *pattern, const ts_shape *s,
-                                       ts_axis_size *out, int *count, ts_error *err);
+                                       ts_axis_size *out, size_t *count, ts_error *err);
 
 /* ---- Caffe2 Tensor dims (caffe2/core/tensor.h) -------------------------- */
 
@@ -1110,7 +1144,7 @@ typedef struct ts_jagged ts_jagged;
  * has rank 1 but element 0 has rank 2"), TS_ERR_LIMIT (depth or node
  * count), the errors of ts_shape_parse, TS_ERR_OVERFLOW, TS_ERR_NOMEM.
  */
-TS_API ts_status ts_jagged_parse(ts_jagged **out, const char *text, size_t len,
+TS_API ts_status ts_jagged_parse(const char *text, size_t len, ts_jagged **out,
                                  ts_error *err);
 
 /* TensorWrapper TiledShape{tiles[0], ..., tiles[n-1]}: the jagged shape of
@@ -1118,7 +1152,7 @@ TS_API ts_status ts_jagged_parse(ts_jagged **out, const char *text, size_t len,
  * be 0 (the scalar). Errors: TS_ERR_VALUE (negative tile), TS_ERR_LIMIT
  * (more than TS_JAGGED_MAX_NODES nodes, checked before allocating; n above
  * TS_JAGGED_MAX_DEPTH), TS_ERR_NOMEM. */
-TS_API ts_status ts_jagged_tile(ts_jagged **out, const ts_shape *tiles, int n,
+TS_API ts_status ts_jagged_tile(const ts_shape *tiles, size_t ntiles, ts_jagged **out,
                                 ts_error *err);
 
 /* Releases a jagged shape. Accepts NULL. */
@@ -1148,13 +1182,13 @@ TS_API size_t ts_jagged_format(const ts_jagged *j, char *buf, size_t cap);
  * Errors: TS_ERR_INDEX ("index 3 is out of bounds for jagged mode 1 with 2
  * elements"), TS_ERR_NDIM (n > rank), TS_ERR_NOMEM.
  */
-TS_API ts_status ts_jagged_slice(const ts_jagged *j, const int64_t *index, int n,
+TS_API ts_status ts_jagged_slice(const ts_jagged *j, const int64_t *index, size_t nindex,
                                  ts_jagged **out, ts_error *err);
 
 /* 1 when the jagged shape has depth 0, and then copies its smooth shape to
  * `out` (initialised); else 0 and `out` is untouched. Errors only NOMEM, as
  * a 0 return with err->code TS_ERR_NOMEM. */
-TS_API int ts_jagged_smooth(const ts_jagged *j, ts_shape *out, ts_error *err);
+TS_API ts_status ts_jagged_smooth(const ts_jagged *j, ts_shape *out, ts_error *err);
 
 /*
  * TensorWrapper Nested<T>: partitions the rank into nlayers layers of
@@ -1168,7 +1202,7 @@ TS_API int ts_jagged_smooth(const ts_jagged *j, ts_shape *out, ts_error *err);
  * rank: "layers 1,1 sum to rank 2 but the shape has rank 3"),
  * TS_ERR_OVERFLOW.
  */
-TS_API ts_status ts_jagged_layers(const ts_jagged *j, const int64_t *layers, int nlayers,
+TS_API ts_status ts_jagged_layers(const ts_jagged *j, const int64_t *layers, size_t nlayers,
                                   int64_t *elements, ts_error *err);
 
 /* ------------------------------------------------------------------------ */

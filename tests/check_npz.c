@@ -86,7 +86,7 @@ START_TEST(test_archive)
     ck_assert_ptr_nonnull(bytes);
     ts_file *f;
     ts_error err;
-    ck_assert_msg(ts_file_open(&f, path, NULL, &err) == TS_OK, "%s: %s", path, err.message);
+    ck_assert_msg(ts_file_open(path, NULL, &f, &err) == TS_OK, "%s: %s", path, err.message);
     ck_assert_int_eq(ts_file_format(f), TS_FORMAT_NPZ);
     ck_assert_str_eq(ts_file_version(f), c->version);
     ck_assert_int_eq(ts_file_nbytes(f), (int64_t)len);
@@ -116,10 +116,9 @@ START_TEST(test_archive)
     ts_file_close(f);
 
     /* The same from memory, with the format forced. */
-    ts_open_options o;
-    memset(&o, 0, sizeof o);
+    ts_open_options o = TS_OPEN_OPTIONS_INIT;
     o.format = TS_FORMAT_NPZ;
-    ck_assert_int_eq(ts_file_open_memory(&f, bytes, len, &o, &err), TS_OK);
+    ck_assert_int_eq(ts_file_open_memory(bytes, len, &o, &f, &err), TS_OK);
     ck_assert_uint_eq(ts_file_count(f), c->count);
     ts_file_close(f);
     free(bytes);
@@ -165,8 +164,7 @@ START_TEST(test_bad)
     const bad_case *c = &bad_cases[_i];
     char path[256];
     snprintf(path, sizeof path, "tests/fixtures/npy/%s", c->file);
-    ts_open_options o;
-    memset(&o, 0, sizeof o);
+    ts_open_options o = TS_OPEN_OPTIONS_INIT;
     o.format = c->format;
     o.npy_max_header = c->max_header;
     tu_expect_open_error(path, &o, c->code, c->offset, c->message);
@@ -230,7 +228,7 @@ START_TEST(test_patched)
     memcpy(b + c->at, c->bytes, c->n);
     ts_file *f;
     ts_error err;
-    ts_status st = ts_file_open_memory(&f, b, len, NULL, &err);
+    ts_status st = ts_file_open_memory(b, len, NULL, &f, &err);
     ck_assert_msg(st == c->code, "patch at %zu: status %d, expected %d: %s", c->at, st,
                   c->code, err.message);
     ck_assert_int_eq(err.offset, c->offset);
@@ -241,16 +239,15 @@ END_TEST
 
 START_TEST(test_not_a_zip)
 {
-    ts_open_options o;
-    memset(&o, 0, sizeof o);
+    ts_open_options o = TS_OPEN_OPTIONS_INIT;
     o.format = TS_FORMAT_NPZ;
     ts_file *f;
     ts_error err;
-    ck_assert_int_eq(ts_file_open_memory(&f, "", 0, &o, &err), TS_ERR_FORMAT);
+    ck_assert_int_eq(ts_file_open_memory("", 0, &o, &f, &err), TS_ERR_FORMAT);
     ck_assert_str_eq(err.message,
                      "not a zip archive: no end-of-central-directory record in its 0 bytes");
     /* A local header but no end record: truncated. */
-    ck_assert_int_eq(ts_file_open_memory(&f, "PK\3\4", 4, NULL, &err), TS_ERR_TRUNCATED);
+    ck_assert_int_eq(ts_file_open_memory("PK\3\4", 4, NULL, &f, &err), TS_ERR_TRUNCATED);
     ck_assert_str_eq(err.message, "zip archive is truncated: no end-of-central-directory "
                      "record in its 4 bytes");
     ck_assert_int_eq(ts_format_detect("PK\3\4", 4), TS_FORMAT_NPZ);

@@ -146,7 +146,7 @@ static void iterate(const char *shape, const char *origin, int offsets, char *bu
     buf[0] = '\0';
     while (ts_index_iter_next(&it)) {
         ts_shape idx = TS_SHAPE_INIT;
-        ts_shape_assign(&idx, it.ndim, offsets ? it.offset : it.index, NULL);
+        ts_shape_assign(&idx, offsets ? it.offset : it.index, it.ndim, NULL);
         char one[128];
         ts_shape_format(&idx, 0, one, sizeof one);
         pos += (size_t)snprintf(buf + pos, cap - pos, "%s%s", pos ? " " : "", one);

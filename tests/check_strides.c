@@ -10,7 +10,7 @@
 static void dims_text(const int64_t *d, int n, char *buf, size_t cap)
 {
     ts_shape s = TS_SHAPE_INIT;
-    ck_assert_int_eq(ts_shape_assign(&s, n, d, NULL), TS_OK);
+    ck_assert_int_eq(ts_shape_assign(&s, d, n, NULL), TS_OK);
     ts_shape_format(&s, 0, buf, cap);
     ts_shape_free(&s);
 }

@@ -356,7 +356,7 @@ int cli_parse_i64(const cli_ctx *ctx, const char *text, const char *what, int64_
 int cli_parse_shape(const char *text, unsigned flags, ts_shape *out)
 {
     ts_error err;
-    if (ts_shape_parse(out, text, strlen(text), flags, NULL, &err) != TS_OK)
+    if (ts_shape_parse(text, strlen(text), flags, out, NULL, &err) != TS_OK)
         return cli_error(NULL, "'%s': %s", text, err.message);
     return CLI_OK;
 }
@@ -433,7 +433,7 @@ int cli_list_parse(const char *text, size_t len, ts_shape *out, ts_error *err)
     size_t pos = 0;
     skip_space(text, len, &pos);
     if (pos < len && (text[pos] == '(' || text[pos] == '['))
-        return ts_shape_parse(out, text, len, TS_PARSE_ALLOW_NEGATIVE, NULL, err) ? CLI_ERROR
+        return ts_shape_parse(text, len, TS_PARSE_ALLOW_NEGATIVE, out, NULL, err) ? CLI_ERROR
                                                                                    : CLI_OK;
     int64_t v[TS_MAX_NDIM];
     int n = 0;
@@ -454,7 +454,7 @@ int cli_list_parse(const char *text, size_t len, ts_shape *out, ts_error *err)
         }
         pos++;
     }
-    return ts_shape_assign(out, n, v, err) ? CLI_ERROR : CLI_OK;
+    return ts_shape_assign(out, v, n, err) ? CLI_ERROR : CLI_OK;
 }
 
 int cli_parse_list(const char *text, const char *what, ts_shape *out)

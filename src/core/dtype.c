@@ -73,6 +73,7 @@ int64_t ts_dtype_itemsize(ts_dtype dt)
 
 ts_status ts_dtype_from_mshadow_flag(int64_t flag, ts_dtype *out, ts_error *err)
 {
+    TS__ARG_NONNULL(err, out);
     if (flag < TS_DTYPE_FLOAT32 || flag > TS_DTYPE_BFLOAT16)
         return ts__error(err, TS_ERR_DTYPE,
                          "unknown MXNet type flag %lld (known flags are 0 float32 .. "
@@ -94,6 +95,8 @@ static ts_dtype from_kind_size(char kind, int64_t size)
 
 ts_status ts_descr_parse(const char *descr, ts_descr *out, ts_error *err)
 {
+    TS__ARG_NONNULL(err, descr);
+    TS__ARG_NONNULL(err, out);
     const char *p = descr;
     memset(out, 0, sizeof *out);
     out->dtype = TS_DTYPE_UNKNOWN;
@@ -177,7 +180,10 @@ ts_status ts_descr_parse(const char *descr, ts_descr *out, ts_error *err)
 
 size_t ts_descr_format(ts_dtype dt, char byteorder, char *buf, size_t cap)
 {
-    if (!valid(dt) || !table[dt].kind || table[dt].bits == 0) {
+    if (!buf && cap)
+        return 0;
+    if (!valid(dt) || !table[dt].kind || table[dt].bits == 0 ||
+        (byteorder != '<' && byteorder != '>' && byteorder != '|' && byteorder != '=')) {
         if (cap)
             buf[0] = '\0';
         return 0;
@@ -202,6 +208,8 @@ static const alias aliases[] = {
 
 ts_status ts_dtype_from_string(const char *text, ts_dtype *out, ts_error *err)
 {
+    TS__ARG_NONNULL(err, text);
+    TS__ARG_NONNULL(err, out);
     for (int dt = 0; dt < TS_DTYPE_COUNT; dt++)
         if (table[dt].bits && strcmp(text, table[dt].name) == 0) {
             *out = (ts_dtype)dt;

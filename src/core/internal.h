@@ -34,6 +34,46 @@ ts_status ts__vfail(ts_error *err, ts_status code, int64_t column, int64_t offse
 
 /* Prefixes err->message with "prefix: " (used to name an entry). */
 void ts__error_prefix(ts_error *err, const char *fmt, ...) TS__PRINTF(2, 3);
+/* The same, and sets err->index to `index`: the prefix names item `index`
+ * of a list ("array 3", "operand 1"). */
+void ts__error_entry(ts_error *err, int64_t index, const char *fmt, ...) TS__PRINTF(3, 4);
+/* Sets err->index (if err is not NULL) and returns `code`. */
+ts_status ts__error_index(ts_error *err, ts_status code, int64_t index);
+
+/*
+ * Argument checks, the rule of tshape.h's introduction: a bad pointer,
+ * count, flag or enum argument gives TS_ERR_INVALID_ARG with a message that
+ * starts with the function's name and names the argument
+ * ("ts_shape_save: buf is NULL but cap is 100"). The macros return from the
+ * calling function; `p`, `n` and `flags` are spelled as in the header.
+ */
+ts_status ts__bad_arg(ts_error *err, const char *fn, const char *fmt, ...) TS__PRINTF(3, 4);
+#define TS__ARG_NONNULL(err, p)                                                  \
+    do {                                                                         \
+        if (!(p))                                                                \
+            return ts__bad_arg((err), __func__, "%s is NULL", #p);               \
+    } while (0)
+/* An array of n entries: may be NULL only when n is 0. */
+#define TS__ARG_ARRAY(err, p, n)                                                 \
+    do {                                                                         \
+        if (!(p) && (n) != 0)                                                    \
+            return ts__bad_arg((err), __func__, "%s is NULL but %s is %lld", #p, \
+                               #n, (long long)(n));                              \
+    } while (0)
+/* Only the bits of `known` may be set. */
+#define TS__ARG_FLAGS(err, flags, known)                                         \
+    do {                                                                         \
+        if ((flags) & ~(unsigned)(known))                                        \
+            return ts__bad_arg((err), __func__,                                  \
+                               "unknown flag bits 0x%x in %s (known: 0x%x)",     \
+                               (unsigned)((flags) & ~(unsigned)(known)), #flags, \
+                               (unsigned)(known));                               \
+    } while (0)
+/* 1 when dt is a value of the ts_dtype enum (TS_DTYPE_UNKNOWN included). */
+static inline int ts__dtype_in_range(ts_dtype dt)
+{
+    return (int)dt >= (int)TS_DTYPE_UNKNOWN && (int)dt < TS_DTYPE_COUNT;
+}
 
 /* Clears *err to TS_OK (if not NULL). */
 void ts__ok(ts_error *err);

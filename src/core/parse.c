@@ -145,9 +145,12 @@ tail:
     return (size_t)(p - buf) == len ? ndim : -1;
 }
 
-ts_status ts_shape_parse(ts_shape *out, const char *text, size_t len, unsigned flags,
+ts_status ts_shape_parse(const char *text, size_t len, unsigned flags, ts_shape *out,
                          size_t *consumed, ts_error *err)
 {
+    TS__ARG_ARRAY(err, text, len);
+    TS__ARG_FLAGS(err, flags, TS_PARSE_ALLOW_NEGATIVE);
+    TS__ARG_NONNULL(err, out);
     if (!consumed) {
         int64_t fast[TS_MAX_NDIM];
         int n = parse_fast(text, len, fast);
@@ -159,7 +162,7 @@ ts_status ts_shape_parse(ts_shape *out, const char *text, size_t len, unsigned f
                     out->stack[i] = fast[i];
                 return TS_OK;
             }
-            return ts_shape_assign(out, n, fast, err);
+            return ts_shape_assign(out, fast, n, err);
         }
     }
     parser p = {text, len, 0, flags, err};
@@ -233,7 +236,7 @@ ts_status ts_shape_parse(ts_shape *out, const char *text, size_t len, unsigned f
                         (int)(rest > 20 ? 20 : rest), p.s + p.pos, rest > 20 ? "..." : "",
                         p.pos + 1);
     }
-    st = ts_shape_assign(out, ndim, dims, err);
+    st = ts_shape_assign(out, dims, ndim, err);
     if (st)
         return st;
     if (consumed)
@@ -262,6 +265,13 @@ static size_t put_int(char *p, int64_t v)
 
 size_t ts_shape_format(const ts_shape *s, unsigned flags, char *buf, size_t cap)
 {
+    if (!buf && cap)
+        return 0;
+    if (!s || (flags & ~(TS_SHAPE_PRINT_LIST | TS_SHAPE_PRINT_SPACES))) {
+        if (cap)
+            buf[0] = '\0';
+        return 0;
+    }
     const int64_t *d = ts_shape_dims(s);
     int list = (flags & TS_SHAPE_PRINT_LIST) != 0;
     size_t total = 0;

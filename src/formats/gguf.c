@@ -601,7 +601,7 @@ static ts_status add_array(ts_file *f, const gg_info *t, int64_t data_offset,
     int n = (int)t->n_dims;
     for (int d = 0; d < n; d++)
         dims[d] = stored_order ? t->ne[d] : t->ne[n - 1 - d];
-    ts_status st = ts_shape_assign(&a->shape, n, dims, err);
+    ts_status st = ts_shape_assign(&a->shape, dims, n, err);
     if (st)
         return st;
     if (t->type->dtype == TS_DTYPE_QUANTIZED) {

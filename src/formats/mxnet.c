@@ -381,12 +381,12 @@ static ts_status add_array(ts_file *f, const mx_record *r, const char *name,
         return TS_ERR_NOMEM;
     if (name && !(a->name = ts__file_strndup(f, name, name_len, err)))
         return TS_ERR_NOMEM;
-    ts_status st = ts_shape_assign(&a->shape, r->shape.ndim, r->shape.dims, err);
+    ts_status st = ts_shape_assign(&a->shape, r->shape.dims, r->shape.ndim, err);
     if (st)
         return st;
     a->storage = (ts_storage)r->stype;
-    if (r->naux > 0 && (st = ts_shape_assign(&a->storage_shape, r->storage_shape.ndim,
-                                             r->storage_shape.dims, err)))
+    if (r->naux > 0 && (st = ts_shape_assign(&a->storage_shape, r->storage_shape.dims,
+                                             r->storage_shape.ndim, err)))
         return st;
     if (r->none) {
         a->dtype_name = "none";

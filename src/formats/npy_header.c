@@ -717,7 +717,7 @@ static ts_status parse_shape(ts_array *a, hp *h)
     ts_status st = parse_dims_tuple(h, "the shape", dims, &ndim);
     if (st)
         return st;
-    return ts_shape_assign(&a->shape, ndim, dims, h->err);
+    return ts_shape_assign(&a->shape, dims, ndim, h->err);
 }
 
 ts_status ts__npy_parse_header(ts_file *f, ts_array *a, const ts__npy_prelude *pre,

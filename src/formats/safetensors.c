@@ -398,7 +398,7 @@ static ts_status read_entry(ts_file *f, const char *key, const json_t *v,
     a->name = ts__file_strndup(f, key, strlen(key), err);
     if (!a->name)
         return TS_ERR_NOMEM;
-    st = ts_shape_assign(&a->shape, (int)ndim, dims, err);
+    st = ts_shape_assign(&a->shape, dims, (int)ndim, err);
     if (st)
         return st;
     ts__array_set_dtype(a, sd->dtype);

@@ -102,7 +102,7 @@ static ts_status read_raw(ts_file *f, const unsigned char *data, size_t len,
         ts_shape s = TS_SHAPE_INIT;
         ts_error sub;
         size_t used = 0;
-        ts_status st = ts_shape_load(&s, layout, data + pos, len - pos, &used, &sub);
+        ts_status st = ts_shape_load(data + pos, len - pos, layout, &s, &used, &sub);
         if (st) {
             ts_shape_free(&s);
             return load_error(err, &sub, layout, data + pos, len - pos, index, pos);

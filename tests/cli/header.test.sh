@@ -24,7 +24,7 @@ int use_header(void)
     ts_error err;
     ts_dlpack_tensor t;
     (void)t;
-    int ok = ts_shape_parse(&s, "(2,3)", 5, 0, NULL, &err) == TS_OK;
+    int ok = ts_shape_parse("(2,3)", 5, 0, &s, NULL, &err) == TS_OK;
     ts_shape_free(&s);
     return ok && TS_VERSION_MAJOR >= 0;
 }
