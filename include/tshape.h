@@ -225,6 +225,44 @@ TS_API ts_status ts_axis_normalize(int64_t axis, int ndim, int *out, ts_error *e
 TS_API ts_status ts_shape_parse(const char *text, size_t len, unsigned flags, ts_shape *out,
                                 size_t *consumed, ts_error *err);
 
+/*
+ * Parses one whole decimal integer: text[0..len) (need not be
+ * NUL-terminated) is an optional sign and one or more digits, and nothing
+ * else: no whitespace, no "0x", no suffix. Leading zeros are allowed. '+' is
+ * always accepted; '-' only with TS_PARSE_ALLOW_NEGATIVE, and then
+ * -9223372036854775808 (INT64_MIN) is in range. The same lexer reads every
+ * integer of the library's text grammars, so this accepts exactly what a
+ * dim of a shape is (without the "L" suffix).
+ *   out   receives the value on success (unchanged on failure)
+ * Errors (err->column is the 1-based column of the problem):
+ * TS_ERR_PARSE ("expected an integer at column 1, found 'x'", "expected the
+ * end of the integer at column 3, found ' '"), TS_ERR_OVERFLOW ("integer at
+ * column 1 does not fit in 64 bits"), TS_ERR_VALUE ("negative integer -3 at
+ * column 1: expected an integer >= 0", without TS_PARSE_ALLOW_NEGATIVE),
+ * TS_ERR_INVALID_ARG (text NULL with len > 0, out NULL, unknown flags).
+ */
+TS_API ts_status ts_parse_i64(const char *text, size_t len, unsigned flags, int64_t *out,
+                              ts_error *err);
+
+/*
+ * Parses a list of integers (axes, strides, an index, a reshape target) into
+ * `out`, a ts_shape used as a plain list of ndim values (at most
+ * TS_MAX_NDIM). Two spellings, the whole of text[0..len) being the list:
+ *   - a tuple or list in the grammar of ts_shape_parse: "(1,0,2)",
+ *     "[1,0,2]", "(3,)", "()" (the empty list), with its messages;
+ *   - bare: integers separated by commas, whitespace (space, tab, CR, LF)
+ *     around them allowed: "1,0,2", "-1", " 2 , 3 ". No trailing comma; an
+ *     empty text is an error (write "()").
+ * Integers are those of ts_parse_i64; negatives need TS_PARSE_ALLOW_NEGATIVE.
+ *   out   initialised shape, overwritten on success
+ * Errors: TS_ERR_PARSE ("expected ',' or the end at column 4, found 'x'"),
+ * TS_ERR_OVERFLOW, TS_ERR_VALUE (negative without the flag), TS_ERR_NDIM
+ * (more than TS_MAX_NDIM entries), TS_ERR_NOMEM, TS_ERR_INVALID_ARG; each
+ * with err->column.
+ */
+TS_API ts_status ts_parse_i64_list(const char *text, size_t len, unsigned flags,
+                                   ts_shape *out, ts_error *err);
+
 /* Format flags. */
 #define TS_SHAPE_PRINT_LIST   0x1u   /* "[3,4,5]" instead of "(3,4,5)" */
 #define TS_SHAPE_PRINT_SPACES 0x2u   /* ", " between dims: "(3, 4, 5)" */

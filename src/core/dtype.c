@@ -4,9 +4,7 @@
  */
 #include "internal.h"
 
-#include <ctype.h>
 #include <stdio.h>
-#include <stdlib.h>
 
 typedef struct dtype_row {
     const char *name;   /* canonical, NumPy's dtype.name where NumPy has one */
@@ -103,38 +101,41 @@ ts_status ts_descr_parse(const char *descr, ts_descr *out, ts_error *err)
     out->byteorder = '|';
     if (*p == '<' || *p == '>' || *p == '|' || *p == '=')
         out->byteorder = *p++;
+    /* err->column: the 1-based column in descr of the part that is wrong. */
+#define COL(q) ((int64_t)((q) - descr) + 1)
     char kind = *p;
     if (!kind || !strchr("biufcmMSUVO", kind))
-        return ts__error(err, TS_ERR_DTYPE,
+        return ts__fail(err, TS_ERR_DTYPE, COL(p), -1,
                          "unknown dtype '%s': expected a byte order (<, >, |, =) then "
                          "a kind (b i u f c m M S U V O) then a size, like '<f4'", descr);
     p++;
     int64_t n = -1;
-    if (isdigit((unsigned char)*p)) {
-        n = 0;
-        while (isdigit((unsigned char)*p)) {
-            if (n > (INT64_MAX - 9) / 10)
-                return ts__error(err, TS_ERR_DTYPE, "dtype '%s': size is too large", descr);
-            n = n * 10 + (*p++ - '0');
-        }
+    ts__int size;
+    int r = ts__scan_int(p, strlen(p), 0, 0, &size);
+    if (r == TS__INT_OVERFLOW)
+        return ts__fail(err, TS_ERR_DTYPE, COL(p), -1, "dtype '%s': size is too large", descr);
+    if (r == TS__INT_OK) {
+        n = size.value;
+        p += size.end;
     }
     if (kind == 'm' || kind == 'M') {
         if (*p == '[') {
             const char *close = strchr(p, ']');
             size_t ulen = close ? (size_t)(close - p - 1) : 0;
             if (!close || ulen == 0 || ulen >= sizeof out->unit)
-                return ts__error(err, TS_ERR_DTYPE,
-                                 "dtype '%s': bad datetime unit, expected e.g. '[ns]'", descr);
+                return ts__fail(err, TS_ERR_DTYPE, COL(p), -1,
+                                "dtype '%s': bad datetime unit, expected e.g. '[ns]'", descr);
             memcpy(out->unit, p + 1, ulen);
             p = close + 1;
         }
     }
     if (*p)
-        return ts__error(err, TS_ERR_DTYPE, "dtype '%s': unexpected '%s' after the size",
-                         descr, p);
+        return ts__fail(err, TS_ERR_DTYPE, COL(p), -1,
+                        "dtype '%s': unexpected '%s' after the size", descr, p);
     if (n < 0 && kind != 'O')
-        return ts__error(err, TS_ERR_DTYPE, "dtype '%s': missing the size after '%c'",
-                         descr, kind);
+        return ts__fail(err, TS_ERR_DTYPE, COL(p), -1, "dtype '%s': missing the size after '%c'",
+                        descr, kind);
+#undef COL
     switch (kind) {
     case 'S': out->dtype = TS_DTYPE_BYTES; out->itemsize = n; break;
     case 'V': out->dtype = TS_DTYPE_VOID; out->itemsize = n; break;
@@ -221,8 +222,10 @@ ts_status ts_dtype_from_string(const char *text, ts_dtype *out, ts_error *err)
             return TS_OK;
         }
     /* MXNet type flag: all digits. */
-    if (*text && strspn(text, "0123456789") == strlen(text) && strlen(text) <= 3)
-        return ts_dtype_from_mshadow_flag(atoi(text), out, err);
+    ts__int flag;
+    size_t len = strlen(text);
+    if (ts__scan_int(text, len, 0, 0, &flag) == TS__INT_OK && flag.end == len)
+        return ts_dtype_from_mshadow_flag(flag.value, out, err);
     ts_descr d;
     ts_error sub;
     if (ts_descr_parse(text, &d, &sub) == TS_OK && table[d.dtype].bits != 0 &&

@@ -77,7 +77,7 @@ static const st_dtype st_dtypes[] = {
 
 static int is_json_ws(unsigned char c)
 {
-    return c == ' ' || c == '\t' || c == '\n' || c == '\r';
+    return ts__is_ws((char)c, TS__WS_TEXT);
 }
 
 /*
@@ -137,9 +137,7 @@ static const char *json_kind(const json_t *v)
 
 static size_t skip_ws(const char *s, size_t i, size_t n)
 {
-    while (i < n && is_json_ws((unsigned char)s[i]))
-        i++;
-    return i;
+    return ts__skip_ws(s, n, i, TS__WS_TEXT);
 }
 
 static size_t skip_string(const char *s, size_t i, size_t n)

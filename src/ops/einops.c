@@ -77,13 +77,7 @@ static const char *op_name(ts_einops_op op)
 
 static int is_alnum_(char c)
 {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-           c == '_';
-}
-
-static int is_digit(char c)
-{
-    return c >= '0' && c <= '9';
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || ts__is_digit(c) || c == '_';
 }
 
 /* "'x'" or "byte 0xNN" for messages. */
@@ -100,7 +94,7 @@ static const char *show_char(char c, char *buf, size_t cap)
 /* Checks an axis name as einops' check_axis_name_return_reason (ASCII). */
 static const char *name_problem(const char *p, size_t n, int allow_underscore)
 {
-    if (n == 0 || is_digit(p[0]))
+    if (n == 0 || ts__is_digit(p[0]))
         return "not a valid identifier";
     for (size_t i = 0; i < n; i++)
         if (!is_alnum_(p[i]))
@@ -129,7 +123,7 @@ static ts_status add_token(side *sd, const char *pat, size_t off, size_t len, in
 
     if (len == 3 && memcmp(t, "...", 3) == 0) {
         kind = AX_ELLIPSIS;
-    } else if (is_digit(t[0]) && strspn(t, "0123456789") >= len) {
+    } else if (ts__is_digit(t[0]) && strspn(t, "0123456789") >= len) {
         if (len == 1 && t[0] == '1') {
             /* "1": an empty composition outside a group, nothing inside. */
             if (group < 0) {
@@ -145,25 +139,22 @@ static ts_status add_token(side *sd, const char *pat, size_t off, size_t len, in
             }
             return TS_OK;
         }
-        if (t[0] == '0' && len > 1)
+        ts__int v;
+        int r = ts__scan_int(t, len, 0, 0, &v); /* all digits: never NONE */
+        if (v.leading_zero)
             return ts__fail(err, TS_ERR_PARSE, (int64_t)off + 1, -1,
                             "anonymous axis '%.*s' at column %zu has a leading zero",
                             (int)(len > 40 ? 40 : len), t, off + 1);
-        uint64_t v = 0;
-        for (size_t i = 0; i < len; i++) {
-            unsigned d = (unsigned)(t[i] - '0');
-            if (v > ((uint64_t)INT64_MAX - d) / 10)
-                return ts__fail(err, TS_ERR_OVERFLOW, (int64_t)off + 1, -1,
-                                "anonymous axis '%.*s' at column %zu does not fit in 64 bits",
-                                (int)(len > 40 ? 40 : len), t, off + 1);
-            v = v * 10 + d;
-        }
-        if (v == 0)
+        if (r != TS__INT_OK)
+            return ts__fail(err, TS_ERR_OVERFLOW, (int64_t)off + 1, -1,
+                            "anonymous axis '%.*s' at column %zu does not fit in 64 bits",
+                            (int)(len > 40 ? 40 : len), t, off + 1);
+        if (v.value == 0)
             return ts__fail(err, TS_ERR_PARSE, (int64_t)off + 1, -1,
                             "anonymous axis 0 at column %zu: anonymous axes should have "
                             "positive length", off + 1);
         kind = AX_ANON;
-        value = (int64_t)v;
+        value = v.value;
         sd->non_unit_anon = 1;
     } else {
         const char *why = name_problem(t, len, allow_underscore);
@@ -232,7 +223,7 @@ static ts_status parse_side(side *sd, const char *pat, size_t begin, size_t end,
     size_t i = begin;
     while (i < end) {
         char c = pat[i];
-        if (c == ' ') {
+        if (ts__is_ws(c, TS__WS_SP)) { /* einops splits on spaces only */
             i++;
         } else if (c == '(') {
             if (group >= 0)

@@ -140,7 +140,7 @@ static ts_status parse_operand(const char *spec, size_t start, size_t stop, int 
                 return st;
             ell = nl;
             i += 2;
-        } else if (c != ' ') {
+        } else if (!ts__is_ws(c, TS__WS_SP)) { /* NumPy skips spaces only */
             return ts__fail(err, TS_ERR_PARSE, (int64_t)i + 1, -1,
                             "einsum(): invalid subscript %s at column %zu, subscripts must "
                             "be letters [a-zA-Z]", show_char(c, cbuf, sizeof cbuf), i + 1);
@@ -278,7 +278,7 @@ ts_status ts_einsum_shape(const char *spec, const ts_shape *operands, size_t nop
                                      TS_MAX_NDIM);
                 for (int r = nrb - 1; r >= 0; r--)
                     odims[ond++] = rb[r];
-            } else if (c != ' ') {
+            } else if (!ts__is_ws(c, TS__WS_SP)) {
                 return ts__fail(err, TS_ERR_PARSE, (int64_t)i + 1, -1,
                                 "einsum(): invalid subscript %s at column %zu in the "
                                 "output, subscripts must be letters [a-zA-Z]",
@@ -314,7 +314,7 @@ static int is_ident_start(char c)
 
 static int is_ident(char c)
 {
-    return is_ident_start(c) || (c >= '0' && c <= '9');
+    return is_ident_start(c) || ts__is_digit(c);
 }
 
 /*
@@ -327,8 +327,7 @@ static ts_status parse_labels(const char *text, const char *what, label *out, in
     size_t i = 0, len = strlen(text);
     char cbuf[16], tbuf[96];
     *n = 0;
-    while (i < len && (text[i] == ' ' || text[i] == '\t'))
-        i++;
+    i = ts__skip_ws(text, len, i, TS__WS_BLANK);
     if (i == len)
         return TS_OK; /* rank 0 */
     for (;;) {
@@ -348,8 +347,7 @@ static ts_status parse_labels(const char *text, const char *what, label *out, in
         out[*n].n = i - s;
         out[*n].column = s + 1;
         (*n)++;
-        while (i < len && (text[i] == ' ' || text[i] == '\t'))
-            i++;
+        i = ts__skip_ws(text, len, i, TS__WS_BLANK);
         if (i == len)
             return TS_OK;
         if (text[i] != ',')
@@ -358,8 +356,7 @@ static ts_status parse_labels(const char *text, const char *what, label *out, in
                             i + 1, what, ts__printable(text, len, tbuf, sizeof tbuf),
                             show_char(text[i], cbuf, sizeof cbuf));
         i++;
-        while (i < len && (text[i] == ' ' || text[i] == '\t'))
-            i++;
+        i = ts__skip_ws(text, len, i, TS__WS_BLANK);
     }
 }
 

@@ -145,11 +145,26 @@ typedef struct jparser {
     ts_error *err;
 } jparser;
 
+static ts_status expected(jparser *p, const char *what);
+
 static void skip_ws(jparser *p)
 {
-    while (p->pos < p->len && (p->s[p->pos] == ' ' || p->s[p->pos] == '\t' ||
-                               p->s[p->pos] == '\n' || p->s[p->pos] == '\r'))
-        p->pos++;
+    p->pos = ts__skip_ws(p->s, p->len, p->pos, TS__WS_TEXT);
+}
+
+/* A dim: digits only (no sign), at most INT64_MAX; advances p->pos. */
+static ts_status parse_dim(jparser *p, int64_t *out, const char *expected_what)
+{
+    ts__int v;
+    int r = ts__scan_int(p->s, p->len, p->pos, 0, &v);
+    if (r == TS__INT_NONE)
+        return expected(p, expected_what);
+    p->pos = v.end;
+    if (r == TS__INT_OVERFLOW)
+        return ts__fail(p->err, TS_ERR_OVERFLOW, (int64_t)v.start + 1, -1,
+                        "dim at column %zu does not fit in 64 bits", v.start + 1);
+    *out = v.value;
+    return TS_OK;
 }
 
 static ts_status expected(jparser *p, const char *what)
@@ -174,22 +189,15 @@ static ts_status parse_tuple(jparser *p, int64_t *dims, int *rank)
     }
     for (;;) {
         size_t start = p->pos;
-        if (p->pos >= p->len || p->s[p->pos] < '0' || p->s[p->pos] > '9')
-            return expected(p, *rank == 0 ? "a dim or the closing bracket" : "a dim");
-        uint64_t v = 0;
-        while (p->pos < p->len && p->s[p->pos] >= '0' && p->s[p->pos] <= '9') {
-            unsigned d = (unsigned)(p->s[p->pos] - '0');
-            if (v > ((uint64_t)INT64_MAX - d) / 10)
-                return ts__fail(p->err, TS_ERR_OVERFLOW, (int64_t)start + 1, -1,
-                                "dim at column %zu does not fit in 64 bits", start + 1);
-            v = v * 10 + d;
-            p->pos++;
-        }
+        int64_t v;
+        ts_status st = parse_dim(p, &v, *rank == 0 ? "a dim or the closing bracket" : "a dim");
+        if (st)
+            return st;
         if (*rank == TS_MAX_NDIM)
             return ts__fail(p->err, TS_ERR_NDIM, (int64_t)start + 1, -1,
                             "more than %d dims in the shape at column %zu", TS_MAX_NDIM,
                             open_col);
-        dims[(*rank)++] = (int64_t)v;
+        dims[(*rank)++] = v;
         skip_ws(p);
         if (p->pos < p->len && p->s[p->pos] == ',') {
             p->pos++;
@@ -364,7 +372,7 @@ static ts_status parse_tile(jparser *p, ts_jagged **out)
     int n = 0;
     ts_status st = TS_OK;
     p->pos += 4;
-    if (p->pos < p->len && p->s[p->pos] != ' ' && p->s[p->pos] != '\t')
+    if (p->pos < p->len && !ts__is_ws(p->s[p->pos], TS__WS_BLANK))
         return expected(p, "a space after 'tile'");
     for (;;) {
         skip_ws(p);
@@ -424,22 +432,10 @@ ts_status ts_jagged_parse(const char *text, size_t len, ts_jagged **out, ts_erro
             p.j->depth = inf.depth;
             p.j->leaf_rank = inf.leaf_rank > 0 ? inf.leaf_rank : 0;
         }
-    } else if (c >= '0' && c <= '9') {
+    } else if (ts__is_digit(c)) {
         /* A bare integer at the top level is a 1-D smooth shape, as SHAPE. */
-        size_t start = p.pos;
-        uint64_t v = 0;
-        st = TS_OK;
-        while (p.pos < p.len && p.s[p.pos] >= '0' && p.s[p.pos] <= '9') {
-            unsigned d = (unsigned)(p.s[p.pos] - '0');
-            if (v > ((uint64_t)INT64_MAX - d) / 10) {
-                st = ts__fail(err, TS_ERR_OVERFLOW, (int64_t)start + 1, -1,
-                              "dim at column %zu does not fit in 64 bits", start + 1);
-                break;
-            }
-            v = v * 10 + d;
-            p.pos++;
-        }
-        int64_t d1 = (int64_t)v;
+        int64_t d1 = 0;
+        st = parse_dim(&p, &d1, "a dim");
         if (!st)
             st = add_leaf(p.j, &d1, 1, &p.j->root, err);
         p.j->depth = 0;
