@@ -50,6 +50,7 @@ int ts_blob_ndim(const ts_blob *b)
 ts_status ts_blob_size(const ts_blob *b, int64_t *out, ts_error *err)
 {
     TS__ARG_NONNULL(err, b);
+    TS__ARG_NONNULL(err, out);
     return ts_shape_size(&b->shape, out, err);
 }
 

@@ -279,6 +279,9 @@ static ts_status read_options(const ts_open_options *opts, ts_open_options *o,
     }
     memcpy(o, opts, n);
     o->struct_size = sizeof *o;
+    if (o->format != TS_FORMAT_AUTO && !reader_for(o->format))
+        return ts__bad_arg(err, fn, "opts->format %d is not a ts_format with a reader",
+                           (int)o->format);
     if (o->gguf_stored_order != 0 && o->gguf_stored_order != 1)
         return ts__bad_arg(err, fn, "opts->gguf_stored_order is %d, not 0 or 1",
                            o->gguf_stored_order);

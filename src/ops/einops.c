@@ -731,7 +731,11 @@ ts_status ts_einops_apply(const ts_einops *e, const ts_shape *in, ts_shape *out,
 ts_status ts_einops_shape(ts_einops_op op, const char *pattern, const ts_shape *in,
                           const ts_axis_size *sizes, size_t nsizes, ts_shape *out, ts_error *err)
 {
+    if (op != TS_EINOPS_REARRANGE && op != TS_EINOPS_REDUCE && op != TS_EINOPS_REPEAT)
+        return ts__bad_arg(err, __func__, "op %d is not a ts_einops_op", (int)op);
+    TS__ARG_NONNULL(err, pattern);
     TS__ARG_NONNULL(err, in);
+    TS__ARG_ARRAY(err, sizes, nsizes);
     TS__ARG_NONNULL(err, out);
     ts_einops *e = NULL;
     ts_status st = ts_einops_compile(op, pattern, sizes, nsizes, &e, err);
