@@ -7,6 +7,8 @@
  *
  * fuzz-needs: ts_einops_compile ts_einops_apply ts_einops_free ts_einops_shape ts_einops_parse_shape
  */
+/* Uses functions of the experimental part of tshape.h. */
+#define TS_EXPERIMENTAL_API
 #include "fuzz.h"
 
 #include <inttypes.h>

@@ -5,6 +5,8 @@
  *
  * fuzz-needs: ts_einsum_shape
  */
+/* Uses functions of the experimental part of tshape.h. */
+#define TS_EXPERIMENTAL_API
 #include "fuzz.h"
 
 #define MAX_OPERANDS 8

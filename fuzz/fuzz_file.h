@@ -8,6 +8,8 @@
 #ifndef TSHAPE_FUZZ_FILE_H
 #define TSHAPE_FUZZ_FILE_H
 
+/* Uses functions of the experimental part of tshape.h. */
+#define TS_EXPERIMENTAL_API
 #include "fuzz.h"
 
 static size_t fuzz_sink; /* keeps the reads of strings alive */

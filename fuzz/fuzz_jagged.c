@@ -6,6 +6,8 @@
  *
  * fuzz-needs: ts_jagged_parse ts_jagged_free ts_jagged_format ts_jagged_rank ts_jagged_depth ts_jagged_size ts_jagged_slice ts_jagged_smooth
  */
+/* Uses functions of the experimental part of tshape.h. */
+#define TS_EXPERIMENTAL_API
 #include "fuzz.h"
 
 static char *format_jagged(const ts_jagged *j)

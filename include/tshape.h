@@ -5,23 +5,106 @@
  * mshadow/MXNet (TShape, TBlob), TensorWrapper (Shape, slices, chips) and
  * Caffe2 (Tensor dims) to C, plus header-only readers for saved tensor files.
  *
- * Conventions that hold for every function below unless its comment says
- * otherwise:
- *   - Dims, sizes and indices are int64_t. "size" is an element count,
- *     "nbytes" a byte count, "itemsize" the bytes of one element.
- *   - Functions that can fail return a ts_status (TS_OK == 0) and take a last
- *     argument `ts_error *err`, which may be NULL. On failure err->code is the
- *     returned status and err->message explains what and where (column of a
- *     parse error, byte offset and entry in a file). Out-parameters are left
- *     unspecified on failure unless stated.
- *   - The library never prints, never exits and never aborts. It allocates
- *     only with malloc/realloc; every object it allocates has a _free or
- *     _close function that accepts NULL.
- *   - Axes may be negative where NumPy allows it: -1 is the last axis.
+ * Stable and experimental parts (as zstd.h with ZSTD_STATIC_LINKING_ONLY):
+ *   - The stable part is always declared: the version, status codes and
+ *     error reports, ts_shape with its text form and core arithmetic, the
+ *     integer lexer, dtypes, opening and inspecting saved tensor files, and
+ *     the NumPy layout operations (reshape, broadcast, transpose, squeeze,
+ *     expand_dims, moveaxis, flatten, strides, C/F contiguity). What it
+ *     declares changes only with the major version (from 1.0 on): functions
+ *     keep their signatures and meaning, enums and status codes are only
+ *     appended, and structs only grow at their end, where the rule of the
+ *     struct allows it (ts_array, which the library allocates; option
+ *     structs with a struct_size).
+ *   - The experimental part is declared only when TS_EXPERIMENTAL_API is
+ *     defined before this header is included:
+ *         #define TS_EXPERIMENTAL_API
+ *         #include <tshape.h>
+ *     It holds what is not ready to freeze: blobs (TBlob), PyTorch layouts
+ *     and views, ravel/unravel, slices and chips, index iteration, einsum
+ *     and labelled composition, einops, Caffe2 dims, jagged shapes and
+ *     DLPack. Any release may change it; build against the version you
+ *     wrote for. A declaration moves to the stable part once it has gone a
+ *     release without a change, follows every convention below and is
+ *     covered by tests/check_args.c; nothing moves back before 2.0. Both
+ *     parts live in the same library: the rule is a promise about source
+ *     and binary compatibility, not about what is exported.
+ *
+ * Conventions, for every function unless its comment says otherwise:
+ *
+ * Argument order. The object the function is named after and works on
+ * comes first (ts_shape_resize(s, ...), ts_file_count(f),
+ * ts_jagged_slice(j, ...)); then the inputs; then the outputs it produces (a
+ * result shape, a parsed or opened object: ts_shape_parse(text, len, flags,
+ * out, consumed, err), ts_file_open(path, opts, out, err)); then
+ * `ts_error *err`, always last. Functions that set an existing object, as
+ * `=` does, take that object first: ts_shape_assign(s, dims, ndim),
+ * ts_shape_copy(dst, src), ts_shape_move(dst, src), and the in-place
+ * initialisers ts_blob_init(b, ...), ts_index_iter_init(it, ...). An array is
+ * followed by its count: (dims, ndim), (axes, naxes), (text, len), (buf, cap).
+ *
+ * Types and units. Counts of things (array lengths, text lengths, buffer
+ * capacities, numbers of arrays) are size_t. Dims, element counts, byte
+ * counts and offsets, axes and indices are int64_t; axes may be negative
+ * where NumPy allows it (-1 is the last axis). ndim, rank and depth are int
+ * (0..TS_MAX_NDIM). "size" is an element count, "nbytes" a byte count,
+ * "itemsize" the bytes of one element; a comment says which unit every
+ * other number has. Flags are unsigned bit sets named after their function
+ * (TS_PARSE_*, TS_SHAPE_PRINT_*, TS_RESHAPE_*).
+ *
+ * Argument checks, one rule. A pointer that is NULL where the comment does
+ * not allow it, an array that is NULL with a non-zero count, unknown flag
+ * bits, and a value outside its enum or documented set (a ts_shape_layout,
+ * ts_dtype, ts_einops_op, ts_index_mode, an order other than 'C'/'F', a
+ * byte order other than '<' '>' '|' '=', a device mask, a 0/1 option)
+ * give TS_ERR_INVALID_ARG and a message that starts with the function's
+ * name and names the argument: "ts_shape_save: buf is NULL but cap is 100".
+ * Nothing is written then, except that object outputs (ts_file **,
+ * ts_einops **, ts_jagged **, ts_dlpack_managed **) are set to NULL if they
+ * are not NULL themselves. Numbers that are data rather than the mechanics of
+ * the call (an ndim, a dim, an axis, an index) keep their own codes:
+ * TS_ERR_NDIM, TS_ERR_VALUE, TS_ERR_AXIS, TS_ERR_INDEX.
+ * Functions that return something else than a status cannot report an
+ * error, so for a NULL object or bad arguments they return 0 (counts,
+ * sizes, ndim, predicates: ts_shape_ndim, ts_file_count,
+ * ts_is_c_contiguous), NULL (pointers: ts_shape_dims, ts_file_array,
+ * ts_file_version), TS_FORMAT_AUTO (ts_file_format), or, for the names of
+ * codes, "unknown" (ts_dtype_name, ts_format_name; ts_strerror says
+ * "unknown error"; never NULL). The snprintf-style writers (ts_shape_format,
+ * ts_descr_format, ts_jagged_format) return 0 and write "" when they can.
+ * Functions that release objects (ts_shape_free, ts_blob_free,
+ * ts_file_close, ts_einops_free, ts_jagged_free) accept NULL and do nothing,
+ * as do ts_shape_init and ts_shape_move.
+ *
+ * Errors. Functions that can fail return a ts_status (TS_OK == 0) and take
+ * a last argument `ts_error *err`, which may be NULL. On failure err->code
+ * is the returned status, err->message says what was expected, what was
+ * found and where, and the position is also in fields: err->column in text
+ * (every text parser sets it), err->offset in a file (every reader sets
+ * it), err->index for the entry or argument (see ts_error). Out-parameters
+ * are left unspecified on failure unless stated.
+ *
+ * Growing structs. An option struct that may gain fields starts with
+ * `size_t struct_size` and has an initialiser macro (ts_open_options,
+ * TS_OPEN_OPTIONS_INIT; the rule is at ts_open_options). Structs the library
+ * allocates and hands out by pointer (ts_array) only gain fields at their
+ * end; never copy them into arrays of your own.
+ *
+ * Memory and ownership. The library never prints, never exits and never
+ * aborts. It allocates only with malloc/realloc; every object it allocates
+ * has a _free or _close function, and pointers it returns point into such
+ * an object and stay valid until it is freed, unless a comment says
+ * otherwise. Shapes passed in are only read; an output shape is
+ * caller-initialised and the caller frees it with ts_shape_free.
+ *
+ * Rules. Each function's comment names the rule it follows (NumPy, mshadow,
+ * MXNet, PyTorch, TensorWrapper, Caffe2, einops, DLPack) and where tshape
+ * deliberately differs from it.
  *
  * Thread safety: no global mutable state; distinct objects may be used from
  * distinct threads.
  */
+
 #ifndef TSHAPE_H
 #define TSHAPE_H
 
@@ -31,6 +114,19 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+/* ======================================================================== */
+/* STABLE API                                                               */
+/* ======================================================================== */
+
+/*
+ * Everything below up to the experimental part is the stable API: see
+ * "Stable and experimental parts" at the top of this header for the promise.
+ */
+
+/* ------------------------------------------------------------------------ */
+/* Version                                                                  */
+/* ------------------------------------------------------------------------ */
 
 /* Marks the exported API. The shared library is built with hidden default
  * visibility, so only TS_API symbols (all prefixed ts_) are exported. */
@@ -49,7 +145,7 @@ extern "C" {
 TS_API const char *ts_version(void);
 
 /* ------------------------------------------------------------------------ */
-/* Errors                                                                    */
+/* Errors                                                                   */
 /* ------------------------------------------------------------------------ */
 
 /*
@@ -113,7 +209,7 @@ typedef struct ts_error {
 TS_API const char *ts_strerror(ts_status code);
 
 /* ------------------------------------------------------------------------ */
-/* Shape                                                                     */
+/* Shape                                                                    */
 /* ------------------------------------------------------------------------ */
 
 /* Dims kept inline; more spill to the heap (mshadow TShape::kStackCache). */
@@ -193,7 +289,7 @@ TS_API int ts_shape_equal(const ts_shape *a, const ts_shape *b);
 TS_API ts_status ts_axis_normalize(int64_t axis, int ndim, int *out, ts_error *err);
 
 /* ------------------------------------------------------------------------ */
-/* Shape text: parse and format                                              */
+/* Shape text: parse and format, integers and integer lists                 */
 /* ------------------------------------------------------------------------ */
 
 /* Parse flags. */
@@ -277,7 +373,7 @@ TS_API ts_status ts_parse_i64_list(const char *text, size_t len, unsigned flags,
 TS_API size_t ts_shape_format(const ts_shape *s, unsigned flags, char *buf, size_t cap);
 
 /* ------------------------------------------------------------------------ */
-/* Shape arithmetic (core, mshadow TShape)                                   */
+/* Shape arithmetic (mshadow TShape)                                        */
 /* ------------------------------------------------------------------------ */
 
 /*
@@ -353,7 +449,7 @@ TS_API ts_status ts_shape_load(const unsigned char *buf, size_t len, ts_shape_la
                                ts_shape *out, size_t *consumed, ts_error *err);
 
 /* ------------------------------------------------------------------------ */
-/* dtypes                                                                    */
+/* dtypes                                                                   */
 /* ------------------------------------------------------------------------ */
 
 /*
@@ -451,65 +547,7 @@ TS_API ts_status ts_descr_parse(const char *descr, ts_descr *out, ts_error *err)
 TS_API size_t ts_descr_format(ts_dtype dt, char byteorder, char *buf, size_t cap);
 
 /* ------------------------------------------------------------------------ */
-/* Blob (mshadow TBlob)                                                      */
-/* ------------------------------------------------------------------------ */
-
-#define TS_DEV_CPU 1   /* mshadow cpu::kDevMask */
-#define TS_DEV_GPU 2   /* mshadow gpu::kDevMask */
-
-/*
- * A typed view of memory after mshadow's TBlob: data pointer (not owned),
- * shape (owned), row stride in elements (the distance between consecutive
- * rows of the flat-2D view), device mask and dtype. The blob never reads or
- * writes *data; it only computes with shapes.
- */
-typedef struct ts_blob {
-    void *data;
-    ts_shape shape;
-    int64_t stride;
-    int dev_mask;
-    ts_dtype dtype;
-} ts_blob;
-
-/*
- * Initialises `b` as a contiguous blob over `data` (not owned, may be NULL)
- * with a copy of `shape`: stride = last dim (1 for a scalar), like the TBlob
- * constructor. Errors: TS_ERR_NOMEM, TS_ERR_VALUE (negative dim).
- */
-TS_API ts_status ts_blob_init(ts_blob *b, void *data, const ts_shape *shape,
-                       int dev_mask, ts_dtype dtype, ts_error *err);
-
-/* Frees the blob's shape (not the data). Accepts NULL. */
-TS_API void ts_blob_free(ts_blob *b);
-
-/* ndim and element count of the blob. Size errors as ts_shape_size. */
-TS_API int ts_blob_ndim(const ts_blob *b);
-TS_API ts_status ts_blob_size(const ts_blob *b, int64_t *out, ts_error *err);
-
-/* mshadow CheckContiguous: 1 when stride equals the last dim (a scalar is
- * contiguous when stride is 1), else 0. */
-TS_API int ts_blob_is_contiguous(const ts_blob *b);
-
-/*
- * TBlob::get_with_shape: `out` (initialised; freed and overwritten) becomes
- * a contiguous blob over the same data with `shape`.
- * Errors: TS_ERR_LAYOUT ("blob is not contiguous: stride 8, last dim 5"),
- * TS_ERR_SIZE ("cannot view 60 elements as shape (7,9) of 63 elements"),
- * TS_ERR_NOMEM, TS_ERR_VALUE.
- */
-TS_API ts_status ts_blob_reshape(const ts_blob *b, const ts_shape *shape, ts_blob *out,
-                          ts_error *err);
-
-/* TBlob::FlatTo2D / FlatTo3D views: reshapes of `b` to the 2-D or 3-D shape
- * of ts_shape_flat2d / ts_shape_flat3d. The 2-D view keeps b's row stride
- * (as mshadow), so it also works on a non-contiguous blob; the 3-D one needs
- * a contiguous blob. Errors as those functions and ts_blob_reshape. */
-TS_API ts_status ts_blob_flat2d(const ts_blob *b, ts_blob *out, ts_error *err);
-TS_API ts_status ts_blob_flat3d(const ts_blob *b, int64_t axis_begin, int64_t axis_end,
-                         ts_blob *out, ts_error *err);
-
-/* ------------------------------------------------------------------------ */
-/* Saved tensor files                                                        */
+/* Saved tensor files                                                       */
 /* ------------------------------------------------------------------------ */
 
 typedef enum ts_format {
@@ -660,8 +698,7 @@ TS_API int ts_file_metadata(const ts_file *f, size_t i, const char **key,
 TS_API ts_format ts_format_detect(const void *data, size_t len);
 
 /* ------------------------------------------------------------------------ */
-/* Shape operations: reshape, broadcast, axes, strides, contiguity, views,   */
-/* ravel/unravel (NumPy, MXNet, PyTorch semantics)                           */
+/* Shape operations: reshape, broadcast, axes, strides (NumPy)              */
 /* ------------------------------------------------------------------------ */
 
 /*
@@ -803,7 +840,8 @@ TS_API ts_status ts_strides(const ts_shape *shape, int64_t itemsize, char order,
  * Contiguity predicates. `strides` has ndim entries (may be NULL when ndim
  * is 0) in the same unit as `itemsize`: byte strides with the dtype's byte
  * size (NumPy), or element strides with itemsize 1 (PyTorch). Return 1 or
- * 0; they never fail. A shape with a negative dim, or itemsize < 1, gives 0.
+ * 0; they never fail. A NULL shape, NULL strides with ndim > 0, a shape
+ * with a negative dim, or itemsize < 1 give 0.
  *
  * ts_is_c_contiguous / ts_is_f_contiguous: NumPy's relaxed-strides rule
  * (_UpdateContiguousFlags; also torch compute_contiguous for C): size-1
@@ -811,18 +849,98 @@ TS_API ts_status ts_strides(const ts_shape *shape, int64_t itemsize, char order,
  * contiguous. Otherwise, visiting the non-1 dims from the last (C) or the
  * first (F), each stride must equal itemsize times the product of the dims
  * visited before it.
- *
- * ts_is_channels_last: PyTorch channels_last (TensorImpl.cpp
- * compute_channels_last_contiguous_2d): rank 4 only, the same nesting test
- * visiting dims in the order 1,3,2,0 (C, W, H, N), size-1 dims skipped, no
- * special case for 0 elements. Any other rank gives 0.
- * ts_is_channels_last_3d: the same for rank 5 with the order 1,4,3,2,0.
- * (2,3,4,5) with element strides (60,1,15,3) is channels_last, not C.
  */
 TS_API int ts_is_c_contiguous(const ts_shape *shape, const int64_t *strides,
                               int64_t itemsize);
 TS_API int ts_is_f_contiguous(const ts_shape *shape, const int64_t *strides,
                               int64_t itemsize);
+
+#ifdef TS_EXPERIMENTAL_API
+
+/* ======================================================================== */
+/* EXPERIMENTAL API                                                         */
+/* ======================================================================== */
+
+/*
+ * Declared only with TS_EXPERIMENTAL_API defined before the include: see
+ * "Stable and experimental parts" at the top of this header. The argument
+ * rule and the other conventions hold here as in the stable part, and so
+ * do those of the stable "Shape operations" section (caller-initialised
+ * `out` shapes, dims >= 0, overflow-checked products).
+ */
+
+/* ------------------------------------------------------------------------ */
+/* Blob (mshadow TBlob)                                                     */
+/* ------------------------------------------------------------------------ */
+
+#define TS_DEV_CPU 1   /* mshadow cpu::kDevMask */
+#define TS_DEV_GPU 2   /* mshadow gpu::kDevMask */
+
+/*
+ * A typed view of memory after mshadow's TBlob: data pointer (not owned),
+ * shape (owned), row stride in elements (the distance between consecutive
+ * rows of the flat-2D view), device mask and dtype. The blob never reads or
+ * writes *data; it only computes with shapes.
+ */
+typedef struct ts_blob {
+    void *data;
+    ts_shape shape;
+    int64_t stride;
+    int dev_mask;
+    ts_dtype dtype;
+} ts_blob;
+
+/*
+ * Initialises `b` as a contiguous blob over `data` (not owned, may be NULL)
+ * with a copy of `shape`: stride = last dim (1 for a scalar), like the TBlob
+ * constructor. Errors: TS_ERR_NOMEM, TS_ERR_VALUE (negative dim).
+ */
+TS_API ts_status ts_blob_init(ts_blob *b, void *data, const ts_shape *shape,
+                       int dev_mask, ts_dtype dtype, ts_error *err);
+
+/* Frees the blob's shape (not the data). Accepts NULL. */
+TS_API void ts_blob_free(ts_blob *b);
+
+/* ndim and element count of the blob. Size errors as ts_shape_size. */
+TS_API int ts_blob_ndim(const ts_blob *b);
+TS_API ts_status ts_blob_size(const ts_blob *b, int64_t *out, ts_error *err);
+
+/* mshadow CheckContiguous: 1 when stride equals the last dim (a scalar is
+ * contiguous when stride is 1), else 0. */
+TS_API int ts_blob_is_contiguous(const ts_blob *b);
+
+/*
+ * TBlob::get_with_shape: `out` (initialised; freed and overwritten) becomes
+ * a contiguous blob over the same data with `shape`.
+ * Errors: TS_ERR_LAYOUT ("blob is not contiguous: stride 8, last dim 5"),
+ * TS_ERR_SIZE ("cannot view 60 elements as shape (7,9) of 63 elements"),
+ * TS_ERR_NOMEM, TS_ERR_VALUE.
+ */
+TS_API ts_status ts_blob_reshape(const ts_blob *b, const ts_shape *shape, ts_blob *out,
+                          ts_error *err);
+
+/* TBlob::FlatTo2D / FlatTo3D views: reshapes of `b` to the 2-D or 3-D shape
+ * of ts_shape_flat2d / ts_shape_flat3d. The 2-D view keeps b's row stride
+ * (as mshadow), so it also works on a non-contiguous blob; the 3-D one needs
+ * a contiguous blob. Errors as those functions and ts_blob_reshape. */
+TS_API ts_status ts_blob_flat2d(const ts_blob *b, ts_blob *out, ts_error *err);
+TS_API ts_status ts_blob_flat3d(const ts_blob *b, int64_t axis_begin, int64_t axis_end,
+                         ts_blob *out, ts_error *err);
+
+/* ------------------------------------------------------------------------ */
+/* PyTorch layouts: channels_last and views                                 */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * PyTorch's channels-last predicates; arguments and the answer for bad ones
+ * as ts_is_c_contiguous.
+ * ts_is_channels_last: PyTorch channels_last (TensorImpl.cpp
+ * compute_channels_last_contiguous_2d): rank 4 only, the nesting test of
+ * ts_is_c_contiguous visiting dims in the order 1,3,2,0 (C, W, H, N), size-1
+ * dims skipped, no special case for 0 elements. Any other rank gives 0.
+ * ts_is_channels_last_3d: the same for rank 5 with the order 1,4,3,2,0.
+ * (2,3,4,5) with element strides (60,1,15,3) is channels_last, not C.
+ */
 TS_API int ts_is_channels_last(const ts_shape *shape, const int64_t *strides,
                                int64_t itemsize);
 TS_API int ts_is_channels_last_3d(const ts_shape *shape, const int64_t *strides,
@@ -850,6 +968,10 @@ TS_API int ts_is_channels_last_3d(const ts_shape *shape, const int64_t *strides,
 TS_API ts_status ts_view_strides(const ts_shape *shape, const int64_t *strides,
                                  const ts_shape *target, ts_shape *out_shape,
                                  int64_t *out_strides, ts_error *err);
+
+/* ------------------------------------------------------------------------ */
+/* Flat indices: ravel and unravel (NumPy)                                  */
+/* ------------------------------------------------------------------------ */
 
 /* Out-of-range index handling of ts_ravel_index (NumPy `mode`). */
 typedef enum ts_index_mode {
@@ -887,11 +1009,8 @@ TS_API ts_status ts_unravel_index(const ts_shape *shape, int64_t flat, char orde
                                   int64_t *index_out, ts_error *err);
 
 /* ------------------------------------------------------------------------ */
-/* Patterns and structured shapes: slices and chips, iteration, einsum,     */
-/* einops, Caffe2 Tensor dims, jagged/tiled/nested shapes                    */
+/* Slices and chips (TensorWrapper Shape::slice / Shape::chip)              */
 /* ------------------------------------------------------------------------ */
-
-/* ---- Slices and chips (TensorWrapper Shape::slice / Shape::chip) -------- */
 
 /*
  * TensorWrapper slicing of a shape of rank r = ndim(s) (shapev1.rst
@@ -932,7 +1051,9 @@ TS_API ts_status ts_shape_chip(const ts_shape *s, const int64_t *begin, size_t n
                                const int64_t *end, size_t nend, ts_shape *out,
                                ts_shape *origin, ts_error *err);
 
-/* ---- Index iteration (TensorWrapper shape iteration with an origin) ---- */
+/* ------------------------------------------------------------------------ */
+/* Index iteration (TensorWrapper iteration with an origin)                 */
+/* ------------------------------------------------------------------------ */
 
 /*
  * An odometer over every index of a shape in lexicographic (C, row-major)
@@ -965,7 +1086,9 @@ TS_API ts_status ts_index_iter_init(ts_index_iter *it, const ts_shape *s,
  * every index has been visited (and on every later call). */
 TS_API int ts_index_iter_next(ts_index_iter *it);
 
-/* ---- einsum and labelled composition ------------------------------------ */
+/* ------------------------------------------------------------------------ */
+/* einsum and labelled composition (NumPy, TensorWrapper)                   */
+/* ------------------------------------------------------------------------ */
 
 /*
  * Output shape of NumPy einsum (numpy.einsum with optimize=False, i.e.
@@ -1020,7 +1143,9 @@ TS_API ts_status ts_label_compose(const char *result_labels, const char *const *
                                   const ts_shape *shapes, size_t ninputs, ts_shape *out,
                                   ts_error *err);
 
-/* ---- einops patterns (rearrange, reduce, repeat, parse_shape) ----------- */
+/* ------------------------------------------------------------------------ */
+/* einops patterns (rearrange, reduce, repeat, parse_shape)                 */
+/* ------------------------------------------------------------------------ */
 
 /* The einops operation a pattern is checked for. */
 typedef enum ts_einops_op {
@@ -1108,7 +1233,9 @@ TS_API ts_status ts_einops_shape(ts_einops_op op, const char *pattern, const ts_
 TS_API ts_status ts_einops_parse_shape(const char *pattern, const ts_shape *s,
                                        ts_axis_size *out, size_t *count, ts_error *err);
 
-/* ---- Caffe2 Tensor dims (caffe2/core/tensor.h) -------------------------- */
+/* ------------------------------------------------------------------------ */
+/* Caffe2 Tensor dims (caffe2/core/tensor.h)                                */
+/* ------------------------------------------------------------------------ */
 
 /*
  * Caffe2 Tensor::Extend(num, ...): grows the outermost dim by num >= 0:
@@ -1142,7 +1269,9 @@ TS_API ts_status ts_caffe2_resize(const ts_shape *s, const ts_shape *new_dims,
                                   ts_shape *out, int64_t *old_size, int64_t *size,
                                   int *size_changed, ts_error *err);
 
-/* ---- Jagged, tiled and nested shapes (TensorWrapper design) ------------- */
+/* ------------------------------------------------------------------------ */
+/* Jagged, tiled and nested shapes (TensorWrapper design)                   */
+/* ------------------------------------------------------------------------ */
 
 /* Limits on jagged shapes (TS_ERR_LIMIT beyond them). */
 #define TS_JAGGED_MAX_DEPTH 32         /* brace levels */
@@ -1244,7 +1373,7 @@ TS_API ts_status ts_jagged_layers(const ts_jagged *j, const int64_t *layers, siz
                                   int64_t *elements, ts_error *err);
 
 /* ------------------------------------------------------------------------ */
-/* DLPack interop                                                            */
+/* DLPack interop                                                           */
 /* ------------------------------------------------------------------------ */
 
 /*
@@ -1435,6 +1564,8 @@ TS_API ts_status ts_dlpack_managed_new(const ts_dlpack_tensor *t,
  */
 TS_API ts_status ts_blob_to_dlpack_managed(const ts_blob *b, ts_dlpack_managed **out,
                                            ts_error *err);
+
+#endif /* TS_EXPERIMENTAL_API */
 
 #ifdef __cplusplus
 }

@@ -1,6 +1,8 @@
 /* check_dlpack.c - DLPack interop: struct layout against the system
  * <dlpack/dlpack.h>, dtype codes, blob <-> DLTensor, file arrays as DLTensor
  * descriptions, managed tensors. */
+/* Tests functions of the experimental part of tshape.h. */
+#define TS_EXPERIMENTAL_API
 #include "testutil.h"
 
 #include <stddef.h>

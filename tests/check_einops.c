@@ -4,6 +4,8 @@
  * grammar corner cases of ParsedExpression, parse_shape, the one-line error
  * envelope, and the limits.
  */
+/* Tests functions of the experimental part of tshape.h. */
+#define TS_EXPERIMENTAL_API
 #include "testutil.h"
 
 #include <stdio.h>

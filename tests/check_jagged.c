@@ -4,6 +4,8 @@
  * shapev1.rst written in tshape's text form, the ragged shapes we reject,
  * slices, layers, formatting and the limits.
  */
+/* Tests functions of the experimental part of tshape.h. */
+#define TS_EXPERIMENTAL_API
 #include "testutil.h"
 
 #include <stdio.h>

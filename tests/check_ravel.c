@@ -1,6 +1,8 @@
 /* check_ravel.c - ts_ravel_index / ts_unravel_index: the NumPy examples of
  * peer-semantics.md 1.3 (orders, raise/wrap/clip, per-axis modes) and its
  * errors, with exact results, codes and message substrings. */
+/* Tests functions of the experimental part of tshape.h. */
+#define TS_EXPERIMENTAL_API
 #include "testutil.h"
 
 #include <string.h>

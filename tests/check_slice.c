@@ -4,6 +4,8 @@
  * "Iterating", TensorWrapper's slice unit test (which we reject, because its
  * end exceeds the extent), and the bound checks TensorWrapper's code lacks.
  */
+/* Tests functions of the experimental part of tshape.h. */
+#define TS_EXPERIMENTAL_API
 #include "testutil.h"
 
 #include <stdio.h>

@@ -2,6 +2,8 @@
  * predicates (NumPy relaxed strides, PyTorch channels_last) and the PyTorch
  * view oracle ts_view_strides: the examples of peer-semantics.md 1.4, 1.5
  * and 3, with exact results, codes and message substrings. */
+/* Tests functions of the experimental part of tshape.h. */
+#define TS_EXPERIMENTAL_API
 #include "testutil.h"
 
 #include <string.h>

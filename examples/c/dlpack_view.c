@@ -9,6 +9,9 @@
  *   cc dlpack_view.c $(pkg-config --cflags --libs tshape) -o dlpack_view
  *   ./dlpack_view weights.npy
  */
+/* DLPack interop (ts_array_to_dlpack, ts_dlpack_managed_new) is in the
+ * experimental part of tshape.h. */
+#define TS_EXPERIMENTAL_API
 #include <tshape.h>
 
 #include <fcntl.h>

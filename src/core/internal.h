@@ -7,6 +7,10 @@
 #ifndef TSHAPE_INTERNAL_H
 #define TSHAPE_INTERNAL_H
 
+/* The library implements the whole header, experimental part included. */
+#ifndef TS_EXPERIMENTAL_API
+#define TS_EXPERIMENTAL_API
+#endif
 #include "tshape.h"
 
 #include <stdarg.h>
