@@ -391,7 +391,8 @@ START_TEST(test_layout_ops)
     EXPECT(ts_flatten(&S, 0, -1, NULL, EP), BAD, "ts_flatten: out is NULL");
 
     EXPECT(ts_strides(NULL, 4, 'C', st, EP), BAD, "ts_strides: shape is NULL");
-    EXPECT(ts_strides(&S, 4, 'C', NULL, EP), BAD, "ts_strides: strides_out is NULL but shape->ndim is 2");
+    EXPECT(ts_strides(&S, 4, 'C', NULL, EP), BAD,
+           "ts_strides: strides_out is NULL but shape->ndim is 2");
     EXPECT(ts_strides(&S, 4, 'X', st, EP), BAD, NULL);
     EXPECT(ts_strides(&S, 0, 'C', st, EP), TS_ERR_VALUE, NULL);
     ck_assert_int_eq(ts_is_c_contiguous(NULL, st, 1), 0);

@@ -134,29 +134,30 @@ typedef struct bad_case {
     ts_status code;
     int64_t offset;
     const char *message;
+    int64_t index;   /* err.index: the member, in archive order; -1 none */
 } bad_case;
 
 static const bad_case bad_cases[] = {
     /* Deflated member: the offset is its local header's. */
     {"bad_member_truncated.npz", TS_FORMAT_AUTO, 0, TS_ERR_TRUNCATED, 192,
      "member 'short.npy': data is truncated: shape (4,4) of float64 needs 128 bytes at "
-     "offset 128 of the member, but only 16 remain"},
+     "offset 128 of the member, but only 16 remain", 1},
     /* A stored member whose uncompressed size exceeds its stored bytes would
      * put its data past the end of the file (review finding). */
     {"bad_stored_size_lie.npz", TS_FORMAT_AUTO, 0, TS_ERR_FORMAT, 0,
-     "member 'a.npy': stored member declares 452 uncompressed bytes but occupies 160"},
+     "member 'a.npy': stored member declares 452 uncompressed bytes but occupies 160", 0},
     /* Stored member: the absolute offset of the bad byte. */
     {"bad_member_magic.npz", TS_FORMAT_AUTO, 0, TS_ERR_FORMAT, 63,
      "member 'junk.npy': not an npy member: expected the magic \\x93NUMPY at byte 0, found "
-     "'Z' (0x5a) at byte 5"},
+     "'Z' (0x5a) at byte 5", 0},
     {"stored.npz", TS_FORMAT_AUTO, 100, TS_ERR_LIMIT, 55 + 8,
      "member 'a.npy': header length 118 (at byte 8) is above the limit of 100 bytes; if the "
-     "file is trusted, raise it with --max-header N (ts_open_options.npy_max_header)"},
+     "file is trusted, raise it with --max-header N (ts_open_options.npy_max_header)", 0},
     {"compressed.npz", TS_FORMAT_AUTO, 100, TS_ERR_LIMIT, 0,
      "member 'x.npy': header length 118 (at byte 8) is above the limit of 100 bytes; if the "
-     "file is trusted, raise it with --max-header N (ts_open_options.npy_max_header)"},
+     "file is trusted, raise it with --max-header N (ts_open_options.npy_max_header)", 0},
     {"v1.npy", TS_FORMAT_NPZ, 0, TS_ERR_FORMAT, 0,
-     "not a zip archive: no end-of-central-directory record in its 144 bytes"},
+     "not a zip archive: no end-of-central-directory record in its 144 bytes", -1},
 };
 
 START_TEST(test_bad)
@@ -168,6 +169,10 @@ START_TEST(test_bad)
     o.format = c->format;
     o.npy_max_header = c->max_header;
     tu_expect_open_error(path, &o, c->code, c->offset, c->message);
+    ts_file *f;
+    ts_error err;
+    ck_assert_int_eq(ts_file_open(path, &o, &f, &err), c->code);
+    ck_assert_int_eq(err.index, c->index);
 }
 END_TEST
 

@@ -145,7 +145,27 @@ void tu_expect_open_error(const char *path, const ts_open_options *opts, ts_stat
     ck_assert_str_eq(err.message, message);
     ck_assert_int_eq(err.offset, offset);
     ck_assert_int_eq(err.column, 0);
+    int64_t index = tu_entry_index(message);
+    ck_assert_int_ge(err.index, -1);
+    if (index >= 0)
+        ck_assert_int_eq(err.index, index);
     ck_assert_int_eq(ts_file_open(path, opts, &f, NULL), status); /* NULL report is fine */
+}
+
+int64_t tu_entry_index(const char *message)
+{
+    static const char *const nouns[] = {"array ", "tensor ", "key/value pair ", "key ",
+                                        "shape "};
+    for (size_t i = 0; i < sizeof nouns / sizeof *nouns; i++) {
+        size_t n = strlen(nouns[i]);
+        if (strncmp(message, nouns[i], n) != 0 || message[n] < '0' || message[n] > '9')
+            continue;
+        int64_t v = 0;
+        for (const char *p = message + n; *p >= '0' && *p <= '9'; p++)
+            v = v * 10 + (*p - '0');
+        return v;
+    }
+    return -2;
 }
 
 void tu_shape(ts_shape *s, const char *text)

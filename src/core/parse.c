@@ -241,6 +241,7 @@ size_t ts_shape_format(const ts_shape *s, unsigned flags, char *buf, size_t cap)
     }
     const int64_t *d = ts_shape_dims(s);
     int list = (flags & TS_SHAPE_PRINT_LIST) != 0;
+    int spaces = (flags & TS_SHAPE_PRINT_SPACES) != 0;
     size_t total = 0;
     char num[24];
     /* Append helper: count everything, copy what fits. */
@@ -256,7 +257,7 @@ size_t ts_shape_format(const ts_shape *s, unsigned flags, char *buf, size_t cap)
     PUT(list ? "[" : "(", 1);
     for (int i = 0; i < s->ndim; i++) {
         if (i)
-            PUT((flags & TS_SHAPE_PRINT_SPACES) ? ", " : ",", (flags & TS_SHAPE_PRINT_SPACES) ? 2u : 1u);
+            PUT(spaces ? ", " : ",", spaces ? 2u : 1u);
         PUT(num, put_int(num, d[i]));
     }
     if (s->ndim == 1 && !list)

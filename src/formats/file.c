@@ -311,8 +311,8 @@ static ts_status parse_image(ts_file *f, const unsigned char *data, size_t len,
     }
     const ts__reader *r = reader_for(fmt);
     if (!r)
-        return ts__error(err, TS_ERR_INVALID_ARG, "opts->format %d is not a ts_format with a reader",
-                         (int)fmt);
+        return ts__error(err, TS_ERR_INVALID_ARG,
+                         "opts->format %d is not a ts_format with a reader", (int)fmt);
     f->format = fmt;
     return r->read(f, data, len, opts, err);
 }

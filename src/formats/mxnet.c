@@ -68,7 +68,7 @@ static ts_status fail_array(ts_error *err, ts_status code, size_t index, size_t 
     va_start(ap, fmt);
     ts__vfail(err, code, 0, (int64_t)offset, fmt, ap);
     va_end(ap);
-    ts__error_prefix(err, "array %zu", index);
+    ts__error_entry(err, (int64_t)index, "array %zu", index);
     return code;
 }
 
@@ -78,7 +78,7 @@ static ts_status rd_u32(ts__cursor *c, size_t index, uint32_t *out, const char *
 {
     ts_status st = ts__read_u32(c, out, what, err);
     if (st)
-        ts__error_prefix(err, "array %zu", index);
+        ts__error_entry(err, (int64_t)index, "array %zu", index);
     return st;
 }
 
@@ -87,7 +87,7 @@ static ts_status rd_i32(ts__cursor *c, size_t index, int32_t *out, const char *w
 {
     ts_status st = ts__read_i32(c, out, what, err);
     if (st)
-        ts__error_prefix(err, "array %zu", index);
+        ts__error_entry(err, (int64_t)index, "array %zu", index);
     return st;
 }
 
@@ -157,7 +157,7 @@ static ts_status read_shape64(ts__cursor *c, size_t index, const char *label,
     snprintf(what, sizeof what, "the %s's %d int64 dims", label, (int)ndim);
     st = ts__cursor_need(c, (size_t)ndim * 8, what, err);
     if (st) {
-        ts__error_prefix(err, "array %zu", index);
+        ts__error_entry(err, (int64_t)index, "array %zu", index);
         return st;
     }
     s->ndim = ndim;
@@ -214,7 +214,7 @@ static ts_status skip_payload(ts__cursor *c, size_t index, const char *label, in
     snprintf(what, sizeof what, "the %s", label);
     ts_status st = ts__skip(c, (uint64_t)n, what, err);
     if (st)
-        ts__error_prefix(err, "array %zu", index);
+        ts__error_entry(err, (int64_t)index, "array %zu", index);
     return st;
 }
 
@@ -283,7 +283,7 @@ static ts_status read_record(ts__cursor *c, size_t index, mx_record *r, ts_error
         snprintf(what, sizeof what, "the shape's %u uint32 dims", (unsigned)m);
         st = ts__cursor_need(c, (size_t)m * 4, what, err);
         if (st) {
-            ts__error_prefix(err, "array %zu", index);
+            ts__error_entry(err, (int64_t)index, "array %zu", index);
             return st;
         }
         r->shape.ndim = (int)m;
@@ -352,7 +352,7 @@ static ts_status read_name(ts__cursor *c, size_t index, const char **name, size_
     uint64_t n;
     ts_status st = ts__read_u64(c, &n, "a name's length", err);
     if (st) {
-        ts__error_prefix(err, "array %zu's name", index);
+        ts__error_entry(err, (int64_t)index, "array %zu's name", index);
         return st;
     }
     if (n > ts__cursor_left(c))

@@ -388,7 +388,7 @@ static ts_status read_npz(ts_file *f, const unsigned char *data, size_t len,
                                                                 : (int64_t)m.local;
         }
         if (st) {
-            ts__error_prefix(err, "member '%s'", m.name);
+            ts__error_entry(err, (int64_t)i, "member '%s'", m.name);
             break;
         }
         if (ts_file_count(f) == 1)

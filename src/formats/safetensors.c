@@ -627,8 +627,10 @@ static ts_status read_safetensors(ts_file *f, const unsigned char *data, size_t 
             st = read_entry(f, key, val, &pos[k], data_start, &tensors[nt], err);
             nt++;
         }
-        if (st)
+        if (st) {
+            ts__error_index(err, st, (int64_t)k); /* the entry's place in the header */
             goto out;
+        }
         k++;
     }
     st = check_cover(tensors, nt, data_start, (int64_t)len - data_start, (int64_t)len, err);

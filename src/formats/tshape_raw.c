@@ -62,7 +62,7 @@ static ts_status load_error(ts_error *err, const ts_error *sub, ts_shape_layout 
     }
     if (err)
         *err = *sub;
-    ts__error_prefix(err, "shape %zu at byte %zu", index, at);
+    ts__error_entry(err, (int64_t)index, "shape %zu at byte %zu", index, at);
     return sub->code;
 }
 
