@@ -63,7 +63,10 @@
  * ts_einops **, ts_jagged **, ts_dlpack_managed **) are set to NULL if they
  * are not NULL themselves. Numbers that are data rather than the mechanics of
  * the call (an ndim, a dim, an axis, an index) keep their own codes:
- * TS_ERR_NDIM, TS_ERR_VALUE, TS_ERR_AXIS, TS_ERR_INDEX.
+ * TS_ERR_NDIM, TS_ERR_VALUE, TS_ERR_AXIS, TS_ERR_INDEX. The "Errors:" lists
+ * below leave out the TS_ERR_INVALID_ARG of this rule; they name it where a
+ * function has other invalid-argument cases. tests/check_args.c calls every
+ * function with such arguments.
  * Functions that return something else than a status cannot report an
  * error, so for a NULL object or bad arguments they return 0 (counts,
  * sizes, ndim, predicates: ts_shape_ndim, ts_file_count,
@@ -80,9 +83,10 @@
  * a last argument `ts_error *err`, which may be NULL. On failure err->code
  * is the returned status, err->message says what was expected, what was
  * found and where, and the position is also in fields: err->column in text
- * (every text parser sets it), err->offset in a file (every reader sets
- * it), err->index for the entry or argument (see ts_error). Out-parameters
- * are left unspecified on failure unless stated.
+ * (the text parsers set it for every error that has a place in the text),
+ * err->offset in a file (the readers set it wherever the problem has a
+ * place in the file), err->index for the entry or argument (see ts_error).
+ * Out-parameters are left unspecified on failure unless stated.
  *
  * Growing structs. An option struct that may gain fields starts with
  * `size_t struct_size` and has an initialiser macro (ts_open_options,
@@ -204,8 +208,9 @@ typedef struct ts_error {
     char message[TS_ERROR_MESSAGE_MAX];
 } ts_error;
 
-/* Static text for a status code, e.g. "integer overflow". Never NULL; an
- * unknown code gives "unknown error". */
+/* Static text for a status code, e.g. "integer overflow" (curl's
+ * curl_easy_strerror). Never NULL, never to be freed; a code outside the
+ * enum gives "unknown error". */
 TS_API const char *ts_strerror(ts_status code);
 
 /* ------------------------------------------------------------------------ */
@@ -239,61 +244,70 @@ typedef struct ts_shape {
 
 #define TS_SHAPE_INIT {0, 0, {0, 0, 0, 0}, NULL}
 
-/* Makes `s` the scalar shape () owning nothing. Does not free: use on
- * uninitialised memory only. */
+/* Makes `s` the scalar shape () owning nothing (mshadow TShape()). Does not
+ * free: use on uninitialised memory only. Does nothing when s is NULL. */
 TS_API void ts_shape_init(ts_shape *s);
 
-/* Releases heap storage and leaves `s` the scalar shape (); `s` may be
- * reused. Accepts NULL. */
+/* Releases the shape's heap storage and leaves `s` the scalar shape ();
+ * `s` may be reused. Accepts NULL. */
 TS_API void ts_shape_free(ts_shape *s);
 
 /*
- * Sets ndim to `ndim` (0..TS_MAX_NDIM) and every dim to 1, like
- * TShape(ndim). Reuses heap storage when large enough.
- * Errors: TS_ERR_NDIM (ndim < 0 or > TS_MAX_NDIM), TS_ERR_NOMEM.
+ * Sets ndim to `ndim` (0..TS_MAX_NDIM) and every dim to 1, like mshadow's
+ * TShape(ndim). Reuses heap storage when large enough; `s` keeps owning it.
+ * Errors: TS_ERR_NDIM (ndim < 0 or > TS_MAX_NDIM; `s` unchanged),
+ * TS_ERR_NOMEM.
  */
 TS_API ts_status ts_shape_resize(ts_shape *s, int ndim, ts_error *err);
 
 /*
- * Sets `s` to the `ndim` dims in `dims` (dims may be NULL when ndim is 0;
- * it may not point into `s` itself). Values are stored as given.
- * Errors: TS_ERR_NDIM, TS_ERR_NOMEM.
+ * Sets `s` (initialised) to the `ndim` dims dims[0..ndim-1] (mshadow
+ * TShape::CopyFrom): element counts, stored as given, negatives included.
+ * dims may be NULL when ndim is 0; it may not point into `s` itself. The
+ * dims are copied: the caller keeps ownership of `dims`.
+ * Errors: TS_ERR_NDIM (ndim < 0 or > TS_MAX_NDIM), TS_ERR_NOMEM.
  */
 TS_API ts_status ts_shape_assign(ts_shape *s, const int64_t *dims, int ndim, ts_error *err);
 
-/* Deep copy: `dst` (initialised) becomes equal to `src`. dst == src is fine.
+/* Deep copy, like `=` on mshadow's TShape: `dst` (initialised) becomes
+ * equal to `src`, with storage of its own. dst == src is fine.
  * Errors: TS_ERR_NOMEM. */
 TS_API ts_status ts_shape_copy(ts_shape *dst, const ts_shape *src, ts_error *err);
 
-/* Move: frees `dst`, gives it `src`'s dims and storage, leaves `src` the
- * scalar (). Cannot fail. */
+/* Move (TShape's move assignment): frees `dst`'s storage, gives it `src`'s
+ * dims and storage, leaves `src` the scalar (). Cannot fail; does nothing
+ * when dst or src is NULL or when they are the same shape. */
 TS_API void ts_shape_move(ts_shape *dst, ts_shape *src);
 
-/* Number of dims (0 for a scalar). */
+/* Number of dims, 0..TS_MAX_NDIM (0 for the scalar () and for NULL). */
 TS_API int ts_shape_ndim(const ts_shape *s);
 
-/* The ndim dims, read-only / writable; valid until the shape is next
- * resized, assigned, moved or freed. Never NULL. */
+/* The ndim dims (element counts), read-only / writable, owned by the
+ * shape; valid until the shape is next resized, assigned, moved or freed.
+ * Not NULL for a shape (even for ndim 0); NULL for a NULL shape. */
 TS_API const int64_t *ts_shape_dims(const ts_shape *s);
 TS_API int64_t *ts_shape_dims_mut(ts_shape *s);
 
-/* Dim at `axis` (negative counts from the end). Errors: TS_ERR_AXIS. */
+/* *out receives the dim at `axis` (an element count; negative axes count
+ * from the end, as NumPy's shape[axis]). Errors: TS_ERR_AXIS. */
 TS_API ts_status ts_shape_dim(const ts_shape *s, int64_t axis, int64_t *out, ts_error *err);
 
-/* 1 when both shapes have the same ndim and dims, else 0 (TShape ==). */
+/* 1 when both shapes have the same ndim and dims, else 0 (TShape ==); 0
+ * when either is NULL. */
 TS_API int ts_shape_equal(const ts_shape *a, const ts_shape *b);
 
-/* Normalises a possibly negative `axis` against `ndim` (NumPy rule: valid
- * axes are -ndim..ndim-1) into *out. Errors: TS_ERR_AXIS, message
- * "axis 3 is out of bounds for array of dimension 3". */
+/* Normalises a possibly negative `axis` against `ndim` (NumPy
+ * normalize_axis_index: valid axes are -ndim..ndim-1) into *out, 0..ndim-1.
+ * Errors: TS_ERR_AXIS ("axis 3 is out of bounds for array of dimension 3",
+ * NumPy's AxisError text), TS_ERR_NDIM (ndim outside 0..TS_MAX_NDIM). */
 TS_API ts_status ts_axis_normalize(int64_t axis, int ndim, int *out, ts_error *err);
 
 /* ------------------------------------------------------------------------ */
 /* Shape text: parse and format, integers and integer lists                 */
 /* ------------------------------------------------------------------------ */
 
-/* Parse flags. */
-#define TS_PARSE_ALLOW_NEGATIVE 0x1u  /* accept dims < 0 (reshape targets) */
+/* Flags of the text parsers (ts_shape_parse, ts_parse_i64, ts_parse_i64_list). */
+#define TS_PARSE_ALLOW_NEGATIVE 0x1u  /* accept values < 0 (reshape targets, axes) */
 
 /*
  * Parses a shape tuple in the grammar of MXNet's TShape operator>>, made
@@ -306,17 +320,22 @@ TS_API ts_status ts_axis_normalize(int64_t axis, int ndim, int *out, ts_error *e
  * (1-D). Brackets must match; "(3,4,a)", "(3,,4)", "(3,4]", "3x4", an empty
  * string and a dim above INT64_MAX are errors (the seed kept (3,4) from
  * (3,4,a); we do not). A leading "-" is an error unless
- * TS_PARSE_ALLOW_NEGATIVE is set.
+ * TS_PARSE_ALLOW_NEGATIVE is set. ws is C isspace (space, \t \n \v \f \r),
+ * as the istream MXNet reads from.
  *
- *   text, len   the input; need not be NUL-terminated
+ *   text, len   the input, len bytes; need not be NUL-terminated; may be
+ *               NULL when len is 0
+ *   flags       0 or TS_PARSE_ALLOW_NEGATIVE
+ *   out         initialised shape, overwritten on success with at most
+ *               TS_MAX_NDIM dims (element counts)
  *   consumed    if NULL, the whole input (after trailing whitespace) must be
  *               the shape, else TS_ERR_PARSE "unexpected ... after shape".
  *               If not NULL, parsing stops after the shape and its trailing
  *               whitespace and *consumed receives the number of bytes used.
- *   out         initialised shape, overwritten on success
- * Errors: TS_ERR_PARSE with err->column (1-based) and a message saying what
- * was expected and what was found; TS_ERR_OVERFLOW for a dim > INT64_MAX;
- * TS_ERR_NDIM beyond TS_MAX_NDIM; TS_ERR_NOMEM.
+ * Errors (each with err->column, 1-based): TS_ERR_PARSE with a message
+ * saying what was expected and what was found; TS_ERR_OVERFLOW for a dim
+ * beyond int64; TS_ERR_VALUE for a negative dim without the flag;
+ * TS_ERR_NDIM beyond TS_MAX_NDIM dims; TS_ERR_NOMEM.
  */
 TS_API ts_status ts_shape_parse(const char *text, size_t len, unsigned flags, ts_shape *out,
                                 size_t *consumed, ts_error *err);
@@ -359,16 +378,20 @@ TS_API ts_status ts_parse_i64(const char *text, size_t len, unsigned flags, int6
 TS_API ts_status ts_parse_i64_list(const char *text, size_t len, unsigned flags,
                                    ts_shape *out, ts_error *err);
 
-/* Format flags. */
+/* Flags of ts_shape_format. (Not TS_FORMAT_*: that prefix is the file
+ * formats' enum, ts_format.) */
 #define TS_SHAPE_PRINT_LIST   0x1u   /* "[3,4,5]" instead of "(3,4,5)" */
 #define TS_SHAPE_PRINT_SPACES 0x2u   /* ", " between dims: "(3, 4, 5)" */
 
 /*
  * Writes the shape as text, snprintf-style: Python tuple style by default,
  * "(3,4,5)", "(3,)", "()" (as mshadow operator<<); "[3,4,5]", "[3]", "[]"
- * with TS_SHAPE_PRINT_LIST.
- * Returns the length of the full text (excluding the NUL). At most cap bytes
- * are written including the NUL; buf may be NULL when cap is 0.
+ * with TS_SHAPE_PRINT_LIST. ts_shape_parse reads every form back.
+ * Returns the length in bytes of the full text (excluding the NUL), which
+ * is at least 2. At most cap bytes are written, NUL included (the text is
+ * cut when cap is too small, as snprintf); buf may be NULL when cap is 0 to
+ * ask for the length. Returns 0, and writes "" when cap > 0, for a NULL
+ * shape, unknown flags, or buf NULL with cap > 0.
  */
 TS_API size_t ts_shape_format(const ts_shape *s, unsigned flags, char *buf, size_t cap);
 
@@ -377,8 +400,9 @@ TS_API size_t ts_shape_format(const ts_shape *s, unsigned flags, char *buf, size
 /* ------------------------------------------------------------------------ */
 
 /*
- * Element count: product of all dims; 1 for the scalar (); 0 when any dim
- * is 0 (even if the others would overflow). Unit: elements.
+ * mshadow TShape::Size: *out receives the element count, the product of all
+ * dims; 1 for the scalar (); 0 when any dim is 0 (even if the others would
+ * overflow: NumPy's rule, where mshadow wrapped). Unit: elements.
  * Errors: TS_ERR_OVERFLOW (product > INT64_MAX), TS_ERR_VALUE (negative dim).
  */
 TS_API ts_status ts_shape_size(const ts_shape *s, int64_t *out, ts_error *err);
@@ -387,7 +411,8 @@ TS_API ts_status ts_shape_size(const ts_shape *s, int64_t *out, ts_error *err);
  * Product of dims over [begin, end), mshadow ProdShape. Negative begin/end
  * count from the end (Python slice style, -1 is ndim-1). After
  * normalisation 0 <= begin <= end <= ndim is required (mshadow silently
- * returned 1 or read past the end). An empty range gives 1.
+ * returned 1 or read past the end). An empty range gives 1. *out is an
+ * element count.
  * Errors: TS_ERR_AXIS, TS_ERR_OVERFLOW, TS_ERR_VALUE.
  */
 TS_API ts_status ts_shape_prod(const ts_shape *s, int64_t begin, int64_t end,
@@ -409,14 +434,16 @@ TS_API ts_status ts_shape_flat2d(const ts_shape *s, int64_t out[2], ts_error *er
  * 0 <= b <= e < ndim after normalisation; mshadow checked only e >= b and
  * read past the last axis, we return TS_ERR_AXIS instead. A scalar has no
  * axes, so every call on () fails with TS_ERR_AXIS.
- * FlatTo3D(axis) is ts_shape_flat3d(s, axis, axis, ...).
+ * FlatTo3D(axis) is ts_shape_flat3d(s, axis, axis, ...). out[0..2] are
+ * element counts.
  * Errors: TS_ERR_AXIS, TS_ERR_OVERFLOW, TS_ERR_VALUE.
  */
 TS_API ts_status ts_shape_flat3d(const ts_shape *s, int64_t axis_begin, int64_t axis_end,
                           int64_t out[3], ts_error *err);
 
 /*
- * TShape::get<ndim>(): copies the dims into out[0..ndim-1] when the shape
+ * mshadow TShape::get<ndim>(): copies the dims into out[0..ndim-1] (a
+ * caller array of ndim entries; may be NULL when ndim is 0) when the shape
  * has exactly `ndim` dims. Errors: TS_ERR_NDIM ("shape (2,3) has 2
  * dimensions, expected 3").
  */
@@ -429,21 +456,26 @@ typedef enum ts_shape_layout {
 } ts_shape_layout;
 
 /*
- * Writes the shape in `layout` to buf (cap bytes). *written receives the byte
- * count (4 + 4*ndim or 4 + 8*ndim); with buf NULL and cap 0 only the size
- * is computed. Errors: TS_ERR_LIMIT (cap too small; *written still set),
- * TS_ERR_VALUE (a dim is negative or, for mshadow, above UINT32_MAX).
+ * mshadow/MXNet TShape::Save: writes the shape in `layout` to buf (cap
+ * bytes, caller-owned). *written (may be NULL) receives the byte count,
+ * 4 + 4*ndim (mshadow) or 4 + 8*ndim (MXNet); with buf NULL and cap 0 only
+ * the size is computed. Errors: TS_ERR_LIMIT (cap too small; *written still
+ * set), TS_ERR_VALUE (a dim is negative or, for mshadow, above UINT32_MAX),
+ * TS_ERR_INVALID_ARG (layout not a ts_shape_layout; buf NULL with cap > 0).
  */
 TS_API ts_status ts_shape_save(const ts_shape *s, ts_shape_layout layout,
                         unsigned char *buf, size_t cap, size_t *written,
                         ts_error *err);
 
 /*
- * Reads a shape in `layout` from the first bytes of buf (len bytes).
- * *consumed (may be NULL) receives the bytes used. ndim above TS_MAX_NDIM,
- * negative ndim or dims (MXNet layout), and input shorter than the ndim
- * declares are rejected before any allocation.
- * Errors: TS_ERR_TRUNCATED, TS_ERR_LIMIT, TS_ERR_VALUE, TS_ERR_NOMEM.
+ * mshadow/MXNet TShape::Load: reads a shape in `layout` from the first bytes
+ * of buf (len bytes; buf may be NULL when len is 0) into `out`
+ * (initialised; overwritten on success). *consumed (may be NULL) receives
+ * the bytes used. ndim above TS_MAX_NDIM, negative ndim or dims (MXNet
+ * layout), and input shorter than the ndim declares are rejected before any
+ * allocation.
+ * Errors (err->offset is the byte offset in buf): TS_ERR_TRUNCATED,
+ * TS_ERR_LIMIT, TS_ERR_VALUE, TS_ERR_NOMEM, TS_ERR_INVALID_ARG (layout).
  */
 TS_API ts_status ts_shape_load(const unsigned char *buf, size_t len, ts_shape_layout layout,
                                ts_shape *out, size_t *consumed, ts_error *err);
@@ -494,34 +526,41 @@ typedef enum ts_dtype {
     TS_DTYPE_QUANTIZED = 32        /* GGUF block-quantized (see ts_array) */
 } ts_dtype;
 
+/* Number of dtypes: valid values are TS_DTYPE_UNKNOWN..TS_DTYPE_COUNT-1
+ * (grows as dtypes are appended). */
 #define TS_DTYPE_COUNT 33
 
 /* Canonical NumPy-style name ("float32", "bfloat16", "float8_e4m3fn",
- * "datetime64", "bytes", "object", ...). Never NULL: "unknown" if invalid. */
+ * "datetime64", "bytes", "object", ...): static text, never NULL;
+ * "unknown" for TS_DTYPE_UNKNOWN and values outside the enum. */
 TS_API const char *ts_dtype_name(ts_dtype dt);
 
 /* Bits per element for fixed-size dtypes (float32: 32, float4: 4); 0 for
  * dtypes whose size is a parameter (bytes, unicode, void, structured,
- * quantized) or unknown. */
+ * quantized), for TS_DTYPE_UNKNOWN and for values outside the enum. */
 TS_API int ts_dtype_bits(ts_dtype dt);
 
 /* Bytes per element, (bits + 7) / 8 for fixed-size dtypes; 0 as above. */
 TS_API int64_t ts_dtype_itemsize(ts_dtype dt);
 
 /*
- * Looks up a user spelling: canonical names ("float32", "bf16",
- * "bfloat16"), NumPy type codes with or without byte order ("f4", "<f4",
- * "|b1", "i8", "c8"), and MXNet type flags as decimal ("0".."12").
- * Errors: TS_ERR_DTYPE ("unknown dtype 'x'").
+ * Looks up a user spelling (text NUL-terminated): canonical names
+ * ("float32", "bf16", "bfloat16"), NumPy type codes with or without byte
+ * order ("f4", "<f4", "|b1", "i8", "c8"), and MXNet type flags as decimal
+ * ("0".."12"). *out receives the dtype.
+ * Errors: TS_ERR_DTYPE ("unknown dtype 'x'"; an out-of-range flag as
+ * ts_dtype_from_mshadow_flag).
  */
 TS_API ts_status ts_dtype_from_string(const char *text, ts_dtype *out, ts_error *err);
 
-/* mshadow type flag -> dtype. Errors: TS_ERR_DTYPE for flags outside 0..12. */
+/* mshadow type flag (mshadow/base.h TypeFlag) -> dtype in *out.
+ * Errors: TS_ERR_DTYPE for flags outside 0..12. */
 TS_API ts_status ts_dtype_from_mshadow_flag(int64_t flag, ts_dtype *out, ts_error *err);
 
 /*
  * A parsed NumPy array-interface typestr ("descr" of simple dtypes):
- * byte order char, kind, size, optional datetime unit.
+ * byte order char, kind, size, optional datetime unit. The caller owns it;
+ * its layout is fixed (it has no struct_size, so it never grows).
  */
 typedef struct ts_descr {
     ts_dtype dtype;
@@ -531,18 +570,23 @@ typedef struct ts_descr {
 } ts_descr;
 
 /*
- * Parses a simple NumPy descr: [<>|=]? kind size [ "[" unit "]" ] with kind
- * one of b i u f c m M S U V O (NumPy arrays.interface typestr). "<U3" has
- * itemsize 12 (UCS-4). Non-canonical one-letter codes ("d", "?") are
- * rejected. Errors: TS_ERR_DTYPE naming the descr and what is wrong.
+ * Parses a simple NumPy descr (descr NUL-terminated) into *out:
+ * [<>|=]? kind size [ "[" unit "]" ] with kind one of b i u f c m M S U V O
+ * (NumPy arrays.interface typestr). "<U3" has itemsize 12 bytes (UCS-4).
+ * Non-canonical one-letter codes ("d", "?") are rejected.
+ * Errors: TS_ERR_DTYPE naming the descr and what is wrong, with err->column
+ * at the wrong part.
  */
 TS_API ts_status ts_descr_parse(const char *descr, ts_descr *out, ts_error *err);
 
 /*
  * Writes the NumPy descr of a fixed-size dtype with byte order `byteorder`
- * ('<', '>', or '|'; one-byte types always get '|'), e.g. "<f4", "|b1".
- * snprintf-style return. bfloat16 and float8/6/4 have no NumPy descr:
- * returns 0 and writes "".
+ * ('<', '>', '|' or '='; one-byte types always get '|'), e.g. "<f4", "|b1",
+ * into buf (cap bytes), snprintf-style: returns the full length in bytes
+ * without the NUL; buf may be NULL when cap is 0. Returns 0 and writes ""
+ * (when cap > 0) for dtypes without a NumPy descr (bfloat16, float8/6/4,
+ * parameterised and unknown dtypes, values outside the enum), for any other
+ * byte order (this wrote "Qf4" for 'Q'), and for buf NULL with cap > 0.
  */
 TS_API size_t ts_descr_format(ts_dtype dt, char byteorder, char *buf, size_t cap);
 
@@ -562,10 +606,11 @@ typedef enum ts_format {
 } ts_format;
 
 /* "npy", "npz", "mxnet", "safetensors", "gguf", "tshape32", "tshape64",
- * "auto"; "unknown" otherwise. */
+ * "auto": static text; "unknown" for values outside the enum. */
 TS_API const char *ts_format_name(ts_format f);
 
-/* Name -> format (the names above). Errors: TS_ERR_INVALID_ARG. */
+/* Name (NUL-terminated; the names above) -> format in *out.
+ * Errors: TS_ERR_INVALID_ARG ("unknown format 'x' (expected auto, npy, ...)"). */
 TS_API ts_status ts_format_from_name(const char *name, ts_format *out, ts_error *err);
 
 /* MXNet storage types (include/mxnet/ndarray.h). */
@@ -576,8 +621,14 @@ typedef enum ts_storage {
 } ts_storage;
 
 /*
- * What a reader reports for one array. All pointers point into storage owned
- * by the ts_file and stay valid until ts_file_close.
+ * What a reader reports for one array. The ts_file allocates and owns it:
+ * all pointers, and the two shapes, point into storage owned by the ts_file
+ * and stay valid until ts_file_close; never free or modify them. Fields are
+ * only appended, never reordered, so a program built against an older
+ * header reads a valid prefix: use the pointer ts_file_array returns, and
+ * do not copy ts_array values into arrays of your own.
+ * Units: itemsize, block_bytes, nbytes and data_offset are bytes; size and
+ * block_size are elements; the shapes' dims are element counts.
  */
 typedef struct ts_array {
     const char *name;            /* entry name ("" when the format has none) */
@@ -640,41 +691,52 @@ typedef struct ts_open_options {
 typedef struct ts_file ts_file;
 
 /*
- * Opens `path`, maps it read-only and parses its headers (never its data).
- * Only regular files can be mapped: a directory, FIFO or device is refused
- * with TS_ERR_IO at once (a FIFO is opened non-blocking, so this never waits
- * for a writer); read such input into memory and use ts_file_open_memory.
- * *out receives a new ts_file on success, NULL on failure; close it with
- * ts_file_close. opts may be NULL (auto-detect, defaults).
+ * Opens `path` (NUL-terminated), maps it read-only and parses its headers
+ * (never its data), by the rules of each format's reference implementation
+ * (NumPy format.py, MXNet NDArray::Load, safetensors, ggml gguf.cpp), made
+ * stricter where they are lax (see README). Only regular files can be
+ * mapped: a directory, FIFO or device is refused with TS_ERR_IO at once (a
+ * FIFO is opened non-blocking, so this never waits for a writer); read such
+ * input into memory and use ts_file_open_memory.
+ *   opts  NULL for defaults (auto-detect), or options initialised with
+ *         TS_OPEN_OPTIONS_INIT (see ts_open_options)
+ *   out   receives a new ts_file on success, NULL on failure; the caller
+ *         owns it and closes it with ts_file_close
  * Errors: TS_ERR_IO (with strerror text), TS_ERR_FORMAT, TS_ERR_TRUNCATED,
- * TS_ERR_UNSUPPORTED, TS_ERR_LIMIT, TS_ERR_OVERFLOW, TS_ERR_DTYPE,
- * TS_ERR_NOMEM; err->offset is the byte offset of the problem and the
- * message names the entry.
+ * TS_ERR_UNSUPPORTED (also: opts sets fields this library does not know),
+ * TS_ERR_LIMIT, TS_ERR_OVERFLOW, TS_ERR_DTYPE, TS_ERR_NOMEM,
+ * TS_ERR_INVALID_ARG (also: opts->struct_size too small, opts->format
+ * without a reader, a 0/1 option with another value). err->offset is the
+ * byte offset of the problem in the file, err->index the entry (see
+ * ts_error), and the message names the entry.
  */
 TS_API ts_status ts_file_open(const char *path, const ts_open_options *opts, ts_file **out,
                               ts_error *err);
 
 /*
- * Like ts_file_open on an in-memory image of a file: `data` (len bytes) is
- * borrowed and must outlive the ts_file. The same options and errors apply.
+ * Like ts_file_open on an in-memory image of a file: `data` (len bytes; may
+ * be NULL when len is 0) is borrowed, never copied, and must outlive the
+ * ts_file. The same options and errors apply (but no TS_ERR_IO).
  */
 TS_API ts_status ts_file_open_memory(const void *data, size_t len,
                                      const ts_open_options *opts, ts_file **out,
                                      ts_error *err);
 
-/* Unmaps and frees everything. Accepts NULL. */
+/* Unmaps and frees everything the file owns (arrays, names, metadata).
+ * Accepts NULL. */
 TS_API void ts_file_close(ts_file *f);
 
-/* Detected (or forced) format, and its version as text ("1.0", "V2", "3"),
- * never NULL. */
+/* Detected (or forced) format, and its version as text ("1.0", "V2", "3";
+ * "" for formats without versions), owned by the file. For a NULL file:
+ * TS_FORMAT_AUTO and NULL. */
 TS_API ts_format ts_file_format(const ts_file *f);
 TS_API const char *ts_file_version(const ts_file *f);
 
-/* Size of the file in bytes. */
+/* Size of the file in bytes (0 for NULL). */
 TS_API int64_t ts_file_nbytes(const ts_file *f);
 
-/* Number of arrays, and the i-th (0-based, in file order); NULL if out of
- * range. */
+/* Number of arrays (0 for NULL), and the i-th (0-based, in file order),
+ * owned by the file; NULL if i is out of range or f is NULL. */
 TS_API size_t ts_file_count(const ts_file *f);
 TS_API const ts_array *ts_file_array(const ts_file *f, size_t i);
 
@@ -685,16 +747,18 @@ TS_API const ts_array *ts_file_array(const ts_file *f, size_t i);
  * opened); *json_value the value as JSON text ("\"a\"", "32", "[1,2]";
  * GGUF arrays of more than 64 elements are summarised as a JSON string).
  * Both strings are owned by the ts_file and valid until ts_file_close.
- * Returns 0 (leaving *key and *json_value unchanged) when i is out of range,
- * 1 otherwise.
+ * ts_file_metadata returns 1, or 0 (leaving *key and *json_value unchanged)
+ * when i is out of range or f, key or json_value is NULL;
+ * ts_file_metadata_count returns 0 for NULL.
  */
 TS_API size_t ts_file_metadata_count(const ts_file *f);
 TS_API int ts_file_metadata(const ts_file *f, size_t i, const char **key,
                      const char **json_value);
 
-/* Detects the format from the first bytes of a file (at least 8 bytes are
- * needed for a reliable answer). Returns TS_FORMAT_AUTO when unknown. Raw
- * TShape binaries have no magic and are never detected. */
+/* Detects the format from the first len bytes of a file at data (at least
+ * 8 bytes are needed for a reliable answer) by its magic. Returns
+ * TS_FORMAT_AUTO when unknown or data is NULL. Raw TShape binaries have no
+ * magic and are never detected. */
 TS_API ts_format ts_format_detect(const void *data, size_t len);
 
 /* ------------------------------------------------------------------------ */
@@ -708,8 +772,10 @@ TS_API ts_format ts_format_detect(const void *data, size_t len);
  * may be the same object as an input shape. Input shapes must have dims
  * >= 0 (a negative dim gives TS_ERR_VALUE) unless a comment says otherwise.
  * Axis lists are arrays of int64 that may be negative where NumPy allows it
- * (-1 is the last axis). All products are overflow-checked
- * (TS_ERR_OVERFLOW). Messages name the operation, the inputs and the cause.
+ * (-1 is the last axis), followed by their count (size_t); an axis list
+ * may be NULL only when its count is 0 or a comment gives NULL a meaning.
+ * All products are overflow-checked (TS_ERR_OVERFLOW). Messages name the
+ * operation, the inputs and the cause.
  */
 
 /* Reshape flags. */
@@ -758,8 +824,10 @@ TS_API ts_status ts_reshape(const ts_shape *in, const ts_shape *target, unsigned
  * NumPy broadcasting (`np.broadcast_shapes`) of the n shapes shapes[0..n-1]:
  * right-aligned, missing leading dims count as 1; dims must be equal or one
  * of them 1; the result takes the non-1 dim, so 1 vs 0 gives 0 and 0 vs 2 is
- * an error. n == 0 gives the scalar (). shapes may be NULL when n is 0.
- * Errors: TS_ERR_BROADCAST naming both arguments (by index) and the axis,
+ * an error. n == 0 gives the scalar (). shapes may be NULL when n is 0; no
+ * shapes[i] may be NULL.
+ * Errors (err->index: the argument that does not fit the ones before it):
+ * TS_ERR_BROADCAST naming both arguments (by index) and the axis,
  * counted from the left of the result, e.g. "shapes (2,3) (arg 0) and (4,3)
  * (arg 1) cannot be broadcast: axis 0 (counted from the left of the result)
  * has 2 vs 4"; TS_ERR_VALUE, TS_ERR_NOMEM.
@@ -824,7 +892,8 @@ TS_API ts_status ts_flatten(const ts_shape *in, int64_t start_dim, int64_t end_d
 
 /*
  * Strides of a dense array of `shape` in `order` 'C' (row-major) or 'F'
- * (column-major), as NumPy reports them: strides_out[i] (ndim entries) is
+ * (column-major), as NumPy reports them: strides_out[i] (a caller array of
+ * ndim entries; may be NULL when ndim is 0) is
  * the distance between consecutive indices on axis i, in the unit of
  * `itemsize` (pass the byte size of the dtype for NumPy byte strides, 1 for
  * element strides as PyTorch). (2,3,4), itemsize 8: C (96,32,8), F
@@ -891,9 +960,15 @@ typedef struct ts_blob {
 } ts_blob;
 
 /*
- * Initialises `b` as a contiguous blob over `data` (not owned, may be NULL)
- * with a copy of `shape`: stride = last dim (1 for a scalar), like the TBlob
- * constructor. Errors: TS_ERR_NOMEM, TS_ERR_VALUE (negative dim).
+ * Initialises `b` (treated as uninitialised) as a contiguous blob over
+ * `data` (not owned, may be NULL) with a copy of `shape`: stride = last dim
+ * (1 for a scalar), like the TBlob constructor. dev_mask is TS_DEV_CPU or
+ * TS_DEV_GPU; dtype any value of the enum, TS_DTYPE_UNKNOWN included. Free
+ * the blob with ts_blob_free; after a failure with b not NULL, b is an empty
+ * blob that ts_blob_free accepts.
+ * Errors: TS_ERR_NOMEM, TS_ERR_VALUE (negative dim), TS_ERR_OVERFLOW (size),
+ * TS_ERR_INVALID_ARG (also: another dev_mask, a dtype outside the enum such
+ * as 999 or -7).
  */
 TS_API ts_status ts_blob_init(ts_blob *b, void *data, const ts_shape *shape,
                        int dev_mask, ts_dtype dtype, ts_error *err);
@@ -901,17 +976,19 @@ TS_API ts_status ts_blob_init(ts_blob *b, void *data, const ts_shape *shape,
 /* Frees the blob's shape (not the data). Accepts NULL. */
 TS_API void ts_blob_free(ts_blob *b);
 
-/* ndim and element count of the blob. Size errors as ts_shape_size. */
+/* ndim (0 for NULL) and element count of the blob. Size errors as
+ * ts_shape_size. */
 TS_API int ts_blob_ndim(const ts_blob *b);
 TS_API ts_status ts_blob_size(const ts_blob *b, int64_t *out, ts_error *err);
 
 /* mshadow CheckContiguous: 1 when stride equals the last dim (a scalar is
- * contiguous when stride is 1), else 0. */
+ * contiguous when stride is 1), else 0 (also for NULL). */
 TS_API int ts_blob_is_contiguous(const ts_blob *b);
 
 /*
- * TBlob::get_with_shape: `out` (initialised; freed and overwritten) becomes
- * a contiguous blob over the same data with `shape`.
+ * TBlob::get_with_shape: `out` (an initialised blob; its shape is freed and
+ * overwritten) becomes a contiguous blob over the same data with `shape`,
+ * which must have the same element count.
  * Errors: TS_ERR_LAYOUT ("blob is not contiguous: stride 8, last dim 5"),
  * TS_ERR_SIZE ("cannot view 60 elements as shape (7,9) of 63 elements"),
  * TS_ERR_NOMEM, TS_ERR_VALUE.
@@ -1073,7 +1150,8 @@ typedef struct ts_index_iter {
 } ts_index_iter;
 
 /*
- * Prepares `it` to iterate over `s`. origin: NULL for the zero origin, else
+ * Prepares `it` (caller-owned, treated as uninitialised) to iterate over
+ * `s`. origin: NULL with norigin 0 for the zero origin, else
  * norigin == ndim(s) indices >= 0. A size-0 shape yields no index; the
  * scalar () yields exactly one, of ndim 0.
  * Errors: TS_ERR_NDIM (norigin != ndim), TS_ERR_VALUE (negative origin or
@@ -1083,7 +1161,9 @@ TS_API ts_status ts_index_iter_init(ts_index_iter *it, const ts_shape *s,
                                     const int64_t *origin, size_t norigin, ts_error *err);
 
 /* Advances to the next index: returns 1 and updates index/offset, or 0 when
- * every index has been visited (and on every later call). */
+ * every index has been visited (and on every later call). Returns 0 for
+ * NULL and for an iterator whose ndim or state is out of range (one that
+ * ts_index_iter_init did not set up); the iterator allocates nothing. */
 TS_API int ts_index_iter_next(ts_index_iter *it);
 
 /* ------------------------------------------------------------------------ */
@@ -1105,8 +1185,10 @@ TS_API int ts_index_iter_next(ts_index_iter *it);
  *     across operands dims must be equal or 1 (1 broadcasts; 1 vs 0 -> 0),
  *     'ij,j' (2,3),(1,) -> (2,);
  *   - ellipsis dims broadcast right-aligned, as numpy.broadcast_shapes.
- * `out` (initialised) is overwritten on success. err->column is the 1-based
- * column in `subscripts` for syntax errors.
+ * `operands` holds noperands shapes (read only). `out` (initialised) is
+ * overwritten on success. err->column is the 1-based column in
+ * `subscripts` for syntax errors; err->index is the operand an error is
+ * about (its term's syntax, rank or dims).
  * Errors: TS_ERR_PARSE (bad character, '.' outside "...", a second "...",
  * '-' not followed by '>', repeated output label), TS_ERR_INVALID_ARG (the
  * equation names a different number of operands than given, or none given),
@@ -1132,7 +1214,9 @@ TS_API ts_status ts_einsum_shape(const char *subscripts, const ts_shape *operand
  * per mode; ninputs >= 1. Unlike TensorWrapper's code (the first input with
  * the label wins), every occurrence of a label, in all inputs and within one
  * input, must have the same extent, as its design said ("would throw"). No
- * broadcasting. `out` (initialised) is overwritten on success.
+ * broadcasting. labels[i] may not be NULL. `out` (initialised) is
+ * overwritten on success. err->index is the input an error is about (-1 for
+ * the result labels).
  * Errors: TS_ERR_PARSE (bad label list; err->column is the column in that
  * list), TS_ERR_NDIM (label count differs from the rank), TS_ERR_VALUE
  * ("label 'x' of the result is in no input", a result label given twice),
@@ -1187,11 +1271,13 @@ typedef struct ts_einops ts_einops;
  *   right; per left group at most one axis of unknown length; each size
  *   names an axis of the pattern, once, and is >= 0.
  * Sizes are copied: `sizes` need not outlive the call. *out receives a new
- * object to release with ts_einops_free, NULL on failure.
+ * object, owned by the caller, to release with ts_einops_free; NULL on
+ * failure.
  * Errors (message: op "pattern" [with k=v...]: cause; err->column is the
  * column in the pattern where there is one): TS_ERR_PARSE, TS_ERR_VALUE
  * (rule broken, bad size), TS_ERR_SIZE ("could not infer sizes for h, w"),
- * TS_ERR_LIMIT (TS_EINOPS_MAX_*), TS_ERR_INVALID_ARG (bad op), TS_ERR_NOMEM.
+ * TS_ERR_LIMIT (TS_EINOPS_MAX_*), TS_ERR_INVALID_ARG (op not a
+ * ts_einops_op; a size without a name), TS_ERR_NOMEM.
  */
 TS_API ts_status ts_einops_compile(ts_einops_op op, const char *pattern,
                                    const ts_axis_size *sizes, size_t nsizes, ts_einops **out,
@@ -1214,7 +1300,8 @@ TS_API ts_status ts_einops_apply(const ts_einops *e, const ts_shape *in, ts_shap
 /* Releases a compiled pattern. Accepts NULL. */
 TS_API void ts_einops_free(ts_einops *e);
 
-/* One-shot ts_einops_compile + ts_einops_apply + ts_einops_free. */
+/* One-shot ts_einops_compile + ts_einops_apply + ts_einops_free: the same
+ * arguments, the errors of both. */
 TS_API ts_status ts_einops_shape(ts_einops_op op, const char *pattern, const ts_shape *in,
                                  const ts_axis_size *sizes, size_t nsizes, ts_shape *out,
                                  ts_error *err);
@@ -1224,8 +1311,9 @@ TS_API ts_status ts_einops_shape(ts_einops_op op, const char *pattern, const ts_
  * skip an axis, anonymous integers that must equal the dim, "1" or "()" for
  * a dim of 1, at most one "..." skipping any number of dims; groups of more
  * than one axis are rejected) against `s`. out (caller array of at least
- * TS_MAX_NDIM entries) receives the named axes in pattern order, *count
- * their number; names point into `pattern`.
+ * TS_MAX_NDIM entries) receives the named axes in pattern order with their
+ * lengths (elements), *count their number (0..TS_MAX_NDIM); names point
+ * into `pattern` (not copied: keep it alive while you use them).
  * Errors (message: parse_shape "pattern" on shape (2,3): cause): TS_ERR_PARSE
  * (with err->column), TS_ERR_VALUE (composite axes), TS_ERR_NDIM (wrong rank),
  * TS_ERR_SIZE (anonymous axis or 1 does not match the dim), TS_ERR_LIMIT.
@@ -1305,8 +1393,9 @@ TS_API ts_status ts_caffe2_resize(const ts_shape *s, const ts_shape *new_dims,
 typedef struct ts_jagged ts_jagged;
 
 /*
- * Parses the text form above (len bytes, need not be NUL-terminated). *out
- * receives a new object (free with ts_jagged_free), NULL on failure.
+ * Parses the text form above (text: len bytes, need not be NUL-terminated;
+ * may be NULL when len is 0). *out receives a new object owned by the
+ * caller (free with ts_jagged_free), NULL on failure.
  * Errors: TS_ERR_PARSE (err->column set; "element 1 of {...} at column 12
  * has rank 1 but element 0 has rank 2"), TS_ERR_LIMIT (depth or node
  * count), the errors of ts_shape_parse, TS_ERR_OVERFLOW, TS_ERR_NOMEM.
@@ -1314,47 +1403,56 @@ typedef struct ts_jagged ts_jagged;
 TS_API ts_status ts_jagged_parse(const char *text, size_t len, ts_jagged **out,
                                  ts_error *err);
 
-/* TensorWrapper TiledShape{tiles[0], ..., tiles[n-1]}: the jagged shape of
- * depth n with leaf (i0,...) = (tiles[0][i0], ..., tiles[n-1][i(n-1)]). n may
- * be 0 (the scalar). Errors: TS_ERR_VALUE (negative tile), TS_ERR_LIMIT
- * (more than TS_JAGGED_MAX_NODES nodes, checked before allocating; n above
- * TS_JAGGED_MAX_DEPTH), TS_ERR_NOMEM. */
+/* TensorWrapper TiledShape{tiles[0], ..., tiles[n-1]} (n = ntiles): the
+ * jagged shape of depth n with leaf (i0,...) = (tiles[0][i0], ...,
+ * tiles[n-1][i(n-1)]); tile extents are element counts. n may be 0 (the
+ * scalar; tiles may then be NULL). *out receives a new object owned by the
+ * caller (ts_jagged_free), NULL on failure. Errors: TS_ERR_VALUE (negative
+ * tile), TS_ERR_LIMIT (more than TS_JAGGED_MAX_NODES nodes, checked before
+ * allocating; n above TS_JAGGED_MAX_DEPTH or TS_MAX_NDIM / 2), TS_ERR_NOMEM. */
 TS_API ts_status ts_jagged_tile(const ts_shape *tiles, size_t ntiles, ts_jagged **out,
                                 ts_error *err);
 
 /* Releases a jagged shape. Accepts NULL. */
 TS_API void ts_jagged_free(ts_jagged *j);
 
-/* Total rank (depth + leaf rank) and depth (number of jagged modes). */
+/* Total rank (depth + leaf rank) and depth (number of jagged modes); 0 for
+ * NULL. */
 TS_API int ts_jagged_rank(const ts_jagged *j);
 TS_API int ts_jagged_depth(const ts_jagged *j);
 
-/* Total element count: the sum of the sizes of all leaves (seed: {10,20,30}
- * and {10,20} hold 6000 + 200 = 6200). Errors: TS_ERR_OVERFLOW. */
+/* *out receives the total element count: the sum of the sizes of all
+ * leaves (seed: {10,20,30} and {10,20} hold 6000 + 200 = 6200).
+ * Errors: TS_ERR_OVERFLOW. */
 TS_API ts_status ts_jagged_size(const ts_jagged *j, int64_t *out, ts_error *err);
 
 /*
  * Writes the canonical text, snprintf-style: "{(10,20),(30,40)}", tiles
- * expanded, no spaces. Returns the full length (excluding the NUL); at most
- * cap bytes are written including the NUL; buf may be NULL when cap is 0.
+ * expanded, no spaces. Returns the full length in bytes (excluding the
+ * NUL); at most cap bytes are written including the NUL; buf may be NULL
+ * when cap is 0. Returns 0, writing "" when it can, for a NULL shape or buf
+ * NULL with cap > 0.
  */
 TS_API size_t ts_jagged_format(const ts_jagged *j, char *buf, size_t cap);
 
 /*
  * The shape of one slice (TensorWrapper: the (0,1) slice of a rank-4 jagged
- * shape is the jagged matrix {(20,),(30,)}): the first n indices select
- * children of the brace levels; indices beyond the depth chip the smooth
- * leaf (remove its leading modes). *out receives a new jagged shape (a
- * smooth one when n >= depth). n = 0 copies.
+ * shape is the jagged matrix {(20,),(30,)}): the first n = nindex indices
+ * select children of the brace levels; indices beyond the depth chip the
+ * smooth leaf (remove its leading modes). *out receives a new jagged shape
+ * owned by the caller (a smooth one when n >= depth), NULL on failure.
+ * n = 0 copies.
  * Errors: TS_ERR_INDEX ("index 3 is out of bounds for jagged mode 1 with 2
  * elements"), TS_ERR_NDIM (n > rank), TS_ERR_NOMEM.
  */
 TS_API ts_status ts_jagged_slice(const ts_jagged *j, const int64_t *index, size_t nindex,
                                  ts_jagged **out, ts_error *err);
 
-/* 1 when the jagged shape has depth 0, and then copies its smooth shape to
- * `out` (initialised); else 0 and `out` is untouched. Errors only NOMEM, as
- * a 0 return with err->code TS_ERR_NOMEM. */
+/* The smooth shape of a jagged shape of depth 0 (a plain shape viewed as
+ * jagged, or a slice down to a leaf): copied to `out` (initialised;
+ * overwritten). Use ts_jagged_depth to ask first.
+ * Errors: TS_ERR_NDIM (depth > 0: "jagged shape {(1,),(2,)} has 1 jagged
+ * mode: it is not smooth"; out untouched), TS_ERR_NOMEM. */
 TS_API ts_status ts_jagged_smooth(const ts_jagged *j, ts_shape *out, ts_error *err);
 
 /*
@@ -1364,7 +1462,8 @@ TS_API ts_status ts_jagged_smooth(const ts_jagged *j, ts_shape *out, ts_error *e
  * elements of the tensor viewed down to layer i, i.e. the number of distinct
  * index prefixes of length layers[0] + ... + layers[i] ({1,2} of (10,20,30):
  * 10, 6000; of {(60,100),(10,20)}: 2, 6200). rank_layer(i) is layers[i].
- * elements has nlayers entries. nlayers 0 is allowed for a rank-0 shape.
+ * elements (a caller array of nlayers entries) receives element counts.
+ * nlayers 0 is allowed for a rank-0 shape.
  * Errors: TS_ERR_VALUE (a negative layer; layer ranks that do not sum to the
  * rank: "layers 1,1 sum to rank 2 but the shape has rank 3"),
  * TS_ERR_OVERFLOW.
