@@ -356,7 +356,7 @@ START_TEST(test_layout_ops)
 {
     ts_shape t = TS_SHAPE_INIT;
     const ts_shape *two[2] = {&S, NULL};
-    int64_t ax[2] = {0, 1}, st[2] = {3, 1}, flat = 0;
+    int64_t ax[3] = {0, 1, 2}, st[2] = {3, 1}, flat = 0;
     ts_index_mode mode = TS_INDEX_RAISE, badmode = (ts_index_mode)3;
 
     EXPECT(ts_reshape(NULL, &S, 0, &t, EP), BAD, "ts_reshape: in is NULL");

@@ -69,7 +69,8 @@ static int parse_fast(const char *s, size_t len, int64_t *dims)
     char buf[256];
     if (len >= sizeof buf)
         return -1;
-    memcpy(buf, s, len);
+    if (len) /* s may be NULL when len is 0 */
+        memcpy(buf, s, len);
     buf[len] = '\0';
     const char *p = ts__skip_spaces_nul(buf);
     char close = *p == '(' ? ')' : *p == '[' ? ']' : 0; /* 0: a bare number */
