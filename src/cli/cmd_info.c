@@ -36,16 +36,21 @@ typedef struct info_opts {
     int tty;                /* stdout is a terminal: align summary columns */
 } info_opts;
 
-/* Per-dtype totals for --summary. */
+/* Sums for --summary, of all arrays or of one dtype. A sum that does not
+ * fit in int64 stops there and is reported as "overflow" (JSON null). */
+typedef struct sums {
+    int64_t arrays, size, nbytes;
+    int size_overflow, nbytes_overflow;
+    int nbytes_unknown;     /* object arrays: the pickle's size is unknown */
+} sums;
+
 typedef struct dtype_total {
     char name[64];
-    int64_t arrays, size, nbytes;
-    int nbytes_unknown;     /* object arrays: the pickle's size is unknown */
+    sums s;
 } dtype_total;
 
 typedef struct totals {
-    int64_t arrays, size, nbytes;
-    int size_overflow, nbytes_overflow, nbytes_unknown;
+    sums all;
     dtype_total *by_dtype;
     size_t n_dtypes, cap;
 } totals;
@@ -226,10 +231,27 @@ static void report_metadata(cli_ctx *ctx, const char *path, const ts_file *f)
 
 /* ---- summary ------------------------------------------------------------------ */
 
+/* *sum += v, or the overflow flag once it no longer fits. */
+static void add_checked(int64_t *sum, int64_t v, int *overflow)
+{
+    if (!*overflow && __builtin_add_overflow(*sum, v, sum))
+        *overflow = 1;
+}
+
+static void add_sums(sums *s, const ts_array *a)
+{
+    s->arrays++;
+    add_checked(&s->size, a->size, &s->size_overflow);
+    if (a->nbytes < 0)
+        s->nbytes_unknown = 1;
+    else
+        add_checked(&s->nbytes, a->nbytes, &s->nbytes_overflow);
+}
+
 static void add_total(totals *t, const ts_array *a)
 {
     dtype_total *d = NULL;
-    for (size_t i = 0; i < t->n_dtypes; i++)
+    for (size_t i = 0; i < t->n_dtypes && !d; i++)
         if (strcmp(t->by_dtype[i].name, a->dtype_name) == 0)
             d = &t->by_dtype[i];
     if (!d) {
@@ -245,19 +267,8 @@ static void add_total(totals *t, const ts_array *a)
         memset(d, 0, sizeof *d);
         snprintf(d->name, sizeof d->name, "%s", a->dtype_name);
     }
-    t->arrays++;
-    d->arrays++;
-    if (__builtin_add_overflow(t->size, a->size, &t->size))
-        t->size_overflow = 1;
-    d->size += a->size;
-    if (a->nbytes < 0) {
-        t->nbytes_unknown = 1;
-        d->nbytes_unknown = 1;
-    } else {
-        if (__builtin_add_overflow(t->nbytes, a->nbytes, &t->nbytes))
-            t->nbytes_overflow = 1;
-        d->nbytes += a->nbytes;
-    }
+    add_sums(&t->all, a);
+    add_sums(&d->s, a);
 }
 
 /* Escaped copy of s, for a summary column. */
@@ -334,43 +345,79 @@ static void summary_row(cli_ctx *ctx, const info_opts *o, rows *r, const char *p
     add_row(r, o->many_files ? path : NULL, a->name[0] ? a->name : "-", a->dtype_name, shape);
 }
 
+/* A sum as a JSON number, or null when it overflowed (or is unknown). */
+static void json_sum(cli_ctx *ctx, const char *key, int64_t v, int null)
+{
+    if (null)
+        print_null(ctx, PRINT_JSON, key, NULL);
+    else
+        print_int(ctx, PRINT_JSON, key, NULL, v);
+}
+
+/* The total's nbytes is null when some are unknown; a dtype's is the known
+ * part. */
+static void json_sums(cli_ctx *ctx, const sums *s, int unknown_is_null)
+{
+    print_int(ctx, PRINT_JSON, "arrays", NULL, s->arrays);
+    json_sum(ctx, "size", s->size, s->size_overflow);
+    json_sum(ctx, "nbytes", s->nbytes,
+             s->nbytes_overflow || (unknown_is_null && s->nbytes_unknown));
+}
+
+/* JSON {"total":{"arrays":..,"size":..,"nbytes":..,"overflow":..,"dtypes":{..}}}. */
+static void summary_total_json(cli_ctx *ctx, const totals *t)
+{
+    int overflow = t->all.size_overflow || t->all.nbytes_overflow;
+    for (size_t i = 0; i < t->n_dtypes; i++)
+        overflow |= t->by_dtype[i].s.size_overflow || t->by_dtype[i].s.nbytes_overflow;
+    print_open_object(ctx, NULL);
+    print_open_object(ctx, "total");
+    json_sums(ctx, &t->all, 1);
+    print_bool(ctx, PRINT_JSON, "overflow", NULL, overflow);
+    print_open_object(ctx, "dtypes");
+    for (size_t i = 0; i < t->n_dtypes; i++) {
+        print_open_object(ctx, t->by_dtype[i].name);
+        json_sums(ctx, &t->by_dtype[i].s, 0);
+        print_close_object(ctx);
+    }
+    print_close_object(ctx);
+    print_close_object(ctx);
+    print_close_object(ctx);
+}
+
+/* A sum as text: the number, or "overflow". */
+static void text_sum(cli_ctx *ctx, int64_t v, int overflow)
+{
+    if (overflow)
+        out_str(ctx, "overflow");
+    else
+        out_i64(ctx, v);
+}
+
+/* "total: 3 arrays, 225 elements, 904 bytes | float32 2 arrays 896 bytes; ..." */
 static void summary_total(cli_ctx *ctx, const totals *t)
 {
+    const sums *s = &t->all;
     if (ctx->json) {
-        print_open_object(ctx, NULL);
-        print_open_object(ctx, "total");
-        print_int(ctx, PRINT_JSON, "arrays", NULL, t->arrays);
-        print_int(ctx, PRINT_JSON, "size", NULL, t->size);
-        if (t->nbytes_unknown)
-            print_null(ctx, PRINT_JSON, "nbytes", NULL);
-        else
-            print_int(ctx, PRINT_JSON, "nbytes", NULL, t->nbytes);
-        print_open_object(ctx, "dtypes");
-        for (size_t i = 0; i < t->n_dtypes; i++) {
-            print_open_object(ctx, t->by_dtype[i].name);
-            print_int(ctx, PRINT_JSON, "arrays", NULL, t->by_dtype[i].arrays);
-            print_int(ctx, PRINT_JSON, "size", NULL, t->by_dtype[i].size);
-            print_int(ctx, PRINT_JSON, "nbytes", NULL, t->by_dtype[i].nbytes);
-            print_close_object(ctx);
-        }
-        print_close_object(ctx);
-        print_close_object(ctx);
-        print_close_object(ctx);
+        summary_total_json(ctx, t);
         return;
     }
-    out_printf(ctx, "total: %lld array%s, %lld elements, %lld bytes%s", (long long)t->arrays,
-               t->arrays == 1 ? "" : "s", (long long)t->size, (long long)t->nbytes,
-               t->nbytes_unknown ? " (+ object arrays of unknown size)" : "");
+    out_printf(ctx, "total: %lld array%s, ", (long long)s->arrays, s->arrays == 1 ? "" : "s");
+    text_sum(ctx, s->size, s->size_overflow);
+    out_str(ctx, " elements, ");
+    text_sum(ctx, s->nbytes, s->nbytes_overflow);
+    out_str(ctx, s->nbytes_unknown ? " bytes (+ object arrays of unknown size)" : " bytes");
     for (size_t i = 0; i < t->n_dtypes; i++) {
-        const dtype_total *d = &t->by_dtype[i];
-        out_printf(ctx, "%s ", i ? ";" : " |");
-        out_escaped(ctx, CLI_ESC_TEXT, d->name, strlen(d->name));
+        const sums *d = &t->by_dtype[i].s;
+        out_str(ctx, i ? "; " : " | ");
+        out_escaped(ctx, CLI_ESC_TEXT, t->by_dtype[i].name, strlen(t->by_dtype[i].name));
         out_printf(ctx, " %lld array%s ", (long long)d->arrays, d->arrays == 1 ? "" : "s");
-        if (d->nbytes_unknown && d->nbytes == 0)
+        if (d->nbytes_unknown && d->nbytes == 0 && !d->nbytes_overflow) {
             out_str(ctx, "of unknown size");
-        else
-            out_printf(ctx, "%lld bytes%s", (long long)d->nbytes,
-                       d->nbytes_unknown ? " + unknown" : "");
+            continue;
+        }
+        text_sum(ctx, d->nbytes, d->nbytes_overflow);
+        out_str(ctx, d->nbytes_unknown ? " bytes + unknown" : " bytes");
     }
     out_char(ctx, '\n');
 }
