@@ -64,6 +64,59 @@ void cli_global_help(cli_ctx *ctx)
                  "See tshape(1) for details.\n");
 }
 
+/* One option as "\t--long\t-s\tVALUE\tCHOICES" (empty fields when absent). */
+static void list_option(cli_ctx *ctx, const cli_option *o)
+{
+    char words[1024];
+    out_printf(ctx, "\t--%s\t", o->name);
+    if (o->short_name)
+        out_printf(ctx, "-%c", o->short_name);
+    out_printf(ctx, "\t%s\t%s\n", o->value ? o->value : "", cli_choices(o, words, sizeof words));
+}
+
+/* 1 if the command's table repeats a long or short name, its own or a
+ * global one (a table mistake the parser would hide). */
+static int clashes(cli_ctx *ctx, const cli_command *c)
+{
+    const cli_option *lists[2] = {c->options, cli_global_options};
+    for (const cli_option *o = c->options; o->name || o->help; o++)
+        for (int k = 0; k < 2; k++)
+            for (const cli_option *p = lists[k]; p->name || p->help; p++)
+                if (o->name && p->name && o != p &&
+                    (strcmp(o->name, p->name) == 0 ||
+                     (o->short_name && o->short_name == p->short_name)))
+                    return cli_error(ctx, NULL, "%s: option --%s clashes with --%s", c->name,
+                                     o->name, p->name);
+    return 0;
+}
+
+/*
+ * tshape --complete-list (hidden): the tables as tab-separated lines, read
+ * by scripts/gen-completion.sh and tests/cli/tables.test.sh:
+ *     command NAME SYNOPSIS
+ *     option  NAME --long -s VALUE CHOICES
+ *     global  --long -s VALUE CHOICES
+ */
+static int complete_list(cli_ctx *ctx)
+{
+    for (const cli_option *o = cli_global_options; o->name; o++) {
+        out_str(ctx, "global");
+        list_option(ctx, o);
+    }
+    for (size_t i = 0; i < cli_command_count; i++) {
+        const cli_command *c = &cli_commands[i];
+        if (clashes(ctx, c))
+            return CLI_ERROR;
+        out_printf(ctx, "command\t%s\t%s\n", c->name, c->synopsis);
+        for (const cli_option *o = c->options; o->name || o->help; o++)
+            if (o->name) {
+                out_printf(ctx, "option\t%s", c->name);
+                list_option(ctx, o);
+            }
+    }
+    return CLI_OK;
+}
+
 /* Runs the command named by argv[0] on argv[1..argc). */
 static int run_command(cli_ctx *ctx, int argc, char **argv)
 {
@@ -88,6 +141,8 @@ int main(int argc, char **argv)
     /* Write errors are reported by out_finish; EPIPE ends output quietly. */
     signal(SIGPIPE, SIG_IGN);
 
+    if (argc == 2 && strcmp(argv[1], "--complete-list") == 0)
+        return out_finish(&ctx, complete_list(&ctx));
     int first = cli_parse_global(&ctx, argc, argv);
     if (first > 0)
         status = run_command(&ctx, argc - first, argv + first);
