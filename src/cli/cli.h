@@ -97,7 +97,7 @@ typedef struct cli_args {
     const cli_command *cmd;
     int nops;
     char **ops;           /* operands, in order */
-    int ngiven;
+    int ngiven, cap;
     cli_given *given;     /* the command's own options, in order */
 } cli_args;
 
@@ -241,7 +241,10 @@ void print_dims(cli_ctx *ctx, cli_print p, const char *key, const char *fmt, con
  * the JSON with CLI_ESC_SAFE. */
 void print_json_text(cli_ctx *ctx, cli_print p, const char *key, const char *fmt,
                      const char *json);
-/* Human text only: fmt as it is (no substitution). */
+/* The line that stands for a stdin line without a result, so output stays
+ * aligned with input: empty, or "null" in JSON. */
+void print_no_result(cli_ctx *ctx);
+/* Text written as it is, in human output only. */
 void print_text(cli_ctx *ctx, const char *text);
 
 /* ---- errors (errors.c) ----------------------------------------------------- */

@@ -234,7 +234,7 @@ static int do_view(cli_ctx *ctx, void *job, const char *text, size_t len, ts_err
         char q[256];
         cli_notice(ctx, NULL, "'%s': %s", cli_quote(text, len, q, sizeof q), why.message);
         if (j->from_stdin)
-            out_str(ctx, ctx->json ? "null\n" : "\n");
+            print_no_result(ctx);
         return CLI_FALSE;
     }
     if (st != TS_OK) {

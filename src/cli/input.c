@@ -201,7 +201,7 @@ int cli_run_input(cli_ctx *ctx, const char *text, size_t len, long line, cli_lin
         if (line > 0) {
             snprintf(where, sizeof where, "line %ld", line);
             cli_error(ctx, where, "'%s': %s", q, err.message);
-            out_str(ctx, ctx->json ? "null\n" : "\n");
+            print_no_result(ctx);
         } else {
             cli_error(ctx, NULL, "'%s': %s", q, err.message);
         }

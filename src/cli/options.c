@@ -132,6 +132,16 @@ static int is_global(const cli_option *o)
 static int take(cli_ctx *ctx, const cli_option *o, const char *value, cli_args *a)
 {
     if (!is_global(o)) {
+        if (a->ngiven == a->cap) { /* a cluster gives several per argument */
+            size_t cap = a->cap * 2 + 8;
+            cli_given *g = realloc(a->given, cap * sizeof *g);
+            if (!g) {
+                cli_error(ctx, NULL, "out of memory");
+                return 0;
+            }
+            a->given = g;
+            a->cap = (int)cap;
+        }
         a->given[a->ngiven].opt = o;
         a->given[a->ngiven++].value = value;
         return 1;
@@ -206,8 +216,7 @@ int cli_parse_args(cli_ctx *ctx, int argc, char **argv, cli_args *a)
     memset(a, 0, sizeof *a);
     a->cmd = ctx->cmd;
     a->ops = malloc((size_t)argc * sizeof *a->ops);
-    a->given = malloc((size_t)argc * sizeof *a->given);
-    if (!a->ops || !a->given) {
+    if (!a->ops) {
         cli_error(ctx, NULL, "out of memory");
         return 0;
     }
@@ -246,8 +255,10 @@ int cli_parse_global(cli_ctx *ctx, int argc, char **argv)
     memset(&none, 0, sizeof none);
     for (int i = 1; i < argc; i++) {
         const char *arg = argv[i];
+        if (strcmp(arg, "--") == 0 && i + 1 < argc)
+            return i + 1;
         if (strcmp(arg, "--") == 0)
-            return i + 1 < argc ? i + 1 : (cli_usage(ctx, "missing command"), 0);
+            break;
         if (is_operand(arg))
             return i;
         int go_on = arg[1] == '-' ? long_option(ctx, &tb, argc, argv, &i, &none)

@@ -476,6 +476,11 @@ void print_json_text(cli_ctx *ctx, cli_print p, const char *key, const char *fmt
     }
 }
 
+void print_no_result(cli_ctx *ctx)
+{
+    out_str(ctx, ctx->json ? "null\n" : "\n");
+}
+
 void print_text(cli_ctx *ctx, const char *text)
 {
     if (!ctx->json)
