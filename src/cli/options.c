@@ -272,21 +272,27 @@ int cli_parse_global(cli_ctx *ctx, int argc, char **argv)
 
 /* ---- help ------------------------------------------------------------------------ */
 
+/* Appends " word" (no space first) to buf, if it fits. */
+static void add_word(char *buf, size_t cap, const char *word)
+{
+    size_t n = strlen(buf), k = strlen(word);
+    if (n + 1 + k < cap)
+        snprintf(buf + n, cap - n, "%s%s", n ? " " : "", word);
+}
+
 const char *cli_choices(const cli_option *o, char *buf, size_t cap)
 {
-    size_t n = 0;
     buf[0] = '\0';
     if (!o->choices)
         return buf;
     if (strcmp(o->choices, "@formats") == 0) {
         for (size_t i = 0; i < ts_format_count(); i++)
-            n += (size_t)snprintf(buf + n, n < cap ? cap - n : 0, "%s%s", i ? " " : "",
-                                  ts_format_info_at(i)->name);
+            add_word(buf, cap, ts_format_info_at(i)->name);
     } else if (strcmp(o->choices, "@dtypes") == 0) {
+        /* The dtypes with a size in whole bytes: those that have strides. */
         for (int d = 0; d < TS_DTYPE_COUNT; d++)
             if (ts_dtype_bits((ts_dtype)d) % 8 == 0 && ts_dtype_bits((ts_dtype)d) > 0)
-                n += (size_t)snprintf(buf + n, n < cap ? cap - n : 0, "%s%s", n ? " " : "",
-                                      ts_dtype_name((ts_dtype)d));
+                add_word(buf, cap, ts_dtype_name((ts_dtype)d));
     } else {
         snprintf(buf, cap, "%s", o->choices);
     }
