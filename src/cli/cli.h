@@ -143,8 +143,6 @@ extern const size_t cli_command_count;
 extern const char *const cli_group_titles[CLI_GROUP_COUNT];
 extern const cli_option cli_global_options[];
 
-/* Finds a command by name (NULL if none). */
-const cli_command *cli_find_command(const char *name);
 
 /*
  * Parses argv[1..argc) against the command's table and the global options,
@@ -311,9 +309,6 @@ int cli_stdin_mode(int n, char *const *ops);
 typedef int (*cli_line_fn)(cli_ctx *ctx, void *job, const char *text, size_t len,
                            ts_error *err);
 int cli_each_input(cli_ctx *ctx, int n, char *const *ops, cli_line_fn fn, void *job);
-/* The same for one input, as the driver handles it; line 0: an operand. */
-int cli_run_input(cli_ctx *ctx, const char *text, size_t len, long line, cli_line_fn fn,
-                  void *job);
 
 static inline int cli_worse(int a, int b)
 {

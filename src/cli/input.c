@@ -189,8 +189,9 @@ int cli_stdin_mode(int n, char *const *ops)
     return n == 0 || (n == 1 && strcmp(ops[0], "-") == 0);
 }
 
-int cli_run_input(cli_ctx *ctx, const char *text, size_t len, long line, cli_line_fn fn,
-                  void *job)
+/* Runs fn on one input and reports its error; line 0: an operand. */
+static int run_input(cli_ctx *ctx, const char *text, size_t len, long line, cli_line_fn fn,
+                     void *job)
 {
     ts_error err;
     err.message[0] = '\0';
@@ -230,7 +231,7 @@ static int run_lines(cli_ctx *ctx, char *buf, size_t *len, long *line, cli_line_
         if (n && start[n - 1] == '\r')
             n--;
         if (!blank_or_comment(start, n))
-            status = cli_worse(status, cli_run_input(ctx, start, n, *line, fn, job));
+            status = cli_worse(status, run_input(ctx, start, n, *line, fn, job));
         start = nl + 1;
     }
     *len = (size_t)(end - start);
@@ -285,6 +286,6 @@ int cli_each_input(cli_ctx *ctx, int n, char *const *ops, cli_line_fn fn, void *
         return each_stdin_line(ctx, fn, job);
     int status = CLI_OK;
     for (int i = 0; i < n && !ctx->out.closed; i++)
-        status = cli_worse(status, cli_run_input(ctx, ops[i], strlen(ops[i]), 0, fn, job));
+        status = cli_worse(status, run_input(ctx, ops[i], strlen(ops[i]), 0, fn, job));
     return status;
 }

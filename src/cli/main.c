@@ -28,7 +28,7 @@ const char *const cli_group_titles[CLI_GROUP_COUNT] = {
 #undef CLI_COMMAND
 };
 
-const cli_command *cli_find_command(const char *name)
+static const cli_command *find_command(const char *name)
 {
     for (size_t i = 0; i < cli_command_count; i++)
         if (strcmp(cli_commands[i].name, name) == 0)
@@ -121,7 +121,7 @@ static int complete_list(cli_ctx *ctx)
 static int run_command(cli_ctx *ctx, int argc, char **argv)
 {
     cli_args args;
-    ctx->cmd = cli_find_command(argv[0]);
+    ctx->cmd = find_command(argv[0]);
     if (!ctx->cmd) {
         char q[128];
         return cli_usage(ctx, "unknown command '%s'", cli_quote(argv[0], strlen(argv[0]), q, sizeof q));
