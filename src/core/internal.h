@@ -264,13 +264,14 @@ static inline const char *ts__skip_spaces_nul(const char *p)
 
 /*
  * The digits at p of a NUL-terminated buffer, without a bounds check: the
- * shape parser's fast path (the NUL stops the loop). *value receives them
- * modulo 2^64; the return value points after the last digit. The caller
- * limits the count (18 digits always fit).
+ * shape parser's fast path (the NUL stops the loop). `first` is the value of
+ * the digit just before p, which the caller has read. *value receives the
+ * number modulo 2^64; the return value points after the last digit. The
+ * caller limits the count (18 digits always fit).
  */
-static inline const char *ts__scan_digits_nul(const char *p, uint64_t *value)
+static inline const char *ts__scan_digits_nul(const char *p, unsigned first, uint64_t *value)
 {
-    uint64_t v = 0;
+    uint64_t v = first;
     unsigned d;
     while ((d = (unsigned)(unsigned char)*p - '0') <= 9) {
         v = v * 10 + d;
