@@ -64,6 +64,16 @@ ts_status ts__bad_arg(ts_error *err, const char *fn, const char *fmt, ...) TS__P
             return ts__bad_arg((err), __func__, "%s is NULL but %s is %lld", #p, \
                                #n, (long long)(n));                              \
     } while (0)
+/* An array of n pointers (itself checked with TS__ARG_ARRAY), none NULL;
+ * err->index names the NULL one. */
+#define TS__ARG_EACH(err, p, n)                                                  \
+    do {                                                                         \
+        for (size_t k_ = 0; k_ < (size_t)(n); k_++)                              \
+            if (!(p)[k_])                                                        \
+                return ts__error_index(                                          \
+                    (err), ts__bad_arg((err), __func__, "%s[%zu] is NULL", #p, k_), \
+                    (int64_t)k_);                                                \
+    } while (0)
 /* Only the bits of `known` may be set. */
 #define TS__ARG_FLAGS(err, flags, known)                                         \
     do {                                                                         \
