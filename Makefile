@@ -22,9 +22,9 @@ WARN    := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
 CFLAGS  ?=
 CPPFLAGS += -Iinclude -D_POSIX_C_SOURCE=200809L
 ALL_CFLAGS = -std=c11 $(OPT) $(WARN) $(WERROR) $(SAN) $(CFLAGS)
-PKGS    := libzip jansson
+PKGS    := zlib jansson
 DEP_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-DEP_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lzip -ljansson)
+DEP_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lz -ljansson)
 CHECK_CFLAGS := $(shell pkg-config --cflags check 2>/dev/null)
 CHECK_LIBS   := $(shell pkg-config --libs check 2>/dev/null || echo -lcheck -lsubunit -lm -lrt -lpthread)
 

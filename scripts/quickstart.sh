@@ -3,7 +3,7 @@
 # example files and runs one shape pipeline. The README's first command.
 set -e
 cd "$(dirname "$0")/.."
-sh scripts/deps.sh gcc make pkg-config libc6-dev libjansson-dev libzip-dev
+sh scripts/deps.sh gcc make pkg-config libc6-dev libjansson-dev zlib1g-dev
 make -s -j2
 echo '$ tshape info --summary examples/*.npy examples/*.npz examples/*.safetensors examples/*.params'
 ./build/tshape info --summary examples/*.npy examples/*.npz examples/*.safetensors examples/*.params

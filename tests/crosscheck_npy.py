@@ -78,6 +78,10 @@ def main():
                     else:
                         # Deflated: tshape reads only the header (it never
                         # inflates data, so a zip bomb costs nothing).
+                        # Deflate expands at most about 1032:1: a larger
+                        # claim cannot be loaded (tshape rejects it).
+                        if info.file_size > info.compress_size * 1040:
+                            raise ValueError("impossible compression ratio")
                         with z.open(info.filename) as m:
                             head = m.read(MAX_HEADER + 16)
                         e = expected_npy(head, False)

@@ -1,0 +1,59 @@
+/*
+ * zip.h - the zip archives inside npz and PyTorch files: one reading of the
+ * central directory (APPNOTE.TXT 4.3), and the first bytes of a member.
+ *
+ * Readers need what a zip library does not give: where a stored member's
+ * bytes start in the file (its local header offset plus that header's own
+ * name and extra lengths), so that data_offset can point at the data. So the
+ * directory is read here, once, with bounded reads; the same reading gives
+ * names, sizes and methods, so two directory readings can never disagree
+ * (an archive with two end records used to get its header from one and its
+ * offset from the other). Deflated members are inflated with zlib, and only
+ * as far as a reader asks: a zip bomb costs nothing.
+ */
+#ifndef TSHAPE_ZIP_H
+#define TSHAPE_ZIP_H
+
+#include "reader.h"
+
+typedef struct ts__zip ts__zip;
+
+#define TS__ZIP_STORED 0
+#define TS__ZIP_DEFLATED 8
+
+typedef struct ts__zip_member {
+    const char *name;        /* as stored (NUL-terminated; names with a NUL
+                                byte are rejected) */
+    uint64_t size;           /* uncompressed bytes, from the central directory */
+    uint64_t comp_size;      /* bytes it occupies in the file */
+    int method;              /* TS__ZIP_STORED, TS__ZIP_DEFLATED or another */
+    int64_t local_offset;    /* its local header */
+    int64_t data_offset;     /* absolute offset of its (compressed) bytes */
+} ts__zip_member;
+
+/*
+ * Reads the central directory of the archive data[0..len). Every offset and
+ * size is checked against len; a stored member must occupy exactly its size;
+ * a deflated one cannot declare more than 1032 bytes per compressed byte (the
+ * most deflate can expand). Errors: TS_ERR_FORMAT, TS_ERR_TRUNCATED,
+ * TS_ERR_UNSUPPORTED (multi-disk), TS_ERR_NOMEM; messages name the entry and
+ * err->offset its byte. *out is freed with ts__zip_close.
+ */
+ts_status ts__zip_open(ts__zip **out, const unsigned char *data, size_t len, ts_error *err);
+void ts__zip_close(ts__zip *z);
+
+size_t ts__zip_count(const ts__zip *z);
+const ts__zip_member *ts__zip_member_at(const ts__zip *z, size_t i);
+
+/*
+ * Reads up to n bytes from the start of member i into buf: copied when
+ * stored, inflated (zlib, raw deflate) when deflated. *got is the number of
+ * bytes read: less than n only when the member is shorter. Errors:
+ * TS_ERR_UNSUPPORTED (another method), TS_ERR_FORMAT (corrupt deflate
+ * stream), TS_ERR_TRUNCATED (the stream ends before the member's size),
+ * TS_ERR_NOMEM.
+ */
+ts_status ts__zip_read(const ts__zip *z, size_t i, unsigned char *buf, size_t n, size_t *got,
+                       ts_error *err);
+
+#endif /* TSHAPE_ZIP_H */
