@@ -595,7 +595,7 @@ ts_status ts__pk_load(ts__pk *pk, const unsigned char *data, size_t len, size_t 
         unsigned char op = d[pos++];
         pk->opcodes++;
         ts__pk_value *a, *b, *c;
-        size_t mark;
+        size_t mark = 0;
         uint64_t n;
         switch (op) {
         case 0x80: /* PROTO */
