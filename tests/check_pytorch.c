@@ -266,6 +266,204 @@ START_TEST(test_detect)
 }
 END_TEST
 
+/* ---- the fixtures of gen_pytorch.py -------------------------------------- */
+
+typedef struct fx_array {
+    const char *name, *dtype, *shape, *strides;
+    int64_t storage_offset, data_offset;
+    const char *device, *storage_key;
+    char byteorder;
+    const char *note;          /* exact, or NULL */
+} fx_array;
+
+typedef struct fx_case {
+    const char *file;
+    const char *version;
+    size_t narrays, nvalues;
+    fx_array a[8];
+} fx_case;
+
+#define DENSE_NOTE "dense in a permuted order (such as channels_last), not C or F order: " \
+                   "read it with its strides"
+#define DEFLATED_NOTE "storage member is deflated: data is compressed"
+
+static const fx_case fixtures[] = {
+    {"hf_tied.bin", "zip 3", 4, 0,
+     {{"model.embed_tokens.weight", "bfloat16", "(8,4)", "(4,1)", 0, 512, "cpu",
+       "archive/data/0", '<', "the same tensor as 'lm_head.weight'"},
+      {"model.layers.0.mlp.up_proj.weight", "bfloat16", "(6,4)", "(4,1)", 0, 640, "cpu",
+       "archive/data/1", '<', NULL},
+      {"model.norm.weight", "bfloat16", "(4,)", "(1,)", 0, 768, "cpu", "archive/data/2", '<',
+       NULL},
+      {"lm_head.weight", "bfloat16", "(8,4)", "(4,1)", 0, 512, "cpu", "archive/data/0", '<',
+       "the same tensor as 'model.embed_tokens.weight'"}}},
+    {"deflated.pt", "zip 3", 2, 0,
+     {{"w", "float32", "(3,4)", "(4,1)", 0, -1, "cpu", "deflated/data/0", '<', DEFLATED_NOTE},
+      {"b", "float32", "(3,)", "(1,)", 0, -1, "cpu", "deflated/data/1", '<', DEFLATED_NOTE}}},
+    {"per_channel.pt", "zip 3", 3, 0,
+     {{"q", "qint8", "(2,3)", "(3,1)", 0, 512, "cpu", "per_channel/data/0", '|',
+       "quantized qint8: per_channel_affine on axis 0, scales and zero points in "
+       "<name>.q_per_channel_scales and <name>.q_per_channel_zero_points"},
+      {"q.q_per_channel_scales", "float64", "(2,)", "(1,)", 0, 640, "cpu",
+       "per_channel/data/1", '<', NULL},
+      {"q.q_per_channel_zero_points", "int64", "(2,)", "(1,)", 0, 768, "cpu",
+       "per_channel/data/2", '<', NULL}}},
+    {"csr.pt", "zip 3", 4, 0,
+     {{"csr", "float32", "(2,3)", "(3,1)", 0, -1, "cpu", NULL, '<',
+       "sparse_csr tensor with 3 stored values in <name>.crow_indices, <name>.col_indices, "
+       "<name>.values"},
+      {"csr.crow_indices", "int64", "(3,)", "(1,)", 0, 576, "cpu", "csr/data/0", '<', NULL},
+      {"csr.col_indices", "int64", "(3,)", "(1,)", 0, 704, "cpu", "csr/data/1", '<', NULL},
+      {"csr.values", "float32", "(3,)", "(1,)", 0, 832, "cpu", "csr/data/2", '<', NULL}}},
+    {"channels_last.pt", "zip 3", 1, 0,
+     {{"cl", "float16", "(1,2,3,4)", "(24,1,8,2)", 0, -1, "cpu", "channels_last/data/0", '<',
+       DENSE_NOTE}}},
+    {"adam.pt", "zip 3", 8, 18,
+     {{"model.module.weight", "float32", "(2,3)", "(3,1)", 0, 1152, "cpu", "adam/data/0", '<',
+       NULL},
+      {"model.module.bias", "float32", "(2,)", "(1,)", 0, 1280, "cpu", "adam/data/1", '<',
+       NULL},
+      {"optimizer.state.0.step", "float32", "()", "()", 0, 1408, "cpu", "adam/data/2", '<',
+       NULL},
+      {"optimizer.state.0.exp_avg", "float32", "(2,3)", "(3,1)", 0, 1536, "cpu",
+       "adam/data/3", '<', NULL},
+      {"optimizer.state.0.exp_avg_sq", "float32", "(2,3)", "(3,1)", 0, 1664, "cpu",
+       "adam/data/4", '<', NULL},
+      {"optimizer.state.1.step", "float32", "()", "()", 0, 1792, "cpu", "adam/data/5", '<',
+       NULL},
+      {"optimizer.state.1.exp_avg", "float32", "(2,)", "(1,)", 0, 1920, "cpu", "adam/data/6",
+       '<', NULL},
+      {"optimizer.state.1.exp_avg_sq", "float32", "(2,)", "(1,)", 0, 2048, "cpu",
+       "adam/data/7", '<', NULL}}},
+    {"storage.pt", "zip 3", 1, 0,
+     {{"", "int32", "(5,)", "(1,)", 0, 192, "cpu", "storage/data/0", '<',
+       "a storage saved on its own (no tensor)"}}},
+    {"v3_float8.pt", "zip 3", 2, 0,
+     {{"f8", "float8_e4m3fn", "(2,3)", "(3,1)", 0, 448, "cpu", "v3_float8/data/0", '|', NULL},
+      {"u16", "uint16", "(3,)", "(1,)", 1, 578, "cpu", "v3_float8/data/1", '<', NULL}}},
+    {"cuda_big_endian.pt", "zip 3", 2, 0,
+     {{"w", "float32", "(2,2)", "(2,1)", 0, 448, "cuda:1", "cuda_big_endian/data/0", '>',
+       NULL},
+      {"i", "int16", "(3,)", "(1,)", 0, 576, "cpu", "cuda_big_endian/data/1", '>', NULL}}},
+    {"from_type_v2.pt", "zip 3", 1, 0,
+     {{"p", "float32", "(3,)", "(1,)", 0, 384, "cpu", "from_type_v2/data/0", '<',
+       "nn.Parameter (requires_grad)"}}},
+};
+
+START_TEST(test_fixture)
+{
+    const fx_case *c = &fixtures[_i];
+    char path[256], rel[128];
+    snprintf(rel, sizeof rel, "pytorch/%s", c->file);
+    tu_fixture(path, sizeof path, rel);
+    ts_open_options o;
+    memset(&o, 0, sizeof o);
+    o.want_metadata = 1;
+    ts_file *f;
+    ts_error err;
+    ck_assert_msg(ts_file_open(&f, path, &o, &err) == TS_OK, "%s: %s", path, err.message);
+    ck_assert_int_eq(ts_file_format(f), TS_FORMAT_PYTORCH);
+    ck_assert_str_eq(ts_file_version(f), c->version);
+    ck_assert_uint_eq(ts_file_count(f), c->narrays);
+    ck_assert_uint_eq(ts_file_metadata_count(f), c->nvalues);
+    for (size_t i = 0; i < c->narrays; i++) {
+        const fx_array *w = &c->a[i];
+        const ts_array *a = ts_file_array(f, i);
+        ck_assert_str_eq(a->name, w->name);
+        ck_assert_str_eq(a->dtype_name, w->dtype);
+        tu_assert_shape(&a->shape, w->shape);
+        tu_assert_shape(&a->strides, w->strides);
+        ck_assert_int_eq(a->storage_offset, w->storage_offset);
+        ck_assert_msg(a->data_offset == w->data_offset, "%s '%s': data_offset %lld", c->file,
+                      a->name, (long long)a->data_offset);
+        ck_assert_str_eq(a->device, w->device);
+        if (w->storage_key)
+            ck_assert_str_eq(a->storage_key, w->storage_key);
+        else
+            ck_assert_ptr_null(a->storage_key);
+        ck_assert_int_eq(a->byteorder, w->byteorder);
+        if (w->note)
+            ck_assert_str_eq(a->note, w->note);
+        else
+            ck_assert_msg(a->note == NULL, "%s '%s': note %s", c->file, a->name, a->note);
+    }
+    ts_file_close(f);
+}
+END_TEST
+
+/* The legacy file's keys are addresses (they change when it is written
+ * again): check each storage's data against its count in the file. */
+START_TEST(test_fixture_legacy)
+{
+    char path[256];
+    tu_fixture(path, sizeof path, "pytorch/legacy_p4.pt");
+    size_t len;
+    unsigned char *d = tu_read_file(path, &len);
+    ck_assert_ptr_nonnull(d);
+    /* protocol 4: PROTO 4, FRAME, then the magic */
+    ck_assert_int_eq(memcmp(d, "\x80\x04\x95", 3), 0);
+    ck_assert_int_eq(ts_format_detect(d, len), TS_FORMAT_PYTORCH);
+    ts_file *f;
+    ts_error err;
+    ck_assert_msg(ts_file_open_memory(&f, d, len, NULL, &err) == TS_OK, "%s", err.message);
+    ck_assert_str_eq(ts_file_version(f), "legacy 1001");
+    ck_assert_uint_eq(ts_file_count(f), 2);
+    static const char *const names[] = {"w", "steps"};
+    static const char *const shapes[] = {"(2,3)", "()"};
+    for (size_t i = 0; i < 2; i++) {
+        const ts_array *a = ts_file_array(f, i);
+        ck_assert_str_eq(a->name, names[i]);
+        tu_assert_shape(&a->shape, shapes[i]);
+        ck_assert_int_ge(a->data_offset, 8);
+        int64_t count;
+        memcpy(&count, d + a->data_offset - 8, 8);
+        ck_assert_int_eq(count, a->size);
+        ck_assert_ptr_nonnull(a->storage_key);
+        ck_assert_uint_gt(strspn(a->storage_key, "0123456789"), 0);
+    }
+    ts_file_close(f);
+    free(d);
+}
+END_TEST
+
+typedef struct fx_error {
+    const char *file;
+    ts_status code;
+    int64_t offset;
+    const char *message;
+} fx_error;
+
+static const fx_error fixture_errors[] = {
+    {"evil_stack_global.pt", TS_ERR_UNSUPPORTED, 64 + 155,
+     "evil_stack_global/data.pkl byte 155: refusing the file: STACK_GLOBAL posix.system is "
+     "dangerous (it would run a shell command under torch.load); nothing was executed"},
+    {"evil_legacy_exec.pt", TS_ERR_UNSUPPORTED, 27,
+     "object pickle byte 27: refusing the file: GLOBAL builtins.exec is dangerous (it would "
+     "run Python code under torch.load); nothing was executed"},
+    {"numpy_scalar.pt", TS_ERR_UNSUPPORTED, 64 + 171,
+     "numpy_scalar/data.pkl byte 171: refusing the file: GLOBAL numpy.core.multiarray.scalar "
+     "is not on the tensor-file allowlist (torch.load would import it); nothing was executed"},
+    {"missing_storage.pt", TS_ERR_FORMAT, 64 + 93,
+     "missing_storage/data.pkl byte 93: storage '7' (torch.FloatStorage, 2 elements) has no "
+     "member missing_storage/data/7 in the archive"},
+    {"bad_geometry.pt", TS_ERR_FORMAT, 64 + 137,
+     "bad_geometry/data.pkl byte 137: tensor of shape (2,2), stride (2,1) and storage offset "
+     "1 needs 20 bytes of storage '0', which has 16"},
+    {"export.pt2", TS_ERR_UNSUPPORTED, -1,
+     "torch.export archive (.pt2, archive_format pt2): not supported; its weights are "
+     "described by JSON members, not by a data.pkl"},
+};
+
+START_TEST(test_fixture_error)
+{
+    const fx_error *c = &fixture_errors[_i];
+    char path[256], rel[128];
+    snprintf(rel, sizeof rel, "pytorch/%s", c->file);
+    tu_expect_open_error(tu_fixture(path, sizeof path, rel), NULL, c->code, c->offset,
+                         c->message);
+}
+END_TEST
+
 /* ---- pickles built in memory --------------------------------------------- */
 
 typedef struct pb {
@@ -714,7 +912,7 @@ START_TEST(test_names)
     ck_assert_uint_eq(ts_file_count(f), 2);
     ck_assert_str_eq(ts_file_array(f, 0)->name, "3");
     ck_assert_str_eq(ts_file_array(f, 1)->name, "True");
-    ck_assert(contains(ts_file_array(f, 1)->note, "shares its storage with '3'"));
+    ck_assert_str_eq(ts_file_array(f, 1)->note, "the same tensor as '3'");
     static const char *const want[][2] = {{"None", "1"},     {"0.1", "[]"},
                                           {"1000000.0", "{\"tuple\":[]}"},
                                           {"1e-05", "{}"}, {"(1,a)", "\"x\""}};
@@ -732,6 +930,10 @@ END_TEST
 /* ---- damaged files ------------------------------------------------------- */
 
 static const char *const damage_files[] = {
+    "tests/fixtures/pytorch/legacy_p4.pt",
+    "tests/fixtures/pytorch/csr.pt",
+    "tests/fixtures/pytorch/per_channel.pt",
+    "tests/fixtures/pytorch/deflated.pt",
     "corpus:pytorch/cnn_legacy.pt",
     "corpus:pytorch/cnn_zip.pt",
     "corpus:pytorch/special.pt",
@@ -773,6 +975,13 @@ Suite *pytorch_suite(void)
     TCase *tc = tcase_create("corpus");
     tcase_add_loop_test(tc, test_corpus, 0, (int)(sizeof corpus_files / sizeof *corpus_files));
     tcase_add_test(tc, test_detect);
+    suite_add_tcase(s, tc);
+
+    tc = tcase_create("fixtures");
+    tcase_add_loop_test(tc, test_fixture, 0, (int)(sizeof fixtures / sizeof *fixtures));
+    tcase_add_test(tc, test_fixture_legacy);
+    tcase_add_loop_test(tc, test_fixture_error, 0,
+                        (int)(sizeof fixture_errors / sizeof *fixture_errors));
     suite_add_tcase(s, tc);
 
     tc = tcase_create("pickles");

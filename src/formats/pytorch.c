@@ -482,8 +482,8 @@ struct tensor {
     int requires_grad;
     const char *device;      /* overrides the storage's location */
     const char *extra;       /* kind details for the note (file-owned) */
-    tensor *comp[2];         /* sparse indices/values, per-channel qparams */
-    const char *comp_name[2];
+    tensor *comp[3];         /* sparse indices/values, per-channel qparams */
+    const char *comp_name[3];
     int ncomp;
 };
 
@@ -798,27 +798,21 @@ static ts_status rebuild_sparse(ctx *c, ts__pk_value *call, tensor **out)
         return st;
     t->dtype = values->dtype;
     t->format_dtype = values->format_dtype;
-    t->stride = arena(c, (size_t)(t->ndim ? t->ndim : 1) * sizeof *t->stride);
-    if (!t->stride)
-        return TS_ERR_NOMEM;
+    t->device = values->device ? values->device : values->s ? values->s->location : NULL;
     t->comp[0] = idx[0];
-    t->comp[1] = coo ? values : idx[1];
     t->comp_name[0] = coo ? "indices" : csc ? "ccol_indices" : "crow_indices";
-    t->comp_name[1] = coo ? "values" : csc ? "row_indices" : "col_indices";
-    t->ncomp = 2;
-    int64_t nnz = values->ndim ? values->shape[0] : 1;
-    if (coo) {
-        t->extra = ts__file_printf(c->f, c->err, "%.*s tensor with %lld stored values in "
-                                   "<name>.indices and <name>.values", (int)ln, layout,
-                                   (long long)nnz);
-    } else {
-        /* three parts: report values through the second index tensor's
-         * place is not possible, so name it in the note */
-        t->extra = ts__file_printf(c->f, c->err, "%.*s tensor with %lld stored values "
-                                   "(values: a %s tensor of %lld elements)", (int)ln, layout,
-                                   (long long)nnz, dtypes[values->dtype].name,
-                                   (long long)nnz);
+    if (!coo) {
+        t->comp[1] = idx[1];
+        t->comp_name[1] = csc ? "row_indices" : "col_indices";
     }
+    t->ncomp = coo ? 2 : 3;
+    t->comp[t->ncomp - 1] = values;
+    t->comp_name[t->ncomp - 1] = "values";
+    int64_t nnz = values->ndim ? values->shape[0] : 1;
+    t->extra = ts__file_printf(c->f, c->err, "%.*s tensor with %lld stored values in "
+                               "<name>.%s, <name>.%s%s%s", (int)ln, layout, (long long)nnz,
+                               t->comp_name[0], t->comp_name[1], coo ? "" : ", <name>.",
+                               coo ? "" : t->comp_name[2]);
     if (!t->extra)
         return TS_ERR_NOMEM;
     *out = t;
@@ -1900,6 +1894,29 @@ static int is_f_contig(const tensor *t)
     return 1;
 }
 
+/* Non-overlapping and dense in some order of the dims (channels_last):
+ * sorted by stride, each stride is the product of the sizes below it. */
+static int is_dense(const tensor *t)
+{
+    int order[TS_MAX_NDIM], n = 0;
+    for (int i = 0; i < t->ndim; i++)
+        if (t->shape[i] != 1)
+            order[n++] = i;
+    for (int i = 1; i < n; i++)
+        for (int j = i; j > 0 && t->stride[order[j]] < t->stride[order[j - 1]]; j--) {
+            int x = order[j];
+            order[j] = order[j - 1];
+            order[j - 1] = x;
+        }
+    int64_t expect = 1;
+    for (int i = 0; i < n; i++) {
+        if (t->stride[order[i]] != expect)
+            return 0;
+        expect *= t->shape[order[i]];
+    }
+    return 1;
+}
+
 static const char *kind_note(const tensor *t)
 {
     switch (t->kind) {
@@ -1932,27 +1949,36 @@ static ts_status entry_note(ctx *c, size_t i, ts_array *a, const char **out)
     } else if (t->s && a->data_offset < 0 && a->size > 0 && t->kind != K_STORAGE) {
         if (b.n)
             sb_str(&b, "; ");
-        sb_str(&b, "strided view: its elements are not one run of bytes");
+        sb_str(&b, is_dense(t) ? "dense in a permuted order (such as channels_last), not C or "
+                                 "F order: read it with its strides"
+                               : "strided view: its elements are not one run of bytes");
     }
+    /* the same tensor at other paths (memo), then other tensors on its storage */
     const storage *s = t->s;
-    if (s && s->nusers > 1) {
-        if (b.n)
-            sb_str(&b, "; ");
-        sb_str(&b, "shares its storage with ");
-        size_t shown = 0;
+    size_t same = 0;
+    for (int pass = 0; s && s->nusers > 1 && pass < 2; pass++) {
+        size_t shown = 0, total = 0;
         for (size_t j = 0; j < s->nusers; j++) {
             size_t u = s->users[j];
-            if (u == i)
+            if (u == i || (c->entries[u].t == t) != (pass == 0))
                 continue;
-            if (shown == 4) {
-                sb_printf(&b, " and %zu more", s->nusers - 1 - shown);
-                break;
-            }
+            total++;
+            if (shown == 4)
+                continue;
             char nm[100];
+            if (!shown)
+                sb_str(&b, b.n ? "; " : "");
+            if (!shown)
+                sb_str(&b, pass == 0 ? "the same tensor as " : same ? "its storage is shared with "
+                                                                    : "shares its storage with ");
             sb_printf(&b, "%s'%s'", shown ? ", " : "",
                       ts__printable_str(c->entries[u].name, nm, sizeof nm));
             shown++;
         }
+        if (total > shown)
+            sb_printf(&b, " and %zu more", total - shown);
+        if (pass == 0)
+            same = total;
     }
     *out = NULL;
     if (b.failed) {
@@ -1997,11 +2023,12 @@ static ts_status report_tensor(ctx *c, size_t i)
     }
     a->format_dtype = t->format_dtype ? t->format_dtype : "";
     a->byteorder = a->itemsize > 1 ? c->byteorder : '|';
+    /* a sparse tensor has no strides: the file gives the dense C ones */
     if ((st = ts_shape_assign(&a->shape, t->ndim, t->shape, c->err)) ||
-        (st = ts_shape_assign(&a->strides, t->ndim, t->stride, c->err)) ||
+        (t->stride && (st = ts_shape_assign(&a->strides, t->ndim, t->stride, c->err))) ||
         (st = ts__array_compute_sizes(a, c->err)))
         return st;
-    int cc = is_c_contig(t), fc = is_f_contig(t);
+    int cc = !t->stride || is_c_contig(t), fc = t->stride && is_f_contig(t);
     a->fortran_order = !cc && fc;
     a->storage_offset = t->storage_offset;
     if (t->kind == K_SPARSE) {
