@@ -71,7 +71,7 @@ static void walk(ts__pk_value *root, uint8_t mark)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     ts__pk *pk;
-    FUZZ_CHECK(ts__pk_new(&pk, NULL) == TS_OK);
+    FUZZ_CHECK(ts__pk_new(&pk, NULL, NULL) == TS_OK);
     ts__pk_options o;
     memset(&o, 0, sizeof o);
     o.classify = classify;

@@ -464,6 +464,22 @@ START_TEST(test_fixture_error)
 }
 END_TEST
 
+/* Other files forced through the reader. */
+START_TEST(test_forced)
+{
+    ts_open_options o;
+    memset(&o, 0, sizeof o);
+    o.format = TS_FORMAT_PYTORCH;
+    tu_expect_open_error("tests/fixtures/npy/stored.npz", &o, TS_ERR_FORMAT, -1,
+                         "not a PyTorch archive: the zip has no member <folder>/data.pkl "
+                         "(3 members)");
+    tu_expect_open_error("tests/fixtures/npy/float32.npy", &o, TS_ERR_FORMAT, 0,
+                         "not a PyTorch file: expected a zip archive (PK\\3\\4) or a pickle "
+                         "starting with PROTO (0x80) and the magic number "
+                         "0x1950a86a20f9469cfc6c");
+}
+END_TEST
+
 /* ---- pickles built in memory --------------------------------------------- */
 
 typedef struct pb {
@@ -848,7 +864,7 @@ START_TEST(test_machine)
     uint64_t fl = p.n - frame_at - 8;
     memcpy(p.b + frame_at, &fl, 8);
     ts__pk *pk;
-    ck_assert_int_eq(ts__pk_new(&pk, NULL), TS_OK);
+    ck_assert_int_eq(ts__pk_new(&pk, NULL, NULL), TS_OK);
     ts__pk_options o;
     memset(&o, 0, sizeof o);
     o.classify = allow_od;
@@ -980,6 +996,7 @@ Suite *pytorch_suite(void)
     tc = tcase_create("fixtures");
     tcase_add_loop_test(tc, test_fixture, 0, (int)(sizeof fixtures / sizeof *fixtures));
     tcase_add_test(tc, test_fixture_legacy);
+    tcase_add_test(tc, test_forced);
     tcase_add_loop_test(tc, test_fixture_error, 0,
                         (int)(sizeof fixture_errors / sizeof *fixture_errors));
     suite_add_tcase(s, tc);

@@ -558,11 +558,9 @@ static const char *dup_text(ts_file *f, const hp *h, size_t from, size_t to, ts_
             extra += h->s[i] >= 0x80;
     if (!extra)
         return ts__file_strndup(f, (const char *)h->s + from, to - from, err);
-    char *buf = malloc(to - from + extra);
-    if (!buf) {
-        ts__error(err, TS_ERR_NOMEM, "out of memory for a %zu-byte descr", to - from + extra);
+    char *buf = ts__scratch_alloc(f, to - from + extra, err);
+    if (!buf)
         return NULL;
-    }
     size_t n = 0;
     for (size_t i = from; i < to; i++) {
         unsigned char c = h->s[i];
@@ -574,7 +572,7 @@ static const char *dup_text(ts_file *f, const hp *h, size_t from, size_t to, ts_
         }
     }
     const char *s = ts__file_strndup(f, buf, n, err);
-    free(buf);
+    ts__scratch_free(f, buf);
     return s;
 }
 

@@ -38,9 +38,9 @@ static ts_status read_member(ts_file *f, const ts__zip *z, size_t i, size_t max_
         return st;
     /* header_len is at most max_header (the prelude checked it). */
     size_t want = pre->dict_start + pre->header_len;
-    unsigned char *buf = malloc(want);
+    unsigned char *buf = ts__scratch_alloc(f, want, err);
     if (!buf)
-        return ts__error(err, TS_ERR_NOMEM, "out of memory for a %zu-byte header", want);
+        return TS_ERR_NOMEM;
     st = ts__zip_read(z, i, buf, want, &got, err);
     if (!st && got < want)
         st = ts__fail(err, TS_ERR_TRUNCATED, 0, (int64_t)got,
@@ -58,7 +58,7 @@ static ts_status read_member(ts_file *f, const ts__zip *z, size_t i, size_t max_
                 st = ts__npy_check_data(a, pre, (int64_t)m->size, " of the member", err);
         }
     }
-    free(buf);
+    ts__scratch_free(f, buf);
     return st;
 }
 
@@ -81,7 +81,7 @@ static ts_status read_npz(ts_file *f, const unsigned char *data, size_t len,
                           const ts_open_options *opts, ts_error *err)
 {
     ts__zip *z;
-    ts_status st = ts__zip_open(&z, data, len, err);
+    ts_status st = ts__zip_open(&z, f, data, len, err);
     for (size_t i = 0; !st && i < ts__zip_count(z); i++) {
         const ts__zip_member *m = ts__zip_member_at(z, i);
         size_t nl = strlen(m->name);
@@ -106,7 +106,7 @@ static ts_status read_npz(ts_file *f, const unsigned char *data, size_t len,
         else
             st = note_compressed(f, a, m->method, err);
     }
-    ts__zip_close(z);
+    ts__zip_close(f, z);
     return st;
 }
 

@@ -10,6 +10,8 @@
  */
 #include "pickle.h"
 
+#include "reader.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -22,6 +24,7 @@ typedef struct block {
 } block;
 
 struct ts__pk {
+    ts_file *file;           /* owns the memory (scratch), or NULL: malloc */
     block *blocks;
     size_t nvalues;
     uint64_t opcodes;
@@ -183,11 +186,28 @@ const char *ts__pk_danger(const char *module, size_t module_len, const char *nam
 /* The machine                                                               */
 /* ------------------------------------------------------------------------ */
 
-ts_status ts__pk_new(ts__pk **out, ts_error *err)
+/* Memory: the file's scratch memory when there is a file (freed by it
+ * if a fault ends the reader), else malloc. Failures set no error. */
+static void *mem_realloc(ts_file *f, void *p, size_t n)
 {
-    *out = calloc(1, sizeof **out);
+    return f ? ts__scratch_realloc(f, p, n, NULL) : realloc(p, n ? n : 1);
+}
+
+static void mem_free(ts_file *f, void *p)
+{
+    if (f)
+        ts__scratch_free(f, p);
+    else
+        free(p);
+}
+
+ts_status ts__pk_new(ts__pk **out, ts_file *f, ts_error *err)
+{
+    *out = mem_realloc(f, NULL, sizeof **out);
     if (!*out)
         return ts__error(err, TS_ERR_NOMEM, "out of memory for the pickle machine");
+    memset(*out, 0, sizeof **out);
+    (*out)->file = f;
     return TS_OK;
 }
 
@@ -201,18 +221,19 @@ void ts__pk_free(ts__pk *pk)
 {
     if (!pk)
         return;
+    ts_file *f = pk->file;
     while (pk->blocks) {
         block *b = pk->blocks;
         for (size_t i = 0; i < b->used; i++)
             if (is_container(b->v[i].kind))
-                free(b->v[i].u.seq.v);
+                mem_free(f, b->v[i].u.seq.v);
         pk->blocks = b->next;
-        free(b);
+        mem_free(f, b);
     }
-    free(pk->stack);
-    free(pk->mkeys);
-    free(pk->mvals);
-    free(pk);
+    mem_free(f, pk->stack);
+    mem_free(f, pk->mkeys);
+    mem_free(f, pk->mvals);
+    mem_free(f, pk);
 }
 
 uint64_t ts__pk_opcodes(const ts__pk *pk)
@@ -245,7 +266,7 @@ static ts__pk_value *new_value(ts__pk *pk, int kind, size_t at)
     }
     block *b = pk->blocks;
     if (!b || b->used == BLOCK_VALUES) {
-        b = malloc(sizeof *b);
+        b = mem_realloc(pk->file, NULL, sizeof *b);
         if (!b) {
             ts__error(pk->err, TS_ERR_NOMEM, "out of memory for pickle values");
             return NULL;
@@ -295,7 +316,7 @@ static ts_status push(ts__pk *pk, ts__pk_value *v, size_t at)
             return fail(pk, TS_ERR_LIMIT, at, "the value stack grows beyond %u entries "
                         "(tshape's limit)", TS__PK_MAX_STACK);
         size_t cap = pk->scap ? pk->scap * 2 : 64;
-        ts__pk_value **p = realloc(pk->stack, cap * sizeof *p);
+        ts__pk_value **p = mem_realloc(pk->file, pk->stack, cap * sizeof *p);
         if (!p)
             return ts__error(pk->err, TS_ERR_NOMEM, "out of memory for the pickle stack");
         pk->stack = p;
@@ -324,7 +345,7 @@ static ts_status seq_add(ts__pk *pk, ts__pk_value *c, ts__pk_value *item)
 {
     if (c->u.seq.n == c->u.seq.cap) {
         size_t cap = c->u.seq.cap ? c->u.seq.cap * 2 : 4;
-        ts__pk_value **p = realloc(c->u.seq.v, cap * sizeof *p);
+        ts__pk_value **p = mem_realloc(pk->file, c->u.seq.v, cap * sizeof *p);
         if (!p)
             return ts__error(pk->err, TS_ERR_NOMEM, "out of memory for a %zu-item container",
                              cap);
@@ -343,7 +364,7 @@ static ts_status collect(ts__pk *pk, int kind, size_t from, size_t at)
         return pk->err->code;
     size_t n = pk->sp - from;
     if (n) {
-        c->u.seq.v = malloc(n * sizeof *c->u.seq.v);
+        c->u.seq.v = mem_realloc(pk->file, NULL, n * sizeof *c->u.seq.v);
         if (!c->u.seq.v)
             return ts__error(pk->err, TS_ERR_NOMEM, "out of memory for a %zu-item tuple", n);
         memcpy(c->u.seq.v, pk->stack + from, n * sizeof *c->u.seq.v);
@@ -391,11 +412,13 @@ static ts_status memo_put(ts__pk *pk, uint64_t index, ts__pk_value *v, size_t at
                     TS__PK_MAX_MEMO);
     if ((pk->mcount + 1) * 2 > pk->mcap) {
         size_t cap = pk->mcap ? pk->mcap * 2 : 256;
-        uint64_t *k = calloc(cap, sizeof *k);
-        ts__pk_value **vals = malloc(cap * sizeof *vals);
+        uint64_t *k = mem_realloc(pk->file, NULL, cap * sizeof *k);
+        ts__pk_value **vals = mem_realloc(pk->file, NULL, cap * sizeof *vals);
+        if (k)
+            memset(k, 0, cap * sizeof *k);
         if (!k || !vals) {
-            free(k);
-            free(vals);
+            mem_free(pk->file, k);
+            mem_free(pk->file, vals);
             return ts__error(pk->err, TS_ERR_NOMEM, "out of memory for the pickle memo");
         }
         uint64_t *ok = pk->mkeys;
@@ -410,8 +433,8 @@ static ts_status memo_put(ts__pk *pk, uint64_t index, ts__pk_value *v, size_t at
                 pk->mkeys[s] = ok[i];
                 pk->mvals[s] = ov[i];
             }
-        free(ok);
-        free(ov);
+        mem_free(pk->file, ok);
+        mem_free(pk->file, ov);
     }
     size_t s = memo_slot(pk, key);
     pk->mkeys[s] = key;

@@ -108,8 +108,10 @@ typedef struct ts__pk_options {
 
 typedef struct ts__pk ts__pk;
 
-/* A machine owns the nodes of every pickle it loads, until ts__pk_free. */
-ts_status ts__pk_new(ts__pk **out, ts_error *err);
+/* A machine owns the nodes of every pickle it loads, until ts__pk_free.
+ * With a file f its memory is f's scratch memory (reader.h: freed by f if
+ * a fault ends the reader); with f NULL, malloc. */
+ts_status ts__pk_new(ts__pk **out, ts_file *f, ts_error *err);
 void ts__pk_free(ts__pk *pk);
 
 /*

@@ -321,7 +321,7 @@ static void *arena(ctx *c, size_t n)
     chunk *k = c->chunks;
     if (!k || k->cap - k->used < n) {
         size_t cap = n > 65536 ? n : 65536;
-        k = malloc(sizeof *k + cap);
+        k = ts__scratch_alloc(c->f, sizeof *k + cap, NULL);
         if (!k) {
             ts__error(c->err, TS_ERR_NOMEM, "out of memory");
             return NULL;
@@ -372,7 +372,9 @@ static ts_status strmap_put(ctx *c, strmap *m, const char *s, size_t n, size_t v
         size_t cap = m->cap ? m->cap * 2 : 64;
         struct slot *old = m->slots;
         size_t ocap = m->cap;
-        m->slots = calloc(cap, sizeof *m->slots);
+        m->slots = ts__scratch_alloc(c->f, cap * sizeof *m->slots, NULL);
+        if (m->slots)
+            memset(m->slots, 0, cap * sizeof *m->slots);
         if (!m->slots) {
             m->slots = old;
             return ts__error(c->err, TS_ERR_NOMEM, "out of memory for a table of %zu names",
@@ -382,7 +384,7 @@ static ts_status strmap_put(ctx *c, strmap *m, const char *s, size_t n, size_t v
         for (size_t i = 0; i < ocap; i++)
             if (old[i].s)
                 m->slots[strmap_find(m, old[i].s, old[i].len)] = old[i];
-        free(old);
+        ts__scratch_free(c->f, old);
     }
     size_t i = strmap_find(m, s, n);
     if (!m->slots[i].s) {
@@ -537,7 +539,7 @@ static ts_status add_storage(ctx *c, storage *s)
 {
     if (c->nstorages == c->storages_cap) {
         size_t cap = c->storages_cap ? c->storages_cap * 2 : 16;
-        storage **p = realloc(c->storages, cap * sizeof *p);
+        storage **p = ts__scratch_realloc(c->f, c->storages, cap * sizeof *p, NULL);
         if (!p)
             return ts__error(c->err, TS_ERR_NOMEM, "out of memory for %zu storages", cap);
         c->storages = p;
@@ -1258,6 +1260,7 @@ static ts_status count_leaves(ctx *c, ts__pk_value *root, uint64_t limit, frame 
 /* ------------------------------------------------------------------------ */
 
 typedef struct sbuf {
+    ts_file *f;              /* owns p (scratch memory) */
     char *p;
     size_t n, cap;
     int failed;              /* out of memory */
@@ -1271,7 +1274,7 @@ static void sb_add(sbuf *b, const char *s, size_t n)
         size_t cap = b->cap ? b->cap : 256;
         while (cap - b->n < n + 1)
             cap *= 2;
-        char *p = realloc(b->p, cap);
+        char *p = ts__scratch_realloc(b->f, b->p, cap, NULL);
         if (!p) {
             b->failed = 1;
             return;
@@ -1493,7 +1496,7 @@ static ts_status add_entry(ctx *c, const char *name, size_t n, tensor *t,
                      (unsigned long long)c->name_budget);
     if (c->nentries == c->entries_cap) {
         size_t cap = c->entries_cap ? c->entries_cap * 2 : 64;
-        entry *p = realloc(c->entries, cap * sizeof *p);
+        entry *p = ts__scratch_realloc(c->f, c->entries, cap * sizeof *p, NULL);
         if (!p)
             return ts__error(c->err, TS_ERR_NOMEM, "out of memory for %zu entries", cap);
         c->entries = p;
@@ -1552,14 +1555,14 @@ static ts_status emit_leaf(ctx *c, sbuf *b, ts__pk_value *v, int cls)
 /* Pass 2: the leaves in order, with their names. */
 static ts_status name_leaves(ctx *c, ts__pk_value *root, frame *stack)
 {
-    sbuf b = {NULL, 0, 0, 0};
+    sbuf b = {c->f, NULL, 0, 0, 0};
     sb_add(&b, "", 0);
     int cls;
     ts_status st = node_class(c, root, &cls);
     if (st || cls != N_CONTAINER) {
         if (!st)
             st = emit_leaf(c, &b, root, cls);
-        free(b.p);
+        ts__scratch_free(c->f, b.p);
         return st;
     }
     size_t depth = 0;
@@ -1604,7 +1607,7 @@ static ts_status name_leaves(ctx *c, ts__pk_value *root, frame *stack)
     }
     if (!st && b.failed)
         st = ts__error(c->err, TS_ERR_NOMEM, "out of memory for names");
-    free(b.p);
+    ts__scratch_free(c->f, b.p);
     return st;
 }
 
@@ -1931,7 +1934,7 @@ static ts_status entry_note(ctx *c, size_t i, ts_array *a, const char **out)
 {
     const entry *e = &c->entries[i];
     const tensor *t = e->t;
-    sbuf b = {NULL, 0, 0, 0};
+    sbuf b = {c->f, NULL, 0, 0, 0};
     const char *k = kind_note(t);
     if (k)
         sb_str(&b, k);
@@ -1982,15 +1985,15 @@ static ts_status entry_note(ctx *c, size_t i, ts_array *a, const char **out)
     }
     *out = NULL;
     if (b.failed) {
-        free(b.p);
+        ts__scratch_free(c->f, b.p);
         return ts__error(c->err, TS_ERR_NOMEM, "out of memory for a note");
     }
     if (b.n) {
         *out = ts__file_strndup(c->f, b.p, b.n, c->err);
-        free(b.p);
+        ts__scratch_free(c->f, b.p);
         return *out ? TS_OK : TS_ERR_NOMEM;
     }
-    free(b.p);
+    ts__scratch_free(c->f, b.p);
     return TS_OK;
 }
 
@@ -2057,7 +2060,7 @@ static ts_status report(ctx *c)
             continue;
         if (s->nusers == s->users_cap) {
             size_t cap = s->users_cap ? s->users_cap * 2 : 4;
-            size_t *p = realloc(s->users, cap * sizeof *p);
+            size_t *p = ts__scratch_realloc(c->f, s->users, cap * sizeof *p, NULL);
             if (!p)
                 return ts__error(c->err, TS_ERR_NOMEM, "out of memory");
             s->users = p;
@@ -2066,7 +2069,7 @@ static ts_status report(ctx *c)
         s->users[s->nusers++] = i;
     }
     ts_status st = TS_OK;
-    sbuf b = {NULL, 0, 0, 0};
+    sbuf b = {c->f, NULL, 0, 0, 0};
     for (size_t i = 0; i < c->nentries && !st; i++) {
         const entry *e = &c->entries[i];
         if (e->t) {
@@ -2080,7 +2083,7 @@ static ts_status report(ctx *c)
                 st = ts__file_add_metadata(c->f, e->name, strlen(e->name), b.p, b.n, c->err);
         }
     }
-    free(b.p);
+    ts__scratch_free(c->f, b.p);
     return st;
 }
 
@@ -2106,7 +2109,7 @@ static ts_status load(ctx *c, const unsigned char *d, size_t len, size_t start,
  * the caller's `locate`. */
 static ts_status read_tree(ctx *c, ts__pk_value *root, ts_status (*locate)(ctx *c))
 {
-    frame *stack = malloc(MAX_DEPTH * sizeof *stack);
+    frame *stack = ts__scratch_alloc(c->f, MAX_DEPTH * sizeof *stack, NULL);
     if (!stack)
         return ts__error(c->err, TS_ERR_NOMEM, "out of memory");
     /* Leaves: each needs an opcode, except through shared sub-trees, which
@@ -2125,7 +2128,7 @@ static ts_status read_tree(ctx *c, ts__pk_value *root, ts_status (*locate)(ctx *
         st = locate(c);
     if (!st)
         st = name_leaves(c, root, stack);
-    free(stack);
+    ts__scratch_free(c->f, stack);
     if (!st)
         st = report(c);
     return st;
@@ -2143,33 +2146,23 @@ static int is_magic(const ts__pk_value *v)
     return v && v->kind == TS__PK_BIGINT && v->u.s.n == 10 && memcmp(v->u.s.p, MAGIC, 10) == 0;
 }
 
-static ts__pk_role refuse_all(void *unused, const char *m, size_t ml, const char *n,
-                              size_t nl, int *tag)
+/* The first pickle is the magic number: PROTO, an optional FRAME, LONG1 of
+ * the 10 magic bytes, optional memo opcodes, STOP. Checked without
+ * allocating (probes run before the reader has any memory). */
+static int legacy_magic(const unsigned char *d, size_t len)
 {
-    (void)unused, (void)m, (void)ml, (void)n, (void)nl, (void)tag;
-    return TS__PK_REFUSE;
-}
-
-/* The first pickle is the magic number (run by the machine, so a FRAME or a
- * memo opcode in between is fine). */
-static int legacy_magic(const unsigned char *d, size_t len, size_t *end)
-{
-    if (len < 1 || d[0] != 0x80)
+    size_t p = 0;
+    if (len < 2 || d[0] != 0x80 || d[1] < 2 || d[1] > 5)
         return 0;
-    ts__pk *pk;
-    if (ts__pk_new(&pk, NULL))
+    p = 2;
+    if (p < len && d[p] == 0x95)
+        p += 9;
+    if (p + 12 > len || d[p] != 0x8a || d[p + 1] != 10 || memcmp(d + p + 2, MAGIC, 10) != 0)
         return 0;
-    ts__pk_options o;
-    memset(&o, 0, sizeof o);
-    o.classify = refuse_all;
-    o.where = "magic";
-    ts__pk_value *v = NULL;
-    size_t e = 0;
-    int ok = ts__pk_load(pk, d, len < 64 ? len : 64, 0, &o, &v, &e, NULL) == TS_OK &&
-             is_magic(v);
-    ts__pk_free(pk);
-    *end = e;
-    return ok;
+    p += 12;
+    while (p < len && (d[p] == 0x94 || d[p] == 'q' || d[p] == 'r'))
+        p += d[p] == 0x94 ? 1 : d[p] == 'q' ? 2 : 5;
+    return p < len && d[p] == '.';
 }
 
 /* The storages follow the last pickle, each an 8-byte element count and
@@ -2368,7 +2361,7 @@ static int member_kind(const char *name, size_t n, size_t *prefix_len)
 
 static ts_status read_zip(ctx *c)
 {
-    ts_status st = ts__zip_open(&c->zip, c->file, c->file_len, c->err);
+    ts_status st = ts__zip_open(&c->zip, c->f, c->file, c->file_len, c->err);
     if (st)
         return st;
     size_t n = ts__zip_count(c->zip);
@@ -2472,7 +2465,7 @@ static ts_status read_zip(ctx *c)
         c->base = pm->data_offset;
     } else {
         size_t got = 0;
-        inflated = malloc(pm->size ? (size_t)pm->size : 1);
+        inflated = ts__scratch_alloc(c->f, (size_t)pm->size, NULL);
         if (!inflated)
             return ts__error(c->err, TS_ERR_NOMEM, "out of memory for %s (%llu bytes)",
                              pm->name, (unsigned long long)pm->size);
@@ -2482,7 +2475,7 @@ static ts_status read_zip(ctx *c)
                            pm->name, got, (unsigned long long)pm->size);
         if (st) {
             ts__error_prefix(c->err, "%s", pm->name);
-            free(inflated);
+            ts__scratch_free(c->f, inflated);
             return st;
         }
         pickle = inflated;
@@ -2494,7 +2487,7 @@ static ts_status read_zip(ctx *c)
     if (!st)
         st = read_tree(c, root, zip_locate);
     /* the tree points into the inflated pickle until here */
-    free(inflated);
+    ts__scratch_free(c->f, inflated);
     return st;
 }
 
@@ -2515,39 +2508,56 @@ static int is_torch_tar(const unsigned char *d, size_t len)
     return 0;
 }
 
+/* Does any member name say PyTorch? A walk of the central directory that
+ * allocates nothing (probes run before the reader has any memory); when
+ * there is no directory (a truncated file), the first member's name:
+ * torch.save writes data.pkl first, TorchScript its data/ members. */
 static int zip_is_torch(const unsigned char *d, size_t len)
 {
-    ts__zip *z;
     size_t p;
-    if (ts__zip_open(&z, d, len, NULL) == TS_OK) {
-        int yes = 0;
-        for (size_t i = 0; i < ts__zip_count(z) && !yes; i++) {
-            const char *name = ts__zip_member_at(z, i)->name;
-            int k = member_kind(name, strlen(name), &p);
-            yes = k != M_OTHER && k != M_STORAGE;
+    if (len >= 22) {
+        size_t lo = len - 22 > 65535 ? len - 22 - 65535 : 0;
+        for (size_t e = len - 22;; e--) {
+            if (memcmp(d + e, "PK\5\6", 4) == 0 && ts__le16(d + e + 20) <= len - e - 22) {
+                uint64_t count = ts__le16(d + e + 10), off = ts__le32(d + e + 16);
+                if (e >= 20 && memcmp(d + e - 20, "PK\6\7", 4) == 0) {
+                    uint64_t rec = ts__le64(d + e - 20 + 8);
+                    if (rec <= e - 20 && e - 20 - rec >= 56 && memcmp(d + rec, "PK\6\6", 4) == 0) {
+                        count = ts__le64(d + rec + 32);
+                        off = ts__le64(d + rec + 48);
+                    }
+                }
+                for (uint64_t i = 0; i < count && off <= len && len - off >= 46 &&
+                                     memcmp(d + off, "PK\1\2", 4) == 0; i++) {
+                    size_t n = ts__le16(d + off + 28);
+                    if (n > len - off - 46)
+                        break;
+                    int k = member_kind((const char *)d + off + 46, n, &p);
+                    if (k != M_OTHER && k != M_STORAGE)
+                        return 1;
+                    off += 46 + n + ts__le16(d + off + 30) + ts__le16(d + off + 32);
+                }
+                return 0;
+            }
+            if (e == lo)
+                break;
         }
-        ts__zip_close(z);
-        return yes;
     }
-    /* No readable directory (a truncated file): the first member's name.
-     * torch.save writes data.pkl first, TorchScript its data/ members. */
     if (len < 30)
         return 0;
     size_t n = ts__le16(d + 26);
     if (n > len - 30)
         return 0;
-    int k = member_kind((const char *)d + 30, n, &p);
-    return k != M_OTHER;
+    return member_kind((const char *)d + 30, n, &p) != M_OTHER;
 }
 
 static int probe_pytorch(const unsigned char *d, size_t len)
 {
-    size_t end;
     if (len >= 8 && memcmp(d, "PYTORCH1", 8) == 0)
         return 1;
     if (len >= 4 && memcmp(d, "PK\3\4", 4) == 0)
         return zip_is_torch(d, len);
-    return legacy_magic(d, len, &end) || is_torch_tar(d, len);
+    return legacy_magic(d, len) || is_torch_tar(d, len);
 }
 
 static ts_status read_pytorch(ts_file *f, const unsigned char *data, size_t len,
@@ -2563,7 +2573,7 @@ static ts_status read_pytorch(ts_file *f, const unsigned char *data, size_t len,
     c.byteorder = '<';
     c.base = -1;
     c.where = "pickle";
-    ts_status st = ts__pk_new(&c.pk, err);
+    ts_status st = ts__pk_new(&c.pk, f, err);
     if (st)
         return st;
     if (len >= 8 && memcmp(data, "PYTORCH1", 8) == 0)
@@ -2583,17 +2593,18 @@ static ts_status read_pytorch(ts_file *f, const unsigned char *data, size_t len,
                       "(PK\\3\\4) or a pickle starting with PROTO (0x80) and the magic "
                       "number 0x1950a86a20f9469cfc6c");
     for (size_t i = 0; i < c.nstorages; i++)
-        free(c.storages[i]->users);
-    free(c.storages);
-    free(c.keys.slots);
-    free(c.members.slots);
-    free(c.entries);
+        ts__scratch_free(f, c.storages[i]->users);
+    ts__scratch_free(f, c.storages);
+    ts__scratch_free(f, c.keys.slots);
+    ts__scratch_free(f, c.members.slots);
+    ts__scratch_free(f, c.entries);
     while (c.chunks) {
         chunk *k = c.chunks->next;
-        free(c.chunks);
+        ts__scratch_free(f, c.chunks);
         c.chunks = k;
     }
-    ts__zip_close(c.zip);
+    if (c.zip)
+        ts__zip_close(f, c.zip);
     ts__pk_free(c.pk);
     return st;
 }

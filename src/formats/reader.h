@@ -27,6 +27,19 @@ typedef struct ts__reader {
                       const ts_open_options *opts, ts_error *err);
 } ts__reader;
 
+/*
+ * Runs fn(arg, err) while a SIGBUS on the mapping [map, map + len) (the file
+ * shrank under us) makes it return TS_ERR_IO instead of killing the process
+ * (mapguard.c). Nested calls and threads are fine.
+ */
+typedef ts_status (*ts__parse_fn)(void *arg, ts_error *err);
+ts_status ts__guarded_parse(const void *map, size_t len, ts__parse_fn fn, void *arg,
+                            ts_error *err);
+
+/* Tests only: when set, called by ts_file_open right after the file is
+ * mapped (to truncate it, as another program could). */
+extern void (*ts__test_after_map)(void);
+
 #define TS_READER(name) extern const ts__reader ts__reader_##name;
 #include "formats.def"
 #undef TS_READER
@@ -46,6 +59,29 @@ const char *ts__file_strndup(ts_file *f, const char *s, size_t n, ts_error *err)
 /* printf into storage owned by f. */
 const char *ts__file_printf(ts_file *f, ts_error *err, const char *fmt, ...)
     TS__PRINTF(3, 4);
+
+/*
+ * A reader's temporary memory: like malloc/realloc/free, but owned by f and
+ * freed by the file when the reader returns or a fault jumps out of it
+ * (mapguard.c), so no path leaks it. Use it for every allocation a reader
+ * does not free before it next touches the file's bytes. Errors set err
+ * (TS_ERR_NOMEM) and return NULL; a failed realloc leaves p valid.
+ */
+void *ts__scratch_alloc(ts_file *f, size_t n, ts_error *err);
+void *ts__scratch_realloc(ts_file *f, void *p, size_t n, ts_error *err);
+void ts__scratch_free(ts_file *f, void *p);
+
+/*
+ * Appends a metadata entry whose JSON text is written only when asked for
+ * (ts_file_metadata, ts_file_metadata_write), by render(data, len, at, kind,
+ * out, err) over the image the reader parsed. The reader must have checked
+ * the value at `at` completely: rendering may not find new errors.
+ */
+typedef ts_status (*ts__meta_render_fn)(const unsigned char *data, size_t len, uint64_t at,
+                                        uint32_t kind, ts__sink *out, ts_error *err);
+ts_status ts__file_add_lazy_metadata(ts_file *f, const char *key, size_t key_len,
+                                     ts__meta_render_fn render, uint64_t at, uint32_t kind,
+                                     ts_error *err);
 
 /* Sets the version text ("1.0", "V2", "3"); the string must be static or
  * owned by f. */

@@ -421,6 +421,9 @@ static ts_status read_entry(ts_file *f, const char *key, const json_t *v,
 static ts_status read_metadata(ts_file *f, json_t *v, int64_t at, int want,
                                ts_error *err)
 {
+    /* The reference reader's field is Option<HashMap>: null is no metadata. */
+    if (json_is_null(v))
+        return TS_OK;
     if (!json_is_object(v))
         return ts__fail(err, TS_ERR_FORMAT, 0, at,
                         "__metadata__ at byte %lld is %s, expected an object mapping "
@@ -608,10 +611,10 @@ static ts_status read_safetensors(ts_file *f, const unsigned char *data, size_t 
         goto out;
     }
     size_t count = json_object_size(root);
-    pos = malloc((count ? count : 1) * sizeof *pos);
-    tensors = malloc((count ? count : 1) * sizeof *tensors);
-    if (!pos || !tensors) {
-        st = ts__error(err, TS_ERR_NOMEM, "out of memory for %zu header entries", count);
+    pos = ts__scratch_alloc(f, (count ? count : 1) * sizeof *pos, err);
+    tensors = pos ? ts__scratch_alloc(f, (count ? count : 1) * sizeof *tensors, err) : NULL;
+    if (!tensors) {
+        st = TS_ERR_NOMEM;
         goto out;
     }
     scan_positions(hdr, hlen, pos, count);
@@ -637,8 +640,8 @@ static ts_status read_safetensors(ts_file *f, const unsigned char *data, size_t 
     if (!st)
         ts__file_set_version(f, "");
 out:
-    free(pos);
-    free(tensors);
+    ts__scratch_free(f, pos);
+    ts__scratch_free(f, tensors);
     json_decref(root);
     return st;
 }

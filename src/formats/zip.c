@@ -20,6 +20,7 @@
 #define DEFLATE_MAX_RATIO 1040
 
 struct ts__zip {
+    ts_file *file;            /* owns this struct's memory (scratch) */
     const unsigned char *data;
     size_t len;
     size_t count;
@@ -196,10 +197,9 @@ static ts_status read_entries(ts__zip *z, const cd_loc *loc, ts_error *err)
     size_t p = (size_t)loc->off, end = (size_t)(loc->off + loc->size);
     /* The names lie inside the directory: its size plus a NUL per entry
      * bounds them, and the file bounds that. */
-    z->names = malloc((size_t)loc->size + z->count + 1);
+    z->names = ts__scratch_alloc(z->file, (size_t)loc->size + z->count + 1, err);
     if (!z->names)
-        return ts__error(err, TS_ERR_NOMEM, "out of memory for %llu bytes of member names",
-                         (unsigned long long)loc->size);
+        return TS_ERR_NOMEM;
     char *w = z->names;
     for (size_t i = 0; i < z->count; i++) {
         if (end - p < CDH_LEN || !sig_at(d, z->len, p, "PK\1\2"))
@@ -240,42 +240,40 @@ static ts_status read_entries(ts__zip *z, const cd_loc *loc, ts_error *err)
     return TS_OK;
 }
 
-ts_status ts__zip_open(ts__zip **out, const unsigned char *data, size_t len, ts_error *err)
+ts_status ts__zip_open(ts__zip **out, ts_file *f, const unsigned char *data, size_t len,
+                       ts_error *err)
 {
     *out = NULL;
     cd_loc loc;
     ts_status st = locate_cd(data, len, &loc, err);
     if (st)
         return st;
-    ts__zip *z = calloc(1, sizeof *z);
+    ts__zip *z = ts__scratch_alloc(f, sizeof *z, err);
     if (!z)
-        return ts__error(err, TS_ERR_NOMEM, "out of memory");
+        return TS_ERR_NOMEM;
+    memset(z, 0, sizeof *z);
+    z->file = f;
     z->data = data;
     z->len = len;
     z->count = (size_t)loc.count;
     /* count <= cd_size / 46 <= len / 46: bounded by the file size. */
-    z->members = calloc(z->count ? z->count : 1, sizeof *z->members);
-    if (!z->members) {
-        free(z);
-        return ts__error(err, TS_ERR_NOMEM, "out of memory for %zu zip entries",
-                         (size_t)loc.count);
-    }
-    st = read_entries(z, &loc, err);
+    z->members = ts__scratch_alloc(f, (z->count ? z->count : 1) * sizeof *z->members, err);
+    st = z->members ? read_entries(z, &loc, err) : TS_ERR_NOMEM;
     if (st) {
-        ts__zip_close(z);
+        ts__zip_close(f, z);
         return st;
     }
     *out = z;
     return TS_OK;
 }
 
-void ts__zip_close(ts__zip *z)
+void ts__zip_close(ts_file *f, ts__zip *z)
 {
     if (!z)
         return;
-    free(z->members);
-    free(z->names);
-    free(z);
+    ts__scratch_free(f, z->members);
+    ts__scratch_free(f, z->names);
+    ts__scratch_free(f, z);
 }
 
 size_t ts__zip_count(const ts__zip *z)

@@ -37,10 +37,12 @@ typedef struct ts__zip_member {
  * a deflated one cannot declare more than 1032 bytes per compressed byte (the
  * most deflate can expand). Errors: TS_ERR_FORMAT, TS_ERR_TRUNCATED,
  * TS_ERR_UNSUPPORTED (multi-disk), TS_ERR_NOMEM; messages name the entry and
- * err->offset its byte. *out is freed with ts__zip_close.
+ * err->offset its byte. The archive's memory is scratch memory of f (see
+ * reader.h): freed by ts__zip_close, or by f when a fault ends the reader.
  */
-ts_status ts__zip_open(ts__zip **out, const unsigned char *data, size_t len, ts_error *err);
-void ts__zip_close(ts__zip *z);
+ts_status ts__zip_open(ts__zip **out, ts_file *f, const unsigned char *data, size_t len,
+                       ts_error *err);
+void ts__zip_close(ts_file *f, ts__zip *z);
 
 size_t ts__zip_count(const ts__zip *z);
 const ts__zip_member *ts__zip_member_at(const ts__zip *z, size_t i);
