@@ -740,6 +740,24 @@ static void bad_deep(pb *p)
     for (int i = 0; i < 1001; i++)
         op(p, 'a');
 }
+/* A 995-deep chain D, reached from the root directly (counted there) and
+ * again below a 10-deep chain: 1006 deep on the second path. */
+static void bad_deep_shared(pb *p)
+{
+    op(p, ']');
+    for (int i = 0; i < 995; i++)
+        op(p, ']');
+    intv(p, 1);
+    for (int i = 0; i < 995; i++)
+        op(p, 'a');
+    OPS(p, "q\x00" "a");
+    for (int i = 0; i < 10; i++)
+        op(p, ']');
+    OPS(p, "h\x00");
+    for (int i = 0; i < 10; i++)
+        op(p, 'a');
+    op(p, 'a');
+}
 static void bad_geometry(pb *p)
 {
     op(p, '}');
@@ -811,6 +829,7 @@ static const refusal refusals[] = {
     {"cycle", bad_cycle, TS_ERR_FORMAT, "a list contains itself", 0},
     {"laughs", bad_laughs, TS_ERR_LIMIT, "names more than", 0},
     {"deep", bad_deep, TS_ERR_LIMIT, "containers nested more than 1000 deep", 0},
+    {"deep shared", bad_deep_shared, TS_ERR_LIMIT, "containers nested more than 1000 deep", 0},
     {"geometry", bad_geometry, TS_ERR_FORMAT, "tensor of shape (2,3), stride (3,1) and storage "
      "offset 1 needs 28 bytes of storage 'k0', which has 24", 1},
     {"negative dim", bad_negative_dim, TS_ERR_VALUE, "tensor size has a negative entry -3", 1},

@@ -1599,7 +1599,12 @@ static ts_status name_leaves(ctx *c, ts__pk_value *root, frame *stack)
             }
         }
         if (cls == N_CONTAINER) {
-            /* depth was checked by the count pass */
+            /* a sub-tree counted at a shallower path may lie deeper here */
+            if (depth == MAX_DEPTH) {
+                st = vfail(c, TS_ERR_LIMIT, ch, "containers nested more than %d deep "
+                           "(tshape's limit)", MAX_DEPTH);
+                break;
+            }
             stack[depth++] = (frame){ch, 0, b.n};
             continue;
         }
@@ -2269,17 +2274,21 @@ static ts_status read_legacy(ctx *c)
 /* The zip container                                                         */
 /* ------------------------------------------------------------------------ */
 
-/* The member named prefix + "/" + rest, or -1. */
+/* The member named prefix + "/" + rest, or -1 (-2 when out of memory). */
 static long find_member(ctx *c, const char *rest, size_t rest_len)
 {
-    char name[1024];
-    if (c->prefix_len + 1 + rest_len >= sizeof name)
-        return -1;
+    char local[1024], *name = local;
+    size_t n = c->prefix_len + 1 + rest_len;
+    if (n > sizeof local && !(name = ts__scratch_alloc(c->f, n, c->err)))
+        return -2;
     memcpy(name, c->prefix, c->prefix_len);
     name[c->prefix_len] = '/';
     memcpy(name + c->prefix_len + 1, rest, rest_len);
     size_t idx;
-    return strmap_get(&c->members, name, c->prefix_len + 1 + rest_len, &idx) ? (long)idx : -1;
+    long found = strmap_get(&c->members, name, n, &idx) ? (long)idx : -1;
+    if (name != local)
+        ts__scratch_free(c->f, name);
+    return found;
 }
 
 static ts_status zip_locate(ctx *c)
@@ -2290,6 +2299,8 @@ static ts_status zip_locate(ctx *c)
         snprintf(rest, sizeof rest, "data/%.*s", (int)s->key_len, s->key);
         ts__printable(s->key, s->key_len, kt, sizeof kt);
         long m = find_member(c, rest, strlen(rest));
+        if (m == -2)
+            return TS_ERR_NOMEM;
         if (m < 0)
             return vfail(c, TS_ERR_FORMAT, s->pid, "storage '%s' (%s, %lld elements) has no "
                          "member %.*s/data/%s in the archive", kt, s->type_text,
@@ -2317,6 +2328,8 @@ static ts_status read_record(ctx *c, const char *rest, char *buf, size_t cap, in
     buf[0] = '\0';
     *present = 0;
     long m = find_member(c, rest, strlen(rest));
+    if (m == -2)
+        return TS_ERR_NOMEM;
     if (m < 0)
         return TS_OK;
     size_t got = 0;
@@ -2373,18 +2386,14 @@ static ts_status read_zip(ctx *c)
         if ((st = strmap_put(c, &c->members, m->name, len, i)))
             return st;
         int k = member_kind(m->name, len, &p);
-        /* torch takes the folder from the first member; prefer its data.pkl */
-        if (k == M_DATA_PKL && (pkl < 0 || (c->prefix_len == 0 && i == 0))) {
-            const ts__zip_member *first = ts__zip_member_at(c->zip, 0);
-            if (pkl < 0 || strncmp(first->name, m->name, p + 1) == 0)
-                pkl = (long)i;
-        }
+        if (k == M_DATA_PKL && pkl < 0)
+            pkl = (long)i;
         export_ |= k == M_EXPORT;
         pt2 |= k == M_PT2;
         model_json |= k == M_MODEL_JSON;
     }
     if (pkl >= 0) {
-        /* the first member's folder, when it has a data.pkl */
+        /* torch takes the folder from the first member: prefer its data.pkl */
         const ts__zip_member *first = ts__zip_member_at(c->zip, 0);
         const char *slash = strchr(first->name, '/');
         if (slash) {
@@ -2416,7 +2425,10 @@ static ts_status read_zip(ctx *c)
     const ts__zip_member *pm = ts__zip_member_at(c->zip, (size_t)pkl);
     c->prefix = pm->name;
     c->prefix_len = strlen(pm->name) - 9;
-    c->torchscript = find_member(c, "constants.pkl", 13) >= 0;
+    long cm = find_member(c, "constants.pkl", 13);
+    if (cm == -2)
+        return TS_ERR_NOMEM;
+    c->torchscript = cm >= 0;
     c->where = pm->name;
 
     char version[40], order[16];
