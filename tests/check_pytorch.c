@@ -962,6 +962,31 @@ START_TEST(test_names)
 }
 END_TEST
 
+/* 20000 paths to one tensor: notes name four others and count the rest,
+ * in time independent of how many there are. */
+START_TEST(test_many_views)
+{
+    static pb p;
+    p.n = 0;
+    ops(&p, "\x80\x02]");
+    tensor(&p, "FloatStorage", "k0", 6, 0, 2, S23, T23);
+    ops(&p, "q\x01" "a(");
+    for (int i = 1; i < 20000; i++)
+        ops(&p, "h\x01");
+    ops(&p, "e.");
+    ts_file *f;
+    ts_error err;
+    ck_assert_msg(open_legacy(&p, &err, &f, 1) == TS_OK, "%s", err.message);
+    ck_assert_uint_eq(ts_file_count(f), 20000);
+    ck_assert_str_eq(ts_file_array(f, 0)->note,
+                     "the same tensor as '1', '2', '3', '4' and 19995 more");
+    ck_assert_str_eq(ts_file_array(f, 19999)->name, "19999");
+    ck_assert_str_eq(ts_file_array(f, 19999)->note,
+                     "the same tensor as '0', '1', '2', '3' and 19995 more");
+    ts_file_close(f);
+}
+END_TEST
+
 /* ---- damaged files ------------------------------------------------------- */
 
 static const char *const damage_files[] = {
@@ -1025,6 +1050,7 @@ Suite *pytorch_suite(void)
     tcase_add_loop_test(tc, test_refusal, 0, (int)(sizeof refusals / sizeof *refusals));
     tcase_add_test(tc, test_machine);
     tcase_add_test(tc, test_names);
+    tcase_add_test(tc, test_many_views);
     suite_add_tcase(s, tc);
 
     tc = tcase_create("damaged");

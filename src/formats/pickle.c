@@ -36,6 +36,7 @@ struct ts__pk {
     uint64_t *mkeys;
     ts__pk_value **mvals;
     size_t mcap, mcount;
+    uint64_t seed;           /* hash seed: memo indices come from the file */
     /* shared immutable constants */
     ts__pk_value *none, *true_, *false_;
     ts__pk_value *small[256];
@@ -208,6 +209,7 @@ ts_status ts__pk_new(ts__pk **out, ts_file *f, ts_error *err)
         return ts__error(err, TS_ERR_NOMEM, "out of memory for the pickle machine");
     memset(*out, 0, sizeof **out);
     (*out)->file = f;
+    (*out)->seed = (uint64_t)(uintptr_t)*out * 0x9E3779B97F4A7C15ull;
     return TS_OK;
 }
 
@@ -393,8 +395,14 @@ static void memo_clear(ts__pk *pk)
 
 static size_t memo_slot(const ts__pk *pk, uint64_t key)
 {
+    /* splitmix64 of the seeded key: a file cannot choose colliding indices
+     * without knowing the seed (an address, different in every process) */
+    uint64_t x = key ^ pk->seed;
+    x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
+    x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
+    x ^= x >> 31;
     size_t mask = pk->mcap - 1;
-    size_t h = (size_t)((key * 0x9E3779B97F4A7C15ull) >> 20) & mask;
+    size_t h = (size_t)x & mask;
     while (pk->mkeys[h] && pk->mkeys[h] != key)
         h = (h + 1) & mask;
     return h;

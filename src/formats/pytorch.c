@@ -223,6 +223,7 @@ typedef struct strmap {
         size_t val;
     } *slots;
     size_t cap, n;
+    uint64_t seed;           /* names come from the file: a seeded hash */
 } strmap;
 
 typedef struct chunk {
@@ -337,17 +338,21 @@ static void *arena(ctx *c, size_t n)
     return p;
 }
 
-static uint64_t hash_bytes(const char *s, size_t n)
+/* FNV-1a from a seed (an address: different in every process, so a file
+ * cannot choose names that collide), then splitmix64's finaliser. */
+static uint64_t hash_bytes(uint64_t seed, const char *s, size_t n)
 {
-    uint64_t h = 1469598103934665603ull;
+    uint64_t h = 1469598103934665603ull ^ seed;
     for (size_t i = 0; i < n; i++)
         h = (h ^ (unsigned char)s[i]) * 1099511628211ull;
-    return h;
+    h = (h ^ (h >> 30)) * 0xBF58476D1CE4E5B9ull;
+    h = (h ^ (h >> 27)) * 0x94D049BB133111EBull;
+    return h ^ (h >> 31);
 }
 
 static size_t strmap_find(const strmap *m, const char *s, size_t n)
 {
-    size_t mask = m->cap - 1, i = (size_t)hash_bytes(s, n) & mask;
+    size_t mask = m->cap - 1, i = (size_t)hash_bytes(m->seed, s, n) & mask;
     while (m->slots[i].s && !(m->slots[i].len == n && memcmp(m->slots[i].s, s, n) == 0))
         i = (i + 1) & mask;
     return i;
@@ -371,6 +376,8 @@ static ts_status strmap_put(ctx *c, strmap *m, const char *s, size_t n, size_t v
     if ((m->n + 1) * 2 > m->cap) {
         size_t cap = m->cap ? m->cap * 2 : 64;
         struct slot *old = m->slots;
+        if (!m->cap)
+            m->seed = (uint64_t)(uintptr_t)m * 0x9E3779B97F4A7C15ull;
         size_t ocap = m->cap;
         m->slots = ts__scratch_alloc(c->f, cap * sizeof *m->slots, NULL);
         if (m->slots)
@@ -484,6 +491,7 @@ struct tensor {
     int requires_grad;
     const char *device;      /* overrides the storage's location */
     const char *extra;       /* kind details for the note (file-owned) */
+    size_t uses;             /* entries that report this record */
     tensor *comp[3];         /* sparse indices/values, per-channel qparams */
     const char *comp_name[3];
     int ncomp;
@@ -684,6 +692,7 @@ static ts_status check_geometry(ctx *c, const ts__pk_value *at, tensor *t)
 }
 
 static ts_status get_tensor(ctx *c, ts__pk_value *v, const char *what, tensor **out);
+static void py_float(double x, char *out, size_t cap);
 
 /* storage, storage_offset, size, stride: the common head of the rebuild
  * functions. dtype: -1 to take the storage's. */
@@ -841,7 +850,7 @@ static ts_status rebuild_qtensor(ctx *c, ts__pk_value *call, tensor **out)
         if ((st = need_int(c, q->u.seq.v[2], "zero point", &zp)))
             return st;
         char scale[40];
-        snprintf(scale, sizeof scale, "%.17g", q->u.seq.v[1]->u.f);
+        py_float(q->u.seq.v[1]->u.f, scale, sizeof scale);
         t->extra = ts__file_printf(c->f, c->err, "quantized %s: %s, scale %s, zero_point %lld",
                                    dtypes[t->dtype].name, scheme, scale, (long long)zp);
     } else if (q->u.seq.n == 4) {
@@ -1382,7 +1391,7 @@ static void py_float(double x, char *out, size_t cap)
 /* Decimal text of a little-endian two's complement integer of n bytes. */
 static void big_decimal(sbuf *b, const unsigned char *p, size_t n)
 {
-    unsigned char mag[256];
+    unsigned char mag[64];
     if (n > sizeof mag) {
         sb_printf(b, "<%zu-byte integer>", n);
         return;
@@ -1705,7 +1714,12 @@ static void json_value(sbuf *b, const ts__pk_value *v, int depth)
     case TS__PK_NONE: sb_str(b, "null"); return;
     case TS__PK_BOOL: sb_str(b, v->u.i ? "true" : "false"); return;
     case TS__PK_INT: sb_printf(b, "%lld", (long long)v->u.i); return;
-    case TS__PK_BIGINT: big_decimal(b, v->u.s.p, v->u.s.n); return;
+    case TS__PK_BIGINT:
+        if (v->u.s.n > 64)
+            sb_printf(b, "\"<%zu-byte integer>\"", v->u.s.n);
+        else
+            big_decimal(b, v->u.s.p, v->u.s.n);
+        return;
     case TS__PK_FLOAT: json_float(b, v->u.f); return;
     case TS__PK_STR: json_string(b, v->u.s.p, v->u.s.n); return;
     case TS__PK_BYTES:
@@ -1961,32 +1975,36 @@ static ts_status entry_note(ctx *c, size_t i, ts_array *a, const char **out)
                                  "F order: read it with its strides"
                                : "strided view: its elements are not one run of bytes");
     }
-    /* the same tensor at other paths (memo), then other tensors on its storage */
+    /* the same tensor at other paths (memo), then other tensors on its
+     * storage: up to 4 names of each, found in at most 256 steps, so a
+     * storage with a million views costs no more per view */
     const storage *s = t->s;
-    size_t same = 0;
-    for (int pass = 0; s && s->nusers > 1 && pass < 2; pass++) {
-        size_t shown = 0, total = 0;
-        for (size_t j = 0; j < s->nusers; j++) {
+    if (s && s->nusers > 1) {
+        size_t total[2] = {t->uses - 1, s->nusers - t->uses}, found[2] = {0, 0};
+        size_t pick[2][4];
+        for (size_t j = 0; j < s->nusers && j < 256; j++) {
             size_t u = s->users[j];
-            if (u == i || (c->entries[u].t == t) != (pass == 0))
-                continue;
-            total++;
-            if (shown == 4)
-                continue;
-            char nm[100];
-            if (!shown)
-                sb_str(&b, b.n ? "; " : "");
-            if (!shown)
-                sb_str(&b, pass == 0 ? "the same tensor as " : same ? "its storage is shared with "
-                                                                    : "shares its storage with ");
-            sb_printf(&b, "%s'%s'", shown ? ", " : "",
-                      ts__printable_str(c->entries[u].name, nm, sizeof nm));
-            shown++;
+            int same = c->entries[u].t == t ? 0 : 1;
+            if (u != i && found[same] < 4 && found[same] < total[same])
+                pick[same][found[same]++] = u;
+            if (found[0] == (total[0] < 4 ? total[0] : 4) &&
+                found[1] == (total[1] < 4 ? total[1] : 4))
+                break;
         }
-        if (total > shown)
-            sb_printf(&b, " and %zu more", total - shown);
-        if (pass == 0)
-            same = total;
+        for (int g = 0; g < 2; g++) {
+            if (!total[g])
+                continue;
+            sb_str(&b, b.n ? "; " : "");
+            sb_str(&b, g == 0 ? "the same tensor as "
+                              : total[0] ? "its storage is shared with " : "shares its storage with ");
+            for (size_t j = 0; j < found[g]; j++) {
+                char nm[100];
+                sb_printf(&b, "%s'%s'", j ? ", " : "",
+                          ts__printable_str(c->entries[pick[g][j]].name, nm, sizeof nm));
+            }
+            if (total[g] > found[g])
+                sb_printf(&b, "%s%zu more", found[g] ? " and " : "", total[g] - found[g]);
+        }
     }
     *out = NULL;
     if (b.failed) {
@@ -2061,6 +2079,8 @@ static ts_status report(ctx *c)
     /* storage users, for the sharing notes */
     for (size_t i = 0; i < c->nentries; i++) {
         storage *s = c->entries[i].t ? c->entries[i].t->s : NULL;
+        if (c->entries[i].t)
+            c->entries[i].t->uses++;
         if (!s)
             continue;
         if (s->nusers == s->users_cap) {
@@ -2082,8 +2102,13 @@ static ts_status report(ctx *c)
         } else if (c->opts->want_metadata) {
             b.n = 0;
             json_value(&b, e->v, 0);
+            c->name_bytes += b.n;
             if (b.failed)
                 st = ts__error(c->err, TS_ERR_NOMEM, "out of memory for values");
+            else if (c->name_bytes > c->name_budget)
+                st = vfail(c, TS_ERR_LIMIT, e->v, "the names and values of the entries take "
+                           "more than %llu bytes (tshape's limit for this file)",
+                           (unsigned long long)c->name_budget);
             else
                 st = ts__file_add_metadata(c->f, e->name, strlen(e->name), b.p, b.n, c->err);
         }
