@@ -542,14 +542,17 @@ static const char info_help[] =
     "Options:\n"
     "  -j, --json           one JSON object per array (JSON Lines)\n"
     "  -f, --format FMT     force the format: npy npz mxnet safetensors gguf\n"
-    "                       tshape32 tshape64 (default: detect from magic bytes)\n"
+    "                       pytorch tshape32 tshape64 (default: detect from magic bytes)\n"
     "      --filter GLOB    only arrays whose name matches GLOB (fnmatch)\n"
     "  -s, --summary        one line per array (name, dtype, shape) and totals\n"
-    "  -m, --metadata       show safetensors __metadata__ and GGUF key/values\n"
+    "  -m, --metadata       show safetensors __metadata__, GGUF key/values and the\n"
+    "                       values of a PyTorch checkpoint that are not tensors\n"
     "      --max-header N   largest .npy header accepted, in bytes (default 10000)\n"
     "      --stored-order   GGUF: show dims as stored (innermost first)\n"
     "  -h, --help           show this help\n"
-    "FILE '-' reads standard input. Only headers are read, never the data.\n";
+    "FILE '-' reads standard input. Only headers are read, never the data.\n"
+    "PyTorch pickles are never run: a global outside tshape's allowlist (tensor\n"
+    "rebuild functions, storage types, dtypes, OrderedDict ...) refuses the file.\n";
 
 static int cmd_info(cli_ctx *ctx, int argc, char **argv)
 {
