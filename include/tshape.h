@@ -603,7 +603,8 @@ typedef enum ts_format {
     TS_FORMAT_SAFETENSORS = 4,   /* Hugging Face safetensors */
     TS_FORMAT_GGUF = 5,          /* llama.cpp GGUF v2/v3 */
     TS_FORMAT_TSHAPE32 = 6,      /* raw mshadow TShape::Save: u32 ndim, u32 dims */
-    TS_FORMAT_TSHAPE64 = 7       /* raw MXNet TShape::Save: i32 ndim, i64 dims */
+    TS_FORMAT_TSHAPE64 = 7,      /* raw MXNet TShape::Save: i32 ndim, i64 dims */
+    TS_FORMAT_PYTORCH = 8        /* PyTorch torch.save (zip, legacy) and TorchScript */
 } ts_format;
 
 /*
