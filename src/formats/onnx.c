@@ -110,16 +110,6 @@ static int span_eq(span s, const char *lit)
     return s.n == strlen(lit) && memcmp(s.p, lit, s.n) == 0;
 }
 
-/* Expects wire type `wire` for field `what` of a message. */
-static ts_status want_wire(const ts__pb_field *f, int wire, const char *what, ts_error *err)
-{
-    if (f->wire == wire)
-        return TS_OK;
-    return ts__fail(err, TS_ERR_FORMAT, 0, (int64_t)f->key_pos,
-                    "%s (field %u) at byte %zu is %s, expected %s", what, f->number,
-                    f->key_pos, ts__pb_wire_name(f->wire), ts__pb_wire_name(wire));
-}
-
 /* *out = "<prefix><name>" copied into the file's storage; names with NUL
  * bytes are refused. */
 static ts_status make_name(onnx_reader *r, const char *prefix, span name, size_t at,
@@ -287,7 +277,7 @@ static ts_status add_entries(onnx_reader *r, typed_list *t, const ts__pb_field *
         return TS_OK;
     }
     int want = fixed == 4 ? TS__PB_FIXED32 : fixed == 8 ? TS__PB_FIXED64 : TS__PB_VARINT;
-    ts_status st = want_wire(f, want, what, r->err);
+    ts_status st = ts__pb_want(f, want, what, r->err);
     if (st)
         return st;
     t->count++;
@@ -340,7 +330,7 @@ static ts_status read_tensor(onnx_reader *r, ts__pb_msg *m, const tensor_ctx *c,
                     dims[ndim++] = (int64_t)v;
                 }
             } else {
-                if ((st = want_wire(&fl, TS__PB_VARINT, "dims", err)))
+                if ((st = ts__pb_want(&fl, TS__PB_VARINT, "dims", err)))
                     return st;
                 if (ndim == TS_MAX_NDIM)
                     return ts__fail(err, TS_ERR_NDIM, 0, (int64_t)fl.key_pos,
@@ -350,7 +340,7 @@ static ts_status read_tensor(onnx_reader *r, ts__pb_msg *m, const tensor_ctx *c,
             }
             break;
         case 2:
-            if ((st = want_wire(&fl, TS__PB_VARINT, "data_type", err)))
+            if ((st = ts__pb_want(&fl, TS__PB_VARINT, "data_type", err)))
                 return st;
             data_type = fl.value;
             has_type = 1;
@@ -368,7 +358,7 @@ static ts_status read_tensor(onnx_reader *r, ts__pb_msg *m, const tensor_ctx *c,
                 return st;
             break;
         case 6:
-            if ((st = want_wire(&fl, TS__PB_LEN, "string_data", err)))
+            if ((st = ts__pb_want(&fl, TS__PB_LEN, "string_data", err)))
                 return st;
             lists[F_STRING].count++;
             lists[F_STRING].fields++;
@@ -378,13 +368,13 @@ static ts_status read_tensor(onnx_reader *r, ts__pb_msg *m, const tensor_ctx *c,
                 return st;
             break;
         case 8:
-            if ((st = want_wire(&fl, TS__PB_LEN, "name", err)))
+            if ((st = ts__pb_want(&fl, TS__PB_LEN, "name", err)))
                 return st;
             name = span_of(r, &fl);
             name_at = fl.key_pos;
             break;
         case 9:
-            if ((st = want_wire(&fl, TS__PB_LEN, "raw_data", err)))
+            if ((st = ts__pb_want(&fl, TS__PB_LEN, "raw_data", err)))
                 return st;
             if (fl.truncated) {
                 char buf[128];
@@ -417,7 +407,7 @@ static ts_status read_tensor(onnx_reader *r, ts__pb_msg *m, const tensor_ctx *c,
             int kk;
             while ((kk = ts__pb_next(&e, &g, err)) > 0) {
                 if (g.number == 1 || g.number == 2) {
-                    if ((st = want_wire(&g, TS__PB_LEN, "external_data entry", err)))
+                    if ((st = ts__pb_want(&g, TS__PB_LEN, "external_data entry", err)))
                         return st;
                     if (g.number == 1)
                         key = span_of(r, &g);
@@ -440,7 +430,7 @@ static ts_status read_tensor(onnx_reader *r, ts__pb_msg *m, const tensor_ctx *c,
             break;
         }
         case 14:
-            if ((st = want_wire(&fl, TS__PB_VARINT, "data_location", err)))
+            if ((st = ts__pb_want(&fl, TS__PB_VARINT, "data_location", err)))
                 return st;
             location = (int)(fl.value == 1);
             break;
@@ -588,7 +578,7 @@ static ts_status read_sparse(onnx_reader *r, const ts__pb_msg *parent, const ts_
     int k;
     while ((k = ts__pb_next(&m, &fl, err)) > 0) {
         if (fl.number == 1 || fl.number == 2) {
-            if ((st = want_wire(&fl, TS__PB_LEN, fl.number == 1 ? "values" : "indices", err)))
+            if ((st = ts__pb_want(&fl, TS__PB_LEN, fl.number == 1 ? "values" : "indices", err)))
                 return st;
             if (fl.number == 1) {
                 values = fl;
@@ -600,7 +590,7 @@ static ts_status read_sparse(onnx_reader *r, const ts__pb_msg *parent, const ts_
         } else if (fl.number == 3) {
             size_t p = fl.pos, e = fl.wire == TS__PB_LEN ? fl.pos + fl.len : fl.pos;
             if (fl.wire != TS__PB_LEN) {
-                if ((st = want_wire(&fl, TS__PB_VARINT, "sparse dims", err)))
+                if ((st = ts__pb_want(&fl, TS__PB_VARINT, "sparse dims", err)))
                     return st;
                 if (ndim == TS_MAX_NDIM)
                     goto too_many;
@@ -708,13 +698,13 @@ static ts_status read_attribute(onnx_reader *r, ts__pb_msg *m, const char *prefi
     span aname = {"", 0};
     ts_status st;
     /* name first (it is field 1 but may come anywhere) */
-    while ((k = ts__pb_next(&a, &fl, err)) > 0)
+    while ((k = ts__pb_next(&a, &fl, err)) > 0 && !fl.truncated)
         if (fl.number == 1) {
-            if ((st = want_wire(&fl, TS__PB_LEN, "attribute name", err)))
+            if ((st = ts__pb_want(&fl, TS__PB_LEN, "attribute name", err)))
                 return st;
             aname = span_of(r, &fl);
         }
-    if (k < 0)
+    if (k < 0 && !a.pending)
         return a.status;
     if (memchr(aname.p, '\0', aname.n))
         return ts__fail(err, TS_ERR_FORMAT, 0, (int64_t)m->pos,
@@ -783,9 +773,11 @@ static ts_status read_node(onnx_reader *r, ts__pb_msg *m, const char *prefix)
     int outputs = 0;
     ts_status st;
     while ((k = ts__pb_next(&n, &fl, err)) > 0) {
+        if (fl.truncated)
+            break; /* the second pass descends to name the place */
         switch (fl.number) {
         case 2:
-            if ((st = want_wire(&fl, TS__PB_LEN, "node output", err)))
+            if ((st = ts__pb_want(&fl, TS__PB_LEN, "node output", err)))
                 return st;
             if (outputs++ == 0)
                 out0 = span_of(r, &fl);
@@ -793,7 +785,7 @@ static ts_status read_node(onnx_reader *r, ts__pb_msg *m, const char *prefix)
         case 3:
         case 4:
         case 7:
-            if ((st = want_wire(&fl, TS__PB_LEN, "node name", err)))
+            if ((st = ts__pb_want(&fl, TS__PB_LEN, "node name", err)))
                 return st;
             *(fl.number == 3 ? &name : fl.number == 4 ? &op : &domain) = span_of(r, &fl);
             break;
@@ -804,9 +796,9 @@ static ts_status read_node(onnx_reader *r, ts__pb_msg *m, const char *prefix)
             break;
         }
     }
-    if (k < 0)
+    if (k < 0 && !n.pending)
         return n.status;
-    if (!has_attr)
+    if (!has_attr && !n.pending)
         return TS_OK;
     if (memchr(name.p, '\0', name.n) || memchr(out0.p, '\0', out0.n))
         return ts__fail(err, TS_ERR_FORMAT, 0, (int64_t)m->pos,
@@ -975,6 +967,8 @@ static ts_status read_graph(onnx_reader *r, ts__pb_msg *g, const char *prefix, i
     int k;
     ts_status st;
     while ((k = ts__pb_next(&m, &fl, err)) > 0) {
+        if (fl.truncated && fl.number != 5 && fl.number != 15)
+            break; /* a cut node: the second pass descends to name the place */
         if (fl.number == 5) {
             ts_array *a = NULL;
             tensor_ctx c = {prefix, NULL, SRC_INITIALIZER};
@@ -992,7 +986,7 @@ static ts_status read_graph(onnx_reader *r, ts__pb_msg *g, const char *prefix, i
                 r->init_names[r->n_init++] = a->name;
             }
         } else if (fl.number == 15) {
-            if ((st = want_wire(&fl, TS__PB_LEN, "sparse_initializer", err)) ||
+            if ((st = ts__pb_want(&fl, TS__PB_LEN, "sparse_initializer", err)) ||
                 (st = read_sparse(r, &m, &fl, prefix, NULL, SRC_SPARSE)))
                 return st;
         }
@@ -1090,7 +1084,7 @@ static ts_status read_onnx(ts_file *f, const unsigned char *data, size_t len,
         case 25: what = "functions"; break;
         default: break;
         }
-        if (what && (st = want_wire(&fl, wire, what, err))) {
+        if (what && (st = ts__pb_want(&fl, wire, what, err))) {
             json_decref(opsets);
             return not_onnx(err, st);
         }

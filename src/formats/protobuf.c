@@ -204,3 +204,43 @@ ts_status ts__pb_count_varints(const unsigned char *base, size_t pos, size_t len
     *count = n;
     return TS_OK;
 }
+
+ts_status ts__pb_want(const ts__pb_field *f, int wire, const char *what, ts_error *err)
+{
+    if (f->wire == wire)
+        return TS_OK;
+    return ts__fail(err, TS_ERR_FORMAT, 0, (int64_t)f->key_pos,
+                    "%s (field %u) at byte %zu is %s, expected %s", what, f->number,
+                    f->key_pos, ts__pb_wire_name(f->wire), ts__pb_wire_name(wire));
+}
+
+static ts_status push_dim(int64_t *dims, int *ndim, uint64_t v, size_t at, const char *what,
+                          ts_error *err)
+{
+    if (*ndim >= TS_MAX_NDIM)
+        return ts__fail(err, TS_ERR_NDIM, 0, (int64_t)at,
+                        "%s at byte %zu: more than %d dims", what, at, TS_MAX_NDIM);
+    if ((int64_t)v < 0)
+        return ts__fail(err, TS_ERR_VALUE, 0, (int64_t)at,
+                        "%s at byte %zu: dim %d is negative (%lld)", what, at, *ndim,
+                        (long long)(int64_t)v);
+    dims[(*ndim)++] = (int64_t)v;
+    return TS_OK;
+}
+
+ts_status ts__pb_dims(const unsigned char *base, const ts__pb_field *f, int64_t *dims,
+                      int *ndim, const char *what, ts_error *err)
+{
+    if (f->wire == TS__PB_VARINT)
+        return push_dim(dims, ndim, f->value, f->key_pos, what, err);
+    ts_status st = ts__pb_want(f, TS__PB_LEN, what, err);
+    size_t p = f->pos, e = f->pos + f->len;
+    while (!st && p < e) {
+        uint64_t v;
+        size_t at = p;
+        st = ts__pb_varint(base, &p, e, &v, what, err);
+        if (!st)
+            st = push_dim(dims, ndim, v, at, what, err);
+    }
+    return st;
+}

@@ -76,6 +76,16 @@ ts_status ts__pb_varint(const unsigned char *base, size_t *pos, size_t end, uint
 ts_status ts__pb_count_varints(const unsigned char *base, size_t pos, size_t len,
                                int64_t *count, ts_error *err);
 
+/* TS_OK when field f has wire type `wire`, else TS_ERR_FORMAT naming `what`
+ * ("dims"), the field and its byte offset. */
+ts_status ts__pb_want(const ts__pb_field *f, int wire, const char *what, ts_error *err);
+
+/* Collects a repeated int64 field (dims) that may come unpacked (one varint
+ * per key) or packed: appends to dims[*ndim], at most TS_MAX_NDIM in all
+ * (TS_ERR_NDIM beyond), each checked to be >= 0 (TS_ERR_VALUE). */
+ts_status ts__pb_dims(const unsigned char *base, const ts__pb_field *f, int64_t *dims,
+                      int *ndim, const char *what, ts_error *err);
+
 /* Name of a wire type for messages ("varint", "length-delimited", ...). */
 const char *ts__pb_wire_name(int wire);
 
