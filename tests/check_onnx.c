@@ -200,6 +200,41 @@ START_TEST(test_corpus_byte_changes)
 }
 END_TEST
 
+/* ---- the committed fixtures (tests/fixtures/gen_onnx.py) ----------------- */
+
+START_TEST(test_fixtures)
+{
+    char path[512];
+    ts_file *f;
+    ts_error err;
+    ck_assert_msg(ts_file_open(&f, tu_fixture(path, sizeof path, "onnx/good_external.onnx"), NULL,
+                               &err) == TS_OK, "%s", err.message);
+    ck_assert_int_eq(ts_file_format(f), TS_FORMAT_ONNX);
+    ck_assert_int_eq(ts_file_array(f, 0)->data_offset, 0);
+    ck_assert_int_eq(ts_file_array(f, 1)->data_offset, 4096); /* no 'length' key */
+    ck_assert_str_eq(ts_file_array(f, 1)->storage_key, "good_external.bin");
+    ts_file_close(f);
+    ck_assert_msg(ts_file_open(&f, tu_fixture(path, sizeof path, "onnx/good_mixed.onnx"), NULL,
+                               &err) == TS_OK, "%s", err.message);
+    ck_assert_uint_eq(ts_file_count(f), 7);
+    ck_assert_str_eq(ts_file_array(f, 4)->name, "c");
+    ck_assert_str_eq(ts_file_array(f, 5)->name, "pick/else_branch/w");
+    ts_file_close(f);
+    tu_expect_open_error(tu_fixture(path, sizeof path, "onnx/bad_absolute.onnx"), NULL,
+                         TS_ERR_FORMAT, 23,
+                         "external data path leaves the model folder: a has absolute location "
+                         "'/etc/passwd'");
+    tu_expect_open_error(tu_fixture(path, sizeof path, "onnx/bad_raw_length.onnx"), NULL,
+                         TS_ERR_FORMAT, 310,
+                         "tensor 'fc.weight': raw_data at byte 310 has 47 bytes, but FLOAT (3,4) "
+                         "needs 48");
+    tu_expect_open_error(tu_fixture(path, sizeof path, "onnx/bad_truncated.onnx"), NULL,
+                         TS_ERR_TRUNCATED, 320,
+                         "tensor 'fc.weight': file ends at byte 320 inside its raw_data (byte "
+                         "310), whose length field promises 48 bytes");
+}
+END_TEST
+
 /* ---- models built in memory ---------------------------------------------- */
 
 /* TensorProto: name, data_type, dims (unpacked), raw_data of n bytes. */
@@ -485,6 +520,7 @@ Suite *onnx_suite(void)
     tcase_add_loop_test(tc, test_corpus_byte_changes, 0,
                         (int)(sizeof byte_change_files / sizeof *byte_change_files));
     tcase_add_test(tc, test_detection);
+    tcase_add_test(tc, test_fixtures);
     suite_add_tcase(s, tc);
     tc = tcase_create("memory");
     tcase_add_test(tc, test_packed_dims_and_unpacked_floats);

@@ -136,7 +136,7 @@ static ts_status read_tensor(c2_reader *r, ts__pb_msg *m, int64_t index, size_t 
             }
             break;
         case 7:
-            if (!(st = ts__pb_want(&fl, TS__PB_LEN, "name", err))) {
+            if (!(st = ts__pb_want(&fl, TS__PB_LEN, "name", err)) && !fl.truncated) {
                 name_f = fl;
                 has_name = 1;
             }

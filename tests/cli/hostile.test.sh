@@ -162,6 +162,10 @@ while read -r src; do
         *.params|*.nd|*.v0) modes="- mxnet";;
         *.safetensors) modes="- safetensors";;
         *.gguf) modes="- gguf";;
+        *.onnx) modes="- onnx";;
+        *.caffemodel|*.binaryproto) modes="- caffe";;
+        *.pb) modes="- caffe2 onnx";;
+        *.h5) modes="- hdf5";;
         *.tshape) modes="tshape32 tshape64";;
         *) modes="-";;
     esac
