@@ -83,7 +83,7 @@ _tshape()
     case $prev in
         -f | --format)
             [[ $cmd == info ]] &&
-                values='npy npz mxnet safetensors gguf tshape32 tshape64' ;;
+                values='npy npz mxnet safetensors gguf tshape32 tshape64 hdf5 onnx caffe caffe2' ;;
         --order) values='C F' ;;
         --mode) values='raise wrap clip' ;;
         --dtype)

@@ -908,7 +908,8 @@ fail:
 static ts_status graph_io(onnx_reader *r, const ts__pb_msg *g)
 {
     ts_error *err = r->err;
-    qsort(r->init_names, r->n_init, sizeof *r->init_names, cmp_str);
+    if (r->n_init)
+        qsort(r->init_names, r->n_init, sizeof *r->init_names, cmp_str);
     json_t *lists[2] = {json_array(), json_array()};
     ts__pb_msg m = *g;
     ts__pb_field fl;
