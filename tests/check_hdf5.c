@@ -120,6 +120,30 @@ START_TEST(test_memory_image)
 }
 END_TEST
 
+START_TEST(test_keras_metadata)
+{
+    char path[1024];
+    if (!have_hdf5() || !tu_corpus_path(path, sizeof path, "hdf5/keras_legacy.h5"))
+        return;
+    ts_open_options o;
+    memset(&o, 0, sizeof o);
+    o.want_metadata = 1;
+    ts_file *f;
+    ts_error err;
+    ck_assert_msg(ts_file_open(&f, path, &o, &err) == TS_OK, "%s", err.message);
+    const char *k, *v;
+    ck_assert_uint_eq(ts_file_metadata_count(f), 3);
+    ck_assert(ts_file_metadata(f, 0, &k, &v));
+    ck_assert_str_eq(k, "keras_version");
+    ck_assert_str_eq(v, "\"2.9.0\"");
+    ck_assert(ts_file_metadata(f, 2, &k, &v));
+    ck_assert_str_eq(k, "keras.layer_names");
+    ck_assert_str_eq(v, "[\"conv2d\",\"batch_normalization\",\"max_pooling2d\",\"flatten\","
+                        "\"dense\",\"dropout\",\"dense_1\"]");
+    ts_file_close(f);
+}
+END_TEST
+
 Suite *hdf5_suite(void)
 {
     Suite *s = suite_create("hdf5");
@@ -129,6 +153,7 @@ Suite *hdf5_suite(void)
     tcase_add_loop_test(tc, test_corpus_notes, 0, (int)(sizeof notes / sizeof *notes));
     tcase_add_test(tc, test_corpus_errors);
     tcase_add_test(tc, test_memory_image);
+    tcase_add_test(tc, test_keras_metadata);
     suite_add_tcase(s, tc);
     return s;
 }

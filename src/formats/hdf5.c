@@ -27,6 +27,7 @@
 #include "reader.h"
 
 #include <dlfcn.h>
+#include <jansson.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -115,6 +116,7 @@ static const char *const class_names[] = {"INTEGER", "FLOAT", "TIME", "STRING", 
     X(hid_t, H5Aget_space, (hid_t))                                                       \
     X(herr_t, H5Aread, (hid_t, hid_t, void *))                                            \
     X(herr_t, H5Aclose, (hid_t))                                                          \
+    X(htri_t, H5Lexists, (hid_t, const char *, hid_t))                                    \
     X(herr_t, H5free_memory, (void *))
 
 typedef struct h5_api {
@@ -655,6 +657,113 @@ static herr_t visit(hid_t group, const char *name, const h5l_info_t *info, void 
     return r->st ? -1 : 0;
 }
 
+
+/* ---- Keras attributes (metadata) ------------------------------------------ */
+
+/* The strings of attribute `name` of object o (scalar or 1-D, fixed or
+ * variable length), appended to the JSON array `out`. Returns the number
+ * appended, or -1 when the attribute is absent or not strings. Bounded:
+ * at most 1,000,000 strings and 64 MiB of fixed-length text. */
+static int attr_strings(hid_t o, const char *name, json_t *out)
+{
+    if (api.H5Aexists(o, name) <= 0)
+        return -1;
+    hid_t a = api.H5Aopen(o, name, 0);
+    if (a < 0)
+        return -1;
+    int n_out = -1;
+    hid_t t = api.H5Aget_type(a), s = api.H5Aget_space(a);
+    hssize_t n = s >= 0 ? api.H5Sget_simple_extent_npoints(s) : -1;
+    if (t >= 0 && api.H5Tget_class(t) == H5T_STRING && n >= 0 && n <= 1000000) {
+        size_t size = api.H5Tget_size(t);
+        if (api.H5Tis_variable_str(t) > 0) {
+            char **v = calloc((size_t)n ? (size_t)n : 1, sizeof *v);
+            hid_t m = api.H5Tcopy(t);
+            if (v && m >= 0 && api.H5Aread(a, m, v) >= 0) {
+                n_out = 0;
+                for (hssize_t i = 0; i < n; i++) {
+                    json_t *j = v[i] ? json_string(v[i]) : NULL;
+                    json_array_append_new(out, j ? j : json_string("?"));
+                    n_out++;
+                    if (v[i])
+                        api.H5free_memory(v[i]);
+                }
+            }
+            if (m >= 0)
+                api.H5Tclose(m);
+            free(v);
+        } else if (size > 0 && (uint64_t)size * (uint64_t)n <= (64u << 20)) {
+            char *buf = malloc(size * (size_t)n + 1);
+            if (buf && api.H5Aread(a, t, buf) >= 0) {
+                n_out = 0;
+                for (hssize_t i = 0; i < n; i++) {
+                    const char *p = buf + (size_t)i * size;
+                    size_t len = strnlen(p, size);
+                    json_t *j = json_stringn(p, len);
+                    json_array_append_new(out, j ? j : json_string("?"));
+                    n_out++;
+                }
+            }
+            free(buf);
+        }
+    }
+    if (t >= 0)
+        api.H5Tclose(t);
+    if (s >= 0)
+        api.H5Sclose(s);
+    api.H5Aclose(a);
+    return n_out;
+}
+
+static ts_status add_json_metadata(ts_file *f, const char *key, json_t *value, ts_error *err)
+{
+    char *text = json_dumps(value, JSON_COMPACT | JSON_ENCODE_ANY);
+    if (!text)
+        return ts__error(err, TS_ERR_NOMEM, "out of memory for metadata");
+    ts_status st = ts__file_add_metadata(f, key, strlen(key), text, strlen(text), err);
+    free(text);
+    return st;
+}
+
+/* keras_version, backend and the layer names (layer_names, or its parts
+ * layer_names0, layer_names1, ...) of the root or of model_weights/. */
+static ts_status keras_metadata(ts_file *f, hid_t file, ts_error *err)
+{
+    ts_status st = TS_OK;
+    static const char *const scalars[] = {"keras_version", "backend"};
+    for (size_t i = 0; i < 2 && !st; i++) {
+        json_t *v = json_array();
+        if (attr_strings(file, scalars[i], v) == 1)
+            st = add_json_metadata(f, scalars[i], json_array_get(v, 0), err);
+        json_decref(v);
+    }
+    hid_t g = file;
+    int own = 0;
+    if (api.H5Lexists(file, "model_weights", 0) > 0) {
+        hid_t o = api.H5Oopen(file, "model_weights", 0);
+        if (o >= 0) {
+            g = o;
+            own = 1;
+        }
+    }
+    json_t *names = json_array();
+    int n = attr_strings(g, "layer_names", names);
+    for (int part = 0; n < 0 && part < 1000; part++) {
+        char key[32];
+        snprintf(key, sizeof key, "layer_names%d", part);
+        if (attr_strings(g, key, names) < 0)
+            break;
+        if (part == 0)
+            n = 0;
+    }
+    if (!st && n >= 0)
+        st = add_json_metadata(f, "keras.layer_names", names, err);
+    json_decref(names);
+    if (own)
+        api.H5Oclose(g);
+    return st;
+}
+
 static ts_status read_hdf5(ts_file *f, const unsigned char *data, size_t len,
                            const ts_open_options *opts, ts_error *err)
 {
@@ -698,6 +807,8 @@ static ts_status read_hdf5(ts_file *f, const unsigned char *data, size_t len,
         st = ts__error(err, TS_ERR_FORMAT, "not a readable HDF5 file: libhdf5 cannot list its "
                                            "groups");
     free(r.seen);
+    if (!st && opts->want_metadata)
+        st = keras_metadata(f, file, err);
     api.H5Fclose(file);
     return st;
 }
