@@ -7,6 +7,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "expected_json.h"
 #include "pbwriter.h"
@@ -452,6 +454,62 @@ START_TEST(test_external_paths)
 }
 END_TEST
 
+/* A location through a symbolic link to another folder is refused; a plain
+ * one in a subfolder is read. */
+START_TEST(test_external_symlink)
+{
+    char dir[] = "/tmp/tshape-onnx-XXXXXX", other[] = "/tmp/tshape-onnx-XXXXXX";
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    ck_assert_ptr_nonnull(mkdtemp(other));
+    char path[256], model[256];
+    snprintf(path, sizeof path, "%s/w.bin", other);
+    FILE *fp = fopen(path, "wb");
+    ck_assert_ptr_nonnull(fp);
+    static const unsigned char zeros[16];
+    fwrite(zeros, 1, 16, fp);
+    fclose(fp);
+    snprintf(path, sizeof path, "%s/sub", dir);
+    ck_assert_int_eq(symlink(other, path), 0);
+    snprintf(path, sizeof path, "%s/real", dir);
+    ck_assert_int_eq(mkdir(path, 0700), 0);
+    snprintf(path, sizeof path, "%s/real/w.bin", dir);
+    fp = fopen(path, "wb");
+    fwrite(zeros, 1, 16, fp);
+    fclose(fp);
+    for (int i = 0; i < 2; i++) {
+        pbw m = {0};
+        external_model(&m, i ? "real/w.bin" : "sub/w.bin");
+        snprintf(model, sizeof model, "%s/m.onnx", dir);
+        fp = fopen(model, "wb");
+        fwrite(m.p, 1, m.n, fp);
+        fclose(fp);
+        free(m.p);
+        ts_file *f = NULL;
+        ts_error err;
+        ts_status st = ts_file_open(&f, model, NULL, &err);
+        if (i == 0) {
+            ck_assert_int_eq(st, TS_ERR_FORMAT);
+            ck_assert_msg(strstr(err.message, "resolves outside it"), "%s", err.message);
+        } else {
+            ck_assert_msg(st == TS_OK, "%s", err.message);
+            ck_assert_int_eq(ts_file_array(f, 0)->data_offset, 0);
+            ts_file_close(f);
+        }
+        unlink(model);
+    }
+    snprintf(path, sizeof path, "%s/real/w.bin", dir);
+    unlink(path);
+    snprintf(path, sizeof path, "%s/real", dir);
+    rmdir(path);
+    snprintf(path, sizeof path, "%s/sub", dir);
+    unlink(path);
+    snprintf(path, sizeof path, "%s/w.bin", other);
+    unlink(path);
+    rmdir(dir);
+    rmdir(other);
+}
+END_TEST
+
 START_TEST(test_nesting_limit)
 {
     /* If node whose then_branch holds an If node ... 200 deep */
@@ -529,6 +587,7 @@ Suite *onnx_suite(void)
     tcase_add_test(tc, test_hostile_tensors);
     tcase_add_test(tc, test_external_paths);
     tcase_add_test(tc, test_nesting_limit);
+    tcase_add_test(tc, test_external_symlink);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -19,11 +19,15 @@
  * storage_key its location. Graph inputs and outputs (with symbolic dims)
  * and the model's ir_version, producer and opsets are metadata entries.
  */
+/* realpath(3) is XSI */
+#define _XOPEN_SOURCE 700
+
 #include "protobuf.h"
 #include "reader.h"
 
 #include <jansson.h>
 #include <stdio.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 
@@ -232,6 +236,24 @@ static ts_status resolve_external(onnx_reader *r, ts_array *a, const ext_info *x
         return ts__fail(err, TS_ERR_FORMAT, 0, (int64_t)at,
                         "%s: external data file %s is not a regular file (symbolic links "
                         "are refused, as by the ONNX checker)", a->name, side);
+    /* A symbolic link among the folders of the location could still lead
+     * out: the resolved file must lie inside the resolved model folder. */
+    const char *dir = slash ? (slash == model ? "/" : ts__file_strndup(r->f, model,
+                                                                        (size_t)(slash - model),
+                                                                        err))
+                            : ".";
+    if (!dir)
+        return TS_ERR_NOMEM;
+    char *rd = realpath(dir, NULL), *rs = realpath(side, NULL);
+    size_t rdl = rd ? strlen(rd) : 0;
+    int inside = rd && rs &&
+                 (strcmp(rd, "/") == 0 || (strncmp(rs, rd, rdl) == 0 && rs[rdl] == '/'));
+    free(rd);
+    free(rs);
+    if (!inside)
+        return ts__fail(err, TS_ERR_FORMAT, 0, (int64_t)at,
+                        "external data path leaves the model folder: %s has location '%s', "
+                        "which resolves outside it (through a symbolic link)", a->name, loc);
     int64_t size = (int64_t)sb.st_size, end;
     if (ts__add_overflow(off, want, &end) || end > size)
         return ts__fail(err, TS_ERR_FORMAT, 0, (int64_t)at,
