@@ -36,7 +36,7 @@ _tshape_options()
 _tshape_values()
 {
     case $1:$2 in
-        info:-f | info:--format) echo 'npy pytorch npz mxnet safetensors gguf tshape32 tshape64' ;;
+        info:-f | info:--format) echo 'npy pytorch npz mxnet safetensors gguf tshape32 tshape64 hdf5 onnx caffe caffe2' ;;
         info:--filter) echo '' ;;
         info:--max-header) echo '' ;;
         transpose:--axes) echo '' ;;
