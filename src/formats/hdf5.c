@@ -832,7 +832,7 @@ static ts_status read_hdf5(ts_file *f, const unsigned char *data, size_t len,
 
 const ts__reader ts__reader_hdf5 = {
     {TS_FORMAT_HDF5, "hdf5", ".h5 .hdf5 .weights.h5",
-     "magic \\x89HDF\\r\\n\\x1a\\n at byte 0 or after a user block (512, 1024, ...)",
+     "the 8-byte signature 0x89 HDF 0d 0a 1a 0a at byte 0 or after a user block (512, 1024, ...)",
      "HDF5 / Keras weights (every dataset; libhdf5 1.10, loaded when needed)", "class"},
     probe_hdf5,
     read_hdf5,
