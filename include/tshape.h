@@ -653,7 +653,10 @@ TS_API int ts_file_metadata(const ts_file *f, size_t i, const char **key,
 
 /* Detects the format from the first bytes of a file (at least 8 bytes are
  * needed for a reliable answer). Returns TS_FORMAT_AUTO when unknown. Raw
- * TShape binaries have no magic and are never detected. */
+ * TShape binaries have no magic and are never detected; ONNX, Caffe and
+ * Caffe2 files have none either: ts_file_open and ts_file_open_memory detect
+ * them by the extension of ts_open_options.path and their protobuf
+ * structure. */
 TS_API ts_format ts_format_detect(const void *data, size_t len);
 
 /* ------------------------------------------------------------------------ */
