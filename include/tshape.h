@@ -851,7 +851,10 @@ TS_API ts_status ts_file_metadata_write(const ts_file *f, size_t i, ts_write_fn 
 /* Detects the format from the first len bytes of a file at data (at least
  * 8 bytes are needed for a reliable answer) by the readers' probes, in the
  * reader table's order. Returns TS_FORMAT_AUTO when unknown or data is
- * NULL. Formats without a signature (raw TShape) are never detected. */
+ * NULL. Raw TShape binaries have no signature and are never detected; ONNX,
+ * Caffe and Caffe2 files have none either: ts_file_open and
+ * ts_file_open_memory detect them by the extension of ts_open_options.path
+ * and their protobuf structure. */
 TS_API ts_format ts_format_detect(const void *data, size_t len);
 
 /* ------------------------------------------------------------------------ */
