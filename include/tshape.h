@@ -1831,7 +1831,9 @@ typedef struct ts_conv_params {
  *     o = floor((in + pad_begin + pad_end - dilation * (kernel - 1) - 1)
  *               / stride) + 1
  * and the padding given by pad_mode. `weight`, when not NULL, receives the
- * weight shape (out_channels, C / groups, *kernel). N may be 0 (as PyTorch);
+ * weight shape (out_channels, C / groups, *kernel). N may be 0 (as PyTorch,
+ * but the parameters are checked whatever N is: PyTorch skips some checks,
+ * such as output_padding's, for an empty batch);
  * C and every spatial input dim must be >= 1 (PyTorch accepts C 0 and then
  * returns 0 channels; tshape rejects it).
  * Errors: TS_ERR_NDIM (ndim not nspatial + 1 or + 2), TS_ERR_VALUE (a
@@ -1869,10 +1871,13 @@ TS_API ts_status ts_conv_transpose_shape(const ts_shape *in, const ts_conv_param
  *                        - 1) / stride) + 1
  * rounding up when ceil_mode is 1, and then, PyTorch's rule, one less when
  * the last window would start at or after in + pad_begin (it must start
- * inside the input or the left padding). As PyTorch, explicit padding may
- * be at most half the kernel (pad <= kernel / 2, rounded down) and C and
- * every spatial input dim must be >= 1; out_channels, groups and
- * output_padding are ignored. SAME modes give ceil(in / stride) as ONNX.
+ * inside the input or the left padding); with ceil_mode the padded input
+ * may be smaller than the dilated kernel as long as o >= 1. As PyTorch,
+ * explicit padding may be at most half the kernel (pad <= kernel / 2,
+ * rounded down), C and every spatial input dim must be >= 1, and for 3-D
+ * average pooling (AvgPool3d) every spatial input dim must be at least its
+ * kernel (TS_ERR_SIZE); out_channels, groups and output_padding are
+ * ignored. SAME modes give ceil(in / stride) as ONNX.
  * Errors as ts_conv_shape, plus TS_ERR_VALUE (padding above half the
  * kernel; kind TS_POOL_AVG with a dilation other than 1) and
  * TS_ERR_INVALID_ARG (kind outside ts_pool_kind).

@@ -153,6 +153,12 @@ static ts_status spatial_out(const ts_conv_params *p, enum layer k, int i, int a
     int64_t pb = 0, pe = 0;
     if (p->pad_mode == TS_PAD_EXPLICIT)
         pb = p->pad_begin[i], pe = p->pad_end[i];
+    if (k == POOL_AVG && p->nspatial == 3 && in < ker)
+        /* ATen pool3d_shape_check(check_input_size) for AvgPool3d only */
+        return ts__error(err, TS_ERR_SIZE,
+                         "%s: axis %d (spatial %d): the input %lld is smaller than the kernel "
+                         "%lld (PyTorch's 3-D average pooling requires it)",
+                         name, axis, i, (long long)in, (long long)ker);
     if (k == POOL_MAX || k == POOL_AVG) {
         if (pb > ker / 2 || pe > ker / 2)
             return ts__error(err, TS_ERR_VALUE,
@@ -163,7 +169,7 @@ static ts_status spatial_out(const ts_conv_params *p, enum layer k, int i, int a
     int64_t num; /* in + pb + pe - eff */
     if (sum_overflow(in, pb, pe, eff, &num))
         return overflow(err, name, axis, i);
-    if (num < 0)
+    if (num < 0 && !((k == POOL_MAX || k == POOL_AVG) && p->ceil_mode))
         return ts__error(err, TS_ERR_SIZE,
                          "%s: axis %d (spatial %d): the padded input %lld is smaller than the "
                          "dilated kernel %lld",
