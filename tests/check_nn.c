@@ -187,6 +187,27 @@ START_TEST(test_pool)
     tu_shape(&in, "(1,64,112,112)");
     ck_assert_int_eq(ts_pool_shape(&in, TS_POOL_MAX, &p, &out, &err), TS_OK);
     expect_shape(&out, "(1,64,56,56)");
+    /* ceil_mode: a kernel larger than the input still gives one window (PyTorch) */
+    p = params(1, 4, 4, 0, 1);
+    p.ceil_mode = 1;
+    tu_shape(&in, "(1,1)");
+    ck_assert_int_eq(ts_pool_shape(&in, TS_POOL_MAX, &p, &out, &err), TS_OK);
+    expect_shape(&out, "(1,1)");
+    /* SAME: ceil(in / stride) */
+    p = params(2, 3, 2, 0, 1);
+    p.pad_mode = TS_PAD_SAME_LOWER;
+    tu_shape(&in, "(1,3,7,8)");
+    ck_assert_int_eq(ts_pool_shape(&in, TS_POOL_AVG, &p, &out, &err), TS_OK);
+    expect_shape(&out, "(1,3,4,4)");
+    /* 3-D average pooling: each input dim at least its kernel (ATen) */
+    p = params(3, 3, 3, 1, 1);
+    tu_shape(&in, "(1,2,2,9,7)");
+    expect_err(ts_pool_shape(&in, TS_POOL_AVG, &p, &out, &err), &err, TS_ERR_SIZE,
+               "avg_pool3d: axis 2 (spatial 0): the input 2 is smaller than the kernel 3 "
+               "(PyTorch's 3-D average pooling requires it)");
+    ck_assert_int_eq(ts_pool_shape(&in, TS_POOL_MAX, &p, &out, &err), TS_OK);
+    expect_shape(&out, "(1,2,1,3,3)");
+    tu_shape(&in, "(1,64,112,112)");
     /* errors */
     p = params(2, 2, 2, 2, 1);
     expect_err(ts_pool_shape(&in, TS_POOL_MAX, &p, &out, &err), &err, TS_ERR_VALUE,
