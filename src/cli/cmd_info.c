@@ -8,7 +8,6 @@
 #include "cli.h"
 
 #include <errno.h>
-#include <fnmatch.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,7 +18,7 @@ const cli_option info_options[] = {
               "With --json, one JSON object per array (JSON Lines)."),
     CLI_CHOICE("format", 'f', "FMT",
                "force the format (default: detect from the magic bytes):", "@formats"),
-    CLI_VALUE("filter", 0, "GLOB", "only arrays whose name matches GLOB (fnmatch)"),
+    CLI_FILTER_OPTIONS,
     CLI_FLAG("summary", 's', "one line per array (name, dtype, shape) and totals"),
     CLI_FLAG("metadata", 'm', "show safetensors __metadata__ and GGUF key/values"),
     CLI_VALUE("max-header", 0, "N", "largest .npy header accepted, in bytes (default 10000)"),
@@ -29,7 +28,7 @@ const cli_option info_options[] = {
 
 typedef struct info_opts {
     ts_open_options open;
-    const char *filter;     /* --filter GLOB */
+    cli_filter filter;      /* --filter GLOB..., --exclude GLOB... */
     int summary;            /* --summary */
     int metadata;           /* --metadata */
     int many_files;         /* more than one FILE: summary lines name the file */
@@ -485,7 +484,7 @@ static int info_file(cli_ctx *ctx, const info_opts *o, const char *path, totals 
     }
     for (size_t i = 0; i < ts_file_count(f); i++) {
         const ts_array *a = ts_file_array(f, i);
-        if (o->filter && fnmatch(o->filter, a->name, 0) != 0)
+        if (!cli_filter_match(&o->filter, a->name))
             continue;
         if (o->summary) {
             summary_row(ctx, o, r, shown, a);
@@ -516,7 +515,7 @@ static int get_options(cli_ctx *ctx, const cli_args *args, info_opts *o)
             return cli_usage(ctx, "--max-header must be positive, not %lld", (long long)n);
         o->open.npy_max_header = (size_t)n;
     }
-    o->filter = cli_opt(args, "filter");
+    cli_filter_init(&o->filter, args);
     o->summary = cli_flag(args, "summary");
     o->metadata = o->open.want_metadata = cli_flag(args, "metadata") > 0;
     o->open.gguf_stored_order = cli_flag(args, "stored-order") > 0;
