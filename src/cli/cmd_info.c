@@ -19,7 +19,7 @@ const cli_option info_options[] = {
     CLI_CHOICE("format", 'f', "FMT",
                "force the format (default: detect from the magic bytes):", "@formats"),
     CLI_FILTER_OPTIONS,
-    CLI_FLAG("summary", 's', "one line per array (name, dtype, shape) and totals"),
+    CLI_FLAG("summary", 's', "one line per array (file, name, dtype, shape) and totals"),
     CLI_FLAG("metadata", 'm', "show safetensors __metadata__ and GGUF key/values"),
     CLI_VALUE("max-header", 0, "N", "largest .npy header accepted, in bytes (default 10000)"),
     CLI_FLAG("stored-order", 0, "GGUF: show dims as stored (innermost first)"),
@@ -31,7 +31,6 @@ typedef struct info_opts {
     cli_filter filter;      /* --filter GLOB..., --exclude GLOB... */
     int summary;            /* --summary */
     int metadata;           /* --metadata */
-    int many_files;         /* more than one FILE: summary lines name the file */
     int tty;                /* stdout is a terminal: align summary columns */
 } info_opts;
 
@@ -251,11 +250,13 @@ static void add_sums(sums *s, const ts_array *a)
         add_checked(&s->nbytes, a->nbytes, &s->nbytes_overflow);
 }
 
+static const char *summary_dtype(const ts_array *a);
+
 static void add_total(totals *t, const ts_array *a)
 {
     dtype_total *d = NULL;
     for (size_t i = 0; i < t->n_dtypes && !d; i++)
-        if (strcmp(t->by_dtype[i].name, a->dtype_name) == 0)
+        if (strcmp(t->by_dtype[i].name, summary_dtype(a)) == 0)
             d = &t->by_dtype[i];
     if (!d) {
         if (t->n_dtypes == t->cap) {
@@ -268,7 +269,7 @@ static void add_total(totals *t, const ts_array *a)
         }
         d = &t->by_dtype[t->n_dtypes++];
         memset(d, 0, sizeof *d);
-        snprintf(d->name, sizeof d->name, "%s", a->dtype_name);
+        snprintf(d->name, sizeof d->name, "%s", summary_dtype(a));
     }
     add_sums(&t->all, a);
     add_sums(&d->s, a);
@@ -330,14 +331,29 @@ static void flush_rows(cli_ctx *ctx, const info_opts *o, rows *r)
     r->n = r->cap = 0;
 }
 
-static void summary_row(cli_ctx *ctx, const info_opts *o, rows *r, const char *path,
-                        const ts_array *a)
+/* The dtype as the summary's column and totals spell it: the canonical
+ * name, but NumPy's descr for the flexible types, whose names count bits
+ * ("<U7", "S5", "V12" where dtype_name says str224, bytes40, void96; the
+ * '|' of "not applicable" is dropped, as NumPy's repr does). */
+static const char *summary_dtype(const ts_array *a)
+{
+    const int flexible = a->dtype == TS_DTYPE_BYTES || a->dtype == TS_DTYPE_UNICODE ||
+                         a->dtype == TS_DTYPE_VOID;
+    if (flexible && a->descr && a->descr[0])
+        return a->descr[0] == '|' ? a->descr + 1 : a->descr;
+    return a->dtype_name;
+}
+
+/* One array of --summary: the columns file, name, dtype, shape, whatever
+ * the number of files, so `cut -f3` is always the dtype. */
+static void summary_row(cli_ctx *ctx, rows *r, const char *path, const ts_array *a)
 {
     if (ctx->json) {
         print_open_object(ctx, NULL);
         print_string(ctx, PRINT_JSON, "file", NULL, path);
         print_string(ctx, PRINT_JSON, "name", NULL, a->name);
         print_string(ctx, PRINT_JSON, "dtype", NULL, a->dtype_name);
+        print_string(ctx, PRINT_JSON, "descr", NULL, a->descr);
         print_dims(ctx, PRINT_JSON, "shape", NULL, ts_shape_dims(&a->shape),
                    ts_shape_ndim(&a->shape));
         print_close_object(ctx);
@@ -345,7 +361,7 @@ static void summary_row(cli_ctx *ctx, const info_opts *o, rows *r, const char *p
     }
     char shape[512];
     ts_shape_format(&a->shape, 0, shape, sizeof shape);
-    add_row(r, o->many_files ? path : NULL, a->name[0] ? a->name : "-", a->dtype_name, shape);
+    add_row(r, path, a->name[0] ? a->name : "-", summary_dtype(a), shape);
 }
 
 /* A sum as a JSON number, or null when it overflowed (or is unknown). */
@@ -397,30 +413,37 @@ static void text_sum(cli_ctx *ctx, int64_t v, int overflow)
         out_i64(ctx, v);
 }
 
-/* "total: 3 arrays, 225 elements, 904 bytes | float32 2 arrays 896 bytes; ..." */
+/* "arrays=2 size=224 nbytes=896": the JSON keys, so text and JSON say the
+ * same thing in the same words. nbytes is "896+unknown" when object arrays
+ * of unknown size are part of the sum, "unknown" when all of it is. */
+static void text_sums(cli_ctx *ctx, const sums *s)
+{
+    out_printf(ctx, "arrays=%lld size=", (long long)s->arrays);
+    text_sum(ctx, s->size, s->size_overflow);
+    out_str(ctx, " nbytes=");
+    if (s->nbytes_unknown && s->nbytes == 0 && !s->nbytes_overflow) {
+        out_str(ctx, "unknown");
+        return;
+    }
+    text_sum(ctx, s->nbytes, s->nbytes_overflow);
+    if (s->nbytes_unknown)
+        out_str(ctx, "+unknown");
+}
+
+/* "total: arrays=3 size=225 nbytes=904 | float32: arrays=2 ...; int64: ..." */
 static void summary_total(cli_ctx *ctx, const totals *t)
 {
-    const sums *s = &t->all;
     if (ctx->json) {
         summary_total_json(ctx, t);
         return;
     }
-    out_printf(ctx, "total: %lld array%s, ", (long long)s->arrays, s->arrays == 1 ? "" : "s");
-    text_sum(ctx, s->size, s->size_overflow);
-    out_str(ctx, " elements, ");
-    text_sum(ctx, s->nbytes, s->nbytes_overflow);
-    out_str(ctx, s->nbytes_unknown ? " bytes (+ object arrays of unknown size)" : " bytes");
+    out_str(ctx, "total: ");
+    text_sums(ctx, &t->all);
     for (size_t i = 0; i < t->n_dtypes; i++) {
-        const sums *d = &t->by_dtype[i].s;
         out_str(ctx, i ? "; " : " | ");
         out_escaped(ctx, CLI_ESC_TEXT, t->by_dtype[i].name, strlen(t->by_dtype[i].name));
-        out_printf(ctx, " %lld array%s ", (long long)d->arrays, d->arrays == 1 ? "" : "s");
-        if (d->nbytes_unknown && d->nbytes == 0 && !d->nbytes_overflow) {
-            out_str(ctx, "of unknown size");
-            continue;
-        }
-        text_sum(ctx, d->nbytes, d->nbytes_overflow);
-        out_str(ctx, d->nbytes_unknown ? " bytes + unknown" : " bytes");
+        out_str(ctx, ": ");
+        text_sums(ctx, &t->by_dtype[i].s);
     }
     out_char(ctx, '\n');
 }
@@ -487,7 +510,7 @@ static int info_file(cli_ctx *ctx, const info_opts *o, const char *path, totals 
         if (!cli_filter_match(&o->filter, a->name))
             continue;
         if (o->summary) {
-            summary_row(ctx, o, r, shown, a);
+            summary_row(ctx, r, shown, a);
             add_total(t, a);
         } else {
             report_array(ctx, shown, f, a);
@@ -519,7 +542,6 @@ static int get_options(cli_ctx *ctx, const cli_args *args, info_opts *o)
     o->summary = cli_flag(args, "summary");
     o->metadata = o->open.want_metadata = cli_flag(args, "metadata") > 0;
     o->open.gguf_stored_order = cli_flag(args, "stored-order") > 0;
-    o->many_files = args->nops > 1;
     o->tty = isatty(STDOUT_FILENO);
     return CLI_OK;
 }
