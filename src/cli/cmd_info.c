@@ -48,6 +48,7 @@ typedef struct dtype_total {
 } dtype_total;
 
 typedef struct totals {
+    int64_t files;          /* files opened */
     sums all;
     dtype_total *by_dtype;
     size_t n_dtypes, cap;
@@ -200,6 +201,27 @@ static void report_array(cli_ctx *ctx, const char *path, const ts_file *f, const
         print_null(ctx, PRINT_ANY, "nbytes", "  nbytes         unknown\n");
     report_layout(ctx, a);
     report_storage(ctx, a);
+    print_close_object(ctx);
+    print_text(ctx, "\n");
+}
+
+/* The record of a file that holds no arrays (a GGUF vocabulary, an empty
+ * .npz, a safetensors header with only __metadata__), so that every FILE
+ * named gives output: JSON {"file","format","version","arrays":0,
+ * "metadata_keys"}; text "FILE: no arrays" and the same fields. */
+static void report_empty_file(cli_ctx *ctx, const char *path, const ts_file *f)
+{
+    char buf[256], fmt[32];
+    const char *format = ts_format_name(ts_file_format(f)), *version = ts_file_version(f);
+    print_open_object(ctx, NULL);
+    print_string(ctx, PRINT_ANY, "file", "%s: no arrays\n", path);
+    snprintf(buf, sizeof buf, "%s%s%s", format, version[0] ? " " : "", version);
+    print_string(ctx, PRINT_JSON, "format", NULL, format);
+    print_string(ctx, PRINT_TEXT, NULL, line(fmt, sizeof fmt, "format"), buf);
+    print_string(ctx, PRINT_JSON, "version", NULL, version[0] ? version : NULL);
+    print_int(ctx, PRINT_JSON, "arrays", NULL, 0);
+    print_int(ctx, PRINT_ANY, "metadata_keys", line(fmt, sizeof fmt, "metadata_keys"),
+              (int64_t)ts_file_metadata_count(f));
     print_close_object(ctx);
     print_text(ctx, "\n");
 }
@@ -391,6 +413,7 @@ static void summary_total_json(cli_ctx *ctx, const totals *t)
         overflow |= t->by_dtype[i].s.size_overflow || t->by_dtype[i].s.nbytes_overflow;
     print_open_object(ctx, NULL);
     print_open_object(ctx, "total");
+    print_int(ctx, PRINT_JSON, "files", NULL, t->files);
     json_sums(ctx, &t->all, 1);
     print_bool(ctx, PRINT_JSON, "overflow", NULL, overflow);
     print_open_object(ctx, "dtypes");
@@ -437,7 +460,7 @@ static void summary_total(cli_ctx *ctx, const totals *t)
         summary_total_json(ctx, t);
         return;
     }
-    out_str(ctx, "total: ");
+    out_printf(ctx, "total: files=%lld ", (long long)t->files);
     text_sums(ctx, &t->all);
     for (size_t i = 0; i < t->n_dtypes; i++) {
         out_str(ctx, i ? "; " : " | ");
@@ -505,6 +528,10 @@ static int info_file(cli_ctx *ctx, const info_opts *o, const char *path, totals 
         free(mem);
         return cli_error(ctx, shown, "%s", err.message);
     }
+    t->files++;
+    /* Text --summary rows are arrays: an empty file only counts in files=. */
+    if (ts_file_count(f) == 0 && !(o->summary && !ctx->json))
+        report_empty_file(ctx, shown, f);
     for (size_t i = 0; i < ts_file_count(f); i++) {
         const ts_array *a = ts_file_array(f, i);
         if (!cli_filter_match(&o->filter, a->name))
@@ -540,7 +567,10 @@ static int get_options(cli_ctx *ctx, const cli_args *args, info_opts *o)
     }
     cli_filter_init(&o->filter, args);
     o->summary = cli_flag(args, "summary");
-    o->metadata = o->open.want_metadata = cli_flag(args, "metadata") > 0;
+    o->metadata = cli_flag(args, "metadata") > 0;
+    /* Always collected (GGUF values are only rendered when printed): the
+     * record of an empty file gives its key count. */
+    o->open.want_metadata = 1;
     o->open.gguf_stored_order = cli_flag(args, "stored-order") > 0;
     o->tty = isatty(STDOUT_FILENO);
     return CLI_OK;
