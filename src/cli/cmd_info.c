@@ -94,6 +94,54 @@ static const char *storage_name(ts_storage s)
     return "unknown";
 }
 
+/* A JSON integer, or null when v < 0. */
+static void json_int_or_null(cli_ctx *ctx, const char *key, int64_t v)
+{
+    if (v < 0)
+        print_null(ctx, PRINT_JSON, key, NULL);
+    else
+        print_int(ctx, PRINT_JSON, key, NULL, v);
+}
+
+/*
+ * The size of an element in four keys every array record has (man page,
+ * JSON RECORDS): "block_size elements take block_bytes bytes" always holds.
+ *   itemsize     bytes per element; null when an element is not a whole
+ *                number of bytes (float4, float6, GGUF blocks) or the dtype
+ *                has no size (an MXNet "none" array); 0 only for NumPy's
+ *                zero-sized flexible types (S0)
+ *   bits         bits per element; null for block-quantized types
+ *   block_size   elements per block: GGUF's 32 or 256, the elements that
+ *                fill whole bytes for sub-byte types (float4: 2, float6:
+ *                4), otherwise 1
+ *   block_bytes  bytes per block (itemsize when block_size is 1)
+ */
+static void json_element_size(cli_ctx *ctx, const ts_array *a)
+{
+    int64_t itemsize = -1, bits = -1, block_size = 1, block_bytes = -1;
+    if (a->block_size > 1) {                      /* GGUF quantized blocks */
+        block_size = a->block_size;
+        block_bytes = a->block_bytes;
+    } else if (a->bits > 0 && a->bits % 8 != 0) { /* packed sub-byte types */
+        int64_t g = a->bits, b = 8;
+        while (b) {                               /* gcd(bits, 8) */
+            int64_t t = g % b;
+            g = b;
+            b = t;
+        }
+        bits = a->bits;
+        block_size = 8 / g;
+        block_bytes = bits * block_size / 8;
+    } else if (a->dtype != TS_DTYPE_UNKNOWN) {
+        itemsize = block_bytes = a->itemsize;
+        bits = a->bits > 0 ? a->bits : a->itemsize * 8;
+    }
+    json_int_or_null(ctx, "itemsize", itemsize);
+    json_int_or_null(ctx, "bits", bits);
+    json_int_or_null(ctx, "block_size", block_size);
+    json_int_or_null(ctx, "block_bytes", block_bytes);
+}
+
 /* The dtype: its name, then (text only) the format's own spelling, the
  * element size and the byte order. */
 static void report_dtype(cli_ctx *ctx, const ts_file *f, const ts_array *a)
@@ -117,13 +165,7 @@ static void report_dtype(cli_ctx *ctx, const ts_file *f, const ts_array *a)
     print_string(ctx, PRINT_TEXT, NULL, line(fmt, sizeof fmt, "dtype"), buf);
     print_string(ctx, PRINT_JSON, "descr", NULL, a->descr);
     print_string(ctx, PRINT_JSON, "format_dtype", NULL, a->format_dtype);
-    print_int(ctx, PRINT_JSON, "itemsize", NULL, a->itemsize);
-    if (a->bits % 8 != 0)
-        print_int(ctx, PRINT_JSON, "bits", NULL, a->bits);
-    if (a->block_size > 1) {
-        print_int(ctx, PRINT_JSON, "block_size", NULL, a->block_size);
-        print_int(ctx, PRINT_JSON, "block_bytes", NULL, a->block_bytes);
-    }
+    json_element_size(ctx, a);
     char bo[2] = {a->byteorder, '\0'};
     print_string(ctx, PRINT_JSON, "byteorder", NULL, bo);
 }
@@ -159,12 +201,14 @@ static void report_layout(cli_ctx *ctx, const ts_array *a)
 static void report_storage(cli_ctx *ctx, const ts_array *a)
 {
     char fmt[32];
-    if (a->storage != TS_STORAGE_DENSE) {
-        print_string(ctx, PRINT_ANY, "storage", line(fmt, sizeof fmt, "storage"),
-                     storage_name(a->storage));
+    const cli_print sparse = a->storage != TS_STORAGE_DENSE ? PRINT_ANY : PRINT_JSON;
+    print_string(ctx, sparse, "storage", line(fmt, sizeof fmt, "storage"),
+                 storage_name(a->storage));
+    if (a->storage != TS_STORAGE_DENSE)
         print_dims(ctx, PRINT_ANY, "storage_shape", line(fmt, sizeof fmt, "storage_shape"),
                    ts_shape_dims(&a->storage_shape), ts_shape_ndim(&a->storage_shape));
-    }
+    else
+        print_null(ctx, PRINT_JSON, "storage_shape", NULL);
     print_string(ctx, PRINT_ANY, "device", line(fmt, sizeof fmt, "device"), a->device);
     print_dims(ctx, PRINT_JSON, "strides", NULL, ts_shape_dims(&a->strides),
                ts_shape_ndim(&a->strides));
@@ -172,8 +216,7 @@ static void report_storage(cli_ctx *ctx, const ts_array *a)
               line(fmt, sizeof fmt, "storage_offset"), a->storage_offset);
     print_string(ctx, PRINT_ANY, "storage_key", line(fmt, sizeof fmt, "storage_key"),
                  a->storage_key);
-    if (a->note)
-        print_string(ctx, PRINT_ANY, "note", line(fmt, sizeof fmt, "note"), a->note);
+    print_string(ctx, PRINT_ANY, "note", line(fmt, sizeof fmt, "note"), a->note);
 }
 
 static void report_array(cli_ctx *ctx, const char *path, const ts_file *f, const ts_array *a)
@@ -189,7 +232,7 @@ static void report_array(cli_ctx *ctx, const char *path, const ts_file *f, const
     snprintf(buf, sizeof buf, "%s%s%s", format, version[0] ? " " : "", version);
     print_string(ctx, PRINT_JSON, "format", NULL, format);
     print_string(ctx, PRINT_TEXT, NULL, line(fmt, sizeof fmt, "format"), buf);
-    print_string(ctx, PRINT_JSON, "version", NULL, version);
+    print_string(ctx, PRINT_JSON, "version", NULL, version[0] ? version : NULL);
     print_string(ctx, PRINT_JSON, "name", NULL, a->name);
     print_dims(ctx, PRINT_ANY, "shape", line(fmt, sizeof fmt, "shape"), dims, ndim);
     print_int(ctx, PRINT_ANY, "ndim", line(fmt, sizeof fmt, "ndim"), ndim);
