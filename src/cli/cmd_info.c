@@ -50,6 +50,7 @@ typedef struct dtype_total {
 typedef struct totals {
     int64_t files;          /* files opened */
     sums all;
+    sums params, buffers;   /* split by is_buffer() */
     dtype_total *by_dtype;
     size_t n_dtypes, cap;
 } totals;
@@ -316,6 +317,36 @@ static void add_sums(sums *s, const ts_array *a)
 }
 
 static const char *summary_dtype(const ts_array *a);
+/*
+ * Whether an array is a buffer (state the framework updates but does not
+ * train) rather than a parameter, so --summary can give the parameter count
+ * the framework reports. The readers record no such flag, so the rule is by
+ * name (man page, info --summary):
+ *   - MXNet "aux:" names: the file's own word for auxiliary states;
+ *   - a last name component (after '.', '/', ':' or '_'; a Keras ":0" suffix
+ *     dropped) of running_mean, running_var, num_batches_tracked (PyTorch
+ *     BatchNorm buffers), moving_mean, moving_var, moving_variance (Keras
+ *     non-trainable weights, MXNet BatchNorm aux states in symbol names).
+ */
+static int is_buffer(const ts_array *a)
+{
+    static const char *const words[] = {"running_mean", "running_var", "num_batches_tracked",
+                                        "moving_mean", "moving_var", "moving_variance"};
+    const char *name = a->name;
+    size_t n = strlen(name);
+    if (strncmp(name, "aux:", 4) == 0)
+        return 1;
+    if (n > 2 && strcmp(name + n - 2, ":0") == 0)
+        n -= 2;
+    for (size_t i = 0; i < sizeof words / sizeof words[0]; i++) {
+        size_t w = strlen(words[i]);
+        if (n >= w && memcmp(name + n - w, words[i], w) == 0 &&
+            (n == w || strchr("./:_", name[n - w - 1])))
+            return 1;
+    }
+    return 0;
+}
+
 
 static void add_total(totals *t, const ts_array *a)
 {
@@ -338,6 +369,7 @@ static void add_total(totals *t, const ts_array *a)
     }
     add_sums(&t->all, a);
     add_sums(&d->s, a);
+    add_sums(is_buffer(a) ? &t->buffers : &t->params, a);
 }
 
 /* Escaped copy of s, for a summary column. */
@@ -421,6 +453,7 @@ static void summary_row(cli_ctx *ctx, rows *r, const char *path, const ts_array 
         print_string(ctx, PRINT_JSON, "descr", NULL, a->descr);
         print_dims(ctx, PRINT_JSON, "shape", NULL, ts_shape_dims(&a->shape),
                    ts_shape_ndim(&a->shape));
+        print_bool(ctx, PRINT_JSON, "buffer", NULL, is_buffer(a));
         print_close_object(ctx);
         return;
     }
@@ -459,6 +492,12 @@ static void summary_total_json(cli_ctx *ctx, const totals *t)
     print_int(ctx, PRINT_JSON, "files", NULL, t->files);
     json_sums(ctx, &t->all, 1);
     print_bool(ctx, PRINT_JSON, "overflow", NULL, overflow);
+    print_open_object(ctx, "parameters");
+    json_sums(ctx, &t->params, 1);
+    print_close_object(ctx);
+    print_open_object(ctx, "buffers");
+    json_sums(ctx, &t->buffers, 1);
+    print_close_object(ctx);
     print_open_object(ctx, "dtypes");
     for (size_t i = 0; i < t->n_dtypes; i++) {
         print_open_object(ctx, t->by_dtype[i].name);
@@ -510,6 +549,12 @@ static void summary_total(cli_ctx *ctx, const totals *t)
         out_escaped(ctx, CLI_ESC_TEXT, t->by_dtype[i].name, strlen(t->by_dtype[i].name));
         out_str(ctx, ": ");
         text_sums(ctx, &t->by_dtype[i].s);
+    }
+    if (t->buffers.arrays > 0) { /* the split, where there is one */
+        out_str(ctx, " | parameters: ");
+        text_sums(ctx, &t->params);
+        out_str(ctx, "; buffers: ");
+        text_sums(ctx, &t->buffers);
     }
     out_char(ctx, '\n');
 }
