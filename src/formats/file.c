@@ -110,6 +110,33 @@ static const char *name_list(int detected, char *buf, size_t cap)
     return buf;
 }
 
+/*
+ * What an undetected file looks like, for the "unknown file format" message
+ * (static text, "" when nothing is recognised): the signatures of tensor
+ * formats tshape has no reader for. len >= 8.
+ */
+static const char *what_it_looks_like(const unsigned char *d, size_t len)
+{
+    if (memcmp(d, "\x89HDF\r\n\x1a\n", 8) == 0)
+        return " (it starts with the HDF5 signature \\x89HDF: an HDF5 file, such as "
+               "Keras .h5 weights, which this tshape does not read)";
+    if (d[0] == 0x80 && d[1] >= 2 && d[1] <= 5)
+        return " (it starts with a pickle protocol byte 0x80: a Python pickle, such as "
+               "a legacy PyTorch .pt/.pth checkpoint, which this tshape does not read)";
+    if (len > 262 && memcmp(d + 257, "ustar", 5) == 0)
+        return " (it is a tar archive, such as a PyTorch tar-format checkpoint, which "
+               "this tshape does not read)";
+    if (d[0] == 0x1f && d[1] == 0x8b)
+        return " (it is gzip-compressed: decompress it first)";
+    /* Protocol buffers start with a field key: field number 1..15, wire type
+     * 0 (varint) or 2 (length-delimited). ONNX models start with ir_version
+     * (0x08 n), Caffe nets with their name (0x0a n text) or a blob (0x08). */
+    if ((d[0] == 0x08 && d[1] < 0x80) || (d[0] == 0x0a && d[1] < 0x80 && d[1] > 0))
+        return " (its first bytes look like a protocol buffer: an ONNX model or a Caffe "
+               ".caffemodel/.binaryproto, which this tshape does not read)";
+    return "";
+}
+
 ts_status ts_format_from_name(const char *name, ts_format *out, ts_error *err)
 {
     TS__ARG_NONNULL(err, name);
@@ -370,7 +397,7 @@ ts_status ts__array_compute_sizes(ts_array *a, ts_error *err)
 overflow: {
         char buf[TS__SHAPE_STR_MAX];
         return ts__error(err, TS_ERR_OVERFLOW,
-                         "byte size of shape %s x %s does not fit in 64 bits",
+                         "byte size of shape %s x %s does not fit in int64",
                          ts__shape_str(&a->shape, buf, sizeof buf), a->dtype_name);
     }
 }
@@ -464,9 +491,10 @@ static ts_status parse_image(ts_file *f, const unsigned char *data, size_t len,
                                 "tensor format", len);
             char yes[512], no[256];
             return ts__fail(err, TS_ERR_FORMAT, 0, 0,
-                            "unknown file format: the first bytes match none of %s "
+                            "unknown file format%s: the first bytes match none of %s "
                             "(formats without a signature need --format: %s)",
-                            name_list(1, yes, sizeof yes), name_list(0, no, sizeof no));
+                            what_it_looks_like(data, len), name_list(1, yes, sizeof yes),
+                            name_list(0, no, sizeof no));
         }
     }
     const ts__reader *r = reader_for(fmt);
