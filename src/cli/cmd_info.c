@@ -15,7 +15,8 @@
 
 const cli_option info_options[] = {
     CLI_ABOUT("FILE '-' reads standard input. Only headers are read, never the data.\n"
-              "With --json, one JSON object per array (JSON Lines)."),
+              "With --json, one JSON object per array (JSON Lines); a file without\n"
+              "arrays gives one record saying so (man page: JSON RECORDS)."),
     CLI_CHOICE("format", 'f', "FMT",
                "force the format (default: detect from the magic bytes):", "@formats"),
     CLI_FILTER_OPTIONS,
