@@ -16,7 +16,7 @@ _tshape_file_commands=' info '
 _tshape_options()
 {
     case $1 in
-        info) echo '-f --format --filter -s --summary -m --metadata --max-header --stored-order' ;;
+        info) echo '-f --format --filter --exclude -s --summary -m --metadata --max-header --stored-order' ;;
         reshape) echo '--mxnet --reverse' ;;
         transpose) echo '--axes' ;;
         squeeze) echo '--axis' ;;
@@ -42,6 +42,7 @@ _tshape_values()
     case $1:$2 in
         info:-f | info:--format) echo 'npy pytorch npz mxnet safetensors gguf tshape32 tshape64 hdf5 onnx caffe caffe2' ;;
         info:--filter) echo '' ;;
+        info:--exclude) echo '' ;;
         info:--max-header) echo '' ;;
         transpose:--axes) echo '' ;;
         squeeze:--axis) echo '' ;;

@@ -353,7 +353,7 @@ TS_API ts_status ts_shape_parse(const char *text, size_t len, unsigned flags, ts
  * Errors (err->column is the 1-based column of the problem):
  * TS_ERR_PARSE ("expected an integer at column 1, found 'x'", "expected the
  * end of the integer at column 3, found ' '"), TS_ERR_OVERFLOW ("integer at
- * column 1 does not fit in 64 bits"), TS_ERR_VALUE ("negative integer -3 at
+ * column 1 does not fit in int64"), TS_ERR_VALUE ("negative integer -3 at
  * column 1: expected an integer >= 0", without TS_PARSE_ALLOW_NEGATIVE),
  * TS_ERR_INVALID_ARG (text NULL with len > 0, out NULL, unknown flags).
  */

@@ -123,6 +123,33 @@ static const char *name_list(int detected, char *buf, size_t cap)
     return buf;
 }
 
+/*
+ * What an undetected file looks like, for the "unknown file format" message
+ * (static text, "" when nothing is recognised): the signatures of tensor
+ * formats tshape has no reader for. len >= 8.
+ */
+static const char *what_it_looks_like(const unsigned char *d, size_t len)
+{
+    /* HDF5 and PyTorch files that pass their probes never get here. */
+    if (d[0] == 0x80 && d[1] >= 2 && d[1] <= 5)
+        return " (it starts with a pickle protocol byte 0x80: a Python pickle, but not a "
+               "legacy PyTorch checkpoint, whose first pickle is its magic number; tshape "
+               "never runs a pickle)";
+    if (len > 262 && memcmp(d + 257, "ustar", 5) == 0)
+        return " (it is a tar archive, such as a PyTorch tar-format checkpoint, which "
+               "this tshape does not read)";
+    if (d[0] == 0x1f && d[1] == 0x8b)
+        return " (it is gzip-compressed: decompress it first)";
+    /* Protocol buffers start with a field key: field number 1..15, wire type
+     * 0 (varint) or 2 (length-delimited). ONNX models start with ir_version
+     * (0x08 n), Caffe nets with their name (0x0a n text) or a blob (0x08). */
+    if ((d[0] == 0x08 && d[1] < 0x80) || (d[0] == 0x0a && d[1] < 0x80 && d[1] > 0))
+        return " (its first bytes look like a protocol buffer: an ONNX model or a Caffe "
+               "or Caffe2 file, which are recognised by their extension .onnx, "
+               ".caffemodel, .binaryproto or .pb; or use --format onnx, caffe or caffe2)";
+    return "";
+}
+
 ts_status ts_format_from_name(const char *name, ts_format *out, ts_error *err)
 {
     TS__ARG_NONNULL(err, name);
@@ -417,7 +444,7 @@ ts_status ts__array_compute_sizes(ts_array *a, ts_error *err)
 overflow: {
         char buf[TS__SHAPE_STR_MAX];
         return ts__error(err, TS_ERR_OVERFLOW,
-                         "byte size of shape %s x %s does not fit in 64 bits",
+                         "byte size of shape %s x %s does not fit in int64",
                          ts__shape_str(&a->shape, buf, sizeof buf), a->dtype_name);
     }
 }
@@ -513,11 +540,11 @@ static ts_status parse_image(ts_file *f, const unsigned char *data, size_t len,
                                 "tensor format", len);
             char yes[512], no[256], ext[256];
             return ts__fail(err, TS_ERR_FORMAT, 0, 0,
-                            "unknown file format: the first bytes match none of %s "
+                            "unknown file format%s: the first bytes match none of %s "
                             "(formats without a signature need --format: %s; or their "
                             "extension: %s)",
-                            name_list(1, yes, sizeof yes), name_list(0, no, sizeof no),
-                            name_list(2, ext, sizeof ext));
+                            what_it_looks_like(data, len), name_list(1, yes, sizeof yes),
+                            name_list(0, no, sizeof no), name_list(2, ext, sizeof ext));
         }
     }
     const ts__reader *r = reader_for(fmt);
