@@ -16,7 +16,7 @@ _tshape_file_commands=' info '
 _tshape_options()
 {
     case $1 in
-        info) echo '-f --format --filter -s --summary -m --metadata --max-header --stored-order' ;;
+        info) echo '-f --format --filter -s --summary -m --metadata --max-header --stored-order -r --recursive -l --group --top' ;;
         reshape) echo '--mxnet --reverse' ;;
         transpose) echo '--axes' ;;
         squeeze) echo '--axis' ;;
@@ -39,6 +39,7 @@ _tshape_values()
         info:-f | info:--format) echo 'npy npz mxnet safetensors gguf tshape32 tshape64' ;;
         info:--filter) echo '' ;;
         info:--max-header) echo '' ;;
+        info:--top) echo '' ;;
         transpose:--axes) echo '' ;;
         squeeze:--axis) echo '' ;;
         strides:--dtype) echo 'float32 float64 float16 uint8 int32 int8 int64 bool int16 uint16 uint32 uint64 bfloat16 complex64 complex128 float128 complex256 float8_e5m2 float8_e4m3fn float8_e4m3fnuz float8_e5m2fnuz float8_e8m0fnu datetime64 timedelta64 object' ;;
