@@ -92,18 +92,12 @@ const char *cli_human_bytes(int64_t v, char *buf, size_t cap)
 
 /* ---- aligned tables ------------------------------------------------------- */
 
-#define MAX_COLS 6
 
-/* Rows of escaped cells; columns are padded to their widest cell, numbers
- * (a column whose `right` bit is set) aligned on the right. */
-typedef struct table {
-    char **cells;         /* n * ncols */
-    size_t n, cap;
-    int ncols;
-    unsigned right;       /* bit c: column c is right-aligned */
-} table;
+typedef cli_table table;
+#define table_add cli_table_add
+#define table_flush cli_table_flush
 
-static void table_add(table *t, const char *const *cols)
+void cli_table_add(cli_table *t, const char *const *cols)
 {
     if (t->n == t->cap) {
         size_t cap = t->cap ? t->cap * 2 : 64;
@@ -124,9 +118,9 @@ static void table_add(table *t, const char *const *cols)
     t->n++;
 }
 
-static void table_flush(cli_ctx *ctx, table *t, const char *indent)
+void cli_table_flush(cli_ctx *ctx, cli_table *t, const char *indent)
 {
-    size_t width[MAX_COLS] = {0};
+    size_t width[CLI_TABLE_MAX_COLS] = {0};
     for (size_t i = 0; i < t->n * (size_t)t->ncols; i++) {
         size_t w = t->cells[i] ? strlen(t->cells[i]) : 0;
         int c = (int)(i % (size_t)t->ncols);

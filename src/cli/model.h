@@ -40,4 +40,21 @@ int cli_model_summary(cli_ctx *ctx, const cli_summary_opts *o, char *const *path
 const char *cli_human_count(int64_t v, char *buf, size_t cap);
 const char *cli_human_bytes(int64_t v, char *buf, size_t cap);
 
+/* Rows of cells printed in aligned columns: each padded to its widest cell,
+ * a column whose `right` bit is set aligned on the right; two spaces between
+ * columns, no blanks at the end of a line. Cells are escaped (CLI_ESC_TEXT)
+ * when added; empty trailing cells end the line early. Initialise as
+ * {NULL, 0, 0, ncols, right}. */
+#define CLI_TABLE_MAX_COLS 6
+typedef struct cli_table {
+    char **cells;         /* n * ncols */
+    size_t n, cap;
+    int ncols;            /* 1..CLI_TABLE_MAX_COLS */
+    unsigned right;       /* bit c: column c is right-aligned */
+} cli_table;
+/* Adds a row of t->ncols cells (NULL: empty). */
+void cli_table_add(cli_table *t, const char *const *cols);
+/* Prints the rows, each after `indent`, and empties the table. */
+void cli_table_flush(cli_ctx *ctx, cli_table *t, const char *indent);
+
 #endif
