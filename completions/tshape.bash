@@ -8,7 +8,7 @@
 # Installed as share/bash-completion/completions/tshape; to try it from a
 # checkout: . completions/tshape.bash
 
-_tshape_commands='size ndim norm flat2d flat3d prod eq get info diff reshape broadcast transpose squeeze expand moveaxis flatten strides contiguous view ravel unravel iter slice chip einsum compose rearrange reduce repeat parse-shape extend shrink resize jagged'
+_tshape_commands='size ndim norm flat2d flat3d prod eq get info diff formats reshape broadcast transpose squeeze expand moveaxis flatten strides contiguous view ravel unravel iter slice chip einsum compose rearrange reduce repeat parse-shape extend shrink resize jagged'
 _tshape_globals='-j --json -h --help -V --version'
 _tshape_file_commands=' info '
 
@@ -37,7 +37,7 @@ _tshape_options()
 _tshape_values()
 {
     case $1:$2 in
-        info:-f | info:--format) echo 'npy npz mxnet safetensors gguf tshape32 tshape64' ;;
+        info:-f | info:--format) echo 'npy pytorch npz mxnet safetensors gguf tshape32 tshape64 hdf5 onnx caffe caffe2' ;;
         info:--filter) echo '' ;;
         info:--max-header) echo '' ;;
         info:--top) echo '' ;;

@@ -524,12 +524,16 @@ typedef enum ts_dtype {
     TS_DTYPE_VOID = 29,            /* NumPy V<n> */
     TS_DTYPE_OBJECT = 30,          /* NumPy O: Python objects, pickled */
     TS_DTYPE_STRUCTURED = 31,      /* NumPy record dtype */
-    TS_DTYPE_QUANTIZED = 32        /* GGUF block-quantized (see ts_array) */
+    TS_DTYPE_QUANTIZED = 32,       /* GGUF block-quantized (see ts_array) */
+    TS_DTYPE_INT4 = 33,            /* 4 bits, two per byte, low nibble first */
+    TS_DTYPE_UINT4 = 34,
+    TS_DTYPE_INT2 = 35,            /* 2 bits, four per byte, low bits first */
+    TS_DTYPE_UINT2 = 36
 } ts_dtype;
 
 /* Number of dtypes: valid values are TS_DTYPE_UNKNOWN..TS_DTYPE_COUNT-1
  * (grows as dtypes are appended). */
-#define TS_DTYPE_COUNT 33
+#define TS_DTYPE_COUNT 37
 
 /* Canonical NumPy-style name ("float32", "bfloat16", "float8_e4m3fn",
  * "datetime64", "bytes", "object", ...): static text, never NULL;
@@ -603,7 +607,12 @@ typedef enum ts_format {
     TS_FORMAT_SAFETENSORS = 4,   /* Hugging Face safetensors */
     TS_FORMAT_GGUF = 5,          /* llama.cpp GGUF v2/v3 */
     TS_FORMAT_TSHAPE32 = 6,      /* raw mshadow TShape::Save: u32 ndim, u32 dims */
-    TS_FORMAT_TSHAPE64 = 7       /* raw MXNet TShape::Save: i32 ndim, i64 dims */
+    TS_FORMAT_TSHAPE64 = 7,      /* raw MXNet TShape::Save: i32 ndim, i64 dims */
+    TS_FORMAT_PYTORCH = 8,       /* PyTorch torch.save (zip, legacy) and TorchScript */
+    TS_FORMAT_ONNX = 9,          /* ONNX ModelProto (.onnx) */
+    TS_FORMAT_HDF5 = 10,         /* HDF5 / Keras weights (.h5, .hdf5) */
+    TS_FORMAT_CAFFE = 11,        /* Caffe NetParameter / BlobProto (.caffemodel) */
+    TS_FORMAT_CAFFE2 = 12        /* Caffe2 TensorProtos or init NetDef (.pb) */
 } ts_format;
 
 /*
@@ -681,7 +690,10 @@ typedef struct ts_array {
                                     -1 when not addressable (deflated member).
                                     When >= 0, data_offset + nbytes <= the
                                     file size: readers reject files whose data
-                                    would run past the end. */
+                                    would run past the end. ONNX external
+                                    data: the offset in the side file that
+                                    storage_key names (checked against its
+                                    size). */
     int fortran_order;           /* 1: F order (npy fortran_order) */
     ts_storage storage;          /* MXNet sparse storage type */
     ts_shape storage_shape;      /* sparse: shape of the stored values */
@@ -731,10 +743,18 @@ typedef struct ts_open_options {
     size_t npy_max_header;       /* bytes; 0: NumPy's 10000-byte default */
     int gguf_stored_order;       /* 0 or 1: report GGUF dims innermost first */
     int want_metadata;           /* 0 or 1: collect safetensors/GGUF metadata */
+    const char *path;            /* name of the file the image came from, or
+                                    NULL. ts_file_open sets it to its path
+                                    when NULL. Readers use it to find side
+                                    files (ONNX external data, relative to
+                                    the model's folder) and, for formats
+                                    without a signature, its extension
+                                    (ONNX, Caffe, Caffe2 are detected only
+                                    with a known extension). */
 } ts_open_options;
 
 /* Initialiser of a ts_open_options with every option at its default. */
-#define TS_OPEN_OPTIONS_INIT {sizeof(ts_open_options), TS_FORMAT_AUTO, 0, 0, 0}
+#define TS_OPEN_OPTIONS_INIT {sizeof(ts_open_options), TS_FORMAT_AUTO, 0, 0, 0, NULL}
 
 /* An opened, parsed file: a list of arrays and optional metadata. */
 typedef struct ts_file ts_file;

@@ -91,6 +91,8 @@ static const struct {
     {TS_DTYPE_UNICODE, 0, 0, 0},        {TS_DTYPE_VOID, 0, 0, 0},
     {TS_DTYPE_OBJECT, 0, 0, 0},         {TS_DTYPE_STRUCTURED, 0, 0, 0},
     {TS_DTYPE_QUANTIZED, 0, 0, 0},      {TS_DTYPE_UNKNOWN, 0, 0, 0},
+    {TS_DTYPE_INT4, 0, 0, 0},           {TS_DTYPE_UINT4, 0, 0, 0},
+    {TS_DTYPE_INT2, 0, 0, 0},           {TS_DTYPE_UINT2, 0, 0, 0},
 };
 #define NCASES(a) ((int)(sizeof(a) / sizeof *(a)))
 

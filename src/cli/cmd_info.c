@@ -17,12 +17,17 @@
 
 const cli_option info_options[] = {
     CLI_ABOUT("FILE '-' reads standard input. Only headers are read, never the data.\n"
-              "With --json, one JSON object per array (JSON Lines)."),
+              "With --json, one JSON object per array (JSON Lines).\n"
+              "PyTorch pickles are never run: a global outside tshape's allowlist (tensor\n"
+              "rebuild functions, storage types, dtypes, OrderedDict ...) refuses the file."),
     CLI_CHOICE("format", 'f', "FMT",
-               "force the format (default: detect from the magic bytes):", "@formats"),
+               "force the format (default: detect from the magic bytes, or for onnx, "
+               "caffe and caffe2 from the extension and protobuf structure):", "@formats"),
     CLI_VALUE("filter", 0, "GLOB", "only arrays whose name matches GLOB (fnmatch)"),
     CLI_FLAG("summary", 's', "one line per array (name, dtype, shape) and totals"),
-    CLI_FLAG("metadata", 'm', "show safetensors __metadata__ and GGUF key/values"),
+    CLI_FLAG("metadata", 'm', "show safetensors __metadata__, GGUF key/values, ONNX graph "
+                              "inputs/outputs and opsets, and the values of a PyTorch "
+                              "checkpoint that are not tensors"),
     CLI_VALUE("max-header", 0, "N", "largest .npy header accepted, in bytes (default 10000)"),
     CLI_FLAG("stored-order", 0, "GGUF: show dims as stored (innermost first)"),
     CLI_FLAG("recursive", 'r', "a FILE that is a folder without an index: its subfolders too"),

@@ -68,6 +68,10 @@ static int dlpack_type(ts_dtype dt, ts_dlpack_dtype *out)
     case TS_DTYPE_OBJECT:
     case TS_DTYPE_STRUCTURED:
     case TS_DTYPE_QUANTIZED:
+    case TS_DTYPE_INT4:
+    case TS_DTYPE_UINT4:
+    case TS_DTYPE_INT2:
+    case TS_DTYPE_UINT2:
     default:
         return 0;
     }

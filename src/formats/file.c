@@ -11,6 +11,7 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <strings.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -95,6 +96,14 @@ const char *ts_format_name(ts_format f)
     return r ? r->info.name : "unknown";
 }
 
+/* Formats without a signature (protobuf files) say so with a detection
+ * text starting "extension": their probe is a structural check, run only
+ * when the file name has one of their extensions. */
+static int needs_extension(const ts__reader *r)
+{
+    return r->info.detection && strncmp(r->info.detection, "extension", 9) == 0;
+}
+
 /* "a, b, c" from the names of the readers that are auto-detected (detected
  * 1) or not (0), or of all (-1), into buf. */
 static const char *name_list(int detected, char *buf, size_t cap)
@@ -102,7 +111,9 @@ static const char *name_list(int detected, char *buf, size_t cap)
     size_t pos = 0;
     buf[0] = '\0';
     for (size_t i = 0; i < N_READERS && pos < cap; i++) {
-        if (detected >= 0 && (readers[i]->probe != NULL) != detected)
+        /* formats found by their extension are neither */
+        if (detected >= 0 && ((readers[i]->probe != NULL) != detected ||
+                              needs_extension(readers[i])))
             continue;
         int k = snprintf(buf + pos, cap - pos, "%s%s", pos ? ", " : "", readers[i]->info.name);
         pos += k > 0 ? (size_t)k : 0;
@@ -134,9 +145,43 @@ ts_format ts_format_detect(const void *data, size_t len)
     if (!p)
         return TS_FORMAT_AUTO;
     for (size_t i = 0; i < N_READERS; i++)
-        if (readers[i]->probe && readers[i]->probe(p, len))
+        if (readers[i]->probe && !needs_extension(readers[i]) && readers[i]->probe(p, len))
             return readers[i]->info.format;
     return TS_FORMAT_AUTO;
+}
+
+/* 1 when `path` ends with one of the space-separated extensions. */
+static int has_extension(const char *path, const char *exts)
+{
+    size_t plen = strlen(path);
+    while (*exts) {
+        while (*exts == ' ')
+            exts++;
+        size_t n = strcspn(exts, " ");
+        if (n && plen > n && strncasecmp(path + plen - n, exts, n) == 0)
+            return 1;
+        exts += n;
+    }
+    return 0;
+}
+
+/* Detection for the formats without a signature: the first reader whose
+ * extension matches and whose structural probe accepts the bytes; else the
+ * first whose extension matches (its reader then says what is wrong), else
+ * TS_FORMAT_AUTO. */
+static ts_format detect_by_extension(const unsigned char *data, size_t len, const char *path)
+{
+    ts_format first = TS_FORMAT_AUTO;
+    for (size_t i = 0; i < N_READERS; i++) {
+        const ts__reader *r = readers[i];
+        if (!needs_extension(r) || !has_extension(path, r->info.extensions))
+            continue;
+        if (r->probe && r->probe(data, len))
+            return r->info.format;
+        if (first == TS_FORMAT_AUTO)
+            first = r->info.format;
+    }
+    return first;
 }
 
 ts_array *ts__file_add_array(ts_file *f, ts_error *err)
@@ -457,6 +502,8 @@ static ts_status parse_image(ts_file *f, const unsigned char *data, size_t len,
     ts_format fmt = opts->format;
     if (fmt == TS_FORMAT_AUTO) {
         fmt = ts_format_detect(data, len);
+        if (fmt == TS_FORMAT_AUTO && opts->path)
+            fmt = detect_by_extension(data, len, opts->path);
         if (fmt == TS_FORMAT_AUTO) {
             if (len < 8)
                 return ts__fail(err, TS_ERR_FORMAT, 0, 0,
@@ -582,6 +629,9 @@ ts_status ts_file_open(const char *path, const ts_open_options *opts, ts_file **
     if (ts__test_after_map)
         ts__test_after_map();
     close(fd);
+    /* Readers may need the file's name (side files, extension): pass it. */
+    if (!o.path)
+        o.path = path;
     parse_job job = {f, data, len, &o};
     st = f->map ? ts__guarded_parse(f->map, f->map_len, run_parse, &job, err)
                           : parse_image(f, data, len, &o, err);

@@ -622,7 +622,8 @@ static ts_status apply_typestr(ts_file *f, ts_array *a, const ts_descr *d, const
     case TS_DTYPE_FLOAT8_E4M3FN: case TS_DTYPE_FLOAT8_E4M3FNUZ: case TS_DTYPE_FLOAT8_E5M2FNUZ:
     case TS_DTYPE_FLOAT8_E8M0FNU: case TS_DTYPE_FLOAT6_E2M3FN: case TS_DTYPE_FLOAT6_E3M2FN:
     case TS_DTYPE_FLOAT4_E2M1FN: case TS_DTYPE_OBJECT: case TS_DTYPE_STRUCTURED:
-    case TS_DTYPE_QUANTIZED:
+    case TS_DTYPE_QUANTIZED: case TS_DTYPE_INT4: case TS_DTYPE_UINT4: case TS_DTYPE_INT2:
+    case TS_DTYPE_UINT2:
         return TS_OK;
     }
     if (!named)

@@ -111,7 +111,7 @@ static ts_status read_npz(ts_file *f, const unsigned char *data, size_t len,
 }
 
 const ts__reader ts__reader_npz = {
-    {TS_FORMAT_NPZ, "npz", ".npz", "zip magic PK\\3\\4",
+    {TS_FORMAT_NPZ, "npz", ".npz", "zip signature PK 03 04",
      "NumPy archive of .npy members (stored or deflated)", "descr"},
     probe_npz,
     read_npz,
