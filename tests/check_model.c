@@ -1,6 +1,7 @@
 /*
  * check_model.c - ts_model on the fixtures of tests/fixtures/gen_model.py:
- * a sharded safetensors folder with its index, a missing shard, an index
+ * a sharded safetensors folder with its index, the same model as sharded
+ * PyTorch .bin files, a missing shard, an index
  * with every kind of inconsistency, a folder of mixed formats without an
  * index (flat and recursive), single files, and that the number of threads
  * never changes the result.
@@ -87,6 +88,24 @@ START_TEST(test_sharded)
 }
 END_TEST
 
+/* The same model as sharded PyTorch .bin files: same tensors, shard order. */
+START_TEST(test_sharded_pytorch)
+{
+    ts_model *m = open_model(DIR "hf-bin", 0, 0);
+    ck_assert_str_eq(ts_model_index(m), DIR "hf-bin/pytorch_model.bin.index.json");
+    ck_assert_uint_eq(ts_model_file_count(m), 2);
+    ck_assert_uint_eq(ts_model_count(m), 12);
+    ck_assert_uint_eq(ts_model_issue_count(m), 0);
+    ck_assert_int_eq(ts_file_format(ts_model_file(m, 0)), TS_FORMAT_PYTORCH);
+    size_t f;
+    const ts_array *a = ts_model_array(m, 11, &f);
+    ck_assert_str_eq(a->name, "lm_head.weight");
+    ck_assert_int_eq(a->dtype, TS_DTYPE_BFLOAT16);
+    ck_assert_uint_eq(f, 1);
+    ts_model_close(m);
+}
+END_TEST
+
 START_TEST(test_missing_shard)
 {
     char buf[4096];
@@ -162,8 +181,8 @@ END_TEST
 START_TEST(test_threads_do_not_matter)
 {
     char one[4096], many[4096], i1[4096], i2[4096];
-    static const char *const dirs[] = {DIR "hf", DIR "broken", DIR "mixed"};
-    for (size_t d = 0; d < 3; d++) {
+    static const char *const dirs[] = {DIR "hf", DIR "hf-bin", DIR "broken", DIR "mixed"};
+    for (size_t d = 0; d < 4; d++) {
         ts_model *a = open_model(dirs[d], 1, 1), *b = open_model(dirs[d], 1, 64);
         listing(a, one, sizeof one);
         listing(b, many, sizeof many);
@@ -211,6 +230,7 @@ Suite *model_suite(void)
     Suite *s = suite_create("model");
     TCase *tc = tcase_create("folders and shards");
     tcase_add_test(tc, test_sharded);
+    tcase_add_test(tc, test_sharded_pytorch);
     tcase_add_test(tc, test_missing_shard);
     tcase_add_test(tc, test_broken_index);
     tcase_add_test(tc, test_folder);
