@@ -102,6 +102,12 @@ static int cmp_str(const void *a, const void *b)
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+/* Names after their kind byte (read_dir_kinds). */
+static int cmp_str_kind(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a + 1, *(char *const *)b + 1);
+}
+
 static ts_status add_issue(issue_store *s, ts_model_issue_kind kind, int is_error,
                            const char *path, const char *name, ts_error *err,
                            const char *fmt, ...) TS__PRINTF(7, 8);
@@ -326,38 +332,66 @@ static ts_status list_add(list *l, char *s, ts_error *err)
     return TS_OK;
 }
 
-/* The names in dir (not starting with '.'), sorted. */
-static ts_status read_dir(const char *dir, list *names, ts_error *err)
+/* The names in dir (not starting with '.'), sorted. With kinds, each name
+ * is preceded by one byte: 'f' a regular file, 'd' a folder, '?' unknown
+ * (a link, or a file system without d_type: stat tells). */
+static ts_status read_dir_kinds(const char *dir, list *names, int kinds, ts_error *err)
 {
     DIR *d = opendir(dir);
     if (!d)
         return ts__error(err, TS_ERR_IO, "cannot open folder '%s': %s", dir, strerror(errno));
     ts_status st = TS_OK;
     struct dirent *e;
-    while (st == TS_OK && (e = readdir(d)) != NULL)
-        if (e->d_name[0] != '.')
+    while (st == TS_OK && (e = readdir(d)) != NULL) {
+        if (e->d_name[0] == '.')
+            continue;
+        if (!kinds) {
             st = list_add(names, dupstr(e->d_name), err);
+            continue;
+        }
+        size_t n = strlen(e->d_name);
+        char *s = malloc(n + 2);
+        if (s) {
+#ifdef DT_REG
+            s[0] = e->d_type == DT_REG ? 'f' : e->d_type == DT_DIR ? 'd' : '?';
+#else
+            s[0] = '?';
+#endif
+            memcpy(s + 1, e->d_name, n + 1);
+        }
+        st = list_add(names, s, err);
+    }
     closedir(d);
     if (st == TS_OK && names->n > 1)
-        qsort(names->v, names->n, sizeof *names->v, cmp_str);
+        qsort(names->v, names->n, sizeof *names->v, kinds ? cmp_str_kind : cmp_str);
     return st;
+}
+
+static ts_status read_dir(const char *dir, list *names, ts_error *err)
+{
+    return read_dir_kinds(dir, names, 0, err);
 }
 
 /* Regular files under dir (subfolders too when recursive), in order. */
 static ts_status walk(const char *dir, int recursive, int depth, list *out, ts_error *err)
 {
     list names = {NULL, 0, 0};
-    ts_status st = read_dir(dir, &names, err);
+    ts_status st = read_dir_kinds(dir, &names, 1, err);
     for (size_t i = 0; st == TS_OK && i < names.n; i++) {
-        char *p = join(dir, names.v[i]);
+        char kind = names.v[i][0];
+        char *p = join(dir, names.v[i] + 1);
         struct stat sb;
+        if (p && kind == '?') {
+            kind = stat(p, &sb) != 0     ? 0 /* a dangling link, or gone since */
+                   : S_ISREG(sb.st_mode) ? 'f'
+                   : S_ISDIR(sb.st_mode) ? 'd'
+                                         : 0;
+        }
         if (!p) {
             st = ts__error(err, TS_ERR_NOMEM, "out of memory");
-        } else if (stat(p, &sb) != 0) {
-            free(p); /* a dangling link, or gone since: not a member */
-        } else if (S_ISREG(sb.st_mode)) {
+        } else if (kind == 'f') {
             st = list_add(out, p, err);
-        } else if (S_ISDIR(sb.st_mode) && recursive && depth < MAX_DEPTH) {
+        } else if (kind == 'd' && recursive && depth < MAX_DEPTH) {
             st = walk(p, recursive, depth + 1, out, err);
             free(p);
         } else {
