@@ -104,16 +104,18 @@ static int needs_extension(const ts__reader *r)
     return r->info.detection && strncmp(r->info.detection, "extension", 9) == 0;
 }
 
-/* "a, b, c" from the names of the readers that are auto-detected (detected
- * 1) or not (0), or of all (-1), into buf. */
+/* "a, b, c" from the names of the readers that are auto-detected by their
+ * bytes (detected 1), never detected (0), detected by their extension (2),
+ * or of all (-1), into buf. */
 static const char *name_list(int detected, char *buf, size_t cap)
 {
     size_t pos = 0;
     buf[0] = '\0';
     for (size_t i = 0; i < N_READERS && pos < cap; i++) {
-        /* formats found by their extension are neither */
-        if (detected >= 0 && ((readers[i]->probe != NULL) != detected ||
-                              needs_extension(readers[i])))
+        if (detected == 2 && !needs_extension(readers[i]))
+            continue;
+        if ((detected == 0 || detected == 1) &&
+            ((readers[i]->probe != NULL) != detected || needs_extension(readers[i])))
             continue;
         int k = snprintf(buf + pos, cap - pos, "%s%s", pos ? ", " : "", readers[i]->info.name);
         pos += k > 0 ? (size_t)k : 0;
@@ -509,11 +511,13 @@ static ts_status parse_image(ts_file *f, const unsigned char *data, size_t len,
                 return ts__fail(err, TS_ERR_FORMAT, 0, 0,
                                 "file is %zu bytes long, too short for any known "
                                 "tensor format", len);
-            char yes[512], no[256];
+            char yes[512], no[256], ext[256];
             return ts__fail(err, TS_ERR_FORMAT, 0, 0,
                             "unknown file format: the first bytes match none of %s "
-                            "(formats without a signature need --format: %s)",
-                            name_list(1, yes, sizeof yes), name_list(0, no, sizeof no));
+                            "(formats without a signature need --format: %s; or their "
+                            "extension: %s)",
+                            name_list(1, yes, sizeof yes), name_list(0, no, sizeof no),
+                            name_list(2, ext, sizeof ext));
         }
     }
     const ts__reader *r = reader_for(fmt);
