@@ -43,7 +43,7 @@ ALL_CFLAGS = -std=c11 $(OPT) $(WARN) $(WERROR) $(SAN) $(CFLAGS)
 LINK = $(CC) $(SAN) $(CFLAGS) $(LDFLAGS)
 PKGS    := zlib jansson
 DEP_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-DEP_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lz -ljansson)
+DEP_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lz -ljansson) -pthread
 CHECK_CFLAGS := $(shell pkg-config --cflags check 2>/dev/null)
 CHECK_LIBS   := $(shell pkg-config --libs check 2>/dev/null || echo -lcheck -lsubunit -lm -lrt -lpthread)
 

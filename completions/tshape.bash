@@ -8,7 +8,7 @@
 # Installed as share/bash-completion/completions/tshape; to try it from a
 # checkout: . completions/tshape.bash
 
-_tshape_commands='size ndim norm flat2d flat3d prod eq get info formats reshape broadcast transpose squeeze expand moveaxis flatten strides contiguous view ravel unravel iter slice chip einsum compose rearrange reduce repeat parse-shape extend shrink resize jagged conv convtranspose pool linear matmul cat concat stack dim'
+_tshape_commands='size ndim norm flat2d flat3d prod eq get info diff formats reshape broadcast transpose squeeze expand moveaxis flatten strides contiguous view ravel unravel iter slice chip einsum compose rearrange reduce repeat parse-shape extend shrink resize jagged conv convtranspose pool linear matmul cat concat stack dim'
 _tshape_globals='-j --json -h --help -V --version'
 _tshape_file_commands=' info '
 
@@ -16,7 +16,8 @@ _tshape_file_commands=' info '
 _tshape_options()
 {
     case $1 in
-        info) echo '-f --format --filter --exclude -s --summary -m --metadata --max-header --stored-order' ;;
+        info) echo '-f --format --filter --exclude -s --summary -m --metadata --max-header --stored-order -r --recursive -l --group --top' ;;
+        diff) echo '-p --strip-prefix --rename -r --recursive -q --quiet' ;;
         reshape) echo '--mxnet --reverse' ;;
         transpose) echo '--axes' ;;
         squeeze) echo '--axis' ;;
@@ -44,6 +45,9 @@ _tshape_values()
         info:--filter) echo '' ;;
         info:--exclude) echo '' ;;
         info:--max-header) echo '' ;;
+        info:--top) echo '' ;;
+        diff:-p | diff:--strip-prefix) echo '' ;;
+        diff:--rename) echo '' ;;
         transpose:--axes) echo '' ;;
         squeeze:--axis) echo '' ;;
         strides:--dtype) echo 'float32 float64 float16 uint8 int32 int8 int64 bool int16 uint16 uint32 uint64 bfloat16 complex64 complex128 float128 complex256 float8_e5m2 float8_e4m3fn float8_e4m3fnuz float8_e5m2fnuz float8_e8m0fnu datetime64 timedelta64 object' ;;

@@ -22,8 +22,8 @@
  *         #include <tshape.h>
  *     It holds what is not ready to freeze: blobs (TBlob), PyTorch layouts
  *     and views, ravel/unravel, slices and chips, index iteration, einsum
- *     and labelled composition, einops, Caffe2 dims, jagged shapes and
- *     DLPack. Any release may change it; build against the version you
+ *     and labelled composition, einops, Caffe2 dims, jagged shapes,
+ *     DLPack and models (sets of files). Any release may change it; build against the version you
  *     wrote for. A declaration moves to the stable part once it has gone a
  *     release without a change, follows every convention below and is
  *     covered by tests/check_args.c; nothing moves back before 2.0. Both
@@ -60,7 +60,7 @@
  * give TS_ERR_INVALID_ARG and a message that starts with the function's
  * name and names the argument: "ts_shape_save: buf is NULL but cap is 100".
  * Nothing is written then, except that object outputs (ts_file **,
- * ts_einops **, ts_jagged **, ts_dlpack_managed **) are set to NULL and
+ * ts_model **, ts_einops **, ts_jagged **, ts_dlpack_managed **) are set to NULL and
  * blob outputs (ts_blob_init, ts_blob_from_dlpack) become empty blobs when
  * they are not NULL themselves, so the usual cleanup needs no special case. Numbers that are data rather than the mechanics of
  * the call (an ndim, a dim, an axis, an index) keep their own codes:
@@ -77,7 +77,7 @@
  * "unknown error"; never NULL). The snprintf-style writers (ts_shape_format,
  * ts_descr_format, ts_jagged_format) return 0 and write "" when they can.
  * Functions that release objects (ts_shape_free, ts_blob_free,
- * ts_file_close, ts_einops_free, ts_jagged_free) accept NULL and do nothing,
+ * ts_file_close, ts_einops_free, ts_jagged_free, ts_model_close) accept NULL and do nothing,
  * as do ts_shape_init and ts_shape_move.
  *
  * Errors. Functions that can fail return a ts_status (TS_OK == 0) and take
@@ -1759,6 +1759,124 @@ TS_API ts_status ts_dlpack_managed_new(const ts_dlpack_tensor *t,
  */
 TS_API ts_status ts_blob_to_dlpack_managed(const ts_blob *b, ts_dlpack_managed **out,
                                            ts_error *err);
+
+/* ------------------------------------------------------------------------ */
+/* Models: a set of files read as one                                      */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * A model is what a downloaded checkpoint usually is: a folder of files.
+ *   - With an index (a file named *.index.json holding a "weight_map"
+ *     object of tensor name -> shard file name, as Hugging Face writes for
+ *     model.safetensors.index.json and pytorch_model.bin.index.json), the
+ *     shards it names form the model: each tensor is reported once, with
+ *     the shard it is in. When a folder holds several index files, the
+ *     first in byte order of their names is used.
+ *   - Without one, every file in the folder whose format is detected (any
+ *     reader of the table; formats may be mixed) is a member, in byte
+ *     order of the paths; other files (config.json, tokenizers) are
+ *     skipped, and so are names starting with '.'.
+ *   - A regular file is a model of one member.
+ * Members are opened by up to opts->threads threads at once; what is
+ * reported never depends on their number.
+ */
+typedef struct ts_model ts_model;
+
+/*
+ * Options for ts_model_open: an option struct that grows, by the rule of
+ * ts_open_options (initialise with TS_MODEL_OPTIONS_INIT).
+ *   recursive  0 or 1: without an index, the files of subfolders too
+ *              (at most 32 levels deep)
+ *   threads    members opened at once: 0 for min(4, online CPUs), else
+ *              1..64
+ *   open       options for every member (NULL: defaults); when its format
+ *              is not TS_FORMAT_AUTO, every file of the folder is a member
+ */
+typedef struct ts_model_options {
+    size_t struct_size;          /* sizeof(ts_model_options) */
+    int recursive;
+    int threads;
+    const ts_open_options *open;
+} ts_model_options;
+
+#define TS_MODEL_OPTIONS_INIT {sizeof(ts_model_options), 0, 0, NULL}
+
+/* What is wrong with a model. Errors make it incomplete or ambiguous;
+ * warnings leave every tensor the index names readable. */
+typedef enum ts_model_issue_kind {
+    TS_MODEL_SHARD_MISSING = 1,     /* error: a shard the index names is absent */
+    TS_MODEL_FILE_ERROR = 2,        /* error: a member could not be opened */
+    TS_MODEL_TENSOR_MISSING = 3,    /* error: the index names a tensor no shard has */
+    TS_MODEL_TENSOR_DUPLICATE = 4,  /* error: a tensor is in two shards (or twice
+                                       in one); the first is kept */
+    TS_MODEL_TENSOR_MOVED = 5,      /* warning: a tensor is in another shard than
+                                       the index says */
+    TS_MODEL_TENSOR_UNLISTED = 6,   /* warning: a shard has a tensor the index
+                                       does not name */
+    TS_MODEL_SHARD_UNLISTED = 7     /* warning: a file of the shards' format
+                                       beside the index, not named by it */
+} ts_model_issue_kind;
+
+/* One issue; owned by the model, valid until ts_model_close. */
+typedef struct ts_model_issue {
+    ts_model_issue_kind kind;
+    int is_error;                /* 1 error, 0 warning */
+    const char *path;            /* the file concerned, or NULL */
+    const char *name;            /* the tensor concerned, or NULL */
+    const char *message;         /* one line, names the file and tensor */
+} ts_model_issue;
+
+/*
+ * Opens the model at `path` (NUL-terminated): a folder, an index file
+ * (*.index.json), or a regular file. Problems with members are issues of
+ * the model (ts_model_issue_at), not failures: a model opens when its
+ * folder and index can be read, even with every shard missing.
+ *   opts  NULL for defaults, or initialised with TS_MODEL_OPTIONS_INIT
+ *   out   receives a new ts_model, NULL on failure; close it with
+ *         ts_model_close
+ * Errors: TS_ERR_IO (path or folder unreadable, with strerror text),
+ * TS_ERR_FORMAT (an index that is not JSON, or has no "weight_map" object
+ * of strings; a shard name that is absolute or has a ".." part), for a
+ * regular file every error of ts_file_open, TS_ERR_NOMEM, TS_ERR_LIMIT
+ * (more than 16,777,216 files), TS_ERR_INVALID_ARG (also: opts as for
+ * ts_open_options, recursive not 0/1, threads outside 0..64),
+ * TS_ERR_UNSUPPORTED (opts sets fields this library does not know).
+ */
+TS_API ts_status ts_model_open(const char *path, const ts_model_options *opts, ts_model **out,
+                               ts_error *err);
+
+/* Closes every member and frees the model. Accepts NULL. */
+TS_API void ts_model_close(ts_model *m);
+
+/* The index file's path, or NULL when the model has none (or m is NULL). */
+TS_API const char *ts_model_index(const ts_model *m);
+
+/* Members: files opened (0 for NULL), the i-th one and its path (the
+ * folder's path joined with the name found there); NULL when i is out of
+ * range or m is NULL. Owned by the model. */
+TS_API size_t ts_model_file_count(const ts_model *m);
+TS_API const ts_file *ts_model_file(const ts_model *m, size_t i);
+TS_API const char *ts_model_file_path(const ts_model *m, size_t i);
+
+/* Tensors, each once: members in order, each member's arrays in file
+ * order (0 for NULL). ts_model_array returns the i-th and, when `file` is
+ * not NULL, stores the index of its member there; NULL when i is out of
+ * range or m is NULL (then *file is left alone). */
+TS_API size_t ts_model_count(const ts_model *m);
+TS_API const ts_array *ts_model_array(const ts_model *m, size_t i, size_t *file);
+
+/* The name of tensor i in the model: the array's name, or for an array
+ * without one (a .npy file) its member's path from the model's folder
+ * without the extension ("embed", "sub/embed"; for a model of one file,
+ * the file's name without folder and extension). NULL when i is out of
+ * range or m is NULL. */
+TS_API const char *ts_model_array_name(const ts_model *m, size_t i);
+
+/* Issues in a fixed order (index problems, then members in order), and
+ * how many are errors; 0 / NULL for NULL or i out of range. */
+TS_API size_t ts_model_issue_count(const ts_model *m);
+TS_API size_t ts_model_error_count(const ts_model *m);
+TS_API const ts_model_issue *ts_model_issue_at(const ts_model *m, size_t i);
 
 /* ------------------------------------------------------------------------ */
 /* Layer shapes: convolution, pooling, matmul, linear, concat, stack        */

@@ -664,6 +664,74 @@ START_TEST(test_dlpack)
 }
 END_TEST
 
+START_TEST(test_models)
+{
+    ts_model *m = (ts_model *)1;
+    size_t file = 7;
+    const char *dir = "tests/fixtures/model/hf";
+
+    ts_model_close(NULL);
+    ck_assert_ptr_null(ts_model_index(NULL));
+    ck_assert_uint_eq(ts_model_file_count(NULL), 0);
+    ck_assert_ptr_null(ts_model_file(NULL, 0));
+    ck_assert_ptr_null(ts_model_file_path(NULL, 0));
+    ck_assert_uint_eq(ts_model_count(NULL), 0);
+    ck_assert_ptr_null(ts_model_array(NULL, 0, &file));
+    ck_assert_uint_eq(file, 7);
+    ck_assert_ptr_null(ts_model_array_name(NULL, 0));
+    ck_assert_uint_eq(ts_model_issue_count(NULL), 0);
+    ck_assert_uint_eq(ts_model_error_count(NULL), 0);
+    ck_assert_ptr_null(ts_model_issue_at(NULL, 0));
+
+    EXPECT(ts_model_open(NULL, NULL, &m, EP), BAD, "ts_model_open: path is NULL");
+    ck_assert_ptr_null(m);
+    EXPECT(ts_model_open(dir, NULL, NULL, EP), BAD, "ts_model_open: out is NULL");
+
+    ts_model_options o;
+    memset(&o, 0, sizeof o);
+    m = (ts_model *)1;
+    EXPECT(ts_model_open(dir, &o, &m, EP), BAD, NULL);
+    ck_assert_ptr_null(m);
+    ck_assert_msg(strncmp(E.message, "ts_model_open: opts->struct_size is 0: initialise the "
+                          "options with TS_MODEL_OPTIONS_INIT", 88) == 0, "%s", E.message);
+    o = (ts_model_options)TS_MODEL_OPTIONS_INIT;
+    o.recursive = 2;
+    EXPECT(ts_model_open(dir, &o, &m, EP), BAD, "ts_model_open: opts->recursive is 2, not 0 or 1");
+    o.recursive = 0;
+    o.threads = 65;
+    EXPECT(ts_model_open(dir, &o, &m, EP), BAD, "ts_model_open: opts->threads is 65, not 0..64");
+    o.threads = -1;
+    EXPECT(ts_model_open(dir, &o, &m, EP), BAD, "ts_model_open: opts->threads is -1, not 0..64");
+    o.threads = 0;
+    ts_open_options fo = TS_OPEN_OPTIONS_INIT;
+    fo.want_metadata = 3;
+    o.open = &fo;
+    EXPECT(ts_model_open(dir, &o, &m, EP), BAD,
+           "ts_model_open: opts->open: want_metadata is 3, not 0 or 1");
+    fo.want_metadata = 0;
+    fo.format = (ts_format)99;
+    EXPECT(ts_model_open(dir, &o, &m, EP), BAD,
+           "ts_model_open: opts->open: format 99 is not a ts_format with a reader");
+    fo.struct_size = 0;
+    fo.format = TS_FORMAT_AUTO;
+    EXPECT(ts_model_open(dir, &o, &m, EP), BAD, NULL);
+    ck_assert_msg(strncmp(E.message, "ts_model_open: opts->open: struct_size is 0", 43) == 0,
+                  "%s", E.message);
+
+    /* out-of-range indices of an open model */
+    ck_assert_int_eq(ts_model_open(dir, NULL, &m, NULL), TS_OK);
+    size_t n = ts_model_count(m);
+    ck_assert_ptr_null(ts_model_array(m, n, &file));
+    ck_assert_uint_eq(file, 7);
+    ck_assert_ptr_null(ts_model_array_name(m, n));
+    ck_assert_ptr_null(ts_model_file(m, ts_model_file_count(m)));
+    ck_assert_ptr_null(ts_model_file_path(m, ts_model_file_count(m)));
+    ck_assert_ptr_null(ts_model_issue_at(m, ts_model_issue_count(m)));
+    ck_assert_ptr_nonnull(ts_model_array(m, 0, NULL));
+    ts_model_close(m);
+}
+END_TEST
+
 START_TEST(test_layer_shapes)
 {
     ts_shape t = TS_SHAPE_INIT, w = TS_SHAPE_INIT, in = TS_SHAPE_INIT;
@@ -744,6 +812,7 @@ Suite *args_suite(void)
     tcase_add_test(tc, test_patterns);
     tcase_add_test(tc, test_jagged);
     tcase_add_test(tc, test_dlpack);
+    tcase_add_test(tc, test_models);
     tcase_add_test(tc, test_layer_shapes);
     suite_add_tcase(s, tc);
     return s;

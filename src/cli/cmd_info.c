@@ -6,6 +6,7 @@
  * key or a "  label  text" line, so the two forms cannot drift apart.
  */
 #include "cli.h"
+#include "model.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -29,6 +30,10 @@ const cli_option info_options[] = {
                               "checkpoint that are not tensors"),
     CLI_VALUE("max-header", 0, "N", "largest .npy header accepted, in bytes (default 10000)"),
     CLI_FLAG("stored-order", 0, "GGUF: show dims as stored (innermost first)"),
+    CLI_FLAG("recursive", 'r', "a FILE that is a folder without an index: its subfolders too"),
+    CLI_FLAG("group", 'l', "--summary of a model: collapse names that differ only in layer "
+                           "numbers"),
+    CLI_VALUE("top", 0, "N", "--summary of a model: the N largest tensors (default 5)"),
     CLI_OPTIONS_END,
 };
 
@@ -38,6 +43,7 @@ typedef struct info_opts {
     int summary;            /* --summary */
     int metadata;           /* --metadata */
     int tty;                /* stdout is a terminal: align summary columns */
+    int recursive;          /* -r: folders' subfolders too */
 } info_opts;
 
 /* Sums for --summary, of all arrays or of one dtype. A sum that does not
@@ -600,8 +606,28 @@ static unsigned char *slurp_stdin(size_t *len, const char **error)
     return NULL;
 }
 
+/* A folder or an index: every tensor of the model, with its shard as the
+ * file (model.c reports the model's issues). */
+static int info_model(cli_ctx *ctx, const info_opts *o, const char *path)
+{
+    ts_model *m = cli_model_open(ctx, path, &o->open, o->recursive);
+    if (!m)
+        return CLI_ERROR;
+    for (size_t i = 0; i < ts_model_count(m) && !ctx->out.closed; i++) {
+        size_t k;
+        const ts_array *a = ts_model_array(m, i, &k);
+        if (cli_filter_match(&o->filter, a->name))
+            report_array(ctx, ts_model_file_path(m, k), ts_model_file(m, k), a);
+    }
+    int status = ts_model_error_count(m) ? CLI_ERROR : CLI_OK;
+    ts_model_close(m);
+    return status;
+}
+
 static int info_file(cli_ctx *ctx, const info_opts *o, const char *path, totals *t, rows *r)
 {
+    if (strcmp(path, "-") != 0 && cli_is_model_path(path))
+        return info_model(ctx, o, path);
     ts_file *f = NULL;
     ts_error err;
     ts_status st;
@@ -679,8 +705,19 @@ static int get_options(cli_ctx *ctx, const cli_args *args, info_opts *o)
      * attributes go through libhdf5). */
     o->open.want_metadata = o->metadata;
     o->open.gguf_stored_order = cli_flag(args, "stored-order") > 0;
+    o->recursive = cli_flag(args, "recursive") > 0;
     o->tty = isatty(STDOUT_FILENO);
     return CLI_OK;
+}
+
+/* --summary is the model summary (model.c) with --group or when a FILE is
+ * a folder or an index. */
+static int wants_model_summary(const cli_args *args)
+{
+    int model = cli_flag(args, "group") > 0;
+    for (int i = 0; i < args->nops && !model; i++)
+        model = strcmp(args->ops[i], "-") != 0 && cli_is_model_path(args->ops[i]);
+    return model;
 }
 
 int cmd_info(cli_ctx *ctx, const cli_args *args)
@@ -690,6 +727,13 @@ int cmd_info(cli_ctx *ctx, const cli_args *args)
         return CLI_ERROR;
     if (args->nops == 0)
         return cli_usage(ctx, "missing FILE");
+    if (o.summary && wants_model_summary(args)) {
+        cli_summary_opts so = {&o.open, &o.filter, o.recursive, cli_flag(args, "group") > 0, 5};
+        const char *top = cli_opt(args, "top");
+        if (top && (cli_arg_i64(ctx, top, "--top", &so.top) || so.top < 0))
+            return so.top < 0 ? cli_usage(ctx, "--top must not be negative") : CLI_ERROR;
+        return cli_model_summary(ctx, &so, args->ops, args->nops);
+    }
     totals t;
     memset(&t, 0, sizeof t);
     rows r = {NULL, 0, 0};

@@ -22,6 +22,7 @@ TYPES = {
         isinstance(x, int) and not isinstance(x, bool) for x in v),
     "boolean": lambda v: isinstance(v, bool),
     "object": lambda v: isinstance(v, dict),
+    "array": lambda v: isinstance(v, list),
     "null": lambda v: v is None,
 }
 
@@ -51,8 +52,8 @@ def read_schema(man):
             if bad or not kinds:
                 sys.exit("json_records.py: %s: key %s: unknown type %s" % (man, key, bad))
             kinds[-1][2].append((key, types))
-    if len(kinds) < 5:
-        sys.exit("json_records.py: expected 5 record kinds in %s, found %d" % (man, len(kinds)))
+    if len(kinds) < 6:
+        sys.exit("json_records.py: expected 6 record kinds in %s, found %d" % (man, len(kinds)))
     return kinds
 
 

@@ -1,0 +1,101 @@
+#!/bin/sh
+# model.sh - models (issue 12). Measures:
+#   1. a folder of 1,000 small checkpoint files (500 .npy, 500 .safetensors):
+#      tshape info --summary on the folder, in one process, against one
+#      Python process looping over the files with numpy.load(mmap_mode="r")
+#      and a json+struct read of each safetensors header (the ratio is
+#      printed; issue 12 asks for at least 20x);
+#   2. a sparse sharded safetensors model of 100 shards and 100,000 tensors
+#      (headers only, data holes) with its index, summarised with --group:
+#      wall time, on all CPUs and on one (taskset -c 0), then CPU time and
+#      maximum resident memory (GNU time). On a shared, loaded machine the
+#      wall times grow with the load average (printed); the CPU time does not.
+# Prints best-of wall times and ratios.
+set -e
+cd "$(dirname "$0")/.."
+. bench/lib.sh
+tshape=${TSHAPE:-build/tshape}
+py=/usr/bin/python3
+d=bench/data
+mkdir -p $d
+$py - <<'PY'
+import json, os, struct
+import numpy as np
+d = "bench/data"
+
+def safetensors(path, tensors, sparse=False):
+    hdr, off = {}, 0
+    for name, dt, shape, size in tensors:
+        n = size
+        for x in shape:
+            n *= x
+        hdr[name] = {"dtype": dt, "shape": list(shape), "data_offsets": [off, off + n]}
+        off += n
+    text = json.dumps(hdr, separators=(",", ":")).encode()
+    text += b" " * (-len(text) % 8)
+    with open(path, "wb") as f:
+        f.write(struct.pack("<Q", len(text)) + text)
+        if sparse:
+            f.truncate(8 + len(text) + off)
+        else:
+            f.write(bytes(off))
+
+many = f"{d}/many"
+if not os.path.isdir(many):
+    os.makedirs(many)
+    for i in range(500):
+        np.save(f"{many}/w{i:04d}.npy", np.zeros((16, 8), "<f4"))
+        safetensors(f"{many}/s{i:04d}.safetensors",
+                    [(f"layer.{i}.weight", "F16", (8, 8), 2), (f"layer.{i}.bias", "F16", (8,), 2)])
+
+big = f"{d}/sharded"
+if not os.path.isdir(big):
+    os.makedirs(big)
+    wm = {}
+    for s in range(100):
+        name = f"model-{s + 1:05d}-of-00100.safetensors"
+        ts = []
+        for k in range(1000):
+            layer = s * 10 + k // 100
+            t = f"model.layers.{layer}.block.{k % 100}.weight"
+            ts.append((t, "BF16", (4096, 1024), 2))
+            wm[t] = name
+        safetensors(f"{big}/{name}", ts, sparse=True)
+    with open(f"{big}/model.safetensors.index.json", "w") as f:
+        json.dump({"metadata": {}, "weight_map": wm}, f)
+PY
+echo "load average: $(cut -d' ' -f1-3 /proc/loadavg), $(nproc) CPUs"
+echo "1,000 files: $(ls $d/many | wc -l) in $d/many ($(du -sk $d/many | cut -f1) KiB)"
+loop_py='import json, os, struct, sys
+import numpy as np
+d = sys.argv[1]
+for n in sorted(os.listdir(d)):
+    p = os.path.join(d, n)
+    if n.endswith(".npy"):
+        a = np.load(p, mmap_mode="r")
+        print(n, a.shape, a.dtype)
+    elif n.endswith(".safetensors"):
+        with open(p, "rb") as f:
+            k = struct.unpack("<Q", f.read(8))[0]
+            h = json.loads(f.read(k))
+        for key, v in h.items():
+            if key != "__metadata__":
+                print(n, key, v["dtype"], v["shape"])'
+row() { printf '%-48s %9s s  %s\n' "$1" "$2" "$3"; }
+t_many=$(best_of 5 "$tshape" info --summary $d/many)
+p_many=$(best_of 3 $py -c "$loop_py" $d/many)
+row "tshape info --summary (1,000 files)" "$t_many"
+row "python loop: np.load(mmap_mode='r') / header" "$p_many" "tshape is $(ratio "$p_many" "$t_many")x faster"
+
+sz=$(du -sk $d/sharded | cut -f1)
+echo "sharded model: 100 shards, 100,000 tensors, $(du -sh --apparent-size $d/sharded | cut -f1) apparent, $sz KiB on disk"
+t_big=$(best_of 3 "$tshape" info --summary --group $d/sharded)
+row "tshape info --summary --group (100 shards)" "$t_big"
+t_one=$(best_of 3 taskset -c 0 "$tshape" info --summary --group $d/sharded)
+row "the same on one CPU (taskset -c 0)" "$t_one"
+t_diff=$(best_of 3 "$tshape" diff $d/sharded $d/sharded)
+row "tshape diff of the model with itself" "$t_diff"
+if [ -x /usr/bin/time ]; then
+    /usr/bin/time -f "%e s wall, %U s user + %S s system (all threads), max RSS %M KiB" "$tshape" info --summary --group $d/sharded 2>&1 >/dev/null |
+        sed 's/^/max memory: tshape info --summary --group: /'
+fi

@@ -1,0 +1,996 @@
+/*
+ * model.c - ts_model: a set of files read as one (a folder, or the shards an
+ * index file names). Members are opened by a small pool of threads; every
+ * result goes to the slot of its member, and the model is assembled
+ * afterwards in member order, so the report never depends on the timing.
+ */
+#define TS_EXPERIMENTAL_API
+#include "reader.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <jansson.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define MAX_FILES (1u << 24)
+#define MAX_DEPTH 32
+#define MAX_THREADS 64
+#define NONE ((size_t)-1)
+
+/* Size of the first version of ts_model_options (up to open). */
+#define MODEL_OPTIONS_V1_SIZE (offsetof(ts_model_options, open) + sizeof(void *))
+
+/* A file to open: its path, and after the pool has run, the result. */
+typedef struct job {
+    char *path;
+    ts_file *file;
+    ts_error err;
+    ts_status status;
+    int skipped;            /* not a tensor file (no format detected) */
+    int missing;            /* ENOENT */
+} job;
+
+/* An issue and the strings it owns (the public struct's are const). */
+typedef struct issue {
+    ts_model_issue pub;
+    char *path, *name, *message;
+} issue;
+
+typedef struct issue_store {
+    issue *v;
+    size_t n, cap, errors;
+} issue_store;
+
+typedef struct tensor_ref {
+    size_t file, array;
+    const char *name;       /* the array's name, or the member's stem */
+} tensor_ref;
+
+struct ts_model {
+    char *index;
+    size_t root_len;        /* bytes of the folder's path in member paths */
+    char **stems;           /* per member: its path from the folder without
+                               the extension, made on demand */
+    size_t nfiles;
+    ts_file **files;
+    char **paths;
+    size_t ntensors;
+    tensor_ref *tensors;
+    issue_store issues;
+};
+
+/* ---- small helpers ----------------------------------------------------- */
+
+static char *dupstr(const char *s)
+{
+    size_t n = strlen(s) + 1;
+    char *d = malloc(n);
+    if (d)
+        memcpy(d, s, n);
+    return d;
+}
+
+/* dir + "/" + name, without doubling a '/' at the end of dir. */
+static char *join(const char *dir, const char *name)
+{
+    size_t a = strlen(dir), b = strlen(name);
+    int slash = a > 0 && dir[a - 1] != '/';
+    char *p = malloc(a + (size_t)slash + b + 1);
+    if (!p)
+        return NULL;
+    memcpy(p, dir, a);
+    if (slash)
+        p[a] = '/';
+    memcpy(p + a + (size_t)slash, name, b + 1);
+    return p;
+}
+
+static int ends_with(const char *s, const char *suffix)
+{
+    size_t a = strlen(s), b = strlen(suffix);
+    return a >= b && strcmp(s + a - b, suffix) == 0;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Names after their kind byte (read_dir_kinds). */
+static int cmp_str_kind(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a + 1, *(char *const *)b + 1);
+}
+
+static ts_status add_issue(issue_store *s, ts_model_issue_kind kind, int is_error,
+                           const char *path, const char *name, ts_error *err,
+                           const char *fmt, ...) TS__PRINTF(7, 8);
+
+static ts_status add_issue(issue_store *s, ts_model_issue_kind kind, int is_error,
+                           const char *path, const char *name, ts_error *err,
+                           const char *fmt, ...)
+{
+    if (s->n == s->cap) {
+        size_t cap = s->cap ? s->cap * 2 : 16;
+        issue *p = realloc(s->v, cap * sizeof *p);
+        if (!p)
+            return ts__error(err, TS_ERR_NOMEM, "out of memory");
+        s->v = p;
+        s->cap = cap;
+    }
+    char msg[TS_ERROR_MESSAGE_MAX];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    issue *i = &s->v[s->n];
+    i->path = path ? dupstr(path) : NULL;
+    i->name = name ? dupstr(name) : NULL;
+    i->message = dupstr(msg);
+    if ((path && !i->path) || (name && !i->name) || !i->message) {
+        free(i->path), free(i->name), free(i->message);
+        return ts__error(err, TS_ERR_NOMEM, "out of memory");
+    }
+    i->pub.kind = kind;
+    i->pub.is_error = is_error;
+    i->pub.path = i->path;
+    i->pub.name = i->name;
+    i->pub.message = i->message;
+    s->n++;
+    s->errors += (size_t)is_error;
+    return TS_OK;
+}
+
+/* ---- a hash table of names -------------------------------------------- */
+
+typedef struct name_slot {
+    const char *name;
+    size_t shard;           /* the index's shard, or NONE */
+    size_t owner;           /* position in the file/array list, or NONE */
+} name_slot;
+
+typedef struct name_table {
+    name_slot *v;
+    size_t cap, n;          /* cap: a power of two */
+} name_table;
+
+static uint64_t hash(const char *s)
+{
+    uint64_t h = 1469598103934665603ull;
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 1099511628211ull;
+    return h;
+}
+
+static int table_init(name_table *t, size_t n)
+{
+    size_t cap = 16;
+    while (cap < 2 * n + 2)
+        cap *= 2;
+    t->v = calloc(cap, sizeof *t->v);
+    t->cap = cap;
+    t->n = 0;
+    return t->v ? 0 : -1;
+}
+
+/* The slot of name: its entry, or the empty slot where it goes. */
+static name_slot *table_find(const name_table *t, const char *name)
+{
+    size_t i = (size_t)hash(name) & (t->cap - 1);
+    while (t->v[i].name && strcmp(t->v[i].name, name) != 0)
+        i = (i + 1) & (t->cap - 1);
+    return &t->v[i];
+}
+
+/* The entry of name, added (shard NONE, owner NONE) when new; NULL when
+ * out of memory. */
+static name_slot *table_get(name_table *t, const char *name)
+{
+    if (2 * (t->n + 1) > t->cap) {
+        name_table g;
+        if (table_init(&g, t->cap) != 0)
+            return NULL;
+        for (size_t i = 0; i < t->cap; i++)
+            if (t->v[i].name)
+                *table_find(&g, t->v[i].name) = t->v[i];
+        g.n = t->n;
+        free(t->v);
+        *t = g;
+    }
+    name_slot *s = table_find(t, name);
+    if (!s->name) {
+        s->name = name;
+        s->shard = NONE;
+        s->owner = NONE;
+        t->n++;
+    }
+    return s;
+}
+
+/* ---- the pool ------------------------------------------------------------ */
+
+typedef struct pool {
+    pthread_mutex_t lock;
+    size_t next, n;
+    job *jobs;
+    const ts_open_options *open;
+    int probe;              /* skip files whose format is not detected */
+} pool;
+
+/* Opens one member; with probe, a file that fails because its first bytes
+ * match no reader is skipped (config.json, a tokenizer), not reported. */
+static void run_job(const pool *p, job *j)
+{
+    j->status = ts_file_open(j->path, p->open, &j->file, &j->err);
+    if (j->status == TS_OK)
+        return;
+    if (access(j->path, F_OK) != 0 && errno == ENOENT) {
+        j->missing = 1;
+        return;
+    }
+    if (p->probe && j->status == TS_ERR_FORMAT) {
+        unsigned char head[64];
+        int fd = open(j->path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+        if (fd >= 0) {
+            ssize_t k = read(fd, head, sizeof head);
+            close(fd);
+            if (k < 0 || ts_format_detect(head, (size_t)k) == TS_FORMAT_AUTO)
+                j->skipped = 1;
+        }
+    }
+}
+
+static void *worker(void *arg)
+{
+    pool *p = arg;
+    for (;;) {
+        pthread_mutex_lock(&p->lock);
+        size_t i = p->next < p->n ? p->next++ : NONE;
+        pthread_mutex_unlock(&p->lock);
+        if (i == NONE)
+            return NULL;
+        run_job(p, &p->jobs[i]);
+    }
+}
+
+static int default_threads(void)
+{
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n < 1 ? 1 : n > 4 ? 4 : (int)n;
+}
+
+/* Runs every job; with threads > 1 and several jobs, in a pool (falling
+ * back to this thread when none can be started). */
+static void run_jobs(job *jobs, size_t n, int threads, const ts_open_options *open, int probe)
+{
+    pool p;
+    p.next = 0;
+    p.n = n;
+    p.jobs = jobs;
+    p.open = open;
+    p.probe = probe;
+    if (threads <= 0)
+        threads = default_threads();
+    if ((size_t)threads > n)
+        threads = (int)n;
+    pthread_t tid[MAX_THREADS];
+    int started = 0;
+    if (threads > 1 && pthread_mutex_init(&p.lock, NULL) == 0) {
+        for (int i = 0; i < threads; i++)
+            if (pthread_create(&tid[started], NULL, worker, &p) == 0)
+                started++;
+        for (int i = 0; i < started; i++)
+            pthread_join(tid[i], NULL);
+        pthread_mutex_destroy(&p.lock);
+    }
+    if (!started)
+        for (size_t i = 0; i < n; i++)
+            run_job(&p, &jobs[i]);
+}
+
+/* ---- listing a folder ---------------------------------------------------- */
+
+typedef struct list {
+    char **v;
+    size_t n, cap;
+} list;
+
+static void list_free(list *l)
+{
+    for (size_t i = 0; i < l->n; i++)
+        free(l->v[i]);
+    free(l->v);
+    l->v = NULL;
+    l->n = l->cap = 0;
+}
+
+static ts_status list_add(list *l, char *s, ts_error *err)
+{
+    if (!s)
+        return ts__error(err, TS_ERR_NOMEM, "out of memory");
+    if (l->n >= MAX_FILES) {
+        free(s);
+        return ts__error(err, TS_ERR_LIMIT, "more than %u files", MAX_FILES);
+    }
+    if (l->n == l->cap) {
+        size_t cap = l->cap ? l->cap * 2 : 64;
+        char **p = realloc(l->v, cap * sizeof *p);
+        if (!p) {
+            free(s);
+            return ts__error(err, TS_ERR_NOMEM, "out of memory");
+        }
+        l->v = p;
+        l->cap = cap;
+    }
+    l->v[l->n++] = s;
+    return TS_OK;
+}
+
+/* The names in dir (not starting with '.'), sorted. With kinds, each name
+ * is preceded by one byte: 'f' a regular file, 'd' a folder, '?' unknown
+ * (a link, or a file system without d_type: stat tells). */
+static ts_status read_dir_kinds(const char *dir, list *names, int kinds, ts_error *err)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return ts__error(err, TS_ERR_IO, "cannot open folder '%s': %s", dir, strerror(errno));
+    ts_status st = TS_OK;
+    struct dirent *e;
+    while (st == TS_OK && (e = readdir(d)) != NULL) {
+        if (e->d_name[0] == '.')
+            continue;
+        if (!kinds) {
+            st = list_add(names, dupstr(e->d_name), err);
+            continue;
+        }
+        size_t n = strlen(e->d_name);
+        char *s = malloc(n + 2);
+        if (s) {
+#ifdef DT_REG
+            s[0] = e->d_type == DT_REG ? 'f' : e->d_type == DT_DIR ? 'd' : '?';
+#else
+            s[0] = '?';
+#endif
+            memcpy(s + 1, e->d_name, n + 1);
+        }
+        st = list_add(names, s, err);
+    }
+    closedir(d);
+    if (st == TS_OK && names->n > 1)
+        qsort(names->v, names->n, sizeof *names->v, kinds ? cmp_str_kind : cmp_str);
+    return st;
+}
+
+static ts_status read_dir(const char *dir, list *names, ts_error *err)
+{
+    return read_dir_kinds(dir, names, 0, err);
+}
+
+/* Regular files under dir (subfolders too when recursive), in order. */
+static ts_status walk(const char *dir, int recursive, int depth, list *out, ts_error *err)
+{
+    list names = {NULL, 0, 0};
+    ts_status st = read_dir_kinds(dir, &names, 1, err);
+    for (size_t i = 0; st == TS_OK && i < names.n; i++) {
+        char kind = names.v[i][0];
+        char *p = join(dir, names.v[i] + 1);
+        struct stat sb;
+        if (p && kind == '?') {
+            kind = stat(p, &sb) != 0     ? 0 /* a dangling link, or gone since */
+                   : S_ISREG(sb.st_mode) ? 'f'
+                   : S_ISDIR(sb.st_mode) ? 'd'
+                                         : 0;
+        }
+        if (!p) {
+            st = ts__error(err, TS_ERR_NOMEM, "out of memory");
+        } else if (kind == 'f') {
+            st = list_add(out, p, err);
+        } else if (kind == 'd' && recursive && depth < MAX_DEPTH) {
+            st = walk(p, recursive, depth + 1, out, err);
+            free(p);
+        } else {
+            free(p);
+        }
+    }
+    list_free(&names);
+    return st;
+}
+
+/* ---- assembling ------------------------------------------------------------ */
+
+static ts_status add_member(ts_model *m, job *j, ts_error *err)
+{
+    m->files[m->nfiles] = j->file;
+    m->paths[m->nfiles] = j->path;
+    m->nfiles++;
+    j->file = NULL;
+    j->path = NULL;
+    (void)err;
+    return TS_OK;
+}
+
+static ts_status alloc_members(ts_model *m, size_t n, ts_error *err)
+{
+    m->files = calloc(n ? n : 1, sizeof *m->files);
+    m->paths = calloc(n ? n : 1, sizeof *m->paths);
+    if (!m->files || !m->paths)
+        return ts__error(err, TS_ERR_NOMEM, "out of memory");
+    return TS_OK;
+}
+
+/* Files that failed: an issue each. */
+static ts_status job_issue(ts_model *m, const job *j, ts_error *err)
+{
+    if (j->missing)
+        return add_issue(&m->issues, TS_MODEL_SHARD_MISSING, 1, j->path, NULL, err,
+                         "shard '%s' is missing", j->path);
+    return add_issue(&m->issues, TS_MODEL_FILE_ERROR, 1, j->path, NULL, err, "'%s': %s",
+                     j->path, j->err.message);
+}
+
+static ts_status tensors_alloc(ts_model *m, ts_error *err)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < m->nfiles; i++)
+        n += ts_file_count(m->files[i]);
+    m->tensors = malloc((n ? n : 1) * sizeof *m->tensors);
+    return m->tensors ? TS_OK : ts__error(err, TS_ERR_NOMEM, "out of memory");
+}
+
+/* The model name of each tensor: its own, or for an unnamed array (.npy)
+ * the member's path from the folder without its extension ("sub/embed"). */
+static ts_status name_tensors(ts_model *m, ts_error *err)
+{
+    m->stems = calloc(m->nfiles ? m->nfiles : 1, sizeof *m->stems);
+    if (!m->stems)
+        return ts__error(err, TS_ERR_NOMEM, "out of memory");
+    for (size_t i = 0; i < m->ntensors; i++) {
+        tensor_ref *t = &m->tensors[i];
+        const ts_array *a = ts_file_array(m->files[t->file], t->array);
+        if (a->name[0]) {
+            t->name = a->name;
+            continue;
+        }
+        if (!m->stems[t->file]) {
+            const char *p = m->paths[t->file];
+            if (m->root_len > 0 && strlen(p) > m->root_len)
+                p += m->root_len;
+            else if (strrchr(p, '/'))
+                p = strrchr(p, '/') + 1;
+            while (*p == '/')
+                p++;
+            char *s = dupstr(p);
+            if (!s)
+                return ts__error(err, TS_ERR_NOMEM, "out of memory");
+            char *dot = strrchr(s, '.'), *slash = strrchr(s, '/');
+            if (dot && dot > s && (!slash || dot > slash + 1))
+                *dot = '\0';
+            m->stems[t->file] = s;
+        }
+        t->name = m->stems[t->file];
+    }
+    return TS_OK;
+}
+
+/* Without an index: every member's arrays, in order. */
+static ts_status assemble_plain(ts_model *m, ts_error *err)
+{
+    ts_status st = tensors_alloc(m, err);
+    for (size_t i = 0; st == TS_OK && i < m->nfiles; i++)
+        for (size_t k = 0; k < ts_file_count(m->files[i]); k++)
+            m->tensors[m->ntensors++] = (tensor_ref){i, k, NULL};
+    return st == TS_OK ? name_tensors(m, err) : st;
+}
+
+static void free_jobs(job *jobs, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        ts_file_close(jobs[i].file);
+        free(jobs[i].path);
+    }
+    free(jobs);
+}
+
+static ts_status open_plain(ts_model *m, list *files, const ts_model_options *o,
+                            ts_error *err)
+{
+    job *jobs = calloc(files->n ? files->n : 1, sizeof *jobs);
+    if (!jobs)
+        return ts__error(err, TS_ERR_NOMEM, "out of memory");
+    for (size_t i = 0; i < files->n; i++) {
+        jobs[i].path = files->v[i]; /* the jobs own the paths now */
+        files->v[i] = NULL;
+    }
+    int probe = !o->open || o->open->format == TS_FORMAT_AUTO;
+    run_jobs(jobs, files->n, o->threads, o->open, probe);
+    ts_status st = alloc_members(m, files->n, err);
+    for (size_t i = 0; st == TS_OK && i < files->n; i++) {
+        if (jobs[i].skipped)
+            continue;
+        st = jobs[i].status == TS_OK ? add_member(m, &jobs[i], err) : job_issue(m, &jobs[i], err);
+    }
+    free_jobs(jobs, files->n);
+    return st == TS_OK ? assemble_plain(m, err) : st;
+}
+
+/* ---- with an index ------------------------------------------------------------ */
+
+/* A shard name must stay in the folder: relative, without ".." parts. */
+static int safe_name(const char *s)
+{
+    if (!*s || s[0] == '/')
+        return 0;
+    for (const char *p = s; *p;) {
+        const char *q = strchr(p, '/');
+        size_t n = q ? (size_t)(q - p) : strlen(p);
+        if (n == 2 && p[0] == '.' && p[1] == '.')
+            return 0;
+        p += n + (q ? 1 : 0);
+    }
+    return 1;
+}
+
+/* Tensors of the members in order: first pass keeps each tensor in the
+ * shard the index names; second pass the others (moved, unlisted or
+ * duplicates). owner numbers run over (file, array) in order. */
+static ts_status assemble_indexed(ts_model *m, name_table *t, const size_t *member_shard,
+                                  size_t nshards, const char *const *shard_names,
+                                  const int *shard_open, ts_error *err)
+{
+    ts_status st = tensors_alloc(m, err);
+    if (st)
+        return st;
+    size_t total = 0;
+    for (size_t i = 0; i < m->nfiles; i++)
+        total += ts_file_count(m->files[i]);
+    unsigned char *keep = calloc(total ? total : 1, 1);
+    if (!keep)
+        return ts__error(err, TS_ERR_NOMEM, "out of memory");
+    for (int pass = 0; st == TS_OK && pass < 2; pass++) {
+        size_t pos = 0;
+        for (size_t i = 0; st == TS_OK && i < m->nfiles; i++) {
+            const ts_file *f = m->files[i];
+            for (size_t k = 0; st == TS_OK && k < ts_file_count(f); k++, pos++) {
+                const ts_array *a = ts_file_array(f, k);
+                name_slot *s = table_get(t, a->name);
+                if (!s) {
+                    st = ts__error(err, TS_ERR_NOMEM, "out of memory");
+                    break;
+                }
+                int home = s->shard == member_shard[i];
+                if ((pass == 0) != home)
+                    continue;
+                if (s->owner != NONE) {
+                    st = add_issue(&m->issues, TS_MODEL_TENSOR_DUPLICATE, 1, m->paths[i], a->name,
+                                   err, "tensor '%s' is in '%s' and again in '%s'", a->name,
+                                   m->paths[s->owner], m->paths[i]);
+                    continue;
+                }
+                if (!home && s->shard != NONE)
+                    st = add_issue(&m->issues, TS_MODEL_TENSOR_MOVED, 0, m->paths[i], a->name, err,
+                                   "tensor '%s' is in '%s', the index says '%s'", a->name,
+                                   m->paths[i], shard_names[s->shard]);
+                else if (!home)
+                    st = add_issue(&m->issues, TS_MODEL_TENSOR_UNLISTED, 0, m->paths[i], a->name,
+                                   err, "tensor '%s' in '%s' is not in the index", a->name,
+                                   m->paths[i]);
+                s->owner = i;
+                keep[pos] = 1;
+            }
+        }
+    }
+    size_t pos = 0;
+    for (size_t i = 0; i < m->nfiles; i++)
+        for (size_t k = 0; k < ts_file_count(m->files[i]); k++, pos++)
+            if (keep[pos])
+                m->tensors[m->ntensors++] = (tensor_ref){i, k, NULL};
+    free(keep);
+    if (st == TS_OK)
+        st = name_tensors(m, err);
+    /* Tensors the index names that no member has; a missing shard is
+     * reported once, not once per tensor. */
+    for (size_t i = 0; st == TS_OK && i < t->cap; i++) {
+        const name_slot *s = &t->v[i];
+        if (s->name && s->shard != NONE && s->owner == NONE && shard_open[s->shard])
+            st = add_issue(&m->issues, TS_MODEL_TENSOR_MISSING, 1, NULL, s->name, err,
+                           "tensor '%s' is in the index but in no shard (the index says '%s')",
+                           s->name, shard_names[s->shard]);
+    }
+    (void)nshards;
+    return st;
+}
+
+static int cmp_issue_name(const void *a, const void *b)
+{
+    const issue *x = a, *y = b;
+    return strcmp(x->name, y->name);
+}
+
+/* The whole file at path, in a malloc'ed buffer. */
+static ts_status read_whole(const char *path, char **out, size_t *len, ts_error *err)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    struct stat sb;
+    if (fd < 0)
+        return ts__error(err, TS_ERR_IO, "index '%s': cannot open: %s", path, strerror(errno));
+    if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode) || sb.st_size > (1 << 30)) {
+        close(fd);
+        return ts__error(err, TS_ERR_IO, "index '%s': not a regular file of at most 1 GiB",
+                         path);
+    }
+    size_t cap = (size_t)sb.st_size, n = 0;
+    char *buf = malloc(cap ? cap : 1);
+    if (!buf) {
+        close(fd);
+        return ts__error(err, TS_ERR_NOMEM, "out of memory");
+    }
+    while (n < cap) {
+        ssize_t k = read(fd, buf + n, cap - n);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k <= 0)
+            break;
+        n += (size_t)k;
+    }
+    close(fd);
+    *out = buf;
+    *len = n;
+    return TS_OK;
+}
+
+static ts_status open_indexed(ts_model *m, const char *dir, const char *index_path,
+                              const ts_model_options *o, ts_error *err)
+{
+    /* Read whole, then parsed from memory: json_load_file reads with getc,
+     * three times slower on the 10 MB index of a large model. */
+    json_error_t je;
+    size_t len = 0;
+    char *text = NULL;
+    ts_status st = read_whole(index_path, &text, &len, err);
+    if (st)
+        return st;
+    json_t *root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &je);
+    free(text);
+    if (!root)
+        return ts__error(err, TS_ERR_FORMAT, "index '%s': %s (line %d)", index_path, je.text,
+                         je.line);
+    json_t *map = json_object_get(root, "weight_map");
+    if (!json_is_object(map)) {
+        json_decref(root);
+        return ts__error(err, TS_ERR_FORMAT, "index '%s' has no \"weight_map\" object",
+                         index_path);
+    }
+    list shards = {NULL, 0, 0};
+    name_table t = {NULL, 0, 0};
+    job *jobs = NULL;
+    size_t *member_shard = NULL;
+    int *shard_open = NULL;
+    const char *key;
+    json_t *v;
+    json_object_foreach(map, key, v) {
+        if (!json_is_string(v) || !safe_name(json_string_value(v))) {
+            st = ts__error(err, TS_ERR_FORMAT,
+                           "index '%s': tensor '%s' has a shard that is not a relative file "
+                           "name inside the folder", index_path, key);
+            goto done;
+        }
+    }
+    /* The shards: the distinct values, sorted. */
+    json_object_foreach(map, key, v) {
+        if ((st = list_add(&shards, dupstr(json_string_value(v)), err)) != TS_OK)
+            goto done;
+    }
+    if (shards.n > 1)
+        qsort(shards.v, shards.n, sizeof *shards.v, cmp_str);
+    size_t u = 0;
+    for (size_t i = 0; i < shards.n; i++) {
+        if (u > 0 && strcmp(shards.v[u - 1], shards.v[i]) == 0)
+            free(shards.v[i]);
+        else
+            shards.v[u++] = shards.v[i];
+    }
+    shards.n = u;
+    if (table_init(&t, json_object_size(map)) != 0) {
+        st = ts__error(err, TS_ERR_NOMEM, "out of memory");
+        goto done;
+    }
+    json_object_foreach(map, key, v) {
+        name_slot *s = table_get(&t, key);
+        if (!s) {
+            st = ts__error(err, TS_ERR_NOMEM, "out of memory");
+            goto done;
+        }
+        const char *sh = json_string_value(v);
+        char **hit = bsearch(&sh, shards.v, shards.n, sizeof *shards.v, cmp_str);
+        s->shard = (size_t)(hit - shards.v);
+    }
+    jobs = calloc(shards.n ? shards.n : 1, sizeof *jobs);
+    member_shard = calloc(shards.n ? shards.n : 1, sizeof *member_shard);
+    shard_open = calloc(shards.n ? shards.n : 1, sizeof *shard_open);
+    if (!jobs || !member_shard || !shard_open) {
+        st = ts__error(err, TS_ERR_NOMEM, "out of memory");
+        goto done;
+    }
+    for (size_t i = 0; i < shards.n; i++)
+        if (!(jobs[i].path = join(dir, shards.v[i]))) {
+            st = ts__error(err, TS_ERR_NOMEM, "out of memory");
+            goto done;
+        }
+    run_jobs(jobs, shards.n, o->threads, o->open, 0);
+    if ((st = alloc_members(m, shards.n, err)) != TS_OK)
+        goto done;
+    for (size_t i = 0; st == TS_OK && i < shards.n; i++) {
+        if (jobs[i].status == TS_OK) {
+            member_shard[m->nfiles] = i;
+            shard_open[i] = 1;
+            st = add_member(m, &jobs[i], err);
+        } else {
+            st = job_issue(m, &jobs[i], err);
+        }
+    }
+    if (st == TS_OK) {
+        size_t first = m->issues.n;
+        st = assemble_indexed(m, &t, member_shard, shards.n, (const char *const *)shards.v,
+                              shard_open, err);
+        /* The missing tensors came in hash order: sort them by name. */
+        size_t k = first;
+        while (k < m->issues.n && m->issues.v[k].pub.kind != TS_MODEL_TENSOR_MISSING)
+            k++;
+        if (m->issues.n - k > 1)
+            qsort(m->issues.v + k, m->issues.n - k, sizeof *m->issues.v, cmp_issue_name);
+    }
+    /* Files beside the index, of a format of the shards, that it does not
+     * name: probably a shard left from another version of the model. */
+    if (st == TS_OK && m->nfiles > 0) {
+        list names = {NULL, 0, 0};
+        st = read_dir(dir, &names, err);
+        for (size_t i = 0; st == TS_OK && i < names.n; i++) {
+            if (bsearch(&names.v[i], shards.v, shards.n, sizeof *shards.v, cmp_str) ||
+                ends_with(names.v[i], ".json"))
+                continue;
+            char *p = join(dir, names.v[i]);
+            ts_file *f = NULL;
+            if (!p) {
+                st = ts__error(err, TS_ERR_NOMEM, "out of memory");
+                break;
+            }
+            if (ts_file_open(p, o->open, &f, NULL) == TS_OK) {
+                int same = 0;
+                for (size_t k = 0; k < m->nfiles && !same; k++)
+                    same = ts_file_format(m->files[k]) == ts_file_format(f);
+                if (same)
+                    st = add_issue(&m->issues, TS_MODEL_SHARD_UNLISTED, 0, p, NULL, err,
+                                   "'%s' is not named by the index", p);
+                ts_file_close(f);
+            }
+            free(p);
+        }
+        list_free(&names);
+    }
+done:
+    if (jobs)
+        free_jobs(jobs, shards.n);
+    free(member_shard);
+    free(shard_open);
+    free(t.v);
+    list_free(&shards);
+    json_decref(root);
+    return st;
+}
+
+/* The index file of a folder: the first *.index.json, or NULL. */
+static ts_status find_index(const char *dir, char **out, ts_error *err)
+{
+    list names = {NULL, 0, 0};
+    *out = NULL;
+    ts_status st = read_dir(dir, &names, err);
+    for (size_t i = 0; st == TS_OK && i < names.n && !*out; i++)
+        if (ends_with(names.v[i], ".index.json")) {
+            *out = join(dir, names.v[i]);
+            if (!*out)
+                st = ts__error(err, TS_ERR_NOMEM, "out of memory");
+        }
+    list_free(&names);
+    return st;
+}
+
+/* ---- the API ---------------------------------------------------------------- */
+
+/* Checks the caller's options into *o by the rule of ts_open_options. The
+ * member options are checked by ts_file_open_memory on an empty image: a
+ * bad struct gives its argument error, which is renamed here. */
+static ts_status read_model_options(const ts_model_options *opts, ts_model_options *o,
+                                    ts_error *err)
+{
+    static const char fn[] = "ts_model_open";
+    memset(o, 0, sizeof *o);
+    o->struct_size = sizeof *o;
+    if (opts) {
+        size_t n = opts->struct_size;
+        if (n < MODEL_OPTIONS_V1_SIZE)
+            return ts__bad_arg(err, fn,
+                               "opts->struct_size is %zu: initialise the options with "
+                               "TS_MODEL_OPTIONS_INIT (struct_size = sizeof(ts_model_options) "
+                               "= %zu)", n, sizeof *o);
+        if (n > sizeof *o) {
+            const unsigned char *tail = (const unsigned char *)opts + sizeof *o;
+            for (size_t i = 0; i < n - sizeof *o; i++)
+                if (tail[i])
+                    return ts__fail(err, TS_ERR_UNSUPPORTED, 0, -1,
+                                    "%s: opts sets byte %zu, beyond the %zu bytes of options "
+                                    "this version of the library knows (struct_size %zu)",
+                                    fn, sizeof *o + i, sizeof *o, n);
+            n = sizeof *o;
+        }
+        memcpy(o, opts, n);
+        o->struct_size = sizeof *o;
+    }
+    if (o->recursive != 0 && o->recursive != 1)
+        return ts__bad_arg(err, fn, "opts->recursive is %d, not 0 or 1", o->recursive);
+    if (o->threads < 0 || o->threads > MAX_THREADS)
+        return ts__bad_arg(err, fn, "opts->threads is %d, not 0..%d", o->threads, MAX_THREADS);
+    if (o->open) {
+        ts_file *f = NULL;
+        ts_error e;
+        ts_status st = ts_file_open_memory("", 0, o->open, &f, &e);
+        ts_file_close(f);
+        if (st == TS_ERR_INVALID_ARG || st == TS_ERR_UNSUPPORTED) {
+            const char *msg = e.message, *colon = strstr(msg, "opts");
+            return ts__fail(err, st, 0, -1, "%s: opts->open: %s", fn,
+                            colon ? colon + 4 + (colon[4] == '-' ? 2 : 0) : msg);
+        }
+    }
+    return TS_OK;
+}
+
+ts_status ts_model_open(const char *path, const ts_model_options *opts, ts_model **out,
+                        ts_error *err)
+{
+    TS__ARG_NONNULL(err, out);
+    *out = NULL;
+    TS__ARG_NONNULL(err, path);
+    ts_model_options o;
+    ts_status st = read_model_options(opts, &o, err);
+    if (st)
+        return st;
+    ts__ok(err);
+    struct stat sb;
+    if (stat(path, &sb) != 0)
+        return ts__error(err, TS_ERR_IO, "cannot open: %s", strerror(errno));
+    ts_model *m = calloc(1, sizeof *m);
+    if (!m)
+        return ts__error(err, TS_ERR_NOMEM, "out of memory");
+    char *dir = NULL;
+    if (S_ISDIR(sb.st_mode)) {
+        m->root_len = strlen(path);
+        if ((st = find_index(path, &m->index, err)) == TS_OK) {
+            if (m->index) {
+                st = open_indexed(m, path, m->index, &o, err);
+            } else {
+                list files = {NULL, 0, 0};
+                st = walk(path, o.recursive, 0, &files, err);
+                if (st == TS_OK)
+                    st = open_plain(m, &files, &o, err);
+                list_free(&files);
+            }
+        }
+    } else if (ends_with(path, ".index.json")) {
+        const char *slash = strrchr(path, '/');
+        dir = slash ? malloc((size_t)(slash - path) + 2) : dupstr(".");
+        m->index = dupstr(path);
+        if (!dir || !m->index) {
+            st = ts__error(err, TS_ERR_NOMEM, "out of memory");
+        } else {
+            if (slash) {
+                size_t n = (size_t)(slash - path) + (slash == path);
+                memcpy(dir, path, n);
+                dir[n] = '\0';
+            }
+            st = open_indexed(m, dir, m->index, &o, err);
+        }
+    } else {
+        ts_file *f = NULL;
+        st = ts_file_open(path, o.open, &f, err);
+        if (st == TS_OK && (st = alloc_members(m, 1, err)) == TS_OK) {
+            m->files[0] = f;
+            f = NULL;
+            if (!(m->paths[0] = dupstr(path)))
+                st = ts__error(err, TS_ERR_NOMEM, "out of memory");
+            m->nfiles = 1;
+            if (st == TS_OK)
+                st = assemble_plain(m, err);
+        }
+        ts_file_close(f);
+    }
+    free(dir);
+    if (st != TS_OK) {
+        ts_model_close(m);
+        return st;
+    }
+    *out = m;
+    return TS_OK;
+}
+
+void ts_model_close(ts_model *m)
+{
+    if (!m)
+        return;
+    for (size_t i = 0; i < m->nfiles; i++) {
+        ts_file_close(m->files[i]);
+        free(m->paths[i]);
+        if (m->stems)
+            free(m->stems[i]);
+    }
+    free(m->stems);
+    for (size_t i = 0; i < m->issues.n; i++) {
+        free(m->issues.v[i].path);
+        free(m->issues.v[i].name);
+        free(m->issues.v[i].message);
+    }
+    free(m->issues.v);
+    free(m->files);
+    free(m->paths);
+    free(m->tensors);
+    free(m->index);
+    free(m);
+}
+
+const char *ts_model_index(const ts_model *m)
+{
+    return m ? m->index : NULL;
+}
+
+size_t ts_model_file_count(const ts_model *m)
+{
+    return m ? m->nfiles : 0;
+}
+
+const ts_file *ts_model_file(const ts_model *m, size_t i)
+{
+    return m && i < m->nfiles ? m->files[i] : NULL;
+}
+
+const char *ts_model_file_path(const ts_model *m, size_t i)
+{
+    return m && i < m->nfiles ? m->paths[i] : NULL;
+}
+
+size_t ts_model_count(const ts_model *m)
+{
+    return m ? m->ntensors : 0;
+}
+
+const ts_array *ts_model_array(const ts_model *m, size_t i, size_t *file)
+{
+    if (!m || i >= m->ntensors)
+        return NULL;
+    if (file)
+        *file = m->tensors[i].file;
+    return ts_file_array(m->files[m->tensors[i].file], m->tensors[i].array);
+}
+
+const char *ts_model_array_name(const ts_model *m, size_t i)
+{
+    return m && i < m->ntensors ? m->tensors[i].name : NULL;
+}
+
+size_t ts_model_issue_count(const ts_model *m)
+{
+    return m ? m->issues.n : 0;
+}
+
+size_t ts_model_error_count(const ts_model *m)
+{
+    return m ? m->issues.errors : 0;
+}
+
+const ts_model_issue *ts_model_issue_at(const ts_model *m, size_t i)
+{
+    return m && i < m->issues.n ? &m->issues.v[i].pub : NULL;
+}

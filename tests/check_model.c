@@ -1,0 +1,241 @@
+/*
+ * check_model.c - ts_model on the fixtures of tests/fixtures/gen_model.py:
+ * a sharded safetensors folder with its index, the same model as sharded
+ * PyTorch .bin files, a missing shard, an index
+ * with every kind of inconsistency, a folder of mixed formats without an
+ * index (flat and recursive), single files, and that the number of threads
+ * never changes the result.
+ */
+#define TS_EXPERIMENTAL_API
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "testutil.h"
+
+#define DIR "tests/fixtures/model/"
+
+static ts_model *open_model(const char *path, int recursive, int threads)
+{
+    ts_model_options o = TS_MODEL_OPTIONS_INIT;
+    ts_model *m = NULL;
+    ts_error err;
+    o.recursive = recursive;
+    o.threads = threads;
+    ts_status st = ts_model_open(path, &o, &m, &err);
+    ck_assert_msg(st == TS_OK, "%s: %s", path, st ? err.message : "");
+    return m;
+}
+
+/* "name@member-basename" for each tensor, joined with spaces. */
+static void listing(const ts_model *m, char *buf, size_t cap)
+{
+    size_t len = 0;
+    buf[0] = '\0';
+    for (size_t i = 0; i < ts_model_count(m); i++) {
+        size_t f;
+        ck_assert_ptr_nonnull(ts_model_array(m, i, &f));
+        const char *p = strrchr(ts_model_file_path(m, f), '/');
+        len += (size_t)snprintf(buf + len, cap - len, "%s%s@%s", i ? " " : "",
+                                ts_model_array_name(m, i), p ? p + 1 : ts_model_file_path(m, f));
+        ck_assert_uint_lt(len, cap);
+    }
+}
+
+static void issues(const ts_model *m, char *buf, size_t cap)
+{
+    size_t len = 0;
+    buf[0] = '\0';
+    for (size_t i = 0; i < ts_model_issue_count(m); i++) {
+        const ts_model_issue *is = ts_model_issue_at(m, i);
+        len += (size_t)snprintf(buf + len, cap - len, "%s%s %d: %s", i ? "\n" : "",
+                                is->is_error ? "error" : "warning", (int)is->kind, is->message);
+        ck_assert_uint_lt(len, cap);
+    }
+}
+
+START_TEST(test_sharded)
+{
+    char buf[4096];
+    ts_model *m = open_model(DIR "hf", 0, 0);
+    ck_assert_str_eq(ts_model_index(m), DIR "hf/model.safetensors.index.json");
+    ck_assert_uint_eq(ts_model_file_count(m), 2);
+    ck_assert_uint_eq(ts_model_count(m), 12);
+    ck_assert_uint_eq(ts_model_issue_count(m), 0);
+    ck_assert_uint_eq(ts_model_error_count(m), 0);
+    listing(m, buf, sizeof buf);
+    ck_assert_str_eq(buf,
+                     "model.embed_tokens.weight@model-00001-of-00002.safetensors "
+                     "model.layers.0.input_layernorm.weight@model-00001-of-00002.safetensors "
+                     "model.layers.0.mlp.up_proj.weight@model-00001-of-00002.safetensors "
+                     "model.layers.0.self_attn.q_proj.weight@model-00001-of-00002.safetensors "
+                     "model.layers.1.input_layernorm.weight@model-00001-of-00002.safetensors "
+                     "model.layers.1.mlp.up_proj.weight@model-00001-of-00002.safetensors "
+                     "model.layers.1.self_attn.q_proj.weight@model-00001-of-00002.safetensors "
+                     "lm_head.weight@model-00002-of-00002.safetensors "
+                     "model.layers.2.input_layernorm.weight@model-00002-of-00002.safetensors "
+                     "model.layers.2.mlp.up_proj.weight@model-00002-of-00002.safetensors "
+                     "model.layers.2.self_attn.q_proj.weight@model-00002-of-00002.safetensors "
+                     "model.norm.weight@model-00002-of-00002.safetensors");
+    ts_model_close(m);
+
+    /* the index file itself opens the same model */
+    char again[4096];
+    m = open_model(DIR "hf/model.safetensors.index.json", 0, 1);
+    listing(m, again, sizeof again);
+    ck_assert_str_eq(again, buf);
+    ts_model_close(m);
+}
+END_TEST
+
+/* The same model as sharded PyTorch .bin files: same tensors, shard order. */
+START_TEST(test_sharded_pytorch)
+{
+    ts_model *m = open_model(DIR "hf-bin", 0, 0);
+    ck_assert_str_eq(ts_model_index(m), DIR "hf-bin/pytorch_model.bin.index.json");
+    ck_assert_uint_eq(ts_model_file_count(m), 2);
+    ck_assert_uint_eq(ts_model_count(m), 12);
+    ck_assert_uint_eq(ts_model_issue_count(m), 0);
+    ck_assert_int_eq(ts_file_format(ts_model_file(m, 0)), TS_FORMAT_PYTORCH);
+    size_t f;
+    const ts_array *a = ts_model_array(m, 11, &f);
+    ck_assert_str_eq(a->name, "lm_head.weight");
+    ck_assert_int_eq(a->dtype, TS_DTYPE_BFLOAT16);
+    ck_assert_uint_eq(f, 1);
+    ts_model_close(m);
+}
+END_TEST
+
+START_TEST(test_missing_shard)
+{
+    char buf[4096];
+    ts_model *m = open_model(DIR "missing", 0, 0);
+    ck_assert_uint_eq(ts_model_file_count(m), 1);
+    ck_assert_uint_eq(ts_model_count(m), 7);
+    ck_assert_uint_eq(ts_model_error_count(m), 1);
+    issues(m, buf, sizeof buf);
+    ck_assert_str_eq(buf, "error 1: shard '" DIR "missing/model-00002-of-00002.safetensors' "
+                          "is missing");
+    const ts_model_issue *is = ts_model_issue_at(m, 0);
+    ck_assert_int_eq(is->kind, TS_MODEL_SHARD_MISSING);
+    ck_assert_ptr_null(is->name);
+    ck_assert_str_eq(is->path, DIR "missing/model-00002-of-00002.safetensors");
+    ts_model_close(m);
+}
+END_TEST
+
+START_TEST(test_broken_index)
+{
+    char buf[4096];
+    ts_model *m = open_model(DIR "broken", 0, 0);
+    listing(m, buf, sizeof buf);
+    ck_assert_str_eq(buf, "dup@a-00001-of-00002.safetensors moved@a-00001-of-00002.safetensors "
+                          "w0@a-00001-of-00002.safetensors extra@a-00002-of-00002.safetensors "
+                          "w1@a-00002-of-00002.safetensors");
+    ck_assert_uint_eq(ts_model_error_count(m), 2);
+    issues(m, buf, sizeof buf);
+    ck_assert_str_eq(
+        buf,
+        "warning 5: tensor 'moved' is in '" DIR "broken/a-00001-of-00002.safetensors', the "
+        "index says 'a-00002-of-00002.safetensors'\n"
+        "error 4: tensor 'dup' is in '" DIR "broken/a-00001-of-00002.safetensors' and again in '"
+        DIR "broken/a-00002-of-00002.safetensors'\n"
+        "warning 6: tensor 'extra' in '" DIR "broken/a-00002-of-00002.safetensors' is not in the "
+        "index\n"
+        "error 3: tensor 'gone' is in the index but in no shard (the index says "
+        "'a-00002-of-00002.safetensors')\n"
+        "warning 7: '" DIR "broken/a-old.safetensors' is not named by the index");
+    ts_model_close(m);
+}
+END_TEST
+
+START_TEST(test_folder)
+{
+    char buf[4096];
+    ts_model *m = open_model(DIR "mixed", 0, 0);
+    ck_assert_ptr_null(ts_model_index(m));
+    listing(m, buf, sizeof buf);
+    ck_assert_str_eq(buf, "embed@embed.npy head.bias@head.safetensors "
+                          "head.weight@head.safetensors");
+    ck_assert_int_eq(ts_file_format(ts_model_file(m, 0)), TS_FORMAT_NPY);
+    ck_assert_int_eq(ts_file_format(ts_model_file(m, 1)), TS_FORMAT_SAFETENSORS);
+    ck_assert_uint_eq(ts_model_issue_count(m), 0);
+    ts_model_close(m);
+
+    m = open_model(DIR "mixed/", 1, 0);
+    listing(m, buf, sizeof buf);
+    ck_assert_str_eq(buf, "embed@embed.npy head.bias@head.safetensors "
+                          "head.weight@head.safetensors step@opt.npz lr@opt.npz");
+    ck_assert_str_eq(ts_model_file_path(m, 2), DIR "mixed/sub/opt.npz");
+    ts_model_close(m);
+
+    /* one file: a model of one member, the stem naming an unnamed array */
+    m = open_model(DIR "mixed/embed.npy", 0, 0);
+    ck_assert_uint_eq(ts_model_count(m), 1);
+    ck_assert_str_eq(ts_model_array_name(m, 0), "embed");
+    ck_assert_str_eq(ts_model_array(m, 0, NULL)->name, "");
+    ts_model_close(m);
+}
+END_TEST
+
+START_TEST(test_threads_do_not_matter)
+{
+    char one[4096], many[4096], i1[4096], i2[4096];
+    static const char *const dirs[] = {DIR "hf", DIR "hf-bin", DIR "broken", DIR "mixed"};
+    for (size_t d = 0; d < 4; d++) {
+        ts_model *a = open_model(dirs[d], 1, 1), *b = open_model(dirs[d], 1, 64);
+        listing(a, one, sizeof one);
+        listing(b, many, sizeof many);
+        issues(a, i1, sizeof i1);
+        issues(b, i2, sizeof i2);
+        ck_assert_str_eq(one, many);
+        ck_assert_str_eq(i1, i2);
+        ts_model_close(a);
+        ts_model_close(b);
+    }
+}
+END_TEST
+
+START_TEST(test_errors)
+{
+    ts_model *m = (ts_model *)1;
+    ts_error err;
+    ck_assert_int_eq(ts_model_open(DIR "nonexistent", NULL, &m, &err), TS_ERR_IO);
+    ck_assert_ptr_null(m);
+    ck_assert_int_eq(strncmp(err.message, "cannot open", 11), 0); /* ts_file_open's words */
+    /* a regular file that is not a tensor file: ts_file_open's error */
+    ck_assert_int_eq(ts_model_open(DIR "hf/config.json", NULL, &m, &err), TS_ERR_FORMAT);
+    ck_assert_ptr_null(m);
+    /* an index that is no index */
+    FILE *f = fopen("build/tests/bad.index.json", "w");
+    ck_assert_ptr_nonnull(f);
+    fputs("{\"weight_map\": {\"a\": \"../../etc/passwd\"}}", f);
+    fclose(f);
+    ck_assert_int_eq(ts_model_open("build/tests/bad.index.json", NULL, &m, &err), TS_ERR_FORMAT);
+    ck_assert_str_eq(err.message, "index 'build/tests/bad.index.json': tensor 'a' has a shard "
+                                  "that is not a relative file name inside the folder");
+    f = fopen("build/tests/bad.index.json", "w");
+    ck_assert_ptr_nonnull(f);
+    fputs("{\"weight_map\": [1]}", f);
+    fclose(f);
+    ck_assert_int_eq(ts_model_open("build/tests/bad.index.json", NULL, &m, &err), TS_ERR_FORMAT);
+    ck_assert_str_eq(err.message,
+                     "index 'build/tests/bad.index.json' has no \"weight_map\" object");
+    remove("build/tests/bad.index.json");
+}
+END_TEST
+
+Suite *model_suite(void)
+{
+    Suite *s = suite_create("model");
+    TCase *tc = tcase_create("folders and shards");
+    tcase_add_test(tc, test_sharded);
+    tcase_add_test(tc, test_sharded_pytorch);
+    tcase_add_test(tc, test_missing_shard);
+    tcase_add_test(tc, test_broken_index);
+    tcase_add_test(tc, test_folder);
+    tcase_add_test(tc, test_threads_do_not_matter);
+    tcase_add_test(tc, test_errors);
+    suite_add_tcase(s, tc);
+    return s;
+}

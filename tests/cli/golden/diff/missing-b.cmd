@@ -1,0 +1,1 @@
+tshape diff tests/fixtures/model/diff/model.npz tests/fixtures/model/nonexistent

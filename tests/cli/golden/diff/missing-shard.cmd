@@ -1,0 +1,1 @@
+tshape diff tests/fixtures/model/hf tests/fixtures/model/missing

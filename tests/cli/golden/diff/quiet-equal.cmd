@@ -1,0 +1,1 @@
+tshape diff -q tests/fixtures/model/hf tests/fixtures/model/hf/model.safetensors.index.json

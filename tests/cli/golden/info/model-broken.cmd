@@ -1,0 +1,1 @@
+tshape info -s --top 0 tests/fixtures/model/broken

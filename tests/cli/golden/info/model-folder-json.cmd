@@ -1,0 +1,1 @@
+tshape --json info --filter "*.bias" tests/fixtures/model/mixed

@@ -1,0 +1,1 @@
+tshape info --summary --group --top 3 tests/fixtures/model/hf

@@ -1,0 +1,1 @@
+tshape info --summary --top 0 tests/fixtures/model/missing

@@ -1,0 +1,1 @@
+tshape info -s -l --top 1 tests/fixtures/model/hf-bin

@@ -1,0 +1,1 @@
+tshape info -s -r tests/fixtures/model/mixed

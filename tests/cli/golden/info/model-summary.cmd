@@ -1,0 +1,1 @@
+tshape info --summary tests/fixtures/model/hf
