@@ -29,7 +29,7 @@ CHECK_CFLAGS := $(shell pkg-config --cflags check 2>/dev/null)
 CHECK_LIBS   := $(shell pkg-config --libs check 2>/dev/null || echo -lcheck -lsubunit -lm -lrt -lpthread)
 
 B := build
-LIB_SRC  := $(sort $(wildcard src/core/*.c src/ops/*.c src/formats/*.c))
+LIB_SRC  := $(sort $(wildcard src/core/*.c src/ops/*.c src/formats/*.c src/values/*.c))
 CLI_SRC  := $(sort $(wildcard src/cli/*.c))
 TEST_SRC := $(sort $(wildcard tests/check_*.c))
 LIB_OBJ  := $(LIB_SRC:%.c=$(B)/%.o)
@@ -69,7 +69,7 @@ $(STATIC): $(LIB_OBJ)
 
 $(SHARED): $(PIC_OBJ)
 	@$(if $(Q),echo '  LD      $@')
-	$(Q)$(CC) -shared -Wl,-soname,$(SONAME) $(SAN) -o $@ $^ $(DEP_LIBS)
+	$(Q)$(CC) -shared -Wl,-soname,$(SONAME) $(SAN) -o $@ $^ $(DEP_LIBS) -lm -lpthread
 	$(Q)ln -sf libtshape.so.$(VERSION) $(B)/$(SONAME)
 	$(Q)ln -sf libtshape.so.$(VERSION) $(B)/libtshape.so
 
@@ -116,8 +116,13 @@ check: test-unit test-cli
 test-unit: $(RUNNER) $(TSHAPE)
 	$(Q)$(RUNNER)
 
-test-cli: $(TSHAPE)
+test-cli: $(TSHAPE) $(B)/tsvalues
 	$(Q)TSHAPE=$(abspath $(TSHAPE)) sh tests/cli/run.sh
+
+# Driver of the values API for tests/crosscheck_values.py and bench/stats.sh.
+$(B)/tsvalues: tests/tsvalues.c $(STATIC)
+	@$(if $(Q),echo '  LD      $@')
+	$(Q)$(CC) $(CPPFLAGS) $(ALL_CFLAGS) $(SAN) -o $@ $< $(STATIC) $(DEP_LIBS) -lm -lpthread
 
 install: all
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCLUDEDIR) \

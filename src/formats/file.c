@@ -47,6 +47,12 @@ struct ts_file {
     size_t meta_count, meta_cap;
     str_block *strings;
     scratch *scratch;        /* a reader's temporaries (ts__scratch_*) */
+    const unsigned char *image; /* the file's bytes: the map, or the borrowed
+                                   image of ts_file_open_memory */
+    size_t image_len;
+    ts__data_src *srcs;      /* per array, for data not stored as is
+                                (ts__file_set_data_src); NULL when none */
+    size_t srcs_cap;
 };
 
 /* The reader table (formats.def), in detection order. */
@@ -379,6 +385,8 @@ static ts_status parse_image(ts_file *f, const unsigned char *data, size_t len,
         opts = &defaults;
     }
     f->nbytes = (int64_t)len;
+    f->image = data;
+    f->image_len = len;
     ts_format fmt = opts->format;
     if (fmt == TS_FORMAT_AUTO) {
         fmt = ts_format_detect(data, len);
@@ -515,6 +523,7 @@ void ts_file_close(ts_file *f)
     }
     scratch_free_all(f);
     free(f->arrays);
+    free(f->srcs);
     free(f->meta);
     while (f->strings) {
         str_block *next = f->strings->next;
@@ -545,4 +554,38 @@ int ts_file_metadata(const ts_file *f, size_t i, const char **key, const char **
     *key = f->meta[i].key;
     *json_value = f->meta[i].value;
     return 1;
+}
+
+const unsigned char *ts__file_image(const ts_file *f, size_t *len)
+{
+    *len = f->image_len;
+    return f->image;
+}
+
+ts_status ts__file_set_data_src(ts_file *f, const ts_array *a, const ts__data_src *src,
+                                ts_error *err)
+{
+    size_t i = (size_t)(a - f->arrays);
+    if (i >= f->count)
+        return ts__error(err, TS_ERR_INVALID_ARG, "array is not one of the file's");
+    if (i >= f->srcs_cap) {
+        size_t cap = f->count > 8 ? f->count * 2 : 8;
+        ts__data_src *p = realloc(f->srcs, cap * sizeof *p);
+        if (!p)
+            return ts__error(err, TS_ERR_NOMEM, "out of memory for %zu data sources", cap);
+        memset(p + f->srcs_cap, 0, (cap - f->srcs_cap) * sizeof *p);
+        f->srcs = p;
+        f->srcs_cap = cap;
+    }
+    f->srcs[i] = *src;
+    return TS_OK;
+}
+
+const ts__data_src *ts__file_data_src(const ts_file *f, const ts_array *a)
+{
+    size_t i = (size_t)(a - f->arrays);
+    if (i >= f->count || i >= f->srcs_cap ||
+        (f->srcs[i].kind == TS__SRC_STORED && f->srcs[i].storage_nbytes == 0))
+        return NULL;
+    return &f->srcs[i];
 }

@@ -1,0 +1,457 @@
+/*
+ * stats.c - ts_array_stats: one pass over an array's data.
+ *
+ * Elements are decoded TS__VBLOCK at a time into a double buffer that stays
+ * in L1/L2. Each block gets a first sweep (sum, min, max, zero and
+ * non-finite counts) and, while still in cache, a second one for the sum of
+ * squared deviations from the block's own mean: an exact-as-possible
+ * two-pass variance per block that never re-reads memory. Blocks are merged
+ * with Chan et al.'s pairwise update (M2 = M2a + M2b + d^2 na nb / n), the
+ * running sum under Neumaier compensation and M2 under Kahan's, so the
+ * error does not grow with the element count. A block holding NaN or Inf
+ * is redone by a scalar loop that counts them and leaves them out of the
+ * moments. The sweeps use SSE2 where the compiler has it (all x86-64).
+ *
+ * Large stored runs are cut into one chunk per thread (pthreads); the
+ * per-thread results are merged in chunk order, so the result depends only
+ * on the thread count, never on timing.
+ */
+#include "values.h"
+
+#include <math.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
+/* Runs below this many bytes are not worth a thread. */
+#define THREAD_MIN_BYTES (4 << 20)
+/* Bytes between progress reports. */
+#define PROGRESS_BYTES (16 << 20)
+
+typedef struct acc {
+    int64_t n, nf;            /* elements, finite elements */
+    double sum, sumc;         /* sum of finite values + Neumaier compensation */
+    double m2, m2c;           /* sum of squared deviations + Kahan compensation */
+    double min, max;          /* over non-NaN values */
+    int64_t zeros, nan, posinf, neginf;
+    int64_t imin, imax;       /* exact integer bounds (INT) */
+    uint64_t umin, umax;      /* (UINT, BOOL) */
+} acc;
+
+static void acc_init(acc *A)
+{
+    memset(A, 0, sizeof *A);
+    A->min = INFINITY;
+    A->max = -INFINITY;
+    A->imin = INT64_MAX;
+    A->imax = INT64_MIN;
+    A->umin = UINT64_MAX;
+    A->umax = 0;
+}
+
+static void add_sum(acc *A, double v)
+{
+    double t = A->sum + v;
+    if (fabs(A->sum) >= fabs(v))
+        A->sumc += (A->sum - t) + v;
+    else
+        A->sumc += (v - t) + A->sum;
+    A->sum = t;
+}
+
+static void add_m2(acc *A, double v)
+{
+    double y = v - A->m2c;
+    double t = A->m2 + y;
+    A->m2c = (t - A->m2) - y;
+    A->m2 = t;
+}
+
+/* Merges nb finite values with sum sum_b and deviation sum m2_b. */
+static void merge_moments(acc *A, int64_t nb, double sum_b, double m2_b)
+{
+    if (nb == 0)
+        return;
+    if (A->nf == 0) {
+        A->nf = nb;
+        A->sum = sum_b;
+        A->sumc = 0;
+        A->m2 = m2_b;
+        A->m2c = 0;
+        return;
+    }
+    double na = (double)A->nf, nbd = (double)nb;
+    double delta = sum_b / nbd - (A->sum + A->sumc) / na;
+    add_m2(A, m2_b + delta * delta * (na * nbd / (na + nbd)));
+    add_sum(A, sum_b);
+    A->nf += nb;
+}
+
+static void merge_acc(acc *A, const acc *B)
+{
+    merge_moments(A, B->nf, B->sum + B->sumc, B->m2 + B->m2c);
+    A->n += B->n;
+    A->min = B->min < A->min ? B->min : A->min;
+    A->max = B->max > A->max ? B->max : A->max;
+    A->zeros += B->zeros;
+    A->nan += B->nan;
+    A->posinf += B->posinf;
+    A->neginf += B->neginf;
+    A->imin = B->imin < A->imin ? B->imin : A->imin;
+    A->imax = B->imax > A->imax ? B->imax : A->imax;
+    A->umin = B->umin < A->umin ? B->umin : A->umin;
+    A->umax = B->umax > A->umax ? B->umax : A->umax;
+}
+
+/* ---- the block kernel ------------------------------------------------------ */
+
+/* First sweep: sum, min, max (NaN ignored), zeros, NaN-or-Inf count. */
+static void sweep1(const double *x, size_t n, double *sum, double *mn, double *mx,
+                   int64_t *zeros, int64_t *nonfinite)
+{
+    size_t i = 0;
+    double s = 0, lo = INFINITY, hi = -INFINITY;
+    int64_t z = 0, nf = 0;
+#if defined(__SSE2__)
+    const __m128d one = _mm_set1_pd(1.0), zero = _mm_setzero_pd(), inf = _mm_set1_pd(INFINITY);
+    const __m128d absm = _mm_castsi128_pd(_mm_set1_epi64x(INT64_MAX));
+    __m128d vlo = inf, vhi = _mm_set1_pd(-INFINITY), s0 = zero, s1 = zero;
+    __m128d cz = zero, cn = zero;
+    for (; i + 4 <= n; i += 4) {
+        __m128d a = _mm_loadu_pd(x + i), b = _mm_loadu_pd(x + i + 2);
+        vlo = _mm_min_pd(a, vlo);   /* NaN in a keeps vlo */
+        vlo = _mm_min_pd(b, vlo);
+        vhi = _mm_max_pd(a, vhi);
+        vhi = _mm_max_pd(b, vhi);
+        s0 = _mm_add_pd(s0, a);
+        s1 = _mm_add_pd(s1, b);
+        cz = _mm_add_pd(cz, _mm_and_pd(_mm_cmpeq_pd(a, zero), one));
+        cz = _mm_add_pd(cz, _mm_and_pd(_mm_cmpeq_pd(b, zero), one));
+        cn = _mm_add_pd(cn, _mm_and_pd(_mm_cmpnlt_pd(_mm_and_pd(a, absm), inf), one));
+        cn = _mm_add_pd(cn, _mm_and_pd(_mm_cmpnlt_pd(_mm_and_pd(b, absm), inf), one));
+    }
+    double t[2];
+    _mm_storeu_pd(t, _mm_add_pd(s0, s1));
+    s = t[0] + t[1];
+    _mm_storeu_pd(t, vlo);
+    lo = t[0] < t[1] ? t[0] : t[1];
+    _mm_storeu_pd(t, vhi);
+    hi = t[0] > t[1] ? t[0] : t[1];
+    _mm_storeu_pd(t, cz);
+    z = (int64_t)(t[0] + t[1]);
+    _mm_storeu_pd(t, cn);
+    nf = (int64_t)(t[0] + t[1]);
+#endif
+    double s2 = 0, s3 = 0;
+    for (; i < n; i++) {
+        double v = x[i];
+        lo = v < lo ? v : lo;
+        hi = v > hi ? v : hi;
+        if (i & 1)
+            s3 += v;
+        else
+            s2 += v;
+        z += v == 0;
+        nf += !(fabs(v) < INFINITY);
+    }
+    *sum = s + (s2 + s3);
+    *mn = lo;
+    *mx = hi;
+    *zeros = z;
+    *nonfinite = nf;
+}
+
+/* Second sweep: sum of (x - mean)^2. */
+static double sweep2(const double *x, size_t n, double mean)
+{
+    size_t i = 0;
+    double s = 0;
+#if defined(__SSE2__)
+    const __m128d m = _mm_set1_pd(mean);
+    __m128d s0 = _mm_setzero_pd(), s1 = _mm_setzero_pd();
+    for (; i + 4 <= n; i += 4) {
+        __m128d a = _mm_sub_pd(_mm_loadu_pd(x + i), m);
+        __m128d b = _mm_sub_pd(_mm_loadu_pd(x + i + 2), m);
+        s0 = _mm_add_pd(s0, _mm_mul_pd(a, a));
+        s1 = _mm_add_pd(s1, _mm_mul_pd(b, b));
+    }
+    double t[2];
+    _mm_storeu_pd(t, _mm_add_pd(s0, s1));
+    s = t[0] + t[1];
+#endif
+    for (; i < n; i++) {
+        double v = x[i] - mean;
+        s += v * v;
+    }
+    return s;
+}
+
+static void block_stats(acc *A, const double *x, size_t n)
+{
+    double sum, mn, mx;
+    int64_t zeros, nonfinite;
+    sweep1(x, n, &sum, &mn, &mx, &zeros, &nonfinite);
+    A->n += (int64_t)n;
+    A->zeros += zeros;
+    A->min = mn < A->min ? mn : A->min;
+    A->max = mx > A->max ? mx : A->max;
+    if (nonfinite == 0) {
+        merge_moments(A, (int64_t)n, sum, sweep2(x, n, sum / (double)n));
+        return;
+    }
+    /* Rare: count NaN and Inf, and take the moments of the rest. */
+    int64_t nf = 0;
+    double s = 0;
+    for (size_t i = 0; i < n; i++) {
+        double v = x[i];
+        if (v != v) {
+            A->nan++;
+        } else if (v == INFINITY) {
+            A->posinf++;
+        } else if (v == -INFINITY) {
+            A->neginf++;
+        } else {
+            s += v;
+            nf++;
+        }
+    }
+    if (nf == 0)
+        return;
+    double mean = s / (double)nf, m2 = 0;
+    for (size_t i = 0; i < n; i++)
+        if (fabs(x[i]) < INFINITY) {
+            double v = x[i] - mean;
+            m2 += v * v;
+        }
+    merge_moments(A, nf, s, m2);
+}
+
+/* ---- feeding ---------------------------------------------------------------- */
+
+typedef struct proc {
+    const ts__data *d;
+    acc acc;
+    /* progress (calling thread only) */
+    const ts_stats_options *opts;
+    atomic_llong *done;       /* bytes done by all threads */
+    int64_t total;
+    int reporter;
+    double x[2 * TS__VBLOCK];
+    union {
+        int64_t i[TS__VBLOCK];
+        uint64_t u[TS__VBLOCK];
+    } ib;
+} proc;
+
+static void magnitudes(double *x, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        double re = x[2 * i], im = x[2 * i + 1];
+        x[i] = re != re || im != im ? NAN : hypot(re, im);
+    }
+}
+
+/* The sink: n elements at p, in any order. */
+static ts_status feed(void *ctx, const unsigned char *p, int64_t n, ts_error *err)
+{
+    proc *P = ctx;
+    const ts__decoder *dec = &P->d->dec;
+    (void)err;
+    while (n > 0) {
+        size_t k = n > TS__VBLOCK ? TS__VBLOCK : (size_t)n;
+        dec->to_double(p, k, P->x);
+        switch (dec->kind) {
+        case TS_VALUE_INT:
+            dec->to_i64(p, k, P->ib.i);
+            for (size_t i = 0; i < k; i++) {
+                int64_t v = P->ib.i[i];
+                P->acc.imin = v < P->acc.imin ? v : P->acc.imin;
+                P->acc.imax = v > P->acc.imax ? v : P->acc.imax;
+            }
+            break;
+        case TS_VALUE_UINT:
+        case TS_VALUE_BOOL:
+            dec->to_u64(p, k, P->ib.u);
+            for (size_t i = 0; i < k; i++) {
+                uint64_t v = P->ib.u[i];
+                P->acc.umin = v < P->acc.umin ? v : P->acc.umin;
+                P->acc.umax = v > P->acc.umax ? v : P->acc.umax;
+            }
+            break;
+        case TS_VALUE_COMPLEX:
+            magnitudes(P->x, k);
+            break;
+        case TS_VALUE_FLOAT:
+        case TS_VALUE_NONE:
+            break;
+        }
+        block_stats(&P->acc, P->x, k);
+        int64_t bytes = dec->block > 1 ? (int64_t)k / dec->block * dec->block_bytes
+                                       : (int64_t)k * dec->elem_bytes;
+        p += bytes;
+        n -= (int64_t)k;
+        if (P->done) {
+            long long before = atomic_fetch_add(P->done, bytes);
+            if (P->reporter && P->opts && P->opts->progress &&
+                (before + bytes) / PROGRESS_BYTES != before / PROGRESS_BYTES)
+                P->opts->progress(P->opts->progress_ctx, before + bytes, P->total);
+        }
+    }
+    return TS_OK;
+}
+
+/* ---- threads ------------------------------------------------------------------ */
+
+typedef struct job {
+    proc *P;
+    int64_t first, n;
+    ts_status st;
+    ts_error err;
+    pthread_t tid;
+    int started;
+} job;
+
+static ts_status run_job(void *arg, ts_error *err)
+{
+    job *J = arg;
+    return feed(J->P, ts__data_at(J->P->d, J->first), J->n, err);
+}
+
+static void *thread_main(void *arg)
+{
+    job *J = arg;
+    J->st = ts__data_guard(J->P->d, run_job, J, &J->err);
+    return NULL;
+}
+
+static int cpu_count(void)
+{
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n < 1 ? 1 : n > 256 ? 256 : (int)n;
+}
+
+static ts_status walk_view(void *arg, ts_error *err)
+{
+    proc *P = arg;
+    return ts__data_walk_view(P->d, 0, P->d->count, feed, P, err);
+}
+
+ts_status ts_array_stats(const ts_file *f, const ts_array *a, const ts_stats_options *opts,
+                         ts_stats *out, ts_error *err)
+{
+    ts__ok(err);
+    if (!f || !a || !out)
+        return ts__error(err, TS_ERR_INVALID_ARG, "NULL file, array or result");
+    ts__data d;
+    ts_status st = ts__data_open(&d, f, a, err);
+    if (st)
+        return st;
+    int64_t total = d.dec.block > 1 ? d.count / d.dec.block * d.dec.block_bytes
+                                    : d.count * d.dec.elem_bytes;
+    int nthreads = opts && opts->nthreads > 0 ? opts->nthreads : cpu_count();
+    if (!d.contiguous || d.src || total < THREAD_MIN_BYTES)
+        nthreads = 1;
+    if ((int64_t)nthreads > d.count / TS__VBLOCK)
+        nthreads = d.count / TS__VBLOCK > 1 ? (int)(d.count / TS__VBLOCK) : 1;
+    proc *procs = malloc((size_t)nthreads * sizeof *procs);
+    job *jobs = calloc((size_t)nthreads, sizeof *jobs);
+    if (!procs || !jobs) {
+        free(procs);
+        free(jobs);
+        return ts__values_fail(a, err, ts__error(err, TS_ERR_NOMEM, "out of memory"));
+    }
+    atomic_llong done;
+    atomic_init(&done, 0);
+    for (int t = 0; t < nthreads; t++) {
+        procs[t].d = &d;
+        acc_init(&procs[t].acc);
+        procs[t].opts = opts;
+        procs[t].done = &done;
+        procs[t].total = total;
+        procs[t].reporter = t == 0;
+    }
+    if (d.count == 0) {
+        st = TS_OK;
+    } else if (!d.contiguous) {
+        st = ts__data_guard(&d, walk_view, &procs[0], err);
+    } else if (d.src || nthreads == 1) {
+        st = ts__data_stream(&d, 0, d.count, feed, &procs[0], err);
+    } else {
+        /* Chunks of whole TS__VBLOCK steps; the last takes the rest. */
+        int64_t per = d.count / nthreads / TS__VBLOCK * TS__VBLOCK;
+        for (int t = 0; t < nthreads; t++) {
+            jobs[t].P = &procs[t];
+            jobs[t].first = per * t;
+            jobs[t].n = t == nthreads - 1 ? d.count - per * t : per;
+        }
+        for (int t = 1; t < nthreads; t++)
+            jobs[t].started = pthread_create(&jobs[t].tid, NULL, thread_main, &jobs[t]) == 0;
+        thread_main(&jobs[0]);
+        for (int t = 1; t < nthreads; t++) {
+            if (jobs[t].started)
+                pthread_join(jobs[t].tid, NULL);
+            else
+                thread_main(&jobs[t]);
+        }
+        st = TS_OK;
+        for (int t = 0; t < nthreads && !st; t++)
+            if (jobs[t].st) {
+                st = jobs[t].st;
+                if (err)
+                    *err = jobs[t].err;
+            }
+    }
+    acc A;
+    acc_init(&A);
+    for (int t = 0; t < nthreads; t++)
+        merge_acc(&A, &procs[t].acc);
+    free(procs);
+    free(jobs);
+    if (st)
+        return st;
+
+    if (d.implicit_zeros > 0) {
+        /* MXNet sparse: the elements not stored are zeros. */
+        A.n += d.implicit_zeros;
+        A.zeros += d.implicit_zeros;
+        merge_moments(&A, d.implicit_zeros, 0.0, 0.0);
+        A.min = A.min < 0 ? A.min : 0;
+        A.max = A.max > 0 ? A.max : 0;
+        A.imin = A.imin < 0 ? A.imin : 0;
+        A.imax = A.imax > 0 ? A.imax : 0;
+        A.umin = 0;
+    }
+    memset(out, 0, sizeof *out);
+    out->kind = d.dec.kind;
+    out->count = a->size;
+    int any = A.n - A.nan > 0;
+    out->min = any ? A.min : NAN;
+    out->max = any ? A.max : NAN;
+    out->absmax = any ? (fabs(A.min) > fabs(A.max) ? fabs(A.min) : fabs(A.max)) : NAN;
+    out->finite = A.nf;
+    out->mean = A.nf ? (A.sum + A.sumc) / (double)A.nf : NAN;
+    out->std = A.nf ? sqrt((A.m2 + A.m2c) / (double)A.nf) : NAN;
+    out->zeros = A.zeros;
+    out->nan = A.nan;
+    out->posinf = A.posinf;
+    out->neginf = A.neginf;
+    if (A.n > 0 && d.dec.kind == TS_VALUE_INT) {
+        out->imin = A.imin;
+        out->imax = A.imax;
+        out->min = (double)A.imin;
+        out->max = (double)A.imax;
+    } else if (A.n > 0 && (d.dec.kind == TS_VALUE_UINT || d.dec.kind == TS_VALUE_BOOL)) {
+        out->umin = A.umin;
+        out->umax = A.umax;
+        out->min = (double)A.umin;
+        out->max = (double)A.umax;
+    }
+    if (d.dec.kind == TS_VALUE_BOOL)
+        out->ntrue = A.n - A.zeros;
+    return TS_OK;
+}
