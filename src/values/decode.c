@@ -23,6 +23,10 @@
 #include <math.h>
 #include <pthread.h>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 /* ---- scalar conversions -------------------------------------------------- */
 
 static float half_table[65536];
@@ -137,9 +141,17 @@ static void bool_u(const unsigned char *s, size_t n, uint64_t *d)
         d[i] = s[i] != 0;
 }
 
-static void f32_dn(const unsigned char *s, size_t n, double *d)
+void ts__f32_native(const unsigned char *s, size_t n, double *d)
 {
-    for (size_t i = 0; i < n; i++) {
+    size_t i = 0;
+#if defined(__SSE2__)
+    for (; i + 4 <= n; i += 4) {
+        __m128 v = _mm_loadu_ps((const float *)(const void *)(s + 4 * i));
+        _mm_storeu_pd(d + i, _mm_cvtps_pd(v));
+        _mm_storeu_pd(d + i + 2, _mm_cvtps_pd(_mm_movehl_ps(v, v)));
+    }
+#endif
+    for (; i < n; i++) {
         float v;
         memcpy(&v, s + 4 * i, 4);
         d[i] = v;
@@ -205,7 +217,7 @@ F8_DEC(3)
 F8_DEC(4)
 
 /* Complex: n elements -> 2n doubles. */
-static void c64_dn(const unsigned char *s, size_t n, double *d) { f32_dn(s, 2 * n, d); }
+static void c64_dn(const unsigned char *s, size_t n, double *d) { ts__f32_native(s, 2 * n, d); }
 static void c64_ds(const unsigned char *s, size_t n, double *d) { f32_ds(s, 2 * n, d); }
 static void c128_dn(const unsigned char *s, size_t n, double *d) { f64_dn(s, 2 * n, d); }
 static void c128_ds(const unsigned char *s, size_t n, double *d) { f64_ds(s, 2 * n, d); }
@@ -415,6 +427,7 @@ ts_status ts__decoder_for(const ts_array *a, ts__decoder *d, ts_error *err)
     int swap = (a->byteorder == '>' && host_little()) || (a->byteorder == '<' && !host_little());
     d->block = 1;
     d->elem_bytes = a->itemsize;
+#define f32_dn ts__f32_native
 #define PICK(fn) (swap ? fn##s : fn##n)
 #define INTS(name, k)                                                           \
     do {                                                                        \

@@ -34,6 +34,9 @@ typedef struct ts__decoder {
     void (*to_u64)(const unsigned char *src, size_t n, uint64_t *dst);
 } ts__decoder;
 
+/* The decoder of native-order float32 (stats reads those in place). */
+void ts__f32_native(const unsigned char *src, size_t n, double *dst);
+
 /* Fills d for array a. Errors: TS_ERR_DTYPE naming the dtype (the caller
  * prefixes the array). */
 ts_status ts__decoder_for(const ts_array *a, ts__decoder *d, ts_error *err);
