@@ -1480,8 +1480,9 @@ TS_API ts_value_kind ts_array_value_kind(const ts_array *a);
  * TS_ERR_UNSUPPORTED (no readable data: object dtype, data_offset -1 without
  * a stream, MXNet sparse storage), TS_ERR_LAYOUT (negative strides),
  * TS_ERR_TRUNCATED (a view or data reaching past its storage or the file),
- * TS_ERR_FORMAT (a deflate stream that fails to inflate), TS_ERR_IO (file
- * shrank), TS_ERR_NOMEM, TS_ERR_INVALID_ARG (NULL f, a or out).
+ * TS_ERR_FORMAT (a deflate stream that fails to inflate, or, when a call
+ * inflates a whole member, whose size or CRC-32 differs from the zip
+ * directory's), TS_ERR_IO (file shrank), TS_ERR_NOMEM, TS_ERR_INVALID_ARG (NULL f, a or out).
  */
 TS_API ts_status ts_array_read(const ts_file *f, const ts_array *a, int64_t start,
                                int64_t count, ts_dtype as, void *out, ts_error *err);
@@ -1498,7 +1499,9 @@ TS_API ts_status ts_array_read(const ts_file *f, const ts_array *a, int64_t star
  *            (uint64); else 0
  *   mean, std  over the `finite` elements only (NaN and +-Inf left out, so
  *            one Inf does not hide the rest), population std (ddof 0, as
- *            np.std); NaN when finite is 0. Computed in float64 with
+ *            np.std); NaN when finite is 0. Integer and bool means come from
+ *            an exact 128-bit sum (NumPy's float64 sum of int64 values near
+ *            2^63 is not exact; ours is). Otherwise computed in float64 with
  *            per-block two-pass sums merged by Chan's formula under
  *            compensated summation: within about 1e-14 relative of NumPy's
  *            float64 result even on 10^9 elements.

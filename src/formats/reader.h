@@ -99,7 +99,8 @@ ts_status ts__array_compute_sizes(ts_array *a, ts_error *err);
  * view with storage_key set, its storage) starts at data_offset and is
  * stored as is. TS__SRC_DEFLATE: the array's bytes are `skip` bytes into a
  * raw deflate stream of comp_size bytes at comp_offset that inflates to
- * `size` bytes (a deflated npz member: skip is its npy header).
+ * `size` bytes whose CRC-32 is crc32 (a deflated npz member: skip is its npy
+ * header). A read that inflates the whole member checks the CRC.
  * storage_nbytes, when > 0, bounds the storage of a view (a PyTorch storage
  * member's size): a view reaching past it is an error. 0: up to the end of
  * the file.
@@ -110,6 +111,7 @@ typedef struct ts__data_src {
     int64_t comp_offset, comp_size;  /* TS__SRC_DEFLATE: the stream in the file */
     int64_t size;                    /* its inflated size */
     int64_t skip;                    /* inflated bytes before the array's data */
+    uint32_t crc32;                  /* CRC-32 of the `size` inflated bytes */
     int64_t storage_nbytes;          /* see above; 0 when unknown */
 } ts__data_src;
 

@@ -41,6 +41,10 @@ typedef struct acc {
     int64_t zeros, nan, posinf, neginf;
     int64_t imin, imax;       /* exact integer bounds (INT) */
     uint64_t umin, umax;      /* (UINT, BOOL) */
+#ifdef __SIZEOF_INT128__
+    __int128 isum;            /* exact sums of INT / UINT values, so the */
+    unsigned __int128 usum;   /* mean of int64 data near 2^63 is exact */
+#endif
 } acc;
 
 static void acc_init(acc *A)
@@ -106,6 +110,10 @@ static void merge_acc(acc *A, const acc *B)
     A->imax = B->imax > A->imax ? B->imax : A->imax;
     A->umin = B->umin < A->umin ? B->umin : A->umin;
     A->umax = B->umax > A->umax ? B->umax : A->umax;
+#ifdef __SIZEOF_INT128__
+    A->isum += B->isum;
+    A->usum += B->usum;
+#endif
 }
 
 /* ---- the block kernel ------------------------------------------------------ */
@@ -399,6 +407,7 @@ typedef struct proc {
     atomic_llong *done;       /* bytes done by all threads */
     int64_t total;
     int reporter;
+    long long reported;       /* bytes at the last report */
     int f32;                  /* native float32: block_stats_f32 */
     double x[2 * TS__VBLOCK];
     union {
@@ -435,6 +444,9 @@ static ts_status feed(void *ctx, const unsigned char *p, int64_t n, ts_error *er
                 int64_t v = P->ib.i[i];
                 P->acc.imin = v < P->acc.imin ? v : P->acc.imin;
                 P->acc.imax = v > P->acc.imax ? v : P->acc.imax;
+#ifdef __SIZEOF_INT128__
+                P->acc.isum += v;
+#endif
             }
             break;
         case TS_VALUE_UINT:
@@ -444,6 +456,9 @@ static ts_status feed(void *ctx, const unsigned char *p, int64_t n, ts_error *er
                 uint64_t v = P->ib.u[i];
                 P->acc.umin = v < P->acc.umin ? v : P->acc.umin;
                 P->acc.umax = v > P->acc.umax ? v : P->acc.umax;
+#ifdef __SIZEOF_INT128__
+                P->acc.usum += v;
+#endif
             }
             break;
         case TS_VALUE_COMPLEX:
@@ -460,10 +475,12 @@ static ts_status feed(void *ctx, const unsigned char *p, int64_t n, ts_error *er
         p += bytes;
         n -= (int64_t)k;
         if (P->done) {
-            long long before = atomic_fetch_add(P->done, bytes);
+            long long now = atomic_fetch_add(P->done, bytes) + bytes;
             if (P->reporter && P->opts && P->opts->progress &&
-                (before + bytes) / PROGRESS_BYTES != before / PROGRESS_BYTES)
-                P->opts->progress(P->opts->progress_ctx, before + bytes, P->total);
+                now / PROGRESS_BYTES != P->reported / PROGRESS_BYTES) {
+                P->reported = now;
+                P->opts->progress(P->opts->progress_ctx, now, P->total);
+            }
         }
     }
     return TS_OK;
@@ -538,6 +555,7 @@ ts_status ts_array_stats(const ts_file *f, const ts_array *a, const ts_stats_opt
         procs[t].done = &done;
         procs[t].total = total;
         procs[t].reporter = t == 0;
+        procs[t].reported = 0;
         procs[t].f32 = a->dtype == TS_DTYPE_FLOAT32 && d.dec.to_double == ts__f32_native;
     }
     if (d.count == 0) {
@@ -571,6 +589,8 @@ ts_status ts_array_stats(const ts_file *f, const ts_array *a, const ts_stats_opt
                     *err = jobs[t].err;
             }
     }
+    if (!st && opts && opts->progress && total >= PROGRESS_BYTES)
+        opts->progress(opts->progress_ctx, total, total);
     acc A;
     acc_init(&A);
     for (int t = 0; t < nthreads; t++)
@@ -610,11 +630,17 @@ ts_status ts_array_stats(const ts_file *f, const ts_array *a, const ts_stats_opt
         out->imax = A.imax;
         out->min = (double)A.imin;
         out->max = (double)A.imax;
+#ifdef __SIZEOF_INT128__
+        out->mean = (double)A.isum / (double)A.n;
+#endif
     } else if (A.n > 0 && (d.dec.kind == TS_VALUE_UINT || d.dec.kind == TS_VALUE_BOOL)) {
         out->umin = A.umin;
         out->umax = A.umax;
         out->min = (double)A.umin;
         out->max = (double)A.umax;
+#ifdef __SIZEOF_INT128__
+        out->mean = (double)A.usum / (double)A.n;
+#endif
     }
     if (d.dec.kind == TS_VALUE_BOOL)
         out->ntrue = A.n - A.zeros;

@@ -221,7 +221,11 @@ static ts_status inflate_run(void *arg, ts_error *err)
     int64_t skip = src->skip + j->first * eb, want = j->n;
     size_t have = 0;    /* partial element carried at buf[0..have) */
     int64_t inflated = 0;
-    while (want > 0) {
+    /* A read of every element inflates the whole member: check its CRC. */
+    int whole_member = j->first == 0 && j->n == d->count;
+    uLong crc = crc32(0L, Z_NULL, 0);
+    int ended = 0;
+    while (want > 0 || (whole_member && !ended)) {
         if (zs->avail_in == 0 && in_left > 0) {
             uInt step = in_left > (1u << 30) ? (1u << 30) : (uInt)in_left;
             zs->next_in = (Bytef *)(uintptr_t)(in + ((uint64_t)src->comp_size - in_left));
@@ -245,6 +249,15 @@ static ts_status inflate_run(void *arg, ts_error *err)
         }
         unsigned char *p = j->buf + have;
         size_t len = produced;
+        if (whole_member)
+            crc = crc32(crc, p, (uInt)len);
+        if (rc == Z_STREAM_END)
+            ended = 1;
+        if (want == 0) {
+            if (ended || (rc == Z_BUF_ERROR && zs->avail_in == 0 && in_left == 0))
+                break;
+            continue;
+        }
         if (skip > 0) {
             size_t k = (int64_t)len < skip ? len : (size_t)skip;
             p += k;
@@ -269,6 +282,13 @@ static ts_status inflate_run(void *arg, ts_error *err)
         if (rc == Z_STREAM_END)
             break;
     }
+    if (want == 0 && whole_member && (!ended || inflated != src->size || crc != src->crc32))
+        return ts__values_fail(d->a, err, ts__fail(err, TS_ERR_FORMAT, 0, src->comp_offset,
+                               "deflated member at byte %lld is corrupt: %s",
+                               (long long)src->comp_offset,
+                               !ended || inflated != src->size
+                               ? "it does not inflate to the size the zip directory gives"
+                               : "its CRC-32 differs from the zip directory's"));
     if (want > 0)
         return ts__values_fail(d->a, err, ts__fail(err, TS_ERR_TRUNCATED, 0, src->comp_offset,
                                "deflated member at byte %lld ends after %lld inflated bytes, "
