@@ -8,7 +8,9 @@
  * two-pass variance per block that never re-reads memory. Blocks are merged
  * with Chan et al.'s pairwise update (M2 = M2a + M2b + d^2 na nb / n), the
  * running sum under Neumaier compensation and M2 under Kahan's, so the
- * error does not grow with the element count. A block holding NaN or Inf
+ * error does not grow with the element count. Sums are of x - K, K a pivot
+ * (the first finite value), so data far from zero (1e9 +- 1) keeps the
+ * digits that carry its variance. A block holding NaN or Inf
  * is redone by a scalar loop that counts them and leaves them out of the
  * moments. The sweeps use SSE2 where the compiler has it (all x86-64).
  *
@@ -35,7 +37,10 @@
 
 typedef struct acc {
     int64_t n, nf;            /* elements, finite elements */
-    double sum, sumc;         /* sum of finite values + Neumaier compensation */
+    double K;                 /* pivot: moments are kept about it (set with
+                                 the first finite values) */
+    double s1, s1c;           /* sum of (x - K) over finite x + Neumaier
+                                 compensation */
     double m2, m2c;           /* sum of squared deviations + Kahan compensation */
     double min, max;          /* over non-NaN values */
     int64_t zeros, nan, posinf, neginf;
@@ -60,12 +65,12 @@ static void acc_init(acc *A)
 
 static void add_sum(acc *A, double v)
 {
-    double t = A->sum + v;
-    if (fabs(A->sum) >= fabs(v))
-        A->sumc += (A->sum - t) + v;
+    double t = A->s1 + v;
+    if (fabs(A->s1) >= fabs(v))
+        A->s1c += (A->s1 - t) + v;
     else
-        A->sumc += (v - t) + A->sum;
-    A->sum = t;
+        A->s1c += (v - t) + A->s1;
+    A->s1 = t;
 }
 
 static void add_m2(acc *A, double v)
@@ -76,29 +81,35 @@ static void add_m2(acc *A, double v)
     A->m2 = t;
 }
 
-/* Merges nb finite values with sum sum_b and deviation sum m2_b. */
-static void merge_moments(acc *A, int64_t nb, double sum_b, double m2_b)
+/*
+ * Merges nb finite values whose sum of (x - Kb) is s1b and sum of squared
+ * deviations from their mean m2b. Means are compared in shifted form, so
+ * data far from zero (1e9 +- 1) keeps its digits: delta is (Kb - K) plus
+ * the difference of two small shifted means.
+ */
+static void merge_moments(acc *A, int64_t nb, double Kb, double s1b, double m2b)
 {
     if (nb == 0)
         return;
     if (A->nf == 0) {
         A->nf = nb;
-        A->sum = sum_b;
-        A->sumc = 0;
-        A->m2 = m2_b;
+        A->K = Kb;
+        A->s1 = s1b;
+        A->s1c = 0;
+        A->m2 = m2b;
         A->m2c = 0;
         return;
     }
-    double na = (double)A->nf, nbd = (double)nb;
-    double delta = sum_b / nbd - (A->sum + A->sumc) / na;
-    add_m2(A, m2_b + delta * delta * (na * nbd / (na + nbd)));
-    add_sum(A, sum_b);
+    double na = (double)A->nf, nbd = (double)nb, dk = Kb - A->K;
+    double delta = dk + (s1b / nbd - (A->s1 + A->s1c) / na);
+    add_m2(A, m2b + delta * delta * (na * nbd / (na + nbd)));
+    add_sum(A, s1b + nbd * dk);
     A->nf += nb;
 }
 
 static void merge_acc(acc *A, const acc *B)
 {
-    merge_moments(A, B->nf, B->sum + B->sumc, B->m2 + B->m2c);
+    merge_moments(A, B->nf, B->K, B->s1 + B->s1c, B->m2 + B->m2c);
     A->n += B->n;
     A->min = B->min < A->min ? B->min : A->min;
     A->max = B->max > A->max ? B->max : A->max;
@@ -119,7 +130,7 @@ static void merge_acc(acc *A, const acc *B)
 /* ---- the block kernel ------------------------------------------------------ */
 
 /* First sweep: sum, min, max (NaN ignored), zeros, NaN-or-Inf count. */
-static void sweep1(const double *x, size_t n, double *sum, double *mn, double *mx,
+static void sweep1(const double *x, size_t n, double K, double *sum, double *mn, double *mx,
                    int64_t *zeros, int64_t *nonfinite)
 {
     size_t i = 0;
@@ -128,6 +139,7 @@ static void sweep1(const double *x, size_t n, double *sum, double *mn, double *m
 #if defined(__SSE2__)
     const __m128d one = _mm_set1_pd(1.0), zero = _mm_setzero_pd(), inf = _mm_set1_pd(INFINITY);
     const __m128d absm = _mm_castsi128_pd(_mm_set1_epi64x(INT64_MAX));
+    const __m128d k = _mm_set1_pd(K);
     __m128d vlo = inf, vhi = _mm_set1_pd(-INFINITY), s0 = zero, s1 = zero;
     __m128d cz = zero, cn = zero;
     for (; i + 4 <= n; i += 4) {
@@ -136,8 +148,8 @@ static void sweep1(const double *x, size_t n, double *sum, double *mn, double *m
         vlo = _mm_min_pd(b, vlo);
         vhi = _mm_max_pd(a, vhi);
         vhi = _mm_max_pd(b, vhi);
-        s0 = _mm_add_pd(s0, a);
-        s1 = _mm_add_pd(s1, b);
+        s0 = _mm_add_pd(s0, _mm_sub_pd(a, k));
+        s1 = _mm_add_pd(s1, _mm_sub_pd(b, k));
         cz = _mm_add_pd(cz, _mm_and_pd(_mm_cmpeq_pd(a, zero), one));
         cz = _mm_add_pd(cz, _mm_and_pd(_mm_cmpeq_pd(b, zero), one));
         cn = _mm_add_pd(cn, _mm_and_pd(_mm_cmpnlt_pd(_mm_and_pd(a, absm), inf), one));
@@ -161,9 +173,9 @@ static void sweep1(const double *x, size_t n, double *sum, double *mn, double *m
         lo = v < lo ? v : lo;
         hi = v > hi ? v : hi;
         if (i & 1)
-            s3 += v;
+            s3 += v - K;
         else
-            s2 += v;
+            s2 += v - K;
         z += v == 0;
         nf += !(fabs(v) < INFINITY);
     }
@@ -174,17 +186,17 @@ static void sweep1(const double *x, size_t n, double *sum, double *mn, double *m
     *nonfinite = nf;
 }
 
-/* Second sweep: sum of (x - mean)^2. */
-static double sweep2(const double *x, size_t n, double mean)
+/* Second sweep: sum of ((x - K) - m)^2, m the shifted mean. */
+static double sweep2(const double *x, size_t n, double K, double mean)
 {
     size_t i = 0;
     double s = 0;
 #if defined(__SSE2__)
-    const __m128d m = _mm_set1_pd(mean);
+    const __m128d m = _mm_set1_pd(mean), k = _mm_set1_pd(K);
     __m128d s0 = _mm_setzero_pd(), s1 = _mm_setzero_pd();
     for (; i + 4 <= n; i += 4) {
-        __m128d a = _mm_sub_pd(_mm_loadu_pd(x + i), m);
-        __m128d b = _mm_sub_pd(_mm_loadu_pd(x + i + 2), m);
+        __m128d a = _mm_sub_pd(_mm_sub_pd(_mm_loadu_pd(x + i), k), m);
+        __m128d b = _mm_sub_pd(_mm_sub_pd(_mm_loadu_pd(x + i + 2), k), m);
         s0 = _mm_add_pd(s0, _mm_mul_pd(a, a));
         s1 = _mm_add_pd(s1, _mm_mul_pd(b, b));
     }
@@ -193,23 +205,35 @@ static double sweep2(const double *x, size_t n, double mean)
     s = t[0] + t[1];
 #endif
     for (; i < n; i++) {
-        double v = x[i] - mean;
+        double v = (x[i] - K) - mean;
         s += v * v;
     }
     return s;
 }
 
+/* The pivot for a block: the accumulator's, or the block's first finite
+ * value. */
+static double pivot(const acc *A, const double *x, size_t n)
+{
+    if (A->nf > 0)
+        return A->K;
+    for (size_t i = 0; i < n; i++)
+        if (fabs(x[i]) < INFINITY)
+            return x[i];
+    return 0;
+}
+
 static void block_stats(acc *A, const double *x, size_t n)
 {
-    double sum, mn, mx;
+    double sum, mn, mx, K = pivot(A, x, n);
     int64_t zeros, nonfinite;
-    sweep1(x, n, &sum, &mn, &mx, &zeros, &nonfinite);
+    sweep1(x, n, K, &sum, &mn, &mx, &zeros, &nonfinite);
     A->n += (int64_t)n;
     A->zeros += zeros;
     A->min = mn < A->min ? mn : A->min;
     A->max = mx > A->max ? mx : A->max;
     if (nonfinite == 0) {
-        merge_moments(A, (int64_t)n, sum, sweep2(x, n, sum / (double)n));
+        merge_moments(A, (int64_t)n, K, sum, sweep2(x, n, K, sum / (double)n));
         return;
     }
     /* Rare: count NaN and Inf, and take the moments of the rest. */
@@ -224,7 +248,7 @@ static void block_stats(acc *A, const double *x, size_t n)
         } else if (v == -INFINITY) {
             A->neginf++;
         } else {
-            s += v;
+            s += v - K;
             nf++;
         }
     }
@@ -233,10 +257,10 @@ static void block_stats(acc *A, const double *x, size_t n)
     double mean = s / (double)nf, m2 = 0;
     for (size_t i = 0; i < n; i++)
         if (fabs(x[i]) < INFINITY) {
-            double v = x[i] - mean;
+            double v = (x[i] - K) - mean;
             m2 += v * v;
         }
-    merge_moments(A, nf, s, m2);
+    merge_moments(A, nf, K, s, m2);
 }
 
 /*
@@ -370,8 +394,7 @@ static void block_stats_f32(acc *A, const unsigned char *p, size_t n, double *tm
     const float *x = (const float *)(const void *)p;
     float first;
     memcpy(&first, p, 4);
-    double K = A->nf > 0 ? (A->sum + A->sumc) / (double)A->nf
-                         : (fabsf(first) < INFINITY ? first : 0.0);
+    double K = A->nf > 0 ? A->K : (fabsf(first) < INFINITY ? first : 0.0);
     f32_sums r = {0, 0, INFINITY, -INFINITY, 0};
 #ifdef TS_HAVE_AVX2_PATH
     if (use_avx2())
@@ -394,7 +417,7 @@ static void block_stats_f32(acc *A, const unsigned char *p, size_t n, double *tm
     A->zeros += r.zeros;
     A->min = r.lo < A->min ? r.lo : A->min;
     A->max = r.hi > A->max ? r.hi : A->max;
-    merge_moments(A, (int64_t)n, r.s1 + (double)n * K, m2 > 0 ? m2 : 0);
+    merge_moments(A, (int64_t)n, K, r.s1, m2 > 0 ? m2 : 0);
 }
 
 /* ---- feeding ---------------------------------------------------------------- */
@@ -604,7 +627,7 @@ ts_status ts_array_stats(const ts_file *f, const ts_array *a, const ts_stats_opt
         /* MXNet sparse: the elements not stored are zeros. */
         A.n += d.implicit_zeros;
         A.zeros += d.implicit_zeros;
-        merge_moments(&A, d.implicit_zeros, 0.0, 0.0);
+        merge_moments(&A, d.implicit_zeros, 0.0, 0.0, 0.0);
         A.min = A.min < 0 ? A.min : 0;
         A.max = A.max > 0 ? A.max : 0;
         A.imin = A.imin < 0 ? A.imin : 0;
@@ -619,7 +642,7 @@ ts_status ts_array_stats(const ts_file *f, const ts_array *a, const ts_stats_opt
     out->max = any ? A.max : NAN;
     out->absmax = any ? (fabs(A.min) > fabs(A.max) ? fabs(A.min) : fabs(A.max)) : NAN;
     out->finite = A.nf;
-    out->mean = A.nf ? (A.sum + A.sumc) / (double)A.nf : NAN;
+    out->mean = A.nf ? A.K + (A.s1 + A.s1c) / (double)A.nf : NAN;
     out->std = A.nf ? sqrt((A.m2 + A.m2c) / (double)A.nf) : NAN;
     out->zeros = A.zeros;
     out->nan = A.nan;
