@@ -1,5 +1,14 @@
-# tshape - Makefile. Targets: all check install uninstall clean, plus
-# asan ubsan valgrind fuzz bench (see README.md). Quiet unless V=1.
+# tshape - Makefile. Targets: all check check-fast install uninstall clean, plus
+# sanitize asan ubsan valgrind fuzz bench (see README.md). Quiet unless V=1.
+#
+# Flags: CPPFLAGS, CFLAGS, LDFLAGS and LDLIBS from the command line or the
+# environment are added after the project's own (so they win), never in their
+# place; LDFLAGS and LDLIBS reach every link line.
+# -Werror: a plain `make` only warns. The test and CI builds (check,
+# check-fast, test-unit, test-cli, sanitize, asan, ubsan, valgrind, fuzz, and
+# so scripts/test.sh and .ci/run) add WERROR=-Werror, and recompile first
+# every object that a build without it compiled, so a warning anywhere fails
+# them. WERROR set by hand wins either way (`make check WERROR=`).
 
 VERSION := $(shell sed -n 's/^\#define TS_VERSION_STRING "\(.*\)"/\1/p' include/tshape.h)
 MAJOR   := $(firstword $(subst ., ,$(VERSION)))
@@ -15,13 +24,23 @@ COMPLETIONDIR ?= $(PREFIX)/share/bash-completion/completions
 
 CC      ?= cc
 OPT     ?= -O2 -g
+WERROR_GOALS := check check-fast test-unit test-cli sanitize asan ubsan valgrind fuzz
+ifneq ($(filter $(WERROR_GOALS),$(MAKECMDGOALS)),)
 WERROR  ?= -Werror
+endif
+WERROR  ?=
 WARN    := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
            -Wformat=2 -Wvla -Wswitch-enum -Wpointer-arith -Wcast-qual -Wundef \
            -Wwrite-strings -Wold-style-definition -Wmissing-declarations
 CFLAGS  ?=
-CPPFLAGS += -Iinclude -D_POSIX_C_SOURCE=200809L
+CPPFLAGS ?=
+LDFLAGS ?=
+LDLIBS  ?=
+ALL_CPPFLAGS = -Iinclude -D_POSIX_C_SOURCE=200809L $(CPPFLAGS)
 ALL_CFLAGS = -std=c11 $(OPT) $(WARN) $(WERROR) $(SAN) $(CFLAGS)
+# Link lines: the sanitizer and the user's CFLAGS (-flto, --coverage, -m32
+# must reach the linker too), then LDFLAGS; LDLIBS after the libraries.
+LINK = $(CC) $(SAN) $(CFLAGS) $(LDFLAGS)
 PKGS    := zlib jansson
 DEP_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 DEP_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lz -ljansson)
@@ -49,19 +68,33 @@ else
 Q := @
 endif
 
-.PHONY: man all check test-unit test-cli install uninstall clean asan ubsan sanitize valgrind fuzz bench
-all: $(TSHAPE) $(STATIC) $(SHARED) $(B)/tshape.pc
+.PHONY: FORCE man all check check-fast test-unit test-cli install uninstall clean asan ubsan sanitize valgrind fuzz bench
+all: $(TSHAPE) $(STATIC) $(SHARED)
+
+# An object compiled without -Werror leaves <object>.lax beside it; a build
+# with -Werror recompiles those objects (FORCE), so its warnings fail it.
+ALL_OBJ := $(LIB_OBJ) $(PIC_OBJ) $(CLI_OBJ) $(TEST_OBJ)
+LAX = $(if $(WERROR),rm -f $@.lax,touch $@.lax)
+ifneq ($(WERROR),)
+LAX_OBJ := $(patsubst %.lax,%,$(wildcard $(ALL_OBJ:=.lax)))
+ifneq ($(LAX_OBJ),)
+$(LAX_OBJ): FORCE
+endif
+endif
+FORCE:
 
 $(B)/%.o: %.c
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo '  CC      $<')
-	$(Q)$(CC) $(CPPFLAGS) $(DEP_CFLAGS) $(ALL_CFLAGS) -MMD -MP -c $< -o $@
+	$(Q)$(CC) $(ALL_CPPFLAGS) $(DEP_CFLAGS) $(ALL_CFLAGS) -MMD -MP -c $< -o $@
+	$(Q)$(LAX)
 
 $(B)/pic/%.o: %.c
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo '  CC [pic] $<')
-	$(Q)$(CC) $(CPPFLAGS) $(DEP_CFLAGS) $(ALL_CFLAGS) -fPIC -fvisibility=hidden \
+	$(Q)$(CC) $(ALL_CPPFLAGS) $(DEP_CFLAGS) $(ALL_CFLAGS) -fPIC -fvisibility=hidden \
 	    -DTS_BUILDING_SHARED -MMD -MP -c $< -o $@
+	$(Q)$(LAX)
 
 $(STATIC): $(LIB_OBJ)
 	@$(if $(Q),echo '  AR      $@')
@@ -69,14 +102,14 @@ $(STATIC): $(LIB_OBJ)
 
 $(SHARED): $(PIC_OBJ)
 	@$(if $(Q),echo '  LD      $@')
-	$(Q)$(CC) -shared -Wl,-soname,$(SONAME) $(SAN) -o $@ $^ $(DEP_LIBS) -lm -lpthread
+	$(Q)$(LINK) -shared -Wl,-soname,$(SONAME) -o $@ $^ $(DEP_LIBS) -lm -lpthread $(LDLIBS)
 	$(Q)ln -sf libtshape.so.$(VERSION) $(B)/$(SONAME)
 	$(Q)ln -sf libtshape.so.$(VERSION) $(B)/libtshape.so
 
 # The CLI links the static library: it uses only include/tshape.h.
 $(TSHAPE): $(CLI_OBJ) $(STATIC)
 	@$(if $(Q),echo '  LD      $@')
-	$(Q)$(CC) $(SAN) -o $@ $(CLI_OBJ) $(STATIC) $(DEP_LIBS) -lm
+	$(Q)$(LINK) -o $@ $(CLI_OBJ) $(STATIC) $(DEP_LIBS) -lm $(LDLIBS)
 
 # One suite per tests/check_<name>.c, each exporting Suite *<name>_suite(void);
 # the list is generated so adding a suite touches no shared file.
@@ -90,20 +123,25 @@ $(B)/tests/suites.h: $(TEST_SRC) $(B)/tests/suites.list
 
 $(B)/tests/run_tests.o: tests/run_tests.c $(B)/tests/suites.h
 	@mkdir -p $(dir $@)
-	$(Q)$(CC) $(CPPFLAGS) -I$(B)/tests -Isrc $(CHECK_CFLAGS) $(ALL_CFLAGS) -c $< -o $@
+	$(Q)$(CC) -I$(B)/tests -Isrc $(ALL_CPPFLAGS) $(CHECK_CFLAGS) $(ALL_CFLAGS) -c $< -o $@
+	$(Q)$(LAX)
 
 $(B)/tests/%.o: tests/%.c | $(B)/tests/suites.h
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo '  CC      $<')
-	$(Q)$(CC) $(CPPFLAGS) -Isrc -I$(B)/tests $(DEP_CFLAGS) $(CHECK_CFLAGS) $(ALL_CFLAGS) -MMD -MP -c $< -o $@
+	$(Q)$(CC) -Isrc -I$(B)/tests $(ALL_CPPFLAGS) $(DEP_CFLAGS) $(CHECK_CFLAGS) $(ALL_CFLAGS) \
+	    -MMD -MP -c $< -o $@
+	$(Q)$(LAX)
 
 $(RUNNER): $(TEST_OBJ) $(STATIC)
 	@$(if $(Q),echo '  LD      $@')
-	$(Q)$(CC) $(SAN) -o $@ $(TEST_OBJ) $(STATIC) $(DEP_LIBS) $(CHECK_LIBS)
+	$(Q)$(LINK) -o $@ $(TEST_OBJ) $(STATIC) $(DEP_LIBS) $(CHECK_LIBS) $(LDLIBS)
 
-$(B)/tshape.pc: tshape.pc.in include/tshape.h
-	$(Q)sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' \
-	    -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' -e 's|@VERSION@|$(VERSION)|' $< > $@
+# tshape.pc is written by `make install`, from the PREFIX, LIBDIR and
+# INCLUDEDIR given to it (a file built earlier would keep the PREFIX of that
+# build). Directories under PREFIX are written relative to ${prefix}.
+PC_LIBDIR     = $(patsubst $(PREFIX)/%,$${prefix}/%,$(LIBDIR))
+PC_INCLUDEDIR = $(patsubst $(PREFIX)/%,$${prefix}/%,$(INCLUDEDIR))
 
 # The library manual is generated from the public header.
 man: man/libtshape.3
@@ -111,18 +149,27 @@ man/libtshape.3: include/tshape.h scripts/gen-libman.py
 	$(Q)python3 scripts/gen-libman.py > $@.tmp && mv $@.tmp $@
 
 # make check: unit suites (Check), then CLI golden tests and man-page examples.
+# The shared library is built here, with this build's flags, for the install
+# and symbol tests (which would otherwise build it themselves, without -Werror).
 check: test-unit test-cli
 
 test-unit: $(RUNNER) $(TSHAPE)
 	$(Q)$(RUNNER)
 
-test-cli: $(TSHAPE) $(B)/tsvalues
+test-cli: $(TSHAPE) $(SHARED) $(B)/tsvalues
 	$(Q)TSHAPE=$(abspath $(TSHAPE)) sh tests/cli/run.sh
 
 # Driver of the values API for tests/crosscheck_values.py and bench/stats.sh.
 $(B)/tsvalues: tests/tsvalues.c $(STATIC)
 	@$(if $(Q),echo '  LD      $@')
-	$(Q)$(CC) $(CPPFLAGS) $(ALL_CFLAGS) $(SAN) -o $@ $< $(STATIC) $(DEP_LIBS) -lm -lpthread
+	$(Q)$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(STATIC) $(DEP_LIBS) -lm -lpthread $(LDLIBS)
+
+# make check-fast: the unit suites and the CLI golden tests, man-page examples
+# and quick checks, without the suites marked slow (NumPy cross-checks,
+# mutation suite, install, symbols, header, fuzz replay): see tests/cli/run.sh.
+check-fast: $(RUNNER) $(TSHAPE)
+	$(Q)$(RUNNER)
+	$(Q)FAST=1 TSHAPE=$(abspath $(TSHAPE)) sh tests/cli/run.sh
 
 install: all
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCLUDEDIR) \
@@ -134,7 +181,10 @@ install: all
 	ln -sf libtshape.so.$(VERSION) $(DESTDIR)$(LIBDIR)/$(SONAME)
 	ln -sf libtshape.so.$(VERSION) $(DESTDIR)$(LIBDIR)/libtshape.so
 	install -m 644 include/tshape.h $(DESTDIR)$(INCLUDEDIR)/tshape.h
-	install -m 644 $(B)/tshape.pc $(DESTDIR)$(PKGCONFIGDIR)/tshape.pc
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(PC_LIBDIR)|' \
+	    -e 's|@INCLUDEDIR@|$(PC_INCLUDEDIR)|' -e 's|@VERSION@|$(VERSION)|' \
+	    tshape.pc.in > $(DESTDIR)$(PKGCONFIGDIR)/tshape.pc
+	chmod 644 $(DESTDIR)$(PKGCONFIGDIR)/tshape.pc
 	install -m 644 man/tshape.1 $(DESTDIR)$(MANDIR)/man1/tshape.1
 	if [ -f man/libtshape.3 ]; then install -m 644 man/libtshape.3 $(DESTDIR)$(MANDIR)/man3/libtshape.3; fi
 	if [ -f completions/tshape.bash ]; then install -m 644 completions/tshape.bash $(DESTDIR)$(COMPLETIONDIR)/tshape; fi
@@ -173,11 +223,24 @@ FUZZ_SAN := -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=al
             -fno-omit-frame-pointer
 fuzz:
 	$(Q)$(MAKE) --no-print-directory B=build-fuzz CC=$(FUZZ_CC) SAN='$(FUZZ_SAN)' OPT='-O1 -g' \
-	    $$(sh fuzz/harnesses.sh build-fuzz)
+	    WERROR='$(WERROR)' $$(sh fuzz/harnesses.sh build-fuzz)
 
 $(B)/fuzz_%: fuzz/fuzz_%.c $(wildcard fuzz/*.h) include/tshape.h $(STATIC)
 	@$(if $(Q),echo '  FUZZ    $@')
-	$(Q)$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -fsanitize=fuzzer -o $@ $< $(STATIC) $(DEP_LIBS) -lm
+	$(Q)$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) $(LDFLAGS) -fsanitize=fuzzer -o $@ $< $(STATIC) \
+	    $(DEP_LIBS) -lm $(LDLIBS)
+
+# make bench: every benchmark of bench/ in one run (bench/lib.sh holds their
+# helpers): start-up against /bin/true, streams against Python and wc -l,
+# header-only inspection, and the fuzz harnesses FUZZ_SECONDS (10) s each.
+FUZZ_SECONDS ?= 10
+BENCH := $(filter-out bench/lib.sh bench/fuzz.sh,$(sort $(wildcard bench/*.sh)))
+bench: $(TSHAPE)
+	$(Q)s=0; for f in $(BENCH); do \
+	    echo "== $$f"; TSHAPE=$(TSHAPE) sh $$f || { echo "$$f failed"; s=1; }; echo; \
+	done; \
+	echo "== bench/fuzz.sh $(FUZZ_SECONDS)"; sh bench/fuzz.sh $(FUZZ_SECONDS) || s=1; \
+	exit $$s
 
 clean:
 	rm -rf build build-asan build-ubsan build-san build-fuzz

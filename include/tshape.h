@@ -629,14 +629,32 @@ TS_API const ts_array *ts_file_array(const ts_file *f, size_t i);
  * only when opts->want_metadata was set, in file order. *key is the key
  * (NUL-terminated; keys containing a NUL byte are rejected when the file is
  * opened); *json_value the value as JSON text ("\"a\"", "32", "[1,2]";
- * GGUF arrays of more than 64 elements are summarised as a JSON string).
- * Both strings are owned by the ts_file and valid until ts_file_close.
- * Returns 0 (leaving *key and *json_value unchanged) when i is out of range,
- * 1 otherwise.
+ * GGUF arrays in full, whatever their length; invalid UTF-8 in strings
+ * becomes U+FFFD). GGUF values are rendered on the first call for that
+ * entry and kept (so that first call is not thread-safe on a shared file);
+ * *json_value is NULL when rendering failed (out of memory, or the file
+ * shrank since it was opened); pass json_value NULL for the key alone (then
+ * nothing is rendered). Both strings are owned by the ts_file and
+ * valid until ts_file_close. Returns 0 (leaving *key and *json_value
+ * unchanged) when i is out of range, 1 otherwise.
  */
 TS_API size_t ts_file_metadata_count(const ts_file *f);
 TS_API int ts_file_metadata(const ts_file *f, size_t i, const char **key,
                      const char **json_value);
+
+/* Receives output in pieces; returns 0 to go on, anything else to stop. */
+typedef int (*ts_write_fn)(void *user, const char *data, size_t len);
+
+/*
+ * Writes the JSON text of metadata entry i (as ts_file_metadata gives it)
+ * to write(user, ...) in pieces of at most 16 KiB, without keeping it: the
+ * memory used does not grow with the value (a GGUF string of 100 MiB, or a
+ * vocabulary of 150,000 tokens). Errors: TS_ERR_INVALID_ARG (i out of
+ * range), TS_ERR_IO (write returned non-zero, or the file shrank since it
+ * was opened).
+ */
+TS_API ts_status ts_file_metadata_write(const ts_file *f, size_t i, ts_write_fn write,
+                                        void *user, ts_error *err);
 
 /* Detects the format from the first bytes of a file (at least 8 bytes are
  * needed for a reliable answer). Returns TS_FORMAT_AUTO when unknown. Raw

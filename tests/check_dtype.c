@@ -71,6 +71,10 @@ static const descr_case descrs[] = {
     {"<M8[ns]", TS_OK, TS_DTYPE_DATETIME64, '<', 8, "ns"},
     {"<m8[25s]", TS_OK, TS_DTYPE_TIMEDELTA64, '<', 8, "25s"},
     {"<M8", TS_OK, TS_DTYPE_DATETIME64, '<', 8, ""},
+    {"<M8[generic]", TS_OK, TS_DTYPE_DATETIME64, '<', 8, ""},
+    {">m8[10ms]", TS_OK, TS_DTYPE_TIMEDELTA64, '>', 8, "10ms"},
+    {"<M8[W]", TS_OK, TS_DTYPE_DATETIME64, '<', 8, "W"},
+    {"<M8[\xce\xbcs]", TS_OK, TS_DTYPE_DATETIME64, '<', 8, "us"},
     {"|S5", TS_OK, TS_DTYPE_BYTES, '|', 5, ""},
     {"|S0", TS_OK, TS_DTYPE_BYTES, '|', 0, ""},
     {"<U3", TS_OK, TS_DTYPE_UNICODE, '<', 12, ""},
@@ -84,6 +88,10 @@ static const descr_case descrs[] = {
     {"<f", TS_ERR_DTYPE, TS_DTYPE_UNKNOWN, 0, 0, ""},
     {"<f4x", TS_ERR_DTYPE, TS_DTYPE_UNKNOWN, 0, 0, ""},
     {"<M8[ns", TS_ERR_DTYPE, TS_DTYPE_UNKNOWN, 0, 0, ""},
+    /* Made-up units are rejected as NumPy does (issue 16 item 8). */
+    {"<m8[notaunit]", TS_ERR_DTYPE, TS_DTYPE_UNKNOWN, 0, 0, ""},
+    {"<M8[s2]", TS_ERR_DTYPE, TS_DTYPE_UNKNOWN, 0, 0, ""},
+    {"<M8[]", TS_ERR_DTYPE, TS_DTYPE_UNKNOWN, 0, 0, ""},
     {"<i99999999999999999999", TS_ERR_DTYPE, TS_DTYPE_UNKNOWN, 0, 0, ""},
     /* size * 8 overflowed int64 here (found by fuzz_dtype) */
     {"<i1246344259371037129", TS_ERR_DTYPE, TS_DTYPE_UNKNOWN, 0, 0, ""},

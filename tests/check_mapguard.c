@@ -80,30 +80,56 @@ START_TEST(test_every_fixture)
 }
 END_TEST
 
-/* A GGUF file whose metadata runs over many pages, cut to its first page
- * after mapping: the fault comes in the middle of the reader's work. */
+/* Writes a GGUF v3 file of n_kv uint8 key/values with keys of key_len
+ * bytes, plus, when value_len > 0, one string value of that many bytes. */
+static unsigned char *make_gguf(size_t n_kv, size_t key_len, size_t value_len, size_t *len)
+{
+    *len = 24 + n_kv * (8 + key_len + 4 + 1) + (value_len ? 8 + 1 + 4 + 8 + value_len : 0);
+    unsigned char *d = calloc(1, *len), *p = d;
+    memcpy(p, "GGUF", 4), p += 4;
+    ts__put_le32(p, 3), p += 4;                        /* version */
+    ts__put_le64(p, 0), p += 8;                        /* tensors */
+    ts__put_le64(p, n_kv + (value_len > 0)), p += 8;   /* key/values */
+    for (size_t i = 0; i < n_kv; i++) {
+        ts__put_le64(p, key_len), p += 8;
+        memset(p, 'k', key_len);
+        snprintf((char *)p, key_len, "k%07zu", i);
+        p[strlen((char *)p)] = 'k';
+        p += key_len;
+        ts__put_le32(p, 0), p += 4;                    /* uint8 */
+        *p++ = 7;
+    }
+    if (value_len) {
+        ts__put_le64(p, 1), p += 8;
+        *p++ = 'v';
+        ts__put_le32(p, 8), p += 4;                    /* string */
+        ts__put_le64(p, value_len), p += 8;
+        memset(p, 'v', value_len);
+    }
+    return d;
+}
+
+static int discard(void *user, const char *data, size_t len)
+{
+    (void)data;
+    *(size_t *)user += len;
+    return 0;
+}
+
+/* Keys over many pages, cut to the first page right after mapping: the
+ * fault comes in the middle of the reader's work. */
 START_TEST(test_mid_parse)
 {
-    const size_t value_len = 256 * 1024;
-    size_t len = 4 + 4 + 8 + 8 + 8 + 1 + 4 + 8 + value_len;
-    unsigned char *d = calloc(1, len), *p = d;
-    memcpy(p, "GGUF", 4), p += 4;
-    ts__put_le32(p, 3), p += 4;        /* version */
-    ts__put_le64(p, 0), p += 8;        /* tensors */
-    ts__put_le64(p, 1), p += 8;        /* key/values */
-    ts__put_le64(p, 1), p += 8;        /* key length */
-    *p++ = 'k';
-    ts__put_le32(p, 8), p += 4;        /* string */
-    ts__put_le64(p, value_len), p += 8;
-    memset(p, 'v', value_len);
+    size_t len;
+    unsigned char *d = make_gguf(4000, 100, 0, &len);
     const char *tmp = copy_to_temp(d, len);
+    free(d);
     ts_open_options o;
     memset(&o, 0, sizeof o);
-    o.want_metadata = 1;
     ts_file *f = NULL;
     ts_error err;
-    /* Whole, it reads. */
-    ck_assert_int_eq(ts_file_open(&f, tmp, &o, &err), TS_OK);
+    ck_assert_int_eq(ts_file_open(&f, tmp, &o, &err), TS_OK); /* whole, it reads */
+    ck_assert_uint_eq(ts_file_metadata_count(f), 0);
     ts_file_close(f);
     truncate_to = 4096;
     truncate_path = tmp;
@@ -111,10 +137,38 @@ START_TEST(test_mid_parse)
     ts_status st = ts_file_open(&f, tmp, &o, &err);
     ts__test_after_map = NULL;
     unlink(tmp);
-    free(d);
     ck_assert_int_eq(st, TS_ERR_IO);
     ck_assert_ptr_null(f);
     ck_assert_ptr_nonnull(strstr(err.message, "the file shrank while it was being read"));
+}
+END_TEST
+
+/* GGUF metadata is rendered when asked for: a file cut after it was opened
+ * fails then, with an error, and the value is streamed in bounded pieces. */
+START_TEST(test_after_open)
+{
+    size_t len, got = 0;
+    unsigned char *d = make_gguf(1, 16, 1u << 20, &len);
+    const char *tmp = copy_to_temp(d, len);
+    free(d);
+    ts_open_options o;
+    memset(&o, 0, sizeof o);
+    o.want_metadata = 1;
+    ts_file *f = NULL;
+    ts_error err;
+    ck_assert_int_eq(ts_file_open(&f, tmp, &o, &err), TS_OK);
+    ck_assert_uint_eq(ts_file_metadata_count(f), 2);
+    ck_assert_int_eq(ts_file_metadata_write(f, 1, discard, &got, &err), TS_OK);
+    ck_assert_uint_eq(got, (1u << 20) + 2); /* the quoted string */
+    ck_assert_int_eq(truncate(tmp, 4096), 0);
+    got = 0;
+    ck_assert_int_eq(ts_file_metadata_write(f, 1, discard, &got, &err), TS_ERR_IO);
+    ck_assert_ptr_nonnull(strstr(err.message, "the file shrank while it was being read"));
+    const char *k, *v = "unset";
+    ck_assert_int_eq(ts_file_metadata(f, 1, &k, &v), 1);
+    ck_assert_ptr_null(v);
+    ts_file_close(f);
+    unlink(tmp);
 }
 END_TEST
 
@@ -125,6 +179,7 @@ Suite *mapguard_suite(void)
     tcase_set_timeout(tc, 60);
     tcase_add_test(tc, test_every_fixture);
     tcase_add_test(tc, test_mid_parse);
+    tcase_add_test(tc, test_after_open);
     suite_add_tcase(s, tc);
     return s;
 }

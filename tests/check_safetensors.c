@@ -412,6 +412,11 @@ START_TEST(test_entry_rules)
     ck_assert_int_eq(open_text("", 0, &err), TS_ERR_FORMAT);
     ck_assert_str_eq(err.message, "header length is 0: the header must be a JSON object");
     ck_assert_int_eq(open_text("  {}  ", 0, &err), TS_OK);
+    /* "__metadata__": null is no metadata, as the reference reader's
+     * Option<HashMap> (issue 15: it was rejected). */
+    ck_assert_int_eq(open_text("{\"__metadata__\":null,\"a\":{\"dtype\":\"U8\",\"shape\":[2],"
+                               "\"data_offsets\":[0,2]}}", 2, &err), TS_OK);
+    ck_assert_int_eq(open_text("{\"__metadata__\":null}", 0, &err), TS_OK);
 }
 END_TEST
 

@@ -238,39 +238,85 @@ static void report_array(const cli_ctx *ctx, const char *path, const ts_file *f,
     }
 }
 
-static void report_metadata(const cli_ctx *ctx, const char *path, const ts_file *f)
+/* Metadata values longer than this are cut in human output (man page,
+ * --metadata); JSON always carries them whole. */
+#define HUMAN_VALUE_MAX 400
+
+static int write_out(void *user, const char *data, size_t len)
+{
+    (void)user;
+    out_write(data, len);
+    return 0;
+}
+
+/* Keeps the first HUMAN_VALUE_MAX bytes of a value, then stops it. */
+typedef struct head {
+    char text[HUMAN_VALUE_MAX + 1];
+    size_t n;
+    int cut;
+} head;
+
+static int keep_head(void *user, const char *data, size_t len)
+{
+    head *h = user;
+    size_t k = len < HUMAN_VALUE_MAX - h->n ? len : HUMAN_VALUE_MAX - h->n;
+    memcpy(h->text + h->n, data, k);
+    h->n += k;
+    h->cut = k < len;
+    return h->cut;
+}
+
+static int report_metadata(const cli_ctx *ctx, const char *path, const ts_file *f)
 {
     size_t n = ts_file_metadata_count(f);
+    ts_error err;
+    int status = CLI_OK;
     if (ctx->json) {
-        /* The library gives each value as JSON text; write it verbatim (a
-         * jansson round trip would respell 1e-05 and quote big uint64s). */
+        /* The library streams each value as JSON text: written verbatim (a
+         * jansson round trip would respell 1e-05 and quote big uint64s),
+         * never held whole. */
         out_str("{\"file\":");
         out_json_string(path);
         out_str(",\"metadata\":{");
         for (size_t i = 0; i < n; i++) {
-            const char *k, *v;
-            ts_file_metadata(f, i, &k, &v);
+            const char *k;
+            ts_file_metadata(f, i, &k, NULL); /* the key only: values stream */
             if (i)
                 out_char(',');
             out_json_string(k);
             out_char(':');
-            out_str(v);
+            if (ts_file_metadata_write(f, i, write_out, NULL, &err) != TS_OK) {
+                out_str("null");
+                status = cli_error(path, "metadata '%s': %s", k, err.message);
+            }
         }
         out_str("}}\n");
-        return;
+        return status;
     }
     char *pp = cli_printable(path);
     out_printf("%s: metadata (%zu entr%s)\n", pp ? pp : "?", n, n == 1 ? "y" : "ies");
     free(pp);
     for (size_t i = 0; i < n; i++) {
-        const char *k, *v;
-        ts_file_metadata(f, i, &k, &v);
-        /* Values are JSON text from the library, already escaped. */
+        const char *k;
+        ts_file_metadata(f, i, &k, NULL);
+        head h = {{0}, 0, 0};
+        if (ts_file_metadata_write(f, i, keep_head, &h, &err) != TS_OK && !h.cut)
+            status = cli_error(path, "metadata '%s': %s", k, err.message);
+        /* Cut on a character boundary. Values are JSON text from the
+         * library, already escaped. */
+        while (h.cut && h.n > 0 && ((unsigned char)h.text[h.n] & 0xc0) == 0x80)
+            h.n--;
+        h.text[h.n] = '\0';
         char *pk = cli_printable(k);
-        out_printf("  %s = %s\n", pk ? pk : "?", v);
+        if (h.cut)
+            out_printf("  %s = %s... (cut at %d bytes; --json shows it whole)\n",
+                       pk ? pk : "?", h.text, HUMAN_VALUE_MAX);
+        else
+            out_printf("  %s = %s\n", pk ? pk : "?", h.text);
         free(pk);
     }
     out_char('\n');
+    return status;
 }
 
 /* ---- summary ------------------------------------------------------------ */
@@ -486,11 +532,10 @@ static int info_file(const cli_ctx *ctx, const info_opts *o, const char *path, t
             report_array(ctx, shown, f, a);
         }
     }
-    if (o->metadata)
-        report_metadata(ctx, shown, f);
+    int status = o->metadata ? report_metadata(ctx, shown, f) : CLI_OK;
     ts_file_close(f);
     free(mem);
-    return CLI_OK;
+    return status;
 }
 
 static const char info_help[] =

@@ -92,6 +92,24 @@ static ts_dtype from_kind_size(char kind, int64_t size)
     return TS_DTYPE_UNKNOWN;
 }
 
+/* NumPy's datetime64/timedelta64 units (numpy/core/src/multiarray/
+ * datetime.c _datetime_strings), with an optional decimal multiplier as in
+ * '[10s]'. "\xce\xbcs" is NumPy's other spelling of 'us'. */
+static int datetime_unit_ok(const char *u, size_t n)
+{
+    static const char *const units[] = {
+        "Y", "M", "W", "D", "h", "m", "s", "ms", "us", "\xce\xbcs", "ns", "ps", "fs", "as",
+        "generic",
+    };
+    size_t i = 0;
+    while (i < n && i < 9 && u[i] >= '0' && u[i] <= '9')
+        i++;
+    for (size_t k = 0; k < sizeof units / sizeof *units; k++)
+        if (strlen(units[k]) == n - i && memcmp(units[k], u + i, n - i) == 0)
+            return 1;
+    return 0;
+}
+
 ts_status ts_descr_parse(const char *descr, ts_descr *out, ts_error *err)
 {
     const char *p = descr;
@@ -119,10 +137,23 @@ ts_status ts_descr_parse(const char *descr, ts_descr *out, ts_error *err)
         if (*p == '[') {
             const char *close = strchr(p, ']');
             size_t ulen = close ? (size_t)(close - p - 1) : 0;
-            if (!close || ulen == 0 || ulen >= sizeof out->unit)
+            if (!close || ulen == 0 || ulen >= sizeof out->unit ||
+                !datetime_unit_ok(p + 1, ulen))
                 return ts__error(err, TS_ERR_DTYPE,
-                                 "dtype '%s': bad datetime unit, expected e.g. '[ns]'", descr);
-            memcpy(out->unit, p + 1, ulen);
+                                 "dtype '%s': bad datetime unit, expected [N]UNIT with UNIT "
+                                 "one of Y M W D h m s ms us ns ps fs as (e.g. '[ns]', "
+                                 "'[10s]')", descr);
+            /* NumPy's canonical spelling: 'generic' is no unit, 'μs' is 'us'. */
+            if (ulen == 7 && memcmp(p + 1, "generic", 7) == 0) {
+                ulen = 0;
+            } else if (ulen >= 3 && memcmp(p + ulen - 2, "\xce\xbcs", 3) == 0) {
+                memcpy(out->unit, p + 1, ulen - 3);
+                memcpy(out->unit + ulen - 3, "us", 2);
+                ulen -= 1;
+            } else {
+                memcpy(out->unit, p + 1, ulen);
+            }
+            out->unit[ulen] = '\0';
             p = close + 1;
         }
     }

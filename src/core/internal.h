@@ -134,4 +134,25 @@ const char *ts__found_at(const char *s, size_t len, size_t pos, char *buf, size_
 /* Size for shape text buffers used in messages. */
 #define TS__SHAPE_STR_MAX 160
 
+/*
+ * A sink for generated text: bytes go into buf (cap bytes); when it is full
+ * they are handed to write (when set, and then the buffer is reused), or,
+ * without write, the rest is dropped while total keeps counting (so a first
+ * pass with cap 0 measures, a second fills an exact buffer). write returns 0
+ * to go on; anything else is TS_ERR_IO.
+ */
+typedef struct ts__sink {
+    char *buf;
+    size_t n, cap;
+    size_t total;                     /* bytes given, kept or not */
+    int (*write)(void *user, const char *data, size_t len);
+    void *user;
+} ts__sink;
+
+ts_status ts__sink_add(ts__sink *s, const char *d, size_t n, ts_error *err);
+ts_status ts__sink_flush(ts__sink *s, ts_error *err);
+/* The library's one JSON string escaper (RFC 8259): quotes, backslash and
+ * control characters escaped, invalid UTF-8 bytes written as U+FFFD. */
+ts_status ts__sink_json_string(ts__sink *s, const unsigned char *p, size_t n, ts_error *err);
+
 #endif /* TSHAPE_INTERNAL_H */

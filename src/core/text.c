@@ -95,3 +95,73 @@ const char *ts__found_at(const char *s, size_t len, size_t pos, char *buf, size_
         snprintf(buf, cap, "'%c'", c);
     return buf;
 }
+
+/* ---- sinks and the library's JSON string escaper ----------------------- */
+
+ts_status ts__sink_flush(ts__sink *s, ts_error *err)
+{
+    if (s->n > 0 && s->write) {
+        if (s->write(s->user, s->buf, s->n) != 0)
+            return ts__error(err, TS_ERR_IO, "the output refused %zu bytes", s->n);
+        s->n = 0;
+    }
+    return TS_OK;
+}
+
+ts_status ts__sink_add(ts__sink *s, const char *d, size_t n, ts_error *err)
+{
+    s->total += n;
+    while (n > 0) {
+        if (s->n == s->cap) {
+            if (!s->write)
+                return TS_OK; /* counting or full fixed buffer: drop the rest */
+            ts_status st = ts__sink_flush(s, err);
+            if (st)
+                return st;
+        }
+        size_t k = n < s->cap - s->n ? n : s->cap - s->n;
+        memcpy(s->buf + s->n, d, k);
+        s->n += k;
+        d += k;
+        n -= k;
+    }
+    return TS_OK;
+}
+
+ts_status ts__sink_json_string(ts__sink *s, const unsigned char *p, size_t n, ts_error *err)
+{
+    static const char hex[] = "0123456789abcdef";
+    ts_status st = ts__sink_add(s, "\"", 1, err);
+    size_t run = 0; /* start of the bytes that need no escape */
+    for (size_t i = 0; !st && i < n;) {
+        unsigned char c = p[i];
+        size_t k = c < 0x80 ? 1 : ts__utf8_len(p + i, n - i);
+        if (k != 0 && c >= 0x20 && c != '"' && c != '\\') {
+            i += k;
+            continue;
+        }
+        st = ts__sink_add(s, (const char *)p + run, i - run, err);
+        char e[8] = {'\\', 0};
+        size_t m = 2;
+        if (k == 0) { /* invalid UTF-8: U+FFFD, the output stays valid JSON */
+            memcpy(e, "\xef\xbf\xbd", 3);
+            m = 3;
+        } else if (c == '"' || c == '\\') {
+            e[1] = (char)c;
+        } else if (c == '\n' || c == '\t' || c == '\r' || c == '\b' || c == '\f') {
+            e[1] = c == '\n' ? 'n' : c == '\t' ? 't' : c == '\r' ? 'r' : c == '\b' ? 'b' : 'f';
+        } else {
+            memcpy(e, "\\u00", 4);
+            e[4] = hex[c >> 4];
+            e[5] = hex[c & 15];
+            m = 6;
+        }
+        if (!st)
+            st = ts__sink_add(s, e, m, err);
+        i += 1;
+        run = i;
+    }
+    if (!st)
+        st = ts__sink_add(s, (const char *)p + run, n - run, err);
+    return st ? st : ts__sink_add(s, "\"", 1, err);
+}

@@ -25,7 +25,11 @@ typedef struct str_block {
 
 typedef struct meta_entry {
     const char *key;
-    const char *value;
+    const char *value;        /* JSON text, or NULL until rendered */
+    char *rendered;           /* value of a lazy entry once rendered (malloc) */
+    ts__meta_render_fn render; /* lazy entries: writes the JSON text */
+    uint64_t at;
+    uint32_t kind;
 } meta_entry;
 
 /* Temporary allocations of a reader, freed when parsing ends or fails, and
@@ -41,15 +45,14 @@ struct ts_file {
     int64_t nbytes;
     void *map;               /* mmap'ed region or NULL */
     size_t map_len;
+    const unsigned char *data; /* the image readers parsed (map or borrowed) */
+    size_t len;
     ts_array *arrays;
     size_t count, cap;
     meta_entry *meta;
     size_t meta_count, meta_cap;
     str_block *strings;
     scratch *scratch;        /* a reader's temporaries (ts__scratch_*) */
-    const unsigned char *image; /* the file's bytes: the map, or the borrowed
-                                   image of ts_file_open_memory */
-    size_t image_len;
     ts__data_src *srcs;      /* per array, for data not stored as is
                                 (ts__file_set_data_src); NULL when none */
     size_t srcs_cap;
@@ -285,25 +288,47 @@ void ts__file_set_version(ts_file *f, const char *version)
     f->version = version;
 }
 
-ts_status ts__file_add_metadata(ts_file *f, const char *key, size_t key_len,
-                                const char *json_value, size_t value_len,
-                                ts_error *err)
+static meta_entry *add_meta(ts_file *f, const char *key, size_t key_len, ts_error *err)
 {
     if (f->meta_count == f->meta_cap) {
         size_t cap = f->meta_cap ? f->meta_cap * 2 : 8;
         meta_entry *p = realloc(f->meta, cap * sizeof *p);
-        if (!p)
-            return ts__error(err, TS_ERR_NOMEM, "out of memory for metadata");
+        if (!p) {
+            ts__error(err, TS_ERR_NOMEM, "out of memory for metadata");
+            return NULL;
+        }
         f->meta = p;
         f->meta_cap = cap;
     }
     const char *k = ts__file_strndup(f, key, key_len, err);
-    const char *v = k ? ts__file_strndup(f, json_value, value_len, err) : NULL;
-    if (!v)
+    if (!k)
+        return NULL;
+    meta_entry *m = &f->meta[f->meta_count++];
+    memset(m, 0, sizeof *m);
+    m->key = k;
+    return m;
+}
+
+ts_status ts__file_add_metadata(ts_file *f, const char *key, size_t key_len,
+                                const char *json_value, size_t value_len,
+                                ts_error *err)
+{
+    meta_entry *m = add_meta(f, key, key_len, err);
+    if (m && !(m->value = ts__file_strndup(f, json_value, value_len, err)))
+        f->meta_count--;
+    return m && m->value ? TS_OK : TS_ERR_NOMEM;
+}
+
+ts_status ts__file_add_lazy_metadata(ts_file *f, const char *key, size_t key_len,
+                                     ts__meta_render_fn render, uint64_t at, uint32_t kind,
+                                     ts_error *err)
+{
+    meta_entry *m = add_meta(f, key, key_len, err);
+    if (!m)
         return TS_ERR_NOMEM;
-    f->meta[f->meta_count].key = k;
-    f->meta[f->meta_count].value = v;
-    f->meta_count++;
+    m->render = render;
+    m->at = at;
+    m->kind = kind;
     return TS_OK;
 }
 
@@ -385,8 +410,8 @@ static ts_status parse_image(ts_file *f, const unsigned char *data, size_t len,
         opts = &defaults;
     }
     f->nbytes = (int64_t)len;
-    f->image = data;
-    f->image_len = len;
+    f->data = data;
+    f->len = len;
     ts_format fmt = opts->format;
     if (fmt == TS_FORMAT_AUTO) {
         fmt = ts_format_detect(data, len);
@@ -522,6 +547,8 @@ void ts_file_close(ts_file *f)
         ts_shape_free(&f->arrays[i].strides);
     }
     scratch_free_all(f);
+    for (size_t i = 0; i < f->meta_count; i++)
+        free(f->meta[i].rendered);
     free(f->arrays);
     free(f->srcs);
     free(f->meta);
@@ -547,19 +574,76 @@ const ts_array *ts_file_array(const ts_file *f, size_t i)
 
 size_t ts_file_metadata_count(const ts_file *f) { return f->meta_count; }
 
+typedef struct render_job {
+    const ts_file *f;
+    const meta_entry *m;
+    ts__sink *out;
+} render_job;
+
+static ts_status run_render(void *arg, ts_error *err)
+{
+    render_job *j = arg;
+    ts_status st = j->m->render(j->f->data, j->f->len, j->m->at, j->m->kind, j->out, err);
+    return st ? st : ts__sink_flush(j->out, err);
+}
+
+/* Renders a lazy entry into out, under the SIGBUS guard when mapped: the
+ * file may have shrunk since it was opened. */
+static ts_status render(const ts_file *f, const meta_entry *m, ts__sink *out, ts_error *err)
+{
+    render_job job = {f, m, out};
+    return f->map ? ts__guarded_parse(f->map, f->map_len, run_render, &job, err)
+                  : run_render(&job, err);
+}
+
 int ts_file_metadata(const ts_file *f, size_t i, const char **key, const char **json_value)
 {
     if (i >= f->meta_count)
         return 0;
-    *key = f->meta[i].key;
-    *json_value = f->meta[i].value;
+    meta_entry *m = &f->meta[i];
+    *key = m->key;
+    if (!json_value)
+        return 1; /* the key alone: nothing to render */
+    if (!m->value) {
+        /* First call: measure, then render into the file's own storage. */
+        ts__sink count = {NULL, 0, 0, 0, NULL, NULL};
+        char *text = NULL;
+        if (render(f, m, &count, NULL) == TS_OK &&
+            count.total < SIZE_MAX && (text = malloc(count.total + 1)) != NULL) {
+            ts__sink fill = {text, 0, count.total, 0, NULL, NULL};
+            if (render(f, m, &fill, NULL) == TS_OK) {
+                text[fill.n] = '\0';
+                m->value = m->rendered = text;
+            } else {
+                free(text);
+            }
+        }
+    }
+    *json_value = m->value;
     return 1;
+}
+
+ts_status ts_file_metadata_write(const ts_file *f, size_t i, ts_write_fn write, void *user,
+                                 ts_error *err)
+{
+    ts__ok(err);
+    if (i >= f->meta_count)
+        return ts__error(err, TS_ERR_INVALID_ARG, "no metadata entry %zu (the file has %zu)", i,
+                         f->meta_count);
+    const meta_entry *m = &f->meta[i];
+    char buf[16384];
+    ts__sink out = {buf, 0, sizeof buf, 0, write, user};
+    if (m->value)
+        return ts__sink_add(&out, m->value, strlen(m->value), err) ||
+                       ts__sink_flush(&out, err)
+                   ? (err ? err->code : TS_ERR_IO) : TS_OK;
+    return render(f, m, &out, err);
 }
 
 const unsigned char *ts__file_image(const ts_file *f, size_t *len)
 {
-    *len = f->image_len;
-    return f->image;
+    *len = f->len;
+    return f->data;
 }
 
 ts_status ts__file_set_data_src(ts_file *f, const ts_array *a, const ts__data_src *src,

@@ -32,7 +32,6 @@
 #define GG_MAX_ALIGNMENT (1u << 20)    /* GGUF_MAX_ALIGNMENT in gguf.cpp */
 #define GG_MAX_DIMS 4                  /* GGML_MAX_DIMS */
 #define GG_MAX_NAME 255                /* tshape's limit; ggml's is 63 */
-#define GG_MAX_SHOWN 64                /* arrays longer than this are summarised */
 #define GG_MIN_KV 13                   /* u64 key length + u32 type + 1-byte value */
 #define GG_MIN_INFO 24                 /* u64 name length + u32 n_dims + u32 type + u64 offset */
 
@@ -138,76 +137,6 @@ static const char *gg_printable(const unsigned char *s, size_t n, char *buf, siz
 
 #define NAME_BUF 400
 
-/* A growable buffer for metadata JSON text. */
-typedef struct jbuf {
-    ts_file *f;         /* owns p (scratch memory) */
-    char *p;
-    size_t n, cap;
-} jbuf;
-
-static ts_status jb_add(jbuf *b, const char *s, size_t n, ts_error *err)
-{
-    if (n > b->cap - b->n) {
-        size_t cap = b->cap ? b->cap : 256;
-        while (cap - b->n < n) {
-            if (cap > SIZE_MAX / 2)
-                return ts__error(err, TS_ERR_NOMEM, "out of memory for metadata text");
-            cap *= 2;
-        }
-        char *p = ts__scratch_realloc(b->f, b->p, cap, err);
-        if (!p)
-            return TS_ERR_NOMEM;
-        b->p = p;
-        b->cap = cap;
-    }
-    memcpy(b->p + b->n, s, n);
-    b->n += n;
-    return TS_OK;
-}
-
-static ts_status jb_str(jbuf *b, const char *s, ts_error *err)
-{
-    return jb_add(b, s, strlen(s), err);
-}
-
-/* A JSON string via jansson; invalid UTF-8 becomes U+FFFD first. */
-static ts_status jb_json_string(jbuf *b, const unsigned char *s, size_t n, ts_error *err)
-{
-    json_t *js = json_stringn((const char *)s, n);
-    char *fixed = NULL;
-    if (!js) {
-        /* Each invalid byte becomes 3 bytes; n <= file size, so no overflow
-         * on 64-bit sizes, but check anyway. */
-        if (n > (SIZE_MAX - 1) / 3)
-            return ts__error(err, TS_ERR_NOMEM, "metadata string too long");
-        fixed = ts__scratch_alloc(b->f, 3 * n + 1, err);
-        if (!fixed)
-            return TS_ERR_NOMEM;
-        size_t o = 0;
-        for (size_t i = 0; i < n;) {
-            size_t k = ts__utf8_len(s + i, n - i);
-            if (k == 0) {
-                memcpy(fixed + o, "\xef\xbf\xbd", 3);
-                o += 3;
-                i++;
-            } else {
-                memcpy(fixed + o, s + i, k);
-                o += k;
-                i += k;
-            }
-        }
-        js = json_stringn(fixed, o);
-    }
-    char *text = js ? json_dumps(js, JSON_ENCODE_ANY) : NULL;
-    json_decref(js);
-    ts__scratch_free(b->f, fixed);
-    if (!text)
-        return ts__error(err, TS_ERR_NOMEM, "out of memory encoding a metadata string");
-    ts_status st = jb_str(b, text, err);
-    free(text);
-    return st;
-}
-
 /* Shortest text that reads back as the same float/double, Python-style
  * ("1e-05", "32.0"); non-finite values are JSON null. */
 static void format_real(double v, int is_float, char *buf, size_t cap)
@@ -233,7 +162,6 @@ static void format_real(double v, int is_float, char *buf, size_t cap)
 typedef struct gg_ctx {
     ts__cursor c;
     const ts_open_options *opts;
-    jbuf json;          /* metadata text of the current value */
     uint32_t alignment;
 } gg_ctx;
 
@@ -259,7 +187,7 @@ static ts_status read_string(ts__cursor *c, const unsigned char **p, uint64_t *n
 
 /* Reads one value of scalar type `type` (not an array), appending its JSON
  * text when `out` is not NULL. */
-static ts_status read_scalar(ts__cursor *c, uint32_t type, jbuf *out, ts_error *err)
+static ts_status read_scalar(ts__cursor *c, uint32_t type, ts__sink *out, ts_error *err)
 {
     if (type == GG_STRING) {
         const unsigned char *s;
@@ -267,7 +195,7 @@ static ts_status read_scalar(ts__cursor *c, uint32_t type, jbuf *out, ts_error *
         ts_status st = read_string(c, &s, &n, "string value", err);
         if (st || !out)
             return st;
-        return jb_json_string(out, s, (size_t)n, err);
+        return ts__sink_json_string(out, s, (size_t)n, err);
     }
     size_t size = gg_value_size[type];
     ts_status st = ts__cursor_need(c, size, "value", err);
@@ -312,11 +240,11 @@ static ts_status read_scalar(ts__cursor *c, uint32_t type, jbuf *out, ts_error *
         snprintf(buf, sizeof buf, "null");
         break;
     }
-    return jb_str(out, buf, err);
+    return ts__sink_add(out, buf, strlen(buf), err);
 }
 
 /* Reads the value of KV pair `type` (possibly an array). */
-static ts_status read_value(ts__cursor *c, uint32_t type, jbuf *out, ts_error *err)
+static ts_status read_value(ts__cursor *c, uint32_t type, ts__sink *out, ts_error *err)
 {
     if (type >= GG_TYPE_COUNT)
         return ts__fail(err, TS_ERR_FORMAT, 0, (int64_t)c->pos - 4,
@@ -349,27 +277,31 @@ static ts_status read_value(ts__cursor *c, uint32_t type, jbuf *out, ts_error *e
                         "each), but only %zu bytes are left in the file", at,
                         (unsigned long long)count, gg_value_names[et], min,
                         ts__cursor_left(c));
-    int show = out && count <= GG_MAX_SHOWN;
-    if (out && !show) {
-        char buf[96];
-        snprintf(buf, sizeof buf, "\"[... %llu %s values]\"", (unsigned long long)count,
-                 gg_value_names[et]);
-        if ((st = jb_str(out, buf, err)))
-            return st;
-    }
-    if (et != GG_STRING && !show)
+    if (et != GG_STRING && !out)
         return ts__skip(c, count * min, "array", err);
-    if (show && (st = jb_str(out, "[", err)))
+    if (out && (st = ts__sink_add(out, "[", 1, err)))
         return st;
     for (uint64_t i = 0; i < count; i++) {
-        if (show && i > 0 && (st = jb_str(out, ",", err)))
+        if (out && i > 0 && (st = ts__sink_add(out, ",", 1, err)))
             return st;
-        if ((st = read_scalar(c, et, show ? out : NULL, err))) {
+        if ((st = read_scalar(c, et, out, err))) {
             ts__error_prefix(err, "array element %llu", (unsigned long long)i);
             return st;
         }
     }
-    return show ? jb_str(out, "]", err) : TS_OK;
+    return out ? ts__sink_add(out, "]", 1, err) : TS_OK;
+}
+
+/* Writes the JSON text of the value of `type` at byte `at` (checked when
+ * the file was opened) to out: GGUF metadata is rendered only when asked
+ * for, and streamed, so a 100 MiB string costs no memory. */
+static ts_status render_value(const unsigned char *data, size_t len, uint64_t at,
+                              uint32_t type, ts__sink *out, ts_error *err)
+{
+    ts__cursor c;
+    ts__cursor_init(&c, data, len);
+    c.pos = (size_t)at;
+    return read_value(&c, type, out, err);
 }
 
 typedef struct name_ref {
@@ -474,14 +406,14 @@ static ts_status read_kvs(gg_ctx *g, uint64_t n_kv, ts_file *f, ts_error *err)
             }
             g->alignment = a;
         }
-        jbuf *out = g->opts->want_metadata ? &g->json : NULL;
-        g->json.n = 0;
-        if ((st = read_value(c, type, out, err))) {
+        size_t value_at = c->pos;
+        if ((st = read_value(c, type, NULL, err))) {
             ts__error_prefix(err, "key %llu '%s'", (unsigned long long)i, kname);
             goto out;
         }
-        if (out && (st = ts__file_add_metadata(f, (const char *)key, (size_t)klen,
-                                               g->json.p, g->json.n, err)))
+        if (g->opts->want_metadata &&
+            (st = ts__file_add_lazy_metadata(f, (const char *)key, (size_t)klen, render_value,
+                                             value_at, type, err)))
             goto out;
     }
     st = check_unique(keys, (size_t)n_kv, c->data, "key", err);
@@ -626,7 +558,6 @@ static ts_status read_gguf(ts_file *f, const unsigned char *data, size_t len,
 {
     gg_ctx g;
     memset(&g, 0, sizeof g);
-    g.json.f = f;
     ts__cursor_init(&g.c, data, len);
     g.opts = opts;
     g.alignment = GG_DEFAULT_ALIGNMENT;

@@ -71,6 +71,18 @@ void *ts__scratch_alloc(ts_file *f, size_t n, ts_error *err);
 void *ts__scratch_realloc(ts_file *f, void *p, size_t n, ts_error *err);
 void ts__scratch_free(ts_file *f, void *p);
 
+/*
+ * Appends a metadata entry whose JSON text is written only when asked for
+ * (ts_file_metadata, ts_file_metadata_write), by render(data, len, at, kind,
+ * out, err) over the image the reader parsed. The reader must have checked
+ * the value at `at` completely: rendering may not find new errors.
+ */
+typedef ts_status (*ts__meta_render_fn)(const unsigned char *data, size_t len, uint64_t at,
+                                        uint32_t kind, ts__sink *out, ts_error *err);
+ts_status ts__file_add_lazy_metadata(ts_file *f, const char *key, size_t key_len,
+                                     ts__meta_render_fn render, uint64_t at, uint32_t kind,
+                                     ts_error *err);
+
 /* Sets the version text ("1.0", "V2", "3"); the string must be static or
  * owned by f. */
 void ts__file_set_version(ts_file *f, const char *version);

@@ -421,6 +421,9 @@ static ts_status read_entry(ts_file *f, const char *key, const json_t *v,
 static ts_status read_metadata(ts_file *f, json_t *v, int64_t at, int want,
                                ts_error *err)
 {
+    /* The reference reader's field is Option<HashMap>: null is no metadata. */
+    if (json_is_null(v))
+        return TS_OK;
     if (!json_is_object(v))
         return ts__fail(err, TS_ERR_FORMAT, 0, at,
                         "__metadata__ at byte %lld is %s, expected an object mapping "

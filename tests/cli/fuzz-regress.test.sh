@@ -1,4 +1,5 @@
 #!/bin/sh
+# slow: builds the libFuzzer harnesses with clang
 # fuzz-regress.test.sh - every input that once crashed a fuzz harness (kept
 # in tests/fixtures/fuzz-crashes/<harness>/) is replayed through that
 # harness, with its invariants and sanitizers (make fuzz: clang libFuzzer,

@@ -1,4 +1,5 @@
 #!/bin/sh
+# slow: compiles the header with four compilers
 # header.test.sh - include/tshape.h is a self-contained public header: it
 # compiles alone, and used, as strict C11 (gcc and clang: -std=c11 -pedantic
 # -Wall -Wextra -Werror and more) and as C++11 (g++, clang++); it includes

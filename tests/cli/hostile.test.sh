@@ -1,4 +1,5 @@
 #!/bin/sh
+# slow: about 200,000 damaged files, 20 s
 # hostile.test.sh - `tshape info` on damaged files must fail cleanly.
 #
 # For every fixture under tests/fixtures/ (generator scripts skipped) and every

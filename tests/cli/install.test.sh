@@ -1,10 +1,15 @@
 #!/bin/sh
+# slow: builds the shared library and the examples, installs three times
 # install.test.sh - `make install` into a DESTDIR, then use the installed
 # tree as a user would: every file in place (soname links, header, tshape.pc,
 # man pages and completion when the repository has them), pkg-config gives
 # working flags, each examples/c/*.c builds against the installed library
 # (shared and static) and prints exactly what it should; then `make
 # uninstall` leaves no installed file behind.
+# The main install uses PREFIX=/opt/tshape-test, not the default; two more
+# (PREFIX=/usr with a multiarch LIBDIR, then the default PREFIX) check that
+# each tshape.pc carries the directories given to that `make install`
+# (issue 9, defect 6: it kept the PREFIX of the build that generated it).
 #
 # Run by tests/cli/run.sh from the repository root with `tshape` on PATH; the
 # build directory under test is the one that holds that tshape (build/,
@@ -31,7 +36,7 @@ MAJOR=${VERSION%%.*}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 dest=$tmp/dest
-prefix=/usr/local
+prefix=/opt/tshape-test
 p=$dest$prefix
 
 # ---- install ---------------------------------------------------------------
@@ -78,8 +83,33 @@ fi
 [ "$("$p/bin/tshape" --version)" = "tshape $VERSION" ] || fail "installed tshape --version is wrong"
 
 # ---- pkg-config ------------------------------------------------------------
-# tshape.pc names the final paths (/usr/local/...); the sysroot variable
-# makes pkg-config prefix them with DESTDIR, as for a cross-build.
+# expect_pc FILE PREFIX LIBDIR INCLUDEDIR: FILE is tshape.pc.in with exactly
+# these directories (those under PREFIX written relative to ${prefix}) and
+# the version, and pkg-config reads the directories back.
+[ "$(sed -n '1,3p' tshape.pc.in | tr '\n' ' ')" = 'prefix=@PREFIX@ libdir=@LIBDIR@ includedir=@INCLUDEDIR@ ' ] ||
+    fail "tshape.pc.in no longer starts with the prefix, libdir and includedir lines"
+expect_pc() {
+    expect_file "$1"
+    {
+        echo "prefix=$2"
+        echo "libdir=$3" | sed "s|=$2/|=\${prefix}/|"
+        echo "includedir=$4" | sed "s|=$2/|=\${prefix}/|"
+        sed -e '1,3d' -e "s|@VERSION@|$VERSION|" tshape.pc.in
+    } > "$tmp/expected.pc"
+    diff "$tmp/expected.pc" "$1" >&2 || fail "${1#$tmp/} differs from the expected file (above)"
+    for v in prefix:"$2" libdir:"$3" includedir:"$4"; do
+        got=$(PKG_CONFIG_PATH=$(dirname "$1") pkg-config --variable="${v%%:*}" tshape)
+        [ "$got" = "${v#*:}" ] || fail "pkg-config --variable=${v%%:*} gave '$got', expected '${v#*:}'"
+    done
+}
+expect_pc "$p/lib/pkgconfig/tshape.pc" "$prefix" "$prefix/lib" "$prefix/include"
+# Read in place, tshape.pc names the final paths...
+# shellcheck disable=SC2046 # split and joined again: one space between flags
+flags=$(echo $(PKG_CONFIG_PATH=$p/lib/pkgconfig pkg-config --cflags --libs tshape))
+[ "$flags" = "-I$prefix/include -L$prefix/lib -ltshape" ] ||
+    fail "pkg-config --cflags --libs gave '$flags', expected '-I$prefix/include -L$prefix/lib -ltshape'"
+# ...which the sysroot variable prefixes with DESTDIR, as for a cross-build:
+# the flags the examples below are built with.
 pc() { PKG_CONFIG_PATH=$p/lib/pkgconfig PKG_CONFIG_SYSROOT_DIR=$dest pkg-config "$@" tshape; }
 [ "$(pc --modversion)" = "$VERSION" ] || fail "pkg-config --modversion is '$(pc --modversion)'"
 cflags=$(pc --cflags) || fail "pkg-config --cflags failed"
@@ -186,5 +216,29 @@ if ! make -C "$root" B="$B" DESTDIR="$dest" PREFIX="$prefix" uninstall > "$tmp/u
 fi
 left=$(find "$dest" ! -type d)
 [ -z "$left" ] || fail "left after make uninstall: $(echo "$left" | sed "s|$dest||g" | tr '\n' ' ')"
-echo "install.test.sh: installed, built $n examples (shared and static) against it, uninstalled"
+
+# ---- tshape.pc follows each install's directories --------------------------
+# Installed after the one above from the same build directory: a tshape.pc
+# generated once at build time would still say /opt/tshape-test.
+n_pc=1
+for conf in "/usr /usr/lib/x86_64-linux-gnu" default; do
+    d=$tmp/dest$n_pc
+    n_pc=$((n_pc + 1))
+    if [ "$conf" = default ]; then
+        set -- # the Makefile's PREFIX
+        pre=/usr/local lib=/usr/local/lib
+    else
+        pre=${conf% *} lib=${conf#* }
+        set -- PREFIX="$pre" LIBDIR="$lib"
+    fi
+    make -C "$root" B="$B" DESTDIR="$d" "$@" install > "$tmp/install.log" 2>&1 ||
+        { cat "$tmp/install.log" >&2; fail "make install $* failed"; }
+    expect_file "$d$lib/libtshape.so.$VERSION"
+    expect_pc "$d$lib/pkgconfig/tshape.pc" "$pre" "$lib" "$pre/include"
+    make -C "$root" B="$B" DESTDIR="$d" "$@" uninstall > "$tmp/uninstall.log" 2>&1 ||
+        { cat "$tmp/uninstall.log" >&2; fail "make uninstall $* failed"; }
+    left=$(find "$d" ! -type d)
+    [ -z "$left" ] || fail "left after make uninstall $*: $(echo "$left" | sed "s|$d||g" | tr '\n' ' ')"
+done
+echo "install.test.sh: installed, built $n examples (shared and static) against it, uninstalled; tshape.pc right for $n_pc prefixes"
 exit 0

@@ -1,4 +1,5 @@
 #!/bin/sh
+# slow: 4000 cases through Python and NumPy
 # numpy-einsum.test.sh - cross-checks `tshape einsum` against numpy.einsum on
 # 4000 seeded random cases (tests/crosscheck_einsum.py). Run by run.sh from
 # the repository root with tshape on PATH. Exit 77 (skip) without NumPy.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# slow: 12,000 cases through Python and NumPy
 # numpy-layout.test.sh - cross-checks reshape, broadcast, transpose, squeeze,
 # expand, moveaxis, strides, contiguous, ravel and unravel against NumPy on
 # thousands of seeded random cases (tests/crosscheck_layout.py). Run by

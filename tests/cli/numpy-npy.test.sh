@@ -1,4 +1,5 @@
 #!/bin/sh
+# slow: starts Python and NumPy on every npy/npz file
 # numpy-npy.test.sh - tshape info agrees with NumPy on every .npy/.npz file
 # of the fixtures, the examples and the shared corpus (tests/crosscheck_npy.py).
 cd "$(dirname "$0")/../.." || exit 2

@@ -1,4 +1,5 @@
 #!/bin/sh
+# slow: generates and checks 2 million values against NumPy
 # numpy-values.test.sh - the values API (statistics and element reads) agrees
 # with NumPy on generated files of every dtype, byte order and order, as npy
 # and stored/deflated npz (tests/crosscheck_values.py, through the

@@ -1,4 +1,5 @@
 #!/bin/sh
+# slow: builds the shared library
 # symbols.test.sh - the shared library exports exactly the public API: every
 # dynamic symbol it defines is a ts_ function (never a ts__ internal, never
 # an unprefixed helper), it exports at least one, and every function

@@ -1,0 +1,68 @@
+#!/bin/sh
+# slow: streams 600 MB of JSON through a pipe
+# hostile-memory.test.sh - memory and time that a small or sparse file
+# controls stay bounded (issue 16). Each case builds its hostile input in a
+# temporary folder (sparse where the file is large), runs tshape once, and
+# checks its peak resident memory (the child's ru_maxrss) and wall time:
+#   - GGUF, one 100 MiB string value, `info --metadata`: human output cuts
+#     the value (< 16 MiB resident, < 2 s); `--json` streams it whole
+#     (resident below the 100 MiB the value maps plus 32 MiB, 629145650
+#     bytes of output).
+# Exit 0 pass, 77 skip (no python3), 1 fail.
+set -u
+py=/usr/bin/python3
+[ -x $py ] || py=$(command -v python3) || { echo "hostile-memory: no python3, skipped"; exit 77; }
+# A sanitizer build's shadow memory and speed are its own: the bounds are
+# scaled for it.
+scale=1
+grep -q __asan_init "$(readlink -f "$(command -v tshape)")" 2>/dev/null && scale=8
+exec $py - "$(command -v tshape)" "$scale" <<'PY'
+import os, resource, struct, subprocess, sys, tempfile, time
+tshape = sys.argv[1]
+scale = int(sys.argv[2])
+failures = 0
+
+def run(args, max_rss_mib, max_s, expect_bytes=None):
+    global failures
+    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    t = time.monotonic()
+    p = subprocess.Popen([tshape] + args, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    n = 0
+    while True:
+        chunk = p.stdout.read(1 << 20)
+        if not chunk:
+            break
+        n += len(chunk)
+    err = p.stderr.read()
+    rc = p.wait()
+    dt = time.monotonic() - t
+    rss = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+    # ru_maxrss of the children is the largest so far: only a new peak counts.
+    problems = []
+    if rc != 0:
+        problems.append(f"exit {rc}: {err.decode(errors='replace').strip()}")
+    if rss > max_rss_mib * scale and rss > before / 1024:
+        problems.append(f"{rss:.0f} MiB resident > {max_rss_mib * scale}")
+    if dt > max_s * scale:
+        problems.append(f"{dt:.1f} s > {max_s * scale}")
+    if expect_bytes is not None and n != expect_bytes:
+        problems.append(f"{n} bytes of output, expected {expect_bytes}")
+    status = "FAIL" if problems else "ok"
+    print(f"hostile-memory: {status} tshape {' '.join(args[:-1])}: {rss:.0f} MiB, {dt:.2f} s, "
+          f"{n} bytes" + ("; " + "; ".join(problems) if problems else ""))
+    failures += bool(problems)
+
+with tempfile.TemporaryDirectory() as d:
+    big = os.path.join(d, "string.gguf")
+    n = 100 << 20
+    with open(big, "wb") as f:
+        f.write(b"GGUF" + struct.pack("<IQQ", 3, 0, 1))
+        f.write(struct.pack("<Q", 3) + b"big" + struct.pack("<IQ", 8, n))
+        f.truncate(f.tell() + n)          # sparse: 100 MiB of zero bytes
+    run(["info", "--metadata", big], 16, 2)
+    # Each zero byte is the 6-byte escape \u0000; the quotes, the key and
+    # the record's frame make up the rest.
+    frame = len('{"file":"%s","metadata":{"big":""}}\n' % big)
+    run(["--json", "info", "--metadata", big], 100 + 32, 30, 6 * n + frame)
+sys.exit(1 if failures else 0)
+PY
