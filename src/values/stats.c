@@ -279,10 +279,13 @@ typedef struct f32_sums {
     int64_t zeros;
 } f32_sums;
 
-static void f32_tail(const float *x, size_t i, size_t n, double K, f32_sums *r)
+/* p may be unaligned: elements are loaded with memcpy (or unaligned SIMD
+ * loads), never through a float pointer. */
+static void f32_tail(const unsigned char *p, size_t i, size_t n, double K, f32_sums *r)
 {
     for (; i < n; i++) {
-        float v = x[i];
+        float v;
+        memcpy(&v, p + 4 * i, 4);
         double dv = (double)v - K;
         r->lo = v < r->lo ? v : r->lo;
         r->hi = v > r->hi ? v : r->hi;
@@ -295,9 +298,10 @@ static void f32_tail(const float *x, size_t i, size_t n, double K, f32_sums *r)
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #include <immintrin.h>
 #define TS_HAVE_AVX2_PATH 1
-__attribute__((target("avx2"))) static void f32_sweep_avx2(const float *x, size_t n, double K,
-                                                            f32_sums *r)
+__attribute__((target("avx2"))) static void f32_sweep_avx2(const unsigned char *p, size_t n,
+                                                            double K, f32_sums *r)
 {
+    const float *x = (const float *)(const void *)p;
     size_t i = 0;
     const __m256 zero = _mm256_setzero_ps();
     const __m256d k = _mm256_set1_pd(K);
@@ -332,14 +336,15 @@ __attribute__((target("avx2"))) static void f32_sweep_avx2(const float *x, size_
     r->s1 = (u[0] + u[1]) + (u[2] + u[3]);
     _mm256_storeu_pd(u, _mm256_add_pd(q0, q1));
     r->s2 = (u[0] + u[1]) + (u[2] + u[3]);
-    f32_tail(x, i, n, K, r);
+    f32_tail(p, i, n, K, r);
 }
 #endif
 
-static void f32_sweep(const float *x, size_t n, double K, f32_sums *r)
+static void f32_sweep(const unsigned char *p, size_t n, double K, f32_sums *r)
 {
     size_t i = 0;
 #if defined(__SSE2__)
+    const float *x = (const float *)(const void *)p;
     const __m128 zero = _mm_setzero_ps();
     const __m128d k = _mm_set1_pd(K);
     __m128 vlo = _mm_set1_ps(INFINITY), vhi = _mm_set1_ps(-INFINITY);
@@ -374,7 +379,7 @@ static void f32_sweep(const float *x, size_t n, double K, f32_sums *r)
     _mm_storeu_pd(u, _mm_add_pd(q0, q1));
     r->s2 = u[0] + u[1];
 #endif
-    f32_tail(x, i, n, K, r);
+    f32_tail(p, i, n, K, r);
 }
 
 static int use_avx2(void)
@@ -391,17 +396,16 @@ static int use_avx2(void)
 
 static void block_stats_f32(acc *A, const unsigned char *p, size_t n, double *tmp)
 {
-    const float *x = (const float *)(const void *)p;
     float first;
     memcpy(&first, p, 4);
     double K = A->nf > 0 ? A->K : (fabsf(first) < INFINITY ? first : 0.0);
     f32_sums r = {0, 0, INFINITY, -INFINITY, 0};
 #ifdef TS_HAVE_AVX2_PATH
     if (use_avx2())
-        f32_sweep_avx2(x, n, K, &r);
+        f32_sweep_avx2(p, n, K, &r);
     else
 #endif
-        f32_sweep(x, n, K, &r);
+        f32_sweep(p, n, K, &r);
     if (!(fabs(r.s1) < INFINITY && r.s2 < INFINITY)) {
         /* NaN or Inf inside: the general path counts them. */
         for (size_t k = 0; k < n; k++) {
