@@ -3,6 +3,8 @@
  * arbitrary text, ts_descr_format round trips, and the DLPack dtype mapping
  * on the first four bytes read as a DLDataType.
  */
+/* Uses functions of the experimental part of tshape.h. */
+#define TS_EXPERIMENTAL_API
 #include "fuzz.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

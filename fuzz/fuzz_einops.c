@@ -7,6 +7,8 @@
  *
  * fuzz-needs: ts_einops_compile ts_einops_apply ts_einops_free ts_einops_shape ts_einops_parse_shape
  */
+/* Uses functions of the experimental part of tshape.h. */
+#define TS_EXPERIMENTAL_API
 #include "fuzz.h"
 
 #include <inttypes.h>
@@ -26,7 +28,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     size_t slen = fuzz_split(line, rest_len, '\n', &rest, &rest_len);
     ts_shape in = TS_SHAPE_INIT;
     ts_error err;
-    int have_shape = ts_shape_parse(&in, (const char *)line, slen, 0, NULL, &err) == TS_OK;
+    int have_shape = ts_shape_parse((const char *)line, slen, 0, &in, NULL, &err) == TS_OK;
 
     ts_axis_size sizes[MAX_SIZES];
     char *names[MAX_SIZES];
@@ -49,7 +51,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
 
     ts_einops *e = (ts_einops *)1;
-    ts_status st = ts_einops_compile(&e, op, pattern, sizes, nsizes, &err);
+    ts_status st = ts_einops_compile(op, pattern, sizes, nsizes, &e, &err);
     if (st == TS_OK) {
         FUZZ_CHECK(e != NULL);
         if (have_shape) {
@@ -78,11 +80,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (arrow)
             *arrow = '\0';
         ts_axis_size axes[TS_MAX_NDIM];
-        int count = -1;
+        size_t count = (size_t)-1;
         st = ts_einops_parse_shape(pattern, &in, axes, &count, &err);
         if (st == TS_OK) {
-            FUZZ_CHECK(count >= 0 && count <= TS_MAX_NDIM);
-            for (int i = 0; i < count; i++) {
+            FUZZ_CHECK(count <= TS_MAX_NDIM);
+            for (size_t i = 0; i < count; i++) {
                 FUZZ_CHECK(axes[i].name >= pattern &&
                            axes[i].name + axes[i].name_len <= pattern + strlen(pattern));
                 FUZZ_CHECK(axes[i].size >= 0);

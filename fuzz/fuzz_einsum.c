@@ -5,6 +5,8 @@
  *
  * fuzz-needs: ts_einsum_shape
  */
+/* Uses functions of the experimental part of tshape.h. */
+#define TS_EXPERIMENTAL_API
 #include "fuzz.h"
 
 #define MAX_OPERANDS 8
@@ -22,7 +24,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         const uint8_t *line = rest;
         size_t len = fuzz_split(line, rest_len, '\n', &rest, &rest_len);
         ts_shape_init(&ops[n]);
-        if (ts_shape_parse(&ops[n], (const char *)line, len, 0, NULL, &err) == TS_OK)
+        if (ts_shape_parse((const char *)line, len, 0, &ops[n], NULL, &err) == TS_OK)
             n++;
         else
             ts_shape_free(&ops[n]);

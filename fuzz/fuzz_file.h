@@ -8,6 +8,8 @@
 #ifndef TSHAPE_FUZZ_FILE_H
 #define TSHAPE_FUZZ_FILE_H
 
+/* Uses functions of the experimental part of tshape.h. */
+#define TS_EXPERIMENTAL_API
 #include "fuzz.h"
 
 static size_t fuzz_sink; /* keeps the reads of strings alive */
@@ -62,14 +64,13 @@ static void fuzz_check_array(const ts_array *a, size_t len)
 static void fuzz_file(const uint8_t *data, size_t size, ts_format format,
                       int stored_order)
 {
-    ts_open_options opts;
-    memset(&opts, 0, sizeof opts);
+    ts_open_options opts = TS_OPEN_OPTIONS_INIT;
     opts.format = format;
     opts.want_metadata = 1;
     opts.gguf_stored_order = stored_order;
     ts_file *f = (ts_file *)1;
     ts_error err;
-    ts_status st = ts_file_open_memory(&f, data, size, &opts, &err);
+    ts_status st = ts_file_open_memory(data, size, &opts, &f, &err);
     if (st != TS_OK) {
         fuzz_check_error(st, &err);
         FUZZ_CHECK(f == NULL);

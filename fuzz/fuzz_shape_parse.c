@@ -14,12 +14,12 @@ static void check_shape(const ts_shape *s, const uint8_t *data, size_t size)
     FUZZ_CHECK(n >= 0 && n <= TS_MAX_NDIM);
 
     /* text round trips */
-    static const unsigned styles[] = {0, TS_FORMAT_LIST, TS_FORMAT_SPACES,
-                                      TS_FORMAT_LIST | TS_FORMAT_SPACES};
+    static const unsigned styles[] = {0, TS_SHAPE_PRINT_LIST, TS_SHAPE_PRINT_SPACES,
+                                      TS_SHAPE_PRINT_LIST | TS_SHAPE_PRINT_SPACES};
     for (size_t i = 0; i < sizeof styles / sizeof *styles; i++) {
         char *text = fuzz_format(s, styles[i]);
         ts_shape back = TS_SHAPE_INIT;
-        st = ts_shape_parse(&back, text, strlen(text), TS_PARSE_ALLOW_NEGATIVE, NULL, &err);
+        st = ts_shape_parse(text, strlen(text), TS_PARSE_ALLOW_NEGATIVE, &back, NULL, &err);
         FUZZ_CHECK(st == TS_OK);
         FUZZ_CHECK(ts_shape_equal(&back, s));
         ts_shape_free(&back);
@@ -78,14 +78,14 @@ static void check_shape(const ts_shape *s, const uint8_t *data, size_t size)
             FUZZ_CHECK(used == need);
             ts_shape back = TS_SHAPE_INIT;
             size_t consumed = 0;
-            st = ts_shape_load(&back, (ts_shape_layout)layout, buf, used, &consumed, &err);
+            st = ts_shape_load(buf, used, (ts_shape_layout)layout, &back, &consumed, &err);
             FUZZ_CHECK(st == TS_OK);
             FUZZ_CHECK(consumed == used);
             FUZZ_CHECK(ts_shape_equal(&back, s));
             ts_shape_free(&back);
             /* every truncation of a saved shape is refused */
             if (used > 0) {
-                st = ts_shape_load(&back, (ts_shape_layout)layout, buf, used - 1, NULL, &err);
+                st = ts_shape_load(buf, used - 1, (ts_shape_layout)layout, &back, NULL, &err);
                 FUZZ_CHECK(st != TS_OK);
                 fuzz_check_error(st, &err);
                 ts_shape_free(&back);
@@ -104,14 +104,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     for (size_t i = 0; i < 2; i++) {
         ts_shape s = TS_SHAPE_INIT;
         /* not NUL-terminated: the parser must respect len */
-        ts_status st = ts_shape_parse(&s, (const char *)data, size, flags[i], NULL, &err);
+        ts_status st = ts_shape_parse((const char *)data, size, flags[i], &s, NULL, &err);
         if (st == TS_OK)
             check_shape(&s, data, size);
         else
             fuzz_check_error(st, &err);
         /* prefix mode */
         size_t consumed = (size_t)-1;
-        st = ts_shape_parse(&s, (const char *)data, size, flags[i], &consumed, &err);
+        st = ts_shape_parse((const char *)data, size, flags[i], &s, &consumed, &err);
         if (st == TS_OK)
             FUZZ_CHECK(consumed <= size);
         else
@@ -122,7 +122,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     for (int layout = TS_LAYOUT_MSHADOW; layout <= TS_LAYOUT_MXNET; layout++) {
         ts_shape s = TS_SHAPE_INIT;
         size_t consumed = (size_t)-1;
-        ts_status st = ts_shape_load(&s, (ts_shape_layout)layout, data, size, &consumed, &err);
+        ts_status st = ts_shape_load(data, size, (ts_shape_layout)layout, &s, &consumed, &err);
         if (st == TS_OK) {
             FUZZ_CHECK(consumed <= size);
             char *text = fuzz_format(&s, 0);

@@ -5,23 +5,110 @@
  * mshadow/MXNet (TShape, TBlob), TensorWrapper (Shape, slices, chips) and
  * Caffe2 (Tensor dims) to C, plus header-only readers for saved tensor files.
  *
- * Conventions that hold for every function below unless its comment says
- * otherwise:
- *   - Dims, sizes and indices are int64_t. "size" is an element count,
- *     "nbytes" a byte count, "itemsize" the bytes of one element.
- *   - Functions that can fail return a ts_status (TS_OK == 0) and take a last
- *     argument `ts_error *err`, which may be NULL. On failure err->code is the
- *     returned status and err->message explains what and where (column of a
- *     parse error, byte offset and entry in a file). Out-parameters are left
- *     unspecified on failure unless stated.
- *   - The library never prints, never exits and never aborts. It allocates
- *     only with malloc/realloc; every object it allocates has a _free or
- *     _close function that accepts NULL.
- *   - Axes may be negative where NumPy allows it: -1 is the last axis.
+ * Stable and experimental parts (as zstd.h with ZSTD_STATIC_LINKING_ONLY):
+ *   - The stable part is always declared: the version, status codes and
+ *     error reports, ts_shape with its text form and core arithmetic, the
+ *     integer lexer, dtypes, opening and inspecting saved tensor files, and
+ *     the NumPy layout operations (reshape, broadcast, transpose, squeeze,
+ *     expand_dims, moveaxis, flatten, strides, C/F contiguity). What it
+ *     declares changes only with the major version (from 1.0 on): functions
+ *     keep their signatures and meaning, enums and status codes are only
+ *     appended, and structs only grow at their end, where the rule of the
+ *     struct allows it (ts_array, which the library allocates; option
+ *     structs with a struct_size).
+ *   - The experimental part is declared only when TS_EXPERIMENTAL_API is
+ *     defined before this header is included:
+ *         #define TS_EXPERIMENTAL_API
+ *         #include <tshape.h>
+ *     It holds what is not ready to freeze: blobs (TBlob), PyTorch layouts
+ *     and views, ravel/unravel, slices and chips, index iteration, einsum
+ *     and labelled composition, einops, Caffe2 dims, jagged shapes and
+ *     DLPack. Any release may change it; build against the version you
+ *     wrote for. A declaration moves to the stable part once it has gone a
+ *     release without a change, follows every convention below and is
+ *     covered by tests/check_args.c; nothing moves back before 2.0. Both
+ *     parts live in the same library: the rule is a promise about source
+ *     and binary compatibility, not about what is exported.
+ *
+ * Conventions, for every function unless its comment says otherwise:
+ *
+ * Argument order. The object the function is named after and works on
+ * comes first (ts_shape_resize(s, ...), ts_file_count(f),
+ * ts_jagged_slice(j, ...)); then the inputs; then the outputs it produces (a
+ * result shape, a parsed or opened object: ts_shape_parse(text, len, flags,
+ * out, consumed, err), ts_file_open(path, opts, out, err)); then
+ * `ts_error *err`, always last. Functions that set an existing object, as
+ * `=` does, take that object first: ts_shape_assign(s, dims, ndim),
+ * ts_shape_copy(dst, src), ts_shape_move(dst, src), and the in-place
+ * initialisers ts_blob_init(b, ...), ts_index_iter_init(it, ...). An array is
+ * followed by its count: (dims, ndim), (axes, naxes), (text, len), (buf, cap).
+ *
+ * Types and units. Counts of things (array lengths, text lengths, buffer
+ * capacities, numbers of arrays) are size_t. Dims, element counts, byte
+ * counts and offsets, axes and indices are int64_t; axes may be negative
+ * where NumPy allows it (-1 is the last axis). ndim, rank and depth are int
+ * (0..TS_MAX_NDIM). "size" is an element count, "nbytes" a byte count,
+ * "itemsize" the bytes of one element; a comment says which unit every
+ * other number has. Flags are unsigned bit sets named after their function
+ * (TS_PARSE_*, TS_SHAPE_PRINT_*, TS_RESHAPE_*).
+ *
+ * Argument checks, one rule. A pointer that is NULL where the comment does
+ * not allow it, an array that is NULL with a non-zero count, unknown flag
+ * bits, and a value outside its enum or documented set (a ts_shape_layout,
+ * ts_dtype, ts_einops_op, ts_index_mode, an order other than 'C'/'F', a
+ * byte order other than '<' '>' '|' '=', a device mask, a 0/1 option)
+ * give TS_ERR_INVALID_ARG and a message that starts with the function's
+ * name and names the argument: "ts_shape_save: buf is NULL but cap is 100".
+ * Nothing is written then, except that object outputs (ts_file **,
+ * ts_einops **, ts_jagged **, ts_dlpack_managed **) are set to NULL if they
+ * are not NULL themselves. Numbers that are data rather than the mechanics of
+ * the call (an ndim, a dim, an axis, an index) keep their own codes:
+ * TS_ERR_NDIM, TS_ERR_VALUE, TS_ERR_AXIS, TS_ERR_INDEX. The "Errors:" lists
+ * below leave out the TS_ERR_INVALID_ARG of this rule; they name it where a
+ * function has other invalid-argument cases. tests/check_args.c calls every
+ * function with such arguments.
+ * Functions that return something else than a status cannot report an
+ * error, so for a NULL object or bad arguments they return 0 (counts,
+ * sizes, ndim, predicates: ts_shape_ndim, ts_file_count,
+ * ts_is_c_contiguous), NULL (pointers: ts_shape_dims, ts_file_array,
+ * ts_file_version), TS_FORMAT_AUTO (ts_file_format), or, for the names of
+ * codes, "unknown" (ts_dtype_name, ts_format_name; ts_strerror says
+ * "unknown error"; never NULL). The snprintf-style writers (ts_shape_format,
+ * ts_descr_format, ts_jagged_format) return 0 and write "" when they can.
+ * Functions that release objects (ts_shape_free, ts_blob_free,
+ * ts_file_close, ts_einops_free, ts_jagged_free) accept NULL and do nothing,
+ * as do ts_shape_init and ts_shape_move.
+ *
+ * Errors. Functions that can fail return a ts_status (TS_OK == 0) and take
+ * a last argument `ts_error *err`, which may be NULL. On failure err->code
+ * is the returned status, err->message says what was expected, what was
+ * found and where, and the position is also in fields: err->column in text
+ * (the text parsers set it for every error that has a place in the text),
+ * err->offset in a file (the readers set it wherever the problem has a
+ * place in the file), err->index for the entry or argument (see ts_error).
+ * Out-parameters are left unspecified on failure unless stated.
+ *
+ * Growing structs. An option struct that may gain fields starts with
+ * `size_t struct_size` and has an initialiser macro (ts_open_options,
+ * TS_OPEN_OPTIONS_INIT; the rule is at ts_open_options). Structs the library
+ * allocates and hands out by pointer (ts_array) only gain fields at their
+ * end; never copy them into arrays of your own.
+ *
+ * Memory and ownership. The library never prints, never exits and never
+ * aborts. It allocates only with malloc/realloc; every object it allocates
+ * has a _free or _close function, and pointers it returns point into such
+ * an object and stay valid until it is freed, unless a comment says
+ * otherwise. Shapes passed in are only read; an output shape is
+ * caller-initialised and the caller frees it with ts_shape_free.
+ *
+ * Rules. Each function's comment names the rule it follows (NumPy, mshadow,
+ * MXNet, PyTorch, TensorWrapper, Caffe2, einops, DLPack) and where tshape
+ * deliberately differs from it.
  *
  * Thread safety: no global mutable state; distinct objects may be used from
  * distinct threads.
  */
+
 #ifndef TSHAPE_H
 #define TSHAPE_H
 
@@ -31,6 +118,19 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+/* ======================================================================== */
+/* STABLE API                                                               */
+/* ======================================================================== */
+
+/*
+ * Everything below up to the experimental part is the stable API: see
+ * "Stable and experimental parts" at the top of this header for the promise.
+ */
+
+/* ------------------------------------------------------------------------ */
+/* Version                                                                  */
+/* ------------------------------------------------------------------------ */
 
 /* Marks the exported API. The shared library is built with hidden default
  * visibility, so only TS_API symbols (all prefixed ts_) are exported. */
@@ -49,7 +149,7 @@ extern "C" {
 TS_API const char *ts_version(void);
 
 /* ------------------------------------------------------------------------ */
-/* Errors                                                                    */
+/* Errors                                                                   */
 /* ------------------------------------------------------------------------ */
 
 /*
@@ -80,27 +180,41 @@ typedef enum ts_status {
 #define TS_ERROR_MESSAGE_MAX 512
 
 /*
- * Detailed error report, in the spirit of jansson's json_error_t.
+ * Detailed error report, in the spirit of jansson's json_error_t. Positions
+ * are fields, not only words of the message:
  *   code     the status that was returned
- *   column   1-based column in the text input, or 0 when not text
+ *   column   1-based column (byte position) in the text input the error is
+ *            about, or 0 when the error has no position in a text
  *   offset   byte offset in the file or buffer, or -1 when not a file
+ *   index    0-based position, in its list, of the item the message names:
+ *            the entry of a file in the file's own order ("array 3",
+ *            "tensor 3", "member 2", "shape 1": arrays, GGUF tensors or
+ *            key/value pairs, npz members, raw TShape records), or the
+ *            argument of a function taking several inputs (ts_broadcast's
+ *            shapes, ts_einsum_shape's operands, ts_label_compose's inputs);
+ *            -1 when the error is about no such item. `column` then counts
+ *            in that item's text where it has one (a label list).
  *   message  one line, NUL-terminated, without a trailing newline; it names
  *            what was expected and what was found. It does not name the
  *            file itself (the caller knows it), but names the entry.
+ * On success a function leaves *err unspecified unless it says otherwise;
+ * read it only after a failure.
  */
 typedef struct ts_error {
     ts_status code;
     int64_t column;
     int64_t offset;
+    int64_t index;
     char message[TS_ERROR_MESSAGE_MAX];
 } ts_error;
 
-/* Static text for a status code, e.g. "integer overflow". Never NULL; an
- * unknown code gives "unknown error". */
+/* Static text for a status code, e.g. "integer overflow" (curl's
+ * curl_easy_strerror). Never NULL, never to be freed; a code outside the
+ * enum gives "unknown error". */
 TS_API const char *ts_strerror(ts_status code);
 
 /* ------------------------------------------------------------------------ */
-/* Shape                                                                     */
+/* Shape                                                                    */
 /* ------------------------------------------------------------------------ */
 
 /* Dims kept inline; more spill to the heap (mshadow TShape::kStackCache). */
@@ -130,61 +244,70 @@ typedef struct ts_shape {
 
 #define TS_SHAPE_INIT {0, 0, {0, 0, 0, 0}, NULL}
 
-/* Makes `s` the scalar shape () owning nothing. Does not free: use on
- * uninitialised memory only. */
+/* Makes `s` the scalar shape () owning nothing (mshadow TShape()). Does not
+ * free: use on uninitialised memory only. Does nothing when s is NULL. */
 TS_API void ts_shape_init(ts_shape *s);
 
-/* Releases heap storage and leaves `s` the scalar shape (); `s` may be
- * reused. Accepts NULL. */
+/* Releases the shape's heap storage and leaves `s` the scalar shape ();
+ * `s` may be reused. Accepts NULL. */
 TS_API void ts_shape_free(ts_shape *s);
 
 /*
- * Sets ndim to `ndim` (0..TS_MAX_NDIM) and every dim to 1, like
- * TShape(ndim). Reuses heap storage when large enough.
- * Errors: TS_ERR_NDIM (ndim < 0 or > TS_MAX_NDIM), TS_ERR_NOMEM.
+ * Sets ndim to `ndim` (0..TS_MAX_NDIM) and every dim to 1, like mshadow's
+ * TShape(ndim). Reuses heap storage when large enough; `s` keeps owning it.
+ * Errors: TS_ERR_NDIM (ndim < 0 or > TS_MAX_NDIM; `s` unchanged),
+ * TS_ERR_NOMEM.
  */
 TS_API ts_status ts_shape_resize(ts_shape *s, int ndim, ts_error *err);
 
 /*
- * Sets `s` to the `ndim` dims in `dims` (dims may be NULL when ndim is 0;
- * it may not point into `s` itself). Values are stored as given.
- * Errors: TS_ERR_NDIM, TS_ERR_NOMEM.
+ * Sets `s` (initialised) to the `ndim` dims dims[0..ndim-1] (mshadow
+ * TShape::CopyFrom): element counts, stored as given, negatives included.
+ * dims may be NULL when ndim is 0; it may not point into `s` itself. The
+ * dims are copied: the caller keeps ownership of `dims`.
+ * Errors: TS_ERR_NDIM (ndim < 0 or > TS_MAX_NDIM), TS_ERR_NOMEM.
  */
-TS_API ts_status ts_shape_assign(ts_shape *s, int ndim, const int64_t *dims, ts_error *err);
+TS_API ts_status ts_shape_assign(ts_shape *s, const int64_t *dims, int ndim, ts_error *err);
 
-/* Deep copy: `dst` (initialised) becomes equal to `src`. dst == src is fine.
+/* Deep copy, like `=` on mshadow's TShape: `dst` (initialised) becomes
+ * equal to `src`, with storage of its own. dst == src is fine.
  * Errors: TS_ERR_NOMEM. */
 TS_API ts_status ts_shape_copy(ts_shape *dst, const ts_shape *src, ts_error *err);
 
-/* Move: frees `dst`, gives it `src`'s dims and storage, leaves `src` the
- * scalar (). Cannot fail. */
+/* Move (TShape's move assignment): frees `dst`'s storage, gives it `src`'s
+ * dims and storage, leaves `src` the scalar (). Cannot fail; does nothing
+ * when dst or src is NULL or when they are the same shape. */
 TS_API void ts_shape_move(ts_shape *dst, ts_shape *src);
 
-/* Number of dims (0 for a scalar). */
+/* Number of dims, 0..TS_MAX_NDIM (0 for the scalar () and for NULL). */
 TS_API int ts_shape_ndim(const ts_shape *s);
 
-/* The ndim dims, read-only / writable; valid until the shape is next
- * resized, assigned, moved or freed. Never NULL. */
+/* The ndim dims (element counts), read-only / writable, owned by the
+ * shape; valid until the shape is next resized, assigned, moved or freed.
+ * Not NULL for a shape (even for ndim 0); NULL for a NULL shape. */
 TS_API const int64_t *ts_shape_dims(const ts_shape *s);
 TS_API int64_t *ts_shape_dims_mut(ts_shape *s);
 
-/* Dim at `axis` (negative counts from the end). Errors: TS_ERR_AXIS. */
-TS_API ts_status ts_shape_dim(const ts_shape *s, int axis, int64_t *out, ts_error *err);
+/* *out receives the dim at `axis` (an element count; negative axes count
+ * from the end, as NumPy's shape[axis]). Errors: TS_ERR_AXIS. */
+TS_API ts_status ts_shape_dim(const ts_shape *s, int64_t axis, int64_t *out, ts_error *err);
 
-/* 1 when both shapes have the same ndim and dims, else 0 (TShape ==). */
+/* 1 when both shapes have the same ndim and dims, else 0 (TShape ==); 0
+ * when either is NULL. */
 TS_API int ts_shape_equal(const ts_shape *a, const ts_shape *b);
 
-/* Normalises a possibly negative `axis` against `ndim` (NumPy rule: valid
- * axes are -ndim..ndim-1) into *out. Errors: TS_ERR_AXIS, message
- * "axis 3 is out of bounds for array of dimension 3". */
+/* Normalises a possibly negative `axis` against `ndim` (NumPy
+ * normalize_axis_index: valid axes are -ndim..ndim-1) into *out, 0..ndim-1.
+ * Errors: TS_ERR_AXIS ("axis 3 is out of bounds for array of dimension 3",
+ * NumPy's AxisError text), TS_ERR_NDIM (ndim outside 0..TS_MAX_NDIM). */
 TS_API ts_status ts_axis_normalize(int64_t axis, int ndim, int *out, ts_error *err);
 
 /* ------------------------------------------------------------------------ */
-/* Shape text: parse and format                                              */
+/* Shape text: parse and format, integers and integer lists                 */
 /* ------------------------------------------------------------------------ */
 
-/* Parse flags. */
-#define TS_PARSE_ALLOW_NEGATIVE 0x1u  /* accept dims < 0 (reshape targets) */
+/* Flags of the text parsers (ts_shape_parse, ts_parse_i64, ts_parse_i64_list). */
+#define TS_PARSE_ALLOW_NEGATIVE 0x1u  /* accept values < 0 (reshape targets, axes) */
 
 /*
  * Parses a shape tuple in the grammar of MXNet's TShape operator>>, made
@@ -197,41 +320,89 @@ TS_API ts_status ts_axis_normalize(int64_t axis, int ndim, int *out, ts_error *e
  * (1-D). Brackets must match; "(3,4,a)", "(3,,4)", "(3,4]", "3x4", an empty
  * string and a dim above INT64_MAX are errors (the seed kept (3,4) from
  * (3,4,a); we do not). A leading "-" is an error unless
- * TS_PARSE_ALLOW_NEGATIVE is set.
+ * TS_PARSE_ALLOW_NEGATIVE is set. ws is C isspace (space, \t \n \v \f \r),
+ * as the istream MXNet reads from.
  *
- *   text, len   the input; need not be NUL-terminated
+ *   text, len   the input, len bytes; need not be NUL-terminated; may be
+ *               NULL when len is 0
+ *   flags       0 or TS_PARSE_ALLOW_NEGATIVE
+ *   out         initialised shape, overwritten on success with at most
+ *               TS_MAX_NDIM dims (element counts)
  *   consumed    if NULL, the whole input (after trailing whitespace) must be
  *               the shape, else TS_ERR_PARSE "unexpected ... after shape".
  *               If not NULL, parsing stops after the shape and its trailing
  *               whitespace and *consumed receives the number of bytes used.
- *   out         initialised shape, overwritten on success
- * Errors: TS_ERR_PARSE with err->column (1-based) and a message saying what
- * was expected and what was found; TS_ERR_OVERFLOW for a dim > INT64_MAX;
- * TS_ERR_NDIM beyond TS_MAX_NDIM; TS_ERR_NOMEM.
+ * Errors (each with err->column, 1-based): TS_ERR_PARSE with a message
+ * saying what was expected and what was found; TS_ERR_OVERFLOW for a dim
+ * beyond int64; TS_ERR_VALUE for a negative dim without the flag;
+ * TS_ERR_NDIM beyond TS_MAX_NDIM dims; TS_ERR_NOMEM.
  */
-TS_API ts_status ts_shape_parse(ts_shape *out, const char *text, size_t len,
-                         unsigned flags, size_t *consumed, ts_error *err);
+TS_API ts_status ts_shape_parse(const char *text, size_t len, unsigned flags, ts_shape *out,
+                                size_t *consumed, ts_error *err);
 
-/* Format flags. */
-#define TS_FORMAT_LIST   0x1u   /* "[3,4,5]" instead of "(3,4,5)" */
-#define TS_FORMAT_SPACES 0x2u   /* ", " between dims: "(3, 4, 5)" */
+/*
+ * Parses one whole decimal integer: text[0..len) (need not be
+ * NUL-terminated) is an optional sign and one or more digits, and nothing
+ * else: no whitespace, no "0x", no suffix. Leading zeros are allowed. '+' is
+ * always accepted; '-' only with TS_PARSE_ALLOW_NEGATIVE, and then
+ * -9223372036854775808 (INT64_MIN) is in range. The same lexer reads every
+ * integer of the library's text grammars, so this accepts exactly what a
+ * dim of a shape is (without the "L" suffix).
+ *   out   receives the value on success (unchanged on failure)
+ * Errors (err->column is the 1-based column of the problem):
+ * TS_ERR_PARSE ("expected an integer at column 1, found 'x'", "expected the
+ * end of the integer at column 3, found ' '"), TS_ERR_OVERFLOW ("integer at
+ * column 1 does not fit in 64 bits"), TS_ERR_VALUE ("negative integer -3 at
+ * column 1: expected an integer >= 0", without TS_PARSE_ALLOW_NEGATIVE),
+ * TS_ERR_INVALID_ARG (text NULL with len > 0, out NULL, unknown flags).
+ */
+TS_API ts_status ts_parse_i64(const char *text, size_t len, unsigned flags, int64_t *out,
+                              ts_error *err);
+
+/*
+ * Parses a list of integers (axes, strides, an index, a reshape target) into
+ * `out`, a ts_shape used as a plain list of ndim values (at most
+ * TS_MAX_NDIM). Two spellings, the whole of text[0..len) being the list:
+ *   - a tuple or list in the grammar of ts_shape_parse: "(1,0,2)",
+ *     "[1,0,2]", "(3,)", "()" (the empty list), with its messages;
+ *   - bare: integers separated by commas, whitespace (space, tab, CR, LF)
+ *     around them allowed: "1,0,2", "-1", " 2 , 3 ". No trailing comma; an
+ *     empty text is an error (write "()").
+ * Integers are those of ts_parse_i64; negatives need TS_PARSE_ALLOW_NEGATIVE.
+ *   out   initialised shape, overwritten on success
+ * Errors: TS_ERR_PARSE ("expected ',' or the end at column 4, found 'x'"),
+ * TS_ERR_OVERFLOW, TS_ERR_VALUE (negative without the flag), TS_ERR_NDIM
+ * (more than TS_MAX_NDIM entries), TS_ERR_NOMEM, TS_ERR_INVALID_ARG; each
+ * with err->column.
+ */
+TS_API ts_status ts_parse_i64_list(const char *text, size_t len, unsigned flags,
+                                   ts_shape *out, ts_error *err);
+
+/* Flags of ts_shape_format. (Not TS_FORMAT_*: that prefix is the file
+ * formats' enum, ts_format.) */
+#define TS_SHAPE_PRINT_LIST   0x1u   /* "[3,4,5]" instead of "(3,4,5)" */
+#define TS_SHAPE_PRINT_SPACES 0x2u   /* ", " between dims: "(3, 4, 5)" */
 
 /*
  * Writes the shape as text, snprintf-style: Python tuple style by default,
  * "(3,4,5)", "(3,)", "()" (as mshadow operator<<); "[3,4,5]", "[3]", "[]"
- * with TS_FORMAT_LIST.
- * Returns the length of the full text (excluding the NUL). At most cap bytes
- * are written including the NUL; buf may be NULL when cap is 0.
+ * with TS_SHAPE_PRINT_LIST. ts_shape_parse reads every form back.
+ * Returns the length in bytes of the full text (excluding the NUL), which
+ * is at least 2. At most cap bytes are written, NUL included (the text is
+ * cut when cap is too small, as snprintf); buf may be NULL when cap is 0 to
+ * ask for the length. Returns 0, and writes "" when cap > 0, for a NULL
+ * shape, unknown flags, or buf NULL with cap > 0.
  */
 TS_API size_t ts_shape_format(const ts_shape *s, unsigned flags, char *buf, size_t cap);
 
 /* ------------------------------------------------------------------------ */
-/* Shape arithmetic (core, mshadow TShape)                                   */
+/* Shape arithmetic (mshadow TShape)                                        */
 /* ------------------------------------------------------------------------ */
 
 /*
- * Element count: product of all dims; 1 for the scalar (); 0 when any dim
- * is 0 (even if the others would overflow). Unit: elements.
+ * mshadow TShape::Size: *out receives the element count, the product of all
+ * dims; 1 for the scalar (); 0 when any dim is 0 (even if the others would
+ * overflow: NumPy's rule, where mshadow wrapped). Unit: elements.
  * Errors: TS_ERR_OVERFLOW (product > INT64_MAX), TS_ERR_VALUE (negative dim).
  */
 TS_API ts_status ts_shape_size(const ts_shape *s, int64_t *out, ts_error *err);
@@ -240,7 +411,8 @@ TS_API ts_status ts_shape_size(const ts_shape *s, int64_t *out, ts_error *err);
  * Product of dims over [begin, end), mshadow ProdShape. Negative begin/end
  * count from the end (Python slice style, -1 is ndim-1). After
  * normalisation 0 <= begin <= end <= ndim is required (mshadow silently
- * returned 1 or read past the end). An empty range gives 1.
+ * returned 1 or read past the end). An empty range gives 1. *out is an
+ * element count.
  * Errors: TS_ERR_AXIS, TS_ERR_OVERFLOW, TS_ERR_VALUE.
  */
 TS_API ts_status ts_shape_prod(const ts_shape *s, int64_t begin, int64_t end,
@@ -262,14 +434,16 @@ TS_API ts_status ts_shape_flat2d(const ts_shape *s, int64_t out[2], ts_error *er
  * 0 <= b <= e < ndim after normalisation; mshadow checked only e >= b and
  * read past the last axis, we return TS_ERR_AXIS instead. A scalar has no
  * axes, so every call on () fails with TS_ERR_AXIS.
- * FlatTo3D(axis) is ts_shape_flat3d(s, axis, axis, ...).
+ * FlatTo3D(axis) is ts_shape_flat3d(s, axis, axis, ...). out[0..2] are
+ * element counts.
  * Errors: TS_ERR_AXIS, TS_ERR_OVERFLOW, TS_ERR_VALUE.
  */
 TS_API ts_status ts_shape_flat3d(const ts_shape *s, int64_t axis_begin, int64_t axis_end,
                           int64_t out[3], ts_error *err);
 
 /*
- * TShape::get<ndim>(): copies the dims into out[0..ndim-1] when the shape
+ * mshadow TShape::get<ndim>(): copies the dims into out[0..ndim-1] (a
+ * caller array of ndim entries; may be NULL when ndim is 0) when the shape
  * has exactly `ndim` dims. Errors: TS_ERR_NDIM ("shape (2,3) has 2
  * dimensions, expected 3").
  */
@@ -282,28 +456,32 @@ typedef enum ts_shape_layout {
 } ts_shape_layout;
 
 /*
- * Writes the shape in `layout` to buf (cap bytes). *written receives the byte
- * count (4 + 4*ndim or 4 + 8*ndim); with buf NULL and cap 0 only the size
- * is computed. Errors: TS_ERR_LIMIT (cap too small; *written still set),
- * TS_ERR_VALUE (a dim is negative or, for mshadow, above UINT32_MAX).
+ * mshadow/MXNet TShape::Save: writes the shape in `layout` to buf (cap
+ * bytes, caller-owned). *written (may be NULL) receives the byte count,
+ * 4 + 4*ndim (mshadow) or 4 + 8*ndim (MXNet); with buf NULL and cap 0 only
+ * the size is computed. Errors: TS_ERR_LIMIT (cap too small; *written still
+ * set), TS_ERR_VALUE (a dim is negative or, for mshadow, above UINT32_MAX),
+ * TS_ERR_INVALID_ARG (layout not a ts_shape_layout; buf NULL with cap > 0).
  */
 TS_API ts_status ts_shape_save(const ts_shape *s, ts_shape_layout layout,
                         unsigned char *buf, size_t cap, size_t *written,
                         ts_error *err);
 
 /*
- * Reads a shape in `layout` from the first bytes of buf (len bytes).
- * *consumed (may be NULL) receives the bytes used. ndim above TS_MAX_NDIM,
- * negative ndim or dims (MXNet layout), and input shorter than the ndim
- * declares are rejected before any allocation.
- * Errors: TS_ERR_TRUNCATED, TS_ERR_LIMIT, TS_ERR_VALUE, TS_ERR_NOMEM.
+ * mshadow/MXNet TShape::Load: reads a shape in `layout` from the first bytes
+ * of buf (len bytes; buf may be NULL when len is 0) into `out`
+ * (initialised; overwritten on success). *consumed (may be NULL) receives
+ * the bytes used. ndim above TS_MAX_NDIM, negative ndim or dims (MXNet
+ * layout), and input shorter than the ndim declares are rejected before any
+ * allocation.
+ * Errors (err->offset is the byte offset in buf): TS_ERR_TRUNCATED,
+ * TS_ERR_LIMIT, TS_ERR_VALUE, TS_ERR_NOMEM, TS_ERR_INVALID_ARG (layout).
  */
-TS_API ts_status ts_shape_load(ts_shape *s, ts_shape_layout layout,
-                        const unsigned char *buf, size_t len, size_t *consumed,
-                        ts_error *err);
+TS_API ts_status ts_shape_load(const unsigned char *buf, size_t len, ts_shape_layout layout,
+                               ts_shape *out, size_t *consumed, ts_error *err);
 
 /* ------------------------------------------------------------------------ */
-/* dtypes                                                                    */
+/* dtypes                                                                   */
 /* ------------------------------------------------------------------------ */
 
 /*
@@ -348,34 +526,41 @@ typedef enum ts_dtype {
     TS_DTYPE_QUANTIZED = 32        /* GGUF block-quantized (see ts_array) */
 } ts_dtype;
 
+/* Number of dtypes: valid values are TS_DTYPE_UNKNOWN..TS_DTYPE_COUNT-1
+ * (grows as dtypes are appended). */
 #define TS_DTYPE_COUNT 33
 
 /* Canonical NumPy-style name ("float32", "bfloat16", "float8_e4m3fn",
- * "datetime64", "bytes", "object", ...). Never NULL: "unknown" if invalid. */
+ * "datetime64", "bytes", "object", ...): static text, never NULL;
+ * "unknown" for TS_DTYPE_UNKNOWN and values outside the enum. */
 TS_API const char *ts_dtype_name(ts_dtype dt);
 
 /* Bits per element for fixed-size dtypes (float32: 32, float4: 4); 0 for
  * dtypes whose size is a parameter (bytes, unicode, void, structured,
- * quantized) or unknown. */
+ * quantized), for TS_DTYPE_UNKNOWN and for values outside the enum. */
 TS_API int ts_dtype_bits(ts_dtype dt);
 
 /* Bytes per element, (bits + 7) / 8 for fixed-size dtypes; 0 as above. */
 TS_API int64_t ts_dtype_itemsize(ts_dtype dt);
 
 /*
- * Looks up a user spelling: canonical names ("float32", "bf16",
- * "bfloat16"), NumPy type codes with or without byte order ("f4", "<f4",
- * "|b1", "i8", "c8"), and MXNet type flags as decimal ("0".."12").
- * Errors: TS_ERR_DTYPE ("unknown dtype 'x'").
+ * Looks up a user spelling (text NUL-terminated): canonical names
+ * ("float32", "bf16", "bfloat16"), NumPy type codes with or without byte
+ * order ("f4", "<f4", "|b1", "i8", "c8"), and MXNet type flags as decimal
+ * ("0".."12"). *out receives the dtype.
+ * Errors: TS_ERR_DTYPE ("unknown dtype 'x'"; an out-of-range flag as
+ * ts_dtype_from_mshadow_flag).
  */
 TS_API ts_status ts_dtype_from_string(const char *text, ts_dtype *out, ts_error *err);
 
-/* mshadow type flag -> dtype. Errors: TS_ERR_DTYPE for flags outside 0..12. */
+/* mshadow type flag (mshadow/base.h TypeFlag) -> dtype in *out.
+ * Errors: TS_ERR_DTYPE for flags outside 0..12. */
 TS_API ts_status ts_dtype_from_mshadow_flag(int64_t flag, ts_dtype *out, ts_error *err);
 
 /*
  * A parsed NumPy array-interface typestr ("descr" of simple dtypes):
- * byte order char, kind, size, optional datetime unit.
+ * byte order char, kind, size, optional datetime unit. The caller owns it;
+ * its layout is fixed (it has no struct_size, so it never grows).
  */
 typedef struct ts_descr {
     ts_dtype dtype;
@@ -385,81 +570,28 @@ typedef struct ts_descr {
 } ts_descr;
 
 /*
- * Parses a simple NumPy descr: [<>|=]? kind size [ "[" unit "]" ] with kind
- * one of b i u f c m M S U V O (NumPy arrays.interface typestr). "<U3" has
- * itemsize 12 (UCS-4). Non-canonical one-letter codes ("d", "?") are
- * rejected. Errors: TS_ERR_DTYPE naming the descr and what is wrong.
+ * Parses a simple NumPy descr (descr NUL-terminated) into *out:
+ * [<>|=]? kind size [ "[" unit "]" ] with kind one of b i u f c m M S U V O
+ * (NumPy arrays.interface typestr). "<U3" has itemsize 12 bytes (UCS-4).
+ * Non-canonical one-letter codes ("d", "?") are rejected.
+ * Errors: TS_ERR_DTYPE naming the descr and what is wrong, with err->column
+ * at the wrong part.
  */
 TS_API ts_status ts_descr_parse(const char *descr, ts_descr *out, ts_error *err);
 
 /*
  * Writes the NumPy descr of a fixed-size dtype with byte order `byteorder`
- * ('<', '>', or '|'; one-byte types always get '|'), e.g. "<f4", "|b1".
- * snprintf-style return. bfloat16 and float8/6/4 have no NumPy descr:
- * returns 0 and writes "".
+ * ('<', '>', '|' or '='; one-byte types always get '|'), e.g. "<f4", "|b1",
+ * into buf (cap bytes), snprintf-style: returns the full length in bytes
+ * without the NUL; buf may be NULL when cap is 0. Returns 0 and writes ""
+ * (when cap > 0) for dtypes without a NumPy descr (bfloat16, float8/6/4,
+ * parameterised and unknown dtypes, values outside the enum), for any other
+ * byte order (this wrote "Qf4" for 'Q'), and for buf NULL with cap > 0.
  */
 TS_API size_t ts_descr_format(ts_dtype dt, char byteorder, char *buf, size_t cap);
 
 /* ------------------------------------------------------------------------ */
-/* Blob (mshadow TBlob)                                                      */
-/* ------------------------------------------------------------------------ */
-
-#define TS_DEV_CPU 1   /* mshadow cpu::kDevMask */
-#define TS_DEV_GPU 2   /* mshadow gpu::kDevMask */
-
-/*
- * A typed view of memory after mshadow's TBlob: data pointer (not owned),
- * shape (owned), row stride in elements (the distance between consecutive
- * rows of the flat-2D view), device mask and dtype. The blob never reads or
- * writes *data; it only computes with shapes.
- */
-typedef struct ts_blob {
-    void *data;
-    ts_shape shape;
-    int64_t stride;
-    int dev_mask;
-    ts_dtype dtype;
-} ts_blob;
-
-/*
- * Initialises `b` as a contiguous blob over `data` (not owned, may be NULL)
- * with a copy of `shape`: stride = last dim (1 for a scalar), like the TBlob
- * constructor. Errors: TS_ERR_NOMEM, TS_ERR_VALUE (negative dim).
- */
-TS_API ts_status ts_blob_init(ts_blob *b, void *data, const ts_shape *shape,
-                       int dev_mask, ts_dtype dtype, ts_error *err);
-
-/* Frees the blob's shape (not the data). Accepts NULL. */
-TS_API void ts_blob_free(ts_blob *b);
-
-/* ndim and element count of the blob. Size errors as ts_shape_size. */
-TS_API int ts_blob_ndim(const ts_blob *b);
-TS_API ts_status ts_blob_size(const ts_blob *b, int64_t *out, ts_error *err);
-
-/* mshadow CheckContiguous: 1 when stride equals the last dim (a scalar is
- * contiguous when stride is 1), else 0. */
-TS_API int ts_blob_is_contiguous(const ts_blob *b);
-
-/*
- * TBlob::get_with_shape: `out` (initialised; freed and overwritten) becomes
- * a contiguous blob over the same data with `shape`.
- * Errors: TS_ERR_LAYOUT ("blob is not contiguous: stride 8, last dim 5"),
- * TS_ERR_SIZE ("cannot view 60 elements as shape (7,9) of 63 elements"),
- * TS_ERR_NOMEM, TS_ERR_VALUE.
- */
-TS_API ts_status ts_blob_reshape(const ts_blob *b, const ts_shape *shape, ts_blob *out,
-                          ts_error *err);
-
-/* TBlob::FlatTo2D / FlatTo3D views: reshapes of `b` to the 2-D or 3-D shape
- * of ts_shape_flat2d / ts_shape_flat3d. The 2-D view keeps b's row stride
- * (as mshadow), so it also works on a non-contiguous blob; the 3-D one needs
- * a contiguous blob. Errors as those functions and ts_blob_reshape. */
-TS_API ts_status ts_blob_flat2d(const ts_blob *b, ts_blob *out, ts_error *err);
-TS_API ts_status ts_blob_flat3d(const ts_blob *b, int64_t axis_begin, int64_t axis_end,
-                         ts_blob *out, ts_error *err);
-
-/* ------------------------------------------------------------------------ */
-/* Saved tensor files                                                        */
+/* Saved tensor files                                                       */
 /* ------------------------------------------------------------------------ */
 
 typedef enum ts_format {
@@ -519,8 +651,14 @@ typedef enum ts_storage {
 } ts_storage;
 
 /*
- * What a reader reports for one array. All pointers point into storage owned
- * by the ts_file and stay valid until ts_file_close.
+ * What a reader reports for one array. The ts_file allocates and owns it:
+ * all pointers, and the two shapes, point into storage owned by the ts_file
+ * and stay valid until ts_file_close; never free or modify them. Fields are
+ * only appended, never reordered, so a program built against an older
+ * header reads a valid prefix: use the pointer ts_file_array returns, and
+ * do not copy ts_array values into arrays of your own.
+ * Units: itemsize, block_bytes, nbytes and data_offset are bytes; size and
+ * block_size are elements; the shapes' dims are element counts.
  */
 typedef struct ts_array {
     const char *name;            /* entry name ("" when the format has none) */
@@ -569,24 +707,49 @@ typedef struct ts_array {
                                     array owns its data */
 } ts_array;
 
-/* Options for opening a file. Zero-initialise, then set what you need. */
+/*
+ * Options for opening a file: an option struct that grows. Fields are only
+ * ever appended, and every field's default is 0, so:
+ *   - initialise with TS_OPEN_OPTIONS_INIT (or memset to 0 and set
+ *     struct_size = sizeof(ts_open_options)), then set what you need:
+ *         ts_open_options o = TS_OPEN_OPTIONS_INIT;
+ *         o.want_metadata = 1;
+ *   - struct_size tells the library which fields the caller's struct has.
+ *     Fields beyond a smaller struct_size (a program built against an older
+ *     header) take their default. A larger struct_size (a newer header) is
+ *     accepted when the bytes the library does not know are all 0, else
+ *     TS_ERR_UNSUPPORTED (the rule of Linux's copy_struct_from_user).
+ *   - struct_size 0, or below the size of this first version, is
+ *     TS_ERR_INVALID_ARG: a struct that was only zeroed is refused rather
+ *     than guessed at, so an option set in it is never silently ignored.
+ * Passing opts NULL means all defaults.
+ */
 typedef struct ts_open_options {
-    ts_format format;            /* TS_FORMAT_AUTO: detect */
-    size_t npy_max_header;       /* 0: NumPy's 10000-byte default */
-    int gguf_stored_order;       /* 1: report GGUF dims innermost first */
-    int want_metadata;           /* 1: collect safetensors/GGUF metadata */
+    size_t struct_size;          /* sizeof(ts_open_options) */
+    ts_format format;            /* TS_FORMAT_AUTO (0): detect */
+    size_t npy_max_header;       /* bytes; 0: NumPy's 10000-byte default */
+    int gguf_stored_order;       /* 0 or 1: report GGUF dims innermost first */
+    int want_metadata;           /* 0 or 1: collect safetensors/GGUF metadata */
 } ts_open_options;
+
+/* Initialiser of a ts_open_options with every option at its default. */
+#define TS_OPEN_OPTIONS_INIT {sizeof(ts_open_options), TS_FORMAT_AUTO, 0, 0, 0}
 
 /* An opened, parsed file: a list of arrays and optional metadata. */
 typedef struct ts_file ts_file;
 
 /*
- * Opens `path`, maps it read-only and parses its headers (never its data).
- * Only regular files can be mapped: a directory, FIFO or device is refused
- * with TS_ERR_IO at once (a FIFO is opened non-blocking, so this never waits
- * for a writer); read such input into memory and use ts_file_open_memory.
- * *out receives a new ts_file on success, NULL on failure; close it with
- * ts_file_close. opts may be NULL (auto-detect, defaults).
+ * Opens `path` (NUL-terminated), maps it read-only and parses its headers
+ * (never its data), by the rules of each format's reference implementation
+ * (NumPy format.py, MXNet NDArray::Load, safetensors, ggml gguf.cpp), made
+ * stricter where they are lax (see README). Only regular files can be
+ * mapped: a directory, FIFO or device is refused with TS_ERR_IO at once (a
+ * FIFO is opened non-blocking, so this never waits for a writer); read such
+ * input into memory and use ts_file_open_memory.
+ *   opts  NULL for defaults (auto-detect), or options initialised with
+ *         TS_OPEN_OPTIONS_INIT (see ts_open_options)
+ *   out   receives a new ts_file on success, NULL on failure; the caller
+ *         owns it and closes it with ts_file_close
  * A file that shrinks while it is parsed (another program truncates it)
  * fails with TS_ERR_IO instead of killing the process with SIGBUS: the
  * first call installs a SIGBUS handler that turns a fault on the mapping
@@ -594,33 +757,40 @@ typedef struct ts_file ts_file;
  * other SIGBUS on to the handler installed before it (or the default).
  * A program that installs its own SIGBUS handler afterwards loses this.
  * Errors: TS_ERR_IO (with strerror text), TS_ERR_FORMAT, TS_ERR_TRUNCATED,
- * TS_ERR_UNSUPPORTED, TS_ERR_LIMIT, TS_ERR_OVERFLOW, TS_ERR_DTYPE,
- * TS_ERR_NOMEM; err->offset is the byte offset of the problem and the
- * message names the entry.
+ * TS_ERR_UNSUPPORTED (also: opts sets fields this library does not know),
+ * TS_ERR_LIMIT, TS_ERR_OVERFLOW, TS_ERR_DTYPE, TS_ERR_NOMEM,
+ * TS_ERR_INVALID_ARG (also: opts->struct_size too small, opts->format
+ * without a reader, a 0/1 option with another value). err->offset is the
+ * byte offset of the problem in the file, err->index the entry (see
+ * ts_error), and the message names the entry.
  */
-TS_API ts_status ts_file_open(ts_file **out, const char *path,
-                       const ts_open_options *opts, ts_error *err);
+TS_API ts_status ts_file_open(const char *path, const ts_open_options *opts, ts_file **out,
+                              ts_error *err);
 
 /*
- * Like ts_file_open on an in-memory image of a file: `data` (len bytes) is
- * borrowed and must outlive the ts_file. The same options and errors apply.
+ * Like ts_file_open on an in-memory image of a file: `data` (len bytes; may
+ * be NULL when len is 0) is borrowed, never copied, and must outlive the
+ * ts_file. The same options and errors apply (but no TS_ERR_IO).
  */
-TS_API ts_status ts_file_open_memory(ts_file **out, const void *data, size_t len,
-                              const ts_open_options *opts, ts_error *err);
+TS_API ts_status ts_file_open_memory(const void *data, size_t len,
+                                     const ts_open_options *opts, ts_file **out,
+                                     ts_error *err);
 
-/* Unmaps and frees everything. Accepts NULL. */
+/* Unmaps and frees everything the file owns (arrays, names, metadata).
+ * Accepts NULL. */
 TS_API void ts_file_close(ts_file *f);
 
-/* Detected (or forced) format, and its version as text ("1.0", "V2", "3"),
- * never NULL. */
+/* Detected (or forced) format, and its version as text ("1.0", "V2", "3";
+ * "" for formats without versions), owned by the file. For a NULL file:
+ * TS_FORMAT_AUTO and NULL. */
 TS_API ts_format ts_file_format(const ts_file *f);
 TS_API const char *ts_file_version(const ts_file *f);
 
-/* Size of the file in bytes. */
+/* Size of the file in bytes (0 for NULL). */
 TS_API int64_t ts_file_nbytes(const ts_file *f);
 
-/* Number of arrays, and the i-th (0-based, in file order); NULL if out of
- * range. */
+/* Number of arrays (0 for NULL), and the i-th (0-based, in file order),
+ * owned by the file; NULL if i is out of range or f is NULL. */
 TS_API size_t ts_file_count(const ts_file *f);
 TS_API const ts_array *ts_file_array(const ts_file *f, size_t i);
 
@@ -635,8 +805,9 @@ TS_API const ts_array *ts_file_array(const ts_file *f, size_t i);
  * *json_value is NULL when rendering failed (out of memory, or the file
  * shrank since it was opened); pass json_value NULL for the key alone (then
  * nothing is rendered). Both strings are owned by the ts_file and
- * valid until ts_file_close. Returns 0 (leaving *key and *json_value
- * unchanged) when i is out of range, 1 otherwise.
+ * valid until ts_file_close. ts_file_metadata returns 1, or 0 (leaving *key
+ * and *json_value unchanged) when i is out of range or f or key is NULL;
+ * ts_file_metadata_count returns 0 for NULL.
  */
 TS_API size_t ts_file_metadata_count(const ts_file *f);
 TS_API int ts_file_metadata(const ts_file *f, size_t i, const char **key,
@@ -656,14 +827,14 @@ typedef int (*ts_write_fn)(void *user, const char *data, size_t len);
 TS_API ts_status ts_file_metadata_write(const ts_file *f, size_t i, ts_write_fn write,
                                         void *user, ts_error *err);
 
-/* Detects the format from the first bytes of a file (at least 8 bytes are
- * needed for a reliable answer). Returns TS_FORMAT_AUTO when unknown. Raw
- * TShape binaries have no magic and are never detected. */
+/* Detects the format from the first len bytes of a file at data (at least
+ * 8 bytes are needed for a reliable answer) by the readers' probes, in the
+ * reader table's order. Returns TS_FORMAT_AUTO when unknown or data is
+ * NULL. Formats without a signature (raw TShape) are never detected. */
 TS_API ts_format ts_format_detect(const void *data, size_t len);
 
 /* ------------------------------------------------------------------------ */
-/* Shape operations: reshape, broadcast, axes, strides, contiguity, views,   */
-/* ravel/unravel (NumPy, MXNet, PyTorch semantics)                           */
+/* Shape operations: reshape, broadcast, axes, strides (NumPy)              */
 /* ------------------------------------------------------------------------ */
 
 /*
@@ -673,8 +844,10 @@ TS_API ts_format ts_format_detect(const void *data, size_t len);
  * may be the same object as an input shape. Input shapes must have dims
  * >= 0 (a negative dim gives TS_ERR_VALUE) unless a comment says otherwise.
  * Axis lists are arrays of int64 that may be negative where NumPy allows it
- * (-1 is the last axis). All products are overflow-checked
- * (TS_ERR_OVERFLOW). Messages name the operation, the inputs and the cause.
+ * (-1 is the last axis), followed by their count (size_t); an axis list
+ * may be NULL only when its count is 0 or a comment gives NULL a meaning.
+ * All products are overflow-checked (TS_ERR_OVERFLOW). Messages name the
+ * operation, the inputs and the cause.
  */
 
 /* Reshape flags. */
@@ -723,8 +896,10 @@ TS_API ts_status ts_reshape(const ts_shape *in, const ts_shape *target, unsigned
  * NumPy broadcasting (`np.broadcast_shapes`) of the n shapes shapes[0..n-1]:
  * right-aligned, missing leading dims count as 1; dims must be equal or one
  * of them 1; the result takes the non-1 dim, so 1 vs 0 gives 0 and 0 vs 2 is
- * an error. n == 0 gives the scalar (). shapes may be NULL when n is 0.
- * Errors: TS_ERR_BROADCAST naming both arguments (by index) and the axis,
+ * an error. n == 0 gives the scalar (). shapes may be NULL when n is 0; no
+ * shapes[i] may be NULL.
+ * Errors (err->index: the argument that does not fit the ones before it):
+ * TS_ERR_BROADCAST naming both arguments (by index) and the axis,
  * counted from the left of the result, e.g. "shapes (2,3) (arg 0) and (4,3)
  * (arg 1) cannot be broadcast: axis 0 (counted from the left of the result)
  * has 2 vs 4"; TS_ERR_VALUE, TS_ERR_NOMEM.
@@ -789,7 +964,8 @@ TS_API ts_status ts_flatten(const ts_shape *in, int64_t start_dim, int64_t end_d
 
 /*
  * Strides of a dense array of `shape` in `order` 'C' (row-major) or 'F'
- * (column-major), as NumPy reports them: strides_out[i] (ndim entries) is
+ * (column-major), as NumPy reports them: strides_out[i] (a caller array of
+ * ndim entries; may be NULL when ndim is 0) is
  * the distance between consecutive indices on axis i, in the unit of
  * `itemsize` (pass the byte size of the dtype for NumPy byte strides, 1 for
  * element strides as PyTorch). (2,3,4), itemsize 8: C (96,32,8), F
@@ -805,7 +981,8 @@ TS_API ts_status ts_strides(const ts_shape *shape, int64_t itemsize, char order,
  * Contiguity predicates. `strides` has ndim entries (may be NULL when ndim
  * is 0) in the same unit as `itemsize`: byte strides with the dtype's byte
  * size (NumPy), or element strides with itemsize 1 (PyTorch). Return 1 or
- * 0; they never fail. A shape with a negative dim, or itemsize < 1, gives 0.
+ * 0; they never fail. A NULL shape, NULL strides with ndim > 0, a shape
+ * with a negative dim, or itemsize < 1 give 0.
  *
  * ts_is_c_contiguous / ts_is_f_contiguous: NumPy's relaxed-strides rule
  * (_UpdateContiguousFlags; also torch compute_contiguous for C): size-1
@@ -813,18 +990,106 @@ TS_API ts_status ts_strides(const ts_shape *shape, int64_t itemsize, char order,
  * contiguous. Otherwise, visiting the non-1 dims from the last (C) or the
  * first (F), each stride must equal itemsize times the product of the dims
  * visited before it.
- *
- * ts_is_channels_last: PyTorch channels_last (TensorImpl.cpp
- * compute_channels_last_contiguous_2d): rank 4 only, the same nesting test
- * visiting dims in the order 1,3,2,0 (C, W, H, N), size-1 dims skipped, no
- * special case for 0 elements. Any other rank gives 0.
- * ts_is_channels_last_3d: the same for rank 5 with the order 1,4,3,2,0.
- * (2,3,4,5) with element strides (60,1,15,3) is channels_last, not C.
  */
 TS_API int ts_is_c_contiguous(const ts_shape *shape, const int64_t *strides,
                               int64_t itemsize);
 TS_API int ts_is_f_contiguous(const ts_shape *shape, const int64_t *strides,
                               int64_t itemsize);
+
+#ifdef TS_EXPERIMENTAL_API
+
+/* ======================================================================== */
+/* EXPERIMENTAL API                                                         */
+/* ======================================================================== */
+
+/*
+ * Declared only with TS_EXPERIMENTAL_API defined before the include: see
+ * "Stable and experimental parts" at the top of this header. The argument
+ * rule and the other conventions hold here as in the stable part, and so
+ * do those of the stable "Shape operations" section (caller-initialised
+ * `out` shapes, dims >= 0, overflow-checked products).
+ */
+
+/* ------------------------------------------------------------------------ */
+/* Blob (mshadow TBlob)                                                     */
+/* ------------------------------------------------------------------------ */
+
+#define TS_DEV_CPU 1   /* mshadow cpu::kDevMask */
+#define TS_DEV_GPU 2   /* mshadow gpu::kDevMask */
+
+/*
+ * A typed view of memory after mshadow's TBlob: data pointer (not owned),
+ * shape (owned), row stride in elements (the distance between consecutive
+ * rows of the flat-2D view), device mask and dtype. The blob never reads or
+ * writes *data; it only computes with shapes.
+ */
+typedef struct ts_blob {
+    void *data;
+    ts_shape shape;
+    int64_t stride;
+    int dev_mask;
+    ts_dtype dtype;
+} ts_blob;
+
+/*
+ * Initialises `b` (treated as uninitialised) as a contiguous blob over
+ * `data` (not owned, may be NULL) with a copy of `shape`: stride = last dim
+ * (1 for a scalar), like the TBlob constructor. dev_mask is TS_DEV_CPU or
+ * TS_DEV_GPU; dtype any value of the enum, TS_DTYPE_UNKNOWN included. Free
+ * the blob with ts_blob_free; after a failure with b not NULL, b is an empty
+ * blob that ts_blob_free accepts.
+ * Errors: TS_ERR_NOMEM, TS_ERR_VALUE (negative dim), TS_ERR_OVERFLOW (size),
+ * TS_ERR_INVALID_ARG (also: another dev_mask, a dtype outside the enum such
+ * as 999 or -7).
+ */
+TS_API ts_status ts_blob_init(ts_blob *b, void *data, const ts_shape *shape,
+                       int dev_mask, ts_dtype dtype, ts_error *err);
+
+/* Frees the blob's shape (not the data). Accepts NULL. */
+TS_API void ts_blob_free(ts_blob *b);
+
+/* ndim (0 for NULL) and element count of the blob. Size errors as
+ * ts_shape_size. */
+TS_API int ts_blob_ndim(const ts_blob *b);
+TS_API ts_status ts_blob_size(const ts_blob *b, int64_t *out, ts_error *err);
+
+/* mshadow CheckContiguous: 1 when stride equals the last dim (a scalar is
+ * contiguous when stride is 1), else 0 (also for NULL). */
+TS_API int ts_blob_is_contiguous(const ts_blob *b);
+
+/*
+ * TBlob::get_with_shape: `out` (an initialised blob; its shape is freed and
+ * overwritten) becomes a contiguous blob over the same data with `shape`,
+ * which must have the same element count.
+ * Errors: TS_ERR_LAYOUT ("blob is not contiguous: stride 8, last dim 5"),
+ * TS_ERR_SIZE ("cannot view 60 elements as shape (7,9) of 63 elements"),
+ * TS_ERR_NOMEM, TS_ERR_VALUE.
+ */
+TS_API ts_status ts_blob_reshape(const ts_blob *b, const ts_shape *shape, ts_blob *out,
+                          ts_error *err);
+
+/* TBlob::FlatTo2D / FlatTo3D views: reshapes of `b` to the 2-D or 3-D shape
+ * of ts_shape_flat2d / ts_shape_flat3d. The 2-D view keeps b's row stride
+ * (as mshadow), so it also works on a non-contiguous blob; the 3-D one needs
+ * a contiguous blob. Errors as those functions and ts_blob_reshape. */
+TS_API ts_status ts_blob_flat2d(const ts_blob *b, ts_blob *out, ts_error *err);
+TS_API ts_status ts_blob_flat3d(const ts_blob *b, int64_t axis_begin, int64_t axis_end,
+                         ts_blob *out, ts_error *err);
+
+/* ------------------------------------------------------------------------ */
+/* PyTorch layouts: channels_last and views                                 */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * PyTorch's channels-last predicates; arguments and the answer for bad ones
+ * as ts_is_c_contiguous.
+ * ts_is_channels_last: PyTorch channels_last (TensorImpl.cpp
+ * compute_channels_last_contiguous_2d): rank 4 only, the nesting test of
+ * ts_is_c_contiguous visiting dims in the order 1,3,2,0 (C, W, H, N), size-1
+ * dims skipped, no special case for 0 elements. Any other rank gives 0.
+ * ts_is_channels_last_3d: the same for rank 5 with the order 1,4,3,2,0.
+ * (2,3,4,5) with element strides (60,1,15,3) is channels_last, not C.
+ */
 TS_API int ts_is_channels_last(const ts_shape *shape, const int64_t *strides,
                                int64_t itemsize);
 TS_API int ts_is_channels_last_3d(const ts_shape *shape, const int64_t *strides,
@@ -852,6 +1117,10 @@ TS_API int ts_is_channels_last_3d(const ts_shape *shape, const int64_t *strides,
 TS_API ts_status ts_view_strides(const ts_shape *shape, const int64_t *strides,
                                  const ts_shape *target, ts_shape *out_shape,
                                  int64_t *out_strides, ts_error *err);
+
+/* ------------------------------------------------------------------------ */
+/* Flat indices: ravel and unravel (NumPy)                                  */
+/* ------------------------------------------------------------------------ */
 
 /* Out-of-range index handling of ts_ravel_index (NumPy `mode`). */
 typedef enum ts_index_mode {
@@ -889,11 +1158,8 @@ TS_API ts_status ts_unravel_index(const ts_shape *shape, int64_t flat, char orde
                                   int64_t *index_out, ts_error *err);
 
 /* ------------------------------------------------------------------------ */
-/* Patterns and structured shapes: slices and chips, iteration, einsum,     */
-/* einops, Caffe2 Tensor dims, jagged/tiled/nested shapes                    */
+/* Slices and chips (TensorWrapper Shape::slice / Shape::chip)              */
 /* ------------------------------------------------------------------------ */
-
-/* ---- Slices and chips (TensorWrapper Shape::slice / Shape::chip) -------- */
 
 /*
  * TensorWrapper slicing of a shape of rank r = ndim(s) (shapev1.rst
@@ -919,8 +1185,8 @@ TS_API ts_status ts_unravel_index(const ts_shape *shape, int64_t flat, char orde
  * of (10,4)"), TS_ERR_VALUE (begin > end, or a negative dim in s),
  * TS_ERR_NOMEM.
  */
-TS_API ts_status ts_shape_slice(const ts_shape *s, const int64_t *begin, int nbegin,
-                                const int64_t *end, int nend, ts_shape *out,
+TS_API ts_status ts_shape_slice(const ts_shape *s, const int64_t *begin, size_t nbegin,
+                                const int64_t *end, size_t nend, ts_shape *out,
                                 ts_shape *origin, ts_error *err);
 
 /*
@@ -930,11 +1196,13 @@ TS_API ts_status ts_shape_slice(const ts_shape *s, const int64_t *begin, int nbe
  * end (10,3) -> (10,). `origin` receives the begin index of the modes that
  * remain (same rank as `out`). An empty range (extent 0) is kept as a 0 dim.
  */
-TS_API ts_status ts_shape_chip(const ts_shape *s, const int64_t *begin, int nbegin,
-                               const int64_t *end, int nend, ts_shape *out,
+TS_API ts_status ts_shape_chip(const ts_shape *s, const int64_t *begin, size_t nbegin,
+                               const int64_t *end, size_t nend, ts_shape *out,
                                ts_shape *origin, ts_error *err);
 
-/* ---- Index iteration (TensorWrapper shape iteration with an origin) ---- */
+/* ------------------------------------------------------------------------ */
+/* Index iteration (TensorWrapper iteration with an origin)                 */
+/* ------------------------------------------------------------------------ */
 
 /*
  * An odometer over every index of a shape in lexicographic (C, row-major)
@@ -954,20 +1222,25 @@ typedef struct ts_index_iter {
 } ts_index_iter;
 
 /*
- * Prepares `it` to iterate over `s`. origin: NULL for the zero origin, else
+ * Prepares `it` (caller-owned, treated as uninitialised) to iterate over
+ * `s`. origin: NULL with norigin 0 for the zero origin, else
  * norigin == ndim(s) indices >= 0. A size-0 shape yields no index; the
  * scalar () yields exactly one, of ndim 0.
  * Errors: TS_ERR_NDIM (norigin != ndim), TS_ERR_VALUE (negative origin or
  * dim), TS_ERR_OVERFLOW (origin + extent - 1 does not fit in int64).
  */
 TS_API ts_status ts_index_iter_init(ts_index_iter *it, const ts_shape *s,
-                                    const int64_t *origin, int norigin, ts_error *err);
+                                    const int64_t *origin, size_t norigin, ts_error *err);
 
 /* Advances to the next index: returns 1 and updates index/offset, or 0 when
- * every index has been visited (and on every later call). */
+ * every index has been visited (and on every later call). Returns 0 for
+ * NULL and for an iterator whose ndim or state is out of range (one that
+ * ts_index_iter_init did not set up); the iterator allocates nothing. */
 TS_API int ts_index_iter_next(ts_index_iter *it);
 
-/* ---- einsum and labelled composition ------------------------------------ */
+/* ------------------------------------------------------------------------ */
+/* einsum and labelled composition (NumPy, TensorWrapper)                   */
+/* ------------------------------------------------------------------------ */
 
 /*
  * Output shape of NumPy einsum (numpy.einsum with optimize=False, i.e.
@@ -984,8 +1257,10 @@ TS_API int ts_index_iter_next(ts_index_iter *it);
  *     across operands dims must be equal or 1 (1 broadcasts; 1 vs 0 -> 0),
  *     'ij,j' (2,3),(1,) -> (2,);
  *   - ellipsis dims broadcast right-aligned, as numpy.broadcast_shapes.
- * `out` (initialised) is overwritten on success. err->column is the 1-based
- * column in `subscripts` for syntax errors.
+ * `operands` holds noperands shapes (read only). `out` (initialised) is
+ * overwritten on success. err->column is the 1-based column in
+ * `subscripts` for syntax errors; err->index is the operand an error is
+ * about (its term's syntax, rank or dims).
  * Errors: TS_ERR_PARSE (bad character, '.' outside "...", a second "...",
  * '-' not followed by '>', repeated output label), TS_ERR_INVALID_ARG (the
  * equation names a different number of operands than given, or none given),
@@ -997,7 +1272,7 @@ TS_API int ts_index_iter_next(ts_index_iter *it);
  * negative dim), TS_ERR_NOMEM.
  */
 TS_API ts_status ts_einsum_shape(const char *subscripts, const ts_shape *operands,
-                                 int noperands, ts_shape *out, ts_error *err);
+                                 size_t noperands, ts_shape *out, ts_error *err);
 
 /*
  * TensorWrapper labelled composition, s_result("i,k") = s0("i,j,k") *
@@ -1011,7 +1286,9 @@ TS_API ts_status ts_einsum_shape(const char *subscripts, const ts_shape *operand
  * per mode; ninputs >= 1. Unlike TensorWrapper's code (the first input with
  * the label wins), every occurrence of a label, in all inputs and within one
  * input, must have the same extent, as its design said ("would throw"). No
- * broadcasting. `out` (initialised) is overwritten on success.
+ * broadcasting. labels[i] may not be NULL. `out` (initialised) is
+ * overwritten on success. err->index is the input an error is about (-1 for
+ * the result labels).
  * Errors: TS_ERR_PARSE (bad label list; err->column is the column in that
  * list), TS_ERR_NDIM (label count differs from the rank), TS_ERR_VALUE
  * ("label 'x' of the result is in no input", a result label given twice),
@@ -1019,10 +1296,12 @@ TS_API ts_status ts_einsum_shape(const char *subscripts, const ts_shape *operand
  * TS_ERR_INVALID_ARG (ninputs < 1), TS_ERR_NOMEM.
  */
 TS_API ts_status ts_label_compose(const char *result_labels, const char *const *labels,
-                                  const ts_shape *shapes, int ninputs, ts_shape *out,
+                                  const ts_shape *shapes, size_t ninputs, ts_shape *out,
                                   ts_error *err);
 
-/* ---- einops patterns (rearrange, reduce, repeat, parse_shape) ----------- */
+/* ------------------------------------------------------------------------ */
+/* einops patterns (rearrange, reduce, repeat, parse_shape)                 */
+/* ------------------------------------------------------------------------ */
 
 /* The einops operation a pattern is checked for. */
 typedef enum ts_einops_op {
@@ -1064,14 +1343,17 @@ typedef struct ts_einops ts_einops;
  *   right; per left group at most one axis of unknown length; each size
  *   names an axis of the pattern, once, and is >= 0.
  * Sizes are copied: `sizes` need not outlive the call. *out receives a new
- * object to release with ts_einops_free, NULL on failure.
+ * object, owned by the caller, to release with ts_einops_free; NULL on
+ * failure.
  * Errors (message: op "pattern" [with k=v...]: cause; err->column is the
  * column in the pattern where there is one): TS_ERR_PARSE, TS_ERR_VALUE
  * (rule broken, bad size), TS_ERR_SIZE ("could not infer sizes for h, w"),
- * TS_ERR_LIMIT (TS_EINOPS_MAX_*), TS_ERR_INVALID_ARG (bad op), TS_ERR_NOMEM.
+ * TS_ERR_LIMIT (TS_EINOPS_MAX_*), TS_ERR_INVALID_ARG (op not a
+ * ts_einops_op; a size without a name), TS_ERR_NOMEM.
  */
-TS_API ts_status ts_einops_compile(ts_einops **out, ts_einops_op op, const char *pattern,
-                                   const ts_axis_size *sizes, int nsizes, ts_error *err);
+TS_API ts_status ts_einops_compile(ts_einops_op op, const char *pattern,
+                                   const ts_axis_size *sizes, size_t nsizes, ts_einops **out,
+                                   ts_error *err);
 
 /*
  * Output shape of the compiled pattern applied to an input of shape `in`
@@ -1090,9 +1372,10 @@ TS_API ts_status ts_einops_apply(const ts_einops *e, const ts_shape *in, ts_shap
 /* Releases a compiled pattern. Accepts NULL. */
 TS_API void ts_einops_free(ts_einops *e);
 
-/* One-shot ts_einops_compile + ts_einops_apply + ts_einops_free. */
+/* One-shot ts_einops_compile + ts_einops_apply + ts_einops_free: the same
+ * arguments, the errors of both. */
 TS_API ts_status ts_einops_shape(ts_einops_op op, const char *pattern, const ts_shape *in,
-                                 const ts_axis_size *sizes, int nsizes, ts_shape *out,
+                                 const ts_axis_size *sizes, size_t nsizes, ts_shape *out,
                                  ts_error *err);
 
 /*
@@ -1100,16 +1383,19 @@ TS_API ts_status ts_einops_shape(ts_einops_op op, const char *pattern, const ts_
  * skip an axis, anonymous integers that must equal the dim, "1" or "()" for
  * a dim of 1, at most one "..." skipping any number of dims; groups of more
  * than one axis are rejected) against `s`. out (caller array of at least
- * TS_MAX_NDIM entries) receives the named axes in pattern order, *count
- * their number; names point into `pattern`.
+ * TS_MAX_NDIM entries) receives the named axes in pattern order with their
+ * lengths (elements), *count their number (0..TS_MAX_NDIM); names point
+ * into `pattern` (not copied: keep it alive while you use them).
  * Errors (message: parse_shape "pattern" on shape (2,3): cause): TS_ERR_PARSE
  * (with err->column), TS_ERR_VALUE (composite axes), TS_ERR_NDIM (wrong rank),
  * TS_ERR_SIZE (anonymous axis or 1 does not match the dim), TS_ERR_LIMIT.
  */
 TS_API ts_status ts_einops_parse_shape(const char *pattern, const ts_shape *s,
-                                       ts_axis_size *out, int *count, ts_error *err);
+                                       ts_axis_size *out, size_t *count, ts_error *err);
 
-/* ---- Caffe2 Tensor dims (caffe2/core/tensor.h) -------------------------- */
+/* ------------------------------------------------------------------------ */
+/* Caffe2 Tensor dims (caffe2/core/tensor.h)                                */
+/* ------------------------------------------------------------------------ */
 
 /*
  * Caffe2 Tensor::Extend(num, ...): grows the outermost dim by num >= 0:
@@ -1143,7 +1429,9 @@ TS_API ts_status ts_caffe2_resize(const ts_shape *s, const ts_shape *new_dims,
                                   ts_shape *out, int64_t *old_size, int64_t *size,
                                   int *size_changed, ts_error *err);
 
-/* ---- Jagged, tiled and nested shapes (TensorWrapper design) ------------- */
+/* ------------------------------------------------------------------------ */
+/* Jagged, tiled and nested shapes (TensorWrapper design)                   */
+/* ------------------------------------------------------------------------ */
 
 /* Limits on jagged shapes (TS_ERR_LIMIT beyond them). */
 #define TS_JAGGED_MAX_DEPTH 32         /* brace levels */
@@ -1177,57 +1465,67 @@ TS_API ts_status ts_caffe2_resize(const ts_shape *s, const ts_shape *new_dims,
 typedef struct ts_jagged ts_jagged;
 
 /*
- * Parses the text form above (len bytes, need not be NUL-terminated). *out
- * receives a new object (free with ts_jagged_free), NULL on failure.
+ * Parses the text form above (text: len bytes, need not be NUL-terminated;
+ * may be NULL when len is 0). *out receives a new object owned by the
+ * caller (free with ts_jagged_free), NULL on failure.
  * Errors: TS_ERR_PARSE (err->column set; "element 1 of {...} at column 12
  * has rank 1 but element 0 has rank 2"), TS_ERR_LIMIT (depth or node
  * count), the errors of ts_shape_parse, TS_ERR_OVERFLOW, TS_ERR_NOMEM.
  */
-TS_API ts_status ts_jagged_parse(ts_jagged **out, const char *text, size_t len,
+TS_API ts_status ts_jagged_parse(const char *text, size_t len, ts_jagged **out,
                                  ts_error *err);
 
-/* TensorWrapper TiledShape{tiles[0], ..., tiles[n-1]}: the jagged shape of
- * depth n with leaf (i0,...) = (tiles[0][i0], ..., tiles[n-1][i(n-1)]). n may
- * be 0 (the scalar). Errors: TS_ERR_VALUE (negative tile), TS_ERR_LIMIT
- * (more than TS_JAGGED_MAX_NODES nodes, checked before allocating; n above
- * TS_JAGGED_MAX_DEPTH), TS_ERR_NOMEM. */
-TS_API ts_status ts_jagged_tile(ts_jagged **out, const ts_shape *tiles, int n,
+/* TensorWrapper TiledShape{tiles[0], ..., tiles[n-1]} (n = ntiles): the
+ * jagged shape of depth n with leaf (i0,...) = (tiles[0][i0], ...,
+ * tiles[n-1][i(n-1)]); tile extents are element counts. n may be 0 (the
+ * scalar; tiles may then be NULL). *out receives a new object owned by the
+ * caller (ts_jagged_free), NULL on failure. Errors: TS_ERR_VALUE (negative
+ * tile), TS_ERR_LIMIT (more than TS_JAGGED_MAX_NODES nodes, checked before
+ * allocating; n above TS_JAGGED_MAX_DEPTH or TS_MAX_NDIM / 2), TS_ERR_NOMEM. */
+TS_API ts_status ts_jagged_tile(const ts_shape *tiles, size_t ntiles, ts_jagged **out,
                                 ts_error *err);
 
 /* Releases a jagged shape. Accepts NULL. */
 TS_API void ts_jagged_free(ts_jagged *j);
 
-/* Total rank (depth + leaf rank) and depth (number of jagged modes). */
+/* Total rank (depth + leaf rank) and depth (number of jagged modes); 0 for
+ * NULL. */
 TS_API int ts_jagged_rank(const ts_jagged *j);
 TS_API int ts_jagged_depth(const ts_jagged *j);
 
-/* Total element count: the sum of the sizes of all leaves (seed: {10,20,30}
- * and {10,20} hold 6000 + 200 = 6200). Errors: TS_ERR_OVERFLOW. */
+/* *out receives the total element count: the sum of the sizes of all
+ * leaves (seed: {10,20,30} and {10,20} hold 6000 + 200 = 6200).
+ * Errors: TS_ERR_OVERFLOW. */
 TS_API ts_status ts_jagged_size(const ts_jagged *j, int64_t *out, ts_error *err);
 
 /*
  * Writes the canonical text, snprintf-style: "{(10,20),(30,40)}", tiles
- * expanded, no spaces. Returns the full length (excluding the NUL); at most
- * cap bytes are written including the NUL; buf may be NULL when cap is 0.
+ * expanded, no spaces. Returns the full length in bytes (excluding the
+ * NUL); at most cap bytes are written including the NUL; buf may be NULL
+ * when cap is 0. Returns 0, writing "" when it can, for a NULL shape or buf
+ * NULL with cap > 0.
  */
 TS_API size_t ts_jagged_format(const ts_jagged *j, char *buf, size_t cap);
 
 /*
  * The shape of one slice (TensorWrapper: the (0,1) slice of a rank-4 jagged
- * shape is the jagged matrix {(20,),(30,)}): the first n indices select
- * children of the brace levels; indices beyond the depth chip the smooth
- * leaf (remove its leading modes). *out receives a new jagged shape (a
- * smooth one when n >= depth). n = 0 copies.
+ * shape is the jagged matrix {(20,),(30,)}): the first n = nindex indices
+ * select children of the brace levels; indices beyond the depth chip the
+ * smooth leaf (remove its leading modes). *out receives a new jagged shape
+ * owned by the caller (a smooth one when n >= depth), NULL on failure.
+ * n = 0 copies.
  * Errors: TS_ERR_INDEX ("index 3 is out of bounds for jagged mode 1 with 2
  * elements"), TS_ERR_NDIM (n > rank), TS_ERR_NOMEM.
  */
-TS_API ts_status ts_jagged_slice(const ts_jagged *j, const int64_t *index, int n,
+TS_API ts_status ts_jagged_slice(const ts_jagged *j, const int64_t *index, size_t nindex,
                                  ts_jagged **out, ts_error *err);
 
-/* 1 when the jagged shape has depth 0, and then copies its smooth shape to
- * `out` (initialised); else 0 and `out` is untouched. Errors only NOMEM, as
- * a 0 return with err->code TS_ERR_NOMEM. */
-TS_API int ts_jagged_smooth(const ts_jagged *j, ts_shape *out, ts_error *err);
+/* The smooth shape of a jagged shape of depth 0 (a plain shape viewed as
+ * jagged, or a slice down to a leaf): copied to `out` (initialised;
+ * overwritten). Use ts_jagged_depth to ask first.
+ * Errors: TS_ERR_NDIM (depth > 0: "jagged shape {(1,),(2,)} has 1 jagged
+ * mode: it is not smooth"; out untouched), TS_ERR_NOMEM. */
+TS_API ts_status ts_jagged_smooth(const ts_jagged *j, ts_shape *out, ts_error *err);
 
 /*
  * TensorWrapper Nested<T>: partitions the rank into nlayers layers of
@@ -1236,16 +1534,17 @@ TS_API int ts_jagged_smooth(const ts_jagged *j, ts_shape *out, ts_error *err);
  * elements of the tensor viewed down to layer i, i.e. the number of distinct
  * index prefixes of length layers[0] + ... + layers[i] ({1,2} of (10,20,30):
  * 10, 6000; of {(60,100),(10,20)}: 2, 6200). rank_layer(i) is layers[i].
- * elements has nlayers entries. nlayers 0 is allowed for a rank-0 shape.
+ * elements (a caller array of nlayers entries) receives element counts.
+ * nlayers 0 is allowed for a rank-0 shape.
  * Errors: TS_ERR_VALUE (a negative layer; layer ranks that do not sum to the
  * rank: "layers 1,1 sum to rank 2 but the shape has rank 3"),
  * TS_ERR_OVERFLOW.
  */
-TS_API ts_status ts_jagged_layers(const ts_jagged *j, const int64_t *layers, int nlayers,
+TS_API ts_status ts_jagged_layers(const ts_jagged *j, const int64_t *layers, size_t nlayers,
                                   int64_t *elements, ts_error *err);
 
 /* ------------------------------------------------------------------------ */
-/* DLPack interop                                                            */
+/* DLPack interop                                                           */
 /* ------------------------------------------------------------------------ */
 
 /*
@@ -1500,7 +1799,9 @@ TS_API ts_value_kind ts_array_value_kind(const ts_array *a);
  * TS_ERR_TRUNCATED (a view or data reaching past its storage or the file),
  * TS_ERR_FORMAT (a deflate stream that fails to inflate, or, when a call
  * inflates a whole member, whose size or CRC-32 differs from the zip
- * directory's), TS_ERR_IO (file shrank), TS_ERR_NOMEM, TS_ERR_INVALID_ARG (NULL f, a or out).
+ * directory's), TS_ERR_IO (file shrank), TS_ERR_NOMEM; TS_ERR_INVALID_ARG
+ * (the argument rule: f or a NULL, out NULL with count > 0, `as` not one of
+ * the four types above).
  */
 TS_API ts_status ts_array_read(const ts_file *f, const ts_array *a, int64_t start,
                                int64_t count, ts_dtype as, void *out, ts_error *err);
@@ -1545,9 +1846,15 @@ typedef struct ts_stats {
     int64_t finite, zeros, nan, posinf, neginf, ntrue;
 } ts_stats;
 
-/* Options of ts_array_stats. Zero-initialise, then set what you need. */
+/*
+ * Options of ts_array_stats: an option struct that grows, by the rule of
+ * ts_open_options (initialise with TS_STATS_OPTIONS_INIT, then set what you
+ * need; struct_size 0 or too small is TS_ERR_INVALID_ARG, unknown nonzero
+ * bytes beyond this version's struct TS_ERR_UNSUPPORTED). NULL: defaults.
+ */
 typedef struct ts_stats_options {
-    int nthreads;                /* 0: one per online CPU; 1: the calling
+    size_t struct_size;          /* sizeof(ts_stats_options) */
+    int nthreads;                /* >= 0. 0: one per online CPU; 1: the calling
                                     thread only. Data that is one contiguous
                                     stored run of at least 4 MiB is split in
                                     nthreads chunks; views and deflated
@@ -1558,14 +1865,21 @@ typedef struct ts_stats_options {
     void *progress_ctx;
 } ts_stats_options;
 
+/* Initialiser of a ts_stats_options with every option at its default. */
+#define TS_STATS_OPTIONS_INIT {sizeof(ts_stats_options), 0, NULL, NULL}
+
 /*
  * Computes *out for array `a` of file `f` (opts may be NULL: defaults).
  * Results do not depend on timing; they may differ in the last bits with
  * nthreads (the chunking changes the summation order).
- * Errors: those of ts_array_read; *out is unspecified on failure.
+ * Errors: those of ts_array_read, and for the options TS_ERR_INVALID_ARG
+ * (struct_size, nthreads < 0) and TS_ERR_UNSUPPORTED (see above); *out is
+ * unspecified on failure.
  */
 TS_API ts_status ts_array_stats(const ts_file *f, const ts_array *a,
                                 const ts_stats_options *opts, ts_stats *out, ts_error *err);
+
+#endif /* TS_EXPERIMENTAL_API */
 
 #ifdef __cplusplus
 }

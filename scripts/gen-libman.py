@@ -3,10 +3,13 @@
 
 The header is the single source of the library's documentation: each
 public declaration carries a comment stating shapes, units, ownership,
-errors and the rule it follows. This script turns the header's sections,
-types and TS_API functions, with their comments, into a manual page, so
-the manual always covers every public function (tests/cli/libman.test.sh
-checks that the committed page is current). Standard library only.
+errors and the rule it follows. This script turns the header's parts
+(banners of '=': the stable API, and the experimental API declared under
+TS_EXPERIMENTAL_API) into sections, its sections (banners of '-') into
+subsections, and its types and TS_API functions, with their comments, into
+a manual page, so the manual always covers every public function
+(tests/cli/libman.test.sh checks that the committed page is current).
+Standard library only.
 
     python3 scripts/gen-libman.py > man/libtshape.3
 """
@@ -69,14 +72,21 @@ def main():
             if top_comment is None:
                 top_comment = body
                 continue
-            # Section banners are three comments: dashes, title, dashes.
-            if re.fullmatch(r"-+", body.strip()):
-                banner = "open" if banner is None else None
-                pending = None
+            # Banners are three comments: a rule of '-' (a section) or '='
+            # (a part: stable or experimental), a title, the rule again.
+            rule = re.fullmatch(r"(-+|=+)", body.strip())
+            if rule:
+                if pending:
+                    items.append(("prose", pending))
+                    pending = None
+                if banner is None:
+                    banner = ("open", "part" if body.strip()[0] == "=" else "section")
+                else:
+                    banner = None
                 continue
-            if banner == "open":
-                items.append(("section", " ".join(body.split())))
-                banner = "title"
+            if banner is not None and banner[0] == "open":
+                items.append((banner[1], " ".join(body.split())))
+                banner = ("title", banner[1])
                 continue
             if pending:
                 # A comment followed by another comment documents no single
@@ -87,6 +97,8 @@ def main():
         if tok.startswith("#"):
             if pending and tok.startswith("#define"):
                 items.append(("macro", (tok.strip(), pending)))
+            elif pending:
+                items.append(("prose", pending))
             pending = None
             continue
         decl = " ".join(tok.split())
@@ -107,6 +119,12 @@ def main():
     w(".nf")
     w(".B #include <tshape.h>")
     w(".PP")
+    w("For the experimental part as well:")
+    w(".PP")
+    w(".B #define TS_EXPERIMENTAL_API")
+    w(".br")
+    w(".B #include <tshape.h>")
+    w(".PP")
     w("Link with \\fI\\-ltshape\\fP, or \\fIpkg\\-config \\-\\-cflags \\-\\-libs tshape\\fP.")
     w(".fi")
     w(".SH DESCRIPTION")
@@ -114,9 +132,17 @@ def main():
     w(roff_escape(top_comment or ""))
     w(".fi")
     nfuncs = 0
+    in_part = False
     for kind, payload in items:
-        if kind == "section":
+        if kind == "part":
             w(f".SH {roff_escape(payload.upper())}")
+            in_part = True
+            continue
+        if kind == "section":
+            if in_part:
+                w(f".SS {roff_escape(payload)}")
+            else:
+                w(f".SH {roff_escape(payload.upper())}")
             continue
         if kind == "prose":
             w(".PP")

@@ -1,4 +1,6 @@
 /* check_blob.c - ts_blob after mshadow's TBlob. */
+/* Tests functions of the experimental part of tshape.h. */
+#define TS_EXPERIMENTAL_API
 #include <string.h>
 
 #include "testutil.h"

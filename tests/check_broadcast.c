@@ -3,6 +3,7 @@
  * clashing arguments and the axis. */
 #include "testutil.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #define MAXARGS 4
@@ -64,6 +65,15 @@ START_TEST(test_broadcast_table)
         ck_assert_int_eq(err.code, c->code);
         ck_assert_msg(strstr(err.message, c->msg) != NULL, "message '%s' lacks '%s'",
                       err.message, c->msg);
+        /* err.index is the last argument the message names: the one that
+         * does not fit the ones before it. */
+        const char *last = NULL;
+        for (const char *q = err.message; (q = strstr(q, "(arg ")) != NULL; q++)
+            last = q;
+        char want[32];
+        snprintf(want, sizeof want, "(arg %lld)", (long long)err.index);
+        ck_assert_msg(last && strncmp(last, want, strlen(want)) == 0, "index %lld for '%s'",
+                      (long long)err.index, err.message);
     }
     for (size_t i = 0; i < n; i++)
         ts_shape_free(&s[i]);

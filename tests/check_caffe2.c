@@ -3,6 +3,8 @@
  * Extend, Shrink and Resize/SetDims from seed 004, with the CAFFE_ENFORCE
  * conditions turned into errors that say which numbers.
  */
+/* Tests functions of the experimental part of tshape.h. */
+#define TS_EXPERIMENTAL_API
 #include "testutil.h"
 
 #include <string.h>

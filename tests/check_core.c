@@ -152,7 +152,7 @@ START_TEST(test_save_load_roundtrip)
     for (int i = 0; i < n; i++)
         dims[i] = i * 1000 + 1;
     ts_shape s = TS_SHAPE_INIT, t = TS_SHAPE_INIT;
-    ck_assert_int_eq(ts_shape_assign(&s, n, dims, NULL), TS_OK);
+    ck_assert_int_eq(ts_shape_assign(&s, dims, n, NULL), TS_OK);
     for (int layout = 0; layout < 2; layout++) {
         unsigned char buf[4 + 8 * TS_MAX_NDIM];
         size_t w, used;
@@ -160,12 +160,12 @@ START_TEST(test_save_load_roundtrip)
         ck_assert_uint_eq(w, 4 + (size_t)n * (layout ? 8 : 4));
         ck_assert_int_eq(ts_shape_save(&s, (ts_shape_layout)layout, buf, sizeof buf, &w, NULL),
                          TS_OK);
-        ck_assert_int_eq(ts_shape_load(&t, (ts_shape_layout)layout, buf, w, &used, NULL), TS_OK);
+        ck_assert_int_eq(ts_shape_load(buf, w, (ts_shape_layout)layout, &t, &used, NULL), TS_OK);
         ck_assert_uint_eq(used, w);
         ck_assert_int_eq(ts_shape_equal(&s, &t), 1);
         /* Every truncation is an error, never a partial shape. */
         for (size_t k = 0; k < w; k++)
-            ck_assert_int_eq(ts_shape_load(&t, (ts_shape_layout)layout, buf, k, NULL, NULL),
+            ck_assert_int_eq(ts_shape_load(buf, k, (ts_shape_layout)layout, &t, NULL, NULL),
                              TS_ERR_TRUNCATED);
     }
     ts_shape_free(&s);
@@ -202,23 +202,23 @@ START_TEST(test_load_hostile)
     ts_error err;
     /* ndim 2^31 - 1 in 8 bytes: rejected without allocating. */
     const unsigned char huge[8] = {0xff, 0xff, 0xff, 0x7f, 1, 0, 0, 0};
-    ck_assert_int_eq(ts_shape_load(&s, TS_LAYOUT_MSHADOW, huge, 8, NULL, &err), TS_ERR_LIMIT);
+    ck_assert_int_eq(ts_shape_load(huge, 8, TS_LAYOUT_MSHADOW, &s, NULL, &err), TS_ERR_LIMIT);
     ck_assert_ptr_nonnull(strstr(err.message, "ndim 2147483647 at byte 0 is absurd"));
     /* Negative ndim in the MXNet layout (unknown shape). */
     const unsigned char neg[4] = {0xff, 0xff, 0xff, 0xff};
-    ck_assert_int_eq(ts_shape_load(&s, TS_LAYOUT_MXNET, neg, 4, NULL, &err), TS_ERR_VALUE);
+    ck_assert_int_eq(ts_shape_load(neg, 4, TS_LAYOUT_MXNET, &s, NULL, &err), TS_ERR_VALUE);
     ck_assert_str_eq(err.message, "negative ndim -1 at byte 0 (unknown shapes are not allowed)");
     /* A negative dim. */
     const unsigned char negdim[12] = {1, 0, 0, 0, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff};
-    ck_assert_int_eq(ts_shape_load(&s, TS_LAYOUT_MXNET, negdim, 12, NULL, &err), TS_ERR_VALUE);
+    ck_assert_int_eq(ts_shape_load(negdim, 12, TS_LAYOUT_MXNET, &s, NULL, &err), TS_ERR_VALUE);
     ck_assert_int_eq(err.offset, 4);
     /* ndim 65 with enough bytes: over the limit. */
     unsigned char big[4 + 4 * 65];
     memset(big, 0, sizeof big);
     big[0] = 65;
-    ck_assert_int_eq(ts_shape_load(&s, TS_LAYOUT_MSHADOW, big, sizeof big, NULL, &err),
+    ck_assert_int_eq(ts_shape_load(big, sizeof big, TS_LAYOUT_MSHADOW, &s, NULL, &err),
                      TS_ERR_LIMIT);
-    ck_assert_int_eq(ts_shape_load(&s, TS_LAYOUT_MSHADOW, big, 0, NULL, &err), TS_ERR_TRUNCATED);
+    ck_assert_int_eq(ts_shape_load(big, 0, TS_LAYOUT_MSHADOW, &s, NULL, &err), TS_ERR_TRUNCATED);
     ts_shape_free(&s);
 }
 END_TEST

@@ -4,6 +4,8 @@
  * grammar corner cases of ParsedExpression, parse_shape, the one-line error
  * envelope, and the limits.
  */
+/* Tests functions of the experimental part of tshape.h. */
+#define TS_EXPERIMENTAL_API
 #include "testutil.h"
 
 #include <stdio.h>
@@ -185,7 +187,7 @@ START_TEST(test_compile_apply)
     ts_shape in = TS_SHAPE_INIT, out = TS_SHAPE_INIT;
     ts_axis_size kw = {"h2xyz", 2, 2};   /* name_len 2: "h2" */
     ts_error err;
-    ck_assert_int_eq(ts_einops_compile(&e, TS_EINOPS_REARRANGE, "b (h h2) -> b h h2", &kw, 1,
+    ck_assert_int_eq(ts_einops_compile(TS_EINOPS_REARRANGE, "b (h h2) -> b h h2", &kw, 1, &e,
                                        &err), TS_OK);
     tu_shape(&in, "(3,8)");
     ck_assert_int_eq(ts_einops_apply(e, &in, &out, &err), TS_OK);
@@ -200,12 +202,12 @@ START_TEST(test_compile_apply)
     tu_assert_shape(&out, "(1,0,2)");
     ts_einops_free(e);
     ts_einops_free(NULL);
-    ck_assert_int_eq(ts_einops_compile(&e, TS_EINOPS_REARRANGE, "a -> (", NULL, 0, &err),
+    ck_assert_int_eq(ts_einops_compile(TS_EINOPS_REARRANGE, "a -> (", NULL, 0, &e, &err),
                      TS_ERR_PARSE);
     ck_assert_ptr_null(e);
     ck_assert_str_eq(err.message, "rearrange \"a -> (\": imbalanced parentheses: '(' at column "
                                   "6 is never closed");
-    ck_assert_int_eq(ts_einops_compile(&e, (ts_einops_op)7, "a -> a", NULL, 0, &err),
+    ck_assert_int_eq(ts_einops_compile((ts_einops_op)7, "a -> a", NULL, 0, &e, &err),
                      TS_ERR_INVALID_ARG);
     ts_shape_free(&in);
     ts_shape_free(&out);
@@ -219,21 +221,21 @@ START_TEST(test_limits)
     char *big = malloc(TS_EINOPS_MAX_PATTERN + 2);
     memset(big, 'a', TS_EINOPS_MAX_PATTERN + 1);
     big[TS_EINOPS_MAX_PATTERN + 1] = '\0';
-    ck_assert_int_eq(ts_einops_compile(&e, TS_EINOPS_REARRANGE, big, NULL, 0, &err), TS_ERR_LIMIT);
+    ck_assert_int_eq(ts_einops_compile(TS_EINOPS_REARRANGE, big, NULL, 0, &e, &err), TS_ERR_LIMIT);
     ck_assert_ptr_nonnull(strstr(err.message, "the limit is 4096 bytes"));
     /* 129 axes on the left */
     size_t pos = 0;
     for (int i = 0; i < TS_EINOPS_MAX_AXES + 1; i++)
         pos += (size_t)sprintf(big + pos, "a%d ", i);
     strcpy(big + pos, "-> a0");
-    ck_assert_int_eq(ts_einops_compile(&e, TS_EINOPS_REDUCE, big, NULL, 0, &err), TS_ERR_LIMIT);
+    ck_assert_int_eq(ts_einops_compile(TS_EINOPS_REDUCE, big, NULL, 0, &e, &err), TS_ERR_LIMIT);
     ck_assert_ptr_nonnull(strstr(err.message, "more than 128 axes on the left side"));
     /* groups of '1' count too */
     pos = 0;
     for (int i = 0; i < TS_EINOPS_MAX_AXES + 1; i++)
         pos += (size_t)sprintf(big + pos, "1 ");
     strcpy(big + pos, "->");
-    ck_assert_int_eq(ts_einops_compile(&e, TS_EINOPS_REDUCE, big, NULL, 0, &err), TS_ERR_LIMIT);
+    ck_assert_int_eq(ts_einops_compile(TS_EINOPS_REDUCE, big, NULL, 0, &e, &err), TS_ERR_LIMIT);
     /* output beyond TS_MAX_NDIM: 65 unit axes on the right */
     pos = (size_t)sprintf(big, "->");
     for (int i = 0; i < TS_MAX_NDIM + 1; i++)
@@ -285,7 +287,7 @@ START_TEST(test_parse_shape_table)
     const ps_case *c = &ps_cases[_i];
     ts_shape s = TS_SHAPE_INIT;
     ts_axis_size ax[TS_MAX_NDIM];
-    int n = -1;
+    size_t n = 0;
     ts_error err;
     tu_shape(&s, c->shape);
     ts_status st = ts_einops_parse_shape(c->pattern, &s, ax, &n, &err);
@@ -294,7 +296,7 @@ START_TEST(test_parse_shape_table)
         char buf[256];
         size_t pos = 0;
         buf[0] = '\0';
-        for (int i = 0; i < n; i++)
+        for (size_t i = 0; i < n; i++)
             pos += (size_t)snprintf(buf + pos, sizeof buf - pos, "%s%.*s=%lld", i ? " " : "",
                                     (int)ax[i].name_len, ax[i].name, (long long)ax[i].size);
         ck_assert_str_eq(buf, c->expect);

@@ -3,6 +3,8 @@
  * and TensorWrapper labelled composition (shapev1.rst "Shape Composition",
  * peer-semantics 6). The random NumPy cross-check is tests/crosscheck_einsum.py.
  */
+/* Tests functions of the experimental part of tshape.h. */
+#define TS_EXPERIMENTAL_API
 #include "testutil.h"
 
 #include <string.h>

@@ -12,13 +12,12 @@
 static ts_file *open_fixture(const char *rel, int want_metadata, int stored_order)
 {
     char path[512];
-    ts_open_options o;
-    memset(&o, 0, sizeof o);
+    ts_open_options o = TS_OPEN_OPTIONS_INIT;
     o.want_metadata = want_metadata;
     o.gguf_stored_order = stored_order;
     ts_file *f = NULL;
     ts_error err;
-    ts_status st = ts_file_open(&f, tu_fixture(path, sizeof path, rel), &o, &err);
+    ts_status st = ts_file_open(tu_fixture(path, sizeof path, rel), &o, &f, &err);
     ck_assert_msg(st == TS_OK, "%s: %s", rel, err.message);
     ck_assert_int_eq(ts_file_format(f), TS_FORMAT_GGUF);
     return f;
@@ -241,8 +240,7 @@ START_TEST(test_bad_fixture)
     snprintf(rel, sizeof rel, "gguf/%s.gguf", r->file);
     tu_fixture(path, sizeof path, rel);
     for (int meta = 0; meta < 2; meta++) {
-        ts_open_options o;
-        memset(&o, 0, sizeof o);
+        ts_open_options o = TS_OPEN_OPTIONS_INIT;
         o.want_metadata = meta;
         if (r->forced)
             o.format = TS_FORMAT_GGUF;
@@ -311,10 +309,9 @@ static void pad_to(gbuf *b, size_t n)
 
 static ts_status open_buf(const gbuf *b, int meta, ts_file **f, ts_error *err)
 {
-    ts_open_options o;
-    memset(&o, 0, sizeof o);
+    ts_open_options o = TS_OPEN_OPTIONS_INIT;
     o.want_metadata = meta;
-    return ts_file_open_memory(f, b->d, b->n, &o, err);
+    return ts_file_open_memory(b->d, b->n, &o, f, err);
 }
 
 START_TEST(test_versions)
@@ -557,12 +554,11 @@ START_TEST(test_probe)
     ck_assert_int_eq(ts_format_detect("GGUF", 4), TS_FORMAT_GGUF);
     ck_assert_int_eq(ts_format_detect("GGU", 3), TS_FORMAT_AUTO);
     ck_assert_int_eq(ts_format_detect("GGUG\3\0\0\0", 8), TS_FORMAT_AUTO);
-    ts_open_options o;
-    memset(&o, 0, sizeof o);
+    ts_open_options o = TS_OPEN_OPTIONS_INIT;
     o.format = TS_FORMAT_GGUF;
     ts_file *f;
     ts_error err;
-    ck_assert_int_eq(ts_file_open_memory(&f, "GGU", 3, &o, &err), TS_ERR_TRUNCATED);
+    ck_assert_int_eq(ts_file_open_memory("GGU", 3, &o, &f, &err), TS_ERR_TRUNCATED);
     ck_assert_str_eq(err.message, "file is 3 bytes long, too short for the GGUF magic");
 }
 END_TEST
@@ -582,7 +578,7 @@ START_TEST(test_truncation)
     tu_check_prefixes("good_v3.gguf", data, 1232, TS_FORMAT_GGUF, 0);
     for (size_t n = 1232; n <= len; n++) {
         ts_file *f;
-        ck_assert_int_eq(ts_file_open_memory(&f, data, n, NULL, NULL), TS_OK);
+        ck_assert_int_eq(ts_file_open_memory(data, n, NULL, &f, NULL), TS_OK);
         ck_assert_uint_eq(ts_file_count(f), N_V3);
         ts_file_close(f);
     }
@@ -596,8 +592,7 @@ START_TEST(test_corruption)
     size_t len;
     unsigned char *data = tu_read_file(tu_fixture(path, sizeof path, "gguf/good_v3.gguf"), &len);
     ck_assert_ptr_nonnull(data);
-    ts_open_options o;
-    memset(&o, 0, sizeof o);
+    ts_open_options o = TS_OPEN_OPTIONS_INIT;
     o.want_metadata = 1;
     o.format = TS_FORMAT_GGUF;
     /* Every byte before the data section. */

@@ -4,6 +4,8 @@
  * shapev1.rst written in tshape's text form, the ragged shapes we reject,
  * slices, layers, formatting and the limits.
  */
+/* Tests functions of the experimental part of tshape.h. */
+#define TS_EXPERIMENTAL_API
 #include "testutil.h"
 
 #include <stdio.h>
@@ -71,7 +73,7 @@ START_TEST(test_parse_table)
     ts_jagged *j = NULL;
     ts_error err;
     int64_t size = -1;
-    ck_assert_msg(ts_jagged_parse(&j, c->text, strlen(c->text), &err) == TS_OK, "case %d: %s",
+    ck_assert_msg(ts_jagged_parse(c->text, strlen(c->text), &j, &err) == TS_OK, "case %d: %s",
                   _i, err.message);
     ck_assert_int_eq(ts_jagged_rank(j), c->rank);
     ck_assert_int_eq(ts_jagged_depth(j), c->depth);
@@ -126,7 +128,7 @@ START_TEST(test_bad_table)
     const bad_case *c = &bad_cases[_i];
     ts_jagged *j = (ts_jagged *)&j; /* must be reset to NULL */
     ts_error err;
-    ck_assert_int_eq(ts_jagged_parse(&j, c->text, strlen(c->text), &err), c->code);
+    ck_assert_int_eq(ts_jagged_parse(c->text, strlen(c->text), &j, &err), c->code);
     ck_assert_ptr_null(j);
     ck_assert_int_eq(err.code, c->code);
     ck_assert_msg(strstr(err.message, c->msg), "case %d: '%s' lacks '%s'", _i, err.message,
@@ -144,10 +146,10 @@ START_TEST(test_limits)
     memset(deep, '{', 33);
     memset(deep + 33, '}', 33);
     deep[66] = '\0';
-    ck_assert_int_eq(ts_jagged_parse(&j, deep, 66, &err), TS_ERR_LIMIT);
+    ck_assert_int_eq(ts_jagged_parse(deep, 66, &j, &err), TS_ERR_LIMIT);
     ck_assert_ptr_nonnull(strstr(err.message, "nests deeper than 32 levels"));
     ck_assert_int_eq(err.column, 33);
-    ck_assert_int_eq(ts_jagged_parse(&j, deep + 1, 64, &err), TS_OK); /* 32 levels: fine */
+    ck_assert_int_eq(ts_jagged_parse(deep + 1, 64, &j, &err), TS_OK); /* 32 levels: fine */
     ck_assert_int_eq(ts_jagged_rank(j), 32);
     ts_jagged_free(j);
     /* a tiling of 64^4 leaves is refused before allocating */
@@ -158,14 +160,14 @@ START_TEST(test_limits)
             strcat(tile, i ? ",1" : "1");
         strcat(tile, ")");
     }
-    ck_assert_int_eq(ts_jagged_parse(&j, tile, strlen(tile), &err), TS_ERR_LIMIT);
+    ck_assert_int_eq(ts_jagged_parse(tile, strlen(tile), &j, &err), TS_ERR_LIMIT);
     ck_assert_ptr_nonnull(strstr(err.message, "more than 1000000 nodes or leaf dims"));
     /* rank above TS_MAX_NDIM */
     char wide[600] = "{{(";
     for (int i = 0; i < 63; i++)
         strcat(wide, "1,");
     strcat(wide, ")}}");
-    ck_assert_int_eq(ts_jagged_parse(&j, wide, strlen(wide), &err), TS_ERR_NDIM);
+    ck_assert_int_eq(ts_jagged_parse(wide, strlen(wide), &j, &err), TS_ERR_NDIM);
     /* many leaves from text: a million is fine, one more node is not */
     size_t n = 1000000;
     char *big = malloc(n * 5 + 8);
@@ -176,9 +178,12 @@ START_TEST(test_limits)
         pos += 4;
     }
     big[pos++] = '}';
-    ck_assert_int_eq(ts_jagged_parse(&j, big, pos, &err), TS_ERR_LIMIT);
-    ts_jagged_tile(&j, NULL, -1, &err);
-    ck_assert_int_eq(err.code, TS_ERR_LIMIT);
+    ck_assert_int_eq(ts_jagged_parse(big, pos, &j, &err), TS_ERR_LIMIT);
+    ts_shape many[TS_JAGGED_MAX_DEPTH + 1];
+    for (int i = 0; i <= TS_JAGGED_MAX_DEPTH; i++)
+        ts_shape_init(&many[i]);
+    ck_assert_int_eq(ts_jagged_tile(many, TS_JAGGED_MAX_DEPTH + 1, &j, &err), TS_ERR_LIMIT);
+    ck_assert_ptr_null(j);
     free(big);
 }
 END_TEST
@@ -217,7 +222,7 @@ START_TEST(test_slice_table)
     ts_shape idx = TS_SHAPE_INIT;
     ts_error err;
     tu_shape(&idx, c->index);
-    ck_assert_int_eq(ts_jagged_parse(&j, c->text, strlen(c->text), NULL), TS_OK);
+    ck_assert_int_eq(ts_jagged_parse(c->text, strlen(c->text), &j, NULL), TS_OK);
     ts_status st = ts_jagged_slice(j, ts_shape_dims(&idx), ts_shape_ndim(&idx), &s, &err);
     if (c->out) {
         ck_assert_msg(st == TS_OK, "case %d: %s", _i, err.message);
@@ -275,7 +280,7 @@ START_TEST(test_layer_table)
     int64_t got[TS_MAX_NDIM];
     ts_error err;
     tu_shape(&layers, c->layers);
-    ck_assert_int_eq(ts_jagged_parse(&j, c->text, strlen(c->text), NULL), TS_OK);
+    ck_assert_int_eq(ts_jagged_parse(c->text, strlen(c->text), &j, NULL), TS_OK);
     ts_status st = ts_jagged_layers(j, ts_shape_dims(&layers), ts_shape_ndim(&layers), got, &err);
     if (c->elements) {
         ck_assert_msg(st == TS_OK, "case %d: %s", _i, err.message);
@@ -303,20 +308,22 @@ START_TEST(test_tile_api_and_format)
     ts_shape_init(&t[1]);
     tu_shape(&t[0], "(5,10,15)");
     tu_shape(&t[1], "(5,10,15)");
-    ck_assert_int_eq(ts_jagged_tile(&j, t, 2, &err), TS_OK);
+    ck_assert_int_eq(ts_jagged_tile(t, 2, &j, &err), TS_OK);
     /* snprintf semantics: the full length, truncated text */
     ck_assert_uint_eq(ts_jagged_format(j, NULL, 0), strlen(TILE30));
     char small[8];
     ck_assert_uint_eq(ts_jagged_format(j, small, sizeof small), strlen(TILE30));
     ck_assert_str_eq(small, "{{(5,5)");
     ts_shape smooth = TS_SHAPE_INIT;
-    ck_assert_int_eq(ts_jagged_smooth(j, &smooth, NULL), 0);
+    ck_assert_int_eq(ts_jagged_smooth(j, &smooth, &err), TS_ERR_NDIM);
+    ck_assert_str_eq(err.message, "jagged shape {{(5,5),(5,10),(5,15)},{(10,5),(10,10),(10,15)},"
+                                  "{(15,5),(15,10),(15,15)}} has 2 jagged modes: it is not smooth");
     ts_jagged_free(j);
     tu_shape(&t[1], "(5,-1)");
-    ck_assert_int_eq(ts_jagged_tile(&j, t, 2, &err), TS_ERR_VALUE);
+    ck_assert_int_eq(ts_jagged_tile(t, 2, &j, &err), TS_ERR_VALUE);
     ck_assert_str_eq(err.message, "tile: extent -1 of tiled mode 1 is negative");
-    ck_assert_int_eq(ts_jagged_parse(&j, "(3,4)", 5, NULL), TS_OK);
-    ck_assert_int_eq(ts_jagged_smooth(j, &smooth, NULL), 1);
+    ck_assert_int_eq(ts_jagged_parse("(3,4)", 5, &j, NULL), TS_OK);
+    ck_assert_int_eq(ts_jagged_smooth(j, &smooth, NULL), TS_OK);
     tu_assert_shape(&smooth, "(3,4)");
     ts_jagged_free(j);
     ts_jagged_free(NULL);
@@ -333,12 +340,12 @@ START_TEST(test_size_overflow)
     ts_error err;
     int64_t size;
     const char *t = "{(9223372036854775807,),(1,)}";
-    ck_assert_int_eq(ts_jagged_parse(&j, t, strlen(t), NULL), TS_OK);
+    ck_assert_int_eq(ts_jagged_parse(t, strlen(t), &j, NULL), TS_OK);
     ck_assert_int_eq(ts_jagged_size(j, &size, &err), TS_ERR_OVERFLOW);
     ck_assert_str_eq(err.message, "the element count of the jagged shape does not fit in 64 bits");
     ts_jagged_free(j);
     t = "{(4294967296,4294967296)}";
-    ck_assert_int_eq(ts_jagged_parse(&j, t, strlen(t), NULL), TS_OK);
+    ck_assert_int_eq(ts_jagged_parse(t, strlen(t), &j, NULL), TS_OK);
     ck_assert_int_eq(ts_jagged_size(j, &size, &err), TS_ERR_OVERFLOW);
     ts_jagged_free(j);
 }

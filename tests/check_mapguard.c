@@ -34,8 +34,7 @@ static void expect_shrank(const char *label, const unsigned char *data, size_t l
                           ts_format format)
 {
     const char *tmp = copy_to_temp(data, len);
-    ts_open_options o;
-    memset(&o, 0, sizeof o);
+    ts_open_options o = TS_OPEN_OPTIONS_INIT;
     o.format = format;
     o.want_metadata = 1;
     ts_file *f = NULL;
@@ -43,7 +42,7 @@ static void expect_shrank(const char *label, const unsigned char *data, size_t l
     truncate_to = 0;
     truncate_path = tmp;
     ts__test_after_map = shrink;
-    ts_status st = ts_file_open(&f, tmp, &o, &err);
+    ts_status st = ts_file_open(tmp, &o, &f, &err);
     ts__test_after_map = NULL;
     unlink(tmp);
     ck_assert_msg(st == TS_ERR_IO && f == NULL, "%s (format %s): status %d, expected I/O",
@@ -124,17 +123,16 @@ START_TEST(test_mid_parse)
     unsigned char *d = make_gguf(4000, 100, 0, &len);
     const char *tmp = copy_to_temp(d, len);
     free(d);
-    ts_open_options o;
-    memset(&o, 0, sizeof o);
+    ts_open_options o = TS_OPEN_OPTIONS_INIT;
     ts_file *f = NULL;
     ts_error err;
-    ck_assert_int_eq(ts_file_open(&f, tmp, &o, &err), TS_OK); /* whole, it reads */
+    ck_assert_int_eq(ts_file_open(tmp, &o, &f, &err), TS_OK); /* whole, it reads */
     ck_assert_uint_eq(ts_file_metadata_count(f), 0);
     ts_file_close(f);
     truncate_to = 4096;
     truncate_path = tmp;
     ts__test_after_map = shrink;
-    ts_status st = ts_file_open(&f, tmp, &o, &err);
+    ts_status st = ts_file_open(tmp, &o, &f, &err);
     ts__test_after_map = NULL;
     unlink(tmp);
     ck_assert_int_eq(st, TS_ERR_IO);
@@ -151,12 +149,11 @@ START_TEST(test_after_open)
     unsigned char *d = make_gguf(1, 16, 1u << 20, &len);
     const char *tmp = copy_to_temp(d, len);
     free(d);
-    ts_open_options o;
-    memset(&o, 0, sizeof o);
+    ts_open_options o = TS_OPEN_OPTIONS_INIT;
     o.want_metadata = 1;
     ts_file *f = NULL;
     ts_error err;
-    ck_assert_int_eq(ts_file_open(&f, tmp, &o, &err), TS_OK);
+    ck_assert_int_eq(ts_file_open(tmp, &o, &f, &err), TS_OK);
     ck_assert_uint_eq(ts_file_metadata_count(f), 2);
     ck_assert_int_eq(ts_file_metadata_write(f, 1, discard, &got, &err), TS_OK);
     ck_assert_uint_eq(got, (1u << 20) + 2); /* the quoted string */

@@ -208,7 +208,7 @@ START_TEST(test_files)
         return;
     ts_file *f = NULL;
     ts_error err;
-    ts_status st = ts_file_open(&f, path, NULL, &err);
+    ts_status st = ts_file_open(path, NULL, &f, &err);
     ck_assert_msg(st == TS_OK, "%s: %s", path, err.message);
     ck_assert_int_eq(ts_file_format(f), TS_FORMAT_MXNET);
     ck_assert_str_eq(ts_file_version(f), e->version);
@@ -231,7 +231,7 @@ START_TEST(test_cifar_totals)
         return;
     ts_file *f = NULL;
     ts_error err;
-    ck_assert_msg(ts_file_open(&f, path, NULL, &err) == TS_OK, "%s", err.message);
+    ck_assert_msg(ts_file_open(path, NULL, &f, &err) == TS_OK, "%s", err.message);
     int64_t size = 0, nbytes = 0, end = 0;
     size_t args = 0, auxs = 0;
     for (size_t i = 0; i < ts_file_count(f); i++) {
@@ -316,12 +316,11 @@ START_TEST(test_bad)
     const bad_case *c = &bad[_i];
     char path[512];
     tu_fixture(path, sizeof path, c->path);
-    ts_open_options opts;
-    memset(&opts, 0, sizeof opts);
+    ts_open_options opts = TS_OPEN_OPTIONS_INIT;
     opts.format = c->format;
     ts_file *f = (ts_file *)&opts;   /* must be reset to NULL */
     ts_error err;
-    ts_status st = ts_file_open(&f, path, &opts, &err);
+    ts_status st = ts_file_open(path, &opts, &f, &err);
     ck_assert_msg(st == c->status, "%s: status %d (%s), expected %d", c->path, (int)st,
                   err.message, (int)c->status);
     ck_assert_ptr_null(f);
@@ -330,7 +329,7 @@ START_TEST(test_bad)
     ck_assert_int_eq(err.column, 0);
     ck_assert_str_eq(err.message, c->message);
     /* The same with err NULL: no crash, same status. */
-    ck_assert_int_eq(ts_file_open(&f, path, &opts, NULL), c->status);
+    ck_assert_int_eq(ts_file_open(path, &opts, &f, NULL), c->status);
 }
 END_TEST
 
@@ -408,7 +407,7 @@ START_TEST(test_memory_legacy_u32_dims)
     /* 0 data bytes, then n_names = 0 (8 bytes) at 44; 4 bytes trailing. */
     ts_file *f = NULL;
     ts_error err;
-    ck_assert_msg(ts_file_open_memory(&f, buf, sizeof buf, NULL, &err) == TS_OK, "%s",
+    ck_assert_msg(ts_file_open_memory(buf, sizeof buf, NULL, &f, &err) == TS_OK, "%s",
                   err.message);
     ck_assert_str_eq(ts_file_version(f), "legacy");
     const ts_array *a = ts_file_array(f, 0);
@@ -422,12 +421,12 @@ START_TEST(test_memory_legacy_u32_dims)
 
     /* dim 2^32-1 of uint64: 34 GB declared in a 60-byte buffer. */
     memset(buf + 28, 0xff, 4);
-    ck_assert_int_eq(ts_file_open_memory(&f, buf, sizeof buf, NULL, &err),
+    ck_assert_int_eq(ts_file_open_memory(buf, sizeof buf, NULL, &f, &err),
                      TS_ERR_TRUNCATED);
     ck_assert_str_eq(err.message, "array 0: file ends inside the data at byte 44: need "
                                   "34359738360 bytes, 16 left");
     ck_assert_int_eq(err.offset, 44);
-    ck_assert_int_eq(ts_file_open_memory(&f, buf, sizeof buf, NULL, NULL),
+    ck_assert_int_eq(ts_file_open_memory(buf, sizeof buf, NULL, &f, NULL),
                      TS_ERR_TRUNCATED);
 }
 END_TEST
@@ -467,7 +466,7 @@ START_TEST(test_huge_sparse_file)
     close(fd);
     ts_file *f = NULL;
     ts_error err;
-    ts_status st = ts_file_open(&f, path, NULL, &err);
+    ts_status st = ts_file_open(path, NULL, &f, &err);
     unlink(path);
     ck_assert_msg(st == TS_OK, "%s", err.message);
     const ts_array *a = ts_file_array(f, 0);

@@ -104,7 +104,7 @@ static void check_case(const npy_case *c, const char *path)
 {
     ts_file *f = NULL;
     ts_error err;
-    ts_status st = ts_file_open(&f, path, NULL, &err);
+    ts_status st = ts_file_open(path, NULL, &f, &err);
     ck_assert_msg(st == TS_OK, "%s: %s", path, err.message);
     ck_assert_int_eq(ts_file_format(f), TS_FORMAT_NPY);
     ck_assert_str_eq(ts_file_version(f), c->version);
@@ -161,7 +161,7 @@ START_TEST(test_memory_equals_file)
     ck_assert_ptr_nonnull(buf);
     ts_file *f;
     ts_error err;
-    ck_assert_int_eq(ts_file_open_memory(&f, buf, len, NULL, &err), TS_OK);
+    ck_assert_int_eq(ts_file_open_memory(buf, len, NULL, &f, &err), TS_OK);
     ck_assert_int_eq(ts_file_nbytes(f), 220);
     ck_assert_int_eq(ts_file_array(f, 0)->itemsize, 14);
     ck_assert_int_eq(ts_file_array(f, 0)->data_offset, 192);
@@ -228,8 +228,7 @@ START_TEST(test_bad)
     const bad_case *c = &bad_cases[_i];
     char path[256];
     snprintf(path, sizeof path, "tests/fixtures/npy/%s", c->file);
-    ts_open_options o;
-    memset(&o, 0, sizeof o);
+    ts_open_options o = TS_OPEN_OPTIONS_INIT;
     o.format = c->format;
     tu_expect_open_error(path, &o, c->code, c->offset, c->message);
 }
@@ -239,12 +238,11 @@ END_TEST
 
 START_TEST(test_limit_raised)
 {
-    ts_open_options o;
-    memset(&o, 0, sizeof o);
+    ts_open_options o = TS_OPEN_OPTIONS_INIT;
     o.npy_max_header = 10102;
     ts_file *f;
     ts_error err;
-    ck_assert_int_eq(ts_file_open(&f, "tests/fixtures/npy/big_header.npy", &o, &err), TS_OK);
+    ck_assert_int_eq(ts_file_open("tests/fixtures/npy/big_header.npy", &o, &f, &err), TS_OK);
     const ts_array *a = ts_file_array(f, 0);
     tu_assert_shape(&a->shape, "(4,)");
     ck_assert_str_eq(a->dtype_name, "uint8");
@@ -253,7 +251,7 @@ START_TEST(test_limit_raised)
     ts_file_close(f);
 
     o.npy_max_header = 10101;
-    ck_assert_int_eq(ts_file_open(&f, "tests/fixtures/npy/big_header.npy", &o, &err),
+    ck_assert_int_eq(ts_file_open("tests/fixtures/npy/big_header.npy", &o, &f, &err),
                      TS_ERR_LIMIT);
     ck_assert_str_eq(err.message,
                      "header length 10102 (at byte 8) is above the limit of 10101 bytes; if "
@@ -261,10 +259,10 @@ START_TEST(test_limit_raised)
                      "(ts_open_options.npy_max_header)");
     /* A small limit refuses ordinary files too. */
     o.npy_max_header = 100;
-    ck_assert_int_eq(ts_file_open(&f, "tests/fixtures/npy/float32.npy", &o, &err),
+    ck_assert_int_eq(ts_file_open("tests/fixtures/npy/float32.npy", &o, &f, &err),
                      TS_ERR_LIMIT);
     o.npy_max_header = 118;
-    ck_assert_int_eq(ts_file_open(&f, "tests/fixtures/npy/float32.npy", &o, &err), TS_OK);
+    ck_assert_int_eq(ts_file_open("tests/fixtures/npy/float32.npy", &o, &f, &err), TS_OK);
     ts_file_close(f);
 }
 END_TEST
@@ -355,7 +353,7 @@ START_TEST(test_syntax_ok)
     unsigned char *b = make_npy(c->major, c->header, 200, &len);
     ts_file *f;
     ts_error err;
-    ck_assert_msg(ts_file_open_memory(&f, b, len, NULL, &err) == TS_OK, "%s: %s", c->header,
+    ck_assert_msg(ts_file_open_memory(b, len, NULL, &f, &err) == TS_OK, "%s: %s", c->header,
                   err.message);
     const ts_array *a = ts_file_array(f, 0);
     tu_assert_shape(&a->shape, c->shape);
@@ -494,7 +492,7 @@ START_TEST(test_syntax_bad)
     unsigned char *b = make_npy(c->major, c->header, 64, &len);
     ts_file *f;
     ts_error err;
-    ts_status st = ts_file_open_memory(&f, b, len, NULL, &err);
+    ts_status st = ts_file_open_memory(b, len, NULL, &f, &err);
     ck_assert_msg(st == c->code, "%s: status %d, expected %d: %s", c->header, st, c->code,
                   err.message);
     ck_assert_msg(err.offset == c->offset, "%s: offset %lld, expected %lld: %s", c->header,
@@ -514,7 +512,7 @@ START_TEST(test_header_edges)
     static const char nul[] = "\x93NUMPY\x01\x00\x05\x00{}  \0";
     ts_file *f;
     ts_error err;
-    ck_assert_int_eq(ts_file_open_memory(&f, nul, sizeof nul - 1, NULL, &err), TS_ERR_FORMAT);
+    ck_assert_int_eq(ts_file_open_memory(nul, sizeof nul - 1, NULL, &f, &err), TS_ERR_FORMAT);
     ck_assert_str_eq(err.message, H1 "unexpected byte 0x00 at byte 14 after the header dict "
                      "(only spaces and a newline may follow it)");
     ck_assert_int_eq(err.offset, 14);
@@ -522,7 +520,7 @@ START_TEST(test_header_edges)
     size_t len;
     unsigned char *b = make_npy(1, "{'descr': '|u1', 'fortran_order': False, 'shape': (2,)}",
                                 1, &len);
-    ck_assert_int_eq(ts_file_open_memory(&f, b, len, NULL, &err), TS_ERR_TRUNCATED);
+    ck_assert_int_eq(ts_file_open_memory(b, len, NULL, &f, &err), TS_ERR_TRUNCATED);
     ck_assert_str_eq(err.message, "data is truncated: shape (2,) of uint8 needs 2 bytes at "
                      "offset 65, but only 1 remain");
     ck_assert_int_eq(err.offset, 65);
@@ -530,7 +528,7 @@ START_TEST(test_header_edges)
     /* Exactly enough data, and trailing bytes (NumPy ignores them), are fine. */
     for (size_t extra = 2; extra <= 3; extra++) {
         b = make_npy(1, "{'descr': '|u1', 'fortran_order': False, 'shape': (2,)}", extra, &len);
-        ck_assert_int_eq(ts_file_open_memory(&f, b, len, NULL, &err), TS_OK);
+        ck_assert_int_eq(ts_file_open_memory(b, len, NULL, &f, &err), TS_OK);
         ck_assert_int_eq(ts_file_array(f, 0)->nbytes, 2);
         ts_file_close(f);
         free(b);
@@ -553,7 +551,7 @@ START_TEST(test_parser_limits)
         strcat(header, "1,");
     strcat(header, ")}");
     b = make_npy(1, header, 4, &len);
-    ck_assert_int_eq(ts_file_open_memory(&f, b, len, NULL, &err), TS_ERR_NDIM);
+    ck_assert_int_eq(ts_file_open_memory(b, len, NULL, &f, &err), TS_ERR_NDIM);
     ck_assert_str_eq(err.message, H1 "the shape at byte 60 has more than 64 dimensions");
     free(b);
     /* 64 dims are fine. */
@@ -561,7 +559,7 @@ START_TEST(test_parser_limits)
     header[strlen(header) - 3] = '}';
     header[strlen(header) - 2] = '\0';
     b = make_npy(1, header, 4, &len);
-    ck_assert_msg(ts_file_open_memory(&f, b, len, NULL, &err) == TS_OK, "%s", err.message);
+    ck_assert_msg(ts_file_open_memory(b, len, NULL, &f, &err) == TS_OK, "%s", err.message);
     ck_assert_int_eq(ts_shape_ndim(&ts_file_array(f, 0)->shape), 64);
     ts_file_close(f);
     free(b);
@@ -575,7 +573,7 @@ START_TEST(test_parser_limits)
         strcat(header, ")]");
     strcat(header, ", 'fortran_order': False, 'shape': ()}");
     b = make_npy(1, header, 4, &len);
-    ck_assert_int_eq(ts_file_open_memory(&f, b, len, NULL, &err), TS_ERR_LIMIT);
+    ck_assert_int_eq(ts_file_open_memory(b, len, NULL, &f, &err), TS_ERR_LIMIT);
     ck_assert_str_eq(err.message, H1 "dtype nesting at byte 244 is deeper than 32 levels");
     free(b);
     /* 32 levels are fine. */
@@ -587,7 +585,7 @@ START_TEST(test_parser_limits)
         strcat(header, ")]");
     strcat(header, ", 'fortran_order': False, 'shape': ()}");
     b = make_npy(1, header, 4, &len);
-    ck_assert_msg(ts_file_open_memory(&f, b, len, NULL, &err) == TS_OK, "%s", err.message);
+    ck_assert_msg(ts_file_open_memory(b, len, NULL, &f, &err) == TS_OK, "%s", err.message);
     ck_assert_int_eq(ts_file_array(f, 0)->itemsize, 4);
     ts_file_close(f);
     free(b);
@@ -599,28 +597,27 @@ START_TEST(test_preamble)
 {
     ts_file *f;
     ts_error err;
-    ts_open_options o;
-    memset(&o, 0, sizeof o);
+    ts_open_options o = TS_OPEN_OPTIONS_INIT;
     o.format = TS_FORMAT_NPY;
-    ck_assert_int_eq(ts_file_open_memory(&f, "\x93NUMPY\x01", 7, &o, &err), TS_ERR_TRUNCATED);
+    ck_assert_int_eq(ts_file_open_memory("\x93NUMPY\x01", 7, &o, &f, &err), TS_ERR_TRUNCATED);
     ck_assert_str_eq(err.message, "file ends at byte 7, inside the npy magic and version "
                      "(8 bytes)");
-    ck_assert_int_eq(ts_file_open_memory(&f, "\x93NUMPY\x02\x00\x05\x00", 10, &o, &err),
+    ck_assert_int_eq(ts_file_open_memory("\x93NUMPY\x02\x00\x05\x00", 10, &o, &f, &err),
                      TS_ERR_TRUNCATED);
     ck_assert_str_eq(err.message, "file ends at byte 10, inside the 4-byte header length at "
                      "byte 8");
-    ck_assert_int_eq(ts_file_open_memory(&f, "\x93NUMPY\x01\x01\x00\x00", 10, &o, &err),
+    ck_assert_int_eq(ts_file_open_memory("\x93NUMPY\x01\x01\x00\x00", 10, &o, &f, &err),
                      TS_ERR_UNSUPPORTED);
     ck_assert_str_eq(err.message, "npy version 1.1 at byte 6 is not supported (NumPy reads "
                      "only 1.0, 2.0 and 3.0)");
-    ck_assert_int_eq(ts_file_open_memory(&f, "\x93NUMPY\x00\x00\x00\x00", 10, &o, &err),
+    ck_assert_int_eq(ts_file_open_memory("\x93NUMPY\x00\x00\x00\x00", 10, &o, &f, &err),
                      TS_ERR_UNSUPPORTED);
-    ck_assert_int_eq(ts_file_open_memory(&f, "", 0, &o, &err), TS_ERR_TRUNCATED);
-    ck_assert_int_eq(ts_file_open_memory(&f, "\x93NUM", 4, &o, &err), TS_ERR_TRUNCATED);
-    ck_assert_int_eq(ts_file_open_memory(&f, "\x93NUX", 4, &o, &err), TS_ERR_FORMAT);
+    ck_assert_int_eq(ts_file_open_memory("", 0, &o, &f, &err), TS_ERR_TRUNCATED);
+    ck_assert_int_eq(ts_file_open_memory("\x93NUM", 4, &o, &f, &err), TS_ERR_TRUNCATED);
+    ck_assert_int_eq(ts_file_open_memory("\x93NUX", 4, &o, &f, &err), TS_ERR_FORMAT);
     ck_assert_int_eq(err.offset, 3);
     /* A 2.0 header length of 4 GiB - 1 in a tiny file is refused before use. */
-    ck_assert_int_eq(ts_file_open_memory(&f, "\x93NUMPY\x02\x00\xff\xff\xff\xff{}", 14, &o,
+    ck_assert_int_eq(ts_file_open_memory("\x93NUMPY\x02\x00\xff\xff\xff\xff{}", 14, &o, &f,
                                          &err), TS_ERR_TRUNCATED);
     ck_assert_str_eq(err.message, "header length 4294967295 (at byte 8) runs past the end of "
                      "the file: only 2 bytes follow byte 12");

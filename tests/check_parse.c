@@ -25,7 +25,7 @@ START_TEST(test_parse_ok)
     const ok_case *c = &ok_cases[_i];
     ts_shape s = TS_SHAPE_INIT;
     ts_error err;
-    ck_assert_msg(ts_shape_parse(&s, c->text, strlen(c->text), 0, NULL, &err) == TS_OK,
+    ck_assert_msg(ts_shape_parse(c->text, strlen(c->text), 0, &s, NULL, &err) == TS_OK,
                   "'%s': %s", c->text, err.message);
     tu_assert_shape(&s, c->expect);
     ts_shape_free(&s);
@@ -75,7 +75,7 @@ START_TEST(test_parse_bad)
     const bad_case *c = &bad_cases[_i];
     ts_shape s = TS_SHAPE_INIT;
     ts_error err;
-    ts_status st = ts_shape_parse(&s, c->text, strlen(c->text), 0, NULL, &err);
+    ts_status st = ts_shape_parse(c->text, strlen(c->text), 0, &s, NULL, &err);
     ck_assert_msg(st == c->code, "'%s': got %d (%s), expected %d", c->text, st,
                   st ? err.message : "ok", c->code);
     if (st != TS_OK) {
@@ -91,7 +91,7 @@ START_TEST(test_negative_allowed)
 {
     ts_shape s = TS_SHAPE_INIT;
     const char *t = "(-1, 4, -3)";
-    ck_assert_int_eq(ts_shape_parse(&s, t, strlen(t), TS_PARSE_ALLOW_NEGATIVE, NULL, NULL),
+    ck_assert_int_eq(ts_shape_parse(t, strlen(t), TS_PARSE_ALLOW_NEGATIVE, &s, NULL, NULL),
                      TS_OK);
     tu_assert_shape(&s, "(-1,4,-3)");
     int64_t size;
@@ -110,7 +110,7 @@ START_TEST(test_consumed_prefix)
     ts_shape s = TS_SHAPE_INIT;
     const char *expect[] = {"(2,1)", "(3,)", "(4,)", "(5,)"};
     for (int i = 0; i < 4; i++) {
-        ck_assert_int_eq(ts_shape_parse(&s, buf + pos, strlen(buf) - pos, 0, &used, NULL),
+        ck_assert_int_eq(ts_shape_parse(buf + pos, strlen(buf) - pos, 0, &s, &used, NULL),
                          TS_OK);
         tu_assert_shape(&s, expect[i]);
         pos += used;
@@ -118,7 +118,7 @@ START_TEST(test_consumed_prefix)
     ck_assert_uint_eq(pos, strlen(buf));
     /* Not NUL-terminated input: only len bytes are read. */
     char raw[3] = {'(', '7', ')'};
-    ck_assert_int_eq(ts_shape_parse(&s, raw, 3, 0, NULL, NULL), TS_OK);
+    ck_assert_int_eq(ts_shape_parse(raw, 3, 0, &s, NULL, NULL), TS_OK);
     tu_assert_shape(&s, "(7,)");
     ts_shape_free(&s);
 }
@@ -136,10 +136,10 @@ START_TEST(test_ndim_limit)
     text[n] = '\0';
     ts_shape s = TS_SHAPE_INIT;
     ts_error err;
-    ck_assert_int_eq(ts_shape_parse(&s, text, n, 0, NULL, &err), TS_ERR_NDIM);
+    ck_assert_int_eq(ts_shape_parse(text, n, 0, &s, NULL, &err), TS_ERR_NDIM);
     ck_assert_str_eq(err.message, "more than 64 dims at column 130");
     text[128] = ')';
-    ck_assert_int_eq(ts_shape_parse(&s, text, 129, 0, NULL, &err), TS_OK);
+    ck_assert_int_eq(ts_shape_parse(text, 129, 0, &s, NULL, &err), TS_OK);
     ck_assert_int_eq(ts_shape_ndim(&s), 64);
     ts_shape_free(&s);
 }
@@ -150,15 +150,15 @@ START_TEST(test_format)
     ts_shape s = TS_SHAPE_INIT;
     char buf[64];
     tu_shape(&s, "(3,4,5)");
-    ck_assert_uint_eq(ts_shape_format(&s, TS_FORMAT_LIST, buf, sizeof buf), 7);
+    ck_assert_uint_eq(ts_shape_format(&s, TS_SHAPE_PRINT_LIST, buf, sizeof buf), 7);
     ck_assert_str_eq(buf, "[3,4,5]");
-    ts_shape_format(&s, TS_FORMAT_SPACES, buf, sizeof buf);
+    ts_shape_format(&s, TS_SHAPE_PRINT_SPACES, buf, sizeof buf);
     ck_assert_str_eq(buf, "(3, 4, 5)");
     tu_shape(&s, "(3,)");
-    ts_shape_format(&s, TS_FORMAT_LIST, buf, sizeof buf);
+    ts_shape_format(&s, TS_SHAPE_PRINT_LIST, buf, sizeof buf);
     ck_assert_str_eq(buf, "[3]");
     tu_shape(&s, "()");
-    ts_shape_format(&s, TS_FORMAT_LIST, buf, sizeof buf);
+    ts_shape_format(&s, TS_SHAPE_PRINT_LIST, buf, sizeof buf);
     ck_assert_str_eq(buf, "[]");
     /* snprintf contract: full length returned, output truncated. */
     tu_shape(&s, "(123,456)");
@@ -192,8 +192,8 @@ START_TEST(test_fast_path_agrees)
         }
         text[n] = '\0';
         size_t used = 0;
-        ts_status fast = ts_shape_parse(&a, text, n, 0, NULL, NULL);
-        ts_status slow = ts_shape_parse(&b, text, n, 0, &used, NULL);
+        ts_status fast = ts_shape_parse(text, n, 0, &a, NULL, NULL);
+        ts_status slow = ts_shape_parse(text, n, 0, &b, &used, NULL);
         int slow_ok = slow == TS_OK && used == n;
         ck_assert_msg((fast == TS_OK) == slow_ok, "'%s': fast %d, precise %d (used %zu)", text,
                       fast, slow, used);

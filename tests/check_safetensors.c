@@ -12,12 +12,11 @@
 static ts_file *open_fixture(const char *rel, int want_metadata)
 {
     char path[512];
-    ts_open_options o;
-    memset(&o, 0, sizeof o);
+    ts_open_options o = TS_OPEN_OPTIONS_INIT;
     o.want_metadata = want_metadata;
     ts_file *f = NULL;
     ts_error err;
-    ts_status st = ts_file_open(&f, tu_fixture(path, sizeof path, rel), &o, &err);
+    ts_status st = ts_file_open(tu_fixture(path, sizeof path, rel), &o, &f, &err);
     ck_assert_msg(st == TS_OK, "%s: %s", rel, err.message);
     ck_assert_int_eq(ts_file_format(f), TS_FORMAT_SAFETENSORS);
     ck_assert_str_eq(ts_file_version(f), "");
@@ -56,12 +55,11 @@ START_TEST(test_corpus_overall)
     char path[512];
     if (!tu_corpus_path(path, sizeof path, "safetensors/safetensors_samples_overall.safetensors"))
         return;
-    ts_open_options o;
-    memset(&o, 0, sizeof o);
+    ts_open_options o = TS_OPEN_OPTIONS_INIT;
     o.want_metadata = 1;
     ts_file *f;
     ts_error err;
-    ck_assert_msg(ts_file_open(&f, path, &o, &err) == TS_OK, "%s", err.message);
+    ck_assert_msg(ts_file_open(path, &o, &f, &err) == TS_OK, "%s", err.message);
     ck_assert_int_eq(ts_file_format(f), TS_FORMAT_SAFETENSORS);
     ck_assert_int_eq(ts_file_nbytes(f), 702);
     ck_assert_uint_eq(ts_file_count(f), 9);
@@ -90,7 +88,7 @@ START_TEST(test_corpus_overall)
     ts_file_close(f);
 
     /* Without want_metadata nothing is collected. */
-    ck_assert_int_eq(ts_file_open(&f, path, NULL, &err), TS_OK);
+    ck_assert_int_eq(ts_file_open(path, NULL, &f, &err), TS_OK);
     ck_assert_uint_eq(ts_file_metadata_count(f), 0);
     ck_assert_uint_eq(ts_file_count(f), 9);
     ts_file_close(f);
@@ -107,7 +105,7 @@ START_TEST(test_corpus_abuse)
     ts_error err;
     /* Auto-detected as safetensors (the probe does not need the whole
      * header), then rejected as truncated. */
-    ck_assert_int_eq(ts_file_open(&f, path, NULL, &err), TS_ERR_TRUNCATED);
+    ck_assert_int_eq(ts_file_open(path, NULL, &f, &err), TS_ERR_TRUNCATED);
     ck_assert_ptr_null(f);
     ck_assert_int_eq(err.code, TS_ERR_TRUNCATED);
     ck_assert_int_eq(err.offset, 0);
@@ -331,8 +329,7 @@ START_TEST(test_bad_fixture)
     char rel[256], path[512];
     snprintf(rel, sizeof rel, "safetensors/%s.safetensors", r->file);
     tu_fixture(path, sizeof path, rel);
-    ts_open_options o;
-    memset(&o, 0, sizeof o);
+    ts_open_options o = TS_OPEN_OPTIONS_INIT;
     o.want_metadata = 1;
     if (r->forced)
         o.format = TS_FORMAT_SAFETENSORS;
@@ -350,11 +347,10 @@ static ts_status open_text(const char *header, size_t data_len, ts_error *err)
     for (int i = 0; i < 8; i++)
         buf[i] = (unsigned char)((uint64_t)n >> (8 * i));
     memcpy(buf + 8, header, n);
-    ts_open_options o;
-    memset(&o, 0, sizeof o);
+    ts_open_options o = TS_OPEN_OPTIONS_INIT;
     o.format = TS_FORMAT_SAFETENSORS;
     ts_file *f;
-    ts_status st = ts_file_open_memory(&f, buf, 8 + n + data_len, &o, err);
+    ts_status st = ts_file_open_memory(buf, 8 + n + data_len, &o, &f, err);
     ts_file_close(f);
     free(buf);
     return st;
@@ -423,16 +419,15 @@ END_TEST
 START_TEST(test_short_files)
 {
     static const unsigned char zeros[8];
-    ts_open_options o;
-    memset(&o, 0, sizeof o);
+    ts_open_options o = TS_OPEN_OPTIONS_INIT;
     o.format = TS_FORMAT_SAFETENSORS;
     ts_file *f;
     ts_error err;
-    ck_assert_int_eq(ts_file_open_memory(&f, zeros, 7, &o, &err), TS_ERR_TRUNCATED);
+    ck_assert_int_eq(ts_file_open_memory(zeros, 7, &o, &f, &err), TS_ERR_TRUNCATED);
     ck_assert_str_eq(err.message, "file is 7 bytes long, too short for the 8-byte header "
                                   "length of a safetensors file");
-    ck_assert_int_eq(ts_file_open_memory(&f, zeros, 0, &o, &err), TS_ERR_TRUNCATED);
-    ck_assert_int_eq(ts_file_open_memory(&f, zeros, 8, &o, &err), TS_ERR_FORMAT);
+    ck_assert_int_eq(ts_file_open_memory(zeros, 0, &o, &f, &err), TS_ERR_TRUNCATED);
+    ck_assert_int_eq(ts_file_open_memory(zeros, 8, &o, &f, &err), TS_ERR_FORMAT);
     ck_assert_str_eq(err.message, "header length is 0: the header must be a JSON object");
 }
 END_TEST
@@ -513,8 +508,7 @@ START_TEST(test_corruption)
     ck_assert_ptr_nonnull(data);
     /* JSON punctuation and digits, besides NUL and a non-ASCII byte. */
     static const unsigned char values[] = {0x00, 0x22, 0x2c, 0x5b, 0x5d, 0x7b, 0x7d, 0x30, 0xff};
-    ts_open_options o;
-    memset(&o, 0, sizeof o);
+    ts_open_options o = TS_OPEN_OPTIONS_INIT;
     o.want_metadata = 1;
     o.format = TS_FORMAT_SAFETENSORS;
     tu_check_byte_changes(data, len, len, &o, values, sizeof values);

@@ -4,6 +4,8 @@
  * "Iterating", TensorWrapper's slice unit test (which we reject, because its
  * end exceeds the extent), and the bound checks TensorWrapper's code lacks.
  */
+/* Tests functions of the experimental part of tshape.h. */
+#define TS_EXPERIMENTAL_API
 #include "testutil.h"
 
 #include <stdio.h>
@@ -146,7 +148,7 @@ static void iterate(const char *shape, const char *origin, int offsets, char *bu
     buf[0] = '\0';
     while (ts_index_iter_next(&it)) {
         ts_shape idx = TS_SHAPE_INIT;
-        ts_shape_assign(&idx, it.ndim, offsets ? it.offset : it.index, NULL);
+        ts_shape_assign(&idx, offsets ? it.offset : it.index, it.ndim, NULL);
         char one[128];
         ts_shape_format(&idx, 0, one, sizeof one);
         pos += (size_t)snprintf(buf + pos, cap - pos, "%s%s", pos ? " " : "", one);

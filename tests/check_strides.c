@@ -2,6 +2,8 @@
  * predicates (NumPy relaxed strides, PyTorch channels_last) and the PyTorch
  * view oracle ts_view_strides: the examples of peer-semantics.md 1.4, 1.5
  * and 3, with exact results, codes and message substrings. */
+/* Tests functions of the experimental part of tshape.h. */
+#define TS_EXPERIMENTAL_API
 #include "testutil.h"
 
 #include <string.h>
@@ -10,7 +12,7 @@
 static void dims_text(const int64_t *d, int n, char *buf, size_t cap)
 {
     ts_shape s = TS_SHAPE_INIT;
-    ck_assert_int_eq(ts_shape_assign(&s, n, d, NULL), TS_OK);
+    ck_assert_int_eq(ts_shape_assign(&s, d, n, NULL), TS_OK);
     ts_shape_format(&s, 0, buf, cap);
     ts_shape_free(&s);
 }

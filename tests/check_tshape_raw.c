@@ -38,10 +38,9 @@ static const good_case good[] = {
 static ts_status open_as(const char *rel, ts_format format, ts_file **f, ts_error *err)
 {
     char path[512];
-    ts_open_options opts;
-    memset(&opts, 0, sizeof opts);
+    ts_open_options opts = TS_OPEN_OPTIONS_INIT;
     opts.format = format;
-    return ts_file_open(f, tu_fixture(path, sizeof path, rel), &opts, err);
+    return ts_file_open(tu_fixture(path, sizeof path, rel), &opts, f, err);
 }
 
 static void check_raw_array(const ts_array *a, const exp_shape *e)
@@ -155,12 +154,11 @@ START_TEST(test_truncation)
     unsigned char *data = tu_read_file(tu_fixture(path, sizeof path, trunc_cases[_i].path),
                                        &len);
     ck_assert_ptr_nonnull(data);
-    ts_open_options opts;
-    memset(&opts, 0, sizeof opts);
+    ts_open_options opts = TS_OPEN_OPTIONS_INIT;
     opts.format = trunc_cases[_i].format;
     ts_file *full = NULL;
     ts_error err;
-    ck_assert_int_eq(ts_file_open_memory(&full, data, len, &opts, &err), TS_OK);
+    ck_assert_int_eq(ts_file_open_memory(data, len, &opts, &full, &err), TS_OK);
     for (size_t n = 0; n < len; n++) {
         size_t boundary = 0;   /* shapes that end exactly at n */
         int at_boundary = 0;
@@ -176,7 +174,7 @@ START_TEST(test_truncation)
         ck_assert_ptr_nonnull(copy);
         memcpy(copy, data, n);
         ts_file *f = NULL;
-        ts_status st = ts_file_open_memory(&f, copy, n, &opts, &err);
+        ts_status st = ts_file_open_memory(copy, n, &opts, &f, &err);
         if (n == 0) {
             ck_assert_int_eq(st, TS_ERR_FORMAT);
         } else if (at_boundary) {
@@ -201,9 +199,7 @@ END_TEST
 START_TEST(test_ndim_limits)
 {
     unsigned char buf[4 + 65 * 8];
-    ts_open_options o32, o64;
-    memset(&o32, 0, sizeof o32);
-    memset(&o64, 0, sizeof o64);
+    ts_open_options o32 = TS_OPEN_OPTIONS_INIT, o64 = TS_OPEN_OPTIONS_INIT;
     o32.format = TS_FORMAT_TSHAPE32;
     o64.format = TS_FORMAT_TSHAPE64;
     ts_file *f = NULL;
@@ -211,38 +207,38 @@ START_TEST(test_ndim_limits)
 
     /* ndim 0xFFFFFFFF in a 4-byte file */
     memset(buf, 0xff, 4);
-    ck_assert_int_eq(ts_file_open_memory(&f, buf, 4, &o32, &err), TS_ERR_LIMIT);
+    ck_assert_int_eq(ts_file_open_memory(buf, 4, &o32, &f, &err), TS_ERR_LIMIT);
     ck_assert_str_eq(err.message, "shape 0 at byte 0: ndim 4294967295 is above the limit "
                                   "of 64");
-    ck_assert_int_eq(ts_file_open_memory(&f, buf, 4, &o64, &err), TS_ERR_FORMAT);
+    ck_assert_int_eq(ts_file_open_memory(buf, 4, &o64, &f, &err), TS_ERR_FORMAT);
     ck_assert_str_eq(err.message, "shape 0 at byte 0: ndim -1 is negative (an unknown "
                                   "shape, which TShape::Save never writes)");
 
     /* ndim 65 with all 65 dims present: still above the limit */
     memset(buf, 0, sizeof buf);
     buf[0] = 65;
-    ck_assert_int_eq(ts_file_open_memory(&f, buf, 4 + 65 * 4, &o32, &err), TS_ERR_LIMIT);
-    ck_assert_int_eq(ts_file_open_memory(&f, buf, 4 + 65 * 8, &o64, &err), TS_ERR_LIMIT);
+    ck_assert_int_eq(ts_file_open_memory(buf, 4 + 65 * 4, &o32, &f, &err), TS_ERR_LIMIT);
+    ck_assert_int_eq(ts_file_open_memory(buf, 4 + 65 * 8, &o64, &f, &err), TS_ERR_LIMIT);
     ck_assert_str_eq(err.message, "shape 0 at byte 0: ndim 65 is above the limit of 64");
 
     /* ndim 64 of ones (TS_MAX_NDIM itself) is fine, in both layouts */
     buf[0] = 64;
     for (int i = 0; i < 64; i++)
         buf[4 + 4 * i] = 1;
-    ck_assert_int_eq(ts_file_open_memory(&f, buf, 4 + 64 * 4, &o32, &err), TS_OK);
+    ck_assert_int_eq(ts_file_open_memory(buf, 4 + 64 * 4, &o32, &f, &err), TS_OK);
     ck_assert_int_eq(ts_shape_ndim(&ts_file_array(f, 0)->shape), 64);
     ck_assert_int_eq(ts_file_array(f, 0)->size, 1);
     ts_file_close(f);
     memset(buf + 4, 0, 64 * 8);
     for (int i = 0; i < 64; i++)
         buf[4 + 8 * i] = 1;
-    ck_assert_int_eq(ts_file_open_memory(&f, buf, 4 + 64 * 8, &o64, &err), TS_OK);
+    ck_assert_int_eq(ts_file_open_memory(buf, 4 + 64 * 8, &o64, &f, &err), TS_OK);
     ck_assert_int_eq(ts_shape_ndim(&ts_file_array(f, 0)->shape), 64);
     ts_file_close(f);
 
     /* a lone partial ndim after a good shape */
     unsigned char two[4 + 2] = {0, 0, 0, 0, 1, 0};
-    ck_assert_int_eq(ts_file_open_memory(&f, two, sizeof two, &o32, &err),
+    ck_assert_int_eq(ts_file_open_memory(two, sizeof two, &o32, &f, &err),
                      TS_ERR_TRUNCATED);
     ck_assert_str_eq(err.message, "shape 1 at byte 4: file ends inside the u32 ndim: need 4 "
                                   "bytes, 2 left");

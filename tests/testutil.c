@@ -63,7 +63,7 @@ ts_status tu_open_exact(const unsigned char *data, size_t n, const ts_open_optio
     if (n)
         memcpy(copy, data, n);
     ts_file *f = (ts_file *)copy; /* must be overwritten */
-    ts_status st = ts_file_open_memory(&f, copy, n, opts, err);
+    ts_status st = ts_file_open_memory(copy, n, opts, &f, err);
     if (st == TS_OK) {
         ck_assert_ptr_nonnull(f);
         ts_file_close(f);
@@ -82,8 +82,7 @@ ts_status tu_open_exact(const unsigned char *data, size_t n, const ts_open_optio
 void tu_check_prefixes(const char *label, const unsigned char *data, size_t len,
                        ts_format format, size_t truncated_from)
 {
-    ts_open_options o;
-    memset(&o, 0, sizeof o);
+    ts_open_options o = TS_OPEN_OPTIONS_INIT;
     ck_assert_msg(tu_open_exact(data, len, &o, NULL) == TS_OK, "%s: the whole file fails", label);
     for (int forced = 0; forced < 2; forced++) {
         o.format = forced ? format : TS_FORMAT_AUTO;
@@ -138,7 +137,7 @@ void tu_expect_open_error(const char *path, const ts_open_options *opts, ts_stat
 {
     ts_file *f = (ts_file *)1;
     ts_error err;
-    ts_status st = ts_file_open(&f, path, opts, &err);
+    ts_status st = ts_file_open(path, opts, &f, &err);
     ck_assert_msg(st == status, "%s: status %d (%s), expected %d", path, (int)st, err.message,
                   (int)status);
     ck_assert_ptr_null(f);
@@ -146,12 +145,32 @@ void tu_expect_open_error(const char *path, const ts_open_options *opts, ts_stat
     ck_assert_str_eq(err.message, message);
     ck_assert_int_eq(err.offset, offset);
     ck_assert_int_eq(err.column, 0);
-    ck_assert_int_eq(ts_file_open(&f, path, opts, NULL), status); /* NULL report is fine */
+    int64_t index = tu_entry_index(message);
+    ck_assert_int_ge(err.index, -1);
+    if (index >= 0)
+        ck_assert_int_eq(err.index, index);
+    ck_assert_int_eq(ts_file_open(path, opts, &f, NULL), status); /* NULL report is fine */
+}
+
+int64_t tu_entry_index(const char *message)
+{
+    static const char *const nouns[] = {"array ", "tensor ", "key/value pair ", "key ",
+                                        "shape "};
+    for (size_t i = 0; i < sizeof nouns / sizeof *nouns; i++) {
+        size_t n = strlen(nouns[i]);
+        if (strncmp(message, nouns[i], n) != 0 || message[n] < '0' || message[n] > '9')
+            continue;
+        int64_t v = 0;
+        for (const char *p = message + n; *p >= '0' && *p <= '9'; p++)
+            v = v * 10 + (*p - '0');
+        return v;
+    }
+    return -2;
 }
 
 void tu_shape(ts_shape *s, const char *text)
 {
     ts_error err;
-    ts_status st = ts_shape_parse(s, text, strlen(text), TS_PARSE_ALLOW_NEGATIVE, NULL, &err);
+    ts_status st = ts_shape_parse(text, strlen(text), TS_PARSE_ALLOW_NEGATIVE, s, NULL, &err);
     ck_assert_msg(st == TS_OK, "cannot parse '%s': %s", text, err.message);
 }

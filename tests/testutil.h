@@ -70,6 +70,12 @@ void tu_check_byte_changes(const unsigned char *data, size_t len, size_t limit,
 void tu_expect_open_error(const char *path, const ts_open_options *opts, ts_status status,
                           int64_t offset, const char *message);
 
+/* The err.index a reader reports with `message`: N when the message starts
+ * with "array N", "tensor N", "key N", "key/value pair N" or "shape N" (the
+ * entry it names), else -2 (not known from the text: npz members and
+ * safetensors tensors are named, not numbered). */
+int64_t tu_entry_index(const char *message);
+
 /* Parses `text` as a shape, failing the test on error. */
 void tu_shape(ts_shape *s, const char *text);
 

@@ -11,6 +11,7 @@
  *                                   as many threads as stats uses
  * Exit 0, or 2 after printing the first error to stderr.
  */
+#define TS_EXPERIMENTAL_API
 #include <fcntl.h>
 #include <inttypes.h>
 #include <math.h>
@@ -37,8 +38,7 @@ static void jnum(double v)
 
 static int do_stats(int argc, char **argv)
 {
-    ts_stats_options o;
-    memset(&o, 0, sizeof o);
+    ts_stats_options o = TS_STATS_OPTIONS_INIT;
     int i = 0, rc = 0;
     if (argc > 1 && strcmp(argv[0], "-t") == 0) {
         o.nthreads = atoi(argv[1]);
@@ -47,7 +47,7 @@ static int do_stats(int argc, char **argv)
     for (; i < argc; i++) {
         ts_file *f;
         ts_error e;
-        if (ts_file_open(&f, argv[i], NULL, &e)) {
+        if (ts_file_open(argv[i], NULL, &f, &e)) {
             fprintf(stderr, "tsvalues: %s: %s\n", argv[i], e.message);
             return 2;
         }
@@ -91,7 +91,7 @@ static int do_dump(const char *path, const char *name, const char *as_text)
 {
     ts_file *f;
     ts_error e;
-    if (ts_file_open(&f, path, NULL, &e)) {
+    if (ts_file_open(path, NULL, &f, &e)) {
         fprintf(stderr, "tsvalues: %s: %s\n", path, e.message);
         return 2;
     }

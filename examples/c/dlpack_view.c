@@ -9,6 +9,9 @@
  *   cc dlpack_view.c $(pkg-config --cflags --libs tshape) -o dlpack_view
  *   ./dlpack_view weights.npy
  */
+/* DLPack interop (ts_array_to_dlpack, ts_dlpack_managed_new) is in the
+ * experimental part of tshape.h. */
+#define TS_EXPERIMENTAL_API
 #include <tshape.h>
 
 #include <fcntl.h>
@@ -69,7 +72,7 @@ int main(int argc, char **argv)
     ts_file *f;
     ts_error err;
     int status = 0;
-    if (ts_file_open_memory(&f, map, (size_t)st.st_size, NULL, &err) != TS_OK) {
+    if (ts_file_open_memory(map, (size_t)st.st_size, NULL, &f, &err) != TS_OK) {
         fprintf(stderr, "dlpack_view: %s: %s\n", argv[1], err.message);
         munmap(map, (size_t)st.st_size);
         return 2;

@@ -20,7 +20,7 @@ int main(int argc, char **argv)
     for (int i = 1; i < argc; i++) {
         ts_file *f;
         ts_error err;
-        if (ts_file_open(&f, argv[i], NULL, &err) != TS_OK) {
+        if (ts_file_open(argv[i], NULL, &f, &err) != TS_OK) {
             /* the message names the entry and the byte offset, not the file */
             fprintf(stderr, "inspect: %s: %s\n", argv[i], err.message);
             status = 2;

@@ -28,13 +28,13 @@ int main(int argc, char **argv)
     size_t nbin;
     int status = 0;
 
-    if (ts_shape_parse(&s, text, strlen(text), 0, NULL, &err) != TS_OK) {
+    if (ts_shape_parse(text, strlen(text), 0, &s, NULL, &err) != TS_OK) {
         status = fail(text, &err);
         goto done;
     }
     ts_shape_format(&s, 0, buf, sizeof buf);
     printf("shape   %s\n", buf);
-    ts_shape_format(&s, TS_FORMAT_LIST | TS_FORMAT_SPACES, buf, sizeof buf);
+    ts_shape_format(&s, TS_SHAPE_PRINT_LIST | TS_SHAPE_PRINT_SPACES, buf, sizeof buf);
     printf("list    %s\n", buf);
     printf("ndim    %d\n", ts_shape_ndim(&s));
     if (ts_shape_size(&s, &size, &err) != TS_OK) {
@@ -55,7 +55,7 @@ int main(int argc, char **argv)
 
     /* nnvm/MXNet TShape::Save: i32 ndim then i64 dims, little-endian */
     if (ts_shape_save(&s, TS_LAYOUT_MXNET, bin, sizeof bin, &nbin, &err) != TS_OK ||
-        ts_shape_load(&back, TS_LAYOUT_MXNET, bin, nbin, NULL, &err) != TS_OK) {
+        ts_shape_load(bin, nbin, TS_LAYOUT_MXNET, &back, NULL, &err) != TS_OK) {
         status = fail("save/load", &err);
         goto done;
     }

@@ -11,6 +11,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* The CLI exposes the experimental functions too (einops, jagged, ...). */
+#ifndef TS_EXPERIMENTAL_API
+#define TS_EXPERIMENTAL_API
+#endif
 #include "tshape.h"
 
 #define CLI_OK 0

@@ -93,7 +93,7 @@ static json_t *json_dims(const int64_t *d, int n)
 static const char *dims_text(const int64_t *d, int n, char *buf, size_t cap)
 {
     ts_shape s = TS_SHAPE_INIT;
-    if (ts_shape_assign(&s, n, d, NULL) != TS_OK) {
+    if (ts_shape_assign(&s, d, n, NULL) != TS_OK) {
         snprintf(buf, cap, "?");
         return buf;
     }
@@ -513,9 +513,9 @@ static int info_file(const cli_ctx *ctx, const info_opts *o, const char *path, t
         mem = slurp_stdin(&len, &why);
         if (!mem)
             return cli_error(shown, "cannot read: %s", why);
-        st = ts_file_open_memory(&f, mem, len, &o->open, &err);
+        st = ts_file_open_memory(mem, len, &o->open, &f, &err);
     } else {
-        st = ts_file_open(&f, path, &o->open, &err);
+        st = ts_file_open(path, &o->open, &f, &err);
     }
     if (st != TS_OK) {
         free(mem);
@@ -566,6 +566,7 @@ static int cmd_info(cli_ctx *ctx, int argc, char **argv)
     };
     info_opts o;
     memset(&o, 0, sizeof o);
+    o.open.struct_size = sizeof o.open;
     int c;
     int64_t v;
     ts_error err;

@@ -34,7 +34,7 @@ static int parse_shape_at(const char *text, size_t len, size_t *pos, ts_shape *o
                           const char *what, ts_error *err)
 {
     size_t used = 0, at = *pos;
-    if (ts_shape_parse(out, text + at, len - at, 0, &used, err) != TS_OK) {
+    if (ts_shape_parse(text + at, len - at, 0, out, &used, err) != TS_OK) {
         char msg[TS_ERROR_MESSAGE_MAX];
         memcpy(msg, err->message, sizeof msg);
         return cli_fail(err, err->code, "%s starting at column %zu: %s", what, at + 1, msg);
@@ -192,7 +192,7 @@ static void free_scratch(job *j)
 
 static int parse_whole_shape(const char *text, size_t len, ts_shape *s, ts_error *err)
 {
-    return ts_shape_parse(s, text, len, 0, NULL, err) == TS_OK ? CLI_OK : CLI_ERROR;
+    return ts_shape_parse(text, len, 0, s, NULL, err) == TS_OK ? CLI_OK : CLI_ERROR;
 }
 
 static int emit_shape(cli_ctx *ctx, const ts_shape *s)

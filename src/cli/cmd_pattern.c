@@ -94,7 +94,7 @@ static ts_shape line_shape = TS_SHAPE_INIT;
 
 static int parse_line(const char *text, size_t len, ts_error *err)
 {
-    return ts_shape_parse(&line_shape, text, len, 0, NULL, err) == TS_OK ? CLI_OK : CLI_ERROR;
+    return ts_shape_parse(text, len, 0, &line_shape, NULL, err) == TS_OK ? CLI_OK : CLI_ERROR;
 }
 
 static int run_map(cli_ctx *ctx, int n, char **args, cli_input_fn fn, void *user)

@@ -19,7 +19,7 @@ static int do_apply(cli_ctx *ctx, const char *text, size_t len, void *user, ts_e
     const ts_einops *e = user;
     ts_shape out = TS_SHAPE_INIT;
     int rc = CLI_ERROR;
-    if (ts_shape_parse(&in_shape, text, len, 0, NULL, err) == TS_OK &&
+    if (ts_shape_parse(text, len, 0, &in_shape, NULL, err) == TS_OK &&
         ts_einops_apply(e, &in_shape, &out, err) == TS_OK) {
         out_shape(ctx, &out);
         out_char('\n');
@@ -83,7 +83,7 @@ static int run_einops(cli_ctx *ctx, int argc, char **argv, ts_einops_op op)
     }
     ts_einops *e = NULL;
     ts_error err;
-    if (rc == CLI_OK && ts_einops_compile(&e, op, pattern, sizes, nsizes, &err) != TS_OK)
+    if (rc == CLI_OK && ts_einops_compile(op, pattern, sizes, nsizes, &e, &err) != TS_OK)
         rc = cli_error(NULL, "%s", err.message);
     if (rc == CLI_OK && nshapes == 0) {
         rc = cli_for_each_input(ctx, 0, NULL, do_apply, e);
@@ -152,11 +152,11 @@ static int do_parse_shape(cli_ctx *ctx, const char *text, size_t len, void *user
 {
     const char *pattern = ((const pattern_arg *)user)->pattern;
     ts_axis_size ax[TS_MAX_NDIM];
-    int n;
-    if (ts_shape_parse(&in_shape, text, len, 0, NULL, err) != TS_OK ||
+    size_t n;
+    if (ts_shape_parse(text, len, 0, &in_shape, NULL, err) != TS_OK ||
         ts_einops_parse_shape(pattern, &in_shape, ax, &n, err) != TS_OK)
         return CLI_ERROR;
-    print_named(ctx, ax, n);
+    print_named(ctx, ax, (int)n);
     return CLI_OK;
 }
 
@@ -181,14 +181,14 @@ int pat_cmd_parse_shape(cli_ctx *ctx, int argc, char **argv)
     } else {
         for (int i = first + 1; i < argc; i++) {
             ts_axis_size ax[TS_MAX_NDIM];
-            int n;
+            size_t n;
             ts_error err;
             if (cli_parse_shape(argv[i], 0, &in_shape)) {
                 rc = worse(rc, CLI_ERROR);
             } else if (ts_einops_parse_shape(pattern, &in_shape, ax, &n, &err) != TS_OK) {
                 rc = worse(rc, cli_error(NULL, "%s", err.message));
             } else {
-                print_named(ctx, ax, n);
+                print_named(ctx, ax, (int)n);
             }
         }
     }

@@ -88,7 +88,7 @@ static int do_line(cli_ctx *ctx, const char *text, size_t len, void *user, ts_er
             return CLI_ERROR;
         }
         size_t used = 0;
-        if (ts_shape_parse(&ops[n], text + i, len - i, 0, &used, err) != TS_OK) {
+        if (ts_shape_parse(text + i, len - i, 0, &ops[n], &used, err) != TS_OK) {
             /* Name the operand: its shape's column is relative to it. */
             char tmp[TS_ERROR_MESSAGE_MAX];
             int k = snprintf(tmp, sizeof tmp, "operand %d at column %zu: ", n, i + 1);

@@ -36,7 +36,7 @@ static int do_jagged(cli_ctx *ctx, const char *text, size_t len, void *user, ts_
     char *buf = NULL;
     int rc = CLI_ERROR;
 
-    if (ts_jagged_parse(&j, text, len, err) != TS_OK)
+    if (ts_jagged_parse(text, len, &j, err) != TS_OK)
         return CLI_ERROR;
     if (a->nslice >= 0) {
         if (ts_jagged_slice(j, a->slice, a->nslice, &s, err) != TS_OK)

@@ -332,31 +332,19 @@ int cli_usage_error(const cli_ctx *ctx, const char *fmt, ...)
 
 int cli_parse_i64(const cli_ctx *ctx, const char *text, const char *what, int64_t *out)
 {
-    const char *p = text;
-    int neg = 0;
-    if (*p == '-' || *p == '+')
-        neg = *p++ == '-';
-    if (!*p)
-        return cli_usage_error(ctx, "%s must be an integer, not '%s'", what, text);
-    uint64_t v = 0;
-    for (; *p; p++) {
-        if (*p < '0' || *p > '9')
-            return cli_usage_error(ctx, "%s must be an integer, not '%s'", what, text);
-        unsigned d = (unsigned)(*p - '0');
-        if (v > ((uint64_t)INT64_MAX + 1 - d) / 10)
-            return cli_usage_error(ctx, "%s '%s' does not fit in 64 bits", what, text);
-        v = v * 10 + d;
-    }
-    if (!neg && v > (uint64_t)INT64_MAX)
+    ts_error err;
+    ts_status st = ts_parse_i64(text, strlen(text), TS_PARSE_ALLOW_NEGATIVE, out, &err);
+    if (st == TS_OK)
+        return CLI_OK;
+    if (st == TS_ERR_OVERFLOW)
         return cli_usage_error(ctx, "%s '%s' does not fit in 64 bits", what, text);
-    *out = neg ? (int64_t)(0 - v) : (int64_t)v;
-    return CLI_OK;
+    return cli_usage_error(ctx, "%s must be an integer, not '%s'", what, text);
 }
 
 int cli_parse_shape(const char *text, unsigned flags, ts_shape *out)
 {
     ts_error err;
-    if (ts_shape_parse(out, text, strlen(text), flags, NULL, &err) != TS_OK)
+    if (ts_shape_parse(text, strlen(text), flags, out, NULL, &err) != TS_OK)
         return cli_error(NULL, "'%s': %s", text, err.message);
     return CLI_OK;
 }
@@ -375,86 +363,10 @@ int cli_fail(ts_error *err, ts_status code, const char *fmt, ...)
     return CLI_ERROR;
 }
 
-static void skip_space(const char *text, size_t len, size_t *pos)
-{
-    while (*pos < len && (text[*pos] == ' ' || text[*pos] == '\t' || text[*pos] == '\r' ||
-                          text[*pos] == '\n'))
-        (*pos)++;
-}
-
-/* What is at text[pos], for messages. */
-static const char *found(const char *text, size_t len, size_t pos, char *buf, size_t cap)
-{
-    if (pos >= len)
-        return "the end";
-    unsigned char c = (unsigned char)text[pos];
-    if (c < 0x20 || c >= 0x7f)
-        snprintf(buf, cap, "byte 0x%02x", c);
-    else
-        snprintf(buf, cap, "'%c'", c);
-    return buf;
-}
-
-/* A decimal int64 with optional sign at text[*pos]; advances *pos. */
-static int parse_int_at(const char *text, size_t len, size_t *pos, int64_t *out, ts_error *err)
-{
-    size_t start = *pos, p = *pos;
-    int neg = 0;
-    if (p < len && (text[p] == '-' || text[p] == '+'))
-        neg = text[p++] == '-';
-    if (p >= len || text[p] < '0' || text[p] > '9') {
-        char b[16];
-        return cli_fail(err, TS_ERR_PARSE, "expected an integer at column %zu, found %s", start + 1,
-                    found(text, len, start, b, sizeof b));
-    }
-    uint64_t v = 0;
-    for (; p < len && text[p] >= '0' && text[p] <= '9'; p++) {
-        unsigned d = (unsigned)(text[p] - '0');
-        if (v > ((uint64_t)INT64_MAX + 1 - d) / 10)
-            return cli_fail(err, TS_ERR_OVERFLOW, "integer at column %zu does not fit in 64 bits",
-                        start + 1);
-        v = v * 10 + d;
-    }
-    if (!neg && v > (uint64_t)INT64_MAX)
-        return cli_fail(err, TS_ERR_OVERFLOW, "integer at column %zu does not fit in 64 bits",
-                    start + 1);
-    *out = neg ? (int64_t)(0 - v) : (int64_t)v;
-    *pos = p;
-    return CLI_OK;
-}
-
-/*
- * An integer list (axes, strides, an index, a reshape target): "(1,0,2)",
- * "[1,0,2]", "()", or bare "1,0,2" / "-1"; negatives allowed. The whole
- * text must be the list.
- */
+/* The library's list parser (ts_parse_i64_list), negatives allowed. */
 int cli_list_parse(const char *text, size_t len, ts_shape *out, ts_error *err)
 {
-    size_t pos = 0;
-    skip_space(text, len, &pos);
-    if (pos < len && (text[pos] == '(' || text[pos] == '['))
-        return ts_shape_parse(out, text, len, TS_PARSE_ALLOW_NEGATIVE, NULL, err) ? CLI_ERROR
-                                                                                   : CLI_OK;
-    int64_t v[TS_MAX_NDIM];
-    int n = 0;
-    for (;;) {
-        if (n == TS_MAX_NDIM)
-            return cli_fail(err, TS_ERR_NDIM, "more than %d entries at column %zu", TS_MAX_NDIM,
-                        pos + 1);
-        skip_space(text, len, &pos);
-        if (parse_int_at(text, len, &pos, &v[n++], err))
-            return CLI_ERROR;
-        skip_space(text, len, &pos);
-        if (pos == len)
-            break;
-        if (text[pos] != ',') {
-            char b[16];
-            return cli_fail(err, TS_ERR_PARSE, "expected ',' or the end at column %zu, found %s",
-                        pos + 1, found(text, len, pos, b, sizeof b));
-        }
-        pos++;
-    }
-    return ts_shape_assign(out, n, v, err) ? CLI_ERROR : CLI_OK;
+    return ts_parse_i64_list(text, len, TS_PARSE_ALLOW_NEGATIVE, out, err) ? CLI_ERROR : CLI_OK;
 }
 
 int cli_parse_list(const char *text, const char *what, ts_shape *out)

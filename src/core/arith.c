@@ -1,5 +1,5 @@
 /*
- * shape_ops.c - the core arithmetic of mshadow's TShape: Size, ProdShape,
+ * arith.c - the core arithmetic of mshadow's TShape: Size, ProdShape,
  * FlatTo2D, FlatTo3D, get<ndim>, and the binary Save/Load layouts. Every
  * product is overflow-checked (the seed's Size() wrapped silently).
  */
@@ -7,6 +7,8 @@
 
 ts_status ts_shape_size(const ts_shape *s, int64_t *out, ts_error *err)
 {
+    TS__ARG_NONNULL(err, s);
+    TS__ARG_NONNULL(err, out);
     return ts__dims_size(ts_shape_dims(s), s->ndim, out, err);
 }
 
@@ -26,6 +28,8 @@ static ts_status slice_bound(int64_t v, int ndim, const char *what, int64_t *out
 ts_status ts_shape_prod(const ts_shape *s, int64_t begin, int64_t end, int64_t *out,
                         ts_error *err)
 {
+    TS__ARG_NONNULL(err, s);
+    TS__ARG_NONNULL(err, out);
     int64_t b = 0, e = 0;
     ts_status st = slice_bound(begin, s->ndim, "begin", &b, err);
     if (!st)
@@ -42,6 +46,8 @@ ts_status ts_shape_prod(const ts_shape *s, int64_t begin, int64_t end, int64_t *
 
 ts_status ts_shape_flat2d(const ts_shape *s, int64_t out[2], ts_error *err)
 {
+    TS__ARG_NONNULL(err, s);
+    TS__ARG_NONNULL(err, out);
     if (s->ndim == 0) {
         out[0] = out[1] = 1;
         return TS_OK;
@@ -62,6 +68,8 @@ ts_status ts_shape_flat2d(const ts_shape *s, int64_t out[2], ts_error *err)
 ts_status ts_shape_flat3d(const ts_shape *s, int64_t axis_begin, int64_t axis_end,
                           int64_t out[3], ts_error *err)
 {
+    TS__ARG_NONNULL(err, s);
+    TS__ARG_NONNULL(err, out);
     int b = 0, e = 0;
     ts_status st;
     if (s->ndim == 0)
@@ -90,6 +98,8 @@ ts_status ts_shape_flat3d(const ts_shape *s, int64_t axis_begin, int64_t axis_en
 
 ts_status ts_shape_get(const ts_shape *s, int ndim, int64_t *out, ts_error *err)
 {
+    TS__ARG_NONNULL(err, s);
+    TS__ARG_ARRAY(err, out, ndim);
     if (s->ndim != ndim) {
         char buf[TS__SHAPE_STR_MAX];
         return ts__error(err, TS_ERR_NDIM, "shape %s has %d dimension%s, expected %d",
@@ -104,10 +114,15 @@ ts_status ts_shape_get(const ts_shape *s, int ndim, int64_t *out, ts_error *err)
 ts_status ts_shape_save(const ts_shape *s, ts_shape_layout layout, unsigned char *buf,
                         size_t cap, size_t *written, ts_error *err)
 {
+    TS__ARG_NONNULL(err, s);
+    if (layout != TS_LAYOUT_MSHADOW && layout != TS_LAYOUT_MXNET)
+        return ts__bad_arg(err, __func__, "layout %d is not a ts_shape_layout", (int)layout);
+    TS__ARG_ARRAY(err, buf, cap);
     size_t dim_bytes = layout == TS_LAYOUT_MSHADOW ? 4 : 8;
     size_t need = 4 + dim_bytes * (size_t)s->ndim;
     const int64_t *d = ts_shape_dims(s);
-    *written = need;
+    if (written)
+        *written = need;
     for (int i = 0; i < s->ndim; i++) {
         if (d[i] < 0 || (layout == TS_LAYOUT_MSHADOW && d[i] > (int64_t)UINT32_MAX))
             return ts__error(err, TS_ERR_VALUE,
@@ -130,9 +145,13 @@ ts_status ts_shape_save(const ts_shape *s, ts_shape_layout layout, unsigned char
     return TS_OK;
 }
 
-ts_status ts_shape_load(ts_shape *s, ts_shape_layout layout, const unsigned char *buf,
-                        size_t len, size_t *consumed, ts_error *err)
+ts_status ts_shape_load(const unsigned char *buf, size_t len, ts_shape_layout layout,
+                        ts_shape *out, size_t *consumed, ts_error *err)
 {
+    TS__ARG_ARRAY(err, buf, len);
+    if (layout != TS_LAYOUT_MSHADOW && layout != TS_LAYOUT_MXNET)
+        return ts__bad_arg(err, __func__, "layout %d is not a ts_shape_layout", (int)layout);
+    TS__ARG_NONNULL(err, out);
     ts__cursor c;
     ts__cursor_init(&c, buf, len);
     uint32_t raw;
@@ -174,7 +193,7 @@ ts_status ts_shape_load(ts_shape *s, ts_shape_layout layout, const unsigned char
             dims[i] = v;
         }
     }
-    st = ts_shape_assign(s, (int)ndim, dims, err);
+    st = ts_shape_assign(out, dims, (int)ndim, err);
     if (st)
         return st;
     if (consumed)

@@ -79,8 +79,9 @@ static int dlpack_type(ts_dtype dt, ts_dlpack_dtype *out)
 
 ts_status ts_dtype_to_dlpack(ts_dtype dt, ts_dlpack_dtype *out, ts_error *err)
 {
-    if (!out)
-        return ts__error(err, TS_ERR_INVALID_ARG, "ts_dtype_to_dlpack: out is NULL");
+    TS__ARG_NONNULL(err, out);
+    if (!ts__dtype_in_range(dt))
+        return ts__bad_arg(err, __func__, "dt %d is not a ts_dtype", (int)dt);
     if (dlpack_type(dt, out))
         return TS_OK;
     if (dt == TS_DTYPE_LONGDOUBLE || dt == TS_DTYPE_CLONGDOUBLE)
@@ -96,8 +97,7 @@ ts_status ts_dtype_to_dlpack(ts_dtype dt, ts_dlpack_dtype *out, ts_error *err)
 
 ts_status ts_dtype_from_dlpack(ts_dlpack_dtype dt, ts_dtype *out, ts_error *err)
 {
-    if (!out)
-        return ts__error(err, TS_ERR_INVALID_ARG, "ts_dtype_from_dlpack: out is NULL");
+    TS__ARG_NONNULL(err, out);
     if (dt.lanes != 1)
         return ts__error(err, TS_ERR_DTYPE,
                          "DLPack dtype (code %u %s, bits %u, lanes %u) is a vector type: "
@@ -161,17 +161,16 @@ static ts_status fill_strides(const int64_t *d, int n, int64_t row, int fortran,
 ts_status ts_blob_to_dlpack(const ts_blob *b, int64_t *shape, int64_t *strides,
                             ts_dlpack_tensor *out, ts_error *err)
 {
-    if (!b || !out)
-        return ts__error(err, TS_ERR_INVALID_ARG, "ts_blob_to_dlpack: blob or out is NULL");
+    TS__ARG_NONNULL(err, b);
+    TS__ARG_NONNULL(err, out);
     const int n = b->shape.ndim;
     const int64_t *d = ts_shape_dims(&b->shape);
     if (n < 0 || n > TS_MAX_NDIM)
         return ts__error(err, TS_ERR_NDIM, "blob has ndim %d, expected 0..%d", n,
                          TS_MAX_NDIM);
     if (n > 0 && (!shape || !strides))
-        return ts__error(err, TS_ERR_INVALID_ARG,
-                         "ts_blob_to_dlpack: shape and strides buffers of %d elements are "
-                         "needed, got NULL", n);
+        return ts__bad_arg(err, __func__,
+                           "shape and strides buffers of %d elements are needed, got NULL", n);
     int64_t size;
     ts_status st = ts_shape_size(&b->shape, &size, err);
     if (st)
@@ -274,14 +273,12 @@ static ts_status blob_row_stride(const int64_t *d, const int64_t *s, int n, int6
 
 ts_status ts_blob_from_dlpack(const ts_dlpack_tensor *t, ts_blob *out, ts_error *err)
 {
-    if (!out)
-        return ts__error(err, TS_ERR_INVALID_ARG, "ts_blob_from_dlpack: out is NULL");
+    TS__ARG_NONNULL(err, out);
     memset(out, 0, sizeof *out);
     ts_shape_init(&out->shape);
     out->dtype = TS_DTYPE_UNKNOWN;
     out->stride = 1;
-    if (!t)
-        return ts__error(err, TS_ERR_INVALID_ARG, "ts_blob_from_dlpack: tensor is NULL");
+    TS__ARG_NONNULL(err, t);
     if (t->ndim < 0 || t->ndim > TS_MAX_NDIM)
         return ts__error(err, TS_ERR_NDIM, "DLPack tensor has ndim %d, expected 0..%d",
                          (int)t->ndim, TS_MAX_NDIM);
@@ -318,7 +315,7 @@ ts_status ts_blob_from_dlpack(const ts_dlpack_tensor *t, ts_blob *out, ts_error 
         return ts__error(err, TS_ERR_OVERFLOW,
                          "DLPack data pointer + byte_offset %llu overflows the address space",
                          (unsigned long long)t->byte_offset);
-    st = ts_shape_assign(&out->shape, n, t->shape, err);
+    st = ts_shape_assign(&out->shape, t->shape, n, err);
     if (st)
         return st;
     out->data = (void *)(base + (uintptr_t)t->byte_offset);
@@ -331,8 +328,8 @@ ts_status ts_blob_from_dlpack(const ts_dlpack_tensor *t, ts_blob *out, ts_error 
 ts_status ts_array_to_dlpack(const ts_array *a, int64_t *shape, int64_t *strides,
                              ts_dlpack_tensor *out, ts_error *err)
 {
-    if (!a || !out)
-        return ts__error(err, TS_ERR_INVALID_ARG, "ts_array_to_dlpack: array or out is NULL");
+    TS__ARG_NONNULL(err, a);
+    TS__ARG_NONNULL(err, out);
     char name[128], dtbuf[64];
     const char *raw_name = a->name ? a->name : "";
     const char *spelling = a->format_dtype && *a->format_dtype ? a->format_dtype
@@ -364,9 +361,8 @@ ts_status ts_array_to_dlpack(const ts_array *a, int64_t *shape, int64_t *strides
         return ts__error(err, TS_ERR_NDIM, "array '%s' has ndim %d, expected 0..%d", name,
                          n, TS_MAX_NDIM);
     if (n > 0 && (!shape || !strides))
-        return ts__error(err, TS_ERR_INVALID_ARG,
-                         "ts_array_to_dlpack: shape and strides buffers of %d elements are "
-                         "needed, got NULL", n);
+        return ts__bad_arg(err, __func__,
+                           "shape and strides buffers of %d elements are needed, got NULL", n);
     int64_t size;
     st = ts__dims_size(d, n, &size, err);
     if (st)
@@ -409,11 +405,9 @@ static void holder_delete(ts_dlpack_managed *self)
 ts_status ts_dlpack_managed_new(const ts_dlpack_tensor *t, void (*release)(void *ctx),
                                 void *ctx, ts_dlpack_managed **out, ts_error *err)
 {
-    if (!out)
-        return ts__error(err, TS_ERR_INVALID_ARG, "ts_dlpack_managed_new: out is NULL");
+    TS__ARG_NONNULL(err, out);
     *out = NULL;
-    if (!t)
-        return ts__error(err, TS_ERR_INVALID_ARG, "ts_dlpack_managed_new: tensor is NULL");
+    TS__ARG_NONNULL(err, t);
     if (t->ndim < 0 || t->ndim > TS_MAX_NDIM)
         return ts__error(err, TS_ERR_NDIM, "DLPack tensor has ndim %d, expected 0..%d",
                          (int)t->ndim, TS_MAX_NDIM);
@@ -449,9 +443,9 @@ ts_status ts_blob_to_dlpack_managed(const ts_blob *b, ts_dlpack_managed **out,
 {
     int64_t shape[TS_MAX_NDIM], strides[TS_MAX_NDIM];
     ts_dlpack_tensor t;
-    if (!out)
-        return ts__error(err, TS_ERR_INVALID_ARG, "ts_blob_to_dlpack_managed: out is NULL");
+    TS__ARG_NONNULL(err, out);
     *out = NULL;
+    TS__ARG_NONNULL(err, b);
     ts_status st = ts_blob_to_dlpack(b, shape, strides, &t, err);
     if (st)
         return st;

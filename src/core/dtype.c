@@ -4,9 +4,7 @@
  */
 #include "internal.h"
 
-#include <ctype.h>
 #include <stdio.h>
-#include <stdlib.h>
 
 typedef struct dtype_row {
     const char *name;   /* canonical, NumPy's dtype.name where NumPy has one */
@@ -73,6 +71,7 @@ int64_t ts_dtype_itemsize(ts_dtype dt)
 
 ts_status ts_dtype_from_mshadow_flag(int64_t flag, ts_dtype *out, ts_error *err)
 {
+    TS__ARG_NONNULL(err, out);
     if (flag < TS_DTYPE_FLOAT32 || flag > TS_DTYPE_BFLOAT16)
         return ts__error(err, TS_ERR_DTYPE,
                          "unknown MXNet type flag %lld (known flags are 0 float32 .. "
@@ -112,26 +111,30 @@ static int datetime_unit_ok(const char *u, size_t n)
 
 ts_status ts_descr_parse(const char *descr, ts_descr *out, ts_error *err)
 {
+    TS__ARG_NONNULL(err, descr);
+    TS__ARG_NONNULL(err, out);
     const char *p = descr;
     memset(out, 0, sizeof *out);
     out->dtype = TS_DTYPE_UNKNOWN;
     out->byteorder = '|';
     if (*p == '<' || *p == '>' || *p == '|' || *p == '=')
         out->byteorder = *p++;
+    /* err->column: the 1-based column in descr of the part that is wrong. */
+#define COL(q) ((int64_t)((q) - descr) + 1)
     char kind = *p;
     if (!kind || !strchr("biufcmMSUVO", kind))
-        return ts__error(err, TS_ERR_DTYPE,
+        return ts__fail(err, TS_ERR_DTYPE, COL(p), -1,
                          "unknown dtype '%s': expected a byte order (<, >, |, =) then "
                          "a kind (b i u f c m M S U V O) then a size, like '<f4'", descr);
     p++;
     int64_t n = -1;
-    if (isdigit((unsigned char)*p)) {
-        n = 0;
-        while (isdigit((unsigned char)*p)) {
-            if (n > (INT64_MAX - 9) / 10)
-                return ts__error(err, TS_ERR_DTYPE, "dtype '%s': size is too large", descr);
-            n = n * 10 + (*p++ - '0');
-        }
+    ts__int size;
+    int r = ts__scan_int(p, strlen(p), 0, 0, &size);
+    if (r == TS__INT_OVERFLOW)
+        return ts__fail(err, TS_ERR_DTYPE, COL(p), -1, "dtype '%s': size is too large", descr);
+    if (r == TS__INT_OK) {
+        n = size.value;
+        p += size.end;
     }
     if (kind == 'm' || kind == 'M') {
         if (*p == '[') {
@@ -139,7 +142,7 @@ ts_status ts_descr_parse(const char *descr, ts_descr *out, ts_error *err)
             size_t ulen = close ? (size_t)(close - p - 1) : 0;
             if (!close || ulen == 0 || ulen >= sizeof out->unit ||
                 !datetime_unit_ok(p + 1, ulen))
-                return ts__error(err, TS_ERR_DTYPE,
+                return ts__fail(err, TS_ERR_DTYPE, COL(p), -1,
                                  "dtype '%s': bad datetime unit, expected [N]UNIT with UNIT "
                                  "one of Y M W D h m s ms us ns ps fs as (e.g. '[ns]', "
                                  "'[10s]')", descr);
@@ -158,11 +161,12 @@ ts_status ts_descr_parse(const char *descr, ts_descr *out, ts_error *err)
         }
     }
     if (*p)
-        return ts__error(err, TS_ERR_DTYPE, "dtype '%s': unexpected '%s' after the size",
-                         descr, p);
+        return ts__fail(err, TS_ERR_DTYPE, COL(p), -1,
+                        "dtype '%s': unexpected '%s' after the size", descr, p);
     if (n < 0 && kind != 'O')
-        return ts__error(err, TS_ERR_DTYPE, "dtype '%s': missing the size after '%c'",
-                         descr, kind);
+        return ts__fail(err, TS_ERR_DTYPE, COL(p), -1, "dtype '%s': missing the size after '%c'",
+                        descr, kind);
+#undef COL
     switch (kind) {
     case 'S': out->dtype = TS_DTYPE_BYTES; out->itemsize = n; break;
     case 'V': out->dtype = TS_DTYPE_VOID; out->itemsize = n; break;
@@ -208,7 +212,10 @@ ts_status ts_descr_parse(const char *descr, ts_descr *out, ts_error *err)
 
 size_t ts_descr_format(ts_dtype dt, char byteorder, char *buf, size_t cap)
 {
-    if (!valid(dt) || !table[dt].kind || table[dt].bits == 0) {
+    if (!buf && cap)
+        return 0;
+    if (!valid(dt) || !table[dt].kind || table[dt].bits == 0 ||
+        (byteorder != '<' && byteorder != '>' && byteorder != '|' && byteorder != '=')) {
         if (cap)
             buf[0] = '\0';
         return 0;
@@ -233,6 +240,8 @@ static const alias aliases[] = {
 
 ts_status ts_dtype_from_string(const char *text, ts_dtype *out, ts_error *err)
 {
+    TS__ARG_NONNULL(err, text);
+    TS__ARG_NONNULL(err, out);
     for (int dt = 0; dt < TS_DTYPE_COUNT; dt++)
         if (table[dt].bits && strcmp(text, table[dt].name) == 0) {
             *out = (ts_dtype)dt;
@@ -244,8 +253,10 @@ ts_status ts_dtype_from_string(const char *text, ts_dtype *out, ts_error *err)
             return TS_OK;
         }
     /* MXNet type flag: all digits. */
-    if (*text && strspn(text, "0123456789") == strlen(text) && strlen(text) <= 3)
-        return ts_dtype_from_mshadow_flag(atoi(text), out, err);
+    ts__int flag;
+    size_t len = strlen(text);
+    if (ts__scan_int(text, len, 0, 0, &flag) == TS__INT_OK && flag.end == len)
+        return ts_dtype_from_mshadow_flag(flag.value, out, err);
     ts_descr d;
     ts_error sub;
     if (ts_descr_parse(text, &d, &sub) == TS_OK && table[d.dtype].bits != 0 &&

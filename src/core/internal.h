@@ -7,6 +7,10 @@
 #ifndef TSHAPE_INTERNAL_H
 #define TSHAPE_INTERNAL_H
 
+/* The library implements the whole header, experimental part included. */
+#ifndef TS_EXPERIMENTAL_API
+#define TS_EXPERIMENTAL_API
+#endif
 #include "tshape.h"
 
 #include <stdarg.h>
@@ -34,6 +38,46 @@ ts_status ts__vfail(ts_error *err, ts_status code, int64_t column, int64_t offse
 
 /* Prefixes err->message with "prefix: " (used to name an entry). */
 void ts__error_prefix(ts_error *err, const char *fmt, ...) TS__PRINTF(2, 3);
+/* The same, and sets err->index to `index`: the prefix names item `index`
+ * of a list ("array 3", "operand 1"). */
+void ts__error_entry(ts_error *err, int64_t index, const char *fmt, ...) TS__PRINTF(3, 4);
+/* Sets err->index (if err is not NULL) and returns `code`. */
+ts_status ts__error_index(ts_error *err, ts_status code, int64_t index);
+
+/*
+ * Argument checks, the rule of tshape.h's introduction: a bad pointer,
+ * count, flag or enum argument gives TS_ERR_INVALID_ARG with a message that
+ * starts with the function's name and names the argument
+ * ("ts_shape_save: buf is NULL but cap is 100"). The macros return from the
+ * calling function; `p`, `n` and `flags` are spelled as in the header.
+ */
+ts_status ts__bad_arg(ts_error *err, const char *fn, const char *fmt, ...) TS__PRINTF(3, 4);
+#define TS__ARG_NONNULL(err, p)                                                  \
+    do {                                                                         \
+        if (!(p))                                                                \
+            return ts__bad_arg((err), __func__, "%s is NULL", #p);               \
+    } while (0)
+/* An array of n entries: may be NULL only when n is 0. */
+#define TS__ARG_ARRAY(err, p, n)                                                 \
+    do {                                                                         \
+        if (!(p) && (n) != 0)                                                    \
+            return ts__bad_arg((err), __func__, "%s is NULL but %s is %lld", #p, \
+                               #n, (long long)(n));                              \
+    } while (0)
+/* Only the bits of `known` may be set. */
+#define TS__ARG_FLAGS(err, flags, known)                                         \
+    do {                                                                         \
+        if ((flags) & ~(unsigned)(known))                                        \
+            return ts__bad_arg((err), __func__,                                  \
+                               "unknown flag bits 0x%x in %s (known: 0x%x)",     \
+                               (unsigned)((flags) & ~(unsigned)(known)), #flags, \
+                               (unsigned)(known));                               \
+    } while (0)
+/* 1 when dt is a value of the ts_dtype enum (TS_DTYPE_UNKNOWN included). */
+static inline int ts__dtype_in_range(ts_dtype dt)
+{
+    return (int)dt >= (int)TS_DTYPE_UNKNOWN && (int)dt < TS_DTYPE_COUNT;
+}
 
 /* Clears *err to TS_OK (if not NULL). */
 void ts__ok(ts_error *err);
@@ -130,6 +174,111 @@ const char *ts__printable_str(const char *s, char *buf, size_t cap);
  * "expected X, found Y" messages: "'a'", "byte 0x01", or "the end of the
  * input". Returns buf (cap >= 16) or a static string. */
 const char *ts__found_at(const char *s, size_t len, size_t pos, char *buf, size_t cap);
+
+/*
+ * The lexer (lex.c): the one place that says what whitespace, a decimal
+ * integer and an integer list are for every text parser of the library (the
+ * shape and jagged parsers, einsum and einops patterns, label lists, NumPy
+ * descrs and npy header dicts, safetensors JSON) and, through ts_parse_i64
+ * and ts_parse_i64_list, for the CLI.
+ *
+ * Whitespace comes in sets, because the grammars the library follows
+ * differ: a set is an OR of the TS__WS_* bits.
+ */
+#define TS__WS_SP 0x01u   /* ' ' */
+#define TS__WS_TAB 0x02u  /* '\t' */
+#define TS__WS_LF 0x04u   /* '\n' */
+#define TS__WS_CR 0x08u   /* '\r' */
+#define TS__WS_VT 0x10u   /* '\v' */
+#define TS__WS_FF 0x20u   /* '\f' */
+/* Spaces and tabs: einsum subscripts and label lists, npy header lines. */
+#define TS__WS_BLANK (TS__WS_SP | TS__WS_TAB)
+/* RFC 8259 JSON whitespace; also jagged shapes and integer lists. */
+#define TS__WS_TEXT (TS__WS_BLANK | TS__WS_LF | TS__WS_CR)
+/* Python's tokenizer between tokens of a literal (npy header dicts). */
+#define TS__WS_PY (TS__WS_TEXT | TS__WS_FF)
+/* C isspace(): MXNet's TShape operator>>, so the shape grammar. */
+#define TS__WS_C (TS__WS_PY | TS__WS_VT)
+
+/* The TS__WS_* bit of c, 0 when c is not whitespace. */
+static inline unsigned ts__ws_bit(unsigned char c)
+{
+    switch (c) {
+    case ' ': return TS__WS_SP;
+    case '\t': return TS__WS_TAB;
+    case '\n': return TS__WS_LF;
+    case '\r': return TS__WS_CR;
+    case '\v': return TS__WS_VT;
+    case '\f': return TS__WS_FF;
+    default: return 0;
+    }
+}
+/* 1 when c is whitespace of `set`. */
+static inline int ts__is_ws(char c, unsigned set)
+{
+    return (ts__ws_bit((unsigned char)c) & set) != 0;
+}
+/* The first position at or after pos in s[0..len) that is not whitespace of
+ * `set` (len when there is none). */
+static inline size_t ts__skip_ws(const char *s, size_t len, size_t pos, unsigned set)
+{
+    while (pos < len && ts__is_ws(s[pos], set))
+        pos++;
+    return pos;
+}
+static inline int ts__is_digit(char c)
+{
+    return c >= '0' && c <= '9';
+}
+
+/* A decimal integer found by ts__scan_int. */
+typedef struct ts__int {
+    int64_t value;      /* valid when the scan returned TS__INT_OK */
+    uint64_t magnitude; /* |value|, valid when TS__INT_OK */
+    size_t start;       /* position of the sign, or of the first digit */
+    size_t end;         /* position after the last digit */
+    int negative;       /* a '-' was read */
+    int leading_zero;   /* two or more digits, the first of them '0' */
+} ts__int;
+
+enum { TS__INT_OK = 0, TS__INT_NONE = 1, TS__INT_OVERFLOW = 2 };
+#define TS__INT_SIGN 0x1u /* accept a leading '+' or '-' */
+
+/*
+ * Scans [sign] digits at s[pos] (len bytes in s): the sign only with
+ * TS__INT_SIGN. Returns TS__INT_NONE when no digit follows (out->end ==
+ * pos), TS__INT_OVERFLOW when the value is outside int64 (-2^63 is inside),
+ * else TS__INT_OK. In both other cases every digit has been read:
+ * out->end is after the last one. Never reads outside s[0..len).
+ */
+int ts__scan_int(const char *s, size_t len, size_t pos, unsigned flags, ts__int *out);
+
+/* The first byte at or after p of a NUL-terminated buffer that is not a
+ * space (' ' only): the shape parser's fast path. */
+static inline const char *ts__skip_spaces_nul(const char *p)
+{
+    while (*p == ' ')
+        p++;
+    return p;
+}
+
+/*
+ * The digits at p of a NUL-terminated buffer, without a bounds check: the
+ * shape parser's fast path (the NUL stops the loop). *value receives them
+ * modulo 2^64; the return value points after the last digit. The caller
+ * limits the count (18 digits always fit).
+ */
+static inline const char *ts__scan_digits_nul(const char *p, uint64_t *value)
+{
+    uint64_t v = 0;
+    unsigned d;
+    while ((d = (unsigned)(unsigned char)*p - '0') <= 9) {
+        v = v * 10 + d;
+        p++;
+    }
+    *value = v;
+    return p;
+}
 
 /* Size for shape text buffers used in messages. */
 #define TS__SHAPE_STR_MAX 160

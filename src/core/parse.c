@@ -17,15 +17,10 @@ typedef struct parser {
     ts_error *err;
 } parser;
 
-static int is_ws(char c)
-{
-    return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f';
-}
-
+/* MXNet reads shapes with istream >>, which skips C isspace(). */
 static void skip_ws(parser *p)
 {
-    while (p->pos < p->len && is_ws(p->s[p->pos]))
-        p->pos++;
+    p->pos = ts__skip_ws(p->s, p->len, p->pos, TS__WS_C);
 }
 
 static ts_status fail_at(parser *p, ts_status code, const char *expected)
@@ -36,42 +31,26 @@ static ts_status fail_at(parser *p, ts_status code, const char *expected)
                     ts__found_at(p->s, p->len, p->pos, buf, sizeof buf));
 }
 
-/* int := ["-"] digits ["L" | "l"]. */
+/* int := ["-" | "+"] digits ["L" | "l"]. */
 static ts_status parse_int(parser *p, int64_t *out, const char *expected)
 {
-    size_t start = p->pos;
-    int neg = 0;
-    if (p->pos < p->len && p->s[p->pos] == '-') {
-        neg = 1;
-        p->pos++;
-    } else if (p->pos < p->len && p->s[p->pos] == '+') {
-        p->pos++;
-    }
-    if (p->pos >= p->len || p->s[p->pos] < '0' || p->s[p->pos] > '9') {
-        p->pos = start;
+    ts__int v;
+    int r = ts__scan_int(p->s, p->len, p->pos, TS__INT_SIGN, &v);
+    if (r == TS__INT_NONE)
         return fail_at(p, TS_ERR_PARSE, expected);
-    }
-    uint64_t v = 0;
-    int overflow = 0;
-    while (p->pos < p->len && p->s[p->pos] >= '0' && p->s[p->pos] <= '9') {
-        unsigned d = (unsigned)(p->s[p->pos] - '0');
-        if (__builtin_mul_overflow(v, 10u, &v) || __builtin_add_overflow(v, d, &v))
-            overflow = 1;
-        p->pos++;
-    }
-    /* -9223372036854775808 is a valid int64 (axes and indices may be). */
-    if (overflow || v > (uint64_t)INT64_MAX + (uint64_t)neg)
-        return ts__fail(p->err, TS_ERR_OVERFLOW, (int64_t)start + 1, -1,
+    p->pos = v.end;
+    if (r == TS__INT_OVERFLOW)
+        return ts__fail(p->err, TS_ERR_OVERFLOW, (int64_t)v.start + 1, -1,
                         "dim '%.*s' at column %zu does not fit in 64 bits",
-                        (int)(p->pos - start > 40 ? 40 : p->pos - start), p->s + start,
-                        start + 1);
-    if (neg && !(p->flags & TS_PARSE_ALLOW_NEGATIVE))
-        return ts__fail(p->err, TS_ERR_VALUE, (int64_t)start + 1, -1,
+                        (int)(v.end - v.start > 40 ? 40 : v.end - v.start), p->s + v.start,
+                        v.start + 1);
+    if (v.negative && !(p->flags & TS_PARSE_ALLOW_NEGATIVE))
+        return ts__fail(p->err, TS_ERR_VALUE, (int64_t)v.start + 1, -1,
                         "negative dim -%llu at column %zu: dims must be >= 0",
-                        (unsigned long long)v, start + 1);
+                        (unsigned long long)v.magnitude, v.start + 1);
     if (p->pos < p->len && (p->s[p->pos] == 'L' || p->s[p->pos] == 'l'))
         p->pos++; /* Python 2 long suffix, as in "4L" */
-    *out = neg ? (int64_t)(0 - v) : (int64_t)v;
+    *out = v.value;
     return TS_OK;
 }
 
@@ -90,43 +69,33 @@ static int parse_fast(const char *s, size_t len, int64_t *dims)
     char buf[256];
     if (len >= sizeof buf)
         return -1;
-    memcpy(buf, s, len);
+    if (len) /* s may be NULL when len is 0 */
+        memcpy(buf, s, len);
     buf[len] = '\0';
-    const char *p = buf;
-    while (*p == ' ')
-        p++;
+    const char *p = ts__skip_spaces_nul(buf);
     char close = *p == '(' ? ')' : *p == '[' ? ']' : 0; /* 0: a bare number */
     int ndim = 0;
     if (close) {
-        p++;
-        while (*p == ' ')
-            p++;
+        p = ts__skip_spaces_nul(p + 1);
         if (*p == close) { /* "()" */
             p++;
             goto tail;
         }
     }
     for (;;) {
-        unsigned d = (unsigned)(unsigned char)*p - '0';
-        if (d > 9 || ndim == TS_MAX_NDIM)
+        if (!ts__is_digit(*p) || ndim == TS_MAX_NDIM)
             return -1;
-        const char *start = p++;
-        uint64_t v = d;
-        while ((d = (unsigned)(unsigned char)*p - '0') <= 9) {
-            v = v * 10 + d;
-            p++;
-        }
+        const char *start = p;
+        uint64_t v;
+        p = ts__scan_digits_nul(p, &v);
         if (p - start > 18) /* might overflow: the slow path says so */
             return -1;
         dims[ndim++] = (int64_t)v;
         if (!close)
             goto tail;
-        while (*p == ' ')
-            p++;
+        p = ts__skip_spaces_nul(p);
         if (*p == ',') {
-            p++;
-            while (*p == ' ')
-                p++;
+            p = ts__skip_spaces_nul(p + 1);
             if (*p == close) { /* trailing comma */
                 p++;
                 goto tail;
@@ -139,15 +108,17 @@ static int parse_fast(const char *s, size_t len, int64_t *dims)
         goto tail;
     }
 tail:
-    while (*p == ' ')
-        p++;
+    p = ts__skip_spaces_nul(p);
     /* An embedded NUL stops here early: not the fast path's business. */
     return (size_t)(p - buf) == len ? ndim : -1;
 }
 
-ts_status ts_shape_parse(ts_shape *out, const char *text, size_t len, unsigned flags,
+ts_status ts_shape_parse(const char *text, size_t len, unsigned flags, ts_shape *out,
                          size_t *consumed, ts_error *err)
 {
+    TS__ARG_ARRAY(err, text, len);
+    TS__ARG_FLAGS(err, flags, TS_PARSE_ALLOW_NEGATIVE);
+    TS__ARG_NONNULL(err, out);
     if (!consumed) {
         int64_t fast[TS_MAX_NDIM];
         int n = parse_fast(text, len, fast);
@@ -159,7 +130,7 @@ ts_status ts_shape_parse(ts_shape *out, const char *text, size_t len, unsigned f
                     out->stack[i] = fast[i];
                 return TS_OK;
             }
-            return ts_shape_assign(out, n, fast, err);
+            return ts_shape_assign(out, fast, n, err);
         }
     }
     parser p = {text, len, 0, flags, err};
@@ -217,7 +188,7 @@ ts_status ts_shape_parse(ts_shape *out, const char *text, size_t len, unsigned f
                 return fail_at(&p, TS_ERR_PARSE, expect_sep);
             }
         }
-    } else if ((open >= '0' && open <= '9') || open == '-' || open == '+') {
+    } else if (ts__is_digit(open) || open == '-' || open == '+') {
         st = parse_int(&p, &dims[0], "a shape such as (3,4)");
         if (st)
             return st;
@@ -233,7 +204,7 @@ ts_status ts_shape_parse(ts_shape *out, const char *text, size_t len, unsigned f
                         (int)(rest > 20 ? 20 : rest), p.s + p.pos, rest > 20 ? "..." : "",
                         p.pos + 1);
     }
-    st = ts_shape_assign(out, ndim, dims, err);
+    st = ts_shape_assign(out, dims, ndim, err);
     if (st)
         return st;
     if (consumed)
@@ -262,8 +233,16 @@ static size_t put_int(char *p, int64_t v)
 
 size_t ts_shape_format(const ts_shape *s, unsigned flags, char *buf, size_t cap)
 {
+    if (!buf && cap)
+        return 0;
+    if (!s || (flags & ~(TS_SHAPE_PRINT_LIST | TS_SHAPE_PRINT_SPACES))) {
+        if (cap)
+            buf[0] = '\0';
+        return 0;
+    }
     const int64_t *d = ts_shape_dims(s);
-    int list = (flags & TS_FORMAT_LIST) != 0;
+    int list = (flags & TS_SHAPE_PRINT_LIST) != 0;
+    int spaces = (flags & TS_SHAPE_PRINT_SPACES) != 0;
     size_t total = 0;
     char num[24];
     /* Append helper: count everything, copy what fits. */
@@ -279,7 +258,7 @@ size_t ts_shape_format(const ts_shape *s, unsigned flags, char *buf, size_t cap)
     PUT(list ? "[" : "(", 1);
     for (int i = 0; i < s->ndim; i++) {
         if (i)
-            PUT((flags & TS_FORMAT_SPACES) ? ", " : ",", (flags & TS_FORMAT_SPACES) ? 2u : 1u);
+            PUT(spaces ? ", " : ",", spaces ? 2u : 1u);
         PUT(num, put_int(num, d[i]));
     }
     if (s->ndim == 1 && !list)

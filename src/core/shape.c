@@ -15,6 +15,8 @@
 
 void ts_shape_init(ts_shape *s)
 {
+    if (!s)
+        return;
     s->ndim = 0;
     s->heap_capacity = 0;
     memset(s->stack, 0, sizeof s->stack);
@@ -50,6 +52,7 @@ static ts_status set_ndim(ts_shape *s, int ndim, ts_error *err)
 
 ts_status ts_shape_resize(ts_shape *s, int ndim, ts_error *err)
 {
+    TS__ARG_NONNULL(err, s);
     ts_status st = set_ndim(s, ndim, err);
     if (st)
         return st;
@@ -59,8 +62,10 @@ ts_status ts_shape_resize(ts_shape *s, int ndim, ts_error *err)
     return TS_OK;
 }
 
-ts_status ts_shape_assign(ts_shape *s, int ndim, const int64_t *dims, ts_error *err)
+ts_status ts_shape_assign(ts_shape *s, const int64_t *dims, int ndim, ts_error *err)
 {
+    TS__ARG_NONNULL(err, s);
+    TS__ARG_ARRAY(err, dims, ndim);
     ts_status st = set_ndim(s, ndim, err);
     if (st)
         return st;
@@ -71,14 +76,16 @@ ts_status ts_shape_assign(ts_shape *s, int ndim, const int64_t *dims, ts_error *
 
 ts_status ts_shape_copy(ts_shape *dst, const ts_shape *src, ts_error *err)
 {
+    TS__ARG_NONNULL(err, dst);
+    TS__ARG_NONNULL(err, src);
     if (dst == src)
         return TS_OK;
-    return ts_shape_assign(dst, src->ndim, ts_shape_dims(src), err);
+    return ts_shape_assign(dst, ts_shape_dims(src), src->ndim, err);
 }
 
 void ts_shape_move(ts_shape *dst, ts_shape *src)
 {
-    if (dst == src)
+    if (!dst || !src || dst == src)
         return;
     free(dst->heap);
     *dst = *src;
@@ -87,22 +94,26 @@ void ts_shape_move(ts_shape *dst, ts_shape *src)
 
 int ts_shape_ndim(const ts_shape *s)
 {
-    return s->ndim;
+    return s ? s->ndim : 0;
 }
 
 const int64_t *ts_shape_dims(const ts_shape *s)
 {
+    if (!s)
+        return NULL;
     return s->ndim <= TS_STACK_CACHE ? s->stack : s->heap;
 }
 
 int64_t *ts_shape_dims_mut(ts_shape *s)
 {
+    if (!s)
+        return NULL;
     return s->ndim <= TS_STACK_CACHE ? s->stack : s->heap;
 }
 
 int ts_shape_equal(const ts_shape *a, const ts_shape *b)
 {
-    if (a->ndim != b->ndim)
+    if (!a || !b || a->ndim != b->ndim)
         return 0;
     return a->ndim == 0 ||
            memcmp(ts_shape_dims(a), ts_shape_dims(b), (size_t)a->ndim * sizeof(int64_t)) == 0;
@@ -110,6 +121,11 @@ int ts_shape_equal(const ts_shape *a, const ts_shape *b)
 
 ts_status ts_axis_normalize(int64_t axis, int ndim, int *out, ts_error *err)
 {
+    TS__ARG_NONNULL(err, out);
+    if (ndim < 0 || ndim > TS_MAX_NDIM)
+        return ts__error(err, TS_ERR_NDIM,
+                         "ndim %d is out of range: a shape has 0 to %d dimensions", ndim,
+                         TS_MAX_NDIM);
     if (axis < -(int64_t)ndim || axis >= ndim)
         return ts__error(err, TS_ERR_AXIS,
                          "axis %lld is out of bounds for array of dimension %d",
@@ -118,8 +134,10 @@ ts_status ts_axis_normalize(int64_t axis, int ndim, int *out, ts_error *err)
     return TS_OK;
 }
 
-ts_status ts_shape_dim(const ts_shape *s, int axis, int64_t *out, ts_error *err)
+ts_status ts_shape_dim(const ts_shape *s, int64_t axis, int64_t *out, ts_error *err)
 {
+    TS__ARG_NONNULL(err, s);
+    TS__ARG_NONNULL(err, out);
     int a = 0;
     ts_status st = ts_axis_normalize(axis, s->ndim, &a, err);
     if (st)

@@ -82,6 +82,7 @@ ts_status ts__vfail(ts_error *err, ts_status code, int64_t column, int64_t offse
         err->code = code;
         err->column = column;
         err->offset = offset;
+        err->index = -1;
         vsnprintf(err->message, sizeof err->message, fmt, ap);
         escape_controls(err->message, sizeof err->message);
     }
@@ -126,12 +127,43 @@ void ts__error_prefix(ts_error *err, const char *fmt, ...)
     escape_controls(err->message, sizeof err->message);
 }
 
+void ts__error_entry(ts_error *err, int64_t index, const char *fmt, ...)
+{
+    if (!err)
+        return;
+    char prefix[TS_ERROR_MESSAGE_MAX];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(prefix, sizeof prefix, fmt, ap);
+    va_end(ap);
+    ts__error_prefix(err, "%s", prefix);
+    err->index = index;
+}
+
+ts_status ts__error_index(ts_error *err, ts_status code, int64_t index)
+{
+    if (err)
+        err->index = index;
+    return code;
+}
+
+ts_status ts__bad_arg(ts_error *err, const char *fn, const char *fmt, ...)
+{
+    char msg[TS_ERROR_MESSAGE_MAX];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    return ts__fail(err, TS_ERR_INVALID_ARG, 0, -1, "%s: %s", fn, msg);
+}
+
 void ts__ok(ts_error *err)
 {
     if (err) {
         err->code = TS_OK;
         err->column = 0;
         err->offset = -1;
+        err->index = -1;
         err->message[0] = '\0';
     }
 }

@@ -115,6 +115,8 @@ static const char *name_list(int detected, char *buf, size_t cap)
 
 ts_status ts_format_from_name(const char *name, ts_format *out, ts_error *err)
 {
+    TS__ARG_NONNULL(err, name);
+    TS__ARG_NONNULL(err, out);
     if (strcmp(name, "auto") == 0) {
         *out = TS_FORMAT_AUTO;
         return TS_OK;
@@ -132,6 +134,8 @@ ts_status ts_format_from_name(const char *name, ts_format *out, ts_error *err)
 ts_format ts_format_detect(const void *data, size_t len)
 {
     const unsigned char *p = data;
+    if (!p)
+        return TS_FORMAT_AUTO;
     for (size_t i = 0; i < N_READERS; i++)
         if (readers[i]->probe && readers[i]->probe(p, len))
             return readers[i]->info.format;
@@ -401,14 +405,55 @@ static ts_status fill_defaults(ts_file *f, ts_error *err)
     return TS_OK;
 }
 
+/* Size of the first version of ts_open_options (up to want_metadata): the
+ * smallest struct_size accepted. It never changes when fields are appended. */
+#define OPTIONS_V1_SIZE (offsetof(ts_open_options, want_metadata) + sizeof(int))
+
+/*
+ * Copies the caller's options (NULL: defaults) into *o, a full struct of this
+ * version, by the rule documented at ts_open_options: fields beyond
+ * struct_size default to 0; bytes beyond what this version knows must be 0.
+ */
+static ts_status read_options(const ts_open_options *opts, ts_open_options *o,
+                              const char *fn, ts_error *err)
+{
+    memset(o, 0, sizeof *o);
+    o->struct_size = sizeof *o;
+    if (!opts)
+        return TS_OK;
+    size_t n = opts->struct_size;
+    if (n < OPTIONS_V1_SIZE)
+        return ts__bad_arg(err, fn,
+                           "opts->struct_size is %zu: initialise the options with "
+                           "TS_OPEN_OPTIONS_INIT (struct_size = sizeof(ts_open_options) = %zu)",
+                           n, sizeof *o);
+    if (n > sizeof *o) {
+        const unsigned char *tail = (const unsigned char *)opts + sizeof *o;
+        for (size_t i = 0; i < n - sizeof *o; i++)
+            if (tail[i])
+                return ts__fail(err, TS_ERR_UNSUPPORTED, 0, -1,
+                                "%s: opts sets byte %zu, beyond the %zu bytes of options "
+                                "this version of the library knows (struct_size %zu)",
+                                fn, sizeof *o + i, sizeof *o, n);
+        n = sizeof *o;
+    }
+    memcpy(o, opts, n);
+    o->struct_size = sizeof *o;
+    if (o->format != TS_FORMAT_AUTO && !reader_for(o->format))
+        return ts__bad_arg(err, fn, "opts->format %d is not a ts_format with a reader",
+                           (int)o->format);
+    if (o->gguf_stored_order != 0 && o->gguf_stored_order != 1)
+        return ts__bad_arg(err, fn, "opts->gguf_stored_order is %d, not 0 or 1",
+                           o->gguf_stored_order);
+    if (o->want_metadata != 0 && o->want_metadata != 1)
+        return ts__bad_arg(err, fn, "opts->want_metadata is %d, not 0 or 1", o->want_metadata);
+    return TS_OK;
+}
+
+/* `opts` has passed read_options. */
 static ts_status parse_image(ts_file *f, const unsigned char *data, size_t len,
                              const ts_open_options *opts, ts_error *err)
 {
-    ts_open_options defaults;
-    if (!opts) {
-        memset(&defaults, 0, sizeof defaults);
-        opts = &defaults;
-    }
     f->nbytes = (int64_t)len;
     f->data = data;
     f->len = len;
@@ -429,7 +474,8 @@ static ts_status parse_image(ts_file *f, const unsigned char *data, size_t len,
     }
     const ts__reader *r = reader_for(fmt);
     if (!r)
-        return ts__error(err, TS_ERR_INVALID_ARG, "format %d has no reader", (int)fmt);
+        return ts__error(err, TS_ERR_INVALID_ARG,
+                         "opts->format %d is not a ts_format with a reader", (int)fmt);
     f->format = fmt;
     ts_status st = r->read(f, data, len, opts, err);
     scratch_free_all(f);
@@ -461,15 +507,22 @@ static ts_file *file_new(ts_error *err)
     return f;
 }
 
-ts_status ts_file_open_memory(ts_file **out, const void *data, size_t len,
-                              const ts_open_options *opts, ts_error *err)
+ts_status ts_file_open_memory(const void *data, size_t len, const ts_open_options *opts,
+                              ts_file **out, ts_error *err)
 {
+    TS__ARG_NONNULL(err, out);
     *out = NULL;
+    TS__ARG_ARRAY(err, data, len);
+    ts_open_options o;
+    ts_status st = read_options(opts, &o, __func__, err);
+    if (st)
+        return st;
     ts__ok(err);
+    static const unsigned char empty[1];
     ts_file *f = file_new(err);
     if (!f)
         return TS_ERR_NOMEM;
-    ts_status st = parse_image(f, data, len, opts, err);
+    st = parse_image(f, data ? data : empty, len, &o, err);
     if (st) {
         ts_file_close(f);
         return st;
@@ -478,10 +531,16 @@ ts_status ts_file_open_memory(ts_file **out, const void *data, size_t len,
     return TS_OK;
 }
 
-ts_status ts_file_open(ts_file **out, const char *path, const ts_open_options *opts,
+ts_status ts_file_open(const char *path, const ts_open_options *opts, ts_file **out,
                        ts_error *err)
 {
+    TS__ARG_NONNULL(err, out);
     *out = NULL;
+    TS__ARG_NONNULL(err, path);
+    ts_open_options o;
+    ts_status st = read_options(opts, &o, __func__, err);
+    if (st)
+        return st;
     ts__ok(err);
     /* O_NONBLOCK: opening a FIFO must not wait for a writer; the check for
      * a regular file below then refuses it. */
@@ -526,9 +585,9 @@ ts_status ts_file_open(ts_file **out, const char *path, const ts_open_options *o
     if (ts__test_after_map)
         ts__test_after_map();
     close(fd);
-    parse_job job = {f, data, len, opts};
-    ts_status st = f->map ? ts__guarded_parse(f->map, f->map_len, run_parse, &job, err)
-                          : parse_image(f, data, len, opts, err);
+    parse_job job = {f, data, len, &o};
+    st = f->map ? ts__guarded_parse(f->map, f->map_len, run_parse, &job, err)
+                          : parse_image(f, data, len, &o, err);
     if (st) {
         ts_file_close(f);
         return st;
@@ -562,17 +621,18 @@ void ts_file_close(ts_file *f)
     free(f);
 }
 
-ts_format ts_file_format(const ts_file *f) { return f->format; }
-const char *ts_file_version(const ts_file *f) { return f->version; }
-int64_t ts_file_nbytes(const ts_file *f) { return f->nbytes; }
-size_t ts_file_count(const ts_file *f) { return f->count; }
+/* The accessors answer 0 or NULL for a NULL file (tshape.h). */
+ts_format ts_file_format(const ts_file *f) { return f ? f->format : TS_FORMAT_AUTO; }
+const char *ts_file_version(const ts_file *f) { return f ? f->version : NULL; }
+int64_t ts_file_nbytes(const ts_file *f) { return f ? f->nbytes : 0; }
+size_t ts_file_count(const ts_file *f) { return f ? f->count : 0; }
 
 const ts_array *ts_file_array(const ts_file *f, size_t i)
 {
-    return i < f->count ? &f->arrays[i] : NULL;
+    return f && i < f->count ? &f->arrays[i] : NULL;
 }
 
-size_t ts_file_metadata_count(const ts_file *f) { return f->meta_count; }
+size_t ts_file_metadata_count(const ts_file *f) { return f ? f->meta_count : 0; }
 
 typedef struct render_job {
     const ts_file *f;
@@ -598,7 +658,7 @@ static ts_status render(const ts_file *f, const meta_entry *m, ts__sink *out, ts
 
 int ts_file_metadata(const ts_file *f, size_t i, const char **key, const char **json_value)
 {
-    if (i >= f->meta_count)
+    if (!f || !key || i >= f->meta_count)
         return 0;
     meta_entry *m = &f->meta[i];
     *key = m->key;
@@ -626,6 +686,8 @@ int ts_file_metadata(const ts_file *f, size_t i, const char **key, const char **
 ts_status ts_file_metadata_write(const ts_file *f, size_t i, ts_write_fn write, void *user,
                                  ts_error *err)
 {
+    TS__ARG_NONNULL(err, f);
+    TS__ARG_NONNULL(err, write);
     ts__ok(err);
     if (i >= f->meta_count)
         return ts__error(err, TS_ERR_INVALID_ARG, "no metadata entry %zu (the file has %zu)", i,

@@ -349,13 +349,14 @@ static ts_status read_kvs(gg_ctx *g, uint64_t n_kv, ts_file *f, ts_error *err)
         return TS_ERR_NOMEM;
     ts_status st = TS_OK;
     char nb[NAME_BUF];
-    for (uint64_t i = 0; i < n_kv; i++) {
+    uint64_t i = 0;
+    for (; i < n_kv; i++) {
         size_t at = c->pos;
         const unsigned char *key;
         uint64_t klen;
         uint32_t type;
         if ((st = read_string(c, &key, &klen, "key", err))) {
-            ts__error_prefix(err, "key/value pair %llu", (unsigned long long)i);
+            ts__error_entry(err, (int64_t)i, "key/value pair %llu", (unsigned long long)i);
             goto out;
         }
         keys[i].p = c->data + at;
@@ -375,7 +376,7 @@ static ts_status read_kvs(gg_ctx *g, uint64_t n_kv, ts_file *f, ts_error *err)
             goto out;
         }
         if ((st = ts__read_u32(c, &type, "value type", err))) {
-            ts__error_prefix(err, "key %llu '%s'", (unsigned long long)i, kname);
+            ts__error_entry(err, (int64_t)i, "key %llu '%s'", (unsigned long long)i, kname);
             goto out;
         }
         int is_alignment = klen == 17 && memcmp(key, "general.alignment", 17) == 0;
@@ -388,7 +389,7 @@ static ts_status read_kvs(gg_ctx *g, uint64_t n_kv, ts_file *f, ts_error *err)
                 goto out;
             }
             if ((st = ts__cursor_need(c, 4, "value", err))) {
-                ts__error_prefix(err, "key %llu '%s'", (unsigned long long)i, kname);
+                ts__error_entry(err, (int64_t)i, "key %llu '%s'", (unsigned long long)i, kname);
                 goto out;
             }
             uint32_t a = ts__le32(c->data + c->pos);
@@ -408,7 +409,7 @@ static ts_status read_kvs(gg_ctx *g, uint64_t n_kv, ts_file *f, ts_error *err)
         }
         size_t value_at = c->pos;
         if ((st = read_value(c, type, NULL, err))) {
-            ts__error_prefix(err, "key %llu '%s'", (unsigned long long)i, kname);
+            ts__error_entry(err, (int64_t)i, "key %llu '%s'", (unsigned long long)i, kname);
             goto out;
         }
         if (g->opts->want_metadata &&
@@ -418,6 +419,8 @@ static ts_status read_kvs(gg_ctx *g, uint64_t n_kv, ts_file *f, ts_error *err)
     }
     st = check_unique(keys, (size_t)n_kv, c->data, "key", err);
 out:
+    if (st && i < n_kv)
+        ts__error_index(err, st, (int64_t)i); /* the key/value pair at fault */
     ts__scratch_free(f, keys);
     return st;
 }
@@ -441,7 +444,7 @@ static ts_status read_info(ts__cursor *c, uint64_t i, gg_info *t, ts_error *err)
     size_t at = c->pos;
     ts_status st = read_string(c, &t->name, &t->name_len, "tensor name", err);
     if (st) {
-        ts__error_prefix(err, "tensor %llu", (unsigned long long)i);
+        ts__error_entry(err, (int64_t)i, "tensor %llu", (unsigned long long)i);
         return st;
     }
     const char *tname = gg_printable(t->name, (size_t)t->name_len, nb, sizeof nb);
@@ -496,7 +499,8 @@ static ts_status read_info(ts__cursor *c, uint64_t i, gg_info *t, ts_error *err)
     }
     t->type = &gg_types[type];
     if ((st = ts__dims_size(t->ne, (int)t->n_dims, &t->size, err))) {
-        ts__error_prefix(err, "tensor %llu '%s': ne at byte %zu", (unsigned long long)i,
+        ts__error_entry(err, (int64_t)i, "tensor %llu '%s': ne at byte %zu",
+                        (unsigned long long)i,
                          tname, dims_at);
         if (err)
             err->offset = (int64_t)dims_at;
@@ -515,7 +519,7 @@ static ts_status read_info(ts__cursor *c, uint64_t i, gg_info *t, ts_error *err)
                         (long long)t->size, t->type->name, dims_at);
     return TS_OK;
 prefix:
-    ts__error_prefix(err, "tensor %llu '%s'", (unsigned long long)i, tname);
+    ts__error_entry(err, (int64_t)i, "tensor %llu '%s'", (unsigned long long)i, tname);
     return st;
 }
 
@@ -533,7 +537,7 @@ static ts_status add_array(ts_file *f, const gg_info *t, int64_t data_offset,
     int n = (int)t->n_dims;
     for (int d = 0; d < n; d++)
         dims[d] = stored_order ? t->ne[d] : t->ne[n - 1 - d];
-    ts_status st = ts_shape_assign(&a->shape, n, dims, err);
+    ts_status st = ts_shape_assign(&a->shape, dims, n, err);
     if (st)
         return st;
     if (t->type->dtype == TS_DTYPE_QUANTIZED) {
@@ -622,8 +626,10 @@ static ts_status read_gguf(ts_file *f, const unsigned char *data, size_t len,
     }
     for (size_t i = 0; i < nt; i++) {
         names[i].p = c->data + c->pos;
-        if ((st = read_info(c, i, &infos[i], err)))
+        if ((st = read_info(c, i, &infos[i], err))) {
+            ts__error_index(err, st, (int64_t)i);
             goto out;
+        }
     }
     if ((st = check_unique(names, nt, data, "tensor name", err)))
         goto out;
@@ -644,6 +650,7 @@ static ts_status read_gguf(ts_file *f, const unsigned char *data, size_t len,
                           "tensor %zu '%s': data offset %llu at byte %zu is not a "
                           "multiple of the alignment %lld", i, tname,
                           (unsigned long long)t->offset, t->offset_pos, (long long)align);
+            ts__error_index(err, st, (int64_t)i);
             goto out;
         }
         if (t->offset != (uint64_t)expect) {
@@ -664,6 +671,7 @@ static ts_status read_gguf(ts_file *f, const unsigned char *data, size_t len,
                               (long long)align,
                               t->offset < (uint64_t)expect ? "the tensors overlap"
                                                            : "there is a gap");
+            ts__error_index(err, st, (int64_t)i);
             goto out;
         }
         if (ts__add_overflow(start, expect, &end) ||
@@ -674,10 +682,11 @@ static ts_status read_gguf(ts_file *f, const unsigned char *data, size_t len,
                           "the end of the file (%zu bytes, %lld missing)", i, tname,
                           (long long)nbytes, (long long)at, len,
                           (long long)(at - (int64_t)len + nbytes));
+            ts__error_index(err, st, (int64_t)i);
             goto out;
         }
         if ((st = add_array(f, t, start + expect, opts->gguf_stored_order, err))) {
-            ts__error_prefix(err, "tensor %zu '%s'", i, tname);
+            ts__error_entry(err, (int64_t)i, "tensor %zu '%s'", i, tname);
             goto out;
         }
         /* end <= len, so these cannot overflow. */

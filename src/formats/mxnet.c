@@ -80,7 +80,7 @@ static ts_status fail_array(ts_error *err, ts_status code, size_t index, size_t 
     va_start(ap, fmt);
     ts__vfail(err, code, 0, (int64_t)offset, fmt, ap);
     va_end(ap);
-    ts__error_prefix(err, "array %zu", index);
+    ts__error_entry(err, (int64_t)index, "array %zu", index);
     return code;
 }
 
@@ -90,7 +90,7 @@ static ts_status rd_u32(ts__cursor *c, size_t index, uint32_t *out, const char *
 {
     ts_status st = ts__read_u32(c, out, what, err);
     if (st)
-        ts__error_prefix(err, "array %zu", index);
+        ts__error_entry(err, (int64_t)index, "array %zu", index);
     return st;
 }
 
@@ -99,7 +99,7 @@ static ts_status rd_i32(ts__cursor *c, size_t index, int32_t *out, const char *w
 {
     ts_status st = ts__read_i32(c, out, what, err);
     if (st)
-        ts__error_prefix(err, "array %zu", index);
+        ts__error_entry(err, (int64_t)index, "array %zu", index);
     return st;
 }
 
@@ -169,7 +169,7 @@ static ts_status read_shape64(ts__cursor *c, size_t index, const char *label,
     snprintf(what, sizeof what, "the %s's %d int64 dims", label, (int)ndim);
     st = ts__cursor_need(c, (size_t)ndim * 8, what, err);
     if (st) {
-        ts__error_prefix(err, "array %zu", index);
+        ts__error_entry(err, (int64_t)index, "array %zu", index);
         return st;
     }
     s->ndim = ndim;
@@ -226,7 +226,7 @@ static ts_status skip_payload(ts__cursor *c, size_t index, const char *label, in
     snprintf(what, sizeof what, "the %s", label);
     ts_status st = ts__skip(c, (uint64_t)n, what, err);
     if (st)
-        ts__error_prefix(err, "array %zu", index);
+        ts__error_entry(err, (int64_t)index, "array %zu", index);
     return st;
 }
 
@@ -295,7 +295,7 @@ static ts_status read_record(ts__cursor *c, size_t index, mx_record *r, ts_error
         snprintf(what, sizeof what, "the shape's %u uint32 dims", (unsigned)m);
         st = ts__cursor_need(c, (size_t)m * 4, what, err);
         if (st) {
-            ts__error_prefix(err, "array %zu", index);
+            ts__error_entry(err, (int64_t)index, "array %zu", index);
             return st;
         }
         r->shape.ndim = (int)m;
@@ -364,7 +364,7 @@ static ts_status read_name(ts__cursor *c, size_t index, const char **name, size_
     uint64_t n;
     ts_status st = ts__read_u64(c, &n, "a name's length", err);
     if (st) {
-        ts__error_prefix(err, "array %zu's name", index);
+        ts__error_entry(err, (int64_t)index, "array %zu's name", index);
         return st;
     }
     if (n > ts__cursor_left(c))
@@ -393,12 +393,12 @@ static ts_status add_array(ts_file *f, const mx_record *r, const char *name,
         return TS_ERR_NOMEM;
     if (name && !(a->name = ts__file_strndup(f, name, name_len, err)))
         return TS_ERR_NOMEM;
-    ts_status st = ts_shape_assign(&a->shape, r->shape.ndim, r->shape.dims, err);
+    ts_status st = ts_shape_assign(&a->shape, r->shape.dims, r->shape.ndim, err);
     if (st)
         return st;
     a->storage = (ts_storage)r->stype;
-    if (r->naux > 0 && (st = ts_shape_assign(&a->storage_shape, r->storage_shape.ndim,
-                                             r->storage_shape.dims, err)))
+    if (r->naux > 0 && (st = ts_shape_assign(&a->storage_shape, r->storage_shape.dims,
+                                             r->storage_shape.ndim, err)))
         return st;
     if (r->none) {
         a->dtype_name = "none";

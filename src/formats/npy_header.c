@@ -161,14 +161,10 @@ static const char *found(const hp *h, size_t at, char *buf, size_t cap)
 
 #define FOUND(h, at) found((h), (at), fbuf_, sizeof fbuf_)
 
+/* Python's tokenizer skips these between the tokens of a literal. */
 static void skip_ws(hp *h)
 {
-    while (h->pos < h->len) {
-        unsigned char c = h->s[h->pos];
-        if (c != ' ' && c != '\t' && c != '\n' && c != '\r' && c != '\f')
-            break;
-        h->pos++;
-    }
+    h->pos = ts__skip_ws((const char *)h->s, h->len, h->pos, TS__WS_PY);
 }
 
 static int peek(const hp *h)
@@ -291,28 +287,21 @@ static ts_status parse_int(hp *h, const char *what, int64_t *out)
 {
     char fbuf_[48];
     size_t start = h->pos;
-    if (peek(h) == '-' || peek(h) == '+') {
-        size_t d = h->pos + 1;
-        while (d < h->len && h->s[d] >= '0' && h->s[d] <= '9')
-            d++;
-        if (peek(h) == '-' && d > h->pos + 1)
-            return hp_fail(h, TS_ERR_FORMAT, start, "%s at byte %zu is negative (%.*s); NumPy: "
-                           "negative dimensions are not allowed", what, at_(h, start),
-                           (int)(d - start > 24 ? 24 : d - start), (const char *)h->s + start);
-    }
-    if (peek(h) < '0' || peek(h) > '9')
+    ts__int v;
+    int r = ts__scan_int((const char *)h->s, h->len, start, TS__INT_SIGN, &v);
+    if (r != TS__INT_NONE && v.negative)
+        return hp_fail(h, TS_ERR_FORMAT, start, "%s at byte %zu is negative (%.*s); NumPy: "
+                       "negative dimensions are not allowed", what, at_(h, start),
+                       (int)(v.end - start > 24 ? 24 : v.end - start),
+                       (const char *)h->s + start);
+    if (r == TS__INT_NONE || h->s[start] == '+')
         return hp_fail(h, TS_ERR_FORMAT, start, "expected a non-negative int for %s at byte %zu, "
                        "found %s", what, at_(h, start), FOUND(h, start));
-    int64_t v = 0;
-    while (peek(h) >= '0' && peek(h) <= '9') {
-        int d = h->s[h->pos] - '0';
-        if (v > (INT64_MAX - d) / 10)
-            return hp_fail(h, TS_ERR_OVERFLOW, start, "%s at byte %zu does not fit in 64 bits",
-                           what, at_(h, start));
-        v = v * 10 + d;
-        h->pos++;
-    }
-    if (h->s[start] == '0' && h->pos - start > 1)
+    h->pos = v.end;
+    if (r == TS__INT_OVERFLOW)
+        return hp_fail(h, TS_ERR_OVERFLOW, start, "%s at byte %zu does not fit in 64 bits",
+                       what, at_(h, start));
+    if (v.leading_zero)
         return hp_fail(h, TS_ERR_FORMAT, start, "%s at byte %zu has leading zeros, which a "
                        "Python int literal may not have", what, at_(h, start));
     if (peek(h) == 'L') {
@@ -324,7 +313,7 @@ static ts_status parse_int(hp *h, const char *what, int64_t *out)
     if (is_ident(peek(h)))
         return hp_fail(h, TS_ERR_FORMAT, start, "expected a non-negative int for %s at byte %zu, "
                        "found %s", what, at_(h, start), FOUND(h, start));
-    *out = v;
+    *out = v.value;
     return TS_OK;
 }
 
@@ -717,7 +706,7 @@ static ts_status parse_shape(ts_array *a, hp *h)
     ts_status st = parse_dims_tuple(h, "the shape", dims, &ndim);
     if (st)
         return st;
-    return ts_shape_assign(&a->shape, ndim, dims, h->err);
+    return ts_shape_assign(&a->shape, dims, ndim, h->err);
 }
 
 ts_status ts__npy_parse_header(ts_file *f, ts_array *a, const ts__npy_prelude *pre,

@@ -96,7 +96,7 @@ static ts_status read_npz(ts_file *f, const unsigned char *data, size_t len,
                 err->offset = m->method == TS__ZIP_STORED && err->offset >= 0
                               ? m->data_offset + err->offset : m->local_offset;
             char shown[96];
-            ts__error_prefix(err, "member '%s'", ts__printable_str(m->name, shown, sizeof shown));
+            ts__error_entry(err, (int64_t)i, "member '%s'", ts__printable_str(m->name, shown, sizeof shown));
             break;
         }
         if (ts_file_count(f) == 1)

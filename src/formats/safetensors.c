@@ -77,7 +77,7 @@ static const st_dtype st_dtypes[] = {
 
 static int is_json_ws(unsigned char c)
 {
-    return c == ' ' || c == '\t' || c == '\n' || c == '\r';
+    return ts__is_ws((char)c, TS__WS_TEXT);
 }
 
 /*
@@ -137,9 +137,7 @@ static const char *json_kind(const json_t *v)
 
 static size_t skip_ws(const char *s, size_t i, size_t n)
 {
-    while (i < n && is_json_ws((unsigned char)s[i]))
-        i++;
-    return i;
+    return ts__skip_ws(s, n, i, TS__WS_TEXT);
 }
 
 static size_t skip_string(const char *s, size_t i, size_t n)
@@ -398,7 +396,7 @@ static ts_status read_entry(ts_file *f, const char *key, const json_t *v,
     a->name = ts__file_strndup(f, key, strlen(key), err);
     if (!a->name)
         return TS_ERR_NOMEM;
-    st = ts_shape_assign(&a->shape, (int)ndim, dims, err);
+    st = ts_shape_assign(&a->shape, dims, (int)ndim, err);
     if (st)
         return st;
     ts__array_set_dtype(a, sd->dtype);
@@ -632,8 +630,10 @@ static ts_status read_safetensors(ts_file *f, const unsigned char *data, size_t 
             st = read_entry(f, key, val, &pos[k], data_start, &tensors[nt], err);
             nt++;
         }
-        if (st)
+        if (st) {
+            ts__error_index(err, st, (int64_t)k); /* the entry's place in the header */
             goto out;
+        }
         k++;
     }
     st = check_cover(tensors, nt, data_start, (int64_t)len - data_start, (int64_t)len, err);

@@ -62,7 +62,7 @@ static ts_status load_error(ts_error *err, const ts_error *sub, ts_shape_layout 
     }
     if (err)
         *err = *sub;
-    ts__error_prefix(err, "shape %zu at byte %zu", index, at);
+    ts__error_entry(err, (int64_t)index, "shape %zu at byte %zu", index, at);
     return sub->code;
 }
 
@@ -102,7 +102,7 @@ static ts_status read_raw(ts_file *f, const unsigned char *data, size_t len,
         ts_shape s = TS_SHAPE_INIT;
         ts_error sub;
         size_t used = 0;
-        ts_status st = ts_shape_load(&s, layout, data + pos, len - pos, &used, &sub);
+        ts_status st = ts_shape_load(data + pos, len - pos, layout, &s, &used, &sub);
         if (st) {
             ts_shape_free(&s);
             return load_error(err, &sub, layout, data + pos, len - pos, index, pos);

@@ -232,7 +232,7 @@ static ts_status read_entries(ts__zip *z, const cd_loc *loc, ts_error *err)
             st = check_sizes(m, err);
         if (st) {
             char shown[96];
-            ts__error_prefix(err, "member '%s'", ts__printable(m->name, name_len, shown,
+            ts__error_entry(err, (int64_t)i, "member '%s'", ts__printable(m->name, name_len, shown,
                                                                sizeof shown));
             return st;
         }

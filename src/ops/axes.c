@@ -75,6 +75,8 @@ static void describe(char *buf, size_t cap, const char *op, const int64_t *axes,
 ts_status ts_transpose(const ts_shape *in, const int64_t *axes, size_t naxes, ts_shape *out,
                        ts_error *err)
 {
+    TS__ARG_NONNULL(err, in);
+    TS__ARG_NONNULL(err, out);
     ts_status st = check_dims(in, "transpose", err);
     if (st)
         return st;
@@ -84,7 +86,7 @@ ts_status ts_transpose(const ts_shape *in, const int64_t *axes, size_t naxes, ts
     if (!axes) {
         for (int i = 0; i < nd; i++)
             res[i] = d[nd - 1 - i];
-        return ts_shape_assign(out, nd, res, err);
+        return ts_shape_assign(out, res, nd, err);
     }
     if (naxes != (size_t)nd) {
         char a[TS__SHAPE_STR_MAX], s[TS__SHAPE_STR_MAX];
@@ -103,12 +105,14 @@ ts_status ts_transpose(const ts_shape *in, const int64_t *axes, size_t naxes, ts
         return st;
     for (int i = 0; i < nd; i++)
         res[i] = d[perm[i]];
-    return ts_shape_assign(out, nd, res, err);
+    return ts_shape_assign(out, res, nd, err);
 }
 
 ts_status ts_squeeze(const ts_shape *in, const int64_t *axes, size_t naxes, ts_shape *out,
                      ts_error *err)
 {
+    TS__ARG_NONNULL(err, in);
+    TS__ARG_NONNULL(err, out);
     ts_status st = check_dims(in, "squeeze", err);
     if (st)
         return st;
@@ -146,12 +150,15 @@ ts_status ts_squeeze(const ts_shape *in, const int64_t *axes, size_t naxes, ts_s
     for (int i = 0; i < nd; i++)
         if (!drop[i])
             res[m++] = d[i];
-    return ts_shape_assign(out, m, res, err);
+    return ts_shape_assign(out, res, m, err);
 }
 
 ts_status ts_expand_dims(const ts_shape *in, const int64_t *axes, size_t naxes, ts_shape *out,
                          ts_error *err)
 {
+    TS__ARG_NONNULL(err, in);
+    TS__ARG_ARRAY(err, axes, naxes);
+    TS__ARG_NONNULL(err, out);
     ts_status st = check_dims(in, "expand_dims", err);
     if (st)
         return st;
@@ -180,12 +187,16 @@ ts_status ts_expand_dims(const ts_shape *in, const int64_t *axes, size_t naxes, 
     int64_t res[TS_MAX_NDIM];
     for (int i = 0, j = 0; i < nout; i++)
         res[i] = isnew[i] ? 1 : d[j++];
-    return ts_shape_assign(out, nout, res, err);
+    return ts_shape_assign(out, res, nout, err);
 }
 
 ts_status ts_moveaxis(const ts_shape *in, const int64_t *src, const int64_t *dst, size_t n,
                       ts_shape *out, ts_error *err)
 {
+    TS__ARG_NONNULL(err, in);
+    TS__ARG_ARRAY(err, src, n);
+    TS__ARG_ARRAY(err, dst, n);
+    TS__ARG_NONNULL(err, out);
     ts_status st = check_dims(in, "moveaxis", err);
     if (st)
         return st;
@@ -224,12 +235,14 @@ ts_status ts_moveaxis(const ts_shape *in, const int64_t *src, const int64_t *dst
     int64_t res[TS_MAX_NDIM];
     for (int i = 0; i < nd; i++)
         res[i] = d[perm[i]];
-    return ts_shape_assign(out, nd, res, err);
+    return ts_shape_assign(out, res, nd, err);
 }
 
 ts_status ts_flatten(const ts_shape *in, int64_t start_dim, int64_t end_dim, ts_shape *out,
                      ts_error *err)
 {
+    TS__ARG_NONNULL(err, in);
+    TS__ARG_NONNULL(err, out);
     ts_status st = check_dims(in, "flatten", err);
     if (st)
         return st;
@@ -255,7 +268,7 @@ ts_status ts_flatten(const ts_shape *in, int64_t start_dim, int64_t end_dim, ts_
                          (long long)start_dim, k[0], (long long)end_dim, k[1], s);
     if (nd == 0) {
         int64_t one = 1;
-        return ts_shape_assign(out, 1, &one, err);
+        return ts_shape_assign(out, &one, 1, err);
     }
     const int64_t *d = ts_shape_dims(in);
     int64_t res[TS_MAX_NDIM], merged;
@@ -270,5 +283,5 @@ ts_status ts_flatten(const ts_shape *in, int64_t start_dim, int64_t end_dim, ts_
     res[m++] = merged;
     for (int i = k[1] + 1; i < nd; i++)
         res[m++] = d[i];
-    return ts_shape_assign(out, m, res, err);
+    return ts_shape_assign(out, res, m, err);
 }

@@ -7,6 +7,12 @@
 
 ts_status ts_broadcast(const ts_shape *const *shapes, size_t n, ts_shape *out, ts_error *err)
 {
+    TS__ARG_ARRAY(err, shapes, n);
+    TS__ARG_NONNULL(err, out);
+    for (size_t k = 0; k < n; k++)
+        if (!shapes[k])
+            return ts__error_index(err, ts__bad_arg(err, __func__, "shapes[%zu] is NULL", k),
+                                   (int64_t)k);
     int nd = 0;
     for (size_t k = 0; k < n; k++) {
         const ts_shape *s = shapes[k];
@@ -14,10 +20,10 @@ ts_status ts_broadcast(const ts_shape *const *shapes, size_t n, ts_shape *out, t
         for (int i = 0; i < s->ndim; i++)
             if (d[i] < 0) {
                 char buf[TS__SHAPE_STR_MAX];
-                return ts__error(err, TS_ERR_VALUE,
-                                 "broadcast: shape %s (arg %zu) has a negative dim %lld at "
-                                 "axis %d", ts__shape_str(s, buf, sizeof buf), k,
-                                 (long long)d[i], i);
+                ts__error(err, TS_ERR_VALUE,
+                          "broadcast: shape %s (arg %zu) has a negative dim %lld at axis %d",
+                          ts__shape_str(s, buf, sizeof buf), k, (long long)d[i], i);
+                return ts__error_index(err, TS_ERR_VALUE, (int64_t)k);
             }
         if (s->ndim > nd)
             nd = s->ndim;
@@ -45,13 +51,15 @@ ts_status ts_broadcast(const ts_shape *const *shapes, size_t n, ts_shape *out, t
             }
             char b1[TS__SHAPE_STR_MAX], b2[TS__SHAPE_STR_MAX];
             size_t j = who[a];
-            return ts__error(err, TS_ERR_BROADCAST,
-                             "shapes %s (arg %zu) and %s (arg %zu) cannot be broadcast: axis "
-                             "%d (counted from the left of the result) has %lld vs %lld",
-                             ts__shape_str(shapes[j], b1, sizeof b1), j,
-                             ts__shape_str(s, b2, sizeof b2), k, a, (long long)res[a],
-                             (long long)d[i]);
+            /* err->index: the argument that does not fit the ones before. */
+            ts__error(err, TS_ERR_BROADCAST,
+                      "shapes %s (arg %zu) and %s (arg %zu) cannot be broadcast: axis %d "
+                      "(counted from the left of the result) has %lld vs %lld",
+                      ts__shape_str(shapes[j], b1, sizeof b1), j,
+                      ts__shape_str(s, b2, sizeof b2), k, a, (long long)res[a],
+                      (long long)d[i]);
+            return ts__error_index(err, TS_ERR_BROADCAST, (int64_t)k);
         }
     }
-    return ts_shape_assign(out, nd, res, err);
+    return ts_shape_assign(out, res, nd, err);
 }

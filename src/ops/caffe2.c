@@ -36,7 +36,7 @@ static ts_status with_outer(const ts_shape *s, int64_t outer, ts_shape *out, con
         ts__error_prefix(err, "%s", op);
         return st;
     }
-    if ((st = ts_shape_assign(out, s->ndim, dims, err)) != TS_OK)
+    if ((st = ts_shape_assign(out, dims, s->ndim, err)) != TS_OK)
         return st;
     ts__ok(err);
     return TS_OK;
@@ -44,6 +44,8 @@ static ts_status with_outer(const ts_shape *s, int64_t outer, ts_shape *out, con
 
 ts_status ts_caffe2_extend(const ts_shape *s, int64_t num, ts_shape *out, ts_error *err)
 {
+    TS__ARG_NONNULL(err, s);
+    TS__ARG_NONNULL(err, out);
     char sbuf[TS__SHAPE_STR_MAX];
     ts_status st = check_outer(s, "extend", err);
     if (st)
@@ -63,6 +65,8 @@ ts_status ts_caffe2_extend(const ts_shape *s, int64_t num, ts_shape *out, ts_err
 
 ts_status ts_caffe2_shrink(const ts_shape *s, int64_t outer_dim, ts_shape *out, ts_error *err)
 {
+    TS__ARG_NONNULL(err, s);
+    TS__ARG_NONNULL(err, out);
     char sbuf[TS__SHAPE_STR_MAX];
     ts_status st = check_outer(s, "shrink", err);
     if (st)
@@ -82,6 +86,9 @@ ts_status ts_caffe2_shrink(const ts_shape *s, int64_t outer_dim, ts_shape *out, 
 ts_status ts_caffe2_resize(const ts_shape *s, const ts_shape *new_dims, ts_shape *out,
                            int64_t *old_size, int64_t *size, int *size_changed, ts_error *err)
 {
+    TS__ARG_NONNULL(err, s);
+    TS__ARG_NONNULL(err, new_dims);
+    TS__ARG_NONNULL(err, out);
     int64_t before, after;
     ts_status st = ts_shape_size(s, &before, err);
     if (st) {

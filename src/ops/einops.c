@@ -77,13 +77,7 @@ static const char *op_name(ts_einops_op op)
 
 static int is_alnum_(char c)
 {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-           c == '_';
-}
-
-static int is_digit(char c)
-{
-    return c >= '0' && c <= '9';
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || ts__is_digit(c) || c == '_';
 }
 
 /* "'x'" or "byte 0xNN" for messages. */
@@ -100,7 +94,7 @@ static const char *show_char(char c, char *buf, size_t cap)
 /* Checks an axis name as einops' check_axis_name_return_reason (ASCII). */
 static const char *name_problem(const char *p, size_t n, int allow_underscore)
 {
-    if (n == 0 || is_digit(p[0]))
+    if (n == 0 || ts__is_digit(p[0]))
         return "not a valid identifier";
     for (size_t i = 0; i < n; i++)
         if (!is_alnum_(p[i]))
@@ -129,7 +123,7 @@ static ts_status add_token(side *sd, const char *pat, size_t off, size_t len, in
 
     if (len == 3 && memcmp(t, "...", 3) == 0) {
         kind = AX_ELLIPSIS;
-    } else if (is_digit(t[0]) && strspn(t, "0123456789") >= len) {
+    } else if (ts__is_digit(t[0]) && strspn(t, "0123456789") >= len) {
         if (len == 1 && t[0] == '1') {
             /* "1": an empty composition outside a group, nothing inside. */
             if (group < 0) {
@@ -145,25 +139,22 @@ static ts_status add_token(side *sd, const char *pat, size_t off, size_t len, in
             }
             return TS_OK;
         }
-        if (t[0] == '0' && len > 1)
+        ts__int v;
+        int r = ts__scan_int(t, len, 0, 0, &v); /* all digits: never NONE */
+        if (v.leading_zero)
             return ts__fail(err, TS_ERR_PARSE, (int64_t)off + 1, -1,
                             "anonymous axis '%.*s' at column %zu has a leading zero",
                             (int)(len > 40 ? 40 : len), t, off + 1);
-        uint64_t v = 0;
-        for (size_t i = 0; i < len; i++) {
-            unsigned d = (unsigned)(t[i] - '0');
-            if (v > ((uint64_t)INT64_MAX - d) / 10)
-                return ts__fail(err, TS_ERR_OVERFLOW, (int64_t)off + 1, -1,
-                                "anonymous axis '%.*s' at column %zu does not fit in 64 bits",
-                                (int)(len > 40 ? 40 : len), t, off + 1);
-            v = v * 10 + d;
-        }
-        if (v == 0)
+        if (r != TS__INT_OK)
+            return ts__fail(err, TS_ERR_OVERFLOW, (int64_t)off + 1, -1,
+                            "anonymous axis '%.*s' at column %zu does not fit in 64 bits",
+                            (int)(len > 40 ? 40 : len), t, off + 1);
+        if (v.value == 0)
             return ts__fail(err, TS_ERR_PARSE, (int64_t)off + 1, -1,
                             "anonymous axis 0 at column %zu: anonymous axes should have "
                             "positive length", off + 1);
         kind = AX_ANON;
-        value = (int64_t)v;
+        value = v.value;
         sd->non_unit_anon = 1;
     } else {
         const char *why = name_problem(t, len, allow_underscore);
@@ -232,7 +223,7 @@ static ts_status parse_side(side *sd, const char *pat, size_t begin, size_t end,
     size_t i = begin;
     while (i < end) {
         char c = pat[i];
-        if (c == ' ') {
+        if (ts__is_ws(c, TS__WS_SP)) { /* einops splits on spaces only */
             i++;
         } else if (c == '(') {
             if (group >= 0)
@@ -514,31 +505,30 @@ void ts_einops_free(ts_einops *e)
     free(e);
 }
 
-ts_status ts_einops_compile(ts_einops **out, ts_einops_op op, const char *pattern,
-                            const ts_axis_size *sizes, int nsizes, ts_error *err)
+ts_status ts_einops_compile(ts_einops_op op, const char *pattern, const ts_axis_size *sizes,
+                            size_t nsizes, ts_einops **out, ts_error *err)
 {
     ts_status st;
-    if (!out)
-        return ts__error(err, TS_ERR_INVALID_ARG, "einops: out must not be NULL");
+    TS__ARG_NONNULL(err, out);
     *out = NULL;
-    if (!pattern || nsizes < 0 || (nsizes > 0 && !sizes))
-        return ts__error(err, TS_ERR_INVALID_ARG, "einops: pattern and sizes must not be NULL");
     if (op != TS_EINOPS_REARRANGE && op != TS_EINOPS_REDUCE && op != TS_EINOPS_REPEAT)
-        return ts__error(err, TS_ERR_INVALID_ARG, "einops: unknown operation %d", (int)op);
+        return ts__bad_arg(err, __func__, "op %d is not a ts_einops_op", (int)op);
+    TS__ARG_NONNULL(err, pattern);
+    TS__ARG_ARRAY(err, sizes, nsizes);
     size_t plen = strlen(pattern);
     if (plen > TS_EINOPS_MAX_PATTERN)
         return ts__error(err, TS_ERR_LIMIT, "%s pattern of %zu bytes: the limit is %d bytes",
                          op_name(op), plen, TS_EINOPS_MAX_PATTERN);
     if (nsizes > TS_EINOPS_MAX_AXES)
-        return ts__error(err, TS_ERR_LIMIT, "%s: %d axis sizes given, the limit is %d",
+        return ts__error(err, TS_ERR_LIMIT, "%s: %zu axis sizes given, the limit is %d",
                          op_name(op), nsizes, TS_EINOPS_MAX_AXES);
 
     ts_einops *e = calloc(1, sizeof *e);
     size_t kwbytes = 0;
-    for (int k = 0; k < nsizes; k++) {
+    for (size_t k = 0; k < nsizes; k++) {
         if (!sizes[k].name || sizes[k].name_len > TS_EINOPS_MAX_PATTERN) {
             ts_einops_free(e);
-            return ts__error(err, TS_ERR_INVALID_ARG, "%s: axis size %d has no valid name",
+            return ts__error(err, TS_ERR_INVALID_ARG, "%s: axis size %zu has no valid name",
                              op_name(op), k);
         }
         kwbytes += sizes[k].name_len;
@@ -546,7 +536,7 @@ ts_status ts_einops_compile(ts_einops **out, ts_einops_op op, const char *patter
     if (e) {
         e->pattern = malloc(plen + 1);
         e->kwnames = malloc(kwbytes + 1);
-        e->kw = malloc(((size_t)nsizes + 1) * sizeof *e->kw);
+        e->kw = malloc((nsizes + 1) * sizeof *e->kw);
     }
     if (!e || !e->pattern || !e->kwnames || !e->kw) {
         ts_einops_free(e);
@@ -556,7 +546,7 @@ ts_status ts_einops_compile(ts_einops **out, ts_einops_op op, const char *patter
     memcpy(e->pattern, pattern, plen + 1);
     e->plen = plen;
     size_t off = 0;
-    for (int k = 0; k < nsizes; k++) {
+    for (size_t k = 0; k < nsizes; k++) {
         memcpy(e->kwnames + off, sizes[k].name, sizes[k].name_len);
         e->kw[k].off = off;
         e->kw[k].len = sizes[k].name_len;
@@ -564,7 +554,7 @@ ts_status ts_einops_compile(ts_einops **out, ts_einops_op op, const char *patter
         e->kw[k].used = 0;
         off += sizes[k].name_len;
     }
-    e->nkw = nsizes;
+    e->nkw = (int)nsizes;
 
     const char *arrow = strstr(pattern, "->");
     if (!arrow) {
@@ -719,15 +709,16 @@ static ts_status apply(const ts_einops *e, const ts_shape *in, ts_shape *out, ts
             goto too_many;
         odims[ond++] = p;
     }
-    return ts_shape_assign(out, ond, odims, err);
+    return ts_shape_assign(out, odims, ond, err);
 too_many:
     return ts__error(err, TS_ERR_NDIM, "the output would have more than %d dims", TS_MAX_NDIM);
 }
 
 ts_status ts_einops_apply(const ts_einops *e, const ts_shape *in, ts_shape *out, ts_error *err)
 {
-    if (!e || !in || !out)
-        return ts__error(err, TS_ERR_INVALID_ARG, "einops: NULL argument");
+    TS__ARG_NONNULL(err, e);
+    TS__ARG_NONNULL(err, in);
+    TS__ARG_NONNULL(err, out);
     ts_status st = apply(e, in, out, err);
     if (st) {
         envelope(err, op_name(e->op), e->pattern, e->plen, in, e->kwnames, e->kw, e->nkw);
@@ -738,10 +729,16 @@ ts_status ts_einops_apply(const ts_einops *e, const ts_shape *in, ts_shape *out,
 }
 
 ts_status ts_einops_shape(ts_einops_op op, const char *pattern, const ts_shape *in,
-                          const ts_axis_size *sizes, int nsizes, ts_shape *out, ts_error *err)
+                          const ts_axis_size *sizes, size_t nsizes, ts_shape *out, ts_error *err)
 {
+    if (op != TS_EINOPS_REARRANGE && op != TS_EINOPS_REDUCE && op != TS_EINOPS_REPEAT)
+        return ts__bad_arg(err, __func__, "op %d is not a ts_einops_op", (int)op);
+    TS__ARG_NONNULL(err, pattern);
+    TS__ARG_NONNULL(err, in);
+    TS__ARG_ARRAY(err, sizes, nsizes);
+    TS__ARG_NONNULL(err, out);
     ts_einops *e = NULL;
-    ts_status st = ts_einops_compile(&e, op, pattern, sizes, nsizes, err);
+    ts_status st = ts_einops_compile(op, pattern, sizes, nsizes, &e, err);
     if (st)
         return st;
     st = ts_einops_apply(e, in, out, err);
@@ -752,7 +749,7 @@ ts_status ts_einops_shape(ts_einops_op op, const char *pattern, const ts_shape *
 /* ---- parse_shape -------------------------------------------------------- */
 
 static ts_status parse_shape_impl(const char *pattern, const ts_shape *s, side *sd,
-                                  ts_axis_size *out, int *count, ts_error *err)
+                                  ts_axis_size *out, size_t *count, ts_error *err)
 {
     size_t plen = strlen(pattern);
     ts_status st;
@@ -791,7 +788,8 @@ static ts_status parse_shape_impl(const char *pattern, const ts_shape *s, side *
                          "can't parse shape with different number of dimensions: the pattern "
                          "has %d, the shape has %d", sd->ncomp, ndim);
     }
-    int d = 0, n = 0;
+    int d = 0;
+    size_t n = 0;
     for (int c = 0; c < sd->ncomp; c++) {
         const comp *g = &sd->comps[c];
         if (g->is_ellipsis) {
@@ -827,10 +825,12 @@ static ts_status parse_shape_impl(const char *pattern, const ts_shape *s, side *
 }
 
 ts_status ts_einops_parse_shape(const char *pattern, const ts_shape *s, ts_axis_size *out,
-                                int *count, ts_error *err)
+                                size_t *count, ts_error *err)
 {
-    if (!pattern || !s || !out || !count)
-        return ts__error(err, TS_ERR_INVALID_ARG, "parse_shape: NULL argument");
+    TS__ARG_NONNULL(err, pattern);
+    TS__ARG_NONNULL(err, s);
+    TS__ARG_NONNULL(err, out);
+    TS__ARG_NONNULL(err, count);
     side *sd = malloc(sizeof *sd);
     if (!sd)
         return ts__error(err, TS_ERR_NOMEM, "parse_shape: out of memory");

@@ -140,7 +140,7 @@ static ts_status parse_operand(const char *spec, size_t start, size_t stop, int 
                 return st;
             ell = nl;
             i += 2;
-        } else if (c != ' ') {
+        } else if (!ts__is_ws(c, TS__WS_SP)) { /* NumPy skips spaces only */
             return ts__fail(err, TS_ERR_PARSE, (int64_t)i + 1, -1,
                             "einsum(): invalid subscript %s at column %zu, subscripts must "
                             "be letters [a-zA-Z]", show_char(c, cbuf, sizeof cbuf), i + 1);
@@ -182,7 +182,7 @@ static ts_status parse_operand(const char *spec, size_t start, size_t stop, int 
     return TS_OK;
 }
 
-ts_status ts_einsum_shape(const char *spec, const ts_shape *operands, int noperands,
+ts_status ts_einsum_shape(const char *spec, const ts_shape *operands, size_t noperands,
                           ts_shape *out, ts_error *err)
 {
     label_state ls;
@@ -191,12 +191,13 @@ ts_status ts_einsum_shape(const char *spec, const ts_shape *operands, int nopera
     ts_status st;
     char cbuf[16], tbuf[208];
 
-    if (!spec || (noperands > 0 && !operands))
-        return ts__error(err, TS_ERR_INVALID_ARG,
-                         "einsum(): subscripts and operands must not be NULL");
+    if (!spec)
+        return ts__bad_arg(err, __func__, "subscripts is NULL");
+    TS__ARG_ARRAY(err, operands, noperands);
+    TS__ARG_NONNULL(err, out);
     if (noperands < 1)
         return ts__error(err, TS_ERR_INVALID_ARG,
-                         "einsum(): at least one operand is needed, got %d", noperands);
+                         "einsum(): at least one operand is needed, got 0");
     for (int k = 0; k < 128; k++) {
         ls.count[k] = 0;
         ls.first_op[k] = -1;
@@ -210,20 +211,20 @@ ts_status ts_einsum_shape(const char *spec, const ts_shape *operands, int nopera
     for (size_t i = 0; i < arrow; i++)
         if (spec[i] == ',')
             nterms++;
-    if (nterms != noperands)
+    if ((size_t)nterms != noperands)
         return ts__error(err, TS_ERR_INVALID_ARG,
-                         "einsum(): the equation '%s' has %d operand term%s but %d "
+                         "einsum(): the equation '%s' has %d operand term%s but %zu "
                          "operand%s %s given",
                          ts__printable(spec, len, tbuf, sizeof tbuf), nterms,
                          nterms == 1 ? "" : "s",
                          noperands, noperands == 1 ? "" : "s",
                          noperands == 1 ? "was" : "were");
     size_t start = 0;
-    for (int iop = 0; iop < noperands; iop++) {
+    for (int iop = 0; iop < nterms; iop++) {
         size_t stop = start + strcspn(spec + start, ",-");
         st = parse_operand(spec, start, stop, iop, &operands[iop], &ls, rb, &nrb, err);
         if (st)
-            return st;
+            return ts__error_index(err, st, iop); /* every error here is about operand iop */
         start = stop + 1;
     }
 
@@ -277,7 +278,7 @@ ts_status ts_einsum_shape(const char *spec, const ts_shape *operands, int nopera
                                      TS_MAX_NDIM);
                 for (int r = nrb - 1; r >= 0; r--)
                     odims[ond++] = rb[r];
-            } else if (c != ' ') {
+            } else if (!ts__is_ws(c, TS__WS_SP)) {
                 return ts__fail(err, TS_ERR_PARSE, (int64_t)i + 1, -1,
                                 "einsum(): invalid subscript %s at column %zu in the "
                                 "output, subscripts must be letters [a-zA-Z]",
@@ -290,7 +291,7 @@ ts_status ts_einsum_shape(const char *spec, const ts_shape *operands, int nopera
                             "output after '->' has no '...' to keep them",
                             nrb, nrb == 1 ? "" : "s");
     }
-    if ((st = ts_shape_assign(out, ond, odims, err)) != TS_OK)
+    if ((st = ts_shape_assign(out, odims, ond, err)) != TS_OK)
         return st;
     ts__ok(err);
     return TS_OK;
@@ -313,7 +314,7 @@ static int is_ident_start(char c)
 
 static int is_ident(char c)
 {
-    return is_ident_start(c) || (c >= '0' && c <= '9');
+    return is_ident_start(c) || ts__is_digit(c);
 }
 
 /*
@@ -326,8 +327,7 @@ static ts_status parse_labels(const char *text, const char *what, label *out, in
     size_t i = 0, len = strlen(text);
     char cbuf[16], tbuf[96];
     *n = 0;
-    while (i < len && (text[i] == ' ' || text[i] == '\t'))
-        i++;
+    i = ts__skip_ws(text, len, i, TS__WS_BLANK);
     if (i == len)
         return TS_OK; /* rank 0 */
     for (;;) {
@@ -347,8 +347,7 @@ static ts_status parse_labels(const char *text, const char *what, label *out, in
         out[*n].n = i - s;
         out[*n].column = s + 1;
         (*n)++;
-        while (i < len && (text[i] == ' ' || text[i] == '\t'))
-            i++;
+        i = ts__skip_ws(text, len, i, TS__WS_BLANK);
         if (i == len)
             return TS_OK;
         if (text[i] != ',')
@@ -357,8 +356,7 @@ static ts_status parse_labels(const char *text, const char *what, label *out, in
                             i + 1, what, ts__printable(text, len, tbuf, sizeof tbuf),
                             show_char(text[i], cbuf, sizeof cbuf));
         i++;
-        while (i < len && (text[i] == ' ' || text[i] == '\t'))
-            i++;
+        i = ts__skip_ws(text, len, i, TS__WS_BLANK);
     }
 }
 
@@ -375,18 +373,18 @@ typedef struct input_label {
 } input_label;
 
 static ts_status compose(const char *result_labels, const char *const *labels,
-                         const ts_shape *shapes, int ninputs, ts_shape *out, ts_error *err)
+                         const ts_shape *shapes, size_t ninputs, ts_shape *out, ts_error *err)
 {
     label res[TS_MAX_NDIM], tmp[TS_MAX_NDIM];
     int nres = 0;
     ts_status st;
     char what[48], sbuf[TS__SHAPE_STR_MAX], tbuf[96];
 
-    if (!result_labels || (ninputs > 0 && (!labels || !shapes)))
-        return ts__error(err, TS_ERR_INVALID_ARG, "labels and shapes must not be NULL");
     if (ninputs < 1)
-        return ts__error(err, TS_ERR_INVALID_ARG,
-                         "at least one labelled input is needed, got %d", ninputs);
+        return ts__error(err, TS_ERR_INVALID_ARG, "at least one labelled input is needed, got 0");
+    if (ninputs > INT32_MAX)
+        return ts__error(err, TS_ERR_LIMIT, "%zu labelled inputs: the limit is %d", ninputs,
+                         INT32_MAX);
     if ((st = parse_labels(result_labels, "the result labels", res, &nres, err)) != TS_OK)
         return st;
     for (int k = 0; k < nres; k++)
@@ -399,18 +397,17 @@ static ts_status compose(const char *result_labels, const char *const *labels,
                                           sizeof tbuf), res[m].column, res[k].column);
 
     size_t total = 0;
-    for (int i = 0; i < ninputs; i++) {
-        if (!labels[i])
-            return ts__error(err, TS_ERR_INVALID_ARG, "labels of input %d are NULL", i);
+    for (size_t i = 0; i < ninputs; i++)
         total += (size_t)shapes[i].ndim;
-    }
     input_label *all = malloc((total ? total : 1) * sizeof *all);
     if (!all)
         return ts__error(err, TS_ERR_NOMEM, "out of memory for %zu labels", total);
     size_t nall = 0;
-    for (int i = 0; i < ninputs && !st; i++) {
+    int failed = -1; /* the input an error is about: err->index */
+    for (int i = 0; i < (int)ninputs && !st; i++) {
         int n = 0;
         const int64_t *dims = ts_shape_dims(&shapes[i]);
+        failed = i;
         snprintf(what, sizeof what, "the labels of input %d", i);
         if ((st = parse_labels(labels[i], what, tmp, &n, err)) != TS_OK)
             break;
@@ -448,6 +445,8 @@ static ts_status compose(const char *result_labels, const char *const *labels,
             nall++;
         }
     }
+    if (st)
+        ts__error_index(err, st, failed);
     int64_t odims[TS_MAX_NDIM];
     for (int k = 0; k < nres && !st; k++) {
         size_t q = 0;
@@ -464,15 +463,23 @@ static ts_status compose(const char *result_labels, const char *const *labels,
     free(all);
     if (st)
         return st;
-    if ((st = ts_shape_assign(out, nres, odims, err)) != TS_OK)
+    if ((st = ts_shape_assign(out, odims, nres, err)) != TS_OK)
         return st;
     ts__ok(err);
     return TS_OK;
 }
 
 ts_status ts_label_compose(const char *result_labels, const char *const *labels,
-                           const ts_shape *shapes, int ninputs, ts_shape *out, ts_error *err)
+                           const ts_shape *shapes, size_t ninputs, ts_shape *out, ts_error *err)
 {
+    TS__ARG_NONNULL(err, result_labels);
+    TS__ARG_ARRAY(err, labels, ninputs);
+    TS__ARG_ARRAY(err, shapes, ninputs);
+    TS__ARG_NONNULL(err, out);
+    for (size_t i = 0; i < ninputs; i++)
+        if (!labels[i])
+            return ts__error_index(err, ts__bad_arg(err, __func__, "labels[%zu] is NULL", i),
+                                   (int64_t)i);
     ts_status st = compose(result_labels, labels, shapes, ninputs, out, err);
     if (st)
         ts__error_prefix(err, "compose");

@@ -145,11 +145,26 @@ typedef struct jparser {
     ts_error *err;
 } jparser;
 
+static ts_status expected(jparser *p, const char *what);
+
 static void skip_ws(jparser *p)
 {
-    while (p->pos < p->len && (p->s[p->pos] == ' ' || p->s[p->pos] == '\t' ||
-                               p->s[p->pos] == '\n' || p->s[p->pos] == '\r'))
-        p->pos++;
+    p->pos = ts__skip_ws(p->s, p->len, p->pos, TS__WS_TEXT);
+}
+
+/* A dim: digits only (no sign), at most INT64_MAX; advances p->pos. */
+static ts_status parse_dim(jparser *p, int64_t *out, const char *expected_what)
+{
+    ts__int v;
+    int r = ts__scan_int(p->s, p->len, p->pos, 0, &v);
+    if (r == TS__INT_NONE)
+        return expected(p, expected_what);
+    p->pos = v.end;
+    if (r == TS__INT_OVERFLOW)
+        return ts__fail(p->err, TS_ERR_OVERFLOW, (int64_t)v.start + 1, -1,
+                        "dim at column %zu does not fit in 64 bits", v.start + 1);
+    *out = v.value;
+    return TS_OK;
 }
 
 static ts_status expected(jparser *p, const char *what)
@@ -174,22 +189,15 @@ static ts_status parse_tuple(jparser *p, int64_t *dims, int *rank)
     }
     for (;;) {
         size_t start = p->pos;
-        if (p->pos >= p->len || p->s[p->pos] < '0' || p->s[p->pos] > '9')
-            return expected(p, *rank == 0 ? "a dim or the closing bracket" : "a dim");
-        uint64_t v = 0;
-        while (p->pos < p->len && p->s[p->pos] >= '0' && p->s[p->pos] <= '9') {
-            unsigned d = (unsigned)(p->s[p->pos] - '0');
-            if (v > ((uint64_t)INT64_MAX - d) / 10)
-                return ts__fail(p->err, TS_ERR_OVERFLOW, (int64_t)start + 1, -1,
-                                "dim at column %zu does not fit in 64 bits", start + 1);
-            v = v * 10 + d;
-            p->pos++;
-        }
+        int64_t v;
+        ts_status st = parse_dim(p, &v, *rank == 0 ? "a dim or the closing bracket" : "a dim");
+        if (st)
+            return st;
         if (*rank == TS_MAX_NDIM)
             return ts__fail(p->err, TS_ERR_NDIM, (int64_t)start + 1, -1,
                             "more than %d dims in the shape at column %zu", TS_MAX_NDIM,
                             open_col);
-        dims[(*rank)++] = (int64_t)v;
+        dims[(*rank)++] = v;
         skip_ws(p);
         if (p->pos < p->len && p->s[p->pos] == ',') {
             p->pos++;
@@ -364,7 +372,7 @@ static ts_status parse_tile(jparser *p, ts_jagged **out)
     int n = 0;
     ts_status st = TS_OK;
     p->pos += 4;
-    if (p->pos < p->len && p->s[p->pos] != ' ' && p->s[p->pos] != '\t')
+    if (p->pos < p->len && !ts__is_ws(p->s[p->pos], TS__WS_BLANK))
         return expected(p, "a space after 'tile'");
     for (;;) {
         skip_ws(p);
@@ -385,22 +393,22 @@ static ts_status parse_tile(jparser *p, ts_jagged **out)
         if ((st = parse_tuple(p, dims, &rank)) != TS_OK)
             break;
         ts_shape_init(&tiles[n]);
-        if ((st = ts_shape_assign(&tiles[n], rank, dims, p->err)) != TS_OK)
+        if ((st = ts_shape_assign(&tiles[n], dims, rank, p->err)) != TS_OK)
             break;
         n++;
     }
     if (!st)
-        st = ts_jagged_tile(out, tiles, n, p->err);
+        st = ts_jagged_tile(tiles, n, out, p->err);
     for (int i = 0; i < n; i++)
         ts_shape_free(&tiles[i]);
     return st;
 }
 
-ts_status ts_jagged_parse(ts_jagged **out, const char *text, size_t len, ts_error *err)
+ts_status ts_jagged_parse(const char *text, size_t len, ts_jagged **out, ts_error *err)
 {
-    if (!out || (!text && len))
-        return ts__error(err, TS_ERR_INVALID_ARG, "jagged shape: NULL argument");
+    TS__ARG_NONNULL(err, out);
     *out = NULL;
+    TS__ARG_ARRAY(err, text, len);
     jparser p = {text, len, 0, NULL, NULL, 0, 0, err};
     ts_status st;
     skip_ws(&p);
@@ -424,22 +432,10 @@ ts_status ts_jagged_parse(ts_jagged **out, const char *text, size_t len, ts_erro
             p.j->depth = inf.depth;
             p.j->leaf_rank = inf.leaf_rank > 0 ? inf.leaf_rank : 0;
         }
-    } else if (c >= '0' && c <= '9') {
+    } else if (ts__is_digit(c)) {
         /* A bare integer at the top level is a 1-D smooth shape, as SHAPE. */
-        size_t start = p.pos;
-        uint64_t v = 0;
-        st = TS_OK;
-        while (p.pos < p.len && p.s[p.pos] >= '0' && p.s[p.pos] <= '9') {
-            unsigned d = (unsigned)(p.s[p.pos] - '0');
-            if (v > ((uint64_t)INT64_MAX - d) / 10) {
-                st = ts__fail(err, TS_ERR_OVERFLOW, (int64_t)start + 1, -1,
-                              "dim at column %zu does not fit in 64 bits", start + 1);
-                break;
-            }
-            v = v * 10 + d;
-            p.pos++;
-        }
-        int64_t d1 = (int64_t)v;
+        int64_t d1 = 0;
+        st = parse_dim(&p, &d1, "a dim");
         if (!st)
             st = add_leaf(p.j, &d1, 1, &p.j->root, err);
         p.j->depth = 0;
@@ -524,15 +520,16 @@ static ts_status build_tile(ts_jagged *j, const ts_shape *tiles, int n, int leve
     return add_brace(j, kids, count, id, err);
 }
 
-ts_status ts_jagged_tile(ts_jagged **out, const ts_shape *tiles, int n, ts_error *err)
+ts_status ts_jagged_tile(const ts_shape *tiles, size_t ntiles, ts_jagged **out, ts_error *err)
 {
-    if (!out || (n > 0 && !tiles))
-        return ts__error(err, TS_ERR_INVALID_ARG, "tile: NULL argument");
+    TS__ARG_NONNULL(err, out);
     *out = NULL;
-    if (n < 0 || n > TS_JAGGED_MAX_DEPTH || 2 * n > TS_MAX_NDIM)
-        return ts__error(err, TS_ERR_LIMIT, "tile: %d tiled modes, the limit is %d", n,
+    TS__ARG_ARRAY(err, tiles, ntiles);
+    if (ntiles > TS_JAGGED_MAX_DEPTH || 2 * ntiles > TS_MAX_NDIM)
+        return ts__error(err, TS_ERR_LIMIT, "tile: %zu tiled modes, the limit is %d", ntiles,
                          TS_MAX_NDIM / 2 < TS_JAGGED_MAX_DEPTH ? TS_MAX_NDIM / 2
                                                                : TS_JAGGED_MAX_DEPTH);
+    const int n = (int)ntiles;
     /* Count nodes and leaf dims before allocating anything. */
     int64_t level_nodes = 1, total = 1;
     for (int k = 0; k < n; k++) {
@@ -569,12 +566,12 @@ ts_status ts_jagged_tile(ts_jagged **out, const ts_shape *tiles, int n, ts_error
 
 int ts_jagged_rank(const ts_jagged *j)
 {
-    return j->depth + j->leaf_rank;
+    return j ? j->depth + j->leaf_rank : 0;
 }
 
 int ts_jagged_depth(const ts_jagged *j)
 {
-    return j->depth;
+    return j ? j->depth : 0;
 }
 
 /* Number of distinct index prefixes of length `len` below node `id` at
@@ -607,22 +604,25 @@ static ts_status count_prefixes(const ts_jagged *j, int32_t id, int level, int l
 
 ts_status ts_jagged_size(const ts_jagged *j, int64_t *out, ts_error *err)
 {
+    TS__ARG_NONNULL(err, j);
+    TS__ARG_NONNULL(err, out);
     ts_status st = count_prefixes(j, j->root, 0, ts_jagged_rank(j), out, err);
     if (!st)
         ts__ok(err);
     return st;
 }
 
-ts_status ts_jagged_layers(const ts_jagged *j, const int64_t *layers, int nlayers,
+ts_status ts_jagged_layers(const ts_jagged *j, const int64_t *layers, size_t nlayers,
                            int64_t *elements, ts_error *err)
 {
+    TS__ARG_NONNULL(err, j);
+    TS__ARG_ARRAY(err, layers, nlayers);
+    TS__ARG_ARRAY(err, elements, nlayers);
     int64_t sum = 0;
     const int rank = ts_jagged_rank(j);
-    if (nlayers < 0 || (nlayers > 0 && (!layers || !elements)))
-        return ts__error(err, TS_ERR_INVALID_ARG, "layers: NULL argument");
-    for (int i = 0; i < nlayers; i++) {
+    for (size_t i = 0; i < nlayers; i++) {
         if (layers[i] < 0)
-            return ts__error(err, TS_ERR_VALUE, "layer %d has %lld modes: layers need >= 0",
+            return ts__error(err, TS_ERR_VALUE, "layer %zu has %lld modes: layers need >= 0",
                              i, (long long)layers[i]);
         if (layers[i] > TS_MAX_NDIM || ts__add_overflow(sum, layers[i], &sum) ||
             sum > TS_MAX_NDIM)
@@ -632,7 +632,7 @@ ts_status ts_jagged_layers(const ts_jagged *j, const int64_t *layers, int nlayer
         char buf[TS__SHAPE_STR_MAX];
         size_t pos = 0;
         buf[0] = '\0';
-        for (int i = 0; i < nlayers && pos + 24 < sizeof buf; i++)
+        for (size_t i = 0; i < nlayers && pos + 24 < sizeof buf; i++)
             pos += (size_t)snprintf(buf + pos, sizeof buf - pos, "%s%lld", i ? "," : "",
                                     (long long)layers[i]);
         if (sum > TS_MAX_NDIM)
@@ -643,7 +643,7 @@ ts_status ts_jagged_layers(const ts_jagged *j, const int64_t *layers, int nlayer
                          nlayers ? buf : "()", (long long)sum, rank);
     }
     int len = 0;
-    for (int i = 0; i < nlayers; i++) {
+    for (size_t i = 0; i < nlayers; i++) {
         len += (int)layers[i];
         ts_status st = count_prefixes(j, j->root, 0, len, &elements[i], err);
         if (st)
@@ -676,16 +676,18 @@ static ts_status copy_tree(const ts_jagged *src, int32_t id, ts_jagged *dst, int
     return st;
 }
 
-ts_status ts_jagged_slice(const ts_jagged *j, const int64_t *index, int n, ts_jagged **out,
-                          ts_error *err)
+ts_status ts_jagged_slice(const ts_jagged *j, const int64_t *index, size_t nindex,
+                          ts_jagged **out, ts_error *err)
 {
-    if (!out || (n > 0 && !index))
-        return ts__error(err, TS_ERR_INVALID_ARG, "jagged slice: NULL argument");
+    TS__ARG_NONNULL(err, out);
     *out = NULL;
+    TS__ARG_NONNULL(err, j);
+    TS__ARG_ARRAY(err, index, nindex);
     const int rank = ts_jagged_rank(j);
-    if (n < 0 || n > rank)
-        return ts__error(err, TS_ERR_NDIM, "jagged slice: %d indices for a shape of rank %d", n,
-                         rank);
+    if (nindex > (size_t)rank)
+        return ts__error(err, TS_ERR_NDIM, "jagged slice: %zu indices for a shape of rank %d",
+                         nindex, rank);
+    const int n = (int)nindex;
     int32_t id = j->root;
     int k = 0;
     for (; k < n && !j->nodes[id].leaf; k++) {
@@ -731,15 +733,23 @@ ts_status ts_jagged_slice(const ts_jagged *j, const int64_t *index, int n, ts_ja
     return TS_OK;
 }
 
-int ts_jagged_smooth(const ts_jagged *j, ts_shape *out, ts_error *err)
+ts_status ts_jagged_smooth(const ts_jagged *j, ts_shape *out, ts_error *err)
 {
-    if (j->depth != 0)
-        return 0;
+    TS__ARG_NONNULL(err, j);
+    TS__ARG_NONNULL(err, out);
+    if (j->depth != 0) {
+        char buf[96];
+        size_t n = ts_jagged_format(j, buf, sizeof buf);
+        return ts__error(err, TS_ERR_NDIM,
+                         "jagged shape %s%s has %d jagged mode%s: it is not smooth", buf,
+                         n >= sizeof buf ? "..." : "", j->depth, j->depth == 1 ? "" : "s");
+    }
     const jnode *nd = &j->nodes[j->root];
-    if (ts_shape_assign(out, j->leaf_rank, j->dims + nd->first, err) != TS_OK)
-        return 0;
+    ts_status st = ts_shape_assign(out, j->dims + nd->first, j->leaf_rank, err);
+    if (st)
+        return st;
     ts__ok(err);
-    return 1;
+    return TS_OK;
 }
 
 /* ---- format ------------------------------------------------------------- */
@@ -783,6 +793,13 @@ static void put_tree(const ts_jagged *j, int32_t id, writer *w)
 
 size_t ts_jagged_format(const ts_jagged *j, char *buf, size_t cap)
 {
+    if (!buf && cap)
+        return 0;
+    if (!j) {
+        if (cap)
+            buf[0] = '\0';
+        return 0;
+    }
     writer w = {buf, cap, 0};
     put_tree(j, j->root, &w);
     if (cap > 0)

@@ -46,6 +46,10 @@ ts_status ts_ravel_index(const ts_shape *shape, const int64_t *index, size_t nin
                          const ts_index_mode *modes, size_t nmodes, int64_t *flat,
                          ts_error *err)
 {
+    TS__ARG_NONNULL(err, shape);
+    TS__ARG_ARRAY(err, index, nindex);
+    TS__ARG_ARRAY(err, modes, nmodes);
+    TS__ARG_NONNULL(err, flat);
     char s[TS__SHAPE_STR_MAX], ix[TS__SHAPE_STR_MAX];
     ts_status st = check_order(order, "ravel", err);
     if (st)
@@ -116,6 +120,8 @@ ts_status ts_ravel_index(const ts_shape *shape, const int64_t *index, size_t nin
 ts_status ts_unravel_index(const ts_shape *shape, int64_t flat, char order, int64_t *index_out,
                            ts_error *err)
 {
+    TS__ARG_NONNULL(err, shape);
+    TS__ARG_ARRAY(err, index_out, shape->ndim);
     ts_status st = check_order(order, "unravel", err);
     if (st)
         return st;

@@ -123,7 +123,7 @@ static ts_status numpy_reshape(const ts_shape *in, int64_t size, const ts_shape 
         if (tsize != size)
             return ts__error(err, TS_ERR_SIZE, "%s of size %lld", lead, (long long)tsize);
     }
-    return ts_shape_assign(out, n, dims, err);
+    return ts_shape_assign(out, dims, n, err);
 }
 
 /* State of the MXNet walk; positions are reported in the caller's order. */
@@ -333,14 +333,16 @@ static ts_status mxnet_reshape(const ts_shape *in, int64_t size, const ts_shape 
                          "%s: the result %s has %lld elements, the input %lld", lead,
                          ts__dims_str(m.tmp, m.len, obuf, sizeof obuf), (long long)osize,
                          (long long)size);
-    return ts_shape_assign(out, m.len, m.tmp, err);
+    return ts_shape_assign(out, m.tmp, m.len, err);
 }
 
 ts_status ts_reshape(const ts_shape *in, const ts_shape *target, unsigned flags,
                      ts_shape *out, ts_error *err)
 {
-    if (flags & ~(TS_RESHAPE_MXNET | TS_RESHAPE_REVERSE))
-        return ts__error(err, TS_ERR_INVALID_ARG, "reshape: unknown flags 0x%x", flags);
+    TS__ARG_NONNULL(err, in);
+    TS__ARG_NONNULL(err, target);
+    TS__ARG_NONNULL(err, out);
+    TS__ARG_FLAGS(err, flags, TS_RESHAPE_MXNET | TS_RESHAPE_REVERSE);
     if ((flags & TS_RESHAPE_REVERSE) && !(flags & TS_RESHAPE_MXNET))
         return ts__error(err, TS_ERR_INVALID_ARG,
                          "reshape: reverse applies only to MXNet's special values, so "

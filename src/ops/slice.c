@@ -15,8 +15,8 @@
  * the arguments (see ts_shape_slice in tshape.h). `what` is "slice" or
  * "chip" for messages.
  */
-static ts_status ranges(const ts_shape *s, const int64_t *begin, int nbegin,
-                        const int64_t *end, int nend, const char *what, int64_t *lo,
+static ts_status ranges(const ts_shape *s, const int64_t *begin, size_t nbegin,
+                        const int64_t *end, size_t nend, const char *what, int64_t *lo,
                         int64_t *hi, ts_error *err)
 {
     const int ndim = s->ndim;
@@ -29,18 +29,14 @@ static ts_status ranges(const ts_shape *s, const int64_t *begin, int nbegin,
                              "%s of %s: dim %d is negative (%lld): extents must be >= 0",
                              what, ts__shape_str(s, sbuf, sizeof sbuf), i,
                              (long long)dims[i]);
-    if (nbegin < 0 || nend < 0 || (nbegin > 0 && !begin) || (nend > 0 && !end))
-        return ts__error(err, TS_ERR_INVALID_ARG,
-                         "%s: index counts must be >= 0 and their arrays not NULL", what);
-
     if (!end) {
         /* Short form: pin the first nbegin modes, the others run their span. */
-        if (nend != 0 || nbegin > ndim)
+        if (nend != 0 || nbegin > (size_t)ndim)
             return ts__error(err, TS_ERR_NDIM,
-                             "%s: %d pinned indices given but shape %s has %d axes",
+                             "%s: %zu pinned indices given but shape %s has %d axes",
                              what, nbegin, ts__shape_str(s, sbuf, sizeof sbuf), ndim);
         for (int i = 0; i < ndim; i++) {
-            if (i >= nbegin) {
+            if ((size_t)i >= nbegin) {
                 lo[i] = 0;
                 hi[i] = dims[i];
                 continue;
@@ -57,12 +53,12 @@ static ts_status ranges(const ts_shape *s, const int64_t *begin, int nbegin,
         return TS_OK;
     }
 
-    if (nbegin != ndim || nend != ndim)
+    if (nbegin != (size_t)ndim || nend != (size_t)ndim)
         return ts__error(err, TS_ERR_NDIM,
-                         "%s %s has %d indices but shape %s has %d axes: begin and end "
+                         "%s %s has %zu indices but shape %s has %d axes: begin and end "
                          "need one index per axis",
-                         what, nbegin != ndim ? "begin" : "end",
-                         nbegin != ndim ? nbegin : nend,
+                         what, nbegin != (size_t)ndim ? "begin" : "end",
+                         nbegin != (size_t)ndim ? nbegin : nend,
                          ts__shape_str(s, sbuf, sizeof sbuf), ndim);
     for (int i = 0; i < ndim; i++) {
         if (begin[i] < 0 || end[i] < 0)
@@ -87,8 +83,8 @@ static ts_status ranges(const ts_shape *s, const int64_t *begin, int nbegin,
 }
 
 /* Shared by slice and chip: `drop_unit` removes modes of extent 1. */
-static ts_status slice_or_chip(const ts_shape *s, const int64_t *begin, int nbegin,
-                               const int64_t *end, int nend, ts_shape *out,
+static ts_status slice_or_chip(const ts_shape *s, const int64_t *begin, size_t nbegin,
+                               const int64_t *end, size_t nend, ts_shape *out,
                                ts_shape *origin, int drop_unit, ts_error *err)
 {
     int64_t lo[TS_MAX_NDIM], hi[TS_MAX_NDIM], ext[TS_MAX_NDIM], org[TS_MAX_NDIM];
@@ -105,38 +101,49 @@ static ts_status slice_or_chip(const ts_shape *s, const int64_t *begin, int nbeg
         n++;
     }
     /* out may alias s: lo/hi are copies, so assigning is safe. */
-    if ((st = ts_shape_assign(out, n, ext, err)) != TS_OK)
+    if ((st = ts_shape_assign(out, ext, n, err)) != TS_OK)
         return st;
-    if (origin && (st = ts_shape_assign(origin, n, org, err)) != TS_OK)
+    if (origin && (st = ts_shape_assign(origin, org, n, err)) != TS_OK)
         return st;
     ts__ok(err);
     return TS_OK;
 }
 
-ts_status ts_shape_slice(const ts_shape *s, const int64_t *begin, int nbegin,
-                         const int64_t *end, int nend, ts_shape *out, ts_shape *origin,
+ts_status ts_shape_slice(const ts_shape *s, const int64_t *begin, size_t nbegin,
+                         const int64_t *end, size_t nend, ts_shape *out, ts_shape *origin,
                          ts_error *err)
 {
+    TS__ARG_NONNULL(err, s);
+    TS__ARG_ARRAY(err, begin, nbegin);
+    TS__ARG_ARRAY(err, end, nend);
+    TS__ARG_NONNULL(err, out);
     return slice_or_chip(s, begin, nbegin, end, nend, out, origin, 0, err);
 }
 
-ts_status ts_shape_chip(const ts_shape *s, const int64_t *begin, int nbegin,
-                        const int64_t *end, int nend, ts_shape *out, ts_shape *origin,
+ts_status ts_shape_chip(const ts_shape *s, const int64_t *begin, size_t nbegin,
+                        const int64_t *end, size_t nend, ts_shape *out, ts_shape *origin,
                         ts_error *err)
 {
+    TS__ARG_NONNULL(err, s);
+    TS__ARG_ARRAY(err, begin, nbegin);
+    TS__ARG_ARRAY(err, end, nend);
+    TS__ARG_NONNULL(err, out);
     return slice_or_chip(s, begin, nbegin, end, nend, out, origin, 1, err);
 }
 
 ts_status ts_index_iter_init(ts_index_iter *it, const ts_shape *s, const int64_t *origin,
-                             int norigin, ts_error *err)
+                             size_t norigin, ts_error *err)
 {
+    TS__ARG_NONNULL(err, it);
+    TS__ARG_NONNULL(err, s);
+    TS__ARG_ARRAY(err, origin, norigin);
     const int ndim = s->ndim;
     const int64_t *dims = ts_shape_dims(s);
     char sbuf[TS__SHAPE_STR_MAX];
 
-    if (origin && norigin != ndim)
+    if (origin && norigin != (size_t)ndim)
         return ts__error(err, TS_ERR_NDIM,
-                         "origin has %d indices but shape %s has %d axes", norigin,
+                         "origin has %zu indices but shape %s has %d axes", norigin,
                          ts__shape_str(s, sbuf, sizeof sbuf), ndim);
     it->ndim = ndim;
     it->state = 0;
@@ -166,7 +173,7 @@ ts_status ts_index_iter_init(ts_index_iter *it, const ts_shape *s, const int64_t
 
 int ts_index_iter_next(ts_index_iter *it)
 {
-    if (it->state == 2)
+    if (!it || it->ndim < 0 || it->ndim > TS_MAX_NDIM || it->state < 0 || it->state >= 2)
         return 0;
     if (it->state == 0) {
         it->state = 1; /* the first index is the origin itself */

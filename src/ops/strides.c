@@ -10,6 +10,8 @@
 ts_status ts_strides(const ts_shape *shape, int64_t itemsize, char order, int64_t *strides_out,
                      ts_error *err)
 {
+    TS__ARG_NONNULL(err, shape);
+    TS__ARG_ARRAY(err, strides_out, shape->ndim);
     char s[TS__SHAPE_STR_MAX];
     if (order != 'C' && order != 'F')
         return ts__error(err, TS_ERR_INVALID_ARG,
@@ -72,14 +74,14 @@ static int nests(const int64_t *d, const int64_t *strides, const int *order, int
     return 1;
 }
 
-/* 1 when the shape is usable (no negative dim) and itemsize >= 1; sets
- * *empty when some dim is 0. */
-static int usable(const ts_shape *shape, int64_t itemsize, int *empty)
+/* 1 when the arguments are usable (shape not NULL, strides not NULL unless
+ * ndim is 0, no negative dim, itemsize >= 1); sets *empty when some dim is 0. */
+static int usable(const ts_shape *shape, const int64_t *strides, int64_t itemsize, int *empty)
 {
-    const int64_t *d = ts_shape_dims(shape);
     *empty = 0;
-    if (itemsize < 1)
+    if (!shape || (!strides && shape->ndim > 0) || itemsize < 1)
         return 0;
+    const int64_t *d = ts_shape_dims(shape);
     for (int i = 0; i < shape->ndim; i++) {
         if (d[i] < 0)
             return 0;
@@ -92,7 +94,7 @@ static int usable(const ts_shape *shape, int64_t itemsize, int *empty)
 static int contiguous(const ts_shape *shape, const int64_t *strides, int64_t itemsize, int c)
 {
     int empty;
-    if (!usable(shape, itemsize, &empty))
+    if (!usable(shape, strides, itemsize, &empty))
         return 0;
     if (empty)
         return 1; /* NumPy and torch: no elements, contiguous by definition */
@@ -117,7 +119,7 @@ int ts_is_channels_last(const ts_shape *shape, const int64_t *strides, int64_t i
 {
     static const int order[4] = {1, 3, 2, 0};
     int empty;
-    if (shape->ndim != 4 || !usable(shape, itemsize, &empty))
+    if (!usable(shape, strides, itemsize, &empty) || shape->ndim != 4)
         return 0;
     return nests(ts_shape_dims(shape), strides, order, 4, itemsize);
 }
@@ -126,7 +128,7 @@ int ts_is_channels_last_3d(const ts_shape *shape, const int64_t *strides, int64_
 {
     static const int order[5] = {1, 4, 3, 2, 0};
     int empty;
-    if (shape->ndim != 5 || !usable(shape, itemsize, &empty))
+    if (!usable(shape, strides, itemsize, &empty) || shape->ndim != 5)
         return 0;
     return nests(ts_shape_dims(shape), strides, order, 5, itemsize);
 }
@@ -149,6 +151,11 @@ ts_status ts_view_strides(const ts_shape *shape, const int64_t *strides,
                           const ts_shape *target, ts_shape *out_shape, int64_t *out_strides,
                           ts_error *err)
 {
+    TS__ARG_NONNULL(err, shape);
+    TS__ARG_ARRAY(err, strides, shape->ndim);
+    TS__ARG_NONNULL(err, target);
+    TS__ARG_NONNULL(err, out_shape);
+    TS__ARG_ARRAY(err, out_strides, target->ndim);
     char s[TS__SHAPE_STR_MAX];
     /* torch infer_size: resolve a -1 and check the element counts. */
     ts_shape newshape = TS_SHAPE_INIT;

@@ -123,8 +123,14 @@ ts_status ts_array_read(const ts_file *f, const ts_array *a, int64_t start, int6
                         ts_dtype as, void *out, ts_error *err)
 {
     ts__ok(err);
-    if (!f || !a || (!out && count > 0))
-        return ts__error(err, TS_ERR_INVALID_ARG, "NULL file, array or output");
+    TS__ARG_NONNULL(err, f);
+    TS__ARG_NONNULL(err, a);
+    if (!out && count > 0)
+        return ts__bad_arg(err, __func__, "out is NULL but count is %lld", (long long)count);
+    if (as != TS_DTYPE_FLOAT64 && as != TS_DTYPE_INT64 && as != TS_DTYPE_UINT64 &&
+        as != TS_DTYPE_COMPLEX128)
+        return ts__bad_arg(err, __func__, "as is %d (%s), not float64, int64, uint64 or "
+                           "complex128", (int)as, ts_dtype_name(as));
     ts__data d;
     ts_status st = ts__data_open(&d, f, a, err);
     if (st)

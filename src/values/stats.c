@@ -30,6 +30,10 @@
 #include <emmintrin.h>
 #endif
 
+/* Size of the first version of ts_stats_options: the smallest struct_size
+ * accepted. It never changes when fields are appended. */
+#define OPTIONS_V1_SIZE (offsetof(ts_stats_options, progress_ctx) + sizeof(void *))
+
 /* Runs below this many bytes are not worth a thread. */
 #define THREAD_MIN_BYTES (4 << 20)
 /* Bytes between progress reports. */
@@ -553,15 +557,40 @@ ts_status ts_array_stats(const ts_file *f, const ts_array *a, const ts_stats_opt
                          ts_stats *out, ts_error *err)
 {
     ts__ok(err);
-    if (!f || !a || !out)
-        return ts__error(err, TS_ERR_INVALID_ARG, "NULL file, array or result");
+    TS__ARG_NONNULL(err, f);
+    TS__ARG_NONNULL(err, a);
+    TS__ARG_NONNULL(err, out);
+    ts_stats_options o = TS_STATS_OPTIONS_INIT;
+    if (opts) {
+        size_t n = opts->struct_size;
+        if (n < OPTIONS_V1_SIZE)
+            return ts__bad_arg(err, __func__,
+                               "opts->struct_size is %zu: initialise the options with "
+                               "TS_STATS_OPTIONS_INIT (struct_size = sizeof(ts_stats_options) "
+                               "= %zu)", n, sizeof o);
+        if (n > sizeof o) {
+            const unsigned char *tail = (const unsigned char *)opts + sizeof o;
+            for (size_t i = 0; i < n - sizeof o; i++)
+                if (tail[i])
+                    return ts__fail(err, TS_ERR_UNSUPPORTED, 0, -1,
+                                    "%s: opts sets byte %zu, beyond the %zu bytes of options "
+                                    "this version of the library knows (struct_size %zu)",
+                                    __func__, sizeof o + i, sizeof o, n);
+            n = sizeof o;
+        }
+        memcpy(&o, opts, n);
+        o.struct_size = sizeof o;
+        if (o.nthreads < 0)
+            return ts__bad_arg(err, __func__, "opts->nthreads is %d, below 0", o.nthreads);
+    }
+    opts = &o;
     ts__data d;
     ts_status st = ts__data_open(&d, f, a, err);
     if (st)
         return st;
     int64_t total = d.dec.block > 1 ? d.count / d.dec.block * d.dec.block_bytes
                                     : d.count * d.dec.elem_bytes;
-    int nthreads = opts && opts->nthreads > 0 ? opts->nthreads : cpu_count();
+    int nthreads = opts->nthreads > 0 ? opts->nthreads : cpu_count();
     if (!d.contiguous || d.src || total < THREAD_MIN_BYTES)
         nthreads = 1;
     if ((int64_t)nthreads > d.count / TS__VBLOCK)
@@ -616,7 +645,7 @@ ts_status ts_array_stats(const ts_file *f, const ts_array *a, const ts_stats_opt
                     *err = jobs[t].err;
             }
     }
-    if (!st && opts && opts->progress && total >= PROGRESS_BYTES)
+    if (!st && opts->progress && total >= PROGRESS_BYTES)
         opts->progress(opts->progress_ctx, total, total);
     acc A;
     acc_init(&A);

@@ -1,0 +1,732 @@
+/*
+ * check_args.c - the argument rule of tshape.h's introduction, for every
+ * public function: NULL pointers, NULL arrays with a count, zero and
+ * out-of-range counts, unknown flag bits and values outside an enum give
+ * TS_ERR_INVALID_ARG with a message "<function>: <argument> ..." (and the
+ * same status with a NULL error report); functions that return something
+ * other than a status return the documented 0 / NULL / "unknown"; free
+ * functions accept NULL; nothing crashes (Check runs each test in its own
+ * process, so a crash fails the test).
+ *
+ * tests/cli/args-coverage.test.sh fails when a TS_API function of
+ * include/tshape.h is not called in this file.
+ */
+#define TS_EXPERIMENTAL_API
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "testutil.h"
+
+static ts_error E;
+
+static int discard(void *user, const char *data, size_t len)
+{
+    (void)user, (void)data, (void)len;
+    return 0;
+}
+static ts_error *EP; /* &E, then NULL: every EXPECT runs its call twice */
+
+static void expect_(ts_status got, ts_status want, const char *call, const char *msg)
+{
+    ck_assert_msg(got == want, "%s: status %d (%s), expected %d", call, (int)got,
+                  got ? E.message : "", (int)want);
+    if (want == TS_OK)
+        return;
+    ck_assert_msg(E.code == want, "%s: err.code %d, expected %d", call, (int)E.code, (int)want);
+    if (msg)
+        ck_assert_msg(strcmp(E.message, msg) == 0, "%s: message '%s', expected '%s'", call,
+                      E.message, msg);
+}
+
+/* `call` must fail with `want` and message `msg` (NULL: any), and return
+ * `want` again with a NULL error report. Use it only for calls that fail:
+ * the call runs twice. */
+#define EXPECT(call, want, msg)                                                \
+    do {                                                                       \
+        EP = &E;                                                               \
+        memset(&E, 0, sizeof E);                                               \
+        expect_((call), (want), #call, (msg));                                 \
+        EP = NULL;                                                             \
+        ck_assert_msg((call) == (want), "%s with err NULL", #call);           \
+    } while (0)
+
+#define BAD TS_ERR_INVALID_ARG
+
+static ts_shape S; /* (2,3) */
+
+static void setup(void)
+{
+    ts_shape_init(&S);
+    tu_shape(&S, "(2,3)");
+}
+
+static void teardown(void)
+{
+    ts_shape_free(&S);
+}
+
+START_TEST(test_version_and_status)
+{
+    ck_assert_str_eq(ts_version(), TS_VERSION_STRING);
+    ck_assert_str_eq(ts_strerror((ts_status)999), "unknown error");
+    ck_assert_str_eq(ts_strerror((ts_status)-1), "unknown error");
+    ck_assert_str_eq(ts_strerror(TS_ERR_INVALID_ARG), "invalid argument");
+}
+END_TEST
+
+START_TEST(test_shape_storage)
+{
+    ts_shape t = TS_SHAPE_INIT;
+    int64_t d[2] = {4, 5}, v = 0;
+    int a = 0;
+    ts_shape_init(NULL);
+    ts_shape_free(NULL);
+    ts_shape_move(NULL, &t);
+    ts_shape_move(&t, NULL);
+    ck_assert_int_eq(ts_shape_ndim(NULL), 0);
+    ck_assert_ptr_null(ts_shape_dims(NULL));
+    ck_assert_ptr_null(ts_shape_dims_mut(NULL));
+    ck_assert_int_eq(ts_shape_equal(NULL, &S), 0);
+    ck_assert_int_eq(ts_shape_equal(&S, NULL), 0);
+    ck_assert_int_eq(ts_shape_equal(NULL, NULL), 0);
+
+    EXPECT(ts_shape_resize(NULL, 2, EP), BAD, "ts_shape_resize: s is NULL");
+    EXPECT(ts_shape_resize(&t, -1, EP), TS_ERR_NDIM, NULL);
+    EXPECT(ts_shape_resize(&t, TS_MAX_NDIM + 1, EP), TS_ERR_NDIM, NULL);
+    EXPECT(ts_shape_assign(NULL, d, 2, EP), BAD, "ts_shape_assign: s is NULL");
+    EXPECT(ts_shape_assign(&t, NULL, 2, EP), BAD, "ts_shape_assign: dims is NULL but ndim is 2");
+    EXPECT(ts_shape_assign(&t, d, -1, EP), TS_ERR_NDIM, NULL);
+    ck_assert_int_eq(ts_shape_assign(&t, NULL, 0, NULL), TS_OK);
+    EXPECT(ts_shape_copy(NULL, &S, EP), BAD, "ts_shape_copy: dst is NULL");
+    EXPECT(ts_shape_copy(&t, NULL, EP), BAD, "ts_shape_copy: src is NULL");
+    EXPECT(ts_shape_dim(NULL, 0, &v, EP), BAD, "ts_shape_dim: s is NULL");
+    EXPECT(ts_shape_dim(&S, 0, NULL, EP), BAD, "ts_shape_dim: out is NULL");
+    EXPECT(ts_shape_dim(&S, 2, &v, EP), TS_ERR_AXIS, NULL);
+    EXPECT(ts_axis_normalize(0, 2, NULL, EP), BAD, "ts_axis_normalize: out is NULL");
+    EXPECT(ts_axis_normalize(0, -1, &a, EP), TS_ERR_NDIM, NULL);
+    EXPECT(ts_axis_normalize(0, TS_MAX_NDIM + 1, &a, EP), TS_ERR_NDIM, NULL);
+    EXPECT(ts_axis_normalize(INT64_MIN, 2, &a, EP), TS_ERR_AXIS, NULL);
+    ts_shape_free(&t);
+}
+END_TEST
+
+START_TEST(test_shape_text)
+{
+    ts_shape t = TS_SHAPE_INIT;
+    int64_t v = 0;
+    char buf[16];
+    EXPECT(ts_shape_parse(NULL, 5, 0, &t, NULL, EP), BAD,
+           "ts_shape_parse: text is NULL but len is 5");
+    EXPECT(ts_shape_parse("(2,3)", 5, 0x80, &t, NULL, EP), BAD,
+           "ts_shape_parse: unknown flag bits 0x80 in flags (known: 0x1)");
+    EXPECT(ts_shape_parse("(2,3)", 5, 0, NULL, NULL, EP), BAD, "ts_shape_parse: out is NULL");
+    EXPECT(ts_shape_parse(NULL, 0, 0, &t, NULL, EP), TS_ERR_PARSE, NULL);
+    EXPECT(ts_parse_i64(NULL, 1, 0, &v, EP), BAD, "ts_parse_i64: text is NULL but len is 1");
+    EXPECT(ts_parse_i64("1", 1, 0x10, &v, EP), BAD,
+           "ts_parse_i64: unknown flag bits 0x10 in flags (known: 0x1)");
+    EXPECT(ts_parse_i64("1", 1, 0, NULL, EP), BAD, "ts_parse_i64: out is NULL");
+    EXPECT(ts_parse_i64_list(NULL, 1, 0, &t, EP), BAD,
+           "ts_parse_i64_list: text is NULL but len is 1");
+    EXPECT(ts_parse_i64_list("1", 1, ~0u, &t, EP), BAD,
+           "ts_parse_i64_list: unknown flag bits 0xfffffffe in flags (known: 0x1)");
+    EXPECT(ts_parse_i64_list("1", 1, 0, NULL, EP), BAD, "ts_parse_i64_list: out is NULL");
+
+    /* size_t results: 0, and "" written where there is room */
+    memcpy(buf, "xxxx", 5);
+    ck_assert_uint_eq(ts_shape_format(NULL, 0, buf, sizeof buf), 0);
+    ck_assert_str_eq(buf, "");
+    memcpy(buf, "xxxx", 5);
+    ck_assert_uint_eq(ts_shape_format(&S, 0x4, buf, sizeof buf), 0);
+    ck_assert_str_eq(buf, "");
+    ck_assert_uint_eq(ts_shape_format(&S, 0, NULL, 8), 0);
+    ck_assert_uint_eq(ts_shape_format(&S, 0, NULL, 0), 5); /* the size query still works */
+    ts_shape_free(&t);
+}
+END_TEST
+
+START_TEST(test_shape_arith)
+{
+    int64_t v = 0, two[2], three[3];
+    unsigned char buf[64];
+    size_t n = 0;
+    ts_shape t = TS_SHAPE_INIT;
+    EXPECT(ts_shape_size(NULL, &v, EP), BAD, "ts_shape_size: s is NULL");
+    EXPECT(ts_shape_size(&S, NULL, EP), BAD, "ts_shape_size: out is NULL");
+    EXPECT(ts_shape_prod(NULL, 0, 1, &v, EP), BAD, "ts_shape_prod: s is NULL");
+    EXPECT(ts_shape_prod(&S, 0, 1, NULL, EP), BAD, "ts_shape_prod: out is NULL");
+    EXPECT(ts_shape_flat2d(NULL, two, EP), BAD, "ts_shape_flat2d: s is NULL");
+    EXPECT(ts_shape_flat2d(&S, NULL, EP), BAD, "ts_shape_flat2d: out is NULL");
+    EXPECT(ts_shape_flat3d(NULL, 0, 0, three, EP), BAD, "ts_shape_flat3d: s is NULL");
+    EXPECT(ts_shape_flat3d(&S, 0, 0, NULL, EP), BAD, "ts_shape_flat3d: out is NULL");
+    EXPECT(ts_shape_get(NULL, 2, two, EP), BAD, "ts_shape_get: s is NULL");
+    EXPECT(ts_shape_get(&S, 2, NULL, EP), BAD, "ts_shape_get: out is NULL but ndim is 2");
+    EXPECT(ts_shape_get(&S, -1, two, EP), TS_ERR_NDIM, NULL);
+
+    /* issue 9 defect 8: this call used to crash */
+    EXPECT(ts_shape_save(&S, TS_LAYOUT_MXNET, NULL, 100, &n, EP), BAD,
+           "ts_shape_save: buf is NULL but cap is 100");
+    EXPECT(ts_shape_save(NULL, TS_LAYOUT_MXNET, buf, sizeof buf, &n, EP), BAD,
+           "ts_shape_save: s is NULL");
+    EXPECT(ts_shape_save(&S, (ts_shape_layout)7, buf, sizeof buf, &n, EP), BAD,
+           "ts_shape_save: layout 7 is not a ts_shape_layout");
+    EXPECT(ts_shape_save(&S, (ts_shape_layout)-1, buf, sizeof buf, &n, EP), BAD,
+           "ts_shape_save: layout -1 is not a ts_shape_layout");
+    ck_assert_int_eq(ts_shape_save(&S, TS_LAYOUT_MXNET, buf, sizeof buf, NULL, NULL), TS_OK);
+    EXPECT(ts_shape_load(NULL, 20, TS_LAYOUT_MXNET, &t, NULL, EP), BAD,
+           "ts_shape_load: buf is NULL but len is 20");
+    EXPECT(ts_shape_load(buf, 20, (ts_shape_layout)2, &t, NULL, EP), BAD,
+           "ts_shape_load: layout 2 is not a ts_shape_layout");
+    EXPECT(ts_shape_load(buf, 20, TS_LAYOUT_MXNET, NULL, NULL, EP), BAD,
+           "ts_shape_load: out is NULL");
+    EXPECT(ts_shape_load(NULL, 0, TS_LAYOUT_MXNET, &t, NULL, EP), TS_ERR_TRUNCATED, NULL);
+    ts_shape_free(&t);
+}
+END_TEST
+
+START_TEST(test_dtypes)
+{
+    ts_dtype dt = TS_DTYPE_UNKNOWN;
+    ts_descr d;
+    char buf[8];
+    static const int bad[] = {999, -7, TS_DTYPE_COUNT, -2};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        ck_assert_str_eq(ts_dtype_name((ts_dtype)bad[i]), "unknown");
+        ck_assert_int_eq(ts_dtype_bits((ts_dtype)bad[i]), 0);
+        ck_assert_int_eq(ts_dtype_itemsize((ts_dtype)bad[i]), 0);
+        ck_assert_uint_eq(ts_descr_format((ts_dtype)bad[i], '<', buf, sizeof buf), 0);
+    }
+    EXPECT(ts_dtype_from_string(NULL, &dt, EP), BAD, "ts_dtype_from_string: text is NULL");
+    EXPECT(ts_dtype_from_string("f4", NULL, EP), BAD, "ts_dtype_from_string: out is NULL");
+    EXPECT(ts_dtype_from_mshadow_flag(0, NULL, EP), BAD, "ts_dtype_from_mshadow_flag: out is NULL");
+    EXPECT(ts_dtype_from_mshadow_flag(-1, &dt, EP), TS_ERR_DTYPE, NULL);
+    EXPECT(ts_dtype_from_mshadow_flag(13, &dt, EP), TS_ERR_DTYPE, NULL);
+    EXPECT(ts_descr_parse(NULL, &d, EP), BAD, "ts_descr_parse: descr is NULL");
+    EXPECT(ts_descr_parse("<f4", NULL, EP), BAD, "ts_descr_parse: out is NULL");
+
+    /* byte orders other than < > | = write nothing (this wrote "Qf4") */
+    memcpy(buf, "xxxx", 5);
+    ck_assert_uint_eq(ts_descr_format(TS_DTYPE_FLOAT32, 'Q', buf, sizeof buf), 0);
+    ck_assert_str_eq(buf, "");
+    ck_assert_uint_eq(ts_descr_format(TS_DTYPE_FLOAT32, 0, buf, sizeof buf), 0);
+    ck_assert_uint_eq(ts_descr_format(TS_DTYPE_FLOAT32, '<', NULL, 4), 0);
+    ck_assert_uint_eq(ts_descr_format(TS_DTYPE_FLOAT32, '=', buf, sizeof buf), 3);
+    ck_assert_str_eq(buf, "=f4");
+}
+END_TEST
+
+START_TEST(test_blobs)
+{
+    ts_blob b, out;
+    int64_t v = 0;
+    char data[8];
+    ts_blob_free(NULL);
+    ck_assert_int_eq(ts_blob_ndim(NULL), 0);
+    ck_assert_int_eq(ts_blob_is_contiguous(NULL), 0);
+    EXPECT(ts_blob_init(NULL, data, &S, TS_DEV_CPU, TS_DTYPE_FLOAT32, EP), BAD,
+           "ts_blob_init: b is NULL");
+    EXPECT(ts_blob_init(&b, data, NULL, TS_DEV_CPU, TS_DTYPE_FLOAT32, EP), BAD,
+           "ts_blob_init: shape is NULL");
+    ts_blob_free(&b); /* a failed init leaves an empty blob */
+    EXPECT(ts_blob_init(&b, data, &S, 0, TS_DTYPE_FLOAT32, EP), BAD,
+           "ts_blob_init: dev_mask 0 is neither TS_DEV_CPU nor TS_DEV_GPU");
+    EXPECT(ts_blob_init(&b, data, &S, TS_DEV_CPU, (ts_dtype)999, EP), BAD,
+           "ts_blob_init: dtype 999 is not a ts_dtype");
+    EXPECT(ts_blob_init(&b, data, &S, TS_DEV_CPU, (ts_dtype)-7, EP), BAD,
+           "ts_blob_init: dtype -7 is not a ts_dtype");
+    ts_blob_free(&b);
+
+    ck_assert_int_eq(ts_blob_init(&b, data, &S, TS_DEV_CPU, TS_DTYPE_UNKNOWN, NULL), TS_OK);
+    ck_assert_int_eq(ts_blob_init(&out, NULL, &S, TS_DEV_CPU, TS_DTYPE_UNKNOWN, NULL), TS_OK);
+    EXPECT(ts_blob_size(NULL, &v, EP), BAD, "ts_blob_size: b is NULL");
+    EXPECT(ts_blob_size(&b, NULL, EP), BAD, "ts_blob_size: out is NULL");
+    EXPECT(ts_blob_reshape(NULL, &S, &out, EP), BAD, "ts_blob_reshape: b is NULL");
+    EXPECT(ts_blob_reshape(&b, NULL, &out, EP), BAD, "ts_blob_reshape: shape is NULL");
+    EXPECT(ts_blob_reshape(&b, &S, NULL, EP), BAD, "ts_blob_reshape: out is NULL");
+    EXPECT(ts_blob_flat2d(NULL, &out, EP), BAD, "ts_blob_flat2d: b is NULL");
+    EXPECT(ts_blob_flat2d(&b, NULL, EP), BAD, "ts_blob_flat2d: out is NULL");
+    EXPECT(ts_blob_flat3d(NULL, 0, 0, &out, EP), BAD, "ts_blob_flat3d: b is NULL");
+    EXPECT(ts_blob_flat3d(&b, 0, 0, NULL, EP), BAD, "ts_blob_flat3d: out is NULL");
+    ts_blob_free(&b);
+    ts_blob_free(&out);
+}
+END_TEST
+
+START_TEST(test_formats)
+{
+    ts_format f = TS_FORMAT_AUTO;
+    ck_assert_str_eq(ts_format_name((ts_format)99), "unknown");
+    ck_assert_str_eq(ts_format_name((ts_format)-1), "unknown");
+    ck_assert_int_eq(ts_format_detect(NULL, 64), TS_FORMAT_AUTO);
+    ck_assert_int_eq(ts_format_detect(NULL, 0), TS_FORMAT_AUTO);
+    EXPECT(ts_format_from_name(NULL, &f, EP), BAD, "ts_format_from_name: name is NULL");
+    EXPECT(ts_format_from_name("npy", NULL, EP), BAD, "ts_format_from_name: out is NULL");
+    EXPECT(ts_format_from_name("bogus", &f, EP), BAD, NULL);
+}
+END_TEST
+
+/* A 128-byte npy of float32 (2,), built in memory. */
+static size_t tiny_npy(unsigned char *buf)
+{
+    static const char dict[] = "{'descr': '<f4', 'fortran_order': False, 'shape': (2,), }";
+    size_t hlen = 128 - 10;
+    memcpy(buf, "\x93NUMPY\x01\x00", 8);
+    buf[8] = (unsigned char)hlen;
+    buf[9] = 0;
+    memset(buf + 10, ' ', hlen);
+    memcpy(buf + 10, dict, sizeof dict - 1);
+    buf[10 + hlen - 1] = '\n';
+    memset(buf + 128, 0, 8);
+    return 136;
+}
+
+START_TEST(test_files)
+{
+    unsigned char img[136];
+    size_t n = tiny_npy(img);
+    ts_file *f = (ts_file *)1;
+    const char *key = "k", *val = "v";
+
+    ts_file_close(NULL);
+    ck_assert_int_eq(ts_file_format(NULL), TS_FORMAT_AUTO);
+    ck_assert_ptr_null(ts_file_version(NULL));
+    ck_assert_int_eq(ts_file_nbytes(NULL), 0);
+    ck_assert_uint_eq(ts_file_count(NULL), 0);
+    ck_assert_ptr_null(ts_file_array(NULL, 0));
+    ck_assert_uint_eq(ts_file_metadata_count(NULL), 0);
+    ck_assert_int_eq(ts_file_metadata(NULL, 0, &key, &val), 0);
+    ck_assert_str_eq(key, "k");
+
+    EXPECT(ts_file_open(NULL, NULL, &f, EP), BAD, "ts_file_open: path is NULL");
+    ck_assert_ptr_null(f);
+    EXPECT(ts_file_open("tests/fixtures/npy/float32.npy", NULL, NULL, EP), BAD,
+           "ts_file_open: out is NULL");
+    EXPECT(ts_file_open_memory(NULL, 8, NULL, &f, EP), BAD,
+           "ts_file_open_memory: data is NULL but len is 8");
+    EXPECT(ts_file_open_memory(img, n, NULL, NULL, EP), BAD, "ts_file_open_memory: out is NULL");
+    EXPECT(ts_file_open_memory(NULL, 0, NULL, &f, EP), TS_ERR_FORMAT, NULL);
+
+    /* the options struct: struct_size, then the values of its fields */
+    ts_open_options o;
+    memset(&o, 0, sizeof o);
+    EXPECT(ts_file_open_memory(img, n, &o, &f, EP), BAD, NULL);
+    ck_assert_msg(strncmp(E.message, "ts_file_open_memory: opts->struct_size is 0: initialise "
+                          "the options with TS_OPEN_OPTIONS_INIT", 86) == 0, "%s", E.message);
+    EXPECT(ts_file_open("tests/fixtures/npy/float32.npy", &o, &f, EP), BAD, NULL);
+    ck_assert_msg(strncmp(E.message, "ts_file_open: opts->struct_size is 0", 36) == 0, "%s",
+                  E.message);
+    o = (ts_open_options)TS_OPEN_OPTIONS_INIT;
+    o.format = (ts_format)99;
+    EXPECT(ts_file_open_memory(img, n, &o, &f, EP), BAD,
+           "ts_file_open_memory: opts->format 99 is not a ts_format with a reader");
+    o.format = TS_FORMAT_AUTO;
+    o.want_metadata = 2;
+    EXPECT(ts_file_open_memory(img, n, &o, &f, EP), BAD,
+           "ts_file_open_memory: opts->want_metadata is 2, not 0 or 1");
+    o.want_metadata = 0;
+    o.gguf_stored_order = -1;
+    EXPECT(ts_file_open_memory(img, n, &o, &f, EP), BAD,
+           "ts_file_open_memory: opts->gguf_stored_order is -1, not 0 or 1");
+    o.gguf_stored_order = 0;
+
+    /* a newer caller's bigger struct: fine while the unknown tail is 0 */
+    unsigned char big[sizeof(ts_open_options) + 16];
+    memset(big, 0, sizeof big);
+    memcpy(big, &o, sizeof o);
+    ts_open_options *bo = (ts_open_options *)(void *)big;
+    bo->struct_size = sizeof big;
+    ck_assert_int_eq(ts_file_open_memory(img, n, bo, &f, NULL), TS_OK);
+    ck_assert_uint_eq(ts_file_count(f), 1);
+    ts_file_close(f);
+    big[sizeof o + 3] = 1;
+    EXPECT(ts_file_open_memory(img, n, bo, &f, EP), TS_ERR_UNSUPPORTED, NULL);
+    ck_assert_ptr_null(f);
+    /* the size of the first version is the smallest accepted */
+    o.struct_size = offsetof(ts_open_options, want_metadata) + sizeof(int);
+    ck_assert_int_eq(ts_file_open_memory(img, n, &o, &f, NULL), TS_OK);
+    ts_file_close(f);
+    o.struct_size = offsetof(ts_open_options, want_metadata);
+    EXPECT(ts_file_open_memory(img, n, &o, &f, EP), BAD, NULL);
+
+    /* accessors of an open file with bad indices or NULL out-parameters */
+    ck_assert_int_eq(ts_file_open_memory(img, n, NULL, &f, NULL), TS_OK);
+    ck_assert_ptr_null(ts_file_array(f, 1));
+    ck_assert_int_eq(ts_file_metadata(f, 0, NULL, &val), 0);
+    ck_assert_int_eq(ts_file_metadata(f, 0, &key, NULL), 0);
+    ck_assert_int_eq(ts_file_metadata(f, 0, &key, &val), 0);
+    EXPECT(ts_file_metadata_write(f, 0, discard, NULL, EP), BAD,
+           "no metadata entry 0 (the file has 0)");
+    EXPECT(ts_file_metadata_write(NULL, 0, discard, NULL, EP), BAD,
+           "ts_file_metadata_write: f is NULL");
+    EXPECT(ts_file_metadata_write(f, 0, NULL, NULL, EP), BAD,
+           "ts_file_metadata_write: write is NULL");
+    ts_file_close(f);
+
+    /* the reader table: rows in range, NULL past it and for unknown ids */
+    ck_assert_uint_ge(ts_format_count(), 7);
+    ck_assert_ptr_nonnull(ts_format_info_at(0));
+    ck_assert_ptr_null(ts_format_info_at(ts_format_count()));
+    ck_assert_ptr_null(ts_format_info_of(TS_FORMAT_AUTO));
+    ck_assert_ptr_null(ts_format_info_of((ts_format)999));
+    ck_assert_str_eq(ts_format_info_of(TS_FORMAT_NPY)->name, "npy");
+}
+END_TEST
+
+START_TEST(test_layout_ops)
+{
+    ts_shape t = TS_SHAPE_INIT;
+    const ts_shape *two[2] = {&S, NULL};
+    int64_t ax[3] = {0, 1, 2}, st[2] = {3, 1}, flat = 0;
+    ts_index_mode mode = TS_INDEX_RAISE, badmode = (ts_index_mode)3;
+
+    EXPECT(ts_reshape(NULL, &S, 0, &t, EP), BAD, "ts_reshape: in is NULL");
+    EXPECT(ts_reshape(&S, NULL, 0, &t, EP), BAD, "ts_reshape: target is NULL");
+    EXPECT(ts_reshape(&S, &S, 0, NULL, EP), BAD, "ts_reshape: out is NULL");
+    EXPECT(ts_reshape(&S, &S, 0x4, &t, EP), BAD,
+           "ts_reshape: unknown flag bits 0x4 in flags (known: 0x3)");
+    EXPECT(ts_reshape(&S, &S, TS_RESHAPE_REVERSE, &t, EP), BAD, NULL);
+
+    EXPECT(ts_broadcast(NULL, 2, &t, EP), BAD, "ts_broadcast: shapes is NULL but n is 2");
+    EXPECT(ts_broadcast(two, 2, &t, EP), BAD, "ts_broadcast: shapes[1] is NULL");
+    ck_assert_int_eq(E.index, 1);
+    EXPECT(ts_broadcast(two, 1, NULL, EP), BAD, "ts_broadcast: out is NULL");
+    ck_assert_int_eq(ts_broadcast(NULL, 0, &t, NULL), TS_OK); /* () */
+    ck_assert_int_eq(ts_shape_ndim(&t), 0);
+
+    EXPECT(ts_transpose(NULL, NULL, 0, &t, EP), BAD, "ts_transpose: in is NULL");
+    EXPECT(ts_transpose(&S, ax, 2, NULL, EP), BAD, "ts_transpose: out is NULL");
+    EXPECT(ts_transpose(&S, ax, 3, &t, EP), TS_ERR_NDIM, NULL);
+    EXPECT(ts_squeeze(NULL, NULL, 0, &t, EP), BAD, "ts_squeeze: in is NULL");
+    EXPECT(ts_squeeze(&S, NULL, 0, NULL, EP), BAD, "ts_squeeze: out is NULL");
+    EXPECT(ts_expand_dims(NULL, ax, 1, &t, EP), BAD, "ts_expand_dims: in is NULL");
+    EXPECT(ts_expand_dims(&S, NULL, 1, &t, EP), BAD,
+           "ts_expand_dims: axes is NULL but naxes is 1");
+    EXPECT(ts_expand_dims(&S, ax, 1, NULL, EP), BAD, "ts_expand_dims: out is NULL");
+    EXPECT(ts_expand_dims(&S, ax, (size_t)-1, &t, EP), TS_ERR_NDIM, NULL);
+    EXPECT(ts_moveaxis(NULL, ax, ax, 1, &t, EP), BAD, "ts_moveaxis: in is NULL");
+    EXPECT(ts_moveaxis(&S, NULL, ax, 1, &t, EP), BAD, "ts_moveaxis: src is NULL but n is 1");
+    EXPECT(ts_moveaxis(&S, ax, NULL, 1, &t, EP), BAD, "ts_moveaxis: dst is NULL but n is 1");
+    EXPECT(ts_moveaxis(&S, ax, ax, 1, NULL, EP), BAD, "ts_moveaxis: out is NULL");
+    EXPECT(ts_flatten(NULL, 0, -1, &t, EP), BAD, "ts_flatten: in is NULL");
+    EXPECT(ts_flatten(&S, 0, -1, NULL, EP), BAD, "ts_flatten: out is NULL");
+
+    EXPECT(ts_strides(NULL, 4, 'C', st, EP), BAD, "ts_strides: shape is NULL");
+    EXPECT(ts_strides(&S, 4, 'C', NULL, EP), BAD,
+           "ts_strides: strides_out is NULL but shape->ndim is 2");
+    EXPECT(ts_strides(&S, 4, 'X', st, EP), BAD, NULL);
+    EXPECT(ts_strides(&S, 0, 'C', st, EP), TS_ERR_VALUE, NULL);
+    ck_assert_int_eq(ts_is_c_contiguous(NULL, st, 1), 0);
+    ck_assert_int_eq(ts_is_c_contiguous(&S, NULL, 1), 0);
+    ck_assert_int_eq(ts_is_f_contiguous(NULL, st, 1), 0);
+    ck_assert_int_eq(ts_is_f_contiguous(&S, NULL, 1), 0);
+    ck_assert_int_eq(ts_is_c_contiguous(&S, st, 0), 0);
+    ck_assert_int_eq(ts_is_channels_last(NULL, st, 1), 0);
+    ck_assert_int_eq(ts_is_channels_last_3d(NULL, st, 1), 0);
+    tu_shape(&t, "(1,2,3,4)");
+    ck_assert_int_eq(ts_is_channels_last(&t, NULL, 1), 0);
+    tu_shape(&t, "(1,2,3,4,5)");
+    ck_assert_int_eq(ts_is_channels_last_3d(&t, NULL, 1), 0);
+    ck_assert_int_eq(ts_is_c_contiguous(&S, st, 1), 1);
+
+    int64_t ost[2];
+    EXPECT(ts_view_strides(NULL, st, &S, &t, ost, EP), BAD, "ts_view_strides: shape is NULL");
+    EXPECT(ts_view_strides(&S, NULL, &S, &t, ost, EP), BAD,
+           "ts_view_strides: strides is NULL but shape->ndim is 2");
+    EXPECT(ts_view_strides(&S, st, NULL, &t, ost, EP), BAD, "ts_view_strides: target is NULL");
+    EXPECT(ts_view_strides(&S, st, &S, NULL, ost, EP), BAD,
+           "ts_view_strides: out_shape is NULL");
+    EXPECT(ts_view_strides(&S, st, &S, &t, NULL, EP), BAD,
+           "ts_view_strides: out_strides is NULL but target->ndim is 2");
+
+    EXPECT(ts_ravel_index(NULL, ax, 2, 'C', NULL, 0, &flat, EP), BAD,
+           "ts_ravel_index: shape is NULL");
+    EXPECT(ts_ravel_index(&S, NULL, 2, 'C', NULL, 0, &flat, EP), BAD,
+           "ts_ravel_index: index is NULL but nindex is 2");
+    EXPECT(ts_ravel_index(&S, ax, 2, 'C', NULL, 1, &flat, EP), BAD,
+           "ts_ravel_index: modes is NULL but nmodes is 1");
+    EXPECT(ts_ravel_index(&S, ax, 2, 'C', NULL, 0, NULL, EP), BAD,
+           "ts_ravel_index: flat is NULL");
+    EXPECT(ts_ravel_index(&S, ax, 2, 'K', NULL, 0, &flat, EP), BAD, NULL);
+    EXPECT(ts_ravel_index(&S, ax, 2, 'C', &badmode, 1, &flat, EP), BAD, NULL);
+    EXPECT(ts_ravel_index(&S, ax, 2, 'C', &mode, 3, &flat, EP), BAD, NULL);
+    EXPECT(ts_unravel_index(NULL, 0, 'C', ax, EP), BAD, "ts_unravel_index: shape is NULL");
+    EXPECT(ts_unravel_index(&S, 0, 'C', NULL, EP), BAD,
+           "ts_unravel_index: index_out is NULL but shape->ndim is 2");
+    EXPECT(ts_unravel_index(&S, 0, 'Z', ax, EP), BAD, NULL);
+    ts_shape_free(&t);
+}
+END_TEST
+
+START_TEST(test_slices_and_iter)
+{
+    ts_shape t = TS_SHAPE_INIT, o = TS_SHAPE_INIT;
+    int64_t b[2] = {0, 0}, e[2] = {1, 1};
+    ts_index_iter it;
+    EXPECT(ts_shape_slice(NULL, b, 2, e, 2, &t, &o, EP), BAD, "ts_shape_slice: s is NULL");
+    EXPECT(ts_shape_slice(&S, NULL, 2, e, 2, &t, &o, EP), BAD,
+           "ts_shape_slice: begin is NULL but nbegin is 2");
+    EXPECT(ts_shape_slice(&S, b, 2, NULL, 2, &t, &o, EP), BAD,
+           "ts_shape_slice: end is NULL but nend is 2");
+    EXPECT(ts_shape_slice(&S, b, 2, e, 2, NULL, &o, EP), BAD, "ts_shape_slice: out is NULL");
+    EXPECT(ts_shape_slice(&S, b, 3, e, 3, &t, &o, EP), TS_ERR_NDIM, NULL);
+    EXPECT(ts_shape_chip(NULL, b, 1, NULL, 0, &t, NULL, EP), BAD, "ts_shape_chip: s is NULL");
+    EXPECT(ts_shape_chip(&S, NULL, 1, NULL, 0, &t, NULL, EP), BAD,
+           "ts_shape_chip: begin is NULL but nbegin is 1");
+    EXPECT(ts_shape_chip(&S, b, 1, NULL, 1, &t, NULL, EP), BAD,
+           "ts_shape_chip: end is NULL but nend is 1");
+    EXPECT(ts_shape_chip(&S, b, 1, NULL, 0, NULL, NULL, EP), BAD, "ts_shape_chip: out is NULL");
+    EXPECT(ts_index_iter_init(NULL, &S, NULL, 0, EP), BAD, "ts_index_iter_init: it is NULL");
+    EXPECT(ts_index_iter_init(&it, NULL, NULL, 0, EP), BAD, "ts_index_iter_init: s is NULL");
+    EXPECT(ts_index_iter_init(&it, &S, NULL, 2, EP), BAD,
+           "ts_index_iter_init: origin is NULL but norigin is 2");
+    ck_assert_int_eq(ts_index_iter_next(NULL), 0);
+    memset(&it, 0xff, sizeof it); /* garbage: never initialised */
+    ck_assert_int_eq(ts_index_iter_next(&it), 0);
+    ts_shape_free(&t);
+    ts_shape_free(&o);
+}
+END_TEST
+
+START_TEST(test_patterns)
+{
+    ts_shape t = TS_SHAPE_INIT;
+    const char *labels[2] = {"i,j", NULL};
+    ts_einops *e = (ts_einops *)1;
+    ts_axis_size sz = {"a", 1, 2}, ax[TS_MAX_NDIM];
+    size_t count = 0;
+
+    EXPECT(ts_einsum_shape(NULL, &S, 1, &t, EP), BAD, "ts_einsum_shape: subscripts is NULL");
+    EXPECT(ts_einsum_shape("ij", NULL, 1, &t, EP), BAD,
+           "ts_einsum_shape: operands is NULL but noperands is 1");
+    EXPECT(ts_einsum_shape("ij", &S, 1, NULL, EP), BAD, "ts_einsum_shape: out is NULL");
+    EXPECT(ts_einsum_shape("ij", &S, 0, &t, EP), BAD, NULL);
+    ts_shape ops[2];
+    ops[0] = S; /* shallow copies: read only */
+    ops[1] = S;
+    EXPECT(ts_einsum_shape("ij,jkl", ops, 2, &t, EP), TS_ERR_NDIM, NULL);
+    ck_assert_int_eq(E.index, 1); /* operand 1 has 2 dims for 3 subscripts */
+
+    EXPECT(ts_label_compose(NULL, labels, &S, 1, &t, EP), BAD,
+           "ts_label_compose: result_labels is NULL");
+    EXPECT(ts_label_compose("i", NULL, &S, 1, &t, EP), BAD,
+           "ts_label_compose: labels is NULL but ninputs is 1");
+    EXPECT(ts_label_compose("i", labels, NULL, 1, &t, EP), BAD,
+           "ts_label_compose: shapes is NULL but ninputs is 1");
+    EXPECT(ts_label_compose("i", labels, &S, 1, NULL, EP), BAD, "ts_label_compose: out is NULL");
+    ts_shape two[2];
+    two[0] = S;
+    two[1] = S;
+    EXPECT(ts_label_compose("i", labels, two, 2, &t, EP), BAD,
+           "ts_label_compose: labels[1] is NULL");
+    ck_assert_int_eq(E.index, 1);
+    EXPECT(ts_label_compose("i", labels, &S, 0, &t, EP), BAD, NULL);
+
+    EXPECT(ts_einops_compile(TS_EINOPS_REARRANGE, "a b -> b a", NULL, 0, NULL, EP), BAD,
+           "ts_einops_compile: out is NULL");
+    EXPECT(ts_einops_compile((ts_einops_op)9, "a b -> b a", NULL, 0, &e, EP), BAD,
+           "ts_einops_compile: op 9 is not a ts_einops_op");
+    ck_assert_ptr_null(e);
+    EXPECT(ts_einops_compile(TS_EINOPS_REARRANGE, NULL, NULL, 0, &e, EP), BAD,
+           "ts_einops_compile: pattern is NULL");
+    EXPECT(ts_einops_compile(TS_EINOPS_REARRANGE, "a b -> b a", NULL, 1, &e, EP), BAD,
+           "ts_einops_compile: sizes is NULL but nsizes is 1");
+    ck_assert_int_eq(ts_einops_compile(TS_EINOPS_REARRANGE, "a b -> b a", &sz, 0, &e, NULL),
+                     TS_OK);
+    EXPECT(ts_einops_apply(NULL, &S, &t, EP), BAD, "ts_einops_apply: e is NULL");
+    EXPECT(ts_einops_apply(e, NULL, &t, EP), BAD, "ts_einops_apply: in is NULL");
+    EXPECT(ts_einops_apply(e, &S, NULL, EP), BAD, "ts_einops_apply: out is NULL");
+    ts_einops_free(e);
+    ts_einops_free(NULL);
+    EXPECT(ts_einops_shape((ts_einops_op)-1, "a -> a", &S, NULL, 0, &t, EP), BAD,
+           "ts_einops_shape: op -1 is not a ts_einops_op");
+    EXPECT(ts_einops_shape(TS_EINOPS_REDUCE, NULL, &S, NULL, 0, &t, EP), BAD,
+           "ts_einops_shape: pattern is NULL");
+    EXPECT(ts_einops_shape(TS_EINOPS_REDUCE, "a b -> a", NULL, NULL, 0, &t, EP), BAD,
+           "ts_einops_shape: in is NULL");
+    EXPECT(ts_einops_shape(TS_EINOPS_REDUCE, "a b -> a", &S, NULL, 2, &t, EP), BAD,
+           "ts_einops_shape: sizes is NULL but nsizes is 2");
+    EXPECT(ts_einops_shape(TS_EINOPS_REDUCE, "a b -> a", &S, NULL, 0, NULL, EP), BAD,
+           "ts_einops_shape: out is NULL");
+    EXPECT(ts_einops_parse_shape(NULL, &S, ax, &count, EP), BAD,
+           "ts_einops_parse_shape: pattern is NULL");
+    EXPECT(ts_einops_parse_shape("a b", NULL, ax, &count, EP), BAD,
+           "ts_einops_parse_shape: s is NULL");
+    EXPECT(ts_einops_parse_shape("a b", &S, NULL, &count, EP), BAD,
+           "ts_einops_parse_shape: out is NULL");
+    EXPECT(ts_einops_parse_shape("a b", &S, ax, NULL, EP), BAD,
+           "ts_einops_parse_shape: count is NULL");
+
+    int64_t old = 0, now = 0;
+    int changed = 0;
+    EXPECT(ts_caffe2_extend(NULL, 1, &t, EP), BAD, "ts_caffe2_extend: s is NULL");
+    EXPECT(ts_caffe2_extend(&S, 1, NULL, EP), BAD, "ts_caffe2_extend: out is NULL");
+    EXPECT(ts_caffe2_extend(&S, -1, &t, EP), TS_ERR_VALUE, NULL);
+    EXPECT(ts_caffe2_shrink(NULL, 1, &t, EP), BAD, "ts_caffe2_shrink: s is NULL");
+    EXPECT(ts_caffe2_shrink(&S, 1, NULL, EP), BAD, "ts_caffe2_shrink: out is NULL");
+    EXPECT(ts_caffe2_resize(NULL, &S, &t, &old, &now, &changed, EP), BAD,
+           "ts_caffe2_resize: s is NULL");
+    EXPECT(ts_caffe2_resize(&S, NULL, &t, &old, &now, &changed, EP), BAD,
+           "ts_caffe2_resize: new_dims is NULL");
+    EXPECT(ts_caffe2_resize(&S, &S, NULL, &old, &now, &changed, EP), BAD,
+           "ts_caffe2_resize: out is NULL");
+    ck_assert_int_eq(ts_caffe2_resize(&S, &S, &t, NULL, NULL, NULL, NULL), TS_OK);
+    ts_shape_free(&t);
+}
+END_TEST
+
+START_TEST(test_jagged)
+{
+    ts_jagged *j = (ts_jagged *)1, *k = NULL;
+    ts_shape t = TS_SHAPE_INIT;
+    int64_t v = 0, idx[1] = {0}, layers[2] = {1, 1}, elems[2];
+    char buf[8];
+    ts_jagged_free(NULL);
+    ck_assert_int_eq(ts_jagged_rank(NULL), 0);
+    ck_assert_int_eq(ts_jagged_depth(NULL), 0);
+    memcpy(buf, "xxxx", 5);
+    ck_assert_uint_eq(ts_jagged_format(NULL, buf, sizeof buf), 0);
+    ck_assert_str_eq(buf, "");
+    EXPECT(ts_jagged_parse("{(1,)}", 6, NULL, EP), BAD, "ts_jagged_parse: out is NULL");
+    EXPECT(ts_jagged_parse(NULL, 6, &j, EP), BAD, "ts_jagged_parse: text is NULL but len is 6");
+    ck_assert_ptr_null(j);
+    EXPECT(ts_jagged_parse(NULL, 0, &j, EP), TS_ERR_PARSE, NULL);
+    EXPECT(ts_jagged_tile(&S, 1, NULL, EP), BAD, "ts_jagged_tile: out is NULL");
+    EXPECT(ts_jagged_tile(NULL, 1, &j, EP), BAD, "ts_jagged_tile: tiles is NULL but ntiles is 1");
+    EXPECT(ts_jagged_tile(&S, (size_t)-1, &j, EP), TS_ERR_LIMIT, NULL);
+
+    ck_assert_int_eq(ts_jagged_parse("{(1,2),(3,4)}", 13, &j, NULL), TS_OK);
+    ck_assert_uint_eq(ts_jagged_format(j, NULL, 4), 0);
+    EXPECT(ts_jagged_size(NULL, &v, EP), BAD, "ts_jagged_size: j is NULL");
+    EXPECT(ts_jagged_size(j, NULL, EP), BAD, "ts_jagged_size: out is NULL");
+    EXPECT(ts_jagged_slice(NULL, idx, 1, &k, EP), BAD, "ts_jagged_slice: j is NULL");
+    EXPECT(ts_jagged_slice(j, NULL, 1, &k, EP), BAD,
+           "ts_jagged_slice: index is NULL but nindex is 1");
+    EXPECT(ts_jagged_slice(j, idx, 1, NULL, EP), BAD, "ts_jagged_slice: out is NULL");
+    EXPECT(ts_jagged_slice(j, idx, 99, &k, EP), TS_ERR_NDIM, NULL);
+    EXPECT(ts_jagged_smooth(NULL, &t, EP), BAD, "ts_jagged_smooth: j is NULL");
+    EXPECT(ts_jagged_smooth(j, NULL, EP), BAD, "ts_jagged_smooth: out is NULL");
+    EXPECT(ts_jagged_smooth(j, &t, EP), TS_ERR_NDIM, NULL);
+    EXPECT(ts_jagged_layers(NULL, layers, 2, elems, EP), BAD, "ts_jagged_layers: j is NULL");
+    EXPECT(ts_jagged_layers(j, NULL, 2, elems, EP), BAD,
+           "ts_jagged_layers: layers is NULL but nlayers is 2");
+    EXPECT(ts_jagged_layers(j, layers, 2, NULL, EP), BAD,
+           "ts_jagged_layers: elements is NULL but nlayers is 2");
+    ts_jagged_free(j);
+    ts_shape_free(&t);
+}
+END_TEST
+
+START_TEST(test_dlpack)
+{
+    ts_dlpack_dtype dd = {TS_DLPACK_FLOAT, 32, 1};
+    ts_dtype dt;
+    ts_blob b;
+    ts_dlpack_tensor t;
+    ts_dlpack_managed *m = (ts_dlpack_managed *)1;
+    int64_t shape[TS_MAX_NDIM], strides[TS_MAX_NDIM];
+    EXPECT(ts_dtype_to_dlpack(TS_DTYPE_FLOAT32, NULL, EP), BAD, "ts_dtype_to_dlpack: out is NULL");
+    EXPECT(ts_dtype_to_dlpack((ts_dtype)999, &dd, EP), BAD,
+           "ts_dtype_to_dlpack: dt 999 is not a ts_dtype");
+    EXPECT(ts_dtype_to_dlpack(TS_DTYPE_OBJECT, &dd, EP), TS_ERR_DTYPE, NULL);
+    EXPECT(ts_dtype_from_dlpack(dd, NULL, EP), BAD, "ts_dtype_from_dlpack: out is NULL");
+    dd.lanes = 0;
+    EXPECT(ts_dtype_from_dlpack(dd, &dt, EP), TS_ERR_DTYPE, NULL);
+
+    ck_assert_int_eq(ts_blob_init(&b, NULL, &S, TS_DEV_CPU, TS_DTYPE_FLOAT32, NULL), TS_OK);
+    EXPECT(ts_blob_to_dlpack(NULL, shape, strides, &t, EP), BAD, "ts_blob_to_dlpack: b is NULL");
+    EXPECT(ts_blob_to_dlpack(&b, shape, strides, NULL, EP), BAD,
+           "ts_blob_to_dlpack: out is NULL");
+    EXPECT(ts_blob_to_dlpack(&b, shape, NULL, &t, EP), BAD, NULL);
+    ts_blob out;
+    EXPECT(ts_blob_from_dlpack(&t, NULL, EP), BAD, "ts_blob_from_dlpack: out is NULL");
+    EXPECT(ts_blob_from_dlpack(NULL, &out, EP), BAD, "ts_blob_from_dlpack: t is NULL");
+    ts_blob_free(&out);
+    EXPECT(ts_array_to_dlpack(NULL, shape, strides, &t, EP), BAD,
+           "ts_array_to_dlpack: a is NULL");
+    EXPECT(ts_dlpack_managed_new(&t, NULL, NULL, NULL, EP), BAD,
+           "ts_dlpack_managed_new: out is NULL");
+    EXPECT(ts_dlpack_managed_new(NULL, NULL, NULL, &m, EP), BAD,
+           "ts_dlpack_managed_new: t is NULL");
+    ck_assert_ptr_null(m);
+    m = (ts_dlpack_managed *)1;
+    EXPECT(ts_blob_to_dlpack_managed(NULL, &m, EP), BAD, "ts_blob_to_dlpack_managed: b is NULL");
+    ck_assert_ptr_null(m);
+    EXPECT(ts_blob_to_dlpack_managed(&b, NULL, EP), BAD,
+           "ts_blob_to_dlpack_managed: out is NULL");
+    ts_blob_free(&b);
+
+    /* an array of an open file, with a NULL out */
+    ts_file *f;
+    ck_assert_int_eq(ts_file_open("tests/fixtures/npy/float32.npy", NULL, &f, NULL), TS_OK);
+    EXPECT(ts_array_to_dlpack(ts_file_array(f, 0), shape, strides, NULL, EP), BAD,
+           "ts_array_to_dlpack: out is NULL");
+    ts_file_close(f);
+}
+END_TEST
+
+/* Values (src/values): ts_array_value_kind, ts_array_read, ts_array_stats. */
+START_TEST(test_values)
+{
+    ts_file *f = NULL;
+    ck_assert_int_eq(ts_file_open("tests/fixtures/values/f4.npy", NULL, &f, NULL), TS_OK);
+    const ts_array *a = ts_file_array(f, 0);
+    double v[2];
+    ts_stats st;
+    ck_assert_int_eq(ts_array_value_kind(NULL), TS_VALUE_NONE);
+    EXPECT(ts_array_read(NULL, a, 0, 1, TS_DTYPE_FLOAT64, v, EP), BAD, "ts_array_read: f is NULL");
+    EXPECT(ts_array_read(f, NULL, 0, 1, TS_DTYPE_FLOAT64, v, EP), BAD, "ts_array_read: a is NULL");
+    EXPECT(ts_array_read(f, a, 0, 2, TS_DTYPE_FLOAT64, NULL, EP), BAD,
+           "ts_array_read: out is NULL but count is 2");
+    EXPECT(ts_array_read(f, a, 0, 1, TS_DTYPE_FLOAT32, v, EP), BAD,
+           "ts_array_read: as is 0 (float32), not float64, int64, uint64 or complex128");
+    EXPECT(ts_array_read(f, a, 0, 1, (ts_dtype)99, v, EP), BAD,
+           "ts_array_read: as is 99 (unknown), not float64, int64, uint64 or complex128");
+    ck_assert_int_eq(ts_array_read(f, a, 0, 0, TS_DTYPE_FLOAT64, NULL, NULL), TS_OK);
+    EXPECT(ts_array_stats(NULL, a, NULL, &st, EP), BAD, "ts_array_stats: f is NULL");
+    EXPECT(ts_array_stats(f, NULL, NULL, &st, EP), BAD, "ts_array_stats: a is NULL");
+    EXPECT(ts_array_stats(f, a, NULL, NULL, EP), BAD, "ts_array_stats: out is NULL");
+    ts_stats_options o;
+    memset(&o, 0, sizeof o);
+    char msg[200];
+    snprintf(msg, sizeof msg, "ts_array_stats: opts->struct_size is 0: initialise the options "
+             "with TS_STATS_OPTIONS_INIT (struct_size = sizeof(ts_stats_options) = %zu)",
+             sizeof o);
+    EXPECT(ts_array_stats(f, a, &o, &st, EP), BAD, msg);
+    ts_stats_options o2 = TS_STATS_OPTIONS_INIT;
+    o2.nthreads = -1;
+    EXPECT(ts_array_stats(f, a, &o2, &st, EP), BAD, "ts_array_stats: opts->nthreads is -1, below 0");
+    struct {
+        ts_stats_options o;
+        int later;
+    } grown;
+    memset(&grown, 0, sizeof grown);
+    grown.o.struct_size = sizeof grown;
+    ck_assert_int_eq(ts_array_stats(f, a, &grown.o, &st, NULL), TS_OK);
+    grown.later = 1;
+    EXPECT(ts_array_stats(f, a, &grown.o, &st, EP), TS_ERR_UNSUPPORTED, NULL);
+    ts_file_close(f);
+}
+END_TEST
+
+Suite *args_suite(void)
+{
+    Suite *s = suite_create("args");
+    TCase *tc = tcase_create("every public function");
+    tcase_add_checked_fixture(tc, setup, teardown);
+    tcase_add_test(tc, test_version_and_status);
+    tcase_add_test(tc, test_shape_storage);
+    tcase_add_test(tc, test_shape_text);
+    tcase_add_test(tc, test_shape_arith);
+    tcase_add_test(tc, test_dtypes);
+    tcase_add_test(tc, test_blobs);
+    tcase_add_test(tc, test_formats);
+    tcase_add_test(tc, test_files);
+    tcase_add_test(tc, test_layout_ops);
+    tcase_add_test(tc, test_slices_and_iter);
+    tcase_add_test(tc, test_patterns);
+    tcase_add_test(tc, test_jagged);
+    tcase_add_test(tc, test_dlpack);
+    tcase_add_test(tc, test_values);
+    suite_add_tcase(s, tc);
+    return s;
+}
