@@ -1,222 +1,185 @@
 /*
  * cmd_shape.c - the core shape commands: size, ndim, norm, flat2d, flat3d,
- * prod, eq, get. Each works on SHAPE arguments or on stdin lines.
+ * prod, eq, get. Each works on SHAPE operands or on stdin lines.
  */
 #include "cli.h"
 
 #include <string.h>
 
-/* A reusable shape for the per-line functions: parsing into it reuses its
- * storage, so a million lines cost no allocation. Freed at exit. */
-static ts_shape line_shape = TS_SHAPE_INIT;
+/* One job per run: the parameters, and a shape reused for every line (a
+ * million lines cost no allocation). */
+typedef struct shape_job {
+    ts_shape shape;
+    int64_t a, b;     /* flat3d's axes, prod's range, get's ndim */
+} shape_job;
 
-static int parse_line(const char *text, size_t len, ts_error *err)
+static int parse_line(shape_job *j, const char *text, size_t len, ts_error *err)
 {
-    return ts_shape_parse(text, len, 0, &line_shape, NULL, err) == TS_OK ? CLI_OK : CLI_ERROR;
+    return ts_shape_parse(text, len, 0, &j->shape, NULL, err) == TS_OK ? CLI_OK : CLI_ERROR;
 }
 
-static int do_size(cli_ctx *ctx, const char *text, size_t len, void *user, ts_error *err)
+static int do_size(cli_ctx *ctx, void *job, const char *text, size_t len, ts_error *err)
 {
-    (void)ctx;
-    (void)user;
+    shape_job *j = job;
     int64_t size;
-    if (parse_line(text, len, err) || ts_shape_size(&line_shape, &size, err))
+    if (parse_line(j, text, len, err) || ts_shape_size(&j->shape, &size, err))
         return CLI_ERROR;
-    out_i64(size);
-    out_char('\n');
+    out_i64(ctx, size);
+    out_char(ctx, '\n');
     return CLI_OK;
 }
 
-static int do_ndim(cli_ctx *ctx, const char *text, size_t len, void *user, ts_error *err)
+static int do_ndim(cli_ctx *ctx, void *job, const char *text, size_t len, ts_error *err)
 {
-    (void)ctx;
-    (void)user;
-    if (parse_line(text, len, err))
+    shape_job *j = job;
+    if (parse_line(j, text, len, err))
         return CLI_ERROR;
-    out_i64(ts_shape_ndim(&line_shape));
-    out_char('\n');
+    out_i64(ctx, ts_shape_ndim(&j->shape));
+    out_char(ctx, '\n');
     return CLI_OK;
 }
 
-static int do_norm(cli_ctx *ctx, const char *text, size_t len, void *user, ts_error *err)
+static int do_norm(cli_ctx *ctx, void *job, const char *text, size_t len, ts_error *err)
 {
-    (void)user;
-    if (parse_line(text, len, err))
+    shape_job *j = job;
+    if (parse_line(j, text, len, err))
         return CLI_ERROR;
-    out_shape(ctx, &line_shape);
-    out_char('\n');
+    out_shape(ctx, &j->shape);
+    out_char(ctx, '\n');
     return CLI_OK;
 }
 
-static int do_flat2d(cli_ctx *ctx, const char *text, size_t len, void *user, ts_error *err)
+static int do_flat2d(cli_ctx *ctx, void *job, const char *text, size_t len, ts_error *err)
 {
-    (void)user;
+    shape_job *j = job;
     int64_t d[2];
-    if (parse_line(text, len, err) || ts_shape_flat2d(&line_shape, d, err))
+    if (parse_line(j, text, len, err) || ts_shape_flat2d(&j->shape, d, err))
         return CLI_ERROR;
     out_dims(ctx, d, 2);
-    out_char('\n');
+    out_char(ctx, '\n');
     return CLI_OK;
 }
 
-typedef struct range {
-    int64_t a, b;
-} range;
-
-static int do_flat3d(cli_ctx *ctx, const char *text, size_t len, void *user, ts_error *err)
+static int do_flat3d(cli_ctx *ctx, void *job, const char *text, size_t len, ts_error *err)
 {
-    const range *r = user;
+    shape_job *j = job;
     int64_t d[3];
-    if (parse_line(text, len, err) || ts_shape_flat3d(&line_shape, r->a, r->b, d, err))
+    if (parse_line(j, text, len, err) || ts_shape_flat3d(&j->shape, j->a, j->b, d, err))
         return CLI_ERROR;
     out_dims(ctx, d, 3);
-    out_char('\n');
+    out_char(ctx, '\n');
     return CLI_OK;
 }
 
-static int do_prod(cli_ctx *ctx, const char *text, size_t len, void *user, ts_error *err)
+static int do_prod(cli_ctx *ctx, void *job, const char *text, size_t len, ts_error *err)
 {
-    (void)ctx;
-    const range *r = user;
+    shape_job *j = job;
     int64_t v;
-    if (parse_line(text, len, err) || ts_shape_prod(&line_shape, r->a, r->b, &v, err))
+    if (parse_line(j, text, len, err) || ts_shape_prod(&j->shape, j->a, j->b, &v, err))
         return CLI_ERROR;
-    out_i64(v);
-    out_char('\n');
+    out_i64(ctx, v);
+    out_char(ctx, '\n');
     return CLI_OK;
 }
 
-static int do_get(cli_ctx *ctx, const char *text, size_t len, void *user, ts_error *err)
+static int do_get(cli_ctx *ctx, void *job, const char *text, size_t len, ts_error *err)
 {
-    const range *r = user;
+    shape_job *j = job;
     int64_t dims[TS_MAX_NDIM];
-    if (parse_line(text, len, err) || ts_shape_get(&line_shape, (int)r->a, dims, err))
+    if (parse_line(j, text, len, err) || ts_shape_get(&j->shape, (int)j->a, dims, err))
         return CLI_ERROR;
-    out_dims(ctx, dims, (int)r->a);
-    out_char('\n');
+    out_dims(ctx, dims, (int)j->a);
+    out_char(ctx, '\n');
     return CLI_OK;
 }
 
-/* Runs a per-shape function over the operands from `first` on, or stdin. */
-static int run_map(cli_ctx *ctx, int argc, char **argv, int first, cli_input_fn fn,
-                   void *user)
+/* Runs fn over the operands from `first` on, or over stdin lines. */
+static int run_map(cli_ctx *ctx, const cli_args *args, int first, cli_line_fn fn, shape_job *j)
 {
-    int rc = cli_for_each_input(ctx, argc - first, argv + first, fn, user);
-    ts_shape_free(&line_shape);
+    int rc = cli_each_input(ctx, args->nops - first, args->ops + first, fn, j);
+    ts_shape_free(&j->shape);
     return rc;
 }
 
-static int cmd_map(cli_ctx *ctx, int argc, char **argv, cli_input_fn fn)
+static int map(cli_ctx *ctx, const cli_args *args, cli_line_fn fn)
 {
-    int status;
-    int first = cli_simple_options(ctx, argc, argv, cli_find_command(argv[0]), &status);
-    if (first < 0)
-        return status;
-    return run_map(ctx, argc, argv, first, fn, NULL);
+    shape_job j = {TS_SHAPE_INIT, 0, 0};
+    return run_map(ctx, args, 0, fn, &j);
 }
 
-static int cmd_size(cli_ctx *ctx, int argc, char **argv) { return cmd_map(ctx, argc, argv, do_size); }
-static int cmd_ndim(cli_ctx *ctx, int argc, char **argv) { return cmd_map(ctx, argc, argv, do_ndim); }
-static int cmd_norm(cli_ctx *ctx, int argc, char **argv) { return cmd_map(ctx, argc, argv, do_norm); }
-static int cmd_flat2d(cli_ctx *ctx, int argc, char **argv) { return cmd_map(ctx, argc, argv, do_flat2d); }
+int cmd_size(cli_ctx *ctx, const cli_args *args) { return map(ctx, args, do_size); }
+int cmd_ndim(cli_ctx *ctx, const cli_args *args) { return map(ctx, args, do_ndim); }
+int cmd_norm(cli_ctx *ctx, const cli_args *args) { return map(ctx, args, do_norm); }
+int cmd_flat2d(cli_ctx *ctx, const cli_args *args) { return map(ctx, args, do_flat2d); }
 
-/* Parses "k" or "b:e" into a range. */
-static int parse_axis_range(const cli_ctx *ctx, const char *text, range *r)
+/* "k" or "b:e" into j->a, j->b. */
+static int parse_axis_range(cli_ctx *ctx, const char *text, shape_job *j)
 {
     const char *colon = strchr(text, ':');
     if (!colon) {
-        if (cli_parse_i64(ctx, text, "AXIS", &r->a))
+        if (cli_arg_i64(ctx, text, "AXIS", &j->a))
             return CLI_ERROR;
-        r->b = r->a;
+        j->b = j->a;
         return CLI_OK;
     }
-    char first[32];
+    char first[32], q[64];
     size_t n = (size_t)(colon - text);
     if (n >= sizeof first)
-        return cli_usage_error(ctx, "AXIS '%s' must be k or b:e", text);
+        return cli_usage(ctx, "AXIS '%s' must be k or b:e", cli_quote(text, strlen(text), q, sizeof q));
     memcpy(first, text, n);
     first[n] = '\0';
-    if (cli_parse_i64(ctx, first, "AXIS begin", &r->a) ||
-        cli_parse_i64(ctx, colon + 1, "AXIS end", &r->b))
+    if (cli_arg_i64(ctx, first, "AXIS begin", &j->a) ||
+        cli_arg_i64(ctx, colon + 1, "AXIS end", &j->b))
         return CLI_ERROR;
     return CLI_OK;
 }
 
-static int cmd_flat3d(cli_ctx *ctx, int argc, char **argv)
+int cmd_flat3d(cli_ctx *ctx, const cli_args *args)
 {
-    int status;
-    int first = cli_simple_options(ctx, argc, argv, cli_find_command("flat3d"), &status);
-    if (first < 0)
-        return status;
-    if (first >= argc)
-        return cli_usage_error(ctx, "missing AXIS (k or b:e)");
-    range r;
-    if (parse_axis_range(ctx, argv[first], &r))
+    shape_job j = {TS_SHAPE_INIT, 0, 0};
+    if (args->nops < 1)
+        return cli_usage(ctx, "missing AXIS (k or b:e)");
+    if (parse_axis_range(ctx, args->ops[0], &j))
         return CLI_ERROR;
-    return run_map(ctx, argc, argv, first + 1, do_flat3d, &r);
+    return run_map(ctx, args, 1, do_flat3d, &j);
 }
 
-static int cmd_prod(cli_ctx *ctx, int argc, char **argv)
+int cmd_prod(cli_ctx *ctx, const cli_args *args)
 {
-    int status;
-    int first = cli_simple_options(ctx, argc, argv, cli_find_command("prod"), &status);
-    if (first < 0)
-        return status;
-    if (argc - first < 2)
-        return cli_usage_error(ctx, "missing BEGIN and END");
-    range r;
-    if (cli_parse_i64(ctx, argv[first], "BEGIN", &r.a) ||
-        cli_parse_i64(ctx, argv[first + 1], "END", &r.b))
+    shape_job j = {TS_SHAPE_INIT, 0, 0};
+    if (args->nops < 2)
+        return cli_usage(ctx, "missing BEGIN and END");
+    if (cli_arg_i64(ctx, args->ops[0], "BEGIN", &j.a) ||
+        cli_arg_i64(ctx, args->ops[1], "END", &j.b))
         return CLI_ERROR;
-    return run_map(ctx, argc, argv, first + 2, do_prod, &r);
+    return run_map(ctx, args, 2, do_prod, &j);
 }
 
-static int cmd_get(cli_ctx *ctx, int argc, char **argv)
+int cmd_get(cli_ctx *ctx, const cli_args *args)
 {
-    int status;
-    int first = cli_simple_options(ctx, argc, argv, cli_find_command("get"), &status);
-    if (first < 0)
-        return status;
-    if (first >= argc)
-        return cli_usage_error(ctx, "missing NDIM");
-    range r;
-    if (cli_parse_i64(ctx, argv[first], "NDIM", &r.a))
+    shape_job j = {TS_SHAPE_INIT, 0, 0};
+    if (args->nops < 1)
+        return cli_usage(ctx, "missing NDIM");
+    if (cli_arg_i64(ctx, args->ops[0], "NDIM", &j.a))
         return CLI_ERROR;
-    if (r.a < 0 || r.a > TS_MAX_NDIM)
-        return cli_usage_error(ctx, "NDIM must be 0..%d, not %s", TS_MAX_NDIM, argv[first]);
-    return run_map(ctx, argc, argv, first + 1, do_get, &r);
+    if (j.a < 0 || j.a > TS_MAX_NDIM)
+        return cli_usage(ctx, "NDIM must be 0..%d, not %lld", TS_MAX_NDIM, (long long)j.a);
+    return run_map(ctx, args, 1, do_get, &j);
 }
 
-static int cmd_eq(cli_ctx *ctx, int argc, char **argv)
+int cmd_eq(cli_ctx *ctx, const cli_args *args)
 {
-    int status;
-    int first = cli_simple_options(ctx, argc, argv, cli_find_command("eq"), &status);
-    if (first < 0)
-        return status;
-    if (argc - first != 2)
-        return cli_usage_error(ctx, "expected exactly two shapes, got %d", argc - first);
+    if (args->nops != 2)
+        return cli_usage(ctx, "expected exactly two shapes, got %d", args->nops);
     ts_shape a = TS_SHAPE_INIT, b = TS_SHAPE_INIT;
-    int rc = cli_parse_shape(argv[first], 0, &a);
+    int rc = cli_arg_shape(ctx, args->ops[0], NULL, &a);
     if (!rc)
-        rc = cli_parse_shape(argv[first + 1], 0, &b);
+        rc = cli_arg_shape(ctx, args->ops[1], NULL, &b);
     if (!rc) {
         rc = ts_shape_equal(&a, &b) ? CLI_OK : CLI_FALSE;
-        out_str(rc == CLI_OK ? "true\n" : "false\n");
+        out_str(ctx, rc == CLI_OK ? "true\n" : "false\n"); /* text and JSON alike */
     }
     ts_shape_free(&a);
     ts_shape_free(&b);
     return rc;
 }
-
-const cli_command cli_cmds_shape[] = {
-    {"size", cmd_size, "size SHAPE...", "element count (product of dims; 1 for ())"},
-    {"ndim", cmd_ndim, "ndim SHAPE...", "number of dimensions"},
-    {"norm", cmd_norm, "norm SHAPE...", "canonical form, e.g. (3,4,5)"},
-    {"flat2d", cmd_flat2d, "flat2d SHAPE...", "mshadow FlatTo2D: (prod of all but last, last)"},
-    {"flat3d", cmd_flat3d, "flat3d AXIS SHAPE...",
-     "mshadow FlatTo3D; AXIS is k or b:e (inclusive)"},
-    {"prod", cmd_prod, "prod BEGIN END SHAPE...", "product of dims over [BEGIN,END)"},
-    {"eq", cmd_eq, "eq SHAPE SHAPE", "exit 0 if the shapes are equal, 1 if not"},
-    {"get", cmd_get, "get NDIM SHAPE...", "the shape if it has NDIM dims, else an error"},
-    {NULL, NULL, NULL, NULL},
-};

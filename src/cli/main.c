@@ -1,170 +1,150 @@
 /*
- * main.c - tshape's entry point: global options, the subcommand table and
- * dispatch. Each subcommand group lives in its own cmd_*.c file.
+ * main.c - tshape's entry point: the command table (from commands.def), the
+ * program's --help, and the run: global options, the command's options,
+ * the command, and the exit status.
  */
 #include "cli.h"
 
-#include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
-static const cli_command *const groups[] = {
-    cli_cmds_shape, cli_cmds_info, cli_cmds_layout, cli_cmds_pattern,
+const cli_command cli_commands[] = {
+#define CLI_GROUP(id, title)
+#define CLI_COMMAND(name, group, handler, options, synopsis, summary) \
+    {name, CLI_GROUP_##group, handler, options, synopsis, summary},
+#include "commands.def"
+#undef CLI_GROUP
+#undef CLI_COMMAND
 };
 
-const cli_command *cli_find_command(const char *name)
+const size_t cli_command_count = sizeof cli_commands / sizeof *cli_commands;
+
+const char *const cli_group_titles[CLI_GROUP_COUNT] = {
+#define CLI_GROUP(id, title) title,
+#define CLI_COMMAND(name, group, handler, options, synopsis, summary)
+#include "commands.def"
+#undef CLI_GROUP
+#undef CLI_COMMAND
+};
+
+static const cli_command *find_command(const char *name)
 {
-    for (size_t g = 0; g < sizeof groups / sizeof *groups; g++)
-        for (const cli_command *c = groups[g]; c->name; c++)
-            if (strcmp(c->name, name) == 0)
-                return c;
+    for (size_t i = 0; i < cli_command_count; i++)
+        if (strcmp(cli_commands[i].name, name) == 0)
+            return &cli_commands[i];
     return NULL;
 }
 
-static void usage(void)
+void cli_global_help(cli_ctx *ctx)
 {
-    out_str("Usage: tshape [--json] COMMAND [OPTIONS] [ARGS...]\n"
-            "Tensor shape arithmetic and saved-tensor inspection.\n"
-            "\n"
-            "SHAPE is a tuple such as (3,4,5), [3,4,5], (3,) or 5. Commands that take\n"
-            "SHAPE... read shapes from stdin, one per line, when none is given.\n"
-            "\n");
-    static const char *const titles[] = {
-        "Shape arithmetic (mshadow TShape)",
-        "Saved tensor files",
-        "Layout: reshape, broadcast, axes, strides, views, index math",
-        "Patterns and structured shapes: slices, einsum, einops, Caffe2, jagged",
-    };
-    for (size_t g = 0; g < sizeof groups / sizeof *groups; g++) {
-        out_printf("%s%s:\n", g ? "\n" : "", titles[g]);
-        for (const cli_command *c = groups[g]; c->name; c++) {
+    out_str(ctx, "Usage: tshape [OPTIONS] COMMAND [OPTIONS] [ARGS...]\n"
+                 "Tensor shape arithmetic and saved-tensor inspection.\n"
+                 "\n"
+                 "SHAPE is a tuple such as (3,4,5), [3,4,5], (3,) or 5. Commands that take\n"
+                 "SHAPE... read shapes from stdin, one per line, when none is given.\n");
+    for (int g = 0; g < CLI_GROUP_COUNT; g++) {
+        out_printf(ctx, "\n%s:\n", cli_group_titles[g]);
+        for (size_t i = 0; i < cli_command_count; i++) {
+            const cli_command *c = &cli_commands[i];
+            if (c->group != (cli_group)g)
+                continue;
             if (strlen(c->synopsis) <= 32)
-                out_printf("  %-32s  %s\n", c->synopsis, c->summary);
+                out_printf(ctx, "  %-32s  %s\n", c->synopsis, c->summary);
             else /* a long synopsis gets a line of its own */
-                out_printf("  %s\n  %-32s  %s\n", c->synopsis, "", c->summary);
+                out_printf(ctx, "  %s\n  %-32s  %s\n", c->synopsis, "", c->summary);
         }
     }
-    out_str("\n"
-            "Options:\n"
-            "  -j, --json      print JSON (values, or one object per line for info)\n"
-            "  -h, --help      show this help, or a command's help after the command\n"
-            "  -V, --version   show the version\n"
-            "\n"
-            "Exit status: 0 success or true, 1 false (eq, contiguous, view),\n"
-            "2 bad input, usage or I/O error.\n"
-            "See tshape(1) for details.\n");
+    out_str(ctx, "\nOptions (before or after the command):\n");
+    cli_print_options(ctx, cli_global_options, NULL);
+    out_str(ctx, "'tshape COMMAND --help' shows the options of a command.\n"
+                 "\n"
+                 "Exit status: 0 success or true, 1 false (eq, contiguous, view),\n"
+                 "2 bad input, usage or I/O error.\n"
+                 "See tshape(1) for details.\n");
 }
 
-/* "-1", "-2:3", "-1,4", and einsum/einops specs such as "->": operands,
- * not options. */
-static int looks_negative(const char *s)
+/* One option as "\t--long\t-s\tVALUE\tCHOICES" (empty fields when absent). */
+static void list_option(cli_ctx *ctx, const cli_option *o)
 {
-    return s[0] == '-' && ((s[1] >= '0' && s[1] <= '9') || s[1] == '>');
+    char words[1024];
+    out_printf(ctx, "\t--%s\t", o->name);
+    if (o->short_name)
+        out_printf(ctx, "-%c", o->short_name);
+    out_printf(ctx, "\t%s\t%s\n", o->value ? o->value : "", cli_choices(o, words, sizeof words));
 }
 
-/*
- * Options of any subcommand that take a value as the next argument. Their
- * value may be a negative number ("--axis -1"), so it must not be taken for
- * an operand. Keep in sync with the subcommands' option tables (a golden
- * test passes a negative value to each).
- */
-static const char *const value_options[] = {
-    "--axes", "--axis", "--dtype", "--order", "--strides", "--row-stride", "--mode",
-    "--origin", "--op", "--layers", "--slice", "--format", "--filter", "--max-header",
-    "-f", NULL,
-};
-
-static int takes_value(const char *arg)
+/* 1 if the command's table repeats a long or short name, its own or a
+ * global one (a table mistake the parser would hide). */
+static int clashes(cli_ctx *ctx, const cli_command *c)
 {
-    for (const char *const *o = value_options; *o; o++)
-        if (strcmp(arg, *o) == 0)
-            return 1;
+    const cli_option *lists[2] = {c->options, cli_global_options};
+    for (const cli_option *o = c->options; o->name || o->help; o++)
+        for (int k = 0; k < 2; k++)
+            for (const cli_option *p = lists[k]; p->name || p->help; p++)
+                if (o->name && p->name && o != p &&
+                    (strcmp(o->name, p->name) == 0 ||
+                     (o->short_name && o->short_name == p->short_name)))
+                    return cli_error(ctx, NULL, "%s: option --%s clashes with --%s", c->name,
+                                     o->name, p->name);
     return 0;
 }
 
 /*
- * Reorders a subcommand's arguments as [name, options..., "--", operands...]
- * so that getopt sees every option wherever it was written and never reads
- * a negative-number operand ("-1") as an option. An option that takes a
- * value keeps the argument after it; "--" ends the options as usual.
- * `out` and `ops` have room for argc + 2 pointers each. Returns the new argc.
+ * tshape --complete-list (hidden): the tables as tab-separated lines, read
+ * by scripts/gen-completion.sh and tests/cli/tables.test.sh:
+ *     command NAME SYNOPSIS
+ *     option  NAME --long -s VALUE CHOICES
+ *     global  --long -s VALUE CHOICES
  */
-static int arrange_args(int argc, char **argv, char **out, char **ops)
+static int complete_list(cli_ctx *ctx)
 {
-    static char dashdash[] = "--";
-    int n = 0, nops = 0;
-    out[n++] = argv[0];
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (strcmp(a, "--") == 0) {
-            while (++i < argc)
-                ops[nops++] = argv[i];
-            break;
-        }
-        if (a[0] == '-' && a[1] != '\0' && !looks_negative(a)) {
-            out[n++] = argv[i];
-            if (takes_value(a) && i + 1 < argc)
-                out[n++] = argv[++i];
-            continue;
-        }
-        ops[nops++] = argv[i];
+    for (const cli_option *o = cli_global_options; o->name; o++) {
+        out_str(ctx, "global");
+        list_option(ctx, o);
     }
-    out[n++] = dashdash;
-    for (int k = 0; k < nops; k++)
-        out[n++] = ops[k];
-    out[n] = NULL;
-    return n;
+    for (size_t i = 0; i < cli_command_count; i++) {
+        const cli_command *c = &cli_commands[i];
+        if (clashes(ctx, c))
+            return CLI_ERROR;
+        out_printf(ctx, "command\t%s\t%s\n", c->name, c->synopsis);
+        for (const cli_option *o = c->options; o->name || o->help; o++)
+            if (o->name) {
+                out_printf(ctx, "option\t%s", c->name);
+                list_option(ctx, o);
+            }
+    }
+    return CLI_OK;
+}
+
+/* Runs the command named by argv[0] on argv[1..argc). */
+static int run_command(cli_ctx *ctx, int argc, char **argv)
+{
+    cli_args args;
+    ctx->cmd = find_command(argv[0]);
+    if (!ctx->cmd) {
+        char q[128];
+        return cli_usage(ctx, "unknown command '%s'", cli_quote(argv[0], strlen(argv[0]), q, sizeof q));
+    }
+    int status = CLI_OK;
+    if (cli_parse_args(ctx, argc, argv, &args))
+        status = ctx->cmd->run(ctx, &args);
+    cli_args_free(&args);
+    return status;
 }
 
 int main(int argc, char **argv)
 {
-    static const struct option opts[] = {
-        {"json", no_argument, NULL, 'j'},
-        {"help", no_argument, NULL, 'h'},
-        {"version", no_argument, NULL, 'V'},
-        {NULL, 0, NULL, 0},
-    };
-    cli_ctx ctx = {0, NULL};
-    int c;
+    static cli_ctx ctx; /* 64 KiB of output buffer: not on the stack */
+    int status = CLI_OK;
 
-    /* Write errors are reported by out_flush; EPIPE exits quietly there. */
+    /* Write errors are reported by out_finish; EPIPE ends output quietly. */
     signal(SIGPIPE, SIG_IGN);
 
-    /* '+': global options stop at the command name. */
-    while ((c = getopt_long(argc, argv, "+jhV", opts, NULL)) != -1) {
-        switch (c) {
-        case 'j':
-            ctx.json = 1;
-            break;
-        case 'h':
-            usage();
-            return out_flush();
-        case 'V':
-            out_printf("tshape %s\n", ts_version());
-            return out_flush();
-        default:
-            fputs("Try 'tshape --help'.\n", stderr);
-            return CLI_ERROR;
-        }
-    }
-    if (optind >= argc)
-        return cli_usage_error(NULL, "missing command");
-    const cli_command *cmd = cli_find_command(argv[optind]);
-    if (!cmd)
-        return cli_usage_error(NULL, "unknown command '%s'", argv[optind]);
-    ctx.command = cmd->name;
-
-    /* Options first, then "--", then operands (see arrange_args). */
-    int sub_argc = argc - optind;
-    char **sub = malloc(((size_t)sub_argc + 2) * 2 * sizeof *sub);
-    if (!sub)
-        return cli_error(NULL, "out of memory");
-    int n = arrange_args(sub_argc, argv + optind, sub, sub + sub_argc + 2);
-    optind = 0; /* reset getopt for the subcommand (GNU) */
-    int status = cmd->run(&ctx, n, sub);
-    free(sub);
-    int flushed = out_flush();
-    return status > flushed ? status : flushed;
+    if (argc == 2 && strcmp(argv[1], "--complete-list") == 0)
+        return out_finish(&ctx, complete_list(&ctx));
+    int first = cli_parse_global(&ctx, argc, argv);
+    if (first > 0)
+        status = run_command(&ctx, argc - first, argv + first);
+    return out_finish(&ctx, status);
 }

@@ -16,7 +16,7 @@
 # runs under `timeout 5` and `ulimit -v` 512 MiB (for an ASan build, whose
 # shadow memory needs more address space, ASan's own 512 MiB allocation limit
 # instead). Each file must give either success (nothing on stderr) or exactly
-# one stderr line "tshape: <file>: <message>"; the process must exit 0 when
+# one stderr line "tshape: info: <file>: <message>"; the process must exit 0 when
 # all succeed and 2 otherwise: never a signal (>= 128), a timeout (124) or
 # any other status. A batch that breaks a rule is rerun file by file to name
 # the culprit; failing variants are kept in a directory named at the end.
@@ -107,7 +107,7 @@ PYTHON
 
 # ---- checks ------------------------------------------------------------------
 # Checks one run: status in {0,2}, 0 iff stderr is empty, each stderr line is
-# "tshape: NAME: message" for a distinct NAME among the arguments.
+# "tshape: info: NAME: message" for a distinct NAME among the arguments.
 check_run() { # RC ERR NAME...
     rc=$1 err=$2
     shift 2
@@ -118,8 +118,8 @@ check_run() { # RC ERR NAME...
         { names[$0] = 1 }
         END {
             while ((getline line < errfile) > 0) {
-                if (line !~ /^tshape: [^:]+: ./) exit 1
-                name = substr(line, 9); sub(/: .*/, "", name)
+                if (line !~ /^tshape: info: [^:]+: ./) exit 1
+                name = substr(line, 15); sub(/: .*/, "", name)
                 if (!(name in names) || (name in seen)) exit 1
                 seen[name] = 1
             }

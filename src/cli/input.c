@@ -1,0 +1,291 @@
+/*
+ * input.c - what the commands read: their operands or the lines of
+ * standard input (cli_each_input), and parsers for arguments (integers,
+ * integer lists, shapes).
+ */
+#include "cli.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* ---- arguments ------------------------------------------------------------- */
+
+int cli_arg_i64(cli_ctx *ctx, const char *text, const char *what, int64_t *out)
+{
+    char q[128];
+    const char *p = text;
+    int neg = 0;
+    if (*p == '-' || *p == '+')
+        neg = *p++ == '-';
+    if (!*p)
+        return cli_usage(ctx, "%s must be an integer, not '%s'", what,
+                         cli_quote(text, strlen(text), q, sizeof q));
+    uint64_t v = 0;
+    for (; *p; p++) {
+        if (*p < '0' || *p > '9')
+            return cli_usage(ctx, "%s must be an integer, not '%s'", what,
+                             cli_quote(text, strlen(text), q, sizeof q));
+        unsigned d = (unsigned)(*p - '0');
+        if (v > ((uint64_t)INT64_MAX + 1 - d) / 10)
+            return cli_usage(ctx, "%s '%s' does not fit in 64 bits", what,
+                             cli_quote(text, strlen(text), q, sizeof q));
+        v = v * 10 + d;
+    }
+    if (!neg && v > (uint64_t)INT64_MAX)
+        return cli_usage(ctx, "%s '%s' does not fit in 64 bits", what,
+                         cli_quote(text, strlen(text), q, sizeof q));
+    *out = neg ? (int64_t)(0 - v) : (int64_t)v;
+    return CLI_OK;
+}
+
+int cli_arg_order(cli_ctx *ctx, const char *text, char *order)
+{
+    char q[64];
+    *order = 'C';
+    if (!text)
+        return CLI_OK;
+    if (text[0] && strchr("CcFf", text[0]) && text[1] == '\0') {
+        *order = text[0] == 'c' || text[0] == 'C' ? 'C' : 'F';
+        return CLI_OK;
+    }
+    return cli_usage(ctx, "--order must be C or F, not '%s'",
+                     cli_quote(text, strlen(text), q, sizeof q));
+}
+
+int cli_arg_shape(cli_ctx *ctx, const char *text, const char *what, ts_shape *out)
+{
+    ts_error err;
+    char q[256];
+    if (ts_shape_parse(text, strlen(text), 0, out, NULL, &err) == TS_OK)
+        return CLI_OK;
+    if (what)
+        return cli_error(ctx, NULL, "%s '%s': %s", what, cli_quote(text, strlen(text), q, sizeof q),
+                         err.message);
+    return cli_error(ctx, NULL, "'%s': %s", cli_quote(text, strlen(text), q, sizeof q),
+                     err.message);
+}
+
+int cli_arg_int_list(cli_ctx *ctx, const char *text, const char *what, ts_shape *out)
+{
+    ts_error err;
+    char q[256];
+    if (cli_scan_int_list(text, strlen(text), out, &err) == CLI_OK)
+        return CLI_OK;
+    return cli_error(ctx, NULL, "%s '%s': %s", what, cli_quote(text, strlen(text), q, sizeof q),
+                     err.message);
+}
+
+int cli_arg_ints(cli_ctx *ctx, const char *text, const char *what, int64_t *out, int *n)
+{
+    ts_shape list = TS_SHAPE_INIT;
+    int rc = cli_arg_int_list(ctx, text, what, &list);
+    if (rc == CLI_OK) {
+        *n = ts_shape_ndim(&list);
+        memcpy(out, ts_shape_dims(&list), (size_t)*n * sizeof *out);
+    }
+    ts_shape_free(&list);
+    return rc;
+}
+
+/* ---- integer lists ----------------------------------------------------------- */
+
+static void skip_blanks(const char *text, size_t len, size_t *pos)
+{
+    while (*pos < len && (text[*pos] == ' ' || text[*pos] == '\t' || text[*pos] == '\r' ||
+                          text[*pos] == '\n'))
+        (*pos)++;
+}
+
+/* What is at text[pos], for messages. */
+static const char *found(const char *text, size_t len, size_t pos, char *buf, size_t cap)
+{
+    if (pos >= len)
+        return "the end";
+    unsigned char c = (unsigned char)text[pos];
+    if (c < 0x20 || c >= 0x7f)
+        snprintf(buf, cap, "byte 0x%02x", c);
+    else
+        snprintf(buf, cap, "'%c'", c);
+    return buf;
+}
+
+/* A decimal int64 with optional sign at text[*pos]; advances *pos. */
+static int scan_int(const char *text, size_t len, size_t *pos, int64_t *out, ts_error *err)
+{
+    size_t start = *pos, p = *pos;
+    int neg = 0;
+    if (p < len && (text[p] == '-' || text[p] == '+'))
+        neg = text[p++] == '-';
+    if (p >= len || text[p] < '0' || text[p] > '9') {
+        char b[16];
+        return cli_fail(err, TS_ERR_PARSE, "expected an integer at column %zu, found %s",
+                        start + 1, found(text, len, start, b, sizeof b));
+    }
+    uint64_t v = 0;
+    for (; p < len && text[p] >= '0' && text[p] <= '9'; p++) {
+        unsigned d = (unsigned)(text[p] - '0');
+        if (v > ((uint64_t)INT64_MAX + 1 - d) / 10)
+            return cli_fail(err, TS_ERR_OVERFLOW,
+                            "integer at column %zu does not fit in 64 bits", start + 1);
+        v = v * 10 + d;
+    }
+    if (!neg && v > (uint64_t)INT64_MAX)
+        return cli_fail(err, TS_ERR_OVERFLOW, "integer at column %zu does not fit in 64 bits",
+                        start + 1);
+    *out = neg ? (int64_t)(0 - v) : (int64_t)v;
+    *pos = p;
+    return CLI_OK;
+}
+
+int cli_scan_int_list(const char *text, size_t len, ts_shape *out, ts_error *err)
+{
+    size_t pos = 0;
+    skip_blanks(text, len, &pos);
+    if (pos < len && (text[pos] == '(' || text[pos] == '['))
+        return ts_shape_parse(text, len, TS_PARSE_ALLOW_NEGATIVE, out, NULL, err) ? CLI_ERROR
+                                                                                   : CLI_OK;
+    int64_t v[TS_MAX_NDIM];
+    int n = 0;
+    for (;;) {
+        if (n == TS_MAX_NDIM)
+            return cli_fail(err, TS_ERR_NDIM, "more than %d entries at column %zu",
+                            TS_MAX_NDIM, pos + 1);
+        skip_blanks(text, len, &pos);
+        if (scan_int(text, len, &pos, &v[n++], err))
+            return CLI_ERROR;
+        skip_blanks(text, len, &pos);
+        if (pos == len)
+            break;
+        if (text[pos] != ',') {
+            char b[16];
+            return cli_fail(err, TS_ERR_PARSE, "expected ',' or the end at column %zu, found %s",
+                            pos + 1, found(text, len, pos, b, sizeof b));
+        }
+        pos++;
+    }
+    return ts_shape_assign(out, v, n, err) ? CLI_ERROR : CLI_OK;
+}
+
+int cli_scan_shape(const char *text, size_t len, size_t *pos, ts_shape *out, const char *what,
+                   ts_error *err)
+{
+    size_t used = 0;
+    skip_blanks(text, len, pos);
+    size_t at = *pos;
+    if (ts_shape_parse(text + at, len - at, 0, out, &used, err) != TS_OK)
+        return cli_fail_prefix(err, "%s starting at column %zu: ", what, at + 1);
+    *pos = at + used;
+    skip_blanks(text, len, pos);
+    return CLI_OK;
+}
+
+/* ---- operands or stdin lines ------------------------------------------------- */
+
+int cli_stdin_mode(int n, char *const *ops)
+{
+    return n == 0 || (n == 1 && strcmp(ops[0], "-") == 0);
+}
+
+/* Runs fn on one input and reports its error; line 0: an operand. */
+static int run_input(cli_ctx *ctx, const char *text, size_t len, long line, cli_line_fn fn,
+                     void *job)
+{
+    ts_error err;
+    err.message[0] = '\0';
+    int rc = fn(ctx, job, text, len, &err);
+    if (rc == CLI_ERROR) {
+        char q[256], where[32];
+        cli_quote(text, len, q, sizeof q);
+        if (line > 0) {
+            snprintf(where, sizeof where, "line %ld", line);
+            cli_error(ctx, where, "'%s': %s", q, err.message);
+            print_no_result(ctx);
+        } else {
+            cli_error(ctx, NULL, "'%s': %s", q, err.message);
+        }
+    }
+    return rc;
+}
+
+static int blank_or_comment(const char *s, size_t n)
+{
+    size_t i = 0;
+    while (i < n && (s[i] == ' ' || s[i] == '\t' || s[i] == '\r'))
+        i++;
+    return i == n || s[i] == '#';
+}
+
+/* Runs fn on the complete lines of buf[0..*len) and keeps the incomplete
+ * last one at the start of buf. */
+static int run_lines(cli_ctx *ctx, char *buf, size_t *len, long *line, cli_line_fn fn,
+                     void *job)
+{
+    int status = CLI_OK;
+    char *start = buf, *end = buf + *len, *nl;
+    while (!ctx->out.closed && (nl = memchr(start, '\n', (size_t)(end - start))) != NULL) {
+        size_t n = (size_t)(nl - start);
+        ++*line;
+        if (n && start[n - 1] == '\r')
+            n--;
+        if (!blank_or_comment(start, n))
+            status = cli_worse(status, run_input(ctx, start, n, *line, fn, job));
+        start = nl + 1;
+    }
+    *len = (size_t)(end - start);
+    memmove(buf, start, *len);
+    return status;
+}
+
+/* stdin: big reads, lines split with memchr; a line may span reads. */
+static int each_stdin_line(cli_ctx *ctx, cli_line_fn fn, void *job)
+{
+    size_t cap = 1 << 16, len = 0;
+    char *buf = malloc(cap + 1);
+    if (!buf)
+        return cli_error(ctx, NULL, "out of memory");
+    long line = 0;
+    int status = CLI_OK;
+    while (!ctx->out.closed) {
+        if (len == cap) {
+            char *p = realloc(buf, cap * 2 + 1);
+            if (!p) {
+                free(buf);
+                return cli_error(ctx, "<stdin>", "out of memory: line %ld is too long",
+                                 line + 1);
+            }
+            buf = p;
+            cap *= 2;
+        }
+        ssize_t k = read(STDIN_FILENO, buf + len, cap - len);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k < 0) {
+            status = cli_error(ctx, "<stdin>", "read error: %s", strerror(errno));
+            break;
+        }
+        if (k == 0) {
+            if (len > 0) { /* the last line had no newline (buf has room for it) */
+                buf[len++] = '\n';
+                status = cli_worse(status, run_lines(ctx, buf, &len, &line, fn, job));
+            }
+            break;
+        }
+        len += (size_t)k;
+        status = cli_worse(status, run_lines(ctx, buf, &len, &line, fn, job));
+    }
+    free(buf);
+    return status;
+}
+
+int cli_each_input(cli_ctx *ctx, int n, char *const *ops, cli_line_fn fn, void *job)
+{
+    if (cli_stdin_mode(n, ops))
+        return each_stdin_line(ctx, fn, job);
+    int status = CLI_OK;
+    for (int i = 0; i < n && !ctx->out.closed; i++)
+        status = cli_worse(status, run_input(ctx, ops[i], strlen(ops[i]), 0, fn, job));
+    return status;
+}

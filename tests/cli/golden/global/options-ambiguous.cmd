@@ -1,0 +1,1 @@
+tshape info --s examples/image.npy; echo "exit $?"; tshape info --bogus examples/image.npy; echo "exit $?"; tshape info -Z examples/image.npy; echo "exit $?"; tshape info --summary=yes examples/image.npy; echo "exit $?"; tshape --summary info examples/image.npy; echo "exit $?"

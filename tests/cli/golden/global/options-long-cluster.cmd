@@ -1,0 +1,1 @@
+tshape info -ssssssssssssssssssssssssssssssssmmmmmmmmmmmmmmmmmmmmmm examples/image.npy
