@@ -8,15 +8,16 @@
 # Installed as share/bash-completion/completions/tshape; to try it from a
 # checkout: . completions/tshape.bash
 
-_tshape_commands='size ndim norm flat2d flat3d prod eq get info reshape broadcast transpose squeeze expand moveaxis flatten strides contiguous view ravel unravel iter slice chip einsum compose rearrange reduce repeat parse-shape extend shrink resize jagged'
+_tshape_commands='size ndim norm flat2d flat3d prod eq get info stats reshape broadcast transpose squeeze expand moveaxis flatten strides contiguous view ravel unravel iter slice chip einsum compose rearrange reduce repeat parse-shape extend shrink resize jagged'
 _tshape_globals='-j --json -h --help -V --version'
-_tshape_file_commands=' info '
+_tshape_file_commands=' info stats '
 
 # The options of command $1.
 _tshape_options()
 {
     case $1 in
         info) echo '-f --format --filter -s --summary -m --metadata --max-header --stored-order' ;;
+        stats) echo '--filter -s --summary' ;;
         reshape) echo '--mxnet --reverse' ;;
         transpose) echo '--axes' ;;
         squeeze) echo '--axis' ;;
@@ -39,6 +40,7 @@ _tshape_values()
         info:-f | info:--format) echo 'npy npz mxnet safetensors gguf tshape32 tshape64' ;;
         info:--filter) echo '' ;;
         info:--max-header) echo '' ;;
+        stats:--filter) echo '' ;;
         transpose:--axes) echo '' ;;
         squeeze:--axis) echo '' ;;
         strides:--dtype) echo 'float32 float64 float16 uint8 int32 int8 int64 bool int16 uint16 uint32 uint64 bfloat16 complex64 complex128 float128 complex256 float8_e5m2 float8_e4m3fn float8_e4m3fnuz float8_e5m2fnuz float8_e8m0fnu datetime64 timedelta64 object' ;;
