@@ -540,7 +540,7 @@ static void scalar_text(show *s, const value *v, char *buf, size_t cap)
             int ex = atoi(e + 1);
             snprintf(t[k], sizeof t[k], "%se%c%02d", mant, ex < 0 ? '-' : '+', ex < 0 ? -ex : ex);
         } else {
-            positional(x, &p, 17, 0, t[k], sizeof t[k]);
+            positional(x, &p, 25, 0, t[k], sizeof t[k]);
             if (t[k][strlen(t[k]) - 1] == '.')
                 strncat(t[k], "0", sizeof t[k] - strlen(t[k]) - 1);
         }
@@ -569,6 +569,17 @@ static void json_number(char *buf, size_t cap, double v, const prec *p)
     }
 }
 
+static void empty_json(cli_ctx *ctx, const int64_t *dims, int ndim)
+{
+    out_char(ctx, '[');
+    for (int64_t i = 0; ndim > 1 && i < dims[0] && !ctx->out.closed; i++) {
+        if (i)
+            out_char(ctx, ',');
+        empty_json(ctx, dims + 1, ndim - 1);
+    }
+    out_char(ctx, ']');
+}
+
 static int show_json(cli_ctx *ctx, show *s, int64_t size)
 {
     prec p;
@@ -578,15 +589,8 @@ static int show_json(cli_ctx *ctx, show *s, int64_t size)
     for (int k = s->ndim - 1; k >= 0; k--)
         suffix[k] = suffix[k + 1] * s->dims[k];
     if (size == 0) {
-        /* nested empty lists down to the first 0 dim */
-        for (int k = 0; k < s->ndim; k++) {
-            out_char(ctx, '[');
-            if (s->dims[k] == 0) {
-                for (int j = 0; j <= k; j++)
-                    out_char(ctx, ']');
-                break;
-            }
-        }
+        /* a.tolist(): dims[0] lists of dims[1] lists ... down to a 0 dim */
+        empty_json(ctx, s->dims, s->ndim);
         out_char(ctx, '\n');
         return CLI_OK;
     }
