@@ -34,6 +34,7 @@ if [ "${1:-}" = "--one" ]; then
         fuzz_file_safetensors) dict=fuzz/safetensors.dict;;
         fuzz_file_gguf) dict=fuzz/gguf.dict;;
         fuzz_file_mxnet) dict=fuzz/mxnet.dict;;
+        fuzz_file_pytorch|fuzz_pickle) dict=fuzz/pytorch.dict;;
         fuzz_shape_parse|fuzz_einsum|fuzz_einops|fuzz_jagged) dict=fuzz/shape.dict;;
     esac
     start=$(date +%s)
@@ -116,6 +117,7 @@ for h in $harnesses; do
         fuzz_file_mxnet) seed_files "$d" '*.params' '*.nd' '*.v0';;
         fuzz_file_safetensors) seed_files "$d" '*.safetensors';;
         fuzz_file_gguf) seed_files "$d" '*.gguf';;
+        fuzz_file_pytorch|fuzz_pickle) seed_files "$d" '*.pt' '*.pth' '*.bin' '*.pt2';;
         fuzz_file_tshape32)
             seed_files "$d" '*32*.tshape' 'empty.tshape'
             seed_text "$d" '\003\000\000\000\002\000\000\000\003\000\000\000\004\000\000\000';;
@@ -123,7 +125,8 @@ for h in $harnesses; do
             seed_files "$d" '*64*.tshape' 'empty.tshape'
             seed_text "$d" '\002\000\000\000\003\000\000\000\000\000\000\000\004\000\000\000\000\000\000\000';;
         fuzz_file_auto)
-            seed_files "$d" '*.npy' '*.npz' '*.params' '*.nd' '*.v0' '*.safetensors' '*.gguf';;
+            seed_files "$d" '*.npy' '*.npz' '*.params' '*.nd' '*.v0' '*.safetensors' '*.gguf' \
+                '*.pt' '*.pth' '*.bin';;
         fuzz_shape_parse)
             seed_text "$d" '(3,4,5)' '[3, 4]' '(3,)' '()' '5' '(3L, 4l)' ' ( 1 , 2 , ) ' \
                 '(-1,4)' '(9223372036854775807,2)' '(4294967296,4294967296)' \

@@ -38,7 +38,7 @@ _tshape_options()
 _tshape_values()
 {
     case $1:$2 in
-        info:-f | info:--format) echo 'npy npz mxnet safetensors gguf tshape32 tshape64' ;;
+        info:-f | info:--format) echo 'npy pytorch npz mxnet safetensors gguf tshape32 tshape64' ;;
         info:--filter) echo '' ;;
         info:--max-header) echo '' ;;
         stats:--filter) echo '' ;;

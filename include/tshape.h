@@ -60,8 +60,9 @@
  * give TS_ERR_INVALID_ARG and a message that starts with the function's
  * name and names the argument: "ts_shape_save: buf is NULL but cap is 100".
  * Nothing is written then, except that object outputs (ts_file **,
- * ts_einops **, ts_jagged **, ts_dlpack_managed **) are set to NULL if they
- * are not NULL themselves. Numbers that are data rather than the mechanics of
+ * ts_einops **, ts_jagged **, ts_dlpack_managed **) are set to NULL and
+ * blob outputs (ts_blob_init, ts_blob_from_dlpack) become empty blobs when
+ * they are not NULL themselves, so the usual cleanup needs no special case. Numbers that are data rather than the mechanics of
  * the call (an ndim, a dim, an axis, an index) keep their own codes:
  * TS_ERR_NDIM, TS_ERR_VALUE, TS_ERR_AXIS, TS_ERR_INDEX. The "Errors:" lists
  * below leave out the TS_ERR_INVALID_ARG of this rule; they name it where a
@@ -602,7 +603,8 @@ typedef enum ts_format {
     TS_FORMAT_SAFETENSORS = 4,   /* Hugging Face safetensors */
     TS_FORMAT_GGUF = 5,          /* llama.cpp GGUF v2/v3 */
     TS_FORMAT_TSHAPE32 = 6,      /* raw mshadow TShape::Save: u32 ndim, u32 dims */
-    TS_FORMAT_TSHAPE64 = 7       /* raw MXNet TShape::Save: i32 ndim, i64 dims */
+    TS_FORMAT_TSHAPE64 = 7,      /* raw MXNet TShape::Save: i32 ndim, i64 dims */
+    TS_FORMAT_PYTORCH = 8        /* PyTorch torch.save (zip, legacy) and TorchScript */
 } ts_format;
 
 /*

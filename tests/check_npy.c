@@ -182,7 +182,7 @@ typedef struct bad_case {
 
 static const bad_case bad_cases[] = {
     {"bad_magic.npy", TS_FORMAT_AUTO, TS_ERR_FORMAT, 0,
-     "unknown file format: the first bytes match none of npy, npz, mxnet, safetensors, gguf "
+     "unknown file format: the first bytes match none of npy, pytorch, npz, mxnet, safetensors, gguf "
      "(formats without a signature need --format: tshape32, tshape64)"},
     {"bad_magic.npy", TS_FORMAT_NPY, TS_ERR_FORMAT, 5,
      "not an npy file: expected the magic \\x93NUMPY at byte 0, found 'Z' (0x5a) at byte 5"},

@@ -16,12 +16,15 @@
 
 const cli_option info_options[] = {
     CLI_ABOUT("FILE '-' reads standard input. Only headers are read, never the data.\n"
-              "With --json, one JSON object per array (JSON Lines)."),
+              "With --json, one JSON object per array (JSON Lines).\n"
+              "PyTorch pickles are never run: a global outside tshape's allowlist (tensor\n"
+              "rebuild functions, storage types, dtypes, OrderedDict ...) refuses the file."),
     CLI_CHOICE("format", 'f', "FMT",
                "force the format (default: detect from the magic bytes):", "@formats"),
     CLI_VALUE("filter", 0, "GLOB", "only arrays whose name matches GLOB (fnmatch)"),
     CLI_FLAG("summary", 's', "one line per array (name, dtype, shape) and totals"),
-    CLI_FLAG("metadata", 'm', "show safetensors __metadata__ and GGUF key/values"),
+    CLI_FLAG("metadata", 'm', "show safetensors __metadata__, GGUF key/values and the "
+                              "values of a PyTorch checkpoint that are not tensors"),
     CLI_VALUE("max-header", 0, "N", "largest .npy header accepted, in bytes (default 10000)"),
     CLI_FLAG("stored-order", 0, "GGUF: show dims as stored (innermost first)"),
     CLI_OPTIONS_END,

@@ -91,6 +91,7 @@ int cli_fail(ts_error *err, ts_status code, const char *fmt, ...)
     err->code = code;
     err->column = 0;
     err->offset = -1;
+    err->index = -1;
     return CLI_ERROR;
 }
 

@@ -16,29 +16,15 @@
 int cli_arg_i64(cli_ctx *ctx, const char *text, const char *what, int64_t *out)
 {
     char q[128];
-    const char *p = text;
-    int neg = 0;
-    if (*p == '-' || *p == '+')
-        neg = *p++ == '-';
-    if (!*p)
-        return cli_usage(ctx, "%s must be an integer, not '%s'", what,
-                         cli_quote(text, strlen(text), q, sizeof q));
-    uint64_t v = 0;
-    for (; *p; p++) {
-        if (*p < '0' || *p > '9')
-            return cli_usage(ctx, "%s must be an integer, not '%s'", what,
-                             cli_quote(text, strlen(text), q, sizeof q));
-        unsigned d = (unsigned)(*p - '0');
-        if (v > ((uint64_t)INT64_MAX + 1 - d) / 10)
-            return cli_usage(ctx, "%s '%s' does not fit in 64 bits", what,
-                             cli_quote(text, strlen(text), q, sizeof q));
-        v = v * 10 + d;
-    }
-    if (!neg && v > (uint64_t)INT64_MAX)
+    ts_error err;
+    ts_status st = ts_parse_i64(text, strlen(text), TS_PARSE_ALLOW_NEGATIVE, out, &err);
+    if (st == TS_OK)
+        return CLI_OK;
+    if (st == TS_ERR_OVERFLOW)
         return cli_usage(ctx, "%s '%s' does not fit in 64 bits", what,
                          cli_quote(text, strlen(text), q, sizeof q));
-    *out = neg ? (int64_t)(0 - v) : (int64_t)v;
-    return CLI_OK;
+    return cli_usage(ctx, "%s must be an integer, not '%s'", what,
+                     cli_quote(text, strlen(text), q, sizeof q));
 }
 
 int cli_arg_order(cli_ctx *ctx, const char *text, char *order)
@@ -90,83 +76,19 @@ int cli_arg_ints(cli_ctx *ctx, const char *text, const char *what, int64_t *out,
     return rc;
 }
 
-/* ---- integer lists ----------------------------------------------------------- */
+/* ---- integer lists and shapes inside a line --------------------------------- */
+
+int cli_scan_int_list(const char *text, size_t len, ts_shape *out, ts_error *err)
+{
+    /* The library's one lexer: "(1,0,2)", "[...]", "()", "1,0,2", "-1". */
+    return ts_parse_i64_list(text, len, TS_PARSE_ALLOW_NEGATIVE, out, err) ? CLI_ERROR : CLI_OK;
+}
 
 static void skip_blanks(const char *text, size_t len, size_t *pos)
 {
     while (*pos < len && (text[*pos] == ' ' || text[*pos] == '\t' || text[*pos] == '\r' ||
                           text[*pos] == '\n'))
         (*pos)++;
-}
-
-/* What is at text[pos], for messages. */
-static const char *found(const char *text, size_t len, size_t pos, char *buf, size_t cap)
-{
-    if (pos >= len)
-        return "the end";
-    unsigned char c = (unsigned char)text[pos];
-    if (c < 0x20 || c >= 0x7f)
-        snprintf(buf, cap, "byte 0x%02x", c);
-    else
-        snprintf(buf, cap, "'%c'", c);
-    return buf;
-}
-
-/* A decimal int64 with optional sign at text[*pos]; advances *pos. */
-static int scan_int(const char *text, size_t len, size_t *pos, int64_t *out, ts_error *err)
-{
-    size_t start = *pos, p = *pos;
-    int neg = 0;
-    if (p < len && (text[p] == '-' || text[p] == '+'))
-        neg = text[p++] == '-';
-    if (p >= len || text[p] < '0' || text[p] > '9') {
-        char b[16];
-        return cli_fail(err, TS_ERR_PARSE, "expected an integer at column %zu, found %s",
-                        start + 1, found(text, len, start, b, sizeof b));
-    }
-    uint64_t v = 0;
-    for (; p < len && text[p] >= '0' && text[p] <= '9'; p++) {
-        unsigned d = (unsigned)(text[p] - '0');
-        if (v > ((uint64_t)INT64_MAX + 1 - d) / 10)
-            return cli_fail(err, TS_ERR_OVERFLOW,
-                            "integer at column %zu does not fit in 64 bits", start + 1);
-        v = v * 10 + d;
-    }
-    if (!neg && v > (uint64_t)INT64_MAX)
-        return cli_fail(err, TS_ERR_OVERFLOW, "integer at column %zu does not fit in 64 bits",
-                        start + 1);
-    *out = neg ? (int64_t)(0 - v) : (int64_t)v;
-    *pos = p;
-    return CLI_OK;
-}
-
-int cli_scan_int_list(const char *text, size_t len, ts_shape *out, ts_error *err)
-{
-    size_t pos = 0;
-    skip_blanks(text, len, &pos);
-    if (pos < len && (text[pos] == '(' || text[pos] == '['))
-        return ts_shape_parse(text, len, TS_PARSE_ALLOW_NEGATIVE, out, NULL, err) ? CLI_ERROR
-                                                                                   : CLI_OK;
-    int64_t v[TS_MAX_NDIM];
-    int n = 0;
-    for (;;) {
-        if (n == TS_MAX_NDIM)
-            return cli_fail(err, TS_ERR_NDIM, "more than %d entries at column %zu",
-                            TS_MAX_NDIM, pos + 1);
-        skip_blanks(text, len, &pos);
-        if (scan_int(text, len, &pos, &v[n++], err))
-            return CLI_ERROR;
-        skip_blanks(text, len, &pos);
-        if (pos == len)
-            break;
-        if (text[pos] != ',') {
-            char b[16];
-            return cli_fail(err, TS_ERR_PARSE, "expected ',' or the end at column %zu, found %s",
-                            pos + 1, found(text, len, pos, b, sizeof b));
-        }
-        pos++;
-    }
-    return ts_shape_assign(out, v, n, err) ? CLI_ERROR : CLI_OK;
 }
 
 int cli_scan_shape(const char *text, size_t len, size_t *pos, ts_shape *out, const char *what,

@@ -64,6 +64,16 @@ ts_status ts__bad_arg(ts_error *err, const char *fn, const char *fmt, ...) TS__P
             return ts__bad_arg((err), __func__, "%s is NULL but %s is %lld", #p, \
                                #n, (long long)(n));                              \
     } while (0)
+/* An array of n pointers (itself checked with TS__ARG_ARRAY), none NULL;
+ * err->index names the NULL one. */
+#define TS__ARG_EACH(err, p, n)                                                  \
+    do {                                                                         \
+        for (size_t k_ = 0; k_ < (size_t)(n); k_++)                              \
+            if (!(p)[k_])                                                        \
+                return ts__error_index(                                          \
+                    (err), ts__bad_arg((err), __func__, "%s[%zu] is NULL", #p, k_), \
+                    (int64_t)k_);                                                \
+    } while (0)
 /* Only the bits of `known` may be set. */
 #define TS__ARG_FLAGS(err, flags, known)                                         \
     do {                                                                         \
@@ -264,13 +274,14 @@ static inline const char *ts__skip_spaces_nul(const char *p)
 
 /*
  * The digits at p of a NUL-terminated buffer, without a bounds check: the
- * shape parser's fast path (the NUL stops the loop). *value receives them
- * modulo 2^64; the return value points after the last digit. The caller
- * limits the count (18 digits always fit).
+ * shape parser's fast path (the NUL stops the loop). `first` is the value of
+ * the digit just before p, which the caller has read. *value receives the
+ * number modulo 2^64; the return value points after the last digit. The
+ * caller limits the count (18 digits always fit).
  */
-static inline const char *ts__scan_digits_nul(const char *p, uint64_t *value)
+static inline const char *ts__scan_digits_nul(const char *p, unsigned first, uint64_t *value)
 {
-    uint64_t v = 0;
+    uint64_t v = first;
     unsigned d;
     while ((d = (unsigned)(unsigned char)*p - '0') <= 9) {
         v = v * 10 + d;

@@ -83,11 +83,12 @@ static int parse_fast(const char *s, size_t len, int64_t *dims)
         }
     }
     for (;;) {
-        if (!ts__is_digit(*p) || ndim == TS_MAX_NDIM)
+        unsigned d = (unsigned)(unsigned char)*p - '0';
+        if (d > 9 || ndim == TS_MAX_NDIM)
             return -1;
         const char *start = p;
         uint64_t v;
-        p = ts__scan_digits_nul(p, &v);
+        p = ts__scan_digits_nul(p + 1, d, &v);
         if (p - start > 18) /* might overflow: the slow path says so */
             return -1;
         dims[ndim++] = (int64_t)v;

@@ -9,10 +9,7 @@ ts_status ts_broadcast(const ts_shape *const *shapes, size_t n, ts_shape *out, t
 {
     TS__ARG_ARRAY(err, shapes, n);
     TS__ARG_NONNULL(err, out);
-    for (size_t k = 0; k < n; k++)
-        if (!shapes[k])
-            return ts__error_index(err, ts__bad_arg(err, __func__, "shapes[%zu] is NULL", k),
-                                   (int64_t)k);
+    TS__ARG_EACH(err, shapes, n);
     int nd = 0;
     for (size_t k = 0; k < n; k++) {
         const ts_shape *s = shapes[k];

@@ -476,10 +476,7 @@ ts_status ts_label_compose(const char *result_labels, const char *const *labels,
     TS__ARG_ARRAY(err, labels, ninputs);
     TS__ARG_ARRAY(err, shapes, ninputs);
     TS__ARG_NONNULL(err, out);
-    for (size_t i = 0; i < ninputs; i++)
-        if (!labels[i])
-            return ts__error_index(err, ts__bad_arg(err, __func__, "labels[%zu] is NULL", i),
-                                   (int64_t)i);
+    TS__ARG_EACH(err, labels, ninputs);
     ts_status st = compose(result_labels, labels, shapes, ninputs, out, err);
     if (st)
         ts__error_prefix(err, "compose");

@@ -12,7 +12,8 @@
 #     files over 4 KiB half of them fall in the first 4 KiB, where headers are;
 # and runs `tshape info` on them, many files per process, once with format
 # detection and once with the format forced from the file's extension
-# (`-f npy`, ...; raw .tshape files as tshape32 and tshape64). Each process
+# (`-f npy`, ...; raw .tshape files as tshape32 and tshape64; .pt .pth .bin
+# .pt2 as pytorch). Each process
 # runs under `timeout 5` and `ulimit -v` 512 MiB (for an ASan build, whose
 # shadow memory needs more address space, ASan's own 512 MiB allocation limit
 # instead). Each file must give either success (nothing on stderr) or exactly
@@ -163,6 +164,7 @@ while read -r src; do
         *.params|*.nd|*.v0) modes="- mxnet";;
         *.safetensors) modes="- safetensors";;
         *.gguf) modes="- gguf";;
+        *.pt|*.pth|*.bin|*.pt2) modes="- pytorch";;
         *.tshape) modes="tshape32 tshape64";;
         *) modes="-";;
     esac

@@ -1,0 +1,1 @@
+tshape info tests/fixtures/pytorch/hf_tied.bin
