@@ -429,8 +429,9 @@ START_TEST(test_gguf_dequant_reference)
 }
 END_TEST
 
-/* A view made by hand over i1_2d.npy's 24 int8 values (-12..11), as a
- * PyTorch reader would describe one: strides in elements, storage offset. */
+/* A view made by hand over i1_2d.npy's 24 int8 values (-12..11): strides in
+ * elements, data_offset at the first element. (Views read through the
+ * PyTorch reader's storage records are tested on its fixtures.) */
 static void view_of(const ts_array *base, ts_array *v, const char *shape, int n,
                     const int64_t *strides, int64_t offset)
 {
@@ -440,7 +441,10 @@ static void view_of(const ts_array *base, ts_array *v, const char *shape, int n,
     tu_shape(&v->shape, shape);
     ck_assert_int_eq(ts_shape_assign(&v->strides, strides, n, NULL), TS_OK);
     ck_assert_int_eq(ts_shape_size(&v->shape, &v->size, NULL), TS_OK);
+    /* as the PyTorch reader reports a view it has no storage record for:
+     * data_offset at the first element */
     v->storage_offset = offset;
+    v->data_offset = base->data_offset + offset * base->itemsize;
     v->storage_key = "storage";
 }
 

@@ -3,7 +3,10 @@
 tests/tsvalues.c driver) against NumPy on generated files of every NumPy
 dtype tshape decodes (bool, int8..64, uint8..64, float16/32/64,
 complex64/128), both byte orders, C and Fortran order, as .npy, stored .npz
-and deflated .npz, with NaN, +-Inf, zeros and subnormals mixed in.
+and deflated .npz, with NaN, +-Inf, zeros and subnormals mixed in; and, when
+torch is installed, torch.save checkpoints of views (transposes, slices with
+storage offsets and steps, channels_last) of every dtype torch saves,
+bfloat16 included, against the views' own values.
 
 Reference, per array, on b = a.astype(float64) (complex: |a| in complex128,
 NaN where a part is NaN):
@@ -185,6 +188,40 @@ def check_values(tool, path, name, a):
     return True
 
 
+def torch_files(tmp):
+    """PyTorch checkpoints whose tensors are views of shared storages:
+    transposes, slices with storage offsets and steps, channels_last, every
+    dtype torch saves; {path: {name: numpy array of the view}}. Empty when
+    /usr/bin/python3 has no torch."""
+    try:
+        import torch
+    except ImportError:
+        return {}
+    g = torch.Generator().manual_seed(13)
+    base = torch.randn(6, 7, 8, generator=g, dtype=torch.float64) * 50
+    views = {
+        "transpose": base.transpose(0, 2),
+        "slice": base[1:5, ::2, 3:7],
+        "permute": base.permute(2, 0, 1)[1:, 2:, :5],
+        "row": base[3, 2],
+        "strided1d": base.reshape(-1)[5::7],
+        "cl": torch.randn(2, 3, 4, 5, generator=g).to(memory_format=torch.channels_last),
+    }
+    out = {}
+    for dt in [torch.float32, torch.float64, torch.float16, torch.bfloat16, torch.int8,
+               torch.int16, torch.int32, torch.int64, torch.uint8, torch.bool]:
+        d = {k: (v.to(dt) if dt != torch.bool else v > 0) for k, v in views.items()}
+        # views of one storage per dtype, not copies: cast first, then view
+        shared = (base.to(dt) if dt != torch.bool else base > 0)
+        d["transpose"] = shared.transpose(0, 2)
+        d["slice"] = shared[1:5, ::2, 3:7]
+        d["row"] = shared[3, 2]
+        path = os.path.join(tmp, "torch_%s.pt" % str(dt).split(".")[1])
+        torch.save(d, path)
+        out[path] = {k: (v.float() if dt == torch.bfloat16 else v).numpy() for k, v in d.items()}
+    return out
+
+
 def main():
     tool = sys.argv[1]
     data = arrays()
@@ -202,6 +239,8 @@ def main():
         np.savez_compressed(deflated, **data)
         files[stored] = {k: (k, v) for k, v in small.items()}
         files[deflated] = {k: (k, v) for k, v in data.items()}
+        for path, views in torch_files(tmp).items():
+            files[path] = {k: (k, v) for k, v in views.items()}
         for path, members in files.items():
             out = subprocess.run([tool, "stats", path], capture_output=True, text=True)
             if out.returncode != 0:

@@ -731,7 +731,8 @@ const ts__data_src *ts__file_data_src(const ts_file *f, const ts_array *a)
 {
     size_t i = (size_t)(a - f->arrays);
     if (i >= f->count || i >= f->srcs_cap ||
-        (f->srcs[i].kind == TS__SRC_STORED && f->srcs[i].storage_nbytes == 0))
+        (f->srcs[i].kind == TS__SRC_STORED && f->srcs[i].storage_nbytes == 0 &&
+         !f->srcs[i].has_storage))
         return NULL;
     return &f->srcs[i];
 }

@@ -125,6 +125,13 @@ typedef struct ts__data_src {
     int64_t skip;                    /* inflated bytes before the array's data */
     uint32_t crc32;                  /* CRC-32 of the `size` inflated bytes */
     int64_t storage_nbytes;          /* see above; 0 when unknown */
+    /* A view of a storage (PyTorch): 1 when the array's elements are at
+     * storage_offset + sum(index * stride) from the storage's start, which
+     * is storage_start (TS__SRC_STORED, absolute) or `skip` bytes into the
+     * inflated stream (TS__SRC_DEFLATE), whatever data_offset says. 0: the
+     * first element is at data_offset (or `skip`), storage_offset ignored. */
+    int has_storage;
+    int64_t storage_start;
 } ts__data_src;
 
 /* Records src for array a of f (a must be one of f's arrays; call after the

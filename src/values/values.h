@@ -61,7 +61,11 @@ typedef struct ts__data {
     ts__decoder dec;
     const unsigned char *image;      /* the whole file */
     size_t image_len;
-    const ts__data_src *src;         /* NULL: stored at a->data_offset */
+    const ts__data_src *src;         /* deflated stream, or NULL: stored */
+    int64_t base;                    /* stored: absolute offset of storage
+                                        element 0 (lay.offset counts from it) */
+    int64_t skip;                    /* deflated: inflated bytes before
+                                        storage element 0 */
     ts__layout lay;                  /* C order over the logical shape */
     int64_t count;                   /* elements to visit (stored ones for
                                         sparse arrays) */

@@ -66,9 +66,15 @@ ts_status ts__data_open(ts__data *d, const ts_file *f, const ts_array *a, ts_err
     d->image = ts__file_image(f, &d->image_len);
     d->src = ts__file_data_src(f, a);
     int64_t storage_nbytes = d->src ? d->src->storage_nbytes : 0;
+    /* A view of a storage (PyTorch): elements count from the storage's
+     * start. Otherwise from the first element, at data_offset. */
+    int has_storage = d->src && d->src->has_storage;
+    d->base = has_storage && d->src->kind == TS__SRC_STORED ? d->src->storage_start
+                                                            : a->data_offset;
+    d->skip = d->src ? d->src->skip : 0;
     if (d->src && d->src->kind == TS__SRC_STORED)
         d->src = NULL;
-    if (!d->src && a->data_offset < 0)
+    if (!d->src && d->base < 0)
         return ts__values_fail(a, err, ts__error(err, TS_ERR_UNSUPPORTED,
                                                  "its data is not stored in the file as is%s%s",
                                                  a->note ? ": " : "", a->note ? a->note : ""));
@@ -97,7 +103,7 @@ ts_status ts__data_open(ts__data *d, const ts_file *f, const ts_array *a, ts_err
         int nd = ts_shape_ndim(&a->shape);
         const int64_t *dims = ts_shape_dims(&a->shape);
         d->lay.ndim = nd;
-        d->lay.offset = a->storage_offset;
+        d->lay.offset = has_storage ? a->storage_offset : 0;
         int given = ts_shape_ndim(&a->strides) == nd && d->dec.block == 1;
         int64_t s = 1;
         for (int k = nd - 1; k >= 0; k--) {
@@ -155,9 +161,9 @@ ts_status ts__data_open(ts__data *d, const ts_file *f, const ts_array *a, ts_err
             return ts__values_fail(a, err, ts__error(err, TS_ERR_UNSUPPORTED,
                                    "a strided view of a deflated member cannot be read"));
     } else {
-        avail = (int64_t)d->image_len - a->data_offset;
+        avail = (int64_t)d->image_len - d->base;
         what = "the file holds";
-        if (storage_nbytes > 0 && storage_nbytes < avail) {
+        if ((storage_nbytes > 0 || has_storage) && storage_nbytes < avail) {
             avail = storage_nbytes;
             what = "its storage holds";
         }
@@ -171,7 +177,7 @@ ts_status ts__data_open(ts__data *d, const ts_file *f, const ts_array *a, ts_err
                                     : "the data needs %lld elements, %lld bytes, but "
                                       "%s %lld bytes from data offset %lld",
                                (long long)need_elems, (long long)need, what, (long long)avail,
-                               (long long)(d->src ? d->src->skip : a->data_offset)));
+                               (long long)(d->src ? d->src->skip : d->base)));
     }
     return TS_OK;
 }
@@ -179,7 +185,7 @@ ts_status ts__data_open(ts__data *d, const ts_file *f, const ts_array *a, ts_err
 const unsigned char *ts__data_at(const ts__data *d, int64_t first)
 {
     int64_t e = d->lay.offset + first;
-    return d->image + d->a->data_offset + elem_bytes_of(&d->dec, e);
+    return d->image + d->base + elem_bytes_of(&d->dec, e);
 }
 
 ts_status ts__data_guard(const ts__data *d, ts__parse_fn fn, void *arg, ts_error *err)
@@ -218,7 +224,7 @@ static ts_status inflate_run(void *arg, ts_error *err)
     z_stream *zs = j->zs;
     const unsigned char *in = d->image + src->comp_offset;
     uint64_t in_left = (uint64_t)src->comp_size;
-    int64_t skip = src->skip + j->first * eb, want = j->n;
+    int64_t skip = d->skip + (d->lay.offset + j->first) * eb, want = j->n;
     size_t have = 0;    /* partial element carried at buf[0..have) */
     int64_t inflated = 0;
     /* A read of every element inflates the whole member: check its CRC. */
@@ -346,7 +352,7 @@ ts_status ts__data_walk_view(const ts__data *d, int64_t start, int64_t n, ts__si
         rest /= shape[k];
         off += idx[k] * strides[k];
     }
-    const unsigned char *base = d->image + d->a->data_offset;
+    const unsigned char *base = d->image + d->base;
     const int64_t eb = d->dec.elem_bytes;
     while (n > 0) {
         int last = nd - 1;
