@@ -1747,8 +1747,9 @@ TS_API ts_status ts_blob_to_dlpack_managed(const ts_blob *b, ts_dlpack_managed *
  * its header. The data is read from the file's map (ts_file_open) or image
  * (ts_file_open_memory): at data_offset for stored data, through zlib for a
  * deflated .npz member (streamed through a fixed 256 KiB buffer, never
- * inflated whole), and for a view (strides, storage_offset) element by
- * element of the view, never the whole storage. Byte order is honoured
+ * inflated whole), and for a view (strides, storage_offset; PyTorch
+ * tensors sharing a storage, channels_last, slices with steps) element by
+ * element of the view from its storage's start, never the whole storage. Byte order is honoured
  * ('>' data is swapped), Fortran order and strides are walked.
  *
  * Decodable dtypes: bool, int8..int64, uint8..uint64, float16, bfloat16,
@@ -1796,8 +1797,9 @@ TS_API ts_value_kind ts_array_value_kind(const ts_array *a);
  * inflated from their start on every call).
  * Errors: TS_ERR_DTYPE (not decodable, or `as` does not fit the kind),
  * TS_ERR_INDEX (start < 0, count < 0 or start + count > a->size),
- * TS_ERR_UNSUPPORTED (no readable data: object dtype, data_offset -1 without
- * a stream, MXNet sparse storage), TS_ERR_LAYOUT (negative strides),
+ * TS_ERR_UNSUPPORTED (no readable data: data_offset -1 without a stream or
+ * storage record, MXNet sparse storage, a non-contiguous view of a deflated
+ * storage), TS_ERR_LAYOUT (negative strides),
  * TS_ERR_TRUNCATED (a view or data reaching past its storage or the file),
  * TS_ERR_FORMAT (a deflate stream that fails to inflate, or, when a call
  * inflates a whole member, whose size or CRC-32 differs from the zip

@@ -128,10 +128,10 @@ static void flush_rows(cli_ctx *ctx, stats_run *r)
                 for (size_t k = strlen(s); k < width[c]; k++)
                     out_char(ctx, ' ');
             first = 0;
-            if (i > 0)
-                free(r->rows[i - 1].cols[c]);
         }
         out_char(ctx, '\n');
+        for (int c = 0; i > 0 && c < NCOLS; c++)
+            free(r->rows[i - 1].cols[c]);
     }
     free(r->rows);
     r->rows = NULL;
