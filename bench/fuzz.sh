@@ -118,6 +118,11 @@ for h in $harnesses; do
         fuzz_file_safetensors) seed_files "$d" '*.safetensors';;
         fuzz_file_gguf) seed_files "$d" '*.gguf';;
         fuzz_file_pytorch|fuzz_pickle) seed_files "$d" '*.pt' '*.pth' '*.bin' '*.pt2';;
+        fuzz_file_onnx) seed_files "$d" '*.onnx';;
+        fuzz_file_caffe) seed_files "$d" '*.caffemodel' '*.binaryproto';;
+        fuzz_file_caffe2) seed_files "$d" '*.pb';;
+        fuzz_file_hdf5) seed_files "$d" '*.h5';;
+        fuzz_protobuf) seed_files "$d" '*.onnx' '*.caffemodel' '*.binaryproto' '*.pb';;
         fuzz_file_tshape32)
             seed_files "$d" '*32*.tshape' 'empty.tshape'
             seed_text "$d" '\003\000\000\000\002\000\000\000\003\000\000\000\004\000\000\000';;

@@ -8,7 +8,7 @@
 # Installed as share/bash-completion/completions/tshape; to try it from a
 # checkout: . completions/tshape.bash
 
-_tshape_commands='size ndim norm flat2d flat3d prod eq get info stats show reshape broadcast transpose squeeze expand moveaxis flatten strides contiguous view ravel unravel iter slice chip einsum compose rearrange reduce repeat parse-shape extend shrink resize jagged'
+_tshape_commands='size ndim norm flat2d flat3d prod eq get info stats show formats reshape broadcast transpose squeeze expand moveaxis flatten strides contiguous view ravel unravel iter slice chip einsum compose rearrange reduce repeat parse-shape extend shrink resize jagged conv convtranspose pool linear matmul cat concat stack dim'
 _tshape_globals='-j --json -h --help -V --version'
 _tshape_file_commands=' info stats show '
 
@@ -16,7 +16,7 @@ _tshape_file_commands=' info stats show '
 _tshape_options()
 {
     case $1 in
-        info) echo '-f --format --filter -s --summary -m --metadata --max-header --stored-order' ;;
+        info) echo '-f --format --filter --exclude -s --summary -m --metadata --max-header --stored-order' ;;
         stats) echo '--filter -s --summary' ;;
         show) echo '-i --index --edgeitems --threshold' ;;
         reshape) echo '--mxnet --reverse' ;;
@@ -30,6 +30,10 @@ _tshape_options()
         iter) echo '--origin --offsets' ;;
         reduce) echo '--op' ;;
         jagged) echo '--slice --layers --print' ;;
+        conv) echo '--kernel --stride --padding --pads --dilation --spatial --out-channels --groups --weight' ;;
+        convtranspose) echo '--kernel --stride --padding --pads --dilation --spatial --out-channels --groups --output-padding --weight' ;;
+        pool) echo '--kernel --stride --padding --pads --dilation --spatial --kind --ceil-mode' ;;
+        linear) echo '--out-features --in-features --weight' ;;
     esac
 }
 
@@ -38,8 +42,9 @@ _tshape_options()
 _tshape_values()
 {
     case $1:$2 in
-        info:-f | info:--format) echo 'npy pytorch npz mxnet safetensors gguf tshape32 tshape64' ;;
+        info:-f | info:--format) echo 'npy pytorch npz mxnet safetensors gguf tshape32 tshape64 hdf5 onnx caffe caffe2' ;;
         info:--filter) echo '' ;;
+        info:--exclude) echo '' ;;
         info:--max-header) echo '' ;;
         stats:--filter) echo '' ;;
         show:-i | show:--index) echo '' ;;
@@ -60,6 +65,32 @@ _tshape_values()
         reduce:--op) echo 'sum mean max min prod any all' ;;
         jagged:--slice) echo '' ;;
         jagged:--layers) echo '' ;;
+        conv:--kernel) echo '' ;;
+        conv:--stride) echo '' ;;
+        conv:--padding) echo '' ;;
+        conv:--pads) echo '' ;;
+        conv:--dilation) echo '' ;;
+        conv:--spatial) echo '' ;;
+        conv:--out-channels) echo '' ;;
+        conv:--groups) echo '' ;;
+        convtranspose:--kernel) echo '' ;;
+        convtranspose:--stride) echo '' ;;
+        convtranspose:--padding) echo '' ;;
+        convtranspose:--pads) echo '' ;;
+        convtranspose:--dilation) echo '' ;;
+        convtranspose:--spatial) echo '' ;;
+        convtranspose:--out-channels) echo '' ;;
+        convtranspose:--groups) echo '' ;;
+        convtranspose:--output-padding) echo '' ;;
+        pool:--kernel) echo '' ;;
+        pool:--stride) echo '' ;;
+        pool:--padding) echo '' ;;
+        pool:--pads) echo '' ;;
+        pool:--dilation) echo '' ;;
+        pool:--spatial) echo '' ;;
+        pool:--kind) echo 'max avg' ;;
+        linear:--out-features) echo '' ;;
+        linear:--in-features) echo '' ;;
         *) return 1 ;;
     esac
 }

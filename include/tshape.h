@@ -353,7 +353,7 @@ TS_API ts_status ts_shape_parse(const char *text, size_t len, unsigned flags, ts
  * Errors (err->column is the 1-based column of the problem):
  * TS_ERR_PARSE ("expected an integer at column 1, found 'x'", "expected the
  * end of the integer at column 3, found ' '"), TS_ERR_OVERFLOW ("integer at
- * column 1 does not fit in 64 bits"), TS_ERR_VALUE ("negative integer -3 at
+ * column 1 does not fit in int64"), TS_ERR_VALUE ("negative integer -3 at
  * column 1: expected an integer >= 0", without TS_PARSE_ALLOW_NEGATIVE),
  * TS_ERR_INVALID_ARG (text NULL with len > 0, out NULL, unknown flags).
  */
@@ -524,12 +524,16 @@ typedef enum ts_dtype {
     TS_DTYPE_VOID = 29,            /* NumPy V<n> */
     TS_DTYPE_OBJECT = 30,          /* NumPy O: Python objects, pickled */
     TS_DTYPE_STRUCTURED = 31,      /* NumPy record dtype */
-    TS_DTYPE_QUANTIZED = 32        /* GGUF block-quantized (see ts_array) */
+    TS_DTYPE_QUANTIZED = 32,       /* GGUF block-quantized (see ts_array) */
+    TS_DTYPE_INT4 = 33,            /* 4 bits, two per byte, low nibble first */
+    TS_DTYPE_UINT4 = 34,
+    TS_DTYPE_INT2 = 35,            /* 2 bits, four per byte, low bits first */
+    TS_DTYPE_UINT2 = 36
 } ts_dtype;
 
 /* Number of dtypes: valid values are TS_DTYPE_UNKNOWN..TS_DTYPE_COUNT-1
  * (grows as dtypes are appended). */
-#define TS_DTYPE_COUNT 33
+#define TS_DTYPE_COUNT 37
 
 /* Canonical NumPy-style name ("float32", "bfloat16", "float8_e4m3fn",
  * "datetime64", "bytes", "object", ...): static text, never NULL;
@@ -604,7 +608,11 @@ typedef enum ts_format {
     TS_FORMAT_GGUF = 5,          /* llama.cpp GGUF v2/v3 */
     TS_FORMAT_TSHAPE32 = 6,      /* raw mshadow TShape::Save: u32 ndim, u32 dims */
     TS_FORMAT_TSHAPE64 = 7,      /* raw MXNet TShape::Save: i32 ndim, i64 dims */
-    TS_FORMAT_PYTORCH = 8        /* PyTorch torch.save (zip, legacy) and TorchScript */
+    TS_FORMAT_PYTORCH = 8,       /* PyTorch torch.save (zip, legacy) and TorchScript */
+    TS_FORMAT_ONNX = 9,          /* ONNX ModelProto (.onnx) */
+    TS_FORMAT_HDF5 = 10,         /* HDF5 / Keras weights (.h5, .hdf5) */
+    TS_FORMAT_CAFFE = 11,        /* Caffe NetParameter / BlobProto (.caffemodel) */
+    TS_FORMAT_CAFFE2 = 12        /* Caffe2 TensorProtos or init NetDef (.pb) */
 } ts_format;
 
 /*
@@ -682,7 +690,10 @@ typedef struct ts_array {
                                     -1 when not addressable (deflated member).
                                     When >= 0, data_offset + nbytes <= the
                                     file size: readers reject files whose data
-                                    would run past the end. */
+                                    would run past the end. ONNX external
+                                    data: the offset in the side file that
+                                    storage_key names (checked against its
+                                    size). */
     int fortran_order;           /* 1: F order (npy fortran_order) */
     ts_storage storage;          /* MXNet sparse storage type */
     ts_shape storage_shape;      /* sparse: shape of the stored values */
@@ -732,10 +743,18 @@ typedef struct ts_open_options {
     size_t npy_max_header;       /* bytes; 0: NumPy's 10000-byte default */
     int gguf_stored_order;       /* 0 or 1: report GGUF dims innermost first */
     int want_metadata;           /* 0 or 1: collect safetensors/GGUF metadata */
+    const char *path;            /* name of the file the image came from, or
+                                    NULL. ts_file_open sets it to its path
+                                    when NULL. Readers use it to find side
+                                    files (ONNX external data, relative to
+                                    the model's folder) and, for formats
+                                    without a signature, its extension
+                                    (ONNX, Caffe, Caffe2 are detected only
+                                    with a known extension). */
 } ts_open_options;
 
 /* Initialiser of a ts_open_options with every option at its default. */
-#define TS_OPEN_OPTIONS_INIT {sizeof(ts_open_options), TS_FORMAT_AUTO, 0, 0, 0}
+#define TS_OPEN_OPTIONS_INIT {sizeof(ts_open_options), TS_FORMAT_AUTO, 0, 0, 0, NULL}
 
 /* An opened, parsed file: a list of arrays and optional metadata. */
 typedef struct ts_file ts_file;
@@ -832,7 +851,10 @@ TS_API ts_status ts_file_metadata_write(const ts_file *f, size_t i, ts_write_fn 
 /* Detects the format from the first len bytes of a file at data (at least
  * 8 bytes are needed for a reliable answer) by the readers' probes, in the
  * reader table's order. Returns TS_FORMAT_AUTO when unknown or data is
- * NULL. Formats without a signature (raw TShape) are never detected. */
+ * NULL. Raw TShape binaries have no signature and are never detected; ONNX,
+ * Caffe and Caffe2 files have none either: ts_file_open and
+ * ts_file_open_memory detect them by the extension of ts_open_options.path
+ * and their protobuf structure. */
 TS_API ts_format ts_format_detect(const void *data, size_t len);
 
 /* ------------------------------------------------------------------------ */
@@ -1882,6 +1904,207 @@ typedef struct ts_stats_options {
  */
 TS_API ts_status ts_array_stats(const ts_file *f, const ts_array *a,
                                 const ts_stats_options *opts, ts_stats *out, ts_error *err);
+
+/* ------------------------------------------------------------------------ */
+/* Layer shapes: convolution, pooling, matmul, linear, concat, stack        */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * The output shapes of the common neural-network layers, as PyTorch
+ * (torch.nn / torch.nn.functional) and ONNX compute them, without any data.
+ * Common to this section: `out` and the optional `weight` outputs are
+ * caller-initialised shapes (overwritten on success, unspecified on failure;
+ * the caller frees them); input dims must be >= 0 (TS_ERR_VALUE); every
+ * product and sum is overflow-checked (TS_ERR_OVERFLOW); a spatial output
+ * dim that would be 0 or negative is TS_ERR_SIZE with a message naming the
+ * axis of the input shape, e.g. "conv2d: axis 3 (spatial 1): the padded
+ * input 4 is smaller than the dilated kernel 5". Dims and kernel sizes are
+ * element counts; strides, dilations and paddings count elements of the
+ * axis they apply to. For ts_shape_dim (one dim, negative axes), see the
+ * Shape section.
+ */
+
+/* Most spatial dims of a convolution or pooling (Conv1d/2d/3d). */
+#define TS_CONV_MAX_SPATIAL 3
+
+/* How a convolution or pooling is padded (ONNX `auto_pad`). */
+typedef enum ts_pad_mode {
+    TS_PAD_EXPLICIT = 0,   /* pad_begin/pad_end as given (ONNX NOTSET, pads;
+                              PyTorch padding=N puts N at both ends) */
+    TS_PAD_VALID = 1,      /* no padding (ONNX VALID, TensorFlow/PyTorch 'valid') */
+    TS_PAD_SAME_UPPER = 2, /* output ceil(in / stride); total padding
+                              max(0, (out - 1) * stride + dilation * (kernel - 1)
+                              + 1 - in), the odd element at the end (ONNX
+                              SAME_UPPER, TensorFlow 'SAME'; PyTorch
+                              padding='same', which allows only stride 1) */
+    TS_PAD_SAME_LOWER = 3  /* the same total, the odd element at the beginning
+                              (ONNX SAME_LOWER); the output shape is that of
+                              SAME_UPPER */
+} ts_pad_mode;
+
+/* Pooling kinds (ts_pool_shape). */
+typedef enum ts_pool_kind {
+    TS_POOL_MAX = 0,       /* MaxPool1d/2d/3d: dilation allowed */
+    TS_POOL_AVG = 1        /* AvgPool1d/2d/3d: dilation must be 1 */
+} ts_pool_kind;
+
+/*
+ * The parameters of a convolution, transposed convolution or pooling. A
+ * growing option struct (the rule is at ts_open_options): initialise it with
+ * TS_CONV_PARAMS_INIT, then set what you need. Per-axis arrays hold
+ * nspatial values, the first for the first spatial axis (H of NCHW); the
+ * entries beyond nspatial are ignored.
+ *   nspatial        1, 2 or 3 (Conv1d, Conv2d, Conv3d)
+ *   kernel          >= 1 each
+ *   stride          >= 1 each (PyTorch pooling's default is the kernel:
+ *                   pass it yourself)
+ *   dilation        >= 1 each
+ *   pad_begin/end   >= 0 each: padding before and after the axis, used when
+ *                   pad_mode is TS_PAD_EXPLICIT (ONNX pads x_begin, x_end)
+ *   output_padding  >= 0 each, transposed convolution only, and each must be
+ *                   smaller than the stride or the dilation of its axis
+ *                   (PyTorch ConvTranspose); ignored elsewhere
+ *   pad_mode        a ts_pad_mode
+ *   groups          >= 1; the input channels and out_channels must be
+ *                   multiples of it (conv and convtranspose; pooling ignores it)
+ *   out_channels    >= 1 (conv and convtranspose; pooling ignores it)
+ *   ceil_mode       0 or 1, pooling only (PyTorch ceil_mode)
+ */
+typedef struct ts_conv_params {
+    size_t struct_size;            /* sizeof(ts_conv_params) */
+    int nspatial;
+    int64_t kernel[TS_CONV_MAX_SPATIAL];
+    int64_t stride[TS_CONV_MAX_SPATIAL];
+    int64_t dilation[TS_CONV_MAX_SPATIAL];
+    int64_t pad_begin[TS_CONV_MAX_SPATIAL];
+    int64_t pad_end[TS_CONV_MAX_SPATIAL];
+    int64_t output_padding[TS_CONV_MAX_SPATIAL];
+    ts_pad_mode pad_mode;
+    int64_t groups;
+    int64_t out_channels;
+    int ceil_mode;
+} ts_conv_params;
+
+/* A 2-D 1x1 convolution with one output channel, stride and dilation 1, no
+ * padding, one group: set kernel, out_channels and the rest as needed. */
+#define TS_CONV_PARAMS_INIT                                                     \
+    {sizeof(ts_conv_params), 2, {1, 1, 1}, {1, 1, 1}, {1, 1, 1}, {0, 0, 0},     \
+     {0, 0, 0}, {0, 0, 0}, TS_PAD_EXPLICIT, 1, 1, 0}
+
+/*
+ * Convolution output shape (PyTorch Conv1d/Conv2d/Conv3d shape formula,
+ * torch.nn docs; ONNX Conv with auto_pad). `in` is (N, C, *spatial), or
+ * (C, *spatial) unbatched as PyTorch allows; `out` is (N, out_channels,
+ * *o) (unbatched: (out_channels, *o)) with, per spatial axis,
+ *     o = floor((in + pad_begin + pad_end - dilation * (kernel - 1) - 1)
+ *               / stride) + 1
+ * and the padding given by pad_mode. `weight`, when not NULL, receives the
+ * weight shape (out_channels, C / groups, *kernel). N may be 0 (as PyTorch,
+ * but the parameters are checked whatever N is: PyTorch skips some checks,
+ * such as output_padding's, for an empty batch);
+ * C and every spatial input dim must be >= 1 (PyTorch accepts C 0 and then
+ * returns 0 channels; tshape rejects it).
+ * Errors: TS_ERR_NDIM (ndim not nspatial + 1 or + 2), TS_ERR_VALUE (a
+ * parameter out of its range above, C or a spatial dim 0, a negative dim:
+ * the message names the parameter and axis), TS_ERR_SIZE (C or out_channels
+ * not a multiple of groups; an output dim below 1, naming the axis),
+ * TS_ERR_OVERFLOW, TS_ERR_INVALID_ARG (also: p->struct_size too small,
+ * nspatial not 1..3, pad_mode outside ts_pad_mode, ceil_mode not 0/1),
+ * TS_ERR_UNSUPPORTED (p->struct_size larger with unknown bytes set),
+ * TS_ERR_NOMEM.
+ */
+TS_API ts_status ts_conv_shape(const ts_shape *in, const ts_conv_params *p, ts_shape *out,
+                               ts_shape *weight, ts_error *err);
+
+/*
+ * Transposed convolution output shape (PyTorch ConvTranspose1d/2d/3d shape
+ * formula, torch.nn docs; ONNX ConvTranspose output_shape formula):
+ *     o = (in - 1) * stride - pad_begin - pad_end + dilation * (kernel - 1)
+ *         + output_padding + 1
+ * `in`, `out` and the errors as ts_conv_shape; `weight` (may be NULL)
+ * receives (C, out_channels / groups, *kernel). pad_mode must be
+ * TS_PAD_EXPLICIT or TS_PAD_VALID (TS_ERR_UNSUPPORTED for SAME: ONNX then
+ * fixes the output instead, ceil(in * stride)); output_padding must be
+ * below the stride or the dilation of its axis (TS_ERR_VALUE).
+ */
+TS_API ts_status ts_conv_transpose_shape(const ts_shape *in, const ts_conv_params *p,
+                                         ts_shape *out, ts_shape *weight, ts_error *err);
+
+/*
+ * Pooling output shape (PyTorch MaxPool/AvgPool 1d/2d/3d, torch.nn docs and
+ * pooling_output_shape in ATen's Pool.h; ONNX MaxPool/AveragePool auto_pad).
+ * `in` is (N, C, *spatial) or (C, *spatial); `out` keeps N and C. Per axis,
+ * with explicit padding,
+ *     o = floor_or_ceil((in + pad_begin + pad_end - dilation * (kernel - 1)
+ *                        - 1) / stride) + 1
+ * rounding up when ceil_mode is 1, and then, PyTorch's rule, one less when
+ * the last window would start at or after in + pad_begin (it must start
+ * inside the input or the left padding); with ceil_mode the padded input
+ * may be smaller than the dilated kernel as long as o >= 1. As PyTorch,
+ * explicit padding may be at most half the kernel (pad <= kernel / 2,
+ * rounded down), C and every spatial input dim must be >= 1, and for 3-D
+ * average pooling (AvgPool3d) every spatial input dim must be at least its
+ * kernel (TS_ERR_SIZE); out_channels, groups and output_padding are
+ * ignored. SAME modes give ceil(in / stride) as ONNX.
+ * Errors as ts_conv_shape, plus TS_ERR_VALUE (padding above half the
+ * kernel; kind TS_POOL_AVG with a dilation other than 1) and
+ * TS_ERR_INVALID_ARG (kind outside ts_pool_kind).
+ */
+TS_API ts_status ts_pool_shape(const ts_shape *in, ts_pool_kind kind, const ts_conv_params *p,
+                               ts_shape *out, ts_error *err);
+
+/*
+ * Matrix product shape (NumPy `matmul`, also torch.matmul): both operands
+ * need at least one dim; a 1-D `a` is promoted to (1, k) and a 1-D `b` to
+ * (k, 1), and the added dim is removed from the result; the last dim of a
+ * must equal the second last of b; the batch dims (all but the last two)
+ * broadcast as ts_broadcast. (2,3,4) @ (4,5) gives (2,3,5), (4,) @ (4,)
+ * gives (), (5,1,3,4) @ (2,4,6) gives (5,2,3,6).
+ * Errors: TS_ERR_NDIM (a 0-d operand; result above TS_MAX_NDIM),
+ * TS_ERR_SIZE (inner dims differ, naming both), TS_ERR_BROADCAST (batch
+ * dims), TS_ERR_VALUE, TS_ERR_NOMEM.
+ */
+TS_API ts_status ts_matmul_shape(const ts_shape *a, const ts_shape *b, ts_shape *out,
+                                 ts_error *err);
+
+/*
+ * Linear layer shape (PyTorch nn.Linear, torch.nn docs: y = x A^T + b):
+ * `in` is (*, in_features) with at least one dim; `out` is (*,
+ * out_features); `weight`, when not NULL, receives (out_features,
+ * in_features) (the bias is (out_features,)). in_features -1 takes the last
+ * dim of `in`; otherwise it must equal it. out_features >= 0 (PyTorch
+ * allows 0).
+ * Errors: TS_ERR_NDIM (`in` is 0-d), TS_ERR_SIZE (the last dim is not
+ * in_features), TS_ERR_VALUE (in_features below -1, out_features < 0, a
+ * negative dim), TS_ERR_NOMEM.
+ */
+TS_API ts_status ts_linear_shape(const ts_shape *in, int64_t in_features, int64_t out_features,
+                                 ts_shape *out, ts_shape *weight, ts_error *err);
+
+/*
+ * Concatenation along an existing axis (NumPy `concatenate`, torch.cat):
+ * the n >= 1 shapes have the same ndim >= 1 and equal dims except at
+ * `axis` (negative counts from the end), where the result has their sum.
+ * Unlike torch.cat, a 1-D (0,) shape is not skipped (torch's legacy rule).
+ * Errors (err->index: the shape that does not fit the first): TS_ERR_NDIM
+ * (n is 0; a 0-d shape; ndims differ), TS_ERR_AXIS, TS_ERR_SIZE (a dim
+ * other than `axis` differs, naming the axis), TS_ERR_OVERFLOW,
+ * TS_ERR_VALUE, TS_ERR_NOMEM. shapes may be NULL only when n is 0; no
+ * shapes[i] may be NULL.
+ */
+TS_API ts_status ts_concat_shape(const ts_shape *const *shapes, size_t n, int64_t axis,
+                                 ts_shape *out, ts_error *err);
+
+/*
+ * Stacking along a new axis (NumPy `stack`, torch.stack): the n >= 1 shapes
+ * must be equal; the result inserts n at `axis`, which indexes the result
+ * (-(ndim + 1)..ndim): (2,3) x 4 at axis 1 gives (2,4,3).
+ * Errors (err->index: the shape that differs from the first): TS_ERR_NDIM
+ * (n is 0; result above TS_MAX_NDIM), TS_ERR_AXIS, TS_ERR_SIZE (shapes
+ * differ), TS_ERR_OVERFLOW (n above INT64_MAX), TS_ERR_VALUE, TS_ERR_NOMEM.
+ */
+TS_API ts_status ts_stack_shape(const ts_shape *const *shapes, size_t n, int64_t axis,
+                                ts_shape *out, ts_error *err);
 
 #endif /* TS_EXPERIMENTAL_API */
 

@@ -708,6 +708,68 @@ START_TEST(test_values)
 }
 END_TEST
 
+START_TEST(test_layer_shapes)
+{
+    ts_shape t = TS_SHAPE_INIT, w = TS_SHAPE_INIT, in = TS_SHAPE_INIT;
+    tu_shape(&in, "(1,3,8,8)");
+    const ts_shape *two[2] = {&S, NULL};
+    ts_conv_params p = TS_CONV_PARAMS_INIT, q = TS_CONV_PARAMS_INIT;
+
+    EXPECT(ts_conv_shape(NULL, &p, &t, &w, EP), BAD, "ts_conv_shape: in is NULL");
+    EXPECT(ts_conv_shape(&in, NULL, &t, &w, EP), BAD, "ts_conv_shape: p is NULL");
+    EXPECT(ts_conv_shape(&in, &p, NULL, &w, EP), BAD, "ts_conv_shape: out is NULL");
+    ck_assert_int_eq(ts_conv_shape(&in, &p, &t, NULL, NULL), TS_OK); /* weight may be NULL */
+    q.struct_size = 0;
+    EXPECT(ts_conv_shape(&in, &q, &t, &w, EP), BAD, NULL);
+    q = p, q.nspatial = 4;
+    EXPECT(ts_conv_shape(&in, &q, &t, &w, EP), BAD,
+           "ts_conv_shape: p->nspatial is 4, not 1, 2 or 3");
+    q = p, q.pad_mode = (ts_pad_mode)9;
+    EXPECT(ts_conv_shape(&in, &q, &t, &w, EP), BAD,
+           "ts_conv_shape: p->pad_mode 9 is not a ts_pad_mode");
+    q = p, q.ceil_mode = 2;
+    EXPECT(ts_conv_shape(&in, &q, &t, &w, EP), BAD,
+           "ts_conv_shape: p->ceil_mode is 2, not 0 or 1");
+    q = p, q.groups = 0;
+    EXPECT(ts_conv_shape(&in, &q, &t, &w, EP), TS_ERR_VALUE, NULL);
+
+    EXPECT(ts_conv_transpose_shape(NULL, &p, &t, &w, EP), BAD,
+           "ts_conv_transpose_shape: in is NULL");
+    EXPECT(ts_conv_transpose_shape(&in, NULL, &t, &w, EP), BAD,
+           "ts_conv_transpose_shape: p is NULL");
+    EXPECT(ts_conv_transpose_shape(&in, &p, NULL, &w, EP), BAD,
+           "ts_conv_transpose_shape: out is NULL");
+
+    EXPECT(ts_pool_shape(NULL, TS_POOL_MAX, &p, &t, EP), BAD, "ts_pool_shape: in is NULL");
+    EXPECT(ts_pool_shape(&in, TS_POOL_MAX, NULL, &t, EP), BAD, "ts_pool_shape: p is NULL");
+    EXPECT(ts_pool_shape(&in, TS_POOL_MAX, &p, NULL, EP), BAD, "ts_pool_shape: out is NULL");
+    EXPECT(ts_pool_shape(&in, (ts_pool_kind)2, &p, &t, EP), BAD,
+           "ts_pool_shape: kind 2 is not a ts_pool_kind");
+
+    EXPECT(ts_matmul_shape(NULL, &S, &t, EP), BAD, "ts_matmul_shape: a is NULL");
+    EXPECT(ts_matmul_shape(&S, NULL, &t, EP), BAD, "ts_matmul_shape: b is NULL");
+    EXPECT(ts_matmul_shape(&S, &S, NULL, EP), BAD, "ts_matmul_shape: out is NULL");
+
+    EXPECT(ts_linear_shape(NULL, 3, 4, &t, &w, EP), BAD, "ts_linear_shape: in is NULL");
+    EXPECT(ts_linear_shape(&S, 3, 4, NULL, &w, EP), BAD, "ts_linear_shape: out is NULL");
+    ck_assert_int_eq(ts_linear_shape(&S, 3, 4, &t, NULL, NULL), TS_OK);
+
+    EXPECT(ts_concat_shape(NULL, 2, 0, &t, EP), BAD, "ts_concat_shape: shapes is NULL but n is 2");
+    EXPECT(ts_concat_shape(two, 2, 0, &t, EP), BAD, "ts_concat_shape: shapes[1] is NULL");
+    ck_assert_int_eq(E.index, 1);
+    EXPECT(ts_concat_shape(two, 1, 0, NULL, EP), BAD, "ts_concat_shape: out is NULL");
+    EXPECT(ts_concat_shape(NULL, 0, 0, &t, EP), TS_ERR_NDIM, NULL);
+    EXPECT(ts_stack_shape(NULL, 2, 0, &t, EP), BAD, "ts_stack_shape: shapes is NULL but n is 2");
+    EXPECT(ts_stack_shape(two, 2, 0, &t, EP), BAD, "ts_stack_shape: shapes[1] is NULL");
+    EXPECT(ts_stack_shape(two, 1, 0, NULL, EP), BAD, "ts_stack_shape: out is NULL");
+    EXPECT(ts_stack_shape(NULL, 0, 0, &t, EP), TS_ERR_NDIM, NULL);
+
+    ts_shape_free(&t);
+    ts_shape_free(&w);
+    ts_shape_free(&in);
+}
+END_TEST
+
 Suite *args_suite(void)
 {
     Suite *s = suite_create("args");
@@ -727,6 +789,7 @@ Suite *args_suite(void)
     tcase_add_test(tc, test_jagged);
     tcase_add_test(tc, test_dlpack);
     tcase_add_test(tc, test_values);
+    tcase_add_test(tc, test_layer_shapes);
     suite_add_tcase(s, tc);
     return s;
 }

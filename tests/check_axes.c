@@ -200,7 +200,7 @@ static const flatten_case flatten_cases[] = {
      "flatten end_dim 3 is out of range for (2,3,4): expected -3..2"},
     {"(2,3,4)", -4, 0, NULL, TS_ERR_AXIS, "flatten start_dim -4 is out of range"},
     {"()", 1, 1, NULL, TS_ERR_AXIS, "expected -1..0 (a scalar counts as one dim)"},
-    {"(4294967296,4294967296)", 0, 1, NULL, TS_ERR_OVERFLOW, "does not fit in 64 bits"},
+    {"(4294967296,4294967296)", 0, 1, NULL, TS_ERR_OVERFLOW, "does not fit in int64"},
 };
 
 START_TEST(test_flatten)

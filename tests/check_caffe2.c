@@ -34,9 +34,9 @@ static const outer_case outer_cases[] = {
      "extend: the number of rows to add must be >= 0, not -1"},
     {EXTEND, "(9223372036854775807,1)", 1, NULL, TS_ERR_OVERFLOW,
      "extend: outer dim 9223372036854775807 of (9223372036854775807,1) plus 1 does not fit in "
-     "64 bits"},
+     "int64"},
     {EXTEND, "(4611686018427387903,2)", 1, NULL, TS_ERR_OVERFLOW,
-     "extend: the product of (4611686018427387904,2) does not fit in 64 bits"},
+     "extend: the product of (4611686018427387904,2) does not fit in int64"},
     {SHRINK, "(4,3)", 2, "(2,3)", TS_OK, NULL},
     {SHRINK, "(4,3)", 4, "(4,3)", TS_OK, NULL},
     {SHRINK, "(4,3)", 0, "(0,3)", TS_OK, NULL},
@@ -91,7 +91,7 @@ static const resize_case resize_cases[] = {
     {"(2,3,4,5,6)", "(720,)", 720, 720, 0, TS_OK, NULL},
     {"(3,4)", "(2,-1)", 0, 0, 0, TS_ERR_VALUE, "resize: the new shape: dim 1 is negative (-1)"},
     {"(4294967296,4294967296)", "(2,)", 0, 0, 0, TS_ERR_OVERFLOW,
-     "resize: the old shape: the product of (4294967296,4294967296) does not fit in 64 bits"},
+     "resize: the old shape: the product of (4294967296,4294967296) does not fit in int64"},
 };
 
 START_TEST(test_resize_table)

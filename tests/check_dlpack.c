@@ -91,6 +91,8 @@ static const struct {
     {TS_DTYPE_UNICODE, 0, 0, 0},        {TS_DTYPE_VOID, 0, 0, 0},
     {TS_DTYPE_OBJECT, 0, 0, 0},         {TS_DTYPE_STRUCTURED, 0, 0, 0},
     {TS_DTYPE_QUANTIZED, 0, 0, 0},      {TS_DTYPE_UNKNOWN, 0, 0, 0},
+    {TS_DTYPE_INT4, 0, 0, 0},           {TS_DTYPE_UINT4, 0, 0, 0},
+    {TS_DTYPE_INT2, 0, 0, 0},           {TS_DTYPE_UINT2, 0, 0, 0},
 };
 #define NCASES(a) ((int)(sizeof(a) / sizeof *(a)))
 
@@ -311,7 +313,7 @@ START_TEST(test_blob_to_dlpack_errors)
     make_blob(&b, "(4,2,1)", -1, TS_DEV_CPU, TS_DTYPE_INT8, NULL);
     b.stride = (int64_t)1 << 62;
     ck_assert_int_eq(ts_blob_to_dlpack(&b, shape, strides, &t, &err), TS_ERR_OVERFLOW);
-    ck_assert_str_eq(err.message, "the strides of shape (4,2,1) do not fit in 64 bits");
+    ck_assert_str_eq(err.message, "the strides of shape (4,2,1) do not fit in int64");
     ts_blob_free(&b);
 }
 END_TEST
@@ -359,11 +361,11 @@ static const struct {
      "strides (-4,1) of shape (3,4): the row stride -4 is below the last dim 4, so rows "
      "would overlap or run backwards"},
     {3, {2, 4, 4}, (const int64_t[]){0, INT64_MAX / 2, 1}, TS_ERR_OVERFLOW, 0,
-     "strides of shape (2,4,4) with row stride 4611686018427387903 do not fit in 64 bits"},
+     "strides of shape (2,4,4) with row stride 4611686018427387903 do not fit in int64"},
     {2, {3, -4}, NULL, TS_ERR_VALUE, 0,
      "dim 1 is negative (-4): sizes must be >= 0"},
     {2, {INT64_MAX, 3}, NULL, TS_ERR_OVERFLOW, 0,
-     "the product of (9223372036854775807,3) does not fit in 64 bits"},
+     "the product of (9223372036854775807,3) does not fit in int64"},
 };
 
 START_TEST(test_blob_from_dlpack)

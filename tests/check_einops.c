@@ -131,7 +131,7 @@ static const einops_case cases[] = {
     {RP, "a -> a 007", "(2,)", NULL, NULL, TS_ERR_PARSE,
      "anonymous axis '007' at column 8 has a leading zero", 8},
     {RP, "a -> a 99999999999999999999", "(2,)", NULL, NULL, TS_ERR_OVERFLOW,
-     "does not fit in 64 bits", 8},
+     "does not fit in int64", 8},
     {RE, "a.b -> a", "(2,)", NULL, NULL, TS_ERR_PARSE, "'.' at column 2 is not part of an ellipsis", 2},
     {RE, ".. -> a", "(2,)", NULL, NULL, TS_ERR_PARSE, "'.' at column 1 is not part of an ellipsis", 1},
     {RE, ".... -> a", "(2,)", NULL, NULL, TS_ERR_PARSE, "'.' at column 1 is not part of an ellipsis", 1},
@@ -151,7 +151,7 @@ static const einops_case cases[] = {
     {RE, "(a b) -> a b", "(6,)", "b=2,b=3", NULL, TS_ERR_VALUE, "axis b is given a size twice", 0},
     {RE, "(a b) -> a b", "(6,)", "_b=2", NULL, TS_ERR_VALUE, "invalid name for an axis '_b'", 0},
     {RP, "a -> (a b c)", "(2,)", "b=4611686018427387904,c=4", NULL, TS_ERR_OVERFLOW,
-     "does not fit in 64 bits", 0},
+     "does not fit in int64", 0},
 };
 
 START_TEST(test_einops_table)

@@ -380,7 +380,7 @@ START_TEST(test_tensor_rules)
     info(&b, "w", 1, 2, big, 0, 0);
     ck_assert_int_eq(open_buf(&b, 0, &f, &err), TS_ERR_OVERFLOW);
     ck_assert_str_eq(err.message, "tensor 0 'w': ne at byte 37: the product of "
-                                  "(4294967296,4294967296) does not fit in 64 bits");
+                                  "(4294967296,4294967296) does not fit in int64");
     ck_assert_int_eq(err.offset, 37);
 
     /* byte size overflow although the element count fits: 2^62 x F64 */

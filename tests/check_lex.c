@@ -41,11 +41,11 @@ static const i64_case i64_cases[] = {
     {"-3", 0, TS_ERR_VALUE, 0, 1,
      "negative integer -3 at column 1: expected an integer >= 0"},
     {"9223372036854775808", 0, TS_ERR_OVERFLOW, 0, 1,
-     "integer at column 1 does not fit in 64 bits"},
+     "integer at column 1 does not fit in int64"},
     {"-9223372036854775809", NEG, TS_ERR_OVERFLOW, 0, 1,
-     "integer at column 1 does not fit in 64 bits"},
+     "integer at column 1 does not fit in int64"},
     {"99999999999999999999999999", NEG, TS_ERR_OVERFLOW, 0, 1,
-     "integer at column 1 does not fit in 64 bits"},
+     "integer at column 1 does not fit in int64"},
     {"1", 0x8, TS_ERR_INVALID_ARG, 0, 0,
      "ts_parse_i64: unknown flag bits 0x8 in flags (known: 0x1)"},
 };
@@ -118,7 +118,7 @@ static const list_case list_cases[] = {
     {"(1,2", NEG, TS_ERR_PARSE, NULL, 5,
      "expected ',' or ')' at column 5, found the end of the input"},
     {"1,99999999999999999999", NEG, TS_ERR_OVERFLOW, NULL, 3,
-     "integer at column 3 does not fit in 64 bits"},
+     "integer at column 3 does not fit in int64"},
     {"1", 0x2, TS_ERR_INVALID_ARG, NULL, 0,
      "ts_parse_i64_list: unknown flag bits 0x2 in flags (known: 0x1)"},
 };

@@ -273,8 +273,9 @@ static const bad_case bad[] = {
     {"mxnet/bad_list_magic.params", TS_FORMAT_MXNET, TS_ERR_FORMAT, 0,
      "expected the MXNet NDArray list magic 0x112 at byte 0, found 0x113"},
     {"mxnet/bad_list_magic.params", TS_FORMAT_AUTO, TS_ERR_FORMAT, 0,
-     "unknown file format: the first bytes match none of npy, pytorch, npz, mxnet, safetensors, gguf "
-     "(formats without a signature need --format: tshape32, tshape64)"},
+     "unknown file format: the first bytes match none of npy, pytorch, npz, mxnet, safetensors, gguf, hdf5 "
+     "(formats without a signature need --format: tshape32, tshape64; or their extension: "
+     "onnx, caffe, caffe2)"},
     {"mxnet/bad_record_magic.params", TS_FORMAT_AUTO, TS_ERR_FORMAT, 24,
      "array 0: unknown record magic 0xF993FACB at byte 24 (expected 0xF993FAC8 V1, "
      "0xF993FAC9 V2, 0xF993FACA V3, or a legacy ndim <= 64)"},
@@ -308,7 +309,7 @@ static const bad_case bad[] = {
      "array 1: file ends inside the data at byte 96: need 400 bytes, 32 left"},
     {"mxnet/bad_overflow.params", TS_FORMAT_AUTO, TS_ERR_OVERFLOW, 24,
      "array 0: element count of shape (1099511627776,1099511627776) does not fit in "
-     "64 bits"},
+     "int64"},
 };
 
 START_TEST(test_bad)

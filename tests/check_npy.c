@@ -182,8 +182,9 @@ typedef struct bad_case {
 
 static const bad_case bad_cases[] = {
     {"bad_magic.npy", TS_FORMAT_AUTO, TS_ERR_FORMAT, 0,
-     "unknown file format: the first bytes match none of npy, pytorch, npz, mxnet, safetensors, gguf "
-     "(formats without a signature need --format: tshape32, tshape64)"},
+     "unknown file format: the first bytes match none of npy, pytorch, npz, mxnet, safetensors, gguf, hdf5 "
+     "(formats without a signature need --format: tshape32, tshape64; or their extension: "
+     "onnx, caffe, caffe2)"},
     {"bad_magic.npy", TS_FORMAT_NPY, TS_ERR_FORMAT, 5,
      "not an npy file: expected the magic \\x93NUMPY at byte 0, found 'Z' (0x5a) at byte 5"},
     {"bad_version.npy", TS_FORMAT_AUTO, TS_ERR_UNSUPPORTED, 6,
@@ -438,7 +439,7 @@ static const syntax_bad syntax_bad_cases[] = {
     {1, "{'shape': (2x,)}", TS_ERR_FORMAT, 21,
      H1 "expected a non-negative int for dimension 0 of the shape at byte 21, found '2x'"},
     {1, "{'shape': (9223372036854775808,)}", TS_ERR_OVERFLOW, 21,
-     H1 "dimension 0 of the shape at byte 21 does not fit in 64 bits"},
+     H1 "dimension 0 of the shape at byte 21 does not fit in int64"},
     {3, "{'shape': (2L,)}", TS_ERR_FORMAT, 24,
      H3 "the Python 2 'L' suffix at byte 24 is only allowed in version 1.0 and 2.0 headers"},
     {1, "{'fortran_order': false}", TS_ERR_FORMAT, 28,
@@ -470,16 +471,16 @@ static const syntax_bad syntax_bad_cases[] = {
     {1, "{'descr': [('a', '<i4') ('b', '<i4')]}", TS_ERR_FORMAT, 34,
      H1 "expected ',' or ']' after a field at byte 34, found '('"},
     {1, "{'descr': [('a', '<i4', (4611686018427387904,))]}", TS_ERR_OVERFLOW, 34,
-     H1 "the byte size of the subarray at byte 34 does not fit in 64 bits"},
+     H1 "the byte size of the subarray at byte 34 does not fit in int64"},
     {1, "{'descr': [('a', '|V4611686018427387904'), ('b', '|V4611686018427387904')]}",
      TS_ERR_OVERFLOW, 20,
-     H1 "the itemsize of the structured dtype at byte 20 does not fit in 64 bits"},
+     H1 "the itemsize of the structured dtype at byte 20 does not fit in int64"},
     {1, "{'descr': '<f8', 'fortran_order': False, 'shape': (4611686018427387904, 2)}",
      TS_ERR_OVERFLOW, 10,
-     H1 "the product of (4611686018427387904,2) does not fit in 64 bits"},
+     H1 "the product of (4611686018427387904,2) does not fit in int64"},
     {1, "{'descr': '<f8', 'fortran_order': False, 'shape': (1152921504606846976, 2)}",
      TS_ERR_OVERFLOW, 10,
-     H1 "byte size of shape (1152921504606846976,2) x float64 does not fit in 64 bits"},
+     H1 "byte size of shape (1152921504606846976,2) x float64 does not fit in int64"},
     {3, "{'descr': [('\xe9', '<i2')]}", TS_ERR_FORMAT, 25,
      H3 "invalid UTF-8 at byte 25 (version 3.0 headers are UTF-8)"},
 };

@@ -262,6 +262,87 @@ START_TEST(test_not_a_zip)
 }
 END_TEST
 
+/* Little-endian u16/u32 into p. */
+static unsigned char *le(unsigned char *p, uint32_t v, int n)
+{
+    for (int i = 0; i < n; i++)
+        *p++ = (unsigned char)(v >> (8 * i));
+    return p;
+}
+
+/* A zip of one stored member `name` holding one byte; returns its length. */
+static size_t one_member_zip(unsigned char *buf, const char *name)
+{
+    uint16_t nl = (uint16_t)strlen(name);
+    uint32_t crc = 0xe8b7be43u; /* crc32("a") */
+    unsigned char *p = buf;
+    p = le(p, 0x04034b50u, 4); p = le(p, 20, 2); p = le(p, 0, 2); p = le(p, 0, 2);
+    p = le(p, 0, 4); p = le(p, crc, 4); p = le(p, 1, 4); p = le(p, 1, 4);
+    p = le(p, nl, 2); p = le(p, 0, 2);
+    memcpy(p, name, nl); p += nl; *p++ = 'a';
+    uint32_t cd = (uint32_t)(p - buf);
+    p = le(p, 0x02014b50u, 4); p = le(p, 20, 2); p = le(p, 20, 2); p = le(p, 0, 2);
+    p = le(p, 0, 2); p = le(p, 0, 4); p = le(p, crc, 4); p = le(p, 1, 4); p = le(p, 1, 4);
+    p = le(p, nl, 2); p = le(p, 0, 2); p = le(p, 0, 2); p = le(p, 0, 2); p = le(p, 0, 2);
+    p = le(p, 0, 4); p = le(p, 0, 4);
+    memcpy(p, name, nl); p += nl;
+    uint32_t cdlen = (uint32_t)(p - buf) - cd;
+    p = le(p, 0x06054b50u, 4); p = le(p, 0, 2); p = le(p, 0, 2); p = le(p, 1, 2);
+    p = le(p, 1, 2); p = le(p, cdlen, 4); p = le(p, cd, 4); p = le(p, 0, 2);
+    return (size_t)(p - buf);
+}
+
+/* Issue 15: a zip without .npy members (a PyTorch checkpoint) was reported
+ * as an npz holding no arrays; np.savez() of nothing (no member) still is. */
+START_TEST(test_zip_not_npz)
+{
+    unsigned char buf[512];
+    ts_file *f;
+    ts_error err;
+    /* A member named <folder>/data.pkl makes it a PyTorch archive: its
+     * reader comes first and reports the bad pickle. */
+    size_t n = one_member_zip(buf, "model/data.pkl");
+    ck_assert_int_eq(ts_file_open_memory(buf, n, NULL, &f, &err), TS_ERR_FORMAT);
+    ck_assert_int_eq(ts_format_detect(buf, n), TS_FORMAT_PYTORCH);
+    n = one_member_zip(buf, "x.npy.txt");
+    ck_assert_int_eq(ts_file_open_memory(buf, n, NULL, &f, &err), TS_ERR_FORMAT);
+    ck_assert_str_eq(err.message, "zip archive of 1 members and no .npy member (the first is "
+                     "'x.npy.txt'): not a NumPy .npz");
+    ck_assert_int_eq(ts_file_open("tests/fixtures/npy/empty.npz", NULL, &f, &err), TS_OK);
+    ck_assert_uint_eq(ts_file_count(f), 0);
+    ts_file_close(f);
+}
+END_TEST
+
+/* Issue 15: "unknown file format" says what the first bytes look like. */
+static const struct {
+    const char *bytes;
+    size_t len;
+    const char *says;
+} sniff_cases[] = {
+    {"\x80\x02\x8a\x0a" "abcdefgh", 12, "unknown file format (it starts with a "
+     "pickle protocol byte 0x80: a Python pickle, but not a legacy PyTorch checkpoint, whose "
+     "first pickle is its magic number; tshape never runs a pickle): "},
+    {"\x08\x08\x12\x0f" "tshape-f", 12, "unknown file format (its first bytes look like a "
+     "protocol buffer: an ONNX model or a Caffe or Caffe2 file, which are recognised by their "
+     "extension .onnx, .caffemodel, .binaryproto or .pb; or use --format onnx, caffe or "
+     "caffe2): "},
+    {"\x1f\x8b\x08\0\0\0\0\0\0\0\0\0", 12, "unknown file format (it is gzip-compressed: "
+     "decompress it first): "},
+    {"hello world!", 12, "unknown file format: the first bytes match none of "},
+};
+
+START_TEST(test_unknown_format_says_what)
+{
+    ts_file *f;
+    ts_error err;
+    ck_assert_int_eq(ts_file_open_memory(sniff_cases[_i].bytes, sniff_cases[_i].len, NULL, &f,
+                                         &err), TS_ERR_FORMAT);
+    ck_assert_msg(strncmp(err.message, sniff_cases[_i].says, strlen(sniff_cases[_i].says)) == 0,
+                  "got: %s", err.message);
+}
+END_TEST
+
 /* Every proper prefix of an archive fails cleanly. */
 static const char *const prefix_files[] = {
     "tests/fixtures/npy/mixed.npz",
@@ -293,6 +374,9 @@ Suite *npz_suite(void)
     tcase_add_loop_test(tc, test_bad, 0, (int)(sizeof bad_cases / sizeof *bad_cases));
     tcase_add_loop_test(tc, test_patched, 0, (int)(sizeof patch_cases / sizeof *patch_cases));
     tcase_add_test(tc, test_not_a_zip);
+    tcase_add_test(tc, test_zip_not_npz);
+    tcase_add_loop_test(tc, test_unknown_format_says_what, 0,
+                        (int)(sizeof sniff_cases / sizeof *sniff_cases));
     tcase_add_loop_test(tc, test_every_prefix_fails, 0,
                         (int)(sizeof prefix_files / sizeof *prefix_files));
     tcase_set_timeout(tc, 60);

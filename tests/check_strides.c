@@ -41,7 +41,7 @@ static const strides_case strides_cases[] = {
     {"(2,3)", 0, 'C', NULL, TS_ERR_VALUE, "itemsize must be >= 1"},
     {"(2,3)", 8, 'X', NULL, TS_ERR_INVALID_ARG, "order must be 'C' (row-major) or 'F'"},
     {"(2,-3)", 8, 'C', NULL, TS_ERR_VALUE, "strides of (2,-3)"},
-    {"(1152921504606846976,4)", 2, 'C', NULL, TS_ERR_OVERFLOW, "do not fit in 64 bits"},
+    {"(1152921504606846976,4)", 2, 'C', NULL, TS_ERR_OVERFLOW, "do not fit in int64"},
     {"(4294967296,4294967296)", 1, 'C', NULL, TS_ERR_OVERFLOW, NULL},
 };
 

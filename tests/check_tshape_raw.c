@@ -109,7 +109,7 @@ static const bad_case bad[] = {
      "shape 1 at byte 12: dim 1 at byte 24 is negative (-1)"},
     {"tshape/bad32_overflow.tshape", TS_FORMAT_TSHAPE32, TS_ERR_OVERFLOW, 0,
      "shape 0 at byte 0: element count of (4294967295,4294967295,4294967295) does not "
-     "fit in 64 bits"},
+     "fit in int64"},
     {"tshape/empty.tshape", TS_FORMAT_TSHAPE32, TS_ERR_FORMAT, 0,
      "file is empty: a raw tshape32 file holds at least one shape (u32 ndim, u32 dims)"},
     {"tshape/empty.tshape", TS_FORMAT_TSHAPE64, TS_ERR_FORMAT, 0,

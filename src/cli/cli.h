@@ -173,6 +173,27 @@ void cli_print_options(cli_ctx *ctx, const cli_option *opts, const cli_option *m
  * buf, separated by spaces; "" when it has none. */
 const char *cli_choices(const cli_option *o, char *buf, size_t cap);
 
+/* ---- selecting entries by name (filter.c) ------------------------------------- */
+
+/* The options every command that lists entries by name offers: --filter GLOB
+ * and --exclude GLOB, both repeatable (a command puts them in its table). */
+#define CLI_FILTER_OPTIONS                                                             \
+    CLI_VALUE("filter", 0, "GLOB",                                                    \
+              "only entries whose name matches GLOB (fnmatch; repeatable)"), \
+    CLI_VALUE("exclude", 0, "GLOB", "leave out entries whose name matches GLOB (repeatable)")
+
+typedef struct cli_filter {
+    const cli_args *args;
+    int include;          /* how many --filter were given */
+} cli_filter;
+
+/* Reads --filter and --exclude of args (which must outlive f). */
+void cli_filter_init(cli_filter *f, const cli_args *args);
+/* 1 when name is selected: it matches some --filter (or none was given)
+ * and no --exclude. fnmatch(3) patterns, no flags: '*' matches '/' and
+ * '.'. */
+int cli_filter_match(const cli_filter *f, const char *name);
+
 /* ---- standard output (output.c) ----------------------------------------- */
 
 void out_write(cli_ctx *ctx, const char *s, size_t n);

@@ -8,7 +8,6 @@
 #include "cli.h"
 
 #include <errno.h>
-#include <fnmatch.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,15 +15,18 @@
 
 const cli_option info_options[] = {
     CLI_ABOUT("FILE '-' reads standard input. Only headers are read, never the data.\n"
-              "With --json, one JSON object per array (JSON Lines).\n"
+              "With --json, one JSON object per array (JSON Lines); a file without\n"
+              "arrays gives one record saying so (man page: JSON RECORDS).\n"
               "PyTorch pickles are never run: a global outside tshape's allowlist (tensor\n"
               "rebuild functions, storage types, dtypes, OrderedDict ...) refuses the file."),
     CLI_CHOICE("format", 'f', "FMT",
-               "force the format (default: detect from the magic bytes):", "@formats"),
-    CLI_VALUE("filter", 0, "GLOB", "only arrays whose name matches GLOB (fnmatch)"),
-    CLI_FLAG("summary", 's', "one line per array (name, dtype, shape) and totals"),
-    CLI_FLAG("metadata", 'm', "show safetensors __metadata__, GGUF key/values and the "
-                              "values of a PyTorch checkpoint that are not tensors"),
+               "force the format (default: detect from the magic bytes, or for onnx, "
+               "caffe and caffe2 from the extension and protobuf structure):", "@formats"),
+    CLI_FILTER_OPTIONS,
+    CLI_FLAG("summary", 's', "one line per array (file, name, dtype, shape) and totals"),
+    CLI_FLAG("metadata", 'm', "show safetensors __metadata__, GGUF key/values, ONNX graph "
+                              "inputs/outputs and opsets, and the values of a PyTorch "
+                              "checkpoint that are not tensors"),
     CLI_VALUE("max-header", 0, "N", "largest .npy header accepted, in bytes (default 10000)"),
     CLI_FLAG("stored-order", 0, "GGUF: show dims as stored (innermost first)"),
     CLI_OPTIONS_END,
@@ -32,10 +34,9 @@ const cli_option info_options[] = {
 
 typedef struct info_opts {
     ts_open_options open;
-    const char *filter;     /* --filter GLOB */
+    cli_filter filter;      /* --filter GLOB..., --exclude GLOB... */
     int summary;            /* --summary */
     int metadata;           /* --metadata */
-    int many_files;         /* more than one FILE: summary lines name the file */
     int tty;                /* stdout is a terminal: align summary columns */
 } info_opts;
 
@@ -53,7 +54,9 @@ typedef struct dtype_total {
 } dtype_total;
 
 typedef struct totals {
+    int64_t files;          /* files opened */
     sums all;
+    sums params, buffers;   /* split by is_buffer() */
     dtype_total *by_dtype;
     size_t n_dtypes, cap;
 } totals;
@@ -98,6 +101,54 @@ static const char *storage_name(ts_storage s)
     return "unknown";
 }
 
+/* A JSON integer, or null when v < 0. */
+static void json_int_or_null(cli_ctx *ctx, const char *key, int64_t v)
+{
+    if (v < 0)
+        print_null(ctx, PRINT_JSON, key, NULL);
+    else
+        print_int(ctx, PRINT_JSON, key, NULL, v);
+}
+
+/*
+ * The size of an element in four keys every array record has (man page,
+ * JSON RECORDS): "block_size elements take block_bytes bytes" always holds.
+ *   itemsize     bytes per element; null when an element is not a whole
+ *                number of bytes (float4, float6, GGUF blocks) or the dtype
+ *                has no size (an MXNet "none" array); 0 only for NumPy's
+ *                zero-sized flexible types (S0)
+ *   bits         bits per element; null for block-quantized types
+ *   block_size   elements per block: GGUF's 32 or 256, the elements that
+ *                fill whole bytes for sub-byte types (float4: 2, float6:
+ *                4), otherwise 1
+ *   block_bytes  bytes per block (itemsize when block_size is 1)
+ */
+static void json_element_size(cli_ctx *ctx, const ts_array *a)
+{
+    int64_t itemsize = -1, bits = -1, block_size = 1, block_bytes = -1;
+    if (a->block_size > 1) {                      /* GGUF quantized blocks */
+        block_size = a->block_size;
+        block_bytes = a->block_bytes;
+    } else if (a->bits > 0 && a->bits % 8 != 0) { /* packed sub-byte types */
+        int64_t g = a->bits, b = 8;
+        while (b) {                               /* gcd(bits, 8) */
+            int64_t t = g % b;
+            g = b;
+            b = t;
+        }
+        bits = a->bits;
+        block_size = 8 / g;
+        block_bytes = bits * block_size / 8;
+    } else if (a->itemsize > 0) {
+        itemsize = block_bytes = a->itemsize;
+        bits = a->bits > 0 ? a->bits : a->itemsize * 8;
+    }
+    json_int_or_null(ctx, "itemsize", itemsize);
+    json_int_or_null(ctx, "bits", bits);
+    json_int_or_null(ctx, "block_size", block_size);
+    json_int_or_null(ctx, "block_bytes", block_bytes);
+}
+
 /* The dtype: its name, then (text only) the format's own spelling, the
  * element size and the byte order. */
 static void report_dtype(cli_ctx *ctx, const ts_file *f, const ts_array *a)
@@ -121,13 +172,7 @@ static void report_dtype(cli_ctx *ctx, const ts_file *f, const ts_array *a)
     print_string(ctx, PRINT_TEXT, NULL, line(fmt, sizeof fmt, "dtype"), buf);
     print_string(ctx, PRINT_JSON, "descr", NULL, a->descr);
     print_string(ctx, PRINT_JSON, "format_dtype", NULL, a->format_dtype);
-    print_int(ctx, PRINT_JSON, "itemsize", NULL, a->itemsize);
-    if (a->bits % 8 != 0)
-        print_int(ctx, PRINT_JSON, "bits", NULL, a->bits);
-    if (a->block_size > 1) {
-        print_int(ctx, PRINT_JSON, "block_size", NULL, a->block_size);
-        print_int(ctx, PRINT_JSON, "block_bytes", NULL, a->block_bytes);
-    }
+    json_element_size(ctx, a);
     char bo[2] = {a->byteorder, '\0'};
     print_string(ctx, PRINT_JSON, "byteorder", NULL, bo);
 }
@@ -163,12 +208,14 @@ static void report_layout(cli_ctx *ctx, const ts_array *a)
 static void report_storage(cli_ctx *ctx, const ts_array *a)
 {
     char fmt[32];
-    if (a->storage != TS_STORAGE_DENSE) {
-        print_string(ctx, PRINT_ANY, "storage", line(fmt, sizeof fmt, "storage"),
-                     storage_name(a->storage));
+    const cli_print sparse = a->storage != TS_STORAGE_DENSE ? PRINT_ANY : PRINT_JSON;
+    print_string(ctx, sparse, "storage", line(fmt, sizeof fmt, "storage"),
+                 storage_name(a->storage));
+    if (a->storage != TS_STORAGE_DENSE)
         print_dims(ctx, PRINT_ANY, "storage_shape", line(fmt, sizeof fmt, "storage_shape"),
                    ts_shape_dims(&a->storage_shape), ts_shape_ndim(&a->storage_shape));
-    }
+    else
+        print_null(ctx, PRINT_JSON, "storage_shape", NULL);
     print_string(ctx, PRINT_ANY, "device", line(fmt, sizeof fmt, "device"), a->device);
     print_dims(ctx, PRINT_JSON, "strides", NULL, ts_shape_dims(&a->strides),
                ts_shape_ndim(&a->strides));
@@ -176,8 +223,7 @@ static void report_storage(cli_ctx *ctx, const ts_array *a)
               line(fmt, sizeof fmt, "storage_offset"), a->storage_offset);
     print_string(ctx, PRINT_ANY, "storage_key", line(fmt, sizeof fmt, "storage_key"),
                  a->storage_key);
-    if (a->note)
-        print_string(ctx, PRINT_ANY, "note", line(fmt, sizeof fmt, "note"), a->note);
+    print_string(ctx, PRINT_ANY, "note", line(fmt, sizeof fmt, "note"), a->note);
 }
 
 static void report_array(cli_ctx *ctx, const char *path, const ts_file *f, const ts_array *a)
@@ -193,7 +239,7 @@ static void report_array(cli_ctx *ctx, const char *path, const ts_file *f, const
     snprintf(buf, sizeof buf, "%s%s%s", format, version[0] ? " " : "", version);
     print_string(ctx, PRINT_JSON, "format", NULL, format);
     print_string(ctx, PRINT_TEXT, NULL, line(fmt, sizeof fmt, "format"), buf);
-    print_string(ctx, PRINT_JSON, "version", NULL, version);
+    print_string(ctx, PRINT_JSON, "version", NULL, version[0] ? version : NULL);
     print_string(ctx, PRINT_JSON, "name", NULL, a->name);
     print_dims(ctx, PRINT_ANY, "shape", line(fmt, sizeof fmt, "shape"), dims, ndim);
     print_int(ctx, PRINT_ANY, "ndim", line(fmt, sizeof fmt, "ndim"), ndim);
@@ -205,6 +251,27 @@ static void report_array(cli_ctx *ctx, const char *path, const ts_file *f, const
         print_null(ctx, PRINT_ANY, "nbytes", "  nbytes         unknown\n");
     report_layout(ctx, a);
     report_storage(ctx, a);
+    print_close_object(ctx);
+    print_text(ctx, "\n");
+}
+
+/* The record of a file that holds no arrays (a GGUF vocabulary, an empty
+ * .npz, a safetensors header with only __metadata__), so that every FILE
+ * named gives output: JSON {"file","format","version","arrays":0,
+ * "metadata_keys"}; text "FILE: no arrays" and the same fields. */
+static void report_empty_file(cli_ctx *ctx, const char *path, const ts_file *f)
+{
+    char buf[256], fmt[32];
+    const char *format = ts_format_name(ts_file_format(f)), *version = ts_file_version(f);
+    print_open_object(ctx, NULL);
+    print_string(ctx, PRINT_ANY, "file", "%s: no arrays\n", path);
+    snprintf(buf, sizeof buf, "%s%s%s", format, version[0] ? " " : "", version);
+    print_string(ctx, PRINT_JSON, "format", NULL, format);
+    print_string(ctx, PRINT_TEXT, NULL, line(fmt, sizeof fmt, "format"), buf);
+    print_string(ctx, PRINT_JSON, "version", NULL, version[0] ? version : NULL);
+    print_int(ctx, PRINT_JSON, "arrays", NULL, 0);
+    print_int(ctx, PRINT_ANY, "metadata_keys", line(fmt, sizeof fmt, "metadata_keys"),
+              (int64_t)ts_file_metadata_count(f));
     print_close_object(ctx);
     print_text(ctx, "\n");
 }
@@ -255,11 +322,43 @@ static void add_sums(sums *s, const ts_array *a)
         add_checked(&s->nbytes, a->nbytes, &s->nbytes_overflow);
 }
 
+static const char *summary_dtype(const ts_array *a);
+/*
+ * Whether an array is a buffer (state the framework updates but does not
+ * train) rather than a parameter, so --summary can give the parameter count
+ * the framework reports. The readers record no such flag, so the rule is by
+ * name (man page, info --summary):
+ *   - MXNet "aux:" names: the file's own word for auxiliary states;
+ *   - a last name component (after '.', '/', ':' or '_'; a Keras ":0" suffix
+ *     dropped) of running_mean, running_var, num_batches_tracked (PyTorch
+ *     BatchNorm buffers), moving_mean, moving_var, moving_variance (Keras
+ *     non-trainable weights, MXNet BatchNorm aux states in symbol names).
+ */
+static int is_buffer(const ts_array *a)
+{
+    static const char *const words[] = {"running_mean", "running_var", "num_batches_tracked",
+                                        "moving_mean", "moving_var", "moving_variance"};
+    const char *name = a->name;
+    size_t n = strlen(name);
+    if (strncmp(name, "aux:", 4) == 0)
+        return 1;
+    if (n > 2 && strcmp(name + n - 2, ":0") == 0)
+        n -= 2;
+    for (size_t i = 0; i < sizeof words / sizeof words[0]; i++) {
+        size_t w = strlen(words[i]);
+        if (n >= w && memcmp(name + n - w, words[i], w) == 0 &&
+            (n == w || strchr("./:_", name[n - w - 1])))
+            return 1;
+    }
+    return 0;
+}
+
+
 static void add_total(totals *t, const ts_array *a)
 {
     dtype_total *d = NULL;
     for (size_t i = 0; i < t->n_dtypes && !d; i++)
-        if (strcmp(t->by_dtype[i].name, a->dtype_name) == 0)
+        if (strcmp(t->by_dtype[i].name, summary_dtype(a)) == 0)
             d = &t->by_dtype[i];
     if (!d) {
         if (t->n_dtypes == t->cap) {
@@ -272,10 +371,11 @@ static void add_total(totals *t, const ts_array *a)
         }
         d = &t->by_dtype[t->n_dtypes++];
         memset(d, 0, sizeof *d);
-        snprintf(d->name, sizeof d->name, "%s", a->dtype_name);
+        snprintf(d->name, sizeof d->name, "%s", summary_dtype(a));
     }
     add_sums(&t->all, a);
     add_sums(&d->s, a);
+    add_sums(is_buffer(a) ? &t->buffers : &t->params, a);
 }
 
 /* Escaped copy of s, for a summary column. */
@@ -334,22 +434,38 @@ static void flush_rows(cli_ctx *ctx, const info_opts *o, rows *r)
     r->n = r->cap = 0;
 }
 
-static void summary_row(cli_ctx *ctx, const info_opts *o, rows *r, const char *path,
-                        const ts_array *a)
+/* The dtype as the summary's column and totals spell it: the canonical
+ * name, but NumPy's descr for the flexible types, whose names count bits
+ * ("<U7", "S5", "V12" where dtype_name says str224, bytes40, void96; the
+ * '|' of "not applicable" is dropped, as NumPy's repr does). */
+static const char *summary_dtype(const ts_array *a)
+{
+    const int flexible = a->dtype == TS_DTYPE_BYTES || a->dtype == TS_DTYPE_UNICODE ||
+                         a->dtype == TS_DTYPE_VOID;
+    if (flexible && a->descr && a->descr[0])
+        return a->descr[0] == '|' ? a->descr + 1 : a->descr;
+    return a->dtype_name;
+}
+
+/* One array of --summary: the columns file, name, dtype, shape, whatever
+ * the number of files, so `cut -f3` is always the dtype. */
+static void summary_row(cli_ctx *ctx, rows *r, const char *path, const ts_array *a)
 {
     if (ctx->json) {
         print_open_object(ctx, NULL);
         print_string(ctx, PRINT_JSON, "file", NULL, path);
         print_string(ctx, PRINT_JSON, "name", NULL, a->name);
         print_string(ctx, PRINT_JSON, "dtype", NULL, a->dtype_name);
+        print_string(ctx, PRINT_JSON, "descr", NULL, a->descr);
         print_dims(ctx, PRINT_JSON, "shape", NULL, ts_shape_dims(&a->shape),
                    ts_shape_ndim(&a->shape));
+        print_bool(ctx, PRINT_JSON, "buffer", NULL, is_buffer(a));
         print_close_object(ctx);
         return;
     }
     char shape[512];
     ts_shape_format(&a->shape, 0, shape, sizeof shape);
-    add_row(r, o->many_files ? path : NULL, a->name[0] ? a->name : "-", a->dtype_name, shape);
+    add_row(r, path, a->name[0] ? a->name : "-", summary_dtype(a), shape);
 }
 
 /* A sum as a JSON number, or null when it overflowed (or is unknown). */
@@ -379,8 +495,15 @@ static void summary_total_json(cli_ctx *ctx, const totals *t)
         overflow |= t->by_dtype[i].s.size_overflow || t->by_dtype[i].s.nbytes_overflow;
     print_open_object(ctx, NULL);
     print_open_object(ctx, "total");
+    print_int(ctx, PRINT_JSON, "files", NULL, t->files);
     json_sums(ctx, &t->all, 1);
     print_bool(ctx, PRINT_JSON, "overflow", NULL, overflow);
+    print_open_object(ctx, "parameters");
+    json_sums(ctx, &t->params, 1);
+    print_close_object(ctx);
+    print_open_object(ctx, "buffers");
+    json_sums(ctx, &t->buffers, 1);
+    print_close_object(ctx);
     print_open_object(ctx, "dtypes");
     for (size_t i = 0; i < t->n_dtypes; i++) {
         print_open_object(ctx, t->by_dtype[i].name);
@@ -401,30 +524,43 @@ static void text_sum(cli_ctx *ctx, int64_t v, int overflow)
         out_i64(ctx, v);
 }
 
-/* "total: 3 arrays, 225 elements, 904 bytes | float32 2 arrays 896 bytes; ..." */
+/* "arrays=2 size=224 nbytes=896": the JSON keys, so text and JSON say the
+ * same thing in the same words. nbytes is "896+unknown" when object arrays
+ * of unknown size are part of the sum, "unknown" when all of it is. */
+static void text_sums(cli_ctx *ctx, const sums *s)
+{
+    out_printf(ctx, "arrays=%lld size=", (long long)s->arrays);
+    text_sum(ctx, s->size, s->size_overflow);
+    out_str(ctx, " nbytes=");
+    if (s->nbytes_unknown && s->nbytes == 0 && !s->nbytes_overflow) {
+        out_str(ctx, "unknown");
+        return;
+    }
+    text_sum(ctx, s->nbytes, s->nbytes_overflow);
+    if (s->nbytes_unknown)
+        out_str(ctx, "+unknown");
+}
+
+/* "total: arrays=3 size=225 nbytes=904 | float32: arrays=2 ...; int64: ..." */
 static void summary_total(cli_ctx *ctx, const totals *t)
 {
-    const sums *s = &t->all;
     if (ctx->json) {
         summary_total_json(ctx, t);
         return;
     }
-    out_printf(ctx, "total: %lld array%s, ", (long long)s->arrays, s->arrays == 1 ? "" : "s");
-    text_sum(ctx, s->size, s->size_overflow);
-    out_str(ctx, " elements, ");
-    text_sum(ctx, s->nbytes, s->nbytes_overflow);
-    out_str(ctx, s->nbytes_unknown ? " bytes (+ object arrays of unknown size)" : " bytes");
+    out_printf(ctx, "total: files=%lld ", (long long)t->files);
+    text_sums(ctx, &t->all);
     for (size_t i = 0; i < t->n_dtypes; i++) {
-        const sums *d = &t->by_dtype[i].s;
         out_str(ctx, i ? "; " : " | ");
         out_escaped(ctx, CLI_ESC_TEXT, t->by_dtype[i].name, strlen(t->by_dtype[i].name));
-        out_printf(ctx, " %lld array%s ", (long long)d->arrays, d->arrays == 1 ? "" : "s");
-        if (d->nbytes_unknown && d->nbytes == 0 && !d->nbytes_overflow) {
-            out_str(ctx, "of unknown size");
-            continue;
-        }
-        text_sum(ctx, d->nbytes, d->nbytes_overflow);
-        out_str(ctx, d->nbytes_unknown ? " bytes + unknown" : " bytes");
+        out_str(ctx, ": ");
+        text_sums(ctx, &t->by_dtype[i].s);
+    }
+    if (t->buffers.arrays > 0) { /* the split, where there is one */
+        out_str(ctx, " | parameters: ");
+        text_sums(ctx, &t->params);
+        out_str(ctx, "; buffers: ");
+        text_sums(ctx, &t->buffers);
     }
     out_char(ctx, '\n');
 }
@@ -470,9 +606,9 @@ static int info_file(cli_ctx *ctx, const info_opts *o, const char *path, totals 
     ts_error err;
     ts_status st;
     unsigned char *mem = NULL;
+    size_t len = 0;
     const char *shown = path;
     if (strcmp(path, "-") == 0) {
-        size_t len = 0;
         const char *why;
         shown = "<stdin>";
         mem = slurp_stdin(&len, &why);
@@ -486,12 +622,28 @@ static int info_file(cli_ctx *ctx, const info_opts *o, const char *path, totals 
         free(mem);
         return cli_error(ctx, shown, "%s", err.message);
     }
+    t->files++;
+    if (ts_file_count(f) == 0 && !o->open.want_metadata) {
+        /* Again with metadata, for the empty file's key count. */
+        ts_open_options with = o->open;
+        ts_file *g = NULL;
+        with.want_metadata = 1;
+        st = mem ? ts_file_open_memory(mem, len, &with, &g, &err)
+                 : ts_file_open(path, &with, &g, &err);
+        if (st == TS_OK) {
+            ts_file_close(f);
+            f = g;
+        }
+    }
+    /* Text --summary rows are arrays: an empty file only counts in files=. */
+    if (ts_file_count(f) == 0 && !(o->summary && !ctx->json))
+        report_empty_file(ctx, shown, f);
     for (size_t i = 0; i < ts_file_count(f); i++) {
         const ts_array *a = ts_file_array(f, i);
-        if (o->filter && fnmatch(o->filter, a->name, 0) != 0)
+        if (!cli_filter_match(&o->filter, a->name))
             continue;
         if (o->summary) {
-            summary_row(ctx, o, r, shown, a);
+            summary_row(ctx, r, shown, a);
             add_total(t, a);
         } else {
             report_array(ctx, shown, f, a);
@@ -519,11 +671,14 @@ static int get_options(cli_ctx *ctx, const cli_args *args, info_opts *o)
             return cli_usage(ctx, "--max-header must be positive, not %lld", (long long)n);
         o->open.npy_max_header = (size_t)n;
     }
-    o->filter = cli_opt(args, "filter");
+    cli_filter_init(&o->filter, args);
     o->summary = cli_flag(args, "summary");
-    o->metadata = o->open.want_metadata = cli_flag(args, "metadata") > 0;
+    o->metadata = cli_flag(args, "metadata") > 0;
+    /* Collected when asked for; a file without arrays is opened again with
+     * metadata to give its key count (reading metadata can cost: HDF5
+     * attributes go through libhdf5). */
+    o->open.want_metadata = o->metadata;
     o->open.gguf_stored_order = cli_flag(args, "stored-order") > 0;
-    o->many_files = args->nops > 1;
     o->tty = isatty(STDOUT_FILENO);
     return CLI_OK;
 }

@@ -105,6 +105,7 @@ static void precision_of(ts_dtype dt, int *mbits, int *emin)
     case TS_DTYPE_FLOAT6_E2M3FN: case TS_DTYPE_FLOAT6_E3M2FN: case TS_DTYPE_FLOAT4_E2M1FN:
     case TS_DTYPE_DATETIME64: case TS_DTYPE_TIMEDELTA64: case TS_DTYPE_BYTES:
     case TS_DTYPE_UNICODE: case TS_DTYPE_VOID: case TS_DTYPE_OBJECT: case TS_DTYPE_STRUCTURED:
+    case TS_DTYPE_INT4: case TS_DTYPE_UINT4: case TS_DTYPE_INT2: case TS_DTYPE_UINT2:
         break;
     }
     *mbits = 52;

@@ -21,7 +21,7 @@ int cli_arg_i64(cli_ctx *ctx, const char *text, const char *what, int64_t *out)
     if (st == TS_OK)
         return CLI_OK;
     if (st == TS_ERR_OVERFLOW)
-        return cli_usage(ctx, "%s '%s' does not fit in 64 bits", what,
+        return cli_usage(ctx, "%s '%s' does not fit in int64", what,
                          cli_quote(text, strlen(text), q, sizeof q));
     return cli_usage(ctx, "%s must be an integer, not '%s'", what,
                      cli_quote(text, strlen(text), q, sizeof q));

@@ -68,6 +68,10 @@ static int dlpack_type(ts_dtype dt, ts_dlpack_dtype *out)
     case TS_DTYPE_OBJECT:
     case TS_DTYPE_STRUCTURED:
     case TS_DTYPE_QUANTIZED:
+    case TS_DTYPE_INT4:
+    case TS_DTYPE_UINT4:
+    case TS_DTYPE_INT2:
+    case TS_DTYPE_UINT2:
     default:
         return 0;
     }
@@ -152,7 +156,7 @@ static ts_status fill_strides(const int64_t *d, int n, int64_t row, int fortran,
         int64_t factor = (!fortran && k == n - 1) ? row : d[k];
         if (ts__mul_overflow(s, factor, &s))
             return ts__error(err, TS_ERR_OVERFLOW,
-                             "the strides of shape %s do not fit in 64 bits",
+                             "the strides of shape %s do not fit in int64",
                              ts__dims_str(d, n, buf, sizeof buf));
     }
     return TS_OK;
@@ -264,7 +268,7 @@ static ts_status blob_row_stride(const int64_t *d, const int64_t *s, int n, int6
         }
         if (j > 0 && ts__mul_overflow(expect, d[j], &expect))
             return ts__error(err, TS_ERR_OVERFLOW,
-                             "strides of shape %s with row stride %lld do not fit in 64 bits",
+                             "strides of shape %s with row stride %lld do not fit in int64",
                              ts__dims_str(d, n, dbuf, sizeof dbuf), (long long)r);
     }
     *row = r;

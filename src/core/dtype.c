@@ -47,6 +47,10 @@ static const dtype_row table[TS_DTYPE_COUNT] = {
     [TS_DTYPE_OBJECT] = {"object", 64, 'O'},
     [TS_DTYPE_STRUCTURED] = {"structured", 0, 0},
     [TS_DTYPE_QUANTIZED] = {"quantized", 0, 0},
+    [TS_DTYPE_INT4] = {"int4", 4, 0},
+    [TS_DTYPE_UINT4] = {"uint4", 4, 0},
+    [TS_DTYPE_INT2] = {"int2", 2, 0},
+    [TS_DTYPE_UINT2] = {"uint2", 2, 0},
 };
 
 static int valid(ts_dtype dt)

@@ -55,7 +55,7 @@ static ts_status int_at(const char *text, size_t len, size_t *pos, unsigned flag
                         ts__found_at(text, len, *pos, buf, sizeof buf));
     case TS__INT_OVERFLOW:
         return ts__fail(err, TS_ERR_OVERFLOW, (int64_t)v.start + 1, -1,
-                        "integer at column %zu does not fit in 64 bits", v.start + 1);
+                        "integer at column %zu does not fit in int64", v.start + 1);
     default:
         break;
     }

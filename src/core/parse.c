@@ -41,7 +41,7 @@ static ts_status parse_int(parser *p, int64_t *out, const char *expected)
     p->pos = v.end;
     if (r == TS__INT_OVERFLOW)
         return ts__fail(p->err, TS_ERR_OVERFLOW, (int64_t)v.start + 1, -1,
-                        "dim '%.*s' at column %zu does not fit in 64 bits",
+                        "dim '%.*s' at column %zu does not fit in int64",
                         (int)(v.end - v.start > 40 ? 40 : v.end - v.start), p->s + v.start,
                         v.start + 1);
     if (v.negative && !(p->flags & TS_PARSE_ALLOW_NEGATIVE))

@@ -181,7 +181,7 @@ ts_status ts__dims_size(const int64_t *dims, int n, int64_t *out, ts_error *err)
     if (overflow) {
         char buf[TS__SHAPE_STR_MAX];
         return ts__error(err, TS_ERR_OVERFLOW,
-                         "the product of %s does not fit in 64 bits",
+                         "the product of %s does not fit in int64",
                          ts__dims_str(dims, n, buf, sizeof buf));
     }
     *out = size;

@@ -11,6 +11,7 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <strings.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -98,19 +99,58 @@ const char *ts_format_name(ts_format f)
     return r ? r->info.name : "unknown";
 }
 
-/* "a, b, c" from the names of the readers that are auto-detected (detected
- * 1) or not (0), or of all (-1), into buf. */
+/* Formats without a signature (protobuf files) say so with a detection
+ * text starting "extension": their probe is a structural check, run only
+ * when the file name has one of their extensions. */
+static int needs_extension(const ts__reader *r)
+{
+    return r->info.detection && strncmp(r->info.detection, "extension", 9) == 0;
+}
+
+/* "a, b, c" from the names of the readers that are auto-detected by their
+ * bytes (detected 1), never detected (0), detected by their extension (2),
+ * or of all (-1), into buf. */
 static const char *name_list(int detected, char *buf, size_t cap)
 {
     size_t pos = 0;
     buf[0] = '\0';
     for (size_t i = 0; i < N_READERS && pos < cap; i++) {
-        if (detected >= 0 && (readers[i]->probe != NULL) != detected)
+        if (detected == 2 && !needs_extension(readers[i]))
+            continue;
+        if ((detected == 0 || detected == 1) &&
+            ((readers[i]->probe != NULL) != detected || needs_extension(readers[i])))
             continue;
         int k = snprintf(buf + pos, cap - pos, "%s%s", pos ? ", " : "", readers[i]->info.name);
         pos += k > 0 ? (size_t)k : 0;
     }
     return buf;
+}
+
+/*
+ * What an undetected file looks like, for the "unknown file format" message
+ * (static text, "" when nothing is recognised): the signatures of tensor
+ * formats tshape has no reader for. len >= 8.
+ */
+static const char *what_it_looks_like(const unsigned char *d, size_t len)
+{
+    /* HDF5 and PyTorch files that pass their probes never get here. */
+    if (d[0] == 0x80 && d[1] >= 2 && d[1] <= 5)
+        return " (it starts with a pickle protocol byte 0x80: a Python pickle, but not a "
+               "legacy PyTorch checkpoint, whose first pickle is its magic number; tshape "
+               "never runs a pickle)";
+    if (len > 262 && memcmp(d + 257, "ustar", 5) == 0)
+        return " (it is a tar archive, such as a PyTorch tar-format checkpoint, which "
+               "this tshape does not read)";
+    if (d[0] == 0x1f && d[1] == 0x8b)
+        return " (it is gzip-compressed: decompress it first)";
+    /* Protocol buffers start with a field key: field number 1..15, wire type
+     * 0 (varint) or 2 (length-delimited). ONNX models start with ir_version
+     * (0x08 n), Caffe nets with their name (0x0a n text) or a blob (0x08). */
+    if ((d[0] == 0x08 && d[1] < 0x80) || (d[0] == 0x0a && d[1] < 0x80 && d[1] > 0))
+        return " (its first bytes look like a protocol buffer: an ONNX model or a Caffe "
+               "or Caffe2 file, which are recognised by their extension .onnx, "
+               ".caffemodel, .binaryproto or .pb; or use --format onnx, caffe or caffe2)";
+    return "";
 }
 
 ts_status ts_format_from_name(const char *name, ts_format *out, ts_error *err)
@@ -137,9 +177,43 @@ ts_format ts_format_detect(const void *data, size_t len)
     if (!p)
         return TS_FORMAT_AUTO;
     for (size_t i = 0; i < N_READERS; i++)
-        if (readers[i]->probe && readers[i]->probe(p, len))
+        if (readers[i]->probe && !needs_extension(readers[i]) && readers[i]->probe(p, len))
             return readers[i]->info.format;
     return TS_FORMAT_AUTO;
+}
+
+/* 1 when `path` ends with one of the space-separated extensions. */
+static int has_extension(const char *path, const char *exts)
+{
+    size_t plen = strlen(path);
+    while (*exts) {
+        while (*exts == ' ')
+            exts++;
+        size_t n = strcspn(exts, " ");
+        if (n && plen > n && strncasecmp(path + plen - n, exts, n) == 0)
+            return 1;
+        exts += n;
+    }
+    return 0;
+}
+
+/* Detection for the formats without a signature: the first reader whose
+ * extension matches and whose structural probe accepts the bytes; else the
+ * first whose extension matches (its reader then says what is wrong), else
+ * TS_FORMAT_AUTO. */
+static ts_format detect_by_extension(const unsigned char *data, size_t len, const char *path)
+{
+    ts_format first = TS_FORMAT_AUTO;
+    for (size_t i = 0; i < N_READERS; i++) {
+        const ts__reader *r = readers[i];
+        if (!needs_extension(r) || !has_extension(path, r->info.extensions))
+            continue;
+        if (r->probe && r->probe(data, len))
+            return r->info.format;
+        if (first == TS_FORMAT_AUTO)
+            first = r->info.format;
+    }
+    return first;
 }
 
 ts_array *ts__file_add_array(ts_file *f, ts_error *err)
@@ -373,7 +447,7 @@ ts_status ts__array_compute_sizes(ts_array *a, ts_error *err)
 overflow: {
         char buf[TS__SHAPE_STR_MAX];
         return ts__error(err, TS_ERR_OVERFLOW,
-                         "byte size of shape %s x %s does not fit in 64 bits",
+                         "byte size of shape %s x %s does not fit in int64",
                          ts__shape_str(&a->shape, buf, sizeof buf), a->dtype_name);
     }
 }
@@ -460,16 +534,20 @@ static ts_status parse_image(ts_file *f, const unsigned char *data, size_t len,
     ts_format fmt = opts->format;
     if (fmt == TS_FORMAT_AUTO) {
         fmt = ts_format_detect(data, len);
+        if (fmt == TS_FORMAT_AUTO && opts->path)
+            fmt = detect_by_extension(data, len, opts->path);
         if (fmt == TS_FORMAT_AUTO) {
             if (len < 8)
                 return ts__fail(err, TS_ERR_FORMAT, 0, 0,
                                 "file is %zu bytes long, too short for any known "
                                 "tensor format", len);
-            char yes[512], no[256];
+            char yes[512], no[256], ext[256];
             return ts__fail(err, TS_ERR_FORMAT, 0, 0,
-                            "unknown file format: the first bytes match none of %s "
-                            "(formats without a signature need --format: %s)",
-                            name_list(1, yes, sizeof yes), name_list(0, no, sizeof no));
+                            "unknown file format%s: the first bytes match none of %s "
+                            "(formats without a signature need --format: %s; or their "
+                            "extension: %s)",
+                            what_it_looks_like(data, len), name_list(1, yes, sizeof yes),
+                            name_list(0, no, sizeof no), name_list(2, ext, sizeof ext));
         }
     }
     const ts__reader *r = reader_for(fmt);
@@ -585,6 +663,9 @@ ts_status ts_file_open(const char *path, const ts_open_options *opts, ts_file **
     if (ts__test_after_map)
         ts__test_after_map();
     close(fd);
+    /* Readers may need the file's name (side files, extension): pass it. */
+    if (!o.path)
+        o.path = path;
     parse_job job = {f, data, len, &o};
     st = f->map ? ts__guarded_parse(f->map, f->map_len, run_parse, &job, err)
                           : parse_image(f, data, len, &o, err);

@@ -211,7 +211,7 @@ static ts_status payload_bytes(const mx_shape *s, ts_dtype dt, size_t index,
     if (dims_product(s, &n) || ts__mul_overflow(n, ts_dtype_itemsize(dt), out)) {
         char buf[TS__SHAPE_STR_MAX];
         return fail_array(err, TS_ERR_OVERFLOW, index, at,
-                          "byte size of the %s, %s x %s, does not fit in 64 bits", label,
+                          "byte size of the %s, %s x %s, does not fit in int64", label,
                           ts__dims_str(s->dims, s->ndim, buf, sizeof buf),
                           ts_dtype_name(dt));
     }
@@ -332,7 +332,7 @@ static ts_status read_record(ts__cursor *c, size_t index, mx_record *r, ts_error
     if (dims_product(&r->shape, &r->size)) {
         char buf[TS__SHAPE_STR_MAX];
         return fail_array(err, TS_ERR_OVERFLOW, index, r->offset,
-                          "element count of shape %s does not fit in 64 bits",
+                          "element count of shape %s does not fit in int64",
                           ts__dims_str(r->shape.dims, r->shape.ndim, buf, sizeof buf));
     }
     const mx_shape *vs = r->naux > 0 ? &r->storage_shape : &r->shape;

@@ -31,7 +31,7 @@ static ts_status read_npy(ts_file *f, const unsigned char *data, size_t len,
 }
 
 const ts__reader ts__reader_npy = {
-    {TS_FORMAT_NPY, "npy", ".npy", "magic \\x93NUMPY",
+    {TS_FORMAT_NPY, "npy", ".npy", "magic 0x93 NUMPY",
      "NumPy array (.npy 1.0, 2.0, 3.0)", "descr"},
     probe_npy,
     read_npy,

@@ -299,7 +299,7 @@ static ts_status parse_int(hp *h, const char *what, int64_t *out)
                        "found %s", what, at_(h, start), FOUND(h, start));
     h->pos = v.end;
     if (r == TS__INT_OVERFLOW)
-        return hp_fail(h, TS_ERR_OVERFLOW, start, "%s at byte %zu does not fit in 64 bits",
+        return hp_fail(h, TS_ERR_OVERFLOW, start, "%s at byte %zu does not fit in int64",
                        what, at_(h, start));
     if (v.leading_zero)
         return hp_fail(h, TS_ERR_FORMAT, start, "%s at byte %zu has leading zeros, which a "
@@ -398,7 +398,7 @@ static ts_status parse_subshape(hp *h, int64_t *size)
     if (ts__dims_size(dims, ndim, &count, NULL) != TS_OK ||
         ts__mul_overflow(*size, count, size))
         return hp_fail(h, TS_ERR_OVERFLOW, at, "the byte size of the subarray at byte %zu does "
-                       "not fit in 64 bits", at_(h, at));
+                       "not fit in int64", at_(h, at));
     return TS_OK;
 }
 
@@ -525,7 +525,7 @@ static ts_status parse_fields(hp *h, int64_t *itemsize)
             return st;
         if (ts__add_overflow(total, size, &total))
             return hp_fail(h, TS_ERR_OVERFLOW, open, "the itemsize of the structured dtype at "
-                           "byte %zu does not fit in 64 bits", at_(h, open));
+                           "byte %zu does not fit in int64", at_(h, open));
         skip_ws(h);
         if (peek(h) == ',')
             h->pos++;
@@ -622,7 +622,8 @@ static ts_status apply_typestr(ts_file *f, ts_array *a, const ts_descr *d, const
     case TS_DTYPE_FLOAT8_E4M3FN: case TS_DTYPE_FLOAT8_E4M3FNUZ: case TS_DTYPE_FLOAT8_E5M2FNUZ:
     case TS_DTYPE_FLOAT8_E8M0FNU: case TS_DTYPE_FLOAT6_E2M3FN: case TS_DTYPE_FLOAT6_E3M2FN:
     case TS_DTYPE_FLOAT4_E2M1FN: case TS_DTYPE_OBJECT: case TS_DTYPE_STRUCTURED:
-    case TS_DTYPE_QUANTIZED:
+    case TS_DTYPE_QUANTIZED: case TS_DTYPE_INT4: case TS_DTYPE_UINT4: case TS_DTYPE_INT2:
+    case TS_DTYPE_UINT2:
         return TS_OK;
     }
     if (!named)

@@ -112,12 +112,35 @@ static ts_status read_npz(ts_file *f, const unsigned char *data, size_t len,
             }
         }
     }
+    /* A zip with members but no .npy member is some other archive (a
+     * PyTorch checkpoint, a Keras .keras file): say so rather than report
+     * an empty npz. np.savez() with no arrays writes a zip with no member. */
+    if (!st && ts_file_count(f) == 0 && ts__zip_count(z) > 0) {
+        const char *what = "";
+        char shown[96];
+        for (size_t i = 0; i < ts__zip_count(z) && !what[0]; i++) {
+            const char *n = ts__zip_member_at(z, i)->name;
+            size_t nl = strlen(n);
+            if (nl >= 8 && strcmp(n + nl - 8, "data.pkl") == 0)
+                what = "; it looks like a PyTorch checkpoint (torch.save zip): try "
+                       "--format pytorch";
+            else if (strcmp(n, "config.json") == 0 || strcmp(n, "model.weights.h5") == 0)
+                what = "; it looks like a Keras 3 .keras archive, which this tshape does "
+                       "not read";
+        }
+        st = ts__fail(err, TS_ERR_FORMAT, 0, 0,
+                      "zip archive of %zu members and no .npy member (the first is '%s'): "
+                      "not a NumPy .npz%s",
+                      ts__zip_count(z),
+                      ts__printable_str(ts__zip_member_at(z, 0)->name, shown, sizeof shown),
+                      what);
+    }
     ts__zip_close(f, z);
     return st;
 }
 
 const ts__reader ts__reader_npz = {
-    {TS_FORMAT_NPZ, "npz", ".npz", "zip magic PK\\3\\4",
+    {TS_FORMAT_NPZ, "npz", ".npz", "zip signature PK 03 04",
      "NumPy archive of .npy members (stored or deflated)", "descr"},
     probe_npz,
     read_npz,

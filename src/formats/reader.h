@@ -20,7 +20,10 @@
 typedef struct ts__reader {
     ts_format_info info;     /* the public row: id, name, extensions, ... */
     /* 1 when the first bytes look like this format (len may be < 8). NULL
-     * for formats that are never auto-detected. */
+     * for formats that are never auto-detected. Formats without a signature
+     * (protobuf files) start info.detection with "extension": their probe is
+     * a strict structural check, tried only when ts_open_options.path has
+     * one of info.extensions (file.c). */
     int (*probe)(const unsigned char *data, size_t len);
     /* Parses the file; on failure the caller closes the partial ts_file. */
     ts_status (*read)(ts_file *f, const unsigned char *data, size_t len,

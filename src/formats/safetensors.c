@@ -545,7 +545,7 @@ static ts_status json_failure(const json_error_t *jerr, size_t hlen, ts_error *e
                         "header is not valid UTF-8 at byte %lld: %s", (long long)at, tb);
     case json_error_numeric_overflow:
         return ts__fail(err, TS_ERR_OVERFLOW, 0, at,
-                        "number in the header at byte %lld does not fit in 64 bits: %s",
+                        "number in the header at byte %lld does not fit in int64: %s",
                         (long long)at, tb);
     case json_error_out_of_memory:
         return ts__error(err, TS_ERR_NOMEM, "out of memory parsing the JSON header");

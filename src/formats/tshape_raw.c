@@ -111,7 +111,7 @@ static ts_status read_raw(ts_file *f, const unsigned char *data, size_t len,
         if (element_count(&s, &size)) {
             char buf[TS__SHAPE_STR_MAX];
             ts__fail(err, TS_ERR_OVERFLOW, 0, (int64_t)pos,
-                     "shape %zu at byte %zu: element count of %s does not fit in 64 bits",
+                     "shape %zu at byte %zu: element count of %s does not fit in int64",
                      index, pos, ts__shape_str(&s, buf, sizeof buf));
             ts_shape_free(&s);
             return TS_ERR_OVERFLOW;

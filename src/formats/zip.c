@@ -174,7 +174,7 @@ static ts_status check_sizes(const ts__zip_member *m, ts_error *err)
 {
     if (m->size > INT64_MAX)
         return ts__fail(err, TS_ERR_FORMAT, 0, m->local_offset,
-                        "uncompressed size %llu does not fit in 64 bits",
+                        "uncompressed size %llu does not fit in int64",
                         (unsigned long long)m->size);
     /* A stored member's bytes are its data: its uncompressed size must equal
      * the bytes it occupies, or data_offset + nbytes would point past them

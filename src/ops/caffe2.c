@@ -57,7 +57,7 @@ ts_status ts_caffe2_extend(const ts_shape *s, int64_t num, ts_shape *out, ts_err
     int64_t outer;
     if (ts__add_overflow(ts_shape_dims(s)[0], num, &outer))
         return ts__error(err, TS_ERR_OVERFLOW,
-                         "extend: outer dim %lld of %s plus %lld does not fit in 64 bits",
+                         "extend: outer dim %lld of %s plus %lld does not fit in int64",
                          (long long)ts_shape_dims(s)[0], ts__shape_str(s, sbuf, sizeof sbuf),
                          (long long)num);
     return with_outer(s, outer, out, "extend", err);

@@ -147,7 +147,7 @@ static ts_status add_token(side *sd, const char *pat, size_t off, size_t len, in
                             (int)(len > 40 ? 40 : len), t, off + 1);
         if (r != TS__INT_OK)
             return ts__fail(err, TS_ERR_OVERFLOW, (int64_t)off + 1, -1,
-                            "anonymous axis '%.*s' at column %zu does not fit in 64 bits",
+                            "anonymous axis '%.*s' at column %zu does not fit in int64",
                             (int)(len > 40 ? 40 : len), t, off + 1);
         if (v.value == 0)
             return ts__fail(err, TS_ERR_PARSE, (int64_t)off + 1, -1,
@@ -637,7 +637,7 @@ static ts_status apply(const ts_einops *e, const ts_shape *in, ts_shape *out, ts
         }
         if (overflow && known != 0)
             return ts__error(err, TS_ERR_OVERFLOW,
-                             "the lengths in %.*s (axis %d) multiply beyond 64 bits",
+                             "the lengths in %.*s (axis %d) multiply beyond int64",
                              (int)(g->len > 80 ? 80 : g->len), pat + g->off, d);
         if (unknown < 0) {
             if (length != known)
@@ -703,7 +703,7 @@ static ts_status apply(const ts_einops *e, const ts_shape *in, ts_shape *out, ts
             p = 0;
         else if (overflow)
             return ts__error(err, TS_ERR_OVERFLOW,
-                             "the length of output axis %d, %.*s, does not fit in 64 bits", ond,
+                             "the length of output axis %d, %.*s, does not fit in int64", ond,
                              (int)(g->len > 80 ? 80 : g->len), pat + g->off);
         if (ond == TS_MAX_NDIM)
             goto too_many;

@@ -162,7 +162,7 @@ static ts_status parse_dim(jparser *p, int64_t *out, const char *expected_what)
     p->pos = v.end;
     if (r == TS__INT_OVERFLOW)
         return ts__fail(p->err, TS_ERR_OVERFLOW, (int64_t)v.start + 1, -1,
-                        "dim at column %zu does not fit in 64 bits", v.start + 1);
+                        "dim at column %zu does not fit in int64", v.start + 1);
     *out = v.value;
     return TS_OK;
 }
@@ -596,7 +596,7 @@ static ts_status count_prefixes(const ts_jagged *j, int32_t id, int level, int l
             return st;
         if (ts__add_overflow(sum, c, &sum))
             return ts__error(err, TS_ERR_OVERFLOW,
-                             "the element count of the jagged shape does not fit in 64 bits");
+                             "the element count of the jagged shape does not fit in int64");
     }
     *out = sum;
     return TS_OK;

@@ -119,7 +119,7 @@ static ts_status numpy_reshape(const ts_shape *in, int64_t size, const ts_shape 
         int64_t tsize;
         if (product(dims, n, &tsize))
             return ts__error(err, TS_ERR_SIZE,
-                             "%s: the target's size does not fit in 64 bits", lead);
+                             "%s: the target's size does not fit in int64", lead);
         if (tsize != size)
             return ts__error(err, TS_ERR_SIZE, "%s of size %lld", lead, (long long)tsize);
     }
@@ -289,7 +289,7 @@ static ts_status mxnet_reshape(const ts_shape *in, int64_t size, const ts_shape 
             if (ts__mul_overflow(d1, d2, &p))
                 return ts__error(err, TS_ERR_OVERFLOW,
                                  "%s: the -3 at position %d merges %lld x %lld, which does "
-                                 "not fit in 64 bits", lead, pos_param(&m, i), (long long)d1,
+                                 "not fit in int64", lead, pos_param(&m, i), (long long)d1,
                                  (long long)d2);
             st = push(&m, p);
         } else if (v == -4) {

@@ -158,7 +158,7 @@ ts_status ts_index_iter_init(ts_index_iter *it, const ts_shape *s, const int64_t
                              (long long)o, i);
         if (dims[i] > 0 && ts__add_overflow(o, dims[i] - 1, &last))
             return ts__error(err, TS_ERR_OVERFLOW,
-                             "origin %lld plus extent %lld of axis %d does not fit in 64 bits",
+                             "origin %lld plus extent %lld of axis %d does not fit in int64",
                              (long long)o, (long long)dims[i], i);
         if (dims[i] == 0)
             it->state = 2; /* no index at all */

@@ -37,8 +37,8 @@ ts_status ts_strides(const ts_shape *shape, int64_t itemsize, char order, int64_
     int64_t nbytes;
     if (ts__mul_overflow(size, itemsize, &nbytes))
         return ts__error(err, TS_ERR_OVERFLOW,
-                         "strides of %s: %lld elements of %lld units each do not fit in 64 "
-                         "bits", ts__shape_str(shape, s, sizeof s), (long long)size,
+                         "strides of %s: %lld elements of %lld units each do not fit in int64",
+                         ts__shape_str(shape, s, sizeof s), (long long)size,
                          (long long)itemsize);
     /* Every stride divides nbytes, so nothing below can overflow. */
     int64_t acc = itemsize;
@@ -186,7 +186,7 @@ ts_status ts_view_strides(const ts_shape *shape, const int64_t *strides,
                     ts_shape_free(&newshape);
                     return ts__error(err, TS_ERR_OVERFLOW,
                                      "view of %s as a 0-element shape: its contiguous "
-                                     "strides do not fit in 64 bits",
+                                     "strides do not fit in int64",
                                      ts__shape_str(shape, s, sizeof s));
                 }
             }
@@ -213,8 +213,8 @@ ts_status ts_view_strides(const ts_shape *shape, const int64_t *strides,
                 if (ts__mul_overflow(view_numel, chunk_base, &res[view_d])) {
                     ts_shape_free(&newshape);
                     return ts__error(err, TS_ERR_OVERFLOW,
-                                     "view of %s: a stride of the view does not fit in 64 "
-                                     "bits", ts__shape_str(shape, s, sizeof s));
+                                     "view of %s: a stride of the view does not fit in int64",
+                                     ts__shape_str(shape, s, sizeof s));
                 }
                 view_numel *= nd[view_d]; /* a partial product of numel */
                 view_d--;

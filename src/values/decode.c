@@ -487,6 +487,10 @@ ts_status ts__decoder_for(const ts_array *a, ts__decoder *d, ts_error *err)
     case TS_DTYPE_VOID:
     case TS_DTYPE_OBJECT:
     case TS_DTYPE_STRUCTURED:
+    case TS_DTYPE_INT4:
+    case TS_DTYPE_UINT4:
+    case TS_DTYPE_INT2:
+    case TS_DTYPE_UINT2:
         break;
     }
 #undef INTS

@@ -6,8 +6,8 @@
 # checks its peak resident memory (the child's ru_maxrss) and wall time:
 #   - GGUF, one 100 MiB string value, `info --metadata`: human output cuts
 #     the value (< 16 MiB resident, < 2 s); `--json` streams it whole
-#     (resident below the 100 MiB the value maps plus 32 MiB, 629145650
-#     bytes of output).
+#     (resident below the 100 MiB the value maps plus 32 MiB, 629145761
+#     bytes of output with the empty-file record).
 # Exit 0 pass, 77 skip (no python3), 1 fail.
 set -u
 py=/usr/bin/python3
@@ -61,8 +61,11 @@ with tempfile.TemporaryDirectory() as d:
         f.truncate(f.tell() + n)          # sparse: 100 MiB of zero bytes
     run(["info", "--metadata", big], 16, 2)
     # Each zero byte is the 6-byte escape \u0000; the quotes, the key and
-    # the record's frame make up the rest.
+    # the record's frame make up the rest, with the record of a file that
+    # holds no arrays before it.
     frame = len('{"file":"%s","metadata":{"big":""}}\n' % big)
+    frame += len('{"file":"%s","format":"gguf","version":"3","arrays":0,"metadata_keys":1}\n'
+                 % big)
     run(["--json", "info", "--metadata", big], 100 + 32, 30, 6 * n + frame)
 sys.exit(1 if failures else 0)
 PY

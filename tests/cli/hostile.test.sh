@@ -155,7 +155,7 @@ fi
 nfiles=$(wc -l < "$list")
 [ "$nfiles" -gt 0 ] || { note "no fixture or corpus file found, skipped"; exit 77; }
 
-checked=0
+checked=0 h5_skipped=0
 dir=$tmp/v
 while read -r src; do
     case $src in
@@ -165,9 +165,18 @@ while read -r src; do
         *.safetensors) modes="- safetensors";;
         *.gguf) modes="- gguf";;
         *.pt|*.pth|*.bin|*.pt2) modes="- pytorch";;
+        *.onnx) modes="- onnx";;
+        *.caffemodel|*.binaryproto) modes="- caffe";;
+        *.pb) modes="- caffe2 onnx";;
+        *.h5) modes="- hdf5";;
         *.tshape) modes="tshape32 tshape64";;
         *) modes="-";;
     esac
+    # HDF5 variants go through libhdf5, which is not instrumented and, in
+    # 1.10.8, over-reads and allocates what corrupted metadata says (found by
+    # fuzz/fuzz_file_hdf5.c; not tshape's code). Under ASan they are skipped;
+    # the plain build still checks them (no crash, no hang, one-line errors).
+    case $src in *.h5) if [ "$limit_v" = unlimited ]; then h5_skipped=$((h5_skipped + 1)); continue; fi;; esac
     size=$(wc -c < "$src")
     bs=400 # variants per batch and per tshape process; ~32 MiB for big files
     [ "$size" -gt 65536 ] && bs=$((33554432 / size + 1))
@@ -198,6 +207,7 @@ while read -r src; do
     done
 done < "$list"
 
+[ "$h5_skipped" -gt 0 ] && note "$h5_skipped HDF5 files skipped under ASan (libhdf5 is not instrumented)"
 echo "hostile.test.sh: $checked variants of $nfiles files checked (truncations and byte changes), $fail_count failures"
 if [ $fail_count -gt 0 ]; then
     note "failing inputs kept in $keep"

@@ -1,0 +1,519 @@
+/*
+ * cmd_nn.c - layer shape commands: conv, convtranspose, pool (PyTorch and
+ * ONNX shape formulas), linear, matmul (NumPy), cat/concat and stack of
+ * several shapes, and dim (one dimension of a shape). The layer commands
+ * apply their options to every SHAPE operand or stdin line; matmul, cat and
+ * stack take their shapes as operands or one set per stdin line.
+ */
+#include "cli.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#define LAYER_ABOUT                                                                       \
+    CLI_ABOUT("SHAPE is (N,C,*spatial), or (C,*spatial) unbatched with --spatial. Per-axis\n" \
+              "values are one number for every spatial axis or a list, e.g. 3 or (3,5).\n" \
+              "Without --spatial the number of spatial axes is the length of the longest\n" \
+              "such list, or else ndim - 2.")
+#define LAYER_COMMON                                                                       \
+    CLI_VALUE("kernel", 0, "K", "kernel size per spatial axis (required)"),                \
+        CLI_VALUE("stride", 0, "S", "stride per spatial axis"),                             \
+        CLI_VALUE("padding", 0, "P",                                                        \
+                  "padding at both ends per axis, or same (same-upper),\n"                  \
+                  "same-lower or valid (ONNX auto_pad)"),                                   \
+        CLI_VALUE("pads", 0, "B,..,E,..",                                                   \
+                  "ONNX pads: the begin paddings, then the end paddings"),                  \
+        CLI_VALUE("dilation", 0, "D", "dilation per spatial axis (default 1)"),             \
+        CLI_VALUE("spatial", 0, "N", "number of spatial axes: 1, 2 or 3")
+
+const cli_option conv_options[] = {
+    CLI_ABOUT("Output shape of PyTorch Conv1d/2d/3d (ONNX Conv); stride default 1."),
+    LAYER_ABOUT,
+    LAYER_COMMON,
+    CLI_VALUE("out-channels", 0, "C", "output channels (required)"),
+    CLI_VALUE("groups", 0, "G", "groups; in and out channels must be multiples (default 1)"),
+    CLI_FLAG("weight", 0, "also print the weight shape (C_out, C_in/groups, *kernel)"),
+    CLI_OPTIONS_END,
+};
+
+const cli_option convtranspose_options[] = {
+    CLI_ABOUT("Output shape of PyTorch ConvTranspose1d/2d/3d; stride default 1."),
+    LAYER_ABOUT,
+    LAYER_COMMON,
+    CLI_VALUE("out-channels", 0, "C", "output channels (required)"),
+    CLI_VALUE("groups", 0, "G", "groups; in and out channels must be multiples (default 1)"),
+    CLI_VALUE("output-padding", 0, "OP",
+              "added to one side of the output; below the stride or the dilation"),
+    CLI_FLAG("weight", 0, "also print the weight shape (C_in, C_out/groups, *kernel)"),
+    CLI_OPTIONS_END,
+};
+
+const cli_option pool_options[] = {
+    CLI_ABOUT("Output shape of PyTorch MaxPool/AvgPool 1d/2d/3d; stride default: the\n"
+              "kernel; padding at most half the kernel."),
+    LAYER_ABOUT,
+    LAYER_COMMON,
+    CLI_CHOICE("kind", 0, "max|avg", "max pooling (default) or average pooling", "max avg"),
+    CLI_FLAG("ceil-mode", 0, "round the output up (PyTorch ceil_mode)"),
+    CLI_OPTIONS_END,
+};
+
+const cli_option linear_options[] = {
+    CLI_ABOUT("Output shape of PyTorch nn.Linear: (*, in_features) -> (*, out_features)."),
+    CLI_VALUE("out-features", 0, "N", "output features (required)"),
+    CLI_VALUE("in-features", 0, "N", "check the last dim against N (default: any)"),
+    CLI_FLAG("weight", 0, "also print the weight shape (out_features, in_features)"),
+    CLI_OPTIONS_END,
+};
+
+const cli_option matmul_options[] = {
+    CLI_ABOUT("NumPy matmul (torch.matmul): 1-D operands are promoted and the added\n"
+              "dim removed; batch dims broadcast. Without operands, each stdin line\n"
+              "holds A and B separated by whitespace."),
+    CLI_OPTIONS_END,
+};
+
+const cli_option cat_options[] = {
+    CLI_ABOUT("Concatenation along AXIS (numpy.concatenate, torch.cat); negative axes\n"
+              "count from the end. Without SHAPE operands (or with '-'), each stdin\n"
+              "line holds the shapes of one concatenation."),
+    CLI_OPTIONS_END,
+};
+
+const cli_option stack_options[] = {
+    CLI_ABOUT("Stacking along a new AXIS of the result (numpy.stack, torch.stack); the\n"
+              "shapes must be equal. Without SHAPE operands (or with '-'), each stdin\n"
+              "line holds the shapes of one stack."),
+    CLI_OPTIONS_END,
+};
+
+const cli_option dim_options[] = {
+    CLI_ABOUT("The dim of SHAPE at AXIS (shape[axis]); negative axes count from the end."),
+    CLI_OPTIONS_END,
+};
+
+/* ---- conv, convtranspose, pool ------------------------------------------------ */
+
+enum nn_kind { NN_CONV, NN_CONVT, NN_POOL };
+
+typedef struct layer_job {
+    enum nn_kind kind;
+    ts_pool_kind pool;
+    ts_conv_params p;
+    int want_weight;
+    int fixed_nsp;              /* --spatial, or 0 */
+    int list_nsp;               /* the longest per-axis list, or 0 */
+    /* per-axis options as given: values and counts (0: not given) */
+    int64_t kernel[TS_MAX_NDIM], stride[TS_MAX_NDIM], dil[TS_MAX_NDIM], pad[TS_MAX_NDIM],
+        pads[TS_MAX_NDIM], opad[TS_MAX_NDIM];
+    int nkernel, nstride, ndil, npad, npads, nopad;
+    ts_shape in, out, weight;
+} layer_job;
+
+/* Spreads a per-axis option over nsp axes: one value for all, or nsp. */
+static int spread(const int64_t *v, int n, int nsp, int64_t dflt, int64_t *dst,
+                  const char *what, ts_error *err)
+{
+    if (n == 0) {
+        for (int i = 0; i < nsp; i++)
+            dst[i] = dflt;
+        return CLI_OK;
+    }
+    if (n != 1 && n != nsp)
+        return cli_fail(err, TS_ERR_NDIM, "--%s has %d values for %d spatial ax%s", what, n,
+                        nsp, nsp == 1 ? "is" : "es");
+    for (int i = 0; i < nsp; i++)
+        dst[i] = v[n == 1 ? 0 : i];
+    return CLI_OK;
+}
+
+static int do_layer(cli_ctx *ctx, void *job, const char *text, size_t len, ts_error *err)
+{
+    layer_job *j = job;
+    if (ts_shape_parse(text, len, 0, &j->in, NULL, err) != TS_OK)
+        return CLI_ERROR;
+    int nd = ts_shape_ndim(&j->in);
+    int nsp = j->fixed_nsp ? j->fixed_nsp : j->list_nsp ? j->list_nsp : nd - 2;
+    if (nsp < 1 || nsp > TS_CONV_MAX_SPATIAL)
+        return cli_fail(err, TS_ERR_NDIM,
+                        "a %d-D shape is not (N,C,*spatial) with 1 to 3 spatial axes; give "
+                        "--spatial for an unbatched (C,*spatial) input",
+                        nd);
+    ts_conv_params *p = &j->p;
+    p->nspatial = nsp;
+    if (spread(j->kernel, j->nkernel, nsp, 1, p->kernel, "kernel", err) ||
+        spread(j->stride, j->nstride, nsp, 1, p->stride, "stride", err) ||
+        spread(j->dil, j->ndil, nsp, 1, p->dilation, "dilation", err) ||
+        spread(j->opad, j->nopad, nsp, 0, p->output_padding, "output-padding", err))
+        return CLI_ERROR;
+    if (j->kind == NN_POOL && j->nstride == 0) /* PyTorch: stride defaults to the kernel */
+        memcpy(p->stride, p->kernel, sizeof p->stride);
+    if (p->pad_mode == TS_PAD_EXPLICIT) {
+        if (j->npads) {
+            if (j->npads != 2 * nsp)
+                return cli_fail(err, TS_ERR_NDIM,
+                                "--pads has %d values, not 2 x %d (begins, then ends)", j->npads,
+                                nsp);
+            memcpy(p->pad_begin, j->pads, (size_t)nsp * sizeof(int64_t));
+            memcpy(p->pad_end, j->pads + nsp, (size_t)nsp * sizeof(int64_t));
+        } else {
+            if (spread(j->pad, j->npad, nsp, 0, p->pad_begin, "padding", err))
+                return CLI_ERROR;
+            memcpy(p->pad_end, p->pad_begin, sizeof p->pad_end);
+        }
+    }
+    ts_shape *w = j->kind == NN_POOL ? NULL : &j->weight;
+    ts_status st = j->kind == NN_CONV    ? ts_conv_shape(&j->in, p, &j->out, w, err)
+                   : j->kind == NN_CONVT ? ts_conv_transpose_shape(&j->in, p, &j->out, w, err)
+                                         : ts_pool_shape(&j->in, j->pool, p, &j->out, err);
+    if (st != TS_OK)
+        return CLI_ERROR;
+    if (!w) {
+        out_shape(ctx, &j->out);
+        out_char(ctx, '\n');
+        return CLI_OK;
+    }
+    print_open_object(ctx, NULL);
+    print_dims(ctx, PRINT_ANY, "shape", "%s", ts_shape_dims(&j->out), ts_shape_ndim(&j->out));
+    print_dims(ctx, j->want_weight ? PRINT_ANY : PRINT_JSON, "weight", " weight %s",
+               ts_shape_dims(&j->weight), ts_shape_ndim(&j->weight));
+    print_text(ctx, "\n");
+    print_close_object(ctx);
+    return CLI_OK;
+}
+
+/* A per-axis option: its values and their count; *longest grows to it. */
+static int layer_list(cli_ctx *ctx, const cli_args *args, const char *name, int64_t *v, int *n,
+                      int *longest)
+{
+    const char *text = cli_opt(args, name);
+    *n = 0;
+    if (!text)
+        return CLI_OK;
+    char what[32];
+    snprintf(what, sizeof what, "--%s", name);
+    if (cli_arg_ints(ctx, text, what, v, n))
+        return CLI_ERROR;
+    if (*n == 0)
+        return cli_usage(ctx, "--%s needs at least one value", name);
+    if (*n > 1 && *n > *longest)
+        *longest = *n;
+    return CLI_OK;
+}
+
+/* A positive count option (--out-channels, --groups, --spatial). */
+static int count_opt(cli_ctx *ctx, const cli_args *args, const char *name, int64_t *out)
+{
+    const char *text = cli_opt(args, name);
+    if (!text)
+        return CLI_OK;
+    char what[32];
+    snprintf(what, sizeof what, "--%s", name);
+    return cli_arg_i64(ctx, text, what, out);
+}
+
+static int run_layer(cli_ctx *ctx, const cli_args *args, enum nn_kind kind)
+{
+    layer_job *j = calloc(1, sizeof *j);
+    if (!j)
+        return cli_error(ctx, NULL, "out of memory");
+    ts_conv_params init = TS_CONV_PARAMS_INIT;
+    j->kind = kind;
+    j->p = init;
+    ts_shape_init(&j->in);
+    ts_shape_init(&j->out);
+    ts_shape_init(&j->weight);
+    int rc = CLI_OK, lon = 0;
+    if (!cli_opt(args, "kernel"))
+        rc = cli_usage(ctx, "missing --kernel, e.g. --kernel 3 or --kernel (3,5)");
+    if (rc == CLI_OK && kind != NN_POOL && !cli_opt(args, "out-channels"))
+        rc = cli_usage(ctx, "missing --out-channels, e.g. --out-channels 64");
+    if (rc == CLI_OK)
+        rc = layer_list(ctx, args, "kernel", j->kernel, &j->nkernel, &lon) ||
+             layer_list(ctx, args, "stride", j->stride, &j->nstride, &lon) ||
+             layer_list(ctx, args, "dilation", j->dil, &j->ndil, &lon) ||
+             (kind == NN_CONVT &&
+              layer_list(ctx, args, "output-padding", j->opad, &j->nopad, &lon))
+                 ? CLI_ERROR
+                 : CLI_OK;
+    const char *pad = cli_opt(args, "padding"), *pads = cli_opt(args, "pads");
+    if (rc == CLI_OK && pad && pads)
+        rc = cli_usage(ctx, "give --padding or --pads, not both");
+    if (rc == CLI_OK && pad) {
+        static const struct { const char *word; ts_pad_mode mode; } words[] = {
+            {"same", TS_PAD_SAME_UPPER}, {"same-upper", TS_PAD_SAME_UPPER},
+            {"same_upper", TS_PAD_SAME_UPPER}, {"same-lower", TS_PAD_SAME_LOWER},
+            {"same_lower", TS_PAD_SAME_LOWER}, {"valid", TS_PAD_VALID},
+        };
+        int found = 0;
+        for (size_t i = 0; i < sizeof words / sizeof words[0]; i++)
+            if (strcasecmp(pad, words[i].word) == 0) {
+                j->p.pad_mode = words[i].mode;
+                found = 1;
+            }
+        if (!found && (pad[0] == '-' || (pad[0] >= '0' && pad[0] <= '9') || pad[0] == '(' ||
+                       pad[0] == '['))
+            rc = layer_list(ctx, args, "padding", j->pad, &j->npad, &lon);
+        else if (!found) {
+            char q[64];
+            rc = cli_usage(ctx, "--padding must be numbers, same, same-lower or valid, not '%s'",
+                           cli_quote(pad, strlen(pad), q, sizeof q));
+        }
+    }
+    if (rc == CLI_OK && pads)
+        rc = layer_list(ctx, args, "pads", j->pads, &j->npads, &lon);
+    if (j->npads) /* --pads holds two values per axis */
+        lon = lon == j->npads ? j->npads / 2 : lon;
+    j->list_nsp = lon;
+    int64_t v = 0;
+    if (rc == CLI_OK && cli_opt(args, "spatial")) {
+        rc = count_opt(ctx, args, "spatial", &v);
+        if (rc == CLI_OK && (v < 1 || v > TS_CONV_MAX_SPATIAL))
+            rc = cli_usage(ctx, "--spatial must be 1, 2 or 3, not %lld", (long long)v);
+        j->fixed_nsp = (int)v;
+    }
+    if (rc == CLI_OK && kind != NN_POOL) {
+        rc = count_opt(ctx, args, "out-channels", &j->p.out_channels);
+        if (rc == CLI_OK)
+            rc = count_opt(ctx, args, "groups", &j->p.groups);
+        j->want_weight = cli_flag(args, "weight") > 0;
+    }
+    if (rc == CLI_OK && kind == NN_POOL) {
+        const char *k = cli_opt(args, "kind");
+        j->pool = TS_POOL_MAX;
+        if (k && strcmp(k, "avg") == 0)
+            j->pool = TS_POOL_AVG;
+        else if (k && strcmp(k, "max") != 0) {
+            char q[64];
+            rc = cli_usage(ctx, "--kind must be max or avg, not '%s'",
+                           cli_quote(k, strlen(k), q, sizeof q));
+        }
+        j->p.ceil_mode = cli_flag(args, "ceil-mode") > 0;
+    }
+    if (rc == CLI_OK)
+        rc = cli_each_input(ctx, args->nops, args->ops, do_layer, j);
+    ts_shape_free(&j->in);
+    ts_shape_free(&j->out);
+    ts_shape_free(&j->weight);
+    free(j);
+    return rc;
+}
+
+int cmd_conv(cli_ctx *ctx, const cli_args *args)
+{
+    return run_layer(ctx, args, NN_CONV);
+}
+
+int cmd_convtranspose(cli_ctx *ctx, const cli_args *args)
+{
+    return run_layer(ctx, args, NN_CONVT);
+}
+
+int cmd_pool(cli_ctx *ctx, const cli_args *args)
+{
+    return run_layer(ctx, args, NN_POOL);
+}
+
+/* ---- linear ------------------------------------------------------------------ */
+
+typedef struct linear_job {
+    int64_t in_features, out_features;
+    int want_weight;
+    ts_shape in, out, weight;
+} linear_job;
+
+static int do_linear(cli_ctx *ctx, void *job, const char *text, size_t len, ts_error *err)
+{
+    linear_job *j = job;
+    if (ts_shape_parse(text, len, 0, &j->in, NULL, err) != TS_OK ||
+        ts_linear_shape(&j->in, j->in_features, j->out_features, &j->out, &j->weight, err))
+        return CLI_ERROR;
+    print_open_object(ctx, NULL);
+    print_dims(ctx, PRINT_ANY, "shape", "%s", ts_shape_dims(&j->out), ts_shape_ndim(&j->out));
+    print_dims(ctx, j->want_weight ? PRINT_ANY : PRINT_JSON, "weight", " weight %s",
+               ts_shape_dims(&j->weight), ts_shape_ndim(&j->weight));
+    print_text(ctx, "\n");
+    print_close_object(ctx);
+    return CLI_OK;
+}
+
+int cmd_linear(cli_ctx *ctx, const cli_args *args)
+{
+    linear_job j = {-1, 0, cli_flag(args, "weight") > 0, TS_SHAPE_INIT, TS_SHAPE_INIT,
+                    TS_SHAPE_INIT};
+    if (!cli_opt(args, "out-features"))
+        return cli_usage(ctx, "missing --out-features, e.g. --out-features 10");
+    int rc = count_opt(ctx, args, "out-features", &j.out_features);
+    if (rc == CLI_OK)
+        rc = count_opt(ctx, args, "in-features", &j.in_features);
+    if (rc == CLI_OK && cli_opt(args, "in-features") && j.in_features < 0)
+        rc = cli_usage(ctx, "--in-features must be >= 0, not %lld", (long long)j.in_features);
+    if (rc == CLI_OK)
+        rc = cli_each_input(ctx, args->nops, args->ops, do_linear, &j);
+    ts_shape_free(&j.in);
+    ts_shape_free(&j.out);
+    ts_shape_free(&j.weight);
+    return rc;
+}
+
+/* ---- matmul, cat, stack: several shapes per result ----------------------------- */
+
+enum multi_kind { MULTI_MATMUL, MULTI_CAT, MULTI_STACK };
+
+typedef struct multi_job {
+    enum multi_kind kind;
+    int64_t axis;
+    ts_shape *shapes;
+    const ts_shape **ptrs;
+    size_t n, cap;
+    ts_shape out;
+} multi_job;
+
+/* Room for n + 1 shapes. */
+static int multi_grow(multi_job *j, ts_error *err)
+{
+    if (j->n < j->cap)
+        return CLI_OK;
+    size_t cap = j->cap ? 2 * j->cap : 8;
+    ts_shape *s = realloc(j->shapes, cap * sizeof *s);
+    if (!s)
+        return cli_fail(err, TS_ERR_NOMEM, "out of memory for %zu shapes", cap);
+    j->shapes = s;
+    const ts_shape **p = realloc(j->ptrs, cap * sizeof *p);
+    if (!p)
+        return cli_fail(err, TS_ERR_NOMEM, "out of memory for %zu shapes", cap);
+    j->ptrs = p;
+    for (size_t i = j->cap; i < cap; i++)
+        ts_shape_init(&j->shapes[i]);
+    j->cap = cap;
+    return CLI_OK;
+}
+
+static int multi_print(cli_ctx *ctx, multi_job *j, ts_error *err)
+{
+    for (size_t i = 0; i < j->n; i++)
+        j->ptrs[i] = &j->shapes[i];
+    ts_status st;
+    if (j->kind == MULTI_MATMUL) {
+        if (j->n != 2)
+            return cli_fail(err, TS_ERR_NDIM, "expected two shapes, A and B, got %zu", j->n);
+        st = ts_matmul_shape(j->ptrs[0], j->ptrs[1], &j->out, err);
+    } else if (j->kind == MULTI_CAT) {
+        st = ts_concat_shape(j->ptrs, j->n, j->axis, &j->out, err);
+    } else {
+        st = ts_stack_shape(j->ptrs, j->n, j->axis, &j->out, err);
+    }
+    if (st != TS_OK)
+        return CLI_ERROR;
+    out_shape(ctx, &j->out);
+    out_char(ctx, '\n');
+    return CLI_OK;
+}
+
+static int do_multi_line(cli_ctx *ctx, void *job, const char *text, size_t len, ts_error *err)
+{
+    multi_job *j = job;
+    size_t pos = 0;
+    j->n = 0;
+    while (pos < len && (text[pos] == ' ' || text[pos] == '\t'))
+        pos++;
+    while (pos < len) {
+        char what[32];
+        snprintf(what, sizeof what, "shape %zu", j->n);
+        if (multi_grow(j, err) || cli_scan_shape(text, len, &pos, &j->shapes[j->n], what, err))
+            return CLI_ERROR;
+        j->n++;
+    }
+    return multi_print(ctx, j, err);
+}
+
+static int multi_operands(cli_ctx *ctx, int nops, char *const *ops, multi_job *j)
+{
+    ts_error err;
+    for (int i = 0; i < nops; i++) {
+        char what[32];
+        snprintf(what, sizeof what, "shape %d", i);
+        if (multi_grow(j, &err))
+            return cli_error(ctx, NULL, "%s", err.message);
+        if (cli_arg_shape(ctx, ops[i], what, &j->shapes[j->n]))
+            return CLI_ERROR;
+        j->n++;
+    }
+    if (multi_print(ctx, j, &err))
+        return cli_error(ctx, NULL, "%s", err.message);
+    return CLI_OK;
+}
+
+static int run_multi(cli_ctx *ctx, const cli_args *args, enum multi_kind kind)
+{
+    multi_job j;
+    memset(&j, 0, sizeof j);
+    j.kind = kind;
+    ts_shape_init(&j.out);
+    int first = 0, rc = CLI_OK;
+    if (kind != MULTI_MATMUL) {
+        if (args->nops < 1)
+            return cli_usage(ctx, "missing AXIS, e.g. 0 or -1");
+        rc = cli_arg_i64(ctx, args->ops[0], "AXIS", &j.axis);
+        first = 1;
+    }
+    int n = args->nops - first;
+    char *const *ops = args->ops + first;
+    if (rc == CLI_OK)
+        rc = cli_stdin_mode(n, ops) ? cli_each_input(ctx, 0, NULL, do_multi_line, &j)
+                                    : multi_operands(ctx, n, ops, &j);
+    for (size_t i = 0; i < j.cap; i++)
+        ts_shape_free(&j.shapes[i]);
+    free(j.shapes);
+    free(j.ptrs);
+    ts_shape_free(&j.out);
+    return rc;
+}
+
+int cmd_matmul(cli_ctx *ctx, const cli_args *args)
+{
+    return run_multi(ctx, args, MULTI_MATMUL);
+}
+
+int cmd_cat(cli_ctx *ctx, const cli_args *args)
+{
+    return run_multi(ctx, args, MULTI_CAT);
+}
+
+int cmd_stack(cli_ctx *ctx, const cli_args *args)
+{
+    return run_multi(ctx, args, MULTI_STACK);
+}
+
+/* ---- dim ----------------------------------------------------------------------- */
+
+typedef struct dim_job {
+    int64_t axis;
+    ts_shape in;
+} dim_job;
+
+static int do_dim(cli_ctx *ctx, void *job, const char *text, size_t len, ts_error *err)
+{
+    dim_job *j = job;
+    int64_t v;
+    if (ts_shape_parse(text, len, 0, &j->in, NULL, err) != TS_OK ||
+        ts_shape_dim(&j->in, j->axis, &v, err) != TS_OK)
+        return CLI_ERROR;
+    out_i64(ctx, v);
+    out_char(ctx, '\n');
+    return CLI_OK;
+}
+
+int cmd_dim(cli_ctx *ctx, const cli_args *args)
+{
+    if (args->nops < 1)
+        return cli_usage(ctx, "missing AXIS, e.g. 0 or -1");
+    dim_job j = {0, TS_SHAPE_INIT};
+    int rc = cli_arg_i64(ctx, args->ops[0], "AXIS", &j.axis);
+    if (rc == CLI_OK)
+        rc = cli_each_input(ctx, args->nops - 1, args->ops + 1, do_dim, &j);
+    ts_shape_free(&j.in);
+    return rc;
+}

@@ -1,0 +1,839 @@
+/*
+ * hdf5.c - reader for HDF5 files (Keras .h5 / .weights.h5 weights and any
+ * other HDF5 file), through the real HDF5 library.
+ *
+ * libhdf5 is loaded with dlopen the first time an HDF5 file is read, so
+ * commands that read no HDF5 file do not pay for loading it, and tshape
+ * neither links it nor needs its headers to build. The few functions used
+ * are looked up with dlsym and declared here with the ABI of HDF5 1.10
+ * (soname libhdf5.so.103, Debian's libhdf5_serial.so.103): hid_t is 64-bit
+ * and H5Lvisit passes the 1.10 H5L_info_t. The library's version is checked
+ * before use; any other version is refused with a message.
+ *
+ * Opening: with a path (ts_file_open) the file is opened by name with
+ * H5Fopen, read-only, so HDF5 reads only the metadata it needs; an image in
+ * memory (ts_file_open_memory) is handed over with the core driver and
+ * H5Pset_file_image (which copies it). HDF5's own error printing is turned
+ * off: the library never prints. Before libhdf5 sees the bytes, the
+ * signature and superblock are checked here (version, end-of-file address
+ * against the file size), so a truncated file is reported as such.
+ *
+ * Every dataset reachable through hard links is one array, named by its
+ * path without the leading '/', in H5Lvisit order (by name, depth first);
+ * a dataset reached by a second hard link is not repeated; soft and
+ * external links are not followed. data_offset (H5Dget_offset) is reported
+ * only for contiguous, allocated, fixed-size data lying inside the file.
+ */
+#include "reader.h"
+
+#include <dlfcn.h>
+#include <jansson.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+/* ---- HDF5 1.10 ABI ------------------------------------------------------- */
+
+typedef int64_t hid_t;
+typedef int herr_t;
+typedef int htri_t;
+typedef unsigned long long hsize_t;
+typedef long long hssize_t;
+typedef unsigned long long haddr_t;
+#define HADDR_UNDEF (~(haddr_t)0)
+
+typedef struct {
+    int type;              /* H5L_type_t: 0 hard, 1 soft, 64 external */
+    bool corder_valid;
+    int64_t corder;
+    int cset;
+    union {
+        haddr_t address;
+        size_t val_size;
+    } u;
+} h5l_info_t;
+
+typedef herr_t (*h5l_iterate_t)(hid_t group, const char *name, const h5l_info_t *info,
+                                void *op_data);
+
+enum { H5I_DATASET = 5 };
+enum { H5T_INTEGER = 0, H5T_FLOAT, H5T_TIME, H5T_STRING, H5T_BITFIELD, H5T_OPAQUE,
+       H5T_COMPOUND, H5T_REFERENCE, H5T_ENUM, H5T_VLEN, H5T_ARRAY };
+enum { H5S_SCALAR = 0, H5S_SIMPLE = 1, H5S_NULL = 2 };
+enum { H5D_COMPACT = 0, H5D_CONTIGUOUS = 1, H5D_CHUNKED = 2, H5D_VIRTUAL = 3 };
+#define H5_MAX_RANK 32
+
+static const char *const class_names[] = {"INTEGER", "FLOAT", "TIME", "STRING", "BITFIELD",
+                                          "OPAQUE", "COMPOUND", "REFERENCE", "ENUM", "VLEN",
+                                          "ARRAY"};
+
+/* The functions used, by name. */
+#define H5_FUNCS(X)                                                                       \
+    X(herr_t, H5open, (void))                                                             \
+    X(herr_t, H5get_libversion, (unsigned *, unsigned *, unsigned *))                     \
+    X(herr_t, H5Eset_auto2, (hid_t, void *, void *))                                      \
+    X(hid_t, H5Pcreate, (hid_t))                                                          \
+    X(herr_t, H5Pset_fapl_core, (hid_t, size_t, bool))                                    \
+    X(herr_t, H5Pset_file_image, (hid_t, void *, size_t))                                 \
+    X(herr_t, H5Pclose, (hid_t))                                                          \
+    X(hid_t, H5Fopen, (const char *, unsigned, hid_t))                                    \
+    X(herr_t, H5Fclose, (hid_t))                                                          \
+    X(herr_t, H5Lvisit, (hid_t, int, int, h5l_iterate_t, void *))                         \
+    X(hid_t, H5Oopen, (hid_t, const char *, hid_t))                                       \
+    X(herr_t, H5Oclose, (hid_t))                                                          \
+    X(int, H5Iget_type, (hid_t))                                                          \
+    X(hid_t, H5Dget_type, (hid_t))                                                        \
+    X(hid_t, H5Dget_space, (hid_t))                                                       \
+    X(hid_t, H5Dget_create_plist, (hid_t))                                                \
+    X(hsize_t, H5Dget_storage_size, (hid_t))                                              \
+    X(haddr_t, H5Dget_offset, (hid_t))                                                    \
+    X(int, H5Pget_layout, (hid_t))                                                        \
+    X(int, H5Pget_chunk, (hid_t, int, hsize_t *))                                         \
+    X(int, H5Pget_nfilters, (hid_t))                                                      \
+    X(int, H5Pget_filter2,                                                                \
+      (hid_t, unsigned, unsigned *, size_t *, unsigned *, size_t, char *, unsigned *))    \
+    X(int, H5Sget_simple_extent_type, (hid_t))                                            \
+    X(int, H5Sget_simple_extent_ndims, (hid_t))                                           \
+    X(int, H5Sget_simple_extent_dims, (hid_t, hsize_t *, hsize_t *))                      \
+    X(hssize_t, H5Sget_simple_extent_npoints, (hid_t))                                    \
+    X(herr_t, H5Sclose, (hid_t))                                                          \
+    X(int, H5Tget_class, (hid_t))                                                         \
+    X(size_t, H5Tget_size, (hid_t))                                                       \
+    X(int, H5Tget_order, (hid_t))                                                         \
+    X(int, H5Tget_sign, (hid_t))                                                          \
+    X(int, H5Tget_cset, (hid_t))                                                          \
+    X(htri_t, H5Tis_variable_str, (hid_t))                                                \
+    X(herr_t, H5Tget_fields, (hid_t, size_t *, size_t *, size_t *, size_t *, size_t *))   \
+    X(int, H5Tget_nmembers, (hid_t))                                                      \
+    X(char *, H5Tget_member_name, (hid_t, unsigned))                                      \
+    X(hid_t, H5Tget_member_type, (hid_t, unsigned))                                       \
+    X(hid_t, H5Tget_super, (hid_t))                                                       \
+    X(hid_t, H5Tcopy, (hid_t))                                                            \
+    X(herr_t, H5Tclose, (hid_t))                                                          \
+    X(htri_t, H5Aexists, (hid_t, const char *))                                           \
+    X(hid_t, H5Aopen, (hid_t, const char *, hid_t))                                       \
+    X(hid_t, H5Aget_type, (hid_t))                                                        \
+    X(hid_t, H5Aget_space, (hid_t))                                                       \
+    X(herr_t, H5Aread, (hid_t, hid_t, void *))                                            \
+    X(herr_t, H5Aclose, (hid_t))                                                          \
+    X(htri_t, H5Lexists, (hid_t, const char *, hid_t))                                    \
+    X(herr_t, H5free_memory, (void *))
+
+typedef struct h5_api {
+#define X(ret, name, args) ret(*name) args;
+    H5_FUNCS(X)
+#undef X
+    hid_t *fapl_class;   /* H5P_CLS_FILE_ACCESS_ID_g */
+} h5_api;
+
+static h5_api api;
+static int api_state; /* 0 not tried, 1 loaded, -1 failed */
+static char api_error[256];
+
+static const char *const sonames[] = {"libhdf5_serial.so.103", "libhdf5.so.103"};
+
+static int load_api(void)
+{
+    if (api_state)
+        return api_state;
+    void *h = NULL;
+    for (size_t i = 0; !h && i < sizeof sonames / sizeof *sonames; i++)
+        h = dlopen(sonames[i], RTLD_NOW | RTLD_LOCAL);
+    if (!h) {
+        snprintf(api_error, sizeof api_error,
+                 "reading HDF5 needs the HDF5 1.10 library (libhdf5_serial.so.103 or "
+                 "libhdf5.so.103; Debian: apt install libhdf5-103-1), which is not installed");
+        return api_state = -1;
+    }
+    /* POSIX dlsym returns void *; the cast to a function pointer is how it
+     * is used (memcpy keeps ISO C pedantry quiet). */
+#define X(ret, name, args)                                                               \
+    {                                                                                    \
+        void *sym = dlsym(h, #name);                                                     \
+        if (!sym) {                                                                      \
+            snprintf(api_error, sizeof api_error, "the HDF5 library lacks %s", #name);   \
+            return api_state = -1;                                                       \
+        }                                                                                \
+        memcpy(&api.name, &sym, sizeof sym);                                             \
+    }
+    H5_FUNCS(X)
+#undef X
+    api.fapl_class = dlsym(h, "H5P_CLS_FILE_ACCESS_ID_g");
+    unsigned maj = 0, min = 0, rel = 0;
+    if (!api.fapl_class || api.H5open() < 0 ||
+        api.H5get_libversion(&maj, &min, &rel) < 0 || maj != 1 || min != 10) {
+        snprintf(api_error, sizeof api_error,
+                 "the HDF5 library found is version %u.%u.%u; tshape uses the 1.10 ABI", maj,
+                 min, rel);
+        return api_state = -1;
+    }
+    api.H5Eset_auto2(0, NULL, NULL); /* never print error stacks */
+    return api_state = 1;
+}
+
+/* Under LeakSanitizer (make sanitize, fuzzing): libhdf5 1.10.8 leaks on some
+ * of its error paths when a file is corrupted (H5Fopen or H5Lvisit failing);
+ * those allocations are libhdf5's, not tshape's. The hook is the sanitizer's
+ * documented one and does nothing in other builds. */
+const char *__lsan_default_suppressions(void);
+const char *__lsan_default_suppressions(void)
+{
+    return "leak:libhdf5_serial.so\nleak:libhdf5.so\n";
+}
+/* ... and without the "Suppressions used" table on stderr, which would
+ * break the one-line error contract the tests check. */
+const char *__lsan_default_options(void);
+const char *__lsan_default_options(void)
+{
+    return "print_suppressions=0";
+}
+
+/* ---- the superblock, checked before libhdf5 sees the file ---------------- */
+
+static const unsigned char signature[8] = {0x89, 'H', 'D', 'F', '\r', '\n', 0x1a, '\n'};
+
+/* Offset of the signature: 0, 512, 1024, 2048, ... (a user block), or -1. */
+static int64_t find_signature(const unsigned char *data, size_t len)
+{
+    for (uint64_t at = 0; at + 8 <= len; at = at ? at * 2 : 512)
+        if (memcmp(data + at, signature, 8) == 0)
+            return (int64_t)at;
+    return -1;
+}
+
+static int probe_hdf5(const unsigned char *data, size_t len)
+{
+    return find_signature(data, len) >= 0;
+}
+
+static uint64_t le_n(const unsigned char *p, int n)
+{
+    uint64_t v = 0;
+    for (int i = n - 1; i >= 0; i--)
+        v = (v << 8) | p[i];
+    return v;
+}
+
+/* Superblock versions 0..3: the version, and the end-of-file address
+ * (relative to the base address) against the size of the file. */
+static ts_status check_superblock(const unsigned char *data, size_t len, int64_t at,
+                                  ts_error *err)
+{
+    size_t p = (size_t)at + 8;
+    if (len - p < 1)
+        goto short_file;
+    int version = data[p];
+    int so, base_at;
+    if (version == 0 || version == 1) {
+        if (len - p < 16)
+            goto short_file;
+        so = data[p + 5];
+        base_at = 8 + 16 + (version == 1 ? 4 : 0);
+    } else if (version == 2 || version == 3) {
+        if (len - p < 4)
+            goto short_file;
+        so = data[p + 1];
+        base_at = 8 + 4;
+    } else {
+        return ts__fail(err, TS_ERR_FORMAT, 0, (int64_t)p,
+                        "not a readable HDF5 file: signature at byte %lld, but superblock "
+                        "version %d does not exist (0 to 3)", (long long)at, version);
+    }
+    if (so != 2 && so != 4 && so != 8)
+        return ts__fail(err, TS_ERR_FORMAT, 0, (int64_t)p,
+                        "not a readable HDF5 file: size of offsets %d (2, 4 or 8)", so);
+    /* base address, then (v0/1: free-space, EOF) (v2/3: extension, EOF) */
+    size_t q = (size_t)at + (size_t)base_at;
+    if (q > len || len - q < (size_t)so * 3)
+        goto short_file;
+    uint64_t base = le_n(data + q, so), eof = le_n(data + q + 2 * (size_t)so, so);
+    uint64_t undef = so == 8 ? ~(uint64_t)0 : ((uint64_t)1 << (8 * so)) - 1;
+    /* libhdf5 writes the end address including the user block; be lenient:
+     * only an end past the file in both readings is a truncation. */
+    (void)base;
+    if (eof != undef && eof > len)
+        return ts__fail(err, TS_ERR_TRUNCATED, 0, (int64_t)len,
+                        "HDF5 file is truncated: %zu bytes, but its superblock says it ends "
+                        "at byte %llu", len, (unsigned long long)eof);
+    return TS_OK;
+short_file:
+    return ts__fail(err, TS_ERR_TRUNCATED, 0, (int64_t)len,
+                    "file ends inside the HDF5 superblock at byte %zu", len);
+}
+
+/* ---- datasets ------------------------------------------------------------- */
+
+typedef struct h5_reader {
+    ts_file *f;
+    size_t len;
+    ts_error *err;
+    ts_status st;
+    /* addresses of the objects already reported (hard links) */
+    haddr_t *seen;
+    size_t n_seen, cap_seen;
+} h5_reader;
+
+/* Open-addressing set of object addresses; returns 1 if `a` was there. */
+static int seen_before(h5_reader *r, haddr_t a)
+{
+    if (r->n_seen * 2 >= r->cap_seen) {
+        size_t cap = r->cap_seen ? r->cap_seen * 2 : 64;
+        haddr_t *t = malloc(cap * sizeof *t);
+        if (!t)
+            return -1;
+        for (size_t i = 0; i < cap; i++)
+            t[i] = HADDR_UNDEF;
+        for (size_t i = 0; i < r->cap_seen; i++)
+            if (r->seen[i] != HADDR_UNDEF) {
+                size_t k = (size_t)(r->seen[i] * 0x9e3779b97f4a7c15ull) & (cap - 1);
+                while (t[k] != HADDR_UNDEF)
+                    k = (k + 1) & (cap - 1);
+                t[k] = r->seen[i];
+            }
+        free(r->seen);
+        r->seen = t;
+        r->cap_seen = cap;
+    }
+    size_t k = (size_t)(a * 0x9e3779b97f4a7c15ull) & (r->cap_seen - 1);
+    while (r->seen[k] != HADDR_UNDEF) {
+        if (r->seen[k] == a)
+            return 1;
+        k = (k + 1) & (r->cap_seen - 1);
+    }
+    r->seen[k] = a;
+    r->n_seen++;
+    return 0;
+}
+
+static const char *filter_name(int id)
+{
+    switch (id) {
+    case 1: return "deflate";
+    case 2: return "shuffle";
+    case 3: return "fletcher32";
+    case 4: return "szip";
+    case 5: return "nbit";
+    case 6: return "scaleoffset";
+    case 32000: return "lzf";
+    case 32001: return "blosc";
+    case 32004: return "lz4";
+    case 32008: return "bitshuffle";
+    case 32015: return "zstd";
+    default: return NULL;
+    }
+}
+
+/* Does attribute `name` of object o hold the string `want`? */
+static int attr_is(hid_t o, const char *name, const char *want)
+{
+    if (api.H5Aexists(o, name) <= 0)
+        return 0;
+    hid_t a = api.H5Aopen(o, name, 0);
+    if (a < 0)
+        return 0;
+    int yes = 0;
+    hid_t t = api.H5Aget_type(a), s = api.H5Aget_space(a);
+    if (t >= 0 && s >= 0 && api.H5Tget_class(t) == H5T_STRING &&
+        api.H5Sget_simple_extent_npoints(s) == 1) {
+        if (api.H5Tis_variable_str(t) > 0) {
+            /* the file's own string type (same character set) as memory type */
+            hid_t m = api.H5Tcopy(t);
+            char *v = NULL;
+            if (m >= 0 && api.H5Aread(a, m, &v) >= 0 && v) {
+                yes = strcmp(v, want) == 0;
+                api.H5free_memory(v);
+            }
+            if (m >= 0)
+                api.H5Tclose(m);
+        } else {
+            size_t n = api.H5Tget_size(t);
+            char buf[64];
+            if (n < sizeof buf && api.H5Aread(a, t, buf) >= 0) {
+                buf[n] = '\0';
+                yes = strcmp(buf, want) == 0;
+            }
+        }
+    }
+    if (t >= 0)
+        api.H5Tclose(t);
+    if (s >= 0)
+        api.H5Sclose(s);
+    api.H5Aclose(a);
+    return yes;
+}
+
+/* Fixed-size integer dtype from size and sign, or UNKNOWN. */
+static ts_dtype int_dtype(size_t size, int is_signed)
+{
+    switch (size) {
+    case 1: return is_signed ? TS_DTYPE_INT8 : TS_DTYPE_UINT8;
+    case 2: return is_signed ? TS_DTYPE_INT16 : TS_DTYPE_UINT16;
+    case 4: return is_signed ? TS_DTYPE_INT32 : TS_DTYPE_UINT32;
+    case 8: return is_signed ? TS_DTYPE_INT64 : TS_DTYPE_UINT64;
+    default: return TS_DTYPE_UNKNOWN;
+    }
+}
+
+static ts_dtype float_dtype(hid_t t, size_t size)
+{
+    size_t spos, epos, esize, mpos, msize;
+    switch (size) {
+    case 2:
+        if (api.H5Tget_fields(t, &spos, &epos, &esize, &mpos, &msize) >= 0 && esize == 8 &&
+            msize == 7)
+            return TS_DTYPE_BFLOAT16;
+        return TS_DTYPE_FLOAT16;
+    case 4: return TS_DTYPE_FLOAT32;
+    case 8: return TS_DTYPE_FLOAT64;
+    default: return TS_DTYPE_UNKNOWN;
+    }
+}
+
+/* The member names of a compound or enum type, "a, b" (at most 20). */
+static const char *member_list(h5_reader *r, hid_t t, int n, int *is_complex, int *is_bool)
+{
+    char buf[512];
+    size_t pos = 0;
+    buf[0] = '\0';
+    char *names[2] = {NULL, NULL};
+    for (int i = 0; i < n && i < 20; i++) {
+        char *m = api.H5Tget_member_name(t, (unsigned)i);
+        if (!m)
+            continue;
+        int k = snprintf(buf + pos, sizeof buf - pos, "%s%s", i ? ", " : "", m);
+        if (k > 0 && (size_t)k < sizeof buf - pos)
+            pos += (size_t)k;
+        if (i < 2)
+            names[i] = m;
+        else
+            api.H5free_memory(m);
+    }
+    if (n > 20)
+        snprintf(buf + pos, sizeof buf - pos, ", ... (%d members)", n);
+    if (is_complex)
+        *is_complex = n == 2 && names[0] && names[1] && strcmp(names[0], "r") == 0 &&
+                      strcmp(names[1], "i") == 0;
+    if (is_bool)
+        *is_bool = n == 2 && names[0] && names[1] && strcmp(names[0], "FALSE") == 0 &&
+                   strcmp(names[1], "TRUE") == 0;
+    for (int i = 0; i < 2; i++)
+        if (names[i])
+            api.H5free_memory(names[i]);
+    return ts__file_strndup(r->f, buf, strlen(buf), r->err);
+}
+
+/* Fills dtype fields of a from the file type t. Returns 0 for a
+ * variable-length type (no nbytes, no offset), 1 for fixed-size, -1 on
+ * allocation failure. *what receives extra text for the note. */
+static int set_type(h5_reader *r, ts_array *a, hid_t d, hid_t t, const char **what)
+{
+    int cls = api.H5Tget_class(t);
+    size_t size = api.H5Tget_size(t);
+    int order = api.H5Tget_order(t);
+    char bo = size <= 1 ? '|' : order == 1 ? '>' : '<';
+    *what = NULL;
+    a->format_dtype = cls >= 0 && cls <= H5T_ARRAY ? class_names[cls] : "unknown class";
+    ts_dtype dt = TS_DTYPE_UNKNOWN;
+    switch (cls) {
+    case H5T_INTEGER:
+        dt = int_dtype(size, api.H5Tget_sign(t) == 1);
+        break;
+    case H5T_FLOAT:
+        dt = float_dtype(t, size);
+        break;
+    case H5T_STRING:
+        if (api.H5Tis_variable_str(t) > 0) {
+            ts__array_set_dtype(a, TS_DTYPE_OBJECT);
+            *what = api.H5Tget_cset(t) == 1 ? "variable-length UTF-8 strings"
+                                            : "variable-length ASCII strings";
+            return 0;
+        }
+        if (size > (1u << 28))
+            break;
+        ts__array_set_dtype(a, TS_DTYPE_BYTES);
+        a->itemsize = a->block_bytes = (int64_t)size;
+        a->bits = (int32_t)size * 8;
+        a->dtype_name = ts__file_printf(r->f, r->err, "bytes%zu", size * 8);
+        *what = api.H5Tget_cset(t) == 1 ? "fixed-length UTF-8 strings"
+                                        : "fixed-length ASCII strings";
+        return a->dtype_name ? 1 : -1;
+    case H5T_OPAQUE:
+        if (size == 2 && attr_is(d, "dtype", "bfloat16")) {
+            ts__array_set_dtype(a, TS_DTYPE_BFLOAT16);
+            a->byteorder = '<';
+            *what = "opaque 2-byte data with attribute dtype = bfloat16 (Keras 3)";
+            return 1;
+        }
+        goto as_void;
+    case H5T_COMPOUND: {
+        int n = api.H5Tget_nmembers(t), cplx = 0;
+        const char *m = member_list(r, t, n, &cplx, NULL);
+        if (!m)
+            return -1;
+        if (cplx && (size == 8 || size == 16)) {
+            hid_t m0 = api.H5Tget_member_type(t, 0);
+            int ok = m0 >= 0 && api.H5Tget_class(m0) == H5T_FLOAT &&
+                     api.H5Tget_size(m0) == size / 2;
+            if (m0 >= 0) {
+                bo = api.H5Tget_order(m0) == 1 ? '>' : '<';
+                api.H5Tclose(m0);
+            }
+            if (ok) {
+                ts__array_set_dtype(a, size == 8 ? TS_DTYPE_COMPLEX64 : TS_DTYPE_COMPLEX128);
+                a->byteorder = bo;
+                *what = "compound {r, i} (h5py complex)";
+                return 1;
+            }
+        }
+        ts__array_set_dtype(a, TS_DTYPE_STRUCTURED);
+        a->itemsize = a->block_bytes = (int64_t)size;
+        a->bits = size < (1u << 28) ? (int32_t)size * 8 : 0;
+        *what = ts__file_printf(r->f, r->err, "compound {%s}", m);
+        return *what ? 1 : -1;
+    }
+    case H5T_ENUM: {
+        int n = api.H5Tget_nmembers(t), isbool = 0;
+        const char *m = member_list(r, t, n, NULL, &isbool);
+        if (!m)
+            return -1;
+        hid_t base = api.H5Tget_super(t);
+        int sgn = base >= 0 ? api.H5Tget_sign(base) == 1 : 0;
+        if (base >= 0)
+            api.H5Tclose(base);
+        dt = isbool && size == 1 ? TS_DTYPE_BOOL : int_dtype(size, sgn);
+        *what = ts__file_printf(r->f, r->err, "enum {%s}", m);
+        if (!*what)
+            return -1;
+        break;
+    }
+    case H5T_VLEN:
+        ts__array_set_dtype(a, TS_DTYPE_OBJECT);
+        *what = "variable-length sequences";
+        return 0;
+    default: /* TIME, BITFIELD, REFERENCE, ARRAY: named, never guessed */
+        goto as_void;
+    }
+    if (dt == TS_DTYPE_UNKNOWN)
+        goto as_void;
+    ts__array_set_dtype(a, dt);
+    a->byteorder = a->itemsize > 1 ? bo : '|';
+    return 1;
+as_void:
+    if (size > (1u << 28))
+        size = 0;
+    ts__array_set_dtype(a, TS_DTYPE_VOID);
+    a->itemsize = a->block_bytes = (int64_t)size;
+    a->bits = (int32_t)size * 8;
+    a->dtype_name = ts__file_printf(r->f, r->err, "void%zu", size * 8);
+    return a->dtype_name ? 1 : -1;
+}
+
+/* Appends printf text at buf[*pos], cut at cap. */
+static void note_add(char *buf, size_t cap, size_t *pos, const char *fmt, ...) TS__PRINTF(4, 5);
+static void note_add(char *buf, size_t cap, size_t *pos, const char *fmt, ...)
+{
+    if (*pos + 1 >= cap)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    int k = vsnprintf(buf + *pos, cap - *pos, fmt, ap);
+    va_end(ap);
+    if (k > 0)
+        *pos += (size_t)k < cap - *pos ? (size_t)k : cap - *pos - 1;
+}
+
+static ts_status read_dataset(h5_reader *r, hid_t d, const char *name)
+{
+    ts_error *err = r->err;
+    ts_status st = TS_OK;
+    hid_t t = api.H5Dget_type(d), s = api.H5Dget_space(d), p = api.H5Dget_create_plist(d);
+    ts_array *a = NULL;
+    const char *type_note = NULL;
+    char layout_note[512];
+    if (t < 0 || s < 0 || p < 0) {
+        st = ts__error(err, TS_ERR_FORMAT, "dataset '%s': HDF5 cannot read its type, space "
+                                           "or creation properties", name);
+        goto done;
+    }
+    a = ts__file_add_array(r->f, err);
+    if (!a) {
+        st = TS_ERR_NOMEM;
+        goto done;
+    }
+    if (!(a->name = ts__file_strndup(r->f, name, strlen(name), err))) {
+        st = TS_ERR_NOMEM;
+        goto done;
+    }
+    int fixed = set_type(r, a, d, t, &type_note);
+    if (fixed < 0) {
+        st = TS_ERR_NOMEM;
+        goto done;
+    }
+    int stype = api.H5Sget_simple_extent_type(s);
+    int ndim = stype == H5S_SIMPLE ? api.H5Sget_simple_extent_ndims(s) : 0;
+    hsize_t hd[H5_MAX_RANK];
+    int64_t dims[H5_MAX_RANK];
+    if (ndim < 0 || ndim > H5_MAX_RANK ||
+        (ndim > 0 && api.H5Sget_simple_extent_dims(s, hd, NULL) != ndim)) {
+        st = ts__error(err, TS_ERR_FORMAT, "dataset '%s': HDF5 cannot read its dataspace", name);
+        goto done;
+    }
+    for (int i = 0; i < ndim; i++) {
+        if (hd[i] > (hsize_t)INT64_MAX) {
+            st = ts__error(err, TS_ERR_OVERFLOW, "dataset '%s': dim %d does not fit in int64",
+                           name, i);
+            goto done;
+        }
+        dims[i] = (int64_t)hd[i];
+    }
+    if (stype == H5S_NULL) /* no data at all: shape (0,) */
+        dims[ndim++] = 0;
+    if ((st = ts_shape_assign(&a->shape, dims, ndim, err)) ||
+        (st = ts__array_compute_sizes(a, err))) {
+        ts__error_prefix(err, "dataset '%s'", name);
+        goto done;
+    }
+    if (!fixed)
+        a->nbytes = -1;
+    int layout = api.H5Pget_layout(p);
+    hsize_t storage = api.H5Dget_storage_size(d);
+    size_t pos = 0;
+    layout_note[0] = '\0';
+#define NOTE(...) note_add(layout_note, sizeof layout_note, &pos, __VA_ARGS__)
+    switch (layout) {
+    case H5D_COMPACT: NOTE("compact"); break;
+    case H5D_CONTIGUOUS: NOTE("contiguous"); break;
+    case H5D_VIRTUAL: NOTE("virtual"); break;
+    case H5D_CHUNKED: {
+        hsize_t cd[H5_MAX_RANK];
+        int cn = api.H5Pget_chunk(p, H5_MAX_RANK, cd);
+        NOTE("chunked (");
+        for (int i = 0; i < cn && i < H5_MAX_RANK; i++)
+            NOTE("%s%llu", i ? "," : "", (unsigned long long)cd[i]);
+        NOTE(cn == 1 ? ",)" : ")");
+        int nf = api.H5Pget_nfilters(p);
+        for (int i = 0; i < nf && i < 32; i++) {
+            unsigned flags = 0, cfg = 0, cdv[8];
+            size_t ncd = 8;
+            char fname[64];
+            int id = api.H5Pget_filter2(p, (unsigned)i, &flags, &ncd, cdv, sizeof fname, fname,
+                                        &cfg);
+            const char *fn = filter_name(id);
+            if (fn)
+                NOTE("%s%s", i ? ", " : ", filters ", fn);
+            else
+                NOTE("%sfilter %d", i ? ", " : ", filters ", id);
+        }
+        break;
+    }
+    default: NOTE("layout %d", layout); break;
+    }
+    NOTE(", storage %llu bytes", (unsigned long long)storage);
+    if (layout == H5D_CONTIGUOUS && fixed && storage > 0) {
+        haddr_t off = api.H5Dget_offset(d);
+        if (off != HADDR_UNDEF && off <= (haddr_t)r->len && a->nbytes >= 0 &&
+            (uint64_t)a->nbytes <= r->len - off)
+            a->data_offset = (int64_t)off;
+        else if (off != HADDR_UNDEF)
+            NOTE(", data at byte %llu outside the file", (unsigned long long)off);
+    } else if (layout == H5D_CONTIGUOUS && storage == 0 && a->size > 0) {
+        NOTE(" (never written)");
+    }
+#undef NOTE
+    a->note = type_note ? ts__file_printf(r->f, err, "%s; %s", type_note, layout_note)
+                        : ts__file_strndup(r->f, layout_note, strlen(layout_note), err);
+    if (!a->note)
+        st = TS_ERR_NOMEM;
+done:
+    if (t >= 0)
+        api.H5Tclose(t);
+    if (s >= 0)
+        api.H5Sclose(s);
+    if (p >= 0)
+        api.H5Pclose(p);
+    return st;
+}
+
+static herr_t visit(hid_t group, const char *name, const h5l_info_t *info, void *op_data)
+{
+    h5_reader *r = op_data;
+    if (info->type != 0) /* soft and external links are not followed */
+        return 0;
+    hid_t o = api.H5Oopen(group, name, 0);
+    if (o < 0)
+        return 0; /* a dangling or unreadable object: skipped */
+    int is_dataset = api.H5Iget_type(o) == H5I_DATASET;
+    if (is_dataset) {
+        int seen = seen_before(r, info->u.address);
+        if (seen < 0)
+            r->st = ts__error(r->err, TS_ERR_NOMEM, "out of memory");
+        else if (!seen)
+            r->st = read_dataset(r, o, name);
+    }
+    api.H5Oclose(o);
+    return r->st ? -1 : 0;
+}
+
+
+/* ---- Keras attributes (metadata) ------------------------------------------ */
+
+/* The strings of attribute `name` of object o (scalar or 1-D, fixed or
+ * variable length), appended to the JSON array `out`. Returns the number
+ * appended, or -1 when the attribute is absent or not strings. Bounded:
+ * at most 1,000,000 strings and 64 MiB of fixed-length text. */
+static int attr_strings(hid_t o, const char *name, json_t *out)
+{
+    if (api.H5Aexists(o, name) <= 0)
+        return -1;
+    hid_t a = api.H5Aopen(o, name, 0);
+    if (a < 0)
+        return -1;
+    int n_out = -1;
+    hid_t t = api.H5Aget_type(a), s = api.H5Aget_space(a);
+    hssize_t n = s >= 0 ? api.H5Sget_simple_extent_npoints(s) : -1;
+    if (t >= 0 && api.H5Tget_class(t) == H5T_STRING && n >= 0 && n <= 1000000) {
+        size_t size = api.H5Tget_size(t);
+        if (api.H5Tis_variable_str(t) > 0) {
+            char **v = calloc((size_t)n ? (size_t)n : 1, sizeof *v);
+            hid_t m = api.H5Tcopy(t);
+            if (v && m >= 0 && api.H5Aread(a, m, v) >= 0) {
+                n_out = 0;
+                for (hssize_t i = 0; i < n; i++) {
+                    json_t *j = v[i] ? json_string(v[i]) : NULL;
+                    json_array_append_new(out, j ? j : json_string("?"));
+                    n_out++;
+                    if (v[i])
+                        api.H5free_memory(v[i]);
+                }
+            }
+            if (m >= 0)
+                api.H5Tclose(m);
+            free(v);
+        } else if (size > 0 && (uint64_t)size * (uint64_t)n <= (64u << 20)) {
+            char *buf = malloc(size * (size_t)n + 1);
+            if (buf && api.H5Aread(a, t, buf) >= 0) {
+                n_out = 0;
+                for (hssize_t i = 0; i < n; i++) {
+                    const char *p = buf + (size_t)i * size;
+                    size_t len = strnlen(p, size);
+                    json_t *j = json_stringn(p, len);
+                    json_array_append_new(out, j ? j : json_string("?"));
+                    n_out++;
+                }
+            }
+            free(buf);
+        }
+    }
+    if (t >= 0)
+        api.H5Tclose(t);
+    if (s >= 0)
+        api.H5Sclose(s);
+    api.H5Aclose(a);
+    return n_out;
+}
+
+static ts_status add_json_metadata(ts_file *f, const char *key, json_t *value, ts_error *err)
+{
+    char *text = json_dumps(value, JSON_COMPACT | JSON_ENCODE_ANY);
+    if (!text)
+        return ts__error(err, TS_ERR_NOMEM, "out of memory for metadata");
+    ts_status st = ts__file_add_metadata(f, key, strlen(key), text, strlen(text), err);
+    free(text);
+    return st;
+}
+
+/* keras_version, backend and the layer names (layer_names, or its parts
+ * layer_names0, layer_names1, ...) of the root or of model_weights/. */
+static ts_status keras_metadata(ts_file *f, hid_t file, ts_error *err)
+{
+    ts_status st = TS_OK;
+    static const char *const scalars[] = {"keras_version", "backend"};
+    for (size_t i = 0; i < 2 && !st; i++) {
+        json_t *v = json_array();
+        if (attr_strings(file, scalars[i], v) == 1)
+            st = add_json_metadata(f, scalars[i], json_array_get(v, 0), err);
+        json_decref(v);
+    }
+    hid_t g = file;
+    int own = 0;
+    if (api.H5Lexists(file, "model_weights", 0) > 0) {
+        hid_t o = api.H5Oopen(file, "model_weights", 0);
+        if (o >= 0) {
+            g = o;
+            own = 1;
+        }
+    }
+    json_t *names = json_array();
+    int n = attr_strings(g, "layer_names", names);
+    for (int part = 0; n < 0 && part < 1000; part++) {
+        char key[32];
+        snprintf(key, sizeof key, "layer_names%d", part);
+        if (attr_strings(g, key, names) < 0)
+            break;
+        if (part == 0)
+            n = 0;
+    }
+    if (!st && n >= 0)
+        st = add_json_metadata(f, "keras.layer_names", names, err);
+    json_decref(names);
+    if (own)
+        api.H5Oclose(g);
+    return st;
+}
+
+static ts_status read_hdf5(ts_file *f, const unsigned char *data, size_t len,
+                           const ts_open_options *opts, ts_error *err)
+{
+    int64_t at = find_signature(data, len);
+    if (at < 0)
+        return ts__fail(err, TS_ERR_FORMAT, 0, 0,
+                        "not an HDF5 file: no signature \\x89HDF\\r\\n\\x1a\\n at byte 0, 512, "
+                        "1024 or a later power of two");
+    ts_status st = check_superblock(data, len, at, err);
+    if (st)
+        return st;
+    if (load_api() < 0)
+        return ts__error(err, TS_ERR_UNSUPPORTED, "%s", api_error);
+    hid_t file;
+    if (opts->path) {
+        file = api.H5Fopen(opts->path, 0, 0);
+    } else {
+        hid_t fapl = api.H5Pcreate(*api.fapl_class);
+        if (fapl < 0)
+            return ts__error(err, TS_ERR_NOMEM, "HDF5 cannot create file access properties");
+        file = -1;
+        if (api.H5Pset_fapl_core(fapl, 1 << 16, 0) >= 0 &&
+            api.H5Pset_file_image(fapl, (void *)(uintptr_t)data, len) >= 0)
+            file = api.H5Fopen("image.h5", 0, fapl);
+        api.H5Pclose(fapl);
+    }
+    if (file < 0)
+        return ts__fail(err, TS_ERR_FORMAT, 0, at,
+                        "not a readable HDF5 file: libhdf5 cannot open it (signature at byte "
+                        "%lld)", (long long)at);
+    const char *version = ts__file_printf(f, err, "superblock %d", data[at + 8]);
+    if (!version) {
+        api.H5Fclose(file);
+        return TS_ERR_NOMEM;
+    }
+    ts__file_set_version(f, version);
+    h5_reader r = {f, len, err, TS_OK, NULL, 0, 0};
+    herr_t ret = api.H5Lvisit(file, 0 /* by name */, 0 /* increasing */, visit, &r);
+    st = r.st;
+    if (!st && ret < 0)
+        st = ts__error(err, TS_ERR_FORMAT, "not a readable HDF5 file: libhdf5 cannot list its "
+                                           "groups");
+    free(r.seen);
+    if (!st && opts->want_metadata)
+        st = keras_metadata(f, file, err);
+    api.H5Fclose(file);
+    return st;
+}
+
+const ts__reader ts__reader_hdf5 = {
+    {TS_FORMAT_HDF5, "hdf5", ".h5 .hdf5 .weights.h5",
+     "the 8-byte signature 0x89 HDF 0d 0a 1a 0a at byte 0 or after a user block (512, 1024, ...)",
+     "HDF5 / Keras weights (every dataset; libhdf5 1.10, loaded when needed)", "class"},
+    probe_hdf5,
+    read_hdf5,
+};

@@ -1,0 +1,1 @@
+tshape conv --kernel 3 '(1,3,7,7)'

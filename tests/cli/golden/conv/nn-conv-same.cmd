@@ -1,0 +1,1 @@
+tshape conv --kernel 3 --stride 2 --padding same --out-channels 1 '(1,1,7,8,9)' && tshape conv --kernel 4 --padding same-lower --out-channels 1 '(1,1,7)' && tshape conv --kernel 3 --padding VALID --out-channels 1 '(1,1,7)'

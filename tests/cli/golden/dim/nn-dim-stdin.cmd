@@ -1,0 +1,1 @@
+printf '(1,2)\n()\n(3,)\n' | tshape dim -1

@@ -1,0 +1,1 @@
+tshape formats --json | cut -c1-60; tshape formats extra

@@ -1,0 +1,1 @@
+tshape info --filter 'bn1/*' tests/fixtures/caffe/net.caffemodel

@@ -1,0 +1,1 @@
+tshape info --summary tests/fixtures/caffe/tensors.pb tests/fixtures/caffe/init_net.pb

@@ -1,0 +1,1 @@
+tshape info --summary --exclude 'conv*' --exclude step examples/checkpoint.npz

@@ -1,0 +1,1 @@
+tshape info tests/fixtures/hdf5/bad_truncated.h5

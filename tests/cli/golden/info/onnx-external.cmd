@@ -1,0 +1,1 @@
+tshape info --filter b tests/fixtures/onnx/good_external.onnx

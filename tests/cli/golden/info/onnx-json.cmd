@@ -1,0 +1,1 @@
+tshape info --json --filter 'pick/*' tests/fixtures/onnx/good_mixed.onnx

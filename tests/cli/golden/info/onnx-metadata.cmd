@@ -1,0 +1,1 @@
+tshape info --metadata --filter c tests/fixtures/onnx/good_mixed.onnx

@@ -1,0 +1,1 @@
+tshape --json linear --out-features 3 '(2,4)'

@@ -1,0 +1,1 @@
+tshape linear '(32,512)'

@@ -1,0 +1,1 @@
+tshape stack 3 '(2,3)'

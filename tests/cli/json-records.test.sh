@@ -1,0 +1,20 @@
+#!/bin/sh
+# json-records.test.sh - issue 15 defect 5: `tshape info --json` (and with
+# --summary, --metadata) of every fixture and every file of ../shared/corpus
+# (when present) matches the record schema of man/tshape.1 (JSON RECORDS):
+# the same keys for every record of a kind, of the documented types, and at
+# least one record for each file that opens. Skipped (77) without python3.
+set -u
+root=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$root" || exit 2
+py=/usr/bin/python3
+[ -x "$py" ] || { echo "json-records.test.sh: no $py, skipped"; exit 77; }
+: "${TSHAPE:=build/tshape}"
+case $TSHAPE in /*) ;; *) TSHAPE=$root/$TSHAPE;; esac
+corpus=$root/../shared/corpus
+list=$(mktemp) || exit 2
+trap 'rm -f "$list"' EXIT
+find tests/fixtures examples -type f ! -name '*.py' | LC_ALL=C sort > "$list"
+[ -d "$corpus" ] && find "$corpus" -type f ! -name '*.py' ! -name '*.json' ! -name '*.txt' | LC_ALL=C sort >> "$list"
+# One process for all files (names are free of newlines here).
+tr '\n' '\0' < "$list" | xargs -0 "$py" tests/cli/json_records.py "$TSHAPE" man/tshape.1
