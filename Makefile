@@ -48,7 +48,7 @@ CHECK_CFLAGS := $(shell pkg-config --cflags check 2>/dev/null)
 CHECK_LIBS   := $(shell pkg-config --libs check 2>/dev/null || echo -lcheck -lsubunit -lm -lrt -lpthread)
 
 B := build
-LIB_SRC  := $(sort $(wildcard src/core/*.c src/ops/*.c src/formats/*.c))
+LIB_SRC  := $(sort $(wildcard src/core/*.c src/ops/*.c src/formats/*.c src/values/*.c))
 CLI_SRC  := $(sort $(wildcard src/cli/*.c))
 TEST_SRC := $(sort $(wildcard tests/check_*.c))
 LIB_OBJ  := $(LIB_SRC:%.c=$(B)/%.o)
@@ -102,7 +102,7 @@ $(STATIC): $(LIB_OBJ)
 
 $(SHARED): $(PIC_OBJ)
 	@$(if $(Q),echo '  LD      $@')
-	$(Q)$(LINK) -shared -Wl,-soname,$(SONAME) -o $@ $^ $(DEP_LIBS) $(LDLIBS)
+	$(Q)$(LINK) -shared -Wl,-soname,$(SONAME) -o $@ $^ $(DEP_LIBS) -lm -lpthread $(LDLIBS)
 	$(Q)ln -sf libtshape.so.$(VERSION) $(B)/$(SONAME)
 	$(Q)ln -sf libtshape.so.$(VERSION) $(B)/libtshape.so
 
@@ -156,8 +156,13 @@ check: test-unit test-cli
 test-unit: $(RUNNER) $(TSHAPE)
 	$(Q)$(RUNNER)
 
-test-cli: $(TSHAPE) $(SHARED)
+test-cli: $(TSHAPE) $(SHARED) $(B)/tsvalues
 	$(Q)TSHAPE=$(abspath $(TSHAPE)) sh tests/cli/run.sh
+
+# Driver of the values API for tests/crosscheck_values.py and bench/stats.sh.
+$(B)/tsvalues: tests/tsvalues.c $(STATIC)
+	@$(if $(Q),echo '  LD      $@')
+	$(Q)$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(STATIC) $(DEP_LIBS) -lm -lpthread $(LDLIBS)
 
 # make check-fast: the unit suites and the CLI golden tests, man-page examples
 # and quick checks, without the suites marked slow (NumPy cross-checks,

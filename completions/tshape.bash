@@ -8,9 +8,9 @@
 # Installed as share/bash-completion/completions/tshape; to try it from a
 # checkout: . completions/tshape.bash
 
-_tshape_commands='size ndim norm flat2d flat3d prod eq get info diff formats reshape broadcast transpose squeeze expand moveaxis flatten strides contiguous view ravel unravel iter slice chip einsum compose rearrange reduce repeat parse-shape extend shrink resize jagged conv convtranspose pool linear matmul cat concat stack dim'
+_tshape_commands='size ndim norm flat2d flat3d prod eq get info diff stats show formats reshape broadcast transpose squeeze expand moveaxis flatten strides contiguous view ravel unravel iter slice chip einsum compose rearrange reduce repeat parse-shape extend shrink resize jagged conv convtranspose pool linear matmul cat concat stack dim'
 _tshape_globals='-j --json -h --help -V --version'
-_tshape_file_commands=' info '
+_tshape_file_commands=' info stats show '
 
 # The options of command $1.
 _tshape_options()
@@ -18,6 +18,8 @@ _tshape_options()
     case $1 in
         info) echo '-f --format --filter --exclude -s --summary -m --metadata --max-header --stored-order -r --recursive -l --group --top' ;;
         diff) echo '-p --strip-prefix --rename -r --recursive -q --quiet' ;;
+        stats) echo '--filter --exclude -s --summary' ;;
+        show) echo '-i --index --edgeitems --threshold' ;;
         reshape) echo '--mxnet --reverse' ;;
         transpose) echo '--axes' ;;
         squeeze) echo '--axis' ;;
@@ -48,6 +50,11 @@ _tshape_values()
         info:--top) echo '' ;;
         diff:-p | diff:--strip-prefix) echo '' ;;
         diff:--rename) echo '' ;;
+        stats:--filter) echo '' ;;
+        stats:--exclude) echo '' ;;
+        show:-i | show:--index) echo '' ;;
+        show:--edgeitems) echo '' ;;
+        show:--threshold) echo '' ;;
         transpose:--axes) echo '' ;;
         squeeze:--axis) echo '' ;;
         strides:--dtype) echo 'float32 float64 float16 uint8 int32 int8 int64 bool int16 uint16 uint32 uint64 bfloat16 complex64 complex128 float128 complex256 float8_e5m2 float8_e4m3fn float8_e4m3fnuz float8_e5m2fnuz float8_e8m0fnu datetime64 timedelta64 object' ;;

@@ -1879,6 +1879,151 @@ TS_API size_t ts_model_error_count(const ts_model *m);
 TS_API const ts_model_issue *ts_model_issue_at(const ts_model *m, size_t i);
 
 /* ------------------------------------------------------------------------ */
+/* Values: decoding and statistics of the stored data (src/values)           */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * Unlike everything above, these functions read an array's data, not only
+ * its header. The data is read from the file's map (ts_file_open) or image
+ * (ts_file_open_memory): at data_offset for stored data, through zlib for a
+ * deflated .npz member (streamed through a fixed 256 KiB buffer, never
+ * inflated whole), and for a view (strides, storage_offset; PyTorch
+ * tensors sharing a storage, channels_last, slices with steps) element by
+ * element of the view from its storage's start, never the whole storage. Byte order is honoured
+ * ('>' data is swapped), Fortran order and strides are walked.
+ *
+ * Decodable dtypes: bool, int8..int64, uint8..uint64, float16, bfloat16,
+ * float32, float64, float8_e4m3fn, float8_e5m2, float8_e4m3fnuz,
+ * float8_e5m2fnuz, float8_e8m0fnu, complex64, complex128, and the GGUF
+ * block types q4_0, q4_1, q5_0, q5_1, q8_0, q4_k, q5_k, q6_k, q8_k,
+ * dequantized to float32 exactly as ggml's dequantize_row_* (ggml-quants.c)
+ * computes them, then widened to double. Conversions to double are exact.
+ * Any other dtype (longdouble, float6/4, datetime, strings, structured,
+ * the other GGUF types) is TS_ERR_DTYPE naming the array and the dtype.
+ *
+ * Element order: "flat index" i is the position in C (row-major) order of
+ * a->shape, as NumPy's a.flat, whatever the storage order. GGUF arrays
+ * follow the NumPy-order shape (opened without gguf_stored_order).
+ *
+ * A file that shrinks while its data is read gives TS_ERR_IO instead of
+ * SIGBUS (as ts_file_open; the same handler guards the reading threads).
+ * Every message starts with "array 'NAME': ".
+ */
+
+/* What the values of an array are, for printing and for ts_stats. */
+typedef enum ts_value_kind {
+    TS_VALUE_NONE = 0,       /* not decodable (see above) */
+    TS_VALUE_BOOL = 1,
+    TS_VALUE_INT = 2,        /* int8..int64: exact as int64 */
+    TS_VALUE_UINT = 3,       /* uint8..uint64: exact as uint64 */
+    TS_VALUE_FLOAT = 4,      /* float16/32/64, bfloat16, float8, GGUF blocks */
+    TS_VALUE_COMPLEX = 5     /* complex64/128 */
+} ts_value_kind;
+
+/* The kind of a->dtype (for TS_DTYPE_QUANTIZED: of its GGUF block type
+ * a->dtype_name); TS_VALUE_NONE when the values cannot be decoded. */
+TS_API ts_value_kind ts_array_value_kind(const ts_array *a);
+
+/*
+ * Decodes `count` elements of array `a` of file `f` starting at flat index
+ * `start` into `out`, converted to `as`:
+ *   TS_DTYPE_FLOAT64     double[count]; real arrays (not complex)
+ *   TS_DTYPE_INT64       int64_t[count]; bool and signed integer arrays
+ *   TS_DTYPE_UINT64      uint64_t[count]; bool and unsigned integer arrays
+ *   TS_DTYPE_COMPLEX128  double[2 * count], (re, im) pairs; any decodable
+ *                        array (imaginary part 0 for real ones)
+ * bool reads as 0/1 (any nonzero byte is true, as NumPy's view of it).
+ * Memory: none beyond a fixed buffer (Fortran-order deflated members are
+ * inflated from their start on every call).
+ * Errors: TS_ERR_DTYPE (not decodable, or `as` does not fit the kind),
+ * TS_ERR_INDEX (start < 0, count < 0 or start + count > a->size),
+ * TS_ERR_UNSUPPORTED (no readable data: data_offset -1 without a stream or
+ * storage record, MXNet sparse storage, a non-contiguous view of a deflated
+ * storage), TS_ERR_LAYOUT (negative strides),
+ * TS_ERR_TRUNCATED (a view or data reaching past its storage or the file),
+ * TS_ERR_FORMAT (a deflate stream that fails to inflate, or, when a call
+ * inflates a whole member, whose size or CRC-32 differs from the zip
+ * directory's), TS_ERR_IO (file shrank), TS_ERR_NOMEM; TS_ERR_INVALID_ARG
+ * (the argument rule: f or a NULL, out NULL with count > 0, `as` not one of
+ * the four types above).
+ */
+TS_API ts_status ts_array_read(const ts_file *f, const ts_array *a, int64_t start,
+                               int64_t count, ts_dtype as, void *out, ts_error *err);
+
+/*
+ * Statistics of all elements of an array, in one pass over its data.
+ * Reference: NumPy on a.astype(np.float64) (for complex, on np.abs(a)):
+ *   count    a->size
+ *   min, max smallest and largest value, NaN ignored (np.nanmin/np.nanmax;
+ *            +-Inf included); NaN when no element is a number (count 0 or
+ *            all NaN). Bool: 0/1; complex: of the magnitude |z| = hypot.
+ *   imin, imax  TS_VALUE_INT: the exact extremes (int64); else 0
+ *   umin, umax  TS_VALUE_UINT and TS_VALUE_BOOL: the exact extremes
+ *            (uint64); else 0
+ *   mean, std  over the `finite` elements only (NaN and +-Inf left out, so
+ *            one Inf does not hide the rest), population std (ddof 0, as
+ *            np.std); NaN when finite is 0. Integer and bool means come from
+ *            an exact 128-bit sum (NumPy's float64 sum of int64 values near
+ *            2^63 is not exact; ours is). Otherwise computed in float64 with
+ *            per-block two-pass sums merged by Chan's formula under
+ *            compensated summation: within about 1e-14 relative of NumPy's
+ *            float64 result even on 10^9 elements.
+ *   absmax   max |x| over non-NaN elements (Inf if any is infinite); NaN as
+ *            min. Complex: the largest magnitude.
+ *   finite   elements neither NaN nor +-Inf
+ *   zeros    elements equal to 0 (-0.0 included; complex: both parts 0)
+ *   nan      NaN elements (complex: a NaN real or imaginary part)
+ *   posinf, neginf  +Inf and -Inf elements (complex: an infinite magnitude
+ *            without NaN part counts as posinf)
+ *   ntrue    bool: number of true elements; else 0
+ * MXNet row_sparse/csr arrays count their implicit zeros (count is the
+ * dense size). Integer and bool kinds have finite == count.
+ */
+typedef struct ts_stats {
+    ts_value_kind kind;
+    int64_t count;
+    double min, max;
+    int64_t imin, imax;
+    uint64_t umin, umax;
+    double mean, std;
+    double absmax;
+    int64_t finite, zeros, nan, posinf, neginf, ntrue;
+} ts_stats;
+
+/*
+ * Options of ts_array_stats: an option struct that grows, by the rule of
+ * ts_open_options (initialise with TS_STATS_OPTIONS_INIT, then set what you
+ * need; struct_size 0 or too small is TS_ERR_INVALID_ARG, unknown nonzero
+ * bytes beyond this version's struct TS_ERR_UNSUPPORTED). NULL: defaults.
+ */
+typedef struct ts_stats_options {
+    size_t struct_size;          /* sizeof(ts_stats_options) */
+    int nthreads;                /* >= 0. 0: one per online CPU; 1: the calling
+                                    thread only. Data that is one contiguous
+                                    stored run of at least 4 MiB is split in
+                                    nthreads chunks; views and deflated
+                                    members are read by the calling thread */
+    /* Called now and then (about every 16 MiB) from the calling thread with
+     * the bytes of this array done so far and in all; may be NULL. */
+    void (*progress)(void *ctx, int64_t done, int64_t total);
+    void *progress_ctx;
+} ts_stats_options;
+
+/* Initialiser of a ts_stats_options with every option at its default. */
+#define TS_STATS_OPTIONS_INIT {sizeof(ts_stats_options), 0, NULL, NULL}
+
+/*
+ * Computes *out for array `a` of file `f` (opts may be NULL: defaults).
+ * Results do not depend on timing; they may differ in the last bits with
+ * nthreads (the chunking changes the summation order).
+ * Errors: those of ts_array_read, and for the options TS_ERR_INVALID_ARG
+ * (struct_size, nthreads < 0) and TS_ERR_UNSUPPORTED (see above); *out is
+ * unspecified on failure.
+ */
+TS_API ts_status ts_array_stats(const ts_file *f, const ts_array *a,
+                                const ts_stats_options *opts, ts_stats *out, ts_error *err);
+
+/* ------------------------------------------------------------------------ */
 /* Layer shapes: convolution, pooling, matmul, linear, concat, stack        */
 /* ------------------------------------------------------------------------ */
 

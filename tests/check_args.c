@@ -732,6 +732,50 @@ START_TEST(test_models)
 }
 END_TEST
 
+/* Values (src/values): ts_array_value_kind, ts_array_read, ts_array_stats. */
+START_TEST(test_values)
+{
+    ts_file *f = NULL;
+    ck_assert_int_eq(ts_file_open("tests/fixtures/values/f4.npy", NULL, &f, NULL), TS_OK);
+    const ts_array *a = ts_file_array(f, 0);
+    double v[2];
+    ts_stats st;
+    ck_assert_int_eq(ts_array_value_kind(NULL), TS_VALUE_NONE);
+    EXPECT(ts_array_read(NULL, a, 0, 1, TS_DTYPE_FLOAT64, v, EP), BAD, "ts_array_read: f is NULL");
+    EXPECT(ts_array_read(f, NULL, 0, 1, TS_DTYPE_FLOAT64, v, EP), BAD, "ts_array_read: a is NULL");
+    EXPECT(ts_array_read(f, a, 0, 2, TS_DTYPE_FLOAT64, NULL, EP), BAD,
+           "ts_array_read: out is NULL but count is 2");
+    EXPECT(ts_array_read(f, a, 0, 1, TS_DTYPE_FLOAT32, v, EP), BAD,
+           "ts_array_read: as is 0 (float32), not float64, int64, uint64 or complex128");
+    EXPECT(ts_array_read(f, a, 0, 1, (ts_dtype)99, v, EP), BAD,
+           "ts_array_read: as is 99 (unknown), not float64, int64, uint64 or complex128");
+    ck_assert_int_eq(ts_array_read(f, a, 0, 0, TS_DTYPE_FLOAT64, NULL, NULL), TS_OK);
+    EXPECT(ts_array_stats(NULL, a, NULL, &st, EP), BAD, "ts_array_stats: f is NULL");
+    EXPECT(ts_array_stats(f, NULL, NULL, &st, EP), BAD, "ts_array_stats: a is NULL");
+    EXPECT(ts_array_stats(f, a, NULL, NULL, EP), BAD, "ts_array_stats: out is NULL");
+    ts_stats_options o;
+    memset(&o, 0, sizeof o);
+    char msg[200];
+    snprintf(msg, sizeof msg, "ts_array_stats: opts->struct_size is 0: initialise the options "
+             "with TS_STATS_OPTIONS_INIT (struct_size = sizeof(ts_stats_options) = %zu)",
+             sizeof o);
+    EXPECT(ts_array_stats(f, a, &o, &st, EP), BAD, msg);
+    ts_stats_options o2 = TS_STATS_OPTIONS_INIT;
+    o2.nthreads = -1;
+    EXPECT(ts_array_stats(f, a, &o2, &st, EP), BAD, "ts_array_stats: opts->nthreads is -1, below 0");
+    struct {
+        ts_stats_options o;
+        int later;
+    } grown;
+    memset(&grown, 0, sizeof grown);
+    grown.o.struct_size = sizeof grown;
+    ck_assert_int_eq(ts_array_stats(f, a, &grown.o, &st, NULL), TS_OK);
+    grown.later = 1;
+    EXPECT(ts_array_stats(f, a, &grown.o, &st, EP), TS_ERR_UNSUPPORTED, NULL);
+    ts_file_close(f);
+}
+END_TEST
+
 START_TEST(test_layer_shapes)
 {
     ts_shape t = TS_SHAPE_INIT, w = TS_SHAPE_INIT, in = TS_SHAPE_INIT;
@@ -813,6 +857,7 @@ Suite *args_suite(void)
     tcase_add_test(tc, test_jagged);
     tcase_add_test(tc, test_dlpack);
     tcase_add_test(tc, test_models);
+    tcase_add_test(tc, test_values);
     tcase_add_test(tc, test_layer_shapes);
     suite_add_tcase(s, tc);
     return s;

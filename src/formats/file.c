@@ -54,6 +54,9 @@ struct ts_file {
     size_t meta_count, meta_cap;
     str_block *strings;
     scratch *scratch;        /* a reader's temporaries (ts__scratch_*) */
+    ts__data_src *srcs;      /* per array, for data not stored as is
+                                (ts__file_set_data_src); NULL when none */
+    size_t srcs_cap;
 };
 
 /* The reader table (formats.def), in detection order. */
@@ -687,6 +690,7 @@ void ts_file_close(ts_file *f)
     for (size_t i = 0; i < f->meta_count; i++)
         free(f->meta[i].rendered);
     free(f->arrays);
+    free(f->srcs);
     free(f->meta);
     while (f->strings) {
         str_block *next = f->strings->next;
@@ -777,4 +781,39 @@ ts_status ts_file_metadata_write(const ts_file *f, size_t i, ts_write_fn write, 
                        ts__sink_flush(&out, err)
                    ? (err ? err->code : TS_ERR_IO) : TS_OK;
     return render(f, m, &out, err);
+}
+
+const unsigned char *ts__file_image(const ts_file *f, size_t *len)
+{
+    *len = f->len;
+    return f->data;
+}
+
+ts_status ts__file_set_data_src(ts_file *f, const ts_array *a, const ts__data_src *src,
+                                ts_error *err)
+{
+    size_t i = (size_t)(a - f->arrays);
+    if (i >= f->count)
+        return ts__error(err, TS_ERR_INVALID_ARG, "array is not one of the file's");
+    if (i >= f->srcs_cap) {
+        size_t cap = f->count > 8 ? f->count * 2 : 8;
+        ts__data_src *p = realloc(f->srcs, cap * sizeof *p);
+        if (!p)
+            return ts__error(err, TS_ERR_NOMEM, "out of memory for %zu data sources", cap);
+        memset(p + f->srcs_cap, 0, (cap - f->srcs_cap) * sizeof *p);
+        f->srcs = p;
+        f->srcs_cap = cap;
+    }
+    f->srcs[i] = *src;
+    return TS_OK;
+}
+
+const ts__data_src *ts__file_data_src(const ts_file *f, const ts_array *a)
+{
+    size_t i = (size_t)(a - f->arrays);
+    if (i >= f->count || i >= f->srcs_cap ||
+        (f->srcs[i].kind == TS__SRC_STORED && f->srcs[i].storage_nbytes == 0 &&
+         !f->srcs[i].has_storage))
+        return NULL;
+    return &f->srcs[i];
 }

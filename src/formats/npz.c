@@ -101,10 +101,16 @@ static ts_status read_npz(ts_file *f, const unsigned char *data, size_t len,
         }
         if (ts_file_count(f) == 1)
             ts__file_set_version(f, pre.version);
-        if (m->method == TS__ZIP_STORED)
+        if (m->method == TS__ZIP_STORED) {
             a->data_offset = m->data_offset + pre.data_start;
-        else
+        } else {
             st = note_compressed(f, a, m->method, err);
+            if (!st && m->method == TS__ZIP_DEFLATED) {
+                ts__data_src src = {TS__SRC_DEFLATE, m->data_offset, (int64_t)m->comp_size,
+                                    (int64_t)m->size, pre.data_start, m->crc32, 0, 0, 0};
+                st = ts__file_set_data_src(f, a, &src, err);
+            }
+        }
     }
     /* A zip with members but no .npy member is some other archive (a
      * PyTorch checkpoint, a Keras .keras file): say so rather than report

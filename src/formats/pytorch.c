@@ -472,6 +472,8 @@ struct storage {
     int64_t data_offset;     /* absolute, or -1 when not addressable */
     int located;             /* its bytes were found */
     int deflated;
+    int64_t comp_offset, comp_size; /* deflated: the member's stream */
+    uint32_t crc32;
     const char *report_key;  /* ts_array.storage_key (file-owned) */
     const ts__pk_value *pid; /* for messages */
     size_t *users;           /* entries on this storage, for notes */
@@ -641,6 +643,9 @@ static ts_status get_storage(ctx *c, ts__pk_value *pid, storage **out)
     s->itemsize = itemsize;
     s->nbytes = nbytes;
     s->data_offset = -1;
+    s->comp_offset = -1;
+    s->comp_size = 0;
+    s->crc32 = 0;
     s->pid = pid;
     if (!s->type_text || !s->location)
         return TS_ERR_NOMEM;
@@ -2068,6 +2073,23 @@ static ts_status report_tensor(ctx *c, size_t i)
         if (t->s->data_offset >= 0 && (cc || fc) &&
             !ts__mul_overflow(t->storage_offset, a->itemsize, &off) && off <= t->s->nbytes)
             a->data_offset = t->s->data_offset + off;
+        /* Where the values layer (src/values) finds the storage, for views
+         * of any strides and for deflated members. */
+        if (t->kind != K_SPARSE && t->s->located &&
+            (t->s->data_offset >= 0 || t->s->comp_offset >= 0)) {
+            ts__data_src src;
+            memset(&src, 0, sizeof src);
+            src.kind = t->s->data_offset >= 0 ? TS__SRC_STORED : TS__SRC_DEFLATE;
+            src.comp_offset = t->s->comp_offset;
+            src.comp_size = t->s->comp_size;
+            src.size = t->s->nbytes;
+            src.crc32 = t->s->crc32;
+            src.storage_nbytes = t->s->nbytes;
+            src.has_storage = 1;
+            src.storage_start = t->s->data_offset;
+            if ((st = ts__file_set_data_src(c->f, a, &src, c->err)))
+                return st;
+        }
     }
     if (t->device)
         a->device = t->device;
@@ -2339,6 +2361,9 @@ static ts_status zip_locate(ctx *c)
         s->located = 1;
         s->deflated = zm->method != TS__ZIP_STORED;
         s->data_offset = s->deflated ? -1 : zm->data_offset;
+        s->comp_offset = zm->method == TS__ZIP_DEFLATED ? zm->data_offset : -1;
+        s->comp_size = (int64_t)zm->comp_size;
+        s->crc32 = zm->crc32;
         s->report_key = ts__file_strndup(c->f, zm->name, strlen(zm->name), c->err);
         if (!s->report_key)
             return TS_ERR_NOMEM;

@@ -108,4 +108,46 @@ void ts__array_set_dtype(ts_array *a, ts_dtype dt);
  */
 ts_status ts__array_compute_sizes(ts_array *a, ts_error *err);
 
+/*
+ * Where an array's data lives when data_offset alone does not say it
+ * (src/values reads it). TS__SRC_STORED, the default: the data (or, for a
+ * view with storage_key set, its storage) starts at data_offset and is
+ * stored as is. TS__SRC_DEFLATE: the array's bytes are `skip` bytes into a
+ * raw deflate stream of comp_size bytes at comp_offset that inflates to
+ * `size` bytes whose CRC-32 is crc32 (a deflated npz member: skip is its npy
+ * header). A read that inflates the whole member checks the CRC.
+ * storage_nbytes, when > 0, bounds the storage of a view (a PyTorch storage
+ * member's size): a view reaching past it is an error. 0: up to the end of
+ * the file.
+ */
+typedef enum ts__src_kind { TS__SRC_STORED = 0, TS__SRC_DEFLATE = 1 } ts__src_kind;
+typedef struct ts__data_src {
+    ts__src_kind kind;
+    int64_t comp_offset, comp_size;  /* TS__SRC_DEFLATE: the stream in the file */
+    int64_t size;                    /* its inflated size */
+    int64_t skip;                    /* inflated bytes before the array's data */
+    uint32_t crc32;                  /* CRC-32 of the `size` inflated bytes */
+    int64_t storage_nbytes;          /* see above; 0 when unknown */
+    /* A view of a storage (PyTorch): 1 when the array's elements are at
+     * storage_offset + sum(index * stride) from the storage's start, which
+     * is storage_start (TS__SRC_STORED, absolute) or `skip` bytes into the
+     * inflated stream (TS__SRC_DEFLATE), whatever data_offset says. 0: the
+     * first element is at data_offset (or `skip`), storage_offset ignored. */
+    int has_storage;
+    int64_t storage_start;
+} ts__data_src;
+
+/* Records src for array a of f (a must be one of f's arrays; call after the
+ * reader has added all arrays or before adding more: the pointer is only
+ * used to find a's index). Errors: TS_ERR_NOMEM, TS_ERR_INVALID_ARG. */
+ts_status ts__file_set_data_src(ts_file *f, const ts_array *a, const ts__data_src *src,
+                                ts_error *err);
+/* The data source recorded for a, or NULL when none was (stored as is,
+ * storage bounded by the file). */
+const ts__data_src *ts__file_data_src(const ts_file *f, const ts_array *a);
+
+/* The bytes of the file: its map (ts_file_open) or the borrowed image
+ * (ts_file_open_memory); *len receives their count. Valid until close. */
+const unsigned char *ts__file_image(const ts_file *f, size_t *len);
+
 #endif /* TSHAPE_READER_H */

@@ -220,6 +220,7 @@ static ts_status read_entries(ts__zip *z, const cd_loc *loc, ts_error *err)
         w += name_len + 1;
         uint64_t local = 0;
         m->method = ts__le16(d + p + 10);
+        m->crc32 = ts__le32(d + p + 16);
         ts_status st = memchr(m->name, '\0', name_len)
                        ? ts__fail(err, TS_ERR_FORMAT, 0, (int64_t)(p + CDH_LEN),
                                   "central directory entry %zu at byte %zu: its name contains "

@@ -29,6 +29,8 @@ typedef struct ts__zip_member {
     int method;              /* TS__ZIP_STORED, TS__ZIP_DEFLATED or another */
     int64_t local_offset;    /* its local header */
     int64_t data_offset;     /* absolute offset of its (compressed) bytes */
+    uint32_t crc32;          /* CRC-32 of the uncompressed bytes, from the
+                                central directory */
 } ts__zip_member;
 
 /*

@@ -1,0 +1,94 @@
+#!/bin/sh
+# stats.sh [MIB] [RUNS] - statistics of a float32 .npy of MIB MiB (default
+# 1024: 1 GiB, 268435456 elements), page cache warm, best of RUNS (default 3):
+#
+#   tshape     `tshape stats --json FILE` when the CLI has the command, else
+#              the library through build/tsvalues (tests/tsvalues.c: open,
+#              ts_array_stats, print): count, min, max, mean, std, absmax,
+#              zeros, NaN, +-Inf in one pass, all cores
+#   NumPy      the one-liner computing the same statistics:
+#              a = np.load(f, mmap_mode='r'); a.min(), a.max(), a.mean(),
+#              a.std(), np.isnan(a).sum(), np.isinf(a).sum()
+#              (whole process, and its computation alone)
+#   floor      a plain summing pass over the same mmap (tsvalues sum: the
+#              file as uint64 words, all cores): the memory-bandwidth floor
+#
+# Goals (issue 13): tshape >= 3x faster than NumPy, and >= 50% of memory
+# bandwidth, i.e. floor time / tshape time >= 0.5. The same run checks that
+# tshape's mean and std are within 1e-12 relative of NumPy's float64 ones.
+# The file is written to a temporary directory and removed afterwards.
+set -e
+cd "$(dirname "$0")/.."
+. bench/lib.sh
+mib=${1:-1024}
+runs=${2:-3}
+py=/usr/bin/python3
+$py -c 'import numpy' 2>/dev/null || { echo "stats.sh: $py has no NumPy: skipped" >&2; exit 0; }
+make -s build/tsvalues >/dev/null
+tool=build/tsvalues
+tshape=${TSHAPE:-build/tshape}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+f=$tmp/big.npy
+n=$((mib * 262144))
+
+$py - "$f" "$n" <<'EOF'
+import sys
+import numpy as np
+f, n = sys.argv[1], int(sys.argv[2])
+a = np.lib.format.open_memmap(f, mode="w+", dtype=np.float32, shape=(n,))
+rng = np.random.default_rng(13)
+step = 1 << 24
+for i in range(0, n, step):
+    m = min(step, n - i)
+    a[i:i + m] = rng.standard_normal(m, dtype=np.float32) * 2 + 0.5
+a[n // 3] = np.nan
+a[n // 2] = np.inf
+a.flush()
+EOF
+cat "$f" > /dev/null   # warm the page cache
+
+if "$tshape" stats --json "$f" >/dev/null 2>&1; then
+    label="tshape stats --json"
+    set -- "$tshape" stats --json "$f"
+else
+    label="libtshape (tsvalues)"
+    set -- "$tool" stats "$f"
+fi
+t_ts=$(best_of "$runs" "$@")
+t_floor=$(best_of "$runs" "$tool" sum "$f")
+oneliner="import numpy as np,sys; a=np.load(sys.argv[1], mmap_mode='r'); print(a.min(), a.max(), a.mean(), a.std(), np.isnan(a).sum(), np.isinf(a).sum())"
+t_np=$(best_of "$runs" "$py" -c "$oneliner" "$f")
+t_np_compute=$($py - "$f" "$runs" <<'EOF'
+import sys, time
+import numpy as np
+a = np.load(sys.argv[1], mmap_mode="r")
+best = None
+for _ in range(int(sys.argv[2])):
+    t0 = time.perf_counter()
+    a.min(), a.max(), a.mean(), a.std(), np.isnan(a).sum(), np.isinf(a).sum()
+    t = time.perf_counter() - t0
+    best = t if best is None or t < best else best
+print("%.4f" % best)
+EOF
+)
+acc=$("$tool" stats "$f" | $py -c '
+import json, sys
+import numpy as np
+got = json.loads(sys.stdin.readline())
+b = np.load(sys.argv[1], mmap_mode="r").astype(np.float64)
+fin = b[np.isfinite(b)]
+m, s = fin.mean(), fin.std()
+print("mean %.3g, std %.3g relative from NumPy float64 (%d finite of %d)"
+      % (abs(got["mean"] - m) / abs(m), abs(got["std"] - s) / s, got["finite"], got["count"]))
+' "$f")
+
+gbs() { printf '%.1f' "$(echo "$mib / 1024 / $1" | bc -l)"; }
+echo "stats of a $mib MiB float32 .npy ($n elements, 1 NaN, 1 Inf), $(nproc) cores, page cache warm, best of $runs"
+printf '  %-28s %8.3f s  %5s GB/s\n' "$label" "$t_ts" "$(gbs "$t_ts")"
+printf '  %-28s %8.3f s  %5s GB/s\n' "NumPy one-liner (process)" "$t_np" "$(gbs "$t_np")"
+printf '  %-28s %8.3f s  %5s GB/s\n' "NumPy one-liner (compute)" "$t_np_compute" "$(gbs "$t_np_compute")"
+printf '  %-28s %8.3f s  %5s GB/s\n' "summing pass over the mmap" "$t_floor" "$(gbs "$t_floor")"
+echo "  tshape vs NumPy: $(ratio "$t_np" "$t_ts")x faster (process), $(ratio "$t_np_compute" "$t_ts")x (NumPy's computation alone); goal >= 3x"
+echo "  tshape vs bandwidth floor: $(printf '%.0f' "$(echo "100 * $t_floor / $t_ts" | bc -l)")% of the summing pass's speed; goal >= 50%"
+echo "  accuracy: $acc"

@@ -1,0 +1,336 @@
+/*
+ * cmd_stats.c - tshape stats: what is in each tensor (ts_array_stats): count,
+ * min, max, mean, std, absmax, zeros, NaN and Inf counts, one pass over the
+ * data; with --summary the model-wide line instead.
+ *
+ * Human output is one row per tensor under a header (columns aligned on a
+ * terminal, tab-separated otherwise, as info --summary); --json is one
+ * record per tensor. A tensor that cannot be read is one error line naming
+ * it; the others are still reported and the exit status is 2.
+ */
+#include "cli.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+const cli_option stats_options[] = {
+    CLI_ABOUT("Reads every value of each array (all cores, one pass) and reports count,\n"
+              "min, max, mean, std (population), absmax, zeros, NaN, +Inf and -Inf (bool:\n"
+              "also the true count; complex: statistics of |z|). mean and std are over the\n"
+              "finite values. With --json, one JSON object per array (JSON Lines); NaN and\n"
+              "Inf are the strings \"nan\", \"inf\", \"-inf\"."),
+    CLI_FILTER_OPTIONS,
+    CLI_FLAG("summary", 's', "only the model-wide line: arrays, elements, NaN/Inf totals,\n"
+                             "global absmax, the arrays with a non-finite value"),
+    CLI_OPTIONS_END,
+};
+
+#define NCOLS 15
+
+typedef struct row {
+    char *cols[NCOLS];
+} row;
+
+typedef struct stats_run {
+    cli_filter filter;
+    int summary, many_files, tty;
+    row *rows;
+    size_t nrows, cap;
+    /* --summary */
+    int64_t arrays, elements, nan, posinf, neginf, failed;
+    double absmax;
+    char *bad;              /* names of arrays with a non-finite value */
+    size_t bad_len, nbad;
+    /* progress */
+    const char *path, *name;
+    struct timespec t0;
+    int shown;
+} stats_run;
+
+static const char *const header[NCOLS] = {"file", "name", "dtype", "shape", "count",
+                                          "min", "max", "mean", "std", "absmax",
+                                          "zeros", "nan", "+inf", "-inf", "true"};
+
+/* A double as JSON or text: %.17g (exact) in JSON, %.6g as text; non-finite
+ * values as "nan", "inf", "-inf" (JSON strings). */
+static void fmt_double(char *buf, size_t cap, double v, int json)
+{
+    if (v != v)
+        snprintf(buf, cap, json ? "\"nan\"" : "nan");
+    else if (isinf(v))
+        snprintf(buf, cap, json ? "\"%sinf\"" : "%sinf", v < 0 ? "-" : "");
+    else
+        snprintf(buf, cap, json ? "%.17g" : "%.6g", v);
+}
+
+static void fmt_min_max(char *buf, size_t cap, const ts_stats *s, int max, int json)
+{
+    if (s->count > 0 && s->kind == TS_VALUE_INT)
+        snprintf(buf, cap, "%lld", (long long)(max ? s->imax : s->imin));
+    else if (s->count > 0 && (s->kind == TS_VALUE_UINT || s->kind == TS_VALUE_BOOL))
+        snprintf(buf, cap, "%llu", (unsigned long long)(max ? s->umax : s->umin));
+    else
+        fmt_double(buf, cap, max ? s->max : s->min, json);
+}
+
+static char *dup_escaped(const char *s)
+{
+    size_t n = strlen(s), cap = n * 12 + 1, w;
+    char *c = malloc(cap);
+    if (c)
+        cli_escape(CLI_ESC_TEXT, s, n, c, cap, &w);
+    return c;
+}
+
+static void add_row(stats_run *r, const char *const *cols)
+{
+    if (r->nrows == r->cap) {
+        size_t cap = r->cap ? r->cap * 2 : 64;
+        row *p = realloc(r->rows, cap * sizeof *p);
+        if (!p)
+            return;
+        r->rows = p;
+        r->cap = cap;
+    }
+    row *w = &r->rows[r->nrows++];
+    for (int i = 0; i < NCOLS; i++)
+        w->cols[i] = cols[i] ? dup_escaped(cols[i]) : NULL;
+}
+
+static void flush_rows(cli_ctx *ctx, stats_run *r)
+{
+    if (r->nrows == 0)
+        return;
+    size_t width[NCOLS] = {0};
+    for (int c = 0; c < NCOLS; c++)
+        width[c] = strlen(header[c]);
+    for (size_t i = 0; i < r->nrows; i++)
+        for (int c = 0; c < NCOLS; c++)
+            if (r->rows[i].cols[c] && strlen(r->rows[i].cols[c]) > width[c])
+                width[c] = strlen(r->rows[i].cols[c]);
+    for (size_t i = 0; i <= r->nrows; i++) {
+        int first = 1;
+        for (int c = 0; c < NCOLS; c++) {
+            if (c == 0 && !r->many_files)
+                continue;
+            const char *s = i == 0 ? header[c] : r->rows[i - 1].cols[c];
+            if (!s)
+                s = "-";
+            if (!first)
+                out_char(ctx, r->tty ? ' ' : '\t');
+            out_str(ctx, s);
+            if (r->tty && c < NCOLS - 1)
+                for (size_t k = strlen(s); k < width[c]; k++)
+                    out_char(ctx, ' ');
+            first = 0;
+        }
+        out_char(ctx, '\n');
+        for (int c = 0; i > 0 && c < NCOLS; c++)
+            free(r->rows[i - 1].cols[c]);
+    }
+    free(r->rows);
+    r->rows = NULL;
+    r->nrows = r->cap = 0;
+}
+
+static void report(cli_ctx *ctx, stats_run *r, const char *path, const ts_array *a,
+                   const ts_stats *s)
+{
+    char mn[64], mx[64], mean[64], sd[64], am[64];
+    int json = ctx->json;
+    fmt_min_max(mn, sizeof mn, s, 0, json);
+    fmt_min_max(mx, sizeof mx, s, 1, json);
+    fmt_double(mean, sizeof mean, s->mean, json);
+    fmt_double(sd, sizeof sd, s->std, json);
+    fmt_double(am, sizeof am, s->absmax, json);
+    if (json) {
+        print_open_object(ctx, NULL);
+        print_string(ctx, PRINT_JSON, "file", NULL, path);
+        print_string(ctx, PRINT_JSON, "name", NULL, a->name);
+        print_string(ctx, PRINT_JSON, "dtype", NULL, a->dtype_name);
+        print_dims(ctx, PRINT_JSON, "shape", NULL, ts_shape_dims(&a->shape),
+                   ts_shape_ndim(&a->shape));
+        print_int(ctx, PRINT_JSON, "count", NULL, s->count);
+        print_json_text(ctx, PRINT_JSON, "min", NULL, mn);
+        print_json_text(ctx, PRINT_JSON, "max", NULL, mx);
+        print_json_text(ctx, PRINT_JSON, "mean", NULL, mean);
+        print_json_text(ctx, PRINT_JSON, "std", NULL, sd);
+        print_json_text(ctx, PRINT_JSON, "absmax", NULL, am);
+        print_int(ctx, PRINT_JSON, "zeros", NULL, s->zeros);
+        print_int(ctx, PRINT_JSON, "nan", NULL, s->nan);
+        print_int(ctx, PRINT_JSON, "posinf", NULL, s->posinf);
+        print_int(ctx, PRINT_JSON, "neginf", NULL, s->neginf);
+        if (s->kind == TS_VALUE_BOOL)
+            print_int(ctx, PRINT_JSON, "true", NULL, s->ntrue);
+        print_close_object(ctx);
+        return;
+    }
+    char shape[512], count[32], z[32], nn[32], pi[32], ni[32], tr[32];
+    ts_shape_format(&a->shape, 0, shape, sizeof shape);
+    snprintf(count, sizeof count, "%lld", (long long)s->count);
+    snprintf(z, sizeof z, "%lld", (long long)s->zeros);
+    snprintf(nn, sizeof nn, "%lld", (long long)s->nan);
+    snprintf(pi, sizeof pi, "%lld", (long long)s->posinf);
+    snprintf(ni, sizeof ni, "%lld", (long long)s->neginf);
+    snprintf(tr, sizeof tr, "%lld", (long long)s->ntrue);
+    const char *cols[NCOLS] = {path, a->name[0] ? a->name : "-", a->dtype_name, shape, count,
+                               mn, mx, mean, sd, am, z, nn, pi, ni,
+                               s->kind == TS_VALUE_BOOL ? tr : NULL};
+    add_row(r, cols);
+}
+
+/* Appends "NAME", "FILE:NAME" (several files) or "FILE" (an unnamed
+ * array) to the list of arrays with a non-finite value, NUL-separated. */
+static void note_bad(stats_run *r, const char *path, const char *name)
+{
+    size_t need = strlen(path) + strlen(name) + 4;
+    char *p = realloc(r->bad, r->bad_len + need);
+    if (!p)
+        return;
+    r->bad = p;
+    int with_path = r->many_files || !name[0];
+    r->bad_len += (size_t)snprintf(r->bad + r->bad_len, need, "%s%s%s",
+                                   with_path ? path : "", with_path && name[0] ? ":" : "",
+                                   name) + 1;
+    r->nbad++;
+}
+
+static void summarize(stats_run *r, const char *path, const ts_array *a, const ts_stats *s)
+{
+    r->arrays++;
+    r->elements += s->count;
+    r->nan += s->nan;
+    r->posinf += s->posinf;
+    r->neginf += s->neginf;
+    if (s->absmax == s->absmax && (r->absmax != r->absmax || s->absmax > r->absmax))
+        r->absmax = s->absmax;
+    if (s->nan + s->posinf + s->neginf > 0)
+        note_bad(r, path, a->name);
+}
+
+static void print_summary(cli_ctx *ctx, stats_run *r)
+{
+    char am[64];
+    fmt_double(am, sizeof am, r->absmax, ctx->json);
+    if (ctx->json) {
+        print_open_object(ctx, NULL);
+        print_open_object(ctx, "summary");
+        print_int(ctx, PRINT_JSON, "arrays", NULL, r->arrays);
+        print_int(ctx, PRINT_JSON, "elements", NULL, r->elements);
+        print_int(ctx, PRINT_JSON, "nan", NULL, r->nan);
+        print_int(ctx, PRINT_JSON, "posinf", NULL, r->posinf);
+        print_int(ctx, PRINT_JSON, "neginf", NULL, r->neginf);
+        print_json_text(ctx, PRINT_JSON, "absmax", NULL, am);
+        print_int(ctx, PRINT_JSON, "failed", NULL, r->failed);
+        print_open_array(ctx, "nonfinite");
+        for (size_t at = 0; at < r->bad_len; at += strlen(r->bad + at) + 1)
+            print_string(ctx, PRINT_JSON, NULL, NULL, r->bad + at);
+        print_close_array(ctx);
+        print_close_object(ctx);
+        print_close_object(ctx);
+        return;
+    }
+    out_printf(ctx, "summary: %lld array%s, %lld elements, nan %lld, +inf %lld, -inf %lld, "
+               "absmax %s", (long long)r->arrays, r->arrays == 1 ? "" : "s",
+               (long long)r->elements, (long long)r->nan, (long long)r->posinf,
+               (long long)r->neginf, am);
+    if (r->failed)
+        out_printf(ctx, ", %lld unreadable", (long long)r->failed);
+    out_printf(ctx, "; %zu array%s with non-finite values", r->nbad, r->nbad == 1 ? "" : "s");
+    for (size_t at = 0; at < r->bad_len; at += strlen(r->bad + at) + 1) {
+        out_str(ctx, at ? ", " : ": ");
+        out_escaped(ctx, CLI_ESC_TEXT, r->bad + at, strlen(r->bad + at));
+    }
+    out_char(ctx, '\n');
+}
+
+/* ---- progress on a terminal ------------------------------------------------ */
+
+static double since(const struct timespec *t0)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)(t.tv_sec - t0->tv_sec) + (double)(t.tv_nsec - t0->tv_nsec) / 1e9;
+}
+
+static void on_progress(void *user, int64_t done, int64_t total)
+{
+    stats_run *r = user;
+    double dt = since(&r->t0);
+    if (dt < 1.0 || done >= total)
+        return;
+    char name[96];
+    fprintf(stderr, "\rtshape: stats: %s: %s: %lld / %lld MiB, %.1f GB/s   ",
+            cli_quote(r->path, strlen(r->path), name, sizeof name), r->name,
+            (long long)(done >> 20), (long long)(total >> 20), (double)done / dt / 1e9);
+    r->shown = 1;
+}
+
+static void clear_progress(stats_run *r)
+{
+    if (r->shown)
+        fprintf(stderr, "\r\033[K");
+    r->shown = 0;
+}
+
+static int stats_file(cli_ctx *ctx, stats_run *r, const char *path)
+{
+    ts_file *f = NULL;
+    ts_error err;
+    if (ts_file_open(path, NULL, &f, &err) != TS_OK)
+        return cli_error(ctx, path, "%s", err.message);
+    int status = CLI_OK, progress = isatty(STDERR_FILENO);
+    ts_stats_options o = TS_STATS_OPTIONS_INIT;
+    if (progress) {
+        o.progress = on_progress;
+        o.progress_ctx = r;
+    }
+    for (size_t i = 0; i < ts_file_count(f) && !ctx->out.closed; i++) {
+        const ts_array *a = ts_file_array(f, i);
+        if (!cli_filter_match(&r->filter, a->name))
+            continue;
+        ts_stats s;
+        r->path = path;
+        r->name = a->name;
+        clock_gettime(CLOCK_MONOTONIC, &r->t0);
+        ts_status st = ts_array_stats(f, a, &o, &s, &err);
+        clear_progress(r);
+        if (st != TS_OK) {
+            status = cli_error(ctx, path, "%s", err.message);
+            r->failed++;
+            continue;
+        }
+        if (r->summary)
+            summarize(r, path, a, &s);
+        else
+            report(ctx, r, path, a, &s);
+    }
+    ts_file_close(f);
+    return status;
+}
+
+int cmd_stats(cli_ctx *ctx, const cli_args *args)
+{
+    if (args->nops == 0)
+        return cli_usage(ctx, "missing FILE");
+    stats_run r;
+    memset(&r, 0, sizeof r);
+    cli_filter_init(&r.filter, args);
+    r.summary = cli_flag(args, "summary") > 0;
+    r.many_files = args->nops > 1;
+    r.tty = isatty(STDOUT_FILENO);
+    r.absmax = NAN;
+    int status = CLI_OK;
+    for (int i = 0; i < args->nops && !ctx->out.closed; i++)
+        status = cli_worse(status, stats_file(ctx, &r, args->ops[i]));
+    if (r.summary)
+        print_summary(ctx, &r);
+    else
+        flush_rows(ctx, &r);
+    free(r.bad);
+    return status;
+}

@@ -1,0 +1,509 @@
+/*
+ * decode.c - stored elements to numbers: every dtype tshape can decode,
+ * in either byte order, and the GGUF block types.
+ *
+ * Conversions are exact: float16, bfloat16 and the float8 kinds widen to
+ * double without rounding; GGUF blocks are dequantized in float32 with the
+ * operations, in the order, of ggml's dequantize_row_* (ggml-quants.c),
+ * each product and sum its own statement so no compiler fuses them into an
+ * FMA that ggml's reference code does not do, then widened to double.
+ * Block layouts (ggml-common.h; all little-endian, fp16 scales):
+ *   q4_0  d, qs[16]                      18 bytes / 32
+ *   q4_1  d, m, qs[16]                   20 / 32
+ *   q5_0  d, qh[4], qs[16]               22 / 32
+ *   q5_1  d, m, qh[4], qs[16]            24 / 32
+ *   q8_0  d, int8 qs[32]                 34 / 32
+ *   q4_k  d, dmin, scales[12], qs[128]   144 / 256
+ *   q5_k  d, dmin, scales[12], qh[32], qs[128]          176 / 256
+ *   q6_k  ql[128], qh[64], int8 scales[16], d           210 / 256
+ *   q8_k  float32 d, int8 qs[256], int16 bsums[16]      292 / 256
+ */
+#include "values.h"
+
+#include <math.h>
+#include <pthread.h>
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
+/* ---- scalar conversions -------------------------------------------------- */
+
+static float half_table[65536];
+static double f8_table[5][256];   /* e4m3fn, e5m2, e4m3fnuz, e5m2fnuz, e8m0fnu */
+static pthread_once_t tables_once = PTHREAD_ONCE_INIT;
+
+static double half_value(unsigned h)
+{
+    unsigned e = (h >> 10) & 31, m = h & 1023;
+    double v = e == 0 ? ldexp(m, -24) : e == 31 ? (m ? NAN : INFINITY)
+                                                : ldexp(m + 1024, (int)e - 25);
+    return (h & 0x8000) ? -v : v;
+}
+
+/* A float8 value: ebits exponent bits, bias, and its special rules. */
+static double f8_value(unsigned b, int ebits, int bias, int kind)
+{
+    int mbits = 7 - ebits;
+    unsigned s = b >> 7, e = (b >> mbits) & ((1u << ebits) - 1), m = b & ((1u << mbits) - 1);
+    if (kind == 0 && e == 15 && m == 7)
+        return NAN;                          /* e4m3fn: only S.1111.111 */
+    if (kind == 1 && e == 31)
+        return m ? NAN : (s ? -INFINITY : INFINITY);
+    if ((kind == 2 || kind == 3) && b == 0x80)
+        return NAN;                          /* fnuz: the negative zero */
+    double v = e == 0 ? ldexp(m, 1 - bias - mbits) : ldexp(m + (1u << mbits), (int)e - bias - mbits);
+    return s ? -v : v;
+}
+
+static void init_tables(void)
+{
+    for (unsigned h = 0; h < 65536; h++)
+        half_table[h] = (float)half_value(h);
+    for (unsigned b = 0; b < 256; b++) {
+        f8_table[0][b] = f8_value(b, 4, 7, 0);
+        f8_table[1][b] = f8_value(b, 5, 15, 1);
+        f8_table[2][b] = f8_value(b, 4, 8, 2);
+        f8_table[3][b] = f8_value(b, 5, 16, 3);
+        f8_table[4][b] = b == 255 ? NAN : ldexp(1.0, (int)b - 127);
+    }
+}
+
+static inline float h2f(const unsigned char *p)
+{
+    return half_table[ts__le16(p)];
+}
+
+/* ---- plain types ---------------------------------------------------------- */
+
+static inline uint16_t bs16(uint16_t v) { return __builtin_bswap16(v); }
+static inline uint32_t bs32(uint32_t v) { return __builtin_bswap32(v); }
+static inline uint64_t bs64(uint64_t v) { return __builtin_bswap64(v); }
+static inline uint8_t bs8(uint8_t v) { return v; }
+
+/* Loads an element of width W bits, native (n) or swapped (s). */
+#define LOADER(W)                                                               \
+    static inline uint##W##_t ld##W##n(const unsigned char *p)                  \
+    {                                                                           \
+        uint##W##_t v;                                                          \
+        memcpy(&v, p, sizeof v);                                                \
+        return v;                                                               \
+    }                                                                           \
+    static inline uint##W##_t ld##W##s(const unsigned char *p)                  \
+    {                                                                           \
+        return bs##W(ld##W##n(p));                                              \
+    }
+LOADER(8)
+LOADER(16)
+LOADER(32)
+LOADER(64)
+
+/* Integer decoders: to double and to exact int64/uint64. */
+#define INT_DEC(name, T, W, sfx)                                                \
+    static void name##_d##sfx(const unsigned char *s, size_t n, double *d)     \
+    {                                                                           \
+        for (size_t i = 0; i < n; i++)                                          \
+            d[i] = (double)(T)ld##W##sfx(s + i * (W / 8));                      \
+    }                                                                           \
+    static void name##_i##sfx(const unsigned char *s, size_t n, int64_t *d)    \
+    {                                                                           \
+        for (size_t i = 0; i < n; i++)                                          \
+            d[i] = (int64_t)(T)ld##W##sfx(s + i * (W / 8));                     \
+    }                                                                           \
+    static void name##_u##sfx(const unsigned char *s, size_t n, uint64_t *d)   \
+    {                                                                           \
+        for (size_t i = 0; i < n; i++)                                          \
+            d[i] = (uint64_t)(T)ld##W##sfx(s + i * (W / 8));                    \
+    }
+#define INT_DECS(name, T, W) INT_DEC(name, T, W, n) INT_DEC(name, T, W, s)
+INT_DECS(i8, int8_t, 8)
+INT_DECS(i16, int16_t, 16)
+INT_DECS(i32, int32_t, 32)
+INT_DECS(i64, int64_t, 64)
+INT_DECS(u8, uint8_t, 8)
+INT_DECS(u16, uint16_t, 16)
+INT_DECS(u32, uint32_t, 32)
+INT_DECS(u64, uint64_t, 64)
+
+static void bool_d(const unsigned char *s, size_t n, double *d)
+{
+    for (size_t i = 0; i < n; i++)
+        d[i] = s[i] != 0;
+}
+static void bool_i(const unsigned char *s, size_t n, int64_t *d)
+{
+    for (size_t i = 0; i < n; i++)
+        d[i] = s[i] != 0;
+}
+static void bool_u(const unsigned char *s, size_t n, uint64_t *d)
+{
+    for (size_t i = 0; i < n; i++)
+        d[i] = s[i] != 0;
+}
+
+void ts__f32_native(const unsigned char *s, size_t n, double *d)
+{
+    size_t i = 0;
+#if defined(__SSE2__)
+    for (; i + 4 <= n; i += 4) {
+        __m128 v = _mm_loadu_ps((const float *)(const void *)(s + 4 * i));
+        _mm_storeu_pd(d + i, _mm_cvtps_pd(v));
+        _mm_storeu_pd(d + i + 2, _mm_cvtps_pd(_mm_movehl_ps(v, v)));
+    }
+#endif
+    for (; i < n; i++) {
+        float v;
+        memcpy(&v, s + 4 * i, 4);
+        d[i] = v;
+    }
+}
+static void f32_ds(const unsigned char *s, size_t n, double *d)
+{
+    for (size_t i = 0; i < n; i++) {
+        uint32_t u = ld32s(s + 4 * i);
+        float v;
+        memcpy(&v, &u, 4);
+        d[i] = v;
+    }
+}
+static void f64_dn(const unsigned char *s, size_t n, double *d)
+{
+    memcpy(d, s, n * 8);
+}
+static void f64_ds(const unsigned char *s, size_t n, double *d)
+{
+    for (size_t i = 0; i < n; i++) {
+        uint64_t u = ld64s(s + 8 * i);
+        memcpy(&d[i], &u, 8);
+    }
+}
+static void f16_dn(const unsigned char *s, size_t n, double *d)
+{
+    for (size_t i = 0; i < n; i++)
+        d[i] = half_table[ld16n(s + 2 * i)];
+}
+static void f16_ds(const unsigned char *s, size_t n, double *d)
+{
+    for (size_t i = 0; i < n; i++)
+        d[i] = half_table[ld16s(s + 2 * i)];
+}
+static inline float bf16(uint16_t h)
+{
+    uint32_t u = (uint32_t)h << 16;
+    float v;
+    memcpy(&v, &u, 4);
+    return v;
+}
+static void bf16_dn(const unsigned char *s, size_t n, double *d)
+{
+    for (size_t i = 0; i < n; i++)
+        d[i] = bf16(ld16n(s + 2 * i));
+}
+static void bf16_ds(const unsigned char *s, size_t n, double *d)
+{
+    for (size_t i = 0; i < n; i++)
+        d[i] = bf16(ld16s(s + 2 * i));
+}
+#define F8_DEC(k)                                                               \
+    static void f8_##k(const unsigned char *s, size_t n, double *d)            \
+    {                                                                           \
+        for (size_t i = 0; i < n; i++)                                          \
+            d[i] = f8_table[k][s[i]];                                           \
+    }
+F8_DEC(0)
+F8_DEC(1)
+F8_DEC(2)
+F8_DEC(3)
+F8_DEC(4)
+
+/* Complex: n elements -> 2n doubles. */
+static void c64_dn(const unsigned char *s, size_t n, double *d) { ts__f32_native(s, 2 * n, d); }
+static void c64_ds(const unsigned char *s, size_t n, double *d) { f32_ds(s, 2 * n, d); }
+static void c128_dn(const unsigned char *s, size_t n, double *d) { f64_dn(s, 2 * n, d); }
+static void c128_ds(const unsigned char *s, size_t n, double *d) { f64_ds(s, 2 * n, d); }
+
+/* ---- GGUF blocks ---------------------------------------------------------- */
+
+static void q4_0(const unsigned char *b, size_t n, double *y)
+{
+    for (size_t i = 0; i < n; i += 32, b += 18, y += 32) {
+        const float d = h2f(b);
+        const unsigned char *qs = b + 2;
+        for (int j = 0; j < 16; j++) {
+            const int x0 = (qs[j] & 0x0F) - 8, x1 = (qs[j] >> 4) - 8;
+            const float v0 = x0 * d, v1 = x1 * d;
+            y[j] = v0;
+            y[j + 16] = v1;
+        }
+    }
+}
+
+static void q4_1(const unsigned char *b, size_t n, double *y)
+{
+    for (size_t i = 0; i < n; i += 32, b += 20, y += 32) {
+        const float d = h2f(b), m = h2f(b + 2);
+        const unsigned char *qs = b + 4;
+        for (int j = 0; j < 16; j++) {
+            const int x0 = qs[j] & 0x0F, x1 = qs[j] >> 4;
+            const float p0 = x0 * d, p1 = x1 * d;
+            const float v0 = p0 + m, v1 = p1 + m;
+            y[j] = v0;
+            y[j + 16] = v1;
+        }
+    }
+}
+
+static void q5_0(const unsigned char *b, size_t n, double *y)
+{
+    for (size_t i = 0; i < n; i += 32, b += 22, y += 32) {
+        const float d = h2f(b);
+        const uint32_t qh = ts__le32(b + 2);
+        const unsigned char *qs = b + 6;
+        for (int j = 0; j < 16; j++) {
+            const int h0 = ((qh >> j) << 4) & 0x10, h1 = (qh >> (j + 12)) & 0x10;
+            const int x0 = ((qs[j] & 0x0F) | h0) - 16, x1 = ((qs[j] >> 4) | h1) - 16;
+            const float v0 = x0 * d, v1 = x1 * d;
+            y[j] = v0;
+            y[j + 16] = v1;
+        }
+    }
+}
+
+static void q5_1(const unsigned char *b, size_t n, double *y)
+{
+    for (size_t i = 0; i < n; i += 32, b += 24, y += 32) {
+        const float d = h2f(b), m = h2f(b + 2);
+        const uint32_t qh = ts__le32(b + 4);
+        const unsigned char *qs = b + 8;
+        for (int j = 0; j < 16; j++) {
+            const int h0 = ((qh >> j) << 4) & 0x10, h1 = (qh >> (j + 12)) & 0x10;
+            const int x0 = (qs[j] & 0x0F) | h0, x1 = (qs[j] >> 4) | h1;
+            const float p0 = x0 * d, p1 = x1 * d;
+            const float v0 = p0 + m, v1 = p1 + m;
+            y[j] = v0;
+            y[j + 16] = v1;
+        }
+    }
+}
+
+static void q8_0(const unsigned char *b, size_t n, double *y)
+{
+    for (size_t i = 0; i < n; i += 32, b += 34, y += 32) {
+        const float d = h2f(b);
+        for (int j = 0; j < 32; j++) {
+            const float v = (int8_t)b[2 + j] * d;
+            y[j] = v;
+        }
+    }
+}
+
+/* ggml get_scale_min_k4: 6-bit scale and min j of a K block's 12 bytes. */
+static void scale_min_k4(int j, const unsigned char *q, int *sc, int *m)
+{
+    if (j < 4) {
+        *sc = q[j] & 63;
+        *m = q[j + 4] & 63;
+    } else {
+        *sc = (q[j + 4] & 0xF) | ((q[j - 4] >> 6) << 4);
+        *m = (q[j + 4] >> 4) | ((q[j] >> 6) << 4);
+    }
+}
+
+static void q4_k(const unsigned char *b, size_t n, double *y)
+{
+    for (size_t i = 0; i < n; i += 256, b += 144) {
+        const float d = h2f(b), dmin = h2f(b + 2);
+        const unsigned char *scales = b + 4, *q = b + 16;
+        for (int j = 0, is = 0; j < 256; j += 64, is += 2, q += 32) {
+            int sc, m;
+            scale_min_k4(is, scales, &sc, &m);
+            const float d1 = d * sc, m1 = dmin * m;
+            scale_min_k4(is + 1, scales, &sc, &m);
+            const float d2 = d * sc, m2 = dmin * m;
+            for (int l = 0; l < 32; l++) {
+                const float p = d1 * (q[l] & 0xF);
+                const float v = p - m1;
+                *y++ = v;
+            }
+            for (int l = 0; l < 32; l++) {
+                const float p = d2 * (q[l] >> 4);
+                const float v = p - m2;
+                *y++ = v;
+            }
+        }
+    }
+}
+
+static void q5_k(const unsigned char *b, size_t n, double *y)
+{
+    for (size_t i = 0; i < n; i += 256, b += 176) {
+        const float d = h2f(b), dmin = h2f(b + 2);
+        const unsigned char *scales = b + 4, *qh = b + 16, *ql = b + 48;
+        unsigned u1 = 1, u2 = 2;
+        for (int j = 0, is = 0; j < 256; j += 64, is += 2, ql += 32, u1 <<= 2, u2 <<= 2) {
+            int sc, m;
+            scale_min_k4(is, scales, &sc, &m);
+            const float d1 = d * sc, m1 = dmin * m;
+            scale_min_k4(is + 1, scales, &sc, &m);
+            const float d2 = d * sc, m2 = dmin * m;
+            for (int l = 0; l < 32; l++) {
+                const float p = d1 * ((ql[l] & 0xF) + (qh[l] & u1 ? 16 : 0));
+                const float v = p - m1;
+                *y++ = v;
+            }
+            for (int l = 0; l < 32; l++) {
+                const float p = d2 * ((ql[l] >> 4) + (qh[l] & u2 ? 16 : 0));
+                const float v = p - m2;
+                *y++ = v;
+            }
+        }
+    }
+}
+
+static void q6_k(const unsigned char *b, size_t n, double *y)
+{
+    for (size_t i = 0; i < n; i += 256, b += 210) {
+        const float d = h2f(b + 208);
+        const unsigned char *ql = b, *qh = b + 128;
+        const int8_t *sc = (const int8_t *)(const void *)(b + 192);
+        for (int k = 0; k < 256; k += 128, y += 128, ql += 64, qh += 32, sc += 8) {
+            for (int l = 0; l < 32; l++) {
+                const int is = l / 16;
+                const int q1 = (int8_t)((ql[l] & 0xF) | (((qh[l] >> 0) & 3) << 4)) - 32;
+                const int q2 = (int8_t)((ql[l + 32] & 0xF) | (((qh[l] >> 2) & 3) << 4)) - 32;
+                const int q3 = (int8_t)((ql[l] >> 4) | (((qh[l] >> 4) & 3) << 4)) - 32;
+                const int q4 = (int8_t)((ql[l + 32] >> 4) | (((qh[l] >> 6) & 3) << 4)) - 32;
+                const float s1 = d * sc[is], s2 = d * sc[is + 2];
+                const float s3 = d * sc[is + 4], s4 = d * sc[is + 6];
+                const float v1 = s1 * q1, v2 = s2 * q2, v3 = s3 * q3, v4 = s4 * q4;
+                y[l] = v1;
+                y[l + 32] = v2;
+                y[l + 64] = v3;
+                y[l + 96] = v4;
+            }
+        }
+    }
+}
+
+static void q8_k(const unsigned char *b, size_t n, double *y)
+{
+    for (size_t i = 0; i < n; i += 256, b += 292) {
+        uint32_t u = ts__le32(b);
+        float d;
+        memcpy(&d, &u, 4);
+        for (int j = 0; j < 256; j++) {
+            const float v = d * (int8_t)b[4 + j];
+            *y++ = v;
+        }
+    }
+}
+
+typedef struct quant_row {
+    const char *name;
+    int64_t block, bytes;
+    void (*fn)(const unsigned char *, size_t, double *);
+} quant_row;
+
+static const quant_row quants[] = {
+    {"q4_0", 32, 18, q4_0},   {"q4_1", 32, 20, q4_1},   {"q5_0", 32, 22, q5_0},
+    {"q5_1", 32, 24, q5_1},   {"q8_0", 32, 34, q8_0},   {"q4_k", 256, 144, q4_k},
+    {"q5_k", 256, 176, q5_k}, {"q6_k", 256, 210, q6_k}, {"q8_k", 256, 292, q8_k},
+};
+
+/* ---- the table ------------------------------------------------------------- */
+
+static int host_little(void)
+{
+    const uint16_t one = 1;
+    unsigned char c;
+    memcpy(&c, &one, 1);
+    return c == 1;
+}
+
+ts_status ts__decoder_for(const ts_array *a, ts__decoder *d, ts_error *err)
+{
+    pthread_once(&tables_once, init_tables);
+    memset(d, 0, sizeof *d);
+    int swap = (a->byteorder == '>' && host_little()) || (a->byteorder == '<' && !host_little());
+    d->block = 1;
+    d->elem_bytes = a->itemsize;
+#define f32_dn ts__f32_native
+#define PICK(fn) (swap ? fn##s : fn##n)
+#define INTS(name, k)                                                           \
+    do {                                                                        \
+        d->kind = k;                                                            \
+        d->to_double = PICK(name##_d);                                          \
+        d->to_i64 = PICK(name##_i);                                             \
+        d->to_u64 = PICK(name##_u);                                             \
+    } while (0)
+    switch (a->dtype) {
+    case TS_DTYPE_BOOL:
+        d->kind = TS_VALUE_BOOL;
+        d->to_double = bool_d;
+        d->to_i64 = bool_i;
+        d->to_u64 = bool_u;
+        break;
+    case TS_DTYPE_INT8: INTS(i8, TS_VALUE_INT); break;
+    case TS_DTYPE_INT16: INTS(i16, TS_VALUE_INT); break;
+    case TS_DTYPE_INT32: INTS(i32, TS_VALUE_INT); break;
+    case TS_DTYPE_INT64: INTS(i64, TS_VALUE_INT); break;
+    case TS_DTYPE_UINT8: INTS(u8, TS_VALUE_UINT); break;
+    case TS_DTYPE_UINT16: INTS(u16, TS_VALUE_UINT); break;
+    case TS_DTYPE_UINT32: INTS(u32, TS_VALUE_UINT); break;
+    case TS_DTYPE_UINT64: INTS(u64, TS_VALUE_UINT); break;
+    case TS_DTYPE_FLOAT16: d->kind = TS_VALUE_FLOAT; d->to_double = PICK(f16_d); break;
+    case TS_DTYPE_BFLOAT16: d->kind = TS_VALUE_FLOAT; d->to_double = PICK(bf16_d); break;
+    case TS_DTYPE_FLOAT32: d->kind = TS_VALUE_FLOAT; d->to_double = PICK(f32_d); break;
+    case TS_DTYPE_FLOAT64: d->kind = TS_VALUE_FLOAT; d->to_double = PICK(f64_d); break;
+    case TS_DTYPE_COMPLEX64: d->kind = TS_VALUE_COMPLEX; d->to_double = PICK(c64_d); break;
+    case TS_DTYPE_COMPLEX128: d->kind = TS_VALUE_COMPLEX; d->to_double = PICK(c128_d); break;
+    case TS_DTYPE_FLOAT8_E4M3FN: d->kind = TS_VALUE_FLOAT; d->to_double = f8_0; break;
+    case TS_DTYPE_FLOAT8_E5M2: d->kind = TS_VALUE_FLOAT; d->to_double = f8_1; break;
+    case TS_DTYPE_FLOAT8_E4M3FNUZ: d->kind = TS_VALUE_FLOAT; d->to_double = f8_2; break;
+    case TS_DTYPE_FLOAT8_E5M2FNUZ: d->kind = TS_VALUE_FLOAT; d->to_double = f8_3; break;
+    case TS_DTYPE_FLOAT8_E8M0FNU: d->kind = TS_VALUE_FLOAT; d->to_double = f8_4; break;
+    case TS_DTYPE_QUANTIZED:
+        for (size_t i = 0; i < sizeof quants / sizeof *quants; i++)
+            if (a->dtype_name && strcmp(a->dtype_name, quants[i].name) == 0 &&
+                a->block_size == quants[i].block && a->block_bytes == quants[i].bytes) {
+                d->kind = TS_VALUE_FLOAT;
+                d->to_double = quants[i].fn;
+                d->elem_bytes = 0;
+                d->block = quants[i].block;
+                d->block_bytes = quants[i].bytes;
+                return TS_OK;
+            }
+        break;
+    case TS_DTYPE_UNKNOWN:
+    case TS_DTYPE_LONGDOUBLE:
+    case TS_DTYPE_CLONGDOUBLE:
+    case TS_DTYPE_FLOAT6_E2M3FN:
+    case TS_DTYPE_FLOAT6_E3M2FN:
+    case TS_DTYPE_FLOAT4_E2M1FN:
+    case TS_DTYPE_DATETIME64:
+    case TS_DTYPE_TIMEDELTA64:
+    case TS_DTYPE_BYTES:
+    case TS_DTYPE_UNICODE:
+    case TS_DTYPE_VOID:
+    case TS_DTYPE_OBJECT:
+    case TS_DTYPE_STRUCTURED:
+    case TS_DTYPE_INT4:
+    case TS_DTYPE_UINT4:
+    case TS_DTYPE_INT2:
+    case TS_DTYPE_UINT2:
+        break;
+    }
+#undef INTS
+#undef PICK
+    if (d->kind == TS_VALUE_NONE || (d->block == 1 && d->elem_bytes <= 0))
+        return ts__error(err, TS_ERR_DTYPE, "cannot decode values of dtype %s",
+                         a->dtype_name ? a->dtype_name : "unknown");
+    d->block_bytes = d->elem_bytes;
+    return TS_OK;
+}
+
+ts_value_kind ts_array_value_kind(const ts_array *a)
+{
+    ts__decoder d;
+    return a && ts__decoder_for(a, &d, NULL) == TS_OK ? d.kind : TS_VALUE_NONE;
+}

@@ -1,0 +1,111 @@
+/*
+ * values.h - the values layer: decoding stored elements (decode.c) and
+ * walking an array's data wherever it lives (walk.c), for the statistics
+ * (stats.c) and element reads (read.c) of include/tshape.h.
+ *
+ * Data flows as runs of raw stored bytes handed to a sink. A run is whole
+ * elements (whole blocks for GGUF block types), in storage order for
+ * statistics and in flat C order for reads.
+ */
+#ifndef TSHAPE_VALUES_H
+#define TSHAPE_VALUES_H
+
+#include "../formats/reader.h"
+
+/* Elements decoded per step: a multiple of every GGUF block size (32, 256). */
+#define TS__VBLOCK 4096
+
+/* ---- decode.c ---------------------------------------------------------- */
+
+/*
+ * How to decode the elements of one array. Decoders read n elements (for
+ * block types: n is a multiple of block, src at a block start) from
+ * possibly unaligned src and write them to dst.
+ */
+typedef struct ts__decoder {
+    ts_value_kind kind;
+    int64_t elem_bytes;      /* bytes per element; 0 for block types */
+    int64_t block;           /* elements per block: 1 or the GGUF block size */
+    int64_t block_bytes;     /* bytes per block */
+    /* Real kinds: n doubles. Complex: 2n doubles (re, im). */
+    void (*to_double)(const unsigned char *src, size_t n, double *dst);
+    /* INT/BOOL kinds: exact int64; UINT/BOOL: exact uint64. NULL otherwise. */
+    void (*to_i64)(const unsigned char *src, size_t n, int64_t *dst);
+    void (*to_u64)(const unsigned char *src, size_t n, uint64_t *dst);
+} ts__decoder;
+
+/* The decoder of native-order float32 (stats reads those in place). */
+void ts__f32_native(const unsigned char *src, size_t n, double *dst);
+
+/* Fills d for array a. Errors: TS_ERR_DTYPE naming the dtype (the caller
+ * prefixes the array). */
+ts_status ts__decoder_for(const ts_array *a, ts__decoder *d, ts_error *err);
+
+/* ---- walk.c ------------------------------------------------------------ */
+
+/* Receives runs: p points to n whole elements (n a multiple of the block
+ * for block types). Returns nonzero to stop with that status (err set). */
+typedef ts_status (*ts__sink_fn)(void *ctx, const unsigned char *p, int64_t n, ts_error *err);
+
+/* An array's elements as a strided view over a storage of bytes. */
+typedef struct ts__layout {
+    int ndim;
+    int64_t shape[TS_MAX_NDIM];
+    int64_t strides[TS_MAX_NDIM];    /* elements */
+    int64_t offset;                  /* elements from the storage start */
+} ts__layout;
+
+/* Where the bytes are and how they are laid out. */
+typedef struct ts__data {
+    const ts_array *a;
+    ts__decoder dec;
+    const unsigned char *image;      /* the whole file */
+    size_t image_len;
+    const ts__data_src *src;         /* deflated stream, or NULL: stored */
+    int64_t base;                    /* stored: absolute offset of storage
+                                        element 0 (lay.offset counts from it) */
+    int64_t skip;                    /* deflated: inflated bytes before
+                                        storage element 0 */
+    ts__layout lay;                  /* C order over the logical shape */
+    int64_t count;                   /* elements to visit (stored ones for
+                                        sparse arrays) */
+    int64_t implicit_zeros;          /* MXNet sparse: size - stored */
+    int contiguous;                  /* 1: the stored elements are one run in
+                                        storage order (C, F or 1 run view) */
+    int c_order;                     /* 1: storage order is flat C order */
+} ts__data;
+
+/* Prepares everything for reading a's data, checking that it is readable
+ * and inside its storage. Errors are prefixed with the array's name. */
+ts_status ts__data_open(ts__data *d, const ts_file *f, const ts_array *a, ts_error *err);
+
+/*
+ * Stored (not deflated) contiguous data: pointer to element `first` of the
+ * run (storage order), for block types `first` a multiple of the block.
+ */
+const unsigned char *ts__data_at(const ts__data *d, int64_t first);
+
+/* Calls fn under the SIGBUS guard of the file's image. */
+ts_status ts__data_guard(const ts__data *d, ts__parse_fn fn, void *arg, ts_error *err);
+
+/*
+ * Streams the stored elements [first, first + n) of a contiguous array in
+ * storage order: from the image, or inflated (the member is inflated from
+ * its start; elements before `first` are skipped). The deflate state and
+ * its buffer are allocated before and freed after the guarded walk.
+ */
+ts_status ts__data_stream(const ts__data *d, int64_t first, int64_t n, ts__sink_fn fn,
+                          void *ctx, ts_error *err);
+
+/*
+ * Walks the elements of a view (stored data only) in flat C order from
+ * flat index `start`, `n` elements, handing runs that are contiguous in
+ * storage. Must run under the guard.
+ */
+ts_status ts__data_walk_view(const ts__data *d, int64_t start, int64_t n, ts__sink_fn fn,
+                             void *ctx, ts_error *err);
+
+/* Prefixes err's message with "array 'NAME': " and returns code. */
+ts_status ts__values_fail(const ts_array *a, ts_error *err, ts_status code);
+
+#endif /* TSHAPE_VALUES_H */

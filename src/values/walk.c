@@ -1,0 +1,381 @@
+/*
+ * walk.c - where an array's elements are and how to visit them: stored at
+ * data_offset in the file's image, or inside a deflated zip member; dense in
+ * C or Fortran order, or a strided view of a storage.
+ *
+ * Every access to the image happens under ts__guarded_parse, so a file that
+ * shrinks while it is read is an error, not a SIGBUS. Memory (zlib state,
+ * buffers) is allocated outside the guarded call and freed after it, so a
+ * jump out of it leaks nothing.
+ */
+#include "values.h"
+
+#include <stdlib.h>
+#include <zlib.h>
+
+/* Inflated bytes per step of a deflated member. */
+#define INFLATE_BUF (256 * 1024)
+
+ts_status ts__values_fail(const ts_array *a, ts_error *err, ts_status code)
+{
+    char shown[96];
+    ts__error_prefix(err, "array '%s'", ts__printable_str(a->name ? a->name : "", shown,
+                                                          sizeof shown));
+    return code;
+}
+
+/* Bytes of n elements starting at element `first` (block types: whole blocks). */
+static int64_t elem_bytes_of(const ts__decoder *dec, int64_t n)
+{
+    return dec->block > 1 ? n / dec->block * dec->block_bytes : n * dec->elem_bytes;
+}
+
+/* 1 when the elements with these dims and strides (size-1 dims ignored)
+ * cover exactly `count` consecutive storage elements. */
+static int one_run(const ts__layout *l, int64_t count)
+{
+    int64_t dims[TS_MAX_NDIM], strides[TS_MAX_NDIM];
+    int n = 0;
+    for (int k = 0; k < l->ndim; k++)
+        if (l->shape[k] != 1) {
+            dims[n] = l->shape[k];
+            strides[n++] = l->strides[k];
+        }
+    /* insertion sort by stride */
+    for (int i = 1; i < n; i++)
+        for (int j = i; j > 0 && strides[j - 1] > strides[j]; j--) {
+            int64_t t = strides[j]; strides[j] = strides[j - 1]; strides[j - 1] = t;
+            t = dims[j]; dims[j] = dims[j - 1]; dims[j - 1] = t;
+        }
+    int64_t expect = 1;
+    for (int i = 0; i < n; i++) {
+        if (strides[i] != expect)
+            return 0;
+        expect *= dims[i];
+    }
+    return expect == count;
+}
+
+ts_status ts__data_open(ts__data *d, const ts_file *f, const ts_array *a, ts_error *err)
+{
+    memset(d, 0, sizeof *d);
+    d->a = a;
+    ts_status st = ts__decoder_for(a, &d->dec, err);
+    if (st)
+        return ts__values_fail(a, err, st);
+    d->image = ts__file_image(f, &d->image_len);
+    d->src = ts__file_data_src(f, a);
+    int64_t storage_nbytes = d->src ? d->src->storage_nbytes : 0;
+    /* A view of a storage (PyTorch): elements count from the storage's
+     * start. Otherwise from the first element, at data_offset. */
+    int has_storage = d->src && d->src->has_storage;
+    d->base = has_storage && d->src->kind == TS__SRC_STORED ? d->src->storage_start
+                                                            : a->data_offset;
+    d->skip = d->src ? d->src->skip : 0;
+    if (d->src && d->src->kind == TS__SRC_STORED)
+        d->src = NULL;
+    if (!d->src && d->base < 0)
+        return ts__values_fail(a, err, ts__error(err, TS_ERR_UNSUPPORTED,
+                                                 "its data is not stored in the file as is%s%s",
+                                                 a->note ? ": " : "", a->note ? a->note : ""));
+    if (d->src && d->src->kind != TS__SRC_DEFLATE)
+        return ts__values_fail(a, err, ts__error(err, TS_ERR_UNSUPPORTED,
+                                                 "unknown data source %d", (int)d->src->kind));
+    const int64_t eb = d->dec.elem_bytes;
+
+    if (a->storage != TS_STORAGE_DENSE) {
+        /* MXNet sparse: the stored values are one run, the rest zeros. */
+        int64_t stored;
+        if ((st = ts_shape_size(&a->storage_shape, &stored, err)))
+            return ts__values_fail(a, err, st);
+        if (stored > a->size)
+            return ts__values_fail(a, err, ts__error(err, TS_ERR_FORMAT,
+                                   "%lld stored values for %lld elements",
+                                   (long long)stored, (long long)a->size));
+        d->count = stored;
+        d->implicit_zeros = a->size - stored;
+        d->contiguous = 1;
+        d->lay.ndim = 1;
+        d->lay.shape[0] = stored;
+        d->lay.strides[0] = 1;
+    } else {
+        d->count = a->size;
+        int nd = ts_shape_ndim(&a->shape);
+        const int64_t *dims = ts_shape_dims(&a->shape);
+        d->lay.ndim = nd;
+        d->lay.offset = has_storage ? a->storage_offset : 0;
+        int given = ts_shape_ndim(&a->strides) == nd && d->dec.block == 1;
+        int64_t s = 1;
+        for (int k = nd - 1; k >= 0; k--) {
+            d->lay.shape[k] = dims[k];
+            d->lay.strides[k] = given ? ts_shape_dims(&a->strides)[k] : s;
+            s *= dims[k] > 0 ? dims[k] : 1;
+        }
+        if (d->dec.block > 1)
+            d->lay.offset = 0;
+        if (d->count > 0 && given && !ts_is_c_contiguous(&a->shape, ts_shape_dims(&a->strides), 1)) {
+            /* A Fortran-order array, or a view. */
+            for (int k = 0; k < nd; k++)
+                if (d->lay.strides[k] < 0)
+                    return ts__values_fail(a, err, ts__error(err, TS_ERR_LAYOUT,
+                                           "negative stride %lld on axis %d",
+                                           (long long)d->lay.strides[k], k));
+        }
+    }
+    if (d->lay.offset < 0)
+        return ts__values_fail(a, err, ts__error(err, TS_ERR_LAYOUT,
+                                                 "negative storage offset %lld",
+                                                 (long long)d->lay.offset));
+    d->c_order = 1;
+    int64_t cs = 1;
+    for (int k = d->lay.ndim - 1; k >= 0; k--) {
+        if (d->lay.shape[k] != 1 && d->lay.strides[k] != cs)
+            d->c_order = 0;
+        cs *= d->lay.shape[k];
+    }
+    d->contiguous = d->count == 0 || one_run(&d->lay, d->count);
+    if (d->count == 0)
+        return TS_OK;
+
+    /* The last storage element the array touches must lie in its storage. */
+    int64_t last = d->lay.offset;
+    for (int k = 0; k < d->lay.ndim; k++) {
+        int64_t t;
+        if (ts__mul_overflow(d->lay.shape[k] - 1, d->lay.strides[k], &t) ||
+            ts__add_overflow(last, t, &last))
+            return ts__values_fail(a, err, ts__error(err, TS_ERR_OVERFLOW,
+                                                     "the view's extent does not fit in 64 bits"));
+    }
+    int64_t need_elems = last + 1, need;
+    if (d->dec.block > 1 ? (need_elems % d->dec.block != 0 ||
+                            ts__mul_overflow(need_elems / d->dec.block, d->dec.block_bytes, &need))
+                         : ts__mul_overflow(need_elems, eb, &need))
+        return ts__values_fail(a, err, ts__error(err, TS_ERR_OVERFLOW,
+                                                 "the data's byte size does not fit in 64 bits"));
+    int64_t avail;
+    const char *what;
+    if (d->src) {
+        avail = d->src->size - d->src->skip;
+        what = "its deflated member holds";
+        if (!d->contiguous)
+            return ts__values_fail(a, err, ts__error(err, TS_ERR_UNSUPPORTED,
+                                   "a strided view of a deflated member cannot be read"));
+    } else {
+        avail = (int64_t)d->image_len - d->base;
+        what = "the file holds";
+        if ((storage_nbytes > 0 || has_storage) && storage_nbytes < avail) {
+            avail = storage_nbytes;
+            what = "its storage holds";
+        }
+    }
+    if (need > avail) {
+        int view = a->storage_key || a->storage_offset != 0 || !d->contiguous;
+        return ts__values_fail(a, err, ts__fail(err, TS_ERR_TRUNCATED, 0,
+                               d->src ? d->src->comp_offset : a->data_offset,
+                               view ? "the view reaches storage element %lld, %lld bytes, but "
+                                      "%s %lld bytes from data offset %lld"
+                                    : "the data needs %lld elements, %lld bytes, but "
+                                      "%s %lld bytes from data offset %lld",
+                               (long long)need_elems, (long long)need, what, (long long)avail,
+                               (long long)(d->src ? d->src->skip : d->base)));
+    }
+    return TS_OK;
+}
+
+const unsigned char *ts__data_at(const ts__data *d, int64_t first)
+{
+    int64_t e = d->lay.offset + first;
+    return d->image + d->base + elem_bytes_of(&d->dec, e);
+}
+
+ts_status ts__data_guard(const ts__data *d, ts__parse_fn fn, void *arg, ts_error *err)
+{
+    if (d->image_len == 0)
+        return fn(arg, err);
+    ts_status st = ts__guarded_parse(d->image, d->image_len, fn, arg, err);
+    if (st == TS_ERR_IO)
+        ts__values_fail(d->a, err, st);
+    return st;
+}
+
+/* ---- streaming --------------------------------------------------------------- */
+
+typedef struct stream_job {
+    const ts__data *d;
+    int64_t first, n;
+    ts__sink_fn fn;
+    void *ctx;
+    z_stream *zs;
+    unsigned char *buf;
+} stream_job;
+
+static ts_status stored_run(void *arg, ts_error *err)
+{
+    stream_job *j = arg;
+    return j->fn(j->ctx, ts__data_at(j->d, j->first), j->n, err);
+}
+
+static ts_status inflate_run(void *arg, ts_error *err)
+{
+    stream_job *j = arg;
+    const ts__data *d = j->d;
+    const ts__data_src *src = d->src;
+    const int64_t eb = d->dec.elem_bytes;
+    z_stream *zs = j->zs;
+    const unsigned char *in = d->image + src->comp_offset;
+    uint64_t in_left = (uint64_t)src->comp_size;
+    int64_t skip = d->skip + (d->lay.offset + j->first) * eb, want = j->n;
+    size_t have = 0;    /* partial element carried at buf[0..have) */
+    int64_t inflated = 0;
+    /* A read of every element inflates the whole member: check its CRC. */
+    int whole_member = j->first == 0 && j->n == d->count;
+    uLong crc = crc32(0L, Z_NULL, 0);
+    int ended = 0;
+    while (want > 0 || (whole_member && !ended)) {
+        if (zs->avail_in == 0 && in_left > 0) {
+            uInt step = in_left > (1u << 30) ? (1u << 30) : (uInt)in_left;
+            zs->next_in = (Bytef *)(uintptr_t)(in + ((uint64_t)src->comp_size - in_left));
+            zs->avail_in = step;
+            in_left -= step;
+        }
+        zs->next_out = j->buf + have;
+        zs->avail_out = (uInt)(INFLATE_BUF - have);
+        int rc = inflate(zs, Z_NO_FLUSH);
+        size_t produced = (size_t)(INFLATE_BUF - have) - zs->avail_out;
+        inflated += (int64_t)produced;
+        if (rc != Z_OK && rc != Z_STREAM_END && !(rc == Z_BUF_ERROR && produced > 0)) {
+            if (rc == Z_BUF_ERROR && zs->avail_in == 0 && in_left == 0)
+                break; /* ends early: reported below */
+            return ts__values_fail(d->a, err, ts__fail(err, rc == Z_MEM_ERROR ? TS_ERR_NOMEM
+                                                                               : TS_ERR_FORMAT,
+                                   0, src->comp_offset,
+                                   "deflated member at byte %lld fails to inflate after %lld "
+                                   "bytes: %s", (long long)src->comp_offset,
+                                   (long long)inflated, zs->msg ? zs->msg : "zlib error"));
+        }
+        unsigned char *p = j->buf + have;
+        size_t len = produced;
+        if (whole_member)
+            crc = crc32(crc, p, (uInt)len);
+        if (rc == Z_STREAM_END)
+            ended = 1;
+        if (want == 0) {
+            if (ended || (rc == Z_BUF_ERROR && zs->avail_in == 0 && in_left == 0))
+                break;
+            continue;
+        }
+        if (skip > 0) {
+            size_t k = (int64_t)len < skip ? len : (size_t)skip;
+            p += k;
+            len -= k;
+            skip -= (int64_t)k;
+        }
+        unsigned char *q = have ? j->buf : p;
+        size_t qlen = (size_t)(p + len - q);
+        int64_t whole = (int64_t)(qlen / (size_t)eb);
+        if (whole > want)
+            whole = want;
+        if (whole > 0) {
+            ts_status st = j->fn(j->ctx, q, whole, err);
+            if (st)
+                return st;
+            want -= whole;
+        }
+        size_t used = (size_t)whole * (size_t)eb;
+        have = want > 0 ? qlen - used : 0;
+        if (have)
+            memmove(j->buf, q + used, have);
+        if (rc == Z_STREAM_END)
+            break;
+    }
+    if (want == 0 && whole_member && (!ended || inflated != src->size || crc != src->crc32))
+        return ts__values_fail(d->a, err, ts__fail(err, TS_ERR_FORMAT, 0, src->comp_offset,
+                               "deflated member at byte %lld is corrupt: %s",
+                               (long long)src->comp_offset,
+                               !ended || inflated != src->size
+                               ? "it does not inflate to the size the zip directory gives"
+                               : "its CRC-32 differs from the zip directory's"));
+    if (want > 0)
+        return ts__values_fail(d->a, err, ts__fail(err, TS_ERR_TRUNCATED, 0, src->comp_offset,
+                               "deflated member at byte %lld ends after %lld inflated bytes, "
+                               "before the %lld data bytes its header declares",
+                               (long long)src->comp_offset, (long long)inflated,
+                               (long long)(d->count * eb)));
+    return TS_OK;
+}
+
+ts_status ts__data_stream(const ts__data *d, int64_t first, int64_t n, ts__sink_fn fn,
+                          void *ctx, ts_error *err)
+{
+    stream_job j = {d, first, n, fn, ctx, NULL, NULL};
+    if (n <= 0)
+        return TS_OK;
+    if (!d->src)
+        return ts__data_guard(d, stored_run, &j, err);
+    z_stream zs;
+    memset(&zs, 0, sizeof zs);
+    j.buf = malloc(INFLATE_BUF);
+    if (!j.buf)
+        return ts__values_fail(d->a, err, ts__error(err, TS_ERR_NOMEM, "out of memory"));
+    if (inflateInit2(&zs, -MAX_WBITS) != Z_OK) {
+        free(j.buf);
+        return ts__values_fail(d->a, err, ts__error(err, TS_ERR_NOMEM,
+                                                    "cannot start zlib's inflate"));
+    }
+    j.zs = &zs;
+    ts_status st = ts__data_guard(d, inflate_run, &j, err);
+    inflateEnd(&zs);
+    free(j.buf);
+    return st;
+}
+
+ts_status ts__data_walk_view(const ts__data *d, int64_t start, int64_t n, ts__sink_fn fn,
+                             void *ctx, ts_error *err)
+{
+    /* Coalesce dims that are contiguous with the next one, drop size 1. */
+    int64_t shape[TS_MAX_NDIM], strides[TS_MAX_NDIM], idx[TS_MAX_NDIM];
+    int nd = 0;
+    for (int k = 0; k < d->lay.ndim; k++) {
+        if (d->lay.shape[k] == 1)
+            continue;
+        if (nd > 0 && strides[nd - 1] == d->lay.shape[k] * d->lay.strides[k]) {
+            shape[nd - 1] *= d->lay.shape[k];
+            strides[nd - 1] = d->lay.strides[k];
+        } else {
+            shape[nd] = d->lay.shape[k];
+            strides[nd++] = d->lay.strides[k];
+        }
+    }
+    int64_t off = d->lay.offset, rest = start;
+    for (int k = nd - 1; k >= 0; k--) {
+        idx[k] = rest % shape[k];
+        rest /= shape[k];
+        off += idx[k] * strides[k];
+    }
+    const unsigned char *base = d->image + d->base;
+    const int64_t eb = d->dec.elem_bytes;
+    while (n > 0) {
+        int last = nd - 1;
+        int64_t run = 1;
+        if (nd > 0 && strides[last] == 1) {
+            run = shape[last] - idx[last];
+            if (run > n)
+                run = n;
+        }
+        ts_status st = fn(ctx, base + off * eb, run, err);
+        if (st)
+            return st;
+        n -= run;
+        if (nd == 0)
+            break;
+        idx[last] += run;
+        off += run * strides[last];
+        for (int k = last; k > 0 && idx[k] == shape[k]; k--) {
+            off -= idx[k] * strides[k];
+            idx[k] = 0;
+            idx[k - 1]++;
+            off += strides[k - 1];
+        }
+    }
+    return TS_OK;
+}

@@ -1,0 +1,632 @@
+/* check_values.c - decoding and statistics of stored values (issue 13):
+ * ts_array_stats and ts_array_read on the small files of
+ * tests/fixtures/values/ (tests/fixtures/gen_values.py), exact expectations;
+ * GGUF dequantization bit for bit against tests/fixtures/values/quant.ref
+ * (tests/fixtures/gguf_dequant_ref.py); views, errors, a file that shrinks,
+ * threads and progress. */
+#define TS_EXPERIMENTAL_API
+#include <fcntl.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "testutil.h"
+
+#define V "tests/fixtures/values/"
+
+static ts_file *open_file(const char *path)
+{
+    ts_file *f = NULL;
+    ts_error e;
+    ts_status st = ts_file_open(path, NULL, &f, &e);
+    ck_assert_msg(st == TS_OK, "%s: %s", path, e.message);
+    return f;
+}
+
+static const ts_array *named(const ts_file *f, const char *name)
+{
+    for (size_t i = 0; i < ts_file_count(f); i++)
+        if (strcmp(ts_file_array(f, i)->name, name) == 0)
+            return ts_file_array(f, i);
+    ck_abort_msg("no array '%s'", name);
+    return NULL;
+}
+
+static ts_stats stats_of(const ts_file *f, const ts_array *a, int nthreads)
+{
+    ts_stats s;
+    ts_error e;
+    ts_stats_options o = TS_STATS_OPTIONS_INIT;
+    o.nthreads = nthreads;
+    ts_status st = ts_array_stats(f, a, &o, &s, &e);
+    ck_assert_msg(st == TS_OK, "%s: %s", a->name, e.message);
+    return s;
+}
+
+/* Same double, NaN equal to NaN. */
+#define ck_same(x, y)                                                           \
+    do {                                                                        \
+        double x_ = (x), y_ = (y);                                              \
+        ck_assert_msg((x_ != x_ && y_ != y_) || x_ == y_, "%s: %.17g != %.17g",  \
+                      #x, x_, y_);                                              \
+    } while (0)
+#define ck_close(x, y)                                                          \
+    do {                                                                        \
+        double x_ = (x), y_ = (y);                                              \
+        ck_assert_msg(fabs(x_ - y_) <= 1e-13 * fabs(y_), "%s: %.17g vs %.17g",   \
+                      #x, x_, y_);                                              \
+    } while (0)
+
+static void expect_counts(const ts_stats *s, int64_t count, int64_t finite, int64_t zeros,
+                          int64_t nan, int64_t posinf, int64_t neginf)
+{
+    ck_assert_int_eq(s->count, count);
+    ck_assert_int_eq(s->finite, finite);
+    ck_assert_int_eq(s->zeros, zeros);
+    ck_assert_int_eq(s->nan, nan);
+    ck_assert_int_eq(s->posinf, posinf);
+    ck_assert_int_eq(s->neginf, neginf);
+}
+
+START_TEST(test_float32_both_orders)
+{
+    static const char *const files[] = {V "f4.npy", V "f4_be.npy"};
+    for (int i = 0; i < 2; i++) {
+        ts_file *f = open_file(files[i]);
+        const ts_array *a = ts_file_array(f, 0);
+        ck_assert_int_eq(ts_array_value_kind(a), TS_VALUE_FLOAT);
+        ts_stats s = stats_of(f, a, 0);
+        /* [1.5, -2, nan, inf, -inf, 0, -0, 3]: finite 1.5 -2 0 -0 3 */
+        expect_counts(&s, 8, 5, 2, 1, 1, 1);
+        ck_same(s.min, -INFINITY);
+        ck_same(s.max, INFINITY);
+        ck_same(s.absmax, INFINITY);
+        ck_same(s.mean, 0.5);
+        ck_close(s.std, sqrt(2.8));
+        double v[8];
+        ck_assert_int_eq(ts_array_read(f, a, 0, 8, TS_DTYPE_FLOAT64, v, NULL), TS_OK);
+        ck_same(v[0], 1.5);
+        ck_same(v[1], -2.0);
+        ck_assert(isnan(v[2]));
+        ck_same(v[3], INFINITY);
+        ck_same(v[4], -INFINITY);
+        ck_assert(v[6] == 0 && signbit(v[6]));
+        ck_same(v[7], 3.0);
+        ts_file_close(f);
+    }
+}
+END_TEST
+
+START_TEST(test_fortran_order)
+{
+    ts_file *f = open_file(V "f8_fortran.npy");
+    const ts_array *a = ts_file_array(f, 0);
+    double v[6];
+    ck_assert_int_eq(ts_array_read(f, a, 0, 6, TS_DTYPE_FLOAT64, v, NULL), TS_OK);
+    for (int i = 0; i < 6; i++)
+        ck_same(v[i], i);
+    ck_assert_int_eq(ts_array_read(f, a, 4, 2, TS_DTYPE_FLOAT64, v, NULL), TS_OK);
+    ck_same(v[0], 4);
+    ck_same(v[1], 5);
+    ts_stats s = stats_of(f, a, 1);
+    ck_same(s.mean, 2.5);
+    ck_close(s.std, sqrt(17.5 / 6));
+    ts_file_close(f);
+
+    f = open_file(V "i2_be_fortran.npy");
+    a = ts_file_array(f, 0);
+    int64_t iv[6];
+    ck_assert_int_eq(ts_array_read(f, a, 0, 6, TS_DTYPE_INT64, iv, NULL), TS_OK);
+    for (int i = 0; i < 6; i++)
+        ck_assert_int_eq(iv[i], i - 3);
+    s = stats_of(f, a, 0);
+    ck_assert_int_eq(s.kind, TS_VALUE_INT);
+    ck_assert_int_eq(s.imin, -3);
+    ck_assert_int_eq(s.imax, 2);
+    ck_same(s.absmax, 3);
+    ts_file_close(f);
+}
+END_TEST
+
+START_TEST(test_integers_exact)
+{
+    ts_file *f = open_file(V "i8.npy");
+    const ts_array *a = ts_file_array(f, 0);
+    ts_stats s = stats_of(f, a, 0);
+    ck_assert_int_eq(s.kind, TS_VALUE_INT);
+    ck_assert(s.imin == INT64_MIN && s.imax == INT64_MAX);
+    ck_same(s.mean, 1.0); /* exact: (-2^63 + 2^63 - 1 + 0 - 1 + 7) / 5 */
+    expect_counts(&s, 5, 5, 1, 0, 0, 0);
+    int64_t iv[5];
+    ck_assert_int_eq(ts_array_read(f, a, 0, 5, TS_DTYPE_INT64, iv, NULL), TS_OK);
+    ck_assert(iv[0] == INT64_MIN && iv[1] == INT64_MAX && iv[4] == 7);
+    ts_file_close(f);
+
+    f = open_file(V "u8_be.npy");
+    a = ts_file_array(f, 0);
+    s = stats_of(f, a, 0);
+    ck_assert_int_eq(s.kind, TS_VALUE_UINT);
+    ck_assert(s.umin == 0 && s.umax == UINT64_MAX);
+    ck_same(s.mean, (18446744073709551615.0 + 5) / 3);
+    uint64_t uv[3];
+    ck_assert_int_eq(ts_array_read(f, a, 0, 3, TS_DTYPE_UINT64, uv, NULL), TS_OK);
+    ck_assert(uv[0] == 0 && uv[1] == UINT64_MAX && uv[2] == 5);
+    ts_file_close(f);
+
+    f = open_file(V "i1_2d.npy");
+    s = stats_of(f, ts_file_array(f, 0), 0);
+    ck_assert(s.imin == -12 && s.imax == 11);
+    ck_same(s.mean, -0.5);
+    ck_close(s.std, sqrt((24.0 * 24 - 1) / 12));
+    ts_file_close(f);
+}
+END_TEST
+
+START_TEST(test_bool)
+{
+    ts_file *f = open_file(V "b1.npy");
+    const ts_array *a = ts_file_array(f, 0);
+    ts_stats s = stats_of(f, a, 0);
+    ck_assert_int_eq(s.kind, TS_VALUE_BOOL);
+    ck_assert_int_eq(s.ntrue, 3);
+    ck_assert(s.umin == 0 && s.umax == 1);
+    ck_same(s.mean, 0.75);
+    int64_t iv[4];
+    ck_assert_int_eq(ts_array_read(f, a, 0, 4, TS_DTYPE_INT64, iv, NULL), TS_OK);
+    ck_assert(iv[0] == 1 && iv[1] == 0 && iv[2] == 1 && iv[3] == 1);
+    ts_file_close(f);
+}
+END_TEST
+
+START_TEST(test_half_and_low_precision)
+{
+    ts_file *f = open_file(V "f2.npy");
+    const ts_array *a = ts_file_array(f, 0);
+    double v[6];
+    ck_assert_int_eq(ts_array_read(f, a, 0, 6, TS_DTYPE_FLOAT64, v, NULL), TS_OK);
+    ck_same(v[0], 1.0);
+    ck_same(v[1], ldexp(1, -24));
+    ck_same(v[2], 65504.0);
+    ck_same(v[3], -INFINITY);
+    ck_assert(isnan(v[4]));
+    ck_assert(v[5] == 0 && signbit(v[5]));
+    ts_stats s = stats_of(f, a, 0);
+    expect_counts(&s, 6, 4, 1, 1, 0, 1);
+    ck_same(s.max, 65504.0);
+    ck_same(s.mean, (65505.0 + ldexp(1, -24)) / 4);
+    ts_file_close(f);
+
+    f = open_file(V "low.safetensors");
+    static const struct {
+        const char *name;
+        double v[5];
+        int n;
+    } cases[] = {
+        {"bf16", {1, -2, 0.5, INFINITY}, 4},
+        {"e4m3", {1, 448, -448, NAN, 0.001953125}, 5},
+        {"e5m2", {1, INFINITY, -INFINITY, NAN, 0x1p-16}, 5},
+        {"e4m3fnuz", {1, NAN, 0x1p-10}, 3},
+        {"e5m2fnuz", {1, NAN, 0x1p-17}, 3},
+        {"e8m0", {1, 0x1p-127, NAN}, 3},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        a = named(f, cases[i].name);
+        ck_assert_int_eq(ts_array_read(f, a, 0, cases[i].n, TS_DTYPE_FLOAT64, v, NULL), TS_OK);
+        for (int j = 0; j < cases[i].n; j++)
+            ck_same(v[j], cases[i].v[j]);
+    }
+    /* float4 is not decodable: an error naming the array and its dtype. */
+    ts_stats s2;
+    ts_error e;
+    ck_assert_int_eq(ts_array_stats(f, named(f, "f4"), NULL, &s2, &e), TS_ERR_DTYPE);
+    ck_assert_str_eq(e.message, "array 'f4': cannot decode values of dtype float4_e2m1fn");
+    ck_assert_int_eq(ts_array_value_kind(named(f, "f4")), TS_VALUE_NONE);
+    ts_file_close(f);
+}
+END_TEST
+
+START_TEST(test_complex)
+{
+    ts_file *f = open_file(V "c8.npy");
+    const ts_array *a = ts_file_array(f, 0);
+    ts_stats s = stats_of(f, a, 0);
+    /* |3+4j| 5, 0, |1j| 1, nan+1j NaN, inf+0j Inf */
+    ck_assert_int_eq(s.kind, TS_VALUE_COMPLEX);
+    expect_counts(&s, 5, 3, 1, 1, 1, 0);
+    ck_same(s.min, 0);
+    ck_same(s.max, INFINITY);
+    ck_same(s.mean, 2);
+    double c[10];
+    ck_assert_int_eq(ts_array_read(f, a, 0, 5, TS_DTYPE_COMPLEX128, c, NULL), TS_OK);
+    ck_assert(c[0] == 3 && c[1] == 4 && c[4] == 0 && c[5] == 1 && isnan(c[6]));
+    ts_error e;
+    ck_assert_int_eq(ts_array_read(f, a, 0, 1, TS_DTYPE_FLOAT64, c, &e), TS_ERR_DTYPE);
+    ck_assert_str_eq(e.message, "array '': values of dtype complex64 cannot be read as float64");
+    ts_file_close(f);
+
+    f = open_file(V "c16_be.npy");
+    a = ts_file_array(f, 0);
+    ck_assert_int_eq(ts_array_read(f, a, 0, 2, TS_DTYPE_COMPLEX128, c, NULL), TS_OK);
+    ck_assert(c[0] == 1 && c[1] == -1 && c[2] == 2 && c[3] == 0);
+    s = stats_of(f, a, 0);
+    ck_same(s.min, sqrt(2.0));
+    ck_same(s.max, 2);
+    ts_file_close(f);
+}
+END_TEST
+
+START_TEST(test_empty_and_scalar)
+{
+    ts_file *f = open_file(V "empty.npy");
+    ts_stats s = stats_of(f, ts_file_array(f, 0), 0);
+    expect_counts(&s, 0, 0, 0, 0, 0, 0);
+    ck_assert(isnan(s.min) && isnan(s.max) && isnan(s.mean) && isnan(s.std));
+    ts_file_close(f);
+    f = open_file(V "scalar.npy");
+    s = stats_of(f, ts_file_array(f, 0), 0);
+    expect_counts(&s, 1, 1, 0, 0, 0, 0);
+    ck_same(s.min, -4.25);
+    ck_same(s.absmax, 4.25);
+    ck_same(s.std, 0);
+    ts_file_close(f);
+}
+END_TEST
+
+START_TEST(test_npz_deflated_and_stored)
+{
+    ts_file *f = open_file(V "deflated.npz");
+    const ts_array *a = named(f, "a");
+    ck_assert_int_eq(a->data_offset, -1);
+    double v[16];
+    ck_assert_int_eq(ts_array_read(f, a, 0, 12, TS_DTYPE_FLOAT64, v, NULL), TS_OK);
+    for (int i = 0; i < 12; i++)
+        ck_same(v[i], i / 4.0);
+    ts_stats s = stats_of(f, a, 0);
+    ck_same(s.mean, 1.375);
+    /* Fortran order inside a deflated member */
+    a = named(f, "f");
+    int64_t iv[6];
+    ck_assert_int_eq(ts_array_read(f, a, 0, 6, TS_DTYPE_INT64, iv, NULL), TS_OK);
+    for (int i = 0; i < 6; i++)
+        ck_assert_int_eq(iv[i], i);
+    ck_assert_int_eq(ts_array_read(f, a, 3, 2, TS_DTYPE_INT64, iv, NULL), TS_OK);
+    ck_assert(iv[0] == 3 && iv[1] == 4);
+    /* 800000 bytes: several inflate buffers, elements straddling them */
+    a = named(f, "big");
+    for (int64_t start = 32760; start < 32780; start += 7) {
+        ck_assert_int_eq(ts_array_read(f, a, start, 10, TS_DTYPE_FLOAT64, v, NULL), TS_OK);
+        for (int j = 0; j < 10; j++)
+            ck_same(v[j], (double)((start + j) % 1000) * 0.5 - 100);
+    }
+    ck_assert_int_eq(ts_array_read(f, a, 99990, 10, TS_DTYPE_FLOAT64, v, NULL), TS_OK);
+    ck_same(v[9], 999 * 0.5 - 100);
+    s = stats_of(f, a, 0);
+    ck_same(s.min, -100);
+    ck_same(s.max, 399.5);
+    ck_close(s.mean, 149.75);
+    ck_close(s.std, 0.5 * sqrt((1000.0 * 1000 - 1) / 12));
+    ck_assert_int_eq(s.zeros, 100);
+    a = named(f, "be");
+    ck_assert_int_eq(ts_array_read(f, a, 0, 2, TS_DTYPE_FLOAT64, v, NULL), TS_OK);
+    ck_assert(v[0] == 1 && v[1] == -1);
+    ts_file_close(f);
+
+    f = open_file(V "stored.npz");
+    a = named(f, "x");
+    ck_assert_int_ge(a->data_offset, 0);
+    uint64_t uv[3];
+    ck_assert_int_eq(ts_array_read(f, a, 0, 3, TS_DTYPE_UINT64, uv, NULL), TS_OK);
+    ck_assert(uv[0] == 2 && uv[1] == 4 && uv[2] == 6);
+    ts_file_close(f);
+}
+END_TEST
+
+START_TEST(test_npz_corrupt_member)
+{
+    size_t len;
+    unsigned char *data = tu_read_file(V "deflated.npz", &len);
+    ck_assert_ptr_nonnull(data);
+    ts_file *f0 = open_file(V "deflated.npz");
+    const ts_array *big = named(f0, "big");
+    (void)big;
+    ts_file_close(f0);
+    /* Garble the middle of the archive: inside the big member's stream. */
+    for (size_t i = len / 2 - 64; i < len / 2 + 64; i++)
+        data[i] ^= 0x5A;
+    ts_file *f = NULL;
+    ts_error e;
+    ck_assert_int_eq(ts_file_open_memory(data, len, NULL, &f, &e), TS_OK);
+    ts_stats s;
+    ts_status st = ts_array_stats(f, named(f, "big"), NULL, &s, &e);
+    ck_assert_msg(st == TS_ERR_FORMAT || st == TS_ERR_TRUNCATED, "status %d", (int)st);
+    ck_assert_msg(strncmp(e.message, "array 'big': deflated member at byte ", 37) == 0, "%s",
+                  e.message);
+    /* the other members still read */
+    double v[12];
+    ck_assert_int_eq(ts_array_read(f, named(f, "a"), 0, 12, TS_DTYPE_FLOAT64, v, NULL), TS_OK);
+    ts_file_close(f);
+    free(data);
+}
+END_TEST
+
+START_TEST(test_mxnet_sparse)
+{
+    ts_file *f = open_file(V "sparse.params");
+    ts_stats s = stats_of(f, named(f, "rsp"), 0);
+    /* (5,3) with rows 1 and 3 stored as 1..6 */
+    expect_counts(&s, 15, 15, 9, 0, 0, 0);
+    ck_same(s.min, 0);
+    ck_same(s.max, 6);
+    ck_close(s.mean, 21.0 / 15);
+    ck_close(s.std, sqrt(91.0 / 15 - (21.0 / 15) * (21.0 / 15)));
+    ts_error e;
+    double v[1];
+    ck_assert_int_eq(ts_array_read(f, named(f, "rsp"), 0, 1, TS_DTYPE_FLOAT64, v, &e),
+                     TS_ERR_UNSUPPORTED);
+    s = stats_of(f, named(f, "d"), 0);
+    ck_same(s.mean, 1.5);
+    ts_file_close(f);
+}
+END_TEST
+
+/* quant.ref: "name v0 v1 ..." per tensor, from gguf_dequant_ref.py. */
+START_TEST(test_gguf_dequant_reference)
+{
+    ts_file *f = open_file(V "quant.gguf");
+    FILE *ref = fopen(V "quant.ref", "r");
+    ck_assert_ptr_nonnull(ref);
+    static char line[1 << 16];
+    int tensors = 0;
+    while (fgets(line, sizeof line, ref)) {
+        char *p = line, *end;
+        char *sp = strchr(p, ' ');
+        ck_assert_ptr_nonnull(sp);
+        *sp = '\0';
+        const ts_array *a = named(f, p);
+        double *got = malloc((size_t)a->size * sizeof *got);
+        ck_assert_int_eq(ts_array_read(f, a, 0, a->size, TS_DTYPE_FLOAT64, got, NULL), TS_OK);
+        p = sp + 1;
+        int64_t n = 0;
+        double sum = 0;
+        for (;; n++) {
+            double want = strtod(p, &end);
+            if (end == p)
+                break;
+            p = end;
+            ck_assert_int_lt(n, a->size);
+            ck_assert_msg(got[n] == want, "%s[%lld]: %.17g, reference %.17g", a->name,
+                          (long long)n, got[n], want);
+            sum += want;
+        }
+        ck_assert_int_eq(n, a->size);
+        /* a read starting inside a block */
+        double part[40];
+        ck_assert_int_eq(ts_array_read(f, a, 17, 40, TS_DTYPE_FLOAT64, part, NULL), TS_OK);
+        for (int j = 0; j < 40; j++)
+            ck_same(part[j], got[17 + j]);
+        ts_stats s = stats_of(f, a, 0);
+        ck_close(s.mean, sum / (double)n);
+        free(got);
+        tensors++;
+    }
+    fclose(ref);
+    ck_assert_int_eq(tensors, 9);
+    /* a type tshape does not decode: named, not skipped */
+    ts_stats s;
+    ts_error e;
+    ck_assert_int_eq(ts_array_stats(f, named(f, "q2_k"), NULL, &s, &e), TS_ERR_DTYPE);
+    ck_assert_str_eq(e.message, "array 'q2_k': cannot decode values of dtype q2_k");
+    double v[4];
+    ck_assert_int_eq(ts_array_read(f, named(f, "f16"), 0, 3, TS_DTYPE_FLOAT64, v, NULL), TS_OK);
+    ck_assert(v[0] == 0.5 && v[1] == -1 && v[2] == ldexp(1, -24));
+    ck_assert_int_eq(ts_array_read(f, named(f, "bf16"), 0, 2, TS_DTYPE_FLOAT64, v, NULL), TS_OK);
+    ck_assert(v[0] == 1 && v[1] == -2);
+    ck_assert_int_eq(ts_array_read(f, named(f, "f32"), 0, 4, TS_DTYPE_FLOAT64, v, NULL), TS_OK);
+    ck_assert(v[0] == 1 && v[3] == 4);
+    ts_file_close(f);
+}
+END_TEST
+
+/* A view made by hand over i1_2d.npy's 24 int8 values (-12..11): strides in
+ * elements, data_offset at the first element. (Views read through the
+ * PyTorch reader's storage records are tested on its fixtures.) */
+static void view_of(const ts_array *base, ts_array *v, const char *shape, int n,
+                    const int64_t *strides, int64_t offset)
+{
+    *v = *base;
+    ts_shape_init(&v->shape);
+    ts_shape_init(&v->strides);
+    tu_shape(&v->shape, shape);
+    ck_assert_int_eq(ts_shape_assign(&v->strides, strides, n, NULL), TS_OK);
+    ck_assert_int_eq(ts_shape_size(&v->shape, &v->size, NULL), TS_OK);
+    /* as the PyTorch reader reports a view it has no storage record for:
+     * data_offset at the first element */
+    v->storage_offset = offset;
+    v->data_offset = base->data_offset + offset * base->itemsize;
+    v->storage_key = "storage";
+}
+
+START_TEST(test_views)
+{
+    ts_file *f = open_file(V "i1_2d.npy");
+    const ts_array *base = ts_file_array(f, 0);
+    ts_array v;
+    int64_t iv[24];
+    /* (2,3) with strides (12,2) from element 1: storage 1 3 5 13 15 17 */
+    static const int64_t s1[] = {12, 2};
+    view_of(base, &v, "(2,3)", 2, s1, 1);
+    ck_assert_int_eq(ts_array_read(f, &v, 0, 6, TS_DTYPE_INT64, iv, NULL), TS_OK);
+    static const int64_t want1[] = {-11, -9, -7, 1, 3, 5};
+    for (int i = 0; i < 6; i++)
+        ck_assert_int_eq(iv[i], want1[i]);
+    ts_stats s = stats_of(f, &v, 0);
+    ck_assert(s.imin == -11 && s.imax == 5 && s.count == 6);
+    ck_same(s.mean, -3);
+    ts_shape_free(&v.shape);
+    ts_shape_free(&v.strides);
+
+    /* the transpose (6,4), strides (1,6) */
+    static const int64_t s2[] = {1, 6};
+    view_of(base, &v, "(6,4)", 2, s2, 0);
+    ck_assert_int_eq(ts_array_read(f, &v, 0, 24, TS_DTYPE_INT64, iv, NULL), TS_OK);
+    for (int i = 0; i < 6; i++)
+        for (int j = 0; j < 4; j++)
+            ck_assert_int_eq(iv[i * 4 + j], j * 6 + i - 12);
+    ck_assert_int_eq(ts_array_read(f, &v, 5, 3, TS_DTYPE_INT64, iv, NULL), TS_OK);
+    ck_assert(iv[0] == 7 - 12 && iv[1] == 13 - 12 && iv[2] == 19 - 12);
+    s = stats_of(f, &v, 0);
+    ck_same(s.mean, -0.5);
+    ts_shape_free(&v.shape);
+    ts_shape_free(&v.strides);
+
+    /* reaching past the storage: element 40 of a 24-element storage */
+    static const int64_t s3[] = {20};
+    view_of(base, &v, "(3,)", 1, s3, 0);
+    ts_error e;
+    ck_assert_int_eq(ts_array_stats(f, &v, NULL, &s, &e), TS_ERR_TRUNCATED);
+    ck_assert_str_eq(e.message, "array '': the view reaches storage element 41, 41 bytes, "
+                                "but the file holds 24 bytes from data offset 128");
+    ts_shape_free(&v.shape);
+    ts_shape_free(&v.strides);
+
+    static const int64_t s4[] = {-1};
+    view_of(base, &v, "(3,)", 1, s4, 5);
+    ck_assert_int_eq(ts_array_read(f, &v, 0, 3, TS_DTYPE_INT64, iv, &e), TS_ERR_LAYOUT);
+    ck_assert_str_eq(e.message, "array '': negative stride -1 on axis 0");
+    ts_shape_free(&v.shape);
+    ts_shape_free(&v.strides);
+    ts_file_close(f);
+}
+END_TEST
+
+START_TEST(test_bad_calls)
+{
+    ts_file *f = open_file(V "f4.npy");
+    const ts_array *a = ts_file_array(f, 0);
+    double v[8];
+    int64_t iv[1];
+    ts_error e;
+    ck_assert_int_eq(ts_array_read(f, a, 7, 2, TS_DTYPE_FLOAT64, v, &e), TS_ERR_INDEX);
+    ck_assert_str_eq(e.message, "array '': elements 7..9 are out of range for 8 elements");
+    ck_assert_int_eq(ts_array_read(f, a, -1, 1, TS_DTYPE_FLOAT64, v, &e), TS_ERR_INDEX);
+    ck_assert_int_eq(ts_array_read(f, a, 0, 1, TS_DTYPE_INT64, iv, &e), TS_ERR_DTYPE);
+    ck_assert_int_eq(ts_array_read(f, a, 8, 0, TS_DTYPE_FLOAT64, v, &e), TS_OK);
+    ck_assert_int_eq(ts_array_stats(NULL, a, NULL, NULL, &e), TS_ERR_INVALID_ARG);
+    ts_file_close(f);
+}
+END_TEST
+
+/* Writes a .npy of n float32 values i * 0.25 - 1000 to a temporary file. */
+static char *write_big(size_t n)
+{
+    static char path[64];
+    snprintf(path, sizeof path, "/tmp/tshape-values-XXXXXX");
+    int fd = mkstemp(path);
+    ck_assert_int_ge(fd, 0);
+    char head[128];
+    int k = snprintf(head, sizeof head,
+                     "\x93NUMPY\x01%c%c%c{'descr': '<f4', 'fortran_order': False, "
+                     "'shape': (%zu,), }", 0, 118, 0, n);
+    memset(head + k, ' ', sizeof head - (size_t)k);
+    head[127] = '\n';
+    ck_assert_int_eq(write(fd, head, 128), 128);
+    float *buf = malloc(65536 * sizeof *buf);
+    for (size_t i = 0; i < n; i += 65536) {
+        size_t m = n - i < 65536 ? n - i : 65536;
+        for (size_t j = 0; j < m; j++)
+            buf[j] = (float)(i + j) * 0.25f - 1000;
+        ck_assert_int_eq(write(fd, buf, m * sizeof *buf), (ssize_t)(m * sizeof *buf));
+    }
+    free(buf);
+    close(fd);
+    return path;
+}
+
+static int progress_calls;
+static int64_t progress_last;
+static void on_progress(void *ctx, int64_t done, int64_t total)
+{
+    (void)ctx;
+    ck_assert_int_le(done, total);
+    ck_assert_int_ge(done, progress_last);
+    progress_last = done;
+    progress_calls++;
+}
+
+START_TEST(test_threads_and_progress)
+{
+    size_t n = 5 * 1024 * 1024 + 77; /* 20 MiB: threads and a progress report */
+    char *path = write_big(n);
+    ts_file *f = open_file(path);
+    unlink(path);
+    const ts_array *a = ts_file_array(f, 0);
+    ts_stats s1 = stats_of(f, a, 1), s2 = stats_of(f, a, 2), s3 = stats_of(f, a, 3);
+    double mean = ((double)(n - 1) * 0.25) / 2 - 1000;
+    double sd = 0.25 * sqrt(((double)n * n - 1) / 12);
+    const ts_stats *all[] = {&s1, &s2, &s3};
+    for (int i = 0; i < 3; i++) {
+        expect_counts(all[i], (int64_t)n, (int64_t)n, 1, 0, 0, 0);
+        ck_same(all[i]->min, -1000);
+        ck_same(all[i]->max, (double)(n - 1) * 0.25 - 1000);
+        ck_close(all[i]->mean, mean);
+        ck_close(all[i]->std, sd);
+    }
+    ts_stats_options o = TS_STATS_OPTIONS_INIT;
+    o.nthreads = 2;
+    o.progress = on_progress;
+    ts_stats s;
+    ck_assert_int_eq(ts_array_stats(f, a, &o, &s, NULL), TS_OK);
+    ck_assert_int_ge(progress_calls, 1);
+    ts_file_close(f);
+}
+END_TEST
+
+START_TEST(test_file_shrinks)
+{
+    char *path = write_big(1 << 20);
+    ts_file *f = open_file(path);
+    ck_assert_int_eq(truncate(path, 4096), 0);
+    unlink(path);
+    const ts_array *a = ts_file_array(f, 0);
+    ts_stats s;
+    ts_error e;
+    for (int nt = 1; nt <= 2; nt++) {
+        ts_stats_options o = TS_STATS_OPTIONS_INIT;
+        o.nthreads = nt;
+        ck_assert_int_eq(ts_array_stats(f, a, &o, &s, &e), TS_ERR_IO);
+        ck_assert_str_eq(e.message, "array '': the file shrank while it was being read "
+                                    "(truncated by another program?): a page of its mapping "
+                                    "vanished");
+    }
+    double v[4];
+    ck_assert_int_eq(ts_array_read(f, a, 500000, 4, TS_DTYPE_FLOAT64, v, &e), TS_ERR_IO);
+    ck_assert_int_eq(ts_array_read(f, a, 0, 4, TS_DTYPE_FLOAT64, v, &e), TS_OK);
+    ts_file_close(f);
+}
+END_TEST
+
+Suite *values_suite(void)
+{
+    Suite *s = suite_create("values");
+    TCase *tc = tcase_create("values");
+    tcase_set_timeout(tc, 60);
+    tcase_add_test(tc, test_float32_both_orders);
+    tcase_add_test(tc, test_fortran_order);
+    tcase_add_test(tc, test_integers_exact);
+    tcase_add_test(tc, test_bool);
+    tcase_add_test(tc, test_half_and_low_precision);
+    tcase_add_test(tc, test_complex);
+    tcase_add_test(tc, test_empty_and_scalar);
+    tcase_add_test(tc, test_npz_deflated_and_stored);
+    tcase_add_test(tc, test_npz_corrupt_member);
+    tcase_add_test(tc, test_mxnet_sparse);
+    tcase_add_test(tc, test_gguf_dequant_reference);
+    tcase_add_test(tc, test_views);
+    tcase_add_test(tc, test_bad_calls);
+    tcase_add_test(tc, test_threads_and_progress);
+    tcase_add_test(tc, test_file_shrinks);
+    suite_add_tcase(s, tc);
+    return s;
+}

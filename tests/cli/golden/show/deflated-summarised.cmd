@@ -1,0 +1,1 @@
+tshape show tests/fixtures/values/deflated.npz big

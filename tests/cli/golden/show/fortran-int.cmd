@@ -1,0 +1,1 @@
+tshape show tests/fixtures/values/i2_be_fortran.npy

@@ -1,0 +1,1 @@
+tshape show tests/fixtures/values/quant.gguf q8_0

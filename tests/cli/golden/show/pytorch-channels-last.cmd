@@ -1,0 +1,1 @@
+tshape show tests/fixtures/pytorch/channels_last.pt cl

@@ -1,0 +1,1 @@
+tshape stats tests/fixtures/values/nonexistent.npy tests/fixtures/values/scalar.npy

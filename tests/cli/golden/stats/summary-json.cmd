@@ -1,0 +1,1 @@
+tshape --json stats -s --filter "q*" tests/fixtures/values/quant.gguf
