@@ -323,6 +323,24 @@ int cli_arg_ints(cli_ctx *ctx, const char *text, const char *what, int64_t *out,
 int cli_scan_int_list(const char *text, size_t len, ts_shape *out, ts_error *err);
 /* A shape at text[*pos] (after blanks), followed by blanks or the end;
  * advances *pos. Errors are prefixed "WHAT starting at column N: ". */
+/*
+ * Several shapes taken together (broadcast, matmul, cat, stack): from one
+ * stdin line ("SHAPE SHAPE ...") or from the operands. ptrs[i] points at
+ * shapes[i] once read; the list keeps its storage across lines.
+ */
+typedef struct cli_shapes {
+    ts_shape *shapes;
+    const ts_shape **ptrs;
+    size_t n, cap;
+} cli_shapes;
+/* Reads the shapes of one line (replacing what the list held). Returns
+ * CLI_OK, or CLI_ERROR with *err naming the shape and column. */
+int cli_shapes_scan(cli_shapes *l, const char *text, size_t len, ts_error *err);
+/* Reads ops[0..n) as shapes; prints the error and returns CLI_ERROR on a
+ * bad one. */
+int cli_shapes_args(cli_ctx *ctx, cli_shapes *l, int n, char *const *ops);
+void cli_shapes_free(cli_shapes *l);
+
 int cli_scan_shape(const char *text, size_t len, size_t *pos, ts_shape *out, const char *what,
                    ts_error *err);
 /* 1 when the operands select standard input: none, or a single "-". */

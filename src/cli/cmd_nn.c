@@ -365,45 +365,21 @@ enum multi_kind { MULTI_MATMUL, MULTI_CAT, MULTI_STACK };
 typedef struct multi_job {
     enum multi_kind kind;
     int64_t axis;
-    ts_shape *shapes;
-    const ts_shape **ptrs;
-    size_t n, cap;
+    cli_shapes in;
     ts_shape out;
 } multi_job;
 
-/* Room for n + 1 shapes. */
-static int multi_grow(multi_job *j, ts_error *err)
-{
-    if (j->n < j->cap)
-        return CLI_OK;
-    size_t cap = j->cap ? 2 * j->cap : 8;
-    ts_shape *s = realloc(j->shapes, cap * sizeof *s);
-    if (!s)
-        return cli_fail(err, TS_ERR_NOMEM, "out of memory for %zu shapes", cap);
-    j->shapes = s;
-    const ts_shape **p = realloc(j->ptrs, cap * sizeof *p);
-    if (!p)
-        return cli_fail(err, TS_ERR_NOMEM, "out of memory for %zu shapes", cap);
-    j->ptrs = p;
-    for (size_t i = j->cap; i < cap; i++)
-        ts_shape_init(&j->shapes[i]);
-    j->cap = cap;
-    return CLI_OK;
-}
-
 static int multi_print(cli_ctx *ctx, multi_job *j, ts_error *err)
 {
-    for (size_t i = 0; i < j->n; i++)
-        j->ptrs[i] = &j->shapes[i];
     ts_status st;
     if (j->kind == MULTI_MATMUL) {
-        if (j->n != 2)
-            return cli_fail(err, TS_ERR_NDIM, "expected two shapes, A and B, got %zu", j->n);
-        st = ts_matmul_shape(j->ptrs[0], j->ptrs[1], &j->out, err);
+        if (j->in.n != 2)
+            return cli_fail(err, TS_ERR_NDIM, "expected two shapes, A and B, got %zu", j->in.n);
+        st = ts_matmul_shape(j->in.ptrs[0], j->in.ptrs[1], &j->out, err);
     } else if (j->kind == MULTI_CAT) {
-        st = ts_concat_shape(j->ptrs, j->n, j->axis, &j->out, err);
+        st = ts_concat_shape(j->in.ptrs, j->in.n, j->axis, &j->out, err);
     } else {
-        st = ts_stack_shape(j->ptrs, j->n, j->axis, &j->out, err);
+        st = ts_stack_shape(j->in.ptrs, j->in.n, j->axis, &j->out, err);
     }
     if (st != TS_OK)
         return CLI_ERROR;
@@ -415,32 +391,16 @@ static int multi_print(cli_ctx *ctx, multi_job *j, ts_error *err)
 static int do_multi_line(cli_ctx *ctx, void *job, const char *text, size_t len, ts_error *err)
 {
     multi_job *j = job;
-    size_t pos = 0;
-    j->n = 0;
-    while (pos < len && (text[pos] == ' ' || text[pos] == '\t'))
-        pos++;
-    while (pos < len) {
-        char what[32];
-        snprintf(what, sizeof what, "shape %zu", j->n);
-        if (multi_grow(j, err) || cli_scan_shape(text, len, &pos, &j->shapes[j->n], what, err))
-            return CLI_ERROR;
-        j->n++;
-    }
+    if (cli_shapes_scan(&j->in, text, len, err))
+        return CLI_ERROR;
     return multi_print(ctx, j, err);
 }
 
 static int multi_operands(cli_ctx *ctx, int nops, char *const *ops, multi_job *j)
 {
     ts_error err;
-    for (int i = 0; i < nops; i++) {
-        char what[32];
-        snprintf(what, sizeof what, "shape %d", i);
-        if (multi_grow(j, &err))
-            return cli_error(ctx, NULL, "%s", err.message);
-        if (cli_arg_shape(ctx, ops[i], what, &j->shapes[j->n]))
-            return CLI_ERROR;
-        j->n++;
-    }
+    if (cli_shapes_args(ctx, &j->in, nops, ops))
+        return CLI_ERROR;
     if (multi_print(ctx, j, &err))
         return cli_error(ctx, NULL, "%s", err.message);
     return CLI_OK;
@@ -464,10 +424,7 @@ static int run_multi(cli_ctx *ctx, const cli_args *args, enum multi_kind kind)
     if (rc == CLI_OK)
         rc = cli_stdin_mode(n, ops) ? cli_each_input(ctx, 0, NULL, do_multi_line, &j)
                                     : multi_operands(ctx, n, ops, &j);
-    for (size_t i = 0; i < j.cap; i++)
-        ts_shape_free(&j.shapes[i]);
-    free(j.shapes);
-    free(j.ptrs);
+    cli_shapes_free(&j.in);
     ts_shape_free(&j.out);
     return rc;
 }

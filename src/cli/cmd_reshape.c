@@ -62,37 +62,13 @@ int cmd_reshape(cli_ctx *ctx, const cli_args *args)
 
 /* The shapes of one broadcast, kept across stdin lines. */
 typedef struct broadcast_job {
-    ts_shape *shapes;
-    const ts_shape **ptrs;
-    size_t n, cap;
+    cli_shapes in;
     ts_shape out;
 } broadcast_job;
 
-/* Room for n + 1 shapes. */
-static int grow(broadcast_job *j, ts_error *err)
-{
-    if (j->n < j->cap)
-        return CLI_OK;
-    size_t cap = j->cap ? 2 * j->cap : 8;
-    ts_shape *s = realloc(j->shapes, cap * sizeof *s);
-    if (!s)
-        return cli_fail(err, TS_ERR_NOMEM, "out of memory for %zu shapes", cap);
-    j->shapes = s;
-    const ts_shape **p = realloc(j->ptrs, cap * sizeof *p);
-    if (!p)
-        return cli_fail(err, TS_ERR_NOMEM, "out of memory for %zu shapes", cap);
-    j->ptrs = p;
-    for (size_t i = j->cap; i < cap; i++)
-        ts_shape_init(&j->shapes[i]);
-    j->cap = cap;
-    return CLI_OK;
-}
-
 static int print_broadcast(cli_ctx *ctx, broadcast_job *j, ts_error *err)
 {
-    for (size_t i = 0; i < j->n; i++)
-        j->ptrs[i] = &j->shapes[i];
-    if (ts_broadcast(j->ptrs, j->n, &j->out, err) != TS_OK)
+    if (ts_broadcast(j->in.ptrs, j->in.n, &j->out, err) != TS_OK)
         return CLI_ERROR;
     out_shape(ctx, &j->out);
     out_char(ctx, '\n');
@@ -104,17 +80,8 @@ static int do_broadcast_line(cli_ctx *ctx, void *job, const char *text, size_t l
                              ts_error *err)
 {
     broadcast_job *j = job;
-    size_t pos = 0;
-    j->n = 0;
-    while (pos < len && (text[pos] == ' ' || text[pos] == '\t'))
-        pos++;
-    while (pos < len) {
-        char what[32];
-        snprintf(what, sizeof what, "shape %zu", j->n);
-        if (grow(j, err) || cli_scan_shape(text, len, &pos, &j->shapes[j->n], what, err))
-            return CLI_ERROR;
-        j->n++;
-    }
+    if (cli_shapes_scan(&j->in, text, len, err))
+        return CLI_ERROR;
     return print_broadcast(ctx, j, err);
 }
 
@@ -122,15 +89,8 @@ static int do_broadcast_line(cli_ctx *ctx, void *job, const char *text, size_t l
 static int broadcast_operands(cli_ctx *ctx, const cli_args *args, broadcast_job *j)
 {
     ts_error err;
-    for (int i = 0; i < args->nops; i++) {
-        char what[32];
-        snprintf(what, sizeof what, "shape %d", i);
-        if (grow(j, &err))
-            return cli_error(ctx, NULL, "%s", err.message);
-        if (cli_arg_shape(ctx, args->ops[i], what, &j->shapes[j->n]))
-            return CLI_ERROR;
-        j->n++;
-    }
+    if (cli_shapes_args(ctx, &j->in, args->nops, args->ops))
+        return CLI_ERROR;
     if (print_broadcast(ctx, j, &err))
         return cli_error(ctx, NULL, "%s", err.message);
     return CLI_OK;
@@ -144,10 +104,7 @@ int cmd_broadcast(cli_ctx *ctx, const cli_args *args)
     int rc = cli_stdin_mode(args->nops, args->ops)
                  ? cli_each_input(ctx, 0, NULL, do_broadcast_line, &j)
                  : broadcast_operands(ctx, args, &j);
-    for (size_t i = 0; i < j.cap; i++)
-        ts_shape_free(&j.shapes[i]);
-    free(j.shapes);
-    free(j.ptrs);
+    cli_shapes_free(&j.in);
     ts_shape_free(&j.out);
     return rc;
 }

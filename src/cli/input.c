@@ -104,6 +104,76 @@ int cli_scan_shape(const char *text, size_t len, size_t *pos, ts_shape *out, con
     return CLI_OK;
 }
 
+/* ---- several shapes together ------------------------------------------------ */
+
+/* Room for n + 1 shapes. */
+static int shapes_grow(cli_shapes *l, ts_error *err)
+{
+    if (l->n < l->cap)
+        return CLI_OK;
+    size_t cap = l->cap ? 2 * l->cap : 8;
+    ts_shape *s = realloc(l->shapes, cap * sizeof *s);
+    if (!s)
+        return cli_fail(err, TS_ERR_NOMEM, "out of memory for %zu shapes", cap);
+    l->shapes = s;
+    const ts_shape **p = realloc(l->ptrs, cap * sizeof *p);
+    if (!p)
+        return cli_fail(err, TS_ERR_NOMEM, "out of memory for %zu shapes", cap);
+    l->ptrs = p;
+    for (size_t i = l->cap; i < cap; i++)
+        ts_shape_init(&l->shapes[i]);
+    l->cap = cap;
+    return CLI_OK;
+}
+
+/* The shape just read at index n becomes part of the list. */
+static void shapes_take(cli_shapes *l)
+{
+    l->ptrs[l->n] = &l->shapes[l->n];
+    l->n++;
+}
+
+int cli_shapes_scan(cli_shapes *l, const char *text, size_t len, ts_error *err)
+{
+    size_t pos = 0;
+    l->n = 0;
+    while (pos < len && (text[pos] == ' ' || text[pos] == '\t'))
+        pos++;
+    while (pos < len) {
+        char what[32];
+        snprintf(what, sizeof what, "shape %zu", l->n);
+        if (shapes_grow(l, err) || cli_scan_shape(text, len, &pos, &l->shapes[l->n], what, err))
+            return CLI_ERROR;
+        shapes_take(l);
+    }
+    return CLI_OK;
+}
+
+int cli_shapes_args(cli_ctx *ctx, cli_shapes *l, int n, char *const *ops)
+{
+    ts_error err;
+    l->n = 0;
+    for (int i = 0; i < n; i++) {
+        char what[32];
+        snprintf(what, sizeof what, "shape %d", i);
+        if (shapes_grow(l, &err))
+            return cli_error(ctx, NULL, "%s", err.message);
+        if (cli_arg_shape(ctx, ops[i], what, &l->shapes[l->n]))
+            return CLI_ERROR;
+        shapes_take(l);
+    }
+    return CLI_OK;
+}
+
+void cli_shapes_free(cli_shapes *l)
+{
+    for (size_t i = 0; i < l->cap; i++)
+        ts_shape_free(&l->shapes[i]);
+    free(l->shapes);
+    free(l->ptrs);
+    memset(l, 0, sizeof *l);
+}
+
 /* ---- operands or stdin lines ------------------------------------------------- */
 
 int cli_stdin_mode(int n, char *const *ops)
