@@ -1,6 +1,7 @@
 #!/bin/sh
 # fuzz.sh SECONDS [HARNESS...] - runs the libFuzzer harnesses of `make fuzz`
-# for SECONDS each, two at a time (this machine has 2 cores), then prints a
+# for SECONDS each, FUZZ_JOBS (default 2: this machine has 2 cores) at a
+# time, then prints a
 # table: harness, executions, exec/s, crashes. Default: every harness built.
 #
 # Seeds are copied at run time into build-fuzz/seeds/<harness>/ from
@@ -152,12 +153,14 @@ for h in $harnesses; do
     esac
 done
 
-# ---- run, two at a time ----------------------------------------------------
+# ---- run, FUZZ_JOBS at a time ----------------------------------------------
 rm -rf build-fuzz/runs
 mkdir -p build-fuzz/runs
 touch build-fuzz/runs/.start
-echo "fuzzing $(echo $harnesses | wc -w) harnesses for $secs s each, 2 at a time..."
-printf '%s\n' $harnesses | xargs -P 2 -I{} sh bench/fuzz.sh --one {} "$secs"
+jobs=${FUZZ_JOBS:-2}
+case $jobs in '' | *[!0-9]* | 0) usage;; esac
+echo "fuzzing $(echo $harnesses | wc -w) harnesses for $secs s each, $jobs at a time..."
+printf '%s\n' $harnesses | xargs -P "$jobs" -I{} sh bench/fuzz.sh --one {} "$secs"
 
 # ---- report ----------------------------------------------------------------
 status=0
