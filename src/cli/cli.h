@@ -110,6 +110,10 @@ typedef struct cli_args {
 const char *cli_opt(const cli_args *a, const char *name);
 /* How many times the flag --NAME was given. */
 int cli_flag(const cli_args *a, const char *name);
+/* The last value of option `name` into *value (NULL when not given), which
+ * must be one of the words of its CLI_CHOICE list: else a usage error
+ * naming them. */
+int cli_opt_choice(cli_ctx *ctx, const cli_args *a, const char *name, const char **value);
 /* The values of --NAME in order: start with *pos = 0; NULL after the last. */
 const char *cli_opt_next(const cli_args *a, const char *name, int *pos);
 

@@ -483,14 +483,13 @@ static void json_sum(cli_ctx *ctx, const char *key, int64_t v, int null)
         print_int(ctx, PRINT_JSON, key, NULL, v);
 }
 
-/* The total's nbytes is null when some are unknown; a dtype's is the known
- * part. */
-static void json_sums(cli_ctx *ctx, const sums *s, int unknown_is_null)
+/* nbytes is null when some are unknown (object arrays), as the text's
+ * "unknown" and "+unknown" say: a number would pass for the whole. */
+static void json_sums(cli_ctx *ctx, const sums *s)
 {
     print_int(ctx, PRINT_JSON, "arrays", NULL, s->arrays);
     json_sum(ctx, "size", s->size, s->size_overflow);
-    json_sum(ctx, "nbytes", s->nbytes,
-             s->nbytes_overflow || (unknown_is_null && s->nbytes_unknown));
+    json_sum(ctx, "nbytes", s->nbytes, s->nbytes_overflow || s->nbytes_unknown);
 }
 
 /* JSON {"total":{"arrays":..,"size":..,"nbytes":..,"overflow":..,"dtypes":{..}}}. */
@@ -502,18 +501,18 @@ static void summary_total_json(cli_ctx *ctx, const totals *t)
     print_open_object(ctx, NULL);
     print_open_object(ctx, "total");
     print_int(ctx, PRINT_JSON, "files", NULL, t->files);
-    json_sums(ctx, &t->all, 1);
+    json_sums(ctx, &t->all);
     print_bool(ctx, PRINT_JSON, "overflow", NULL, overflow);
     print_open_object(ctx, "parameters");
-    json_sums(ctx, &t->params, 1);
+    json_sums(ctx, &t->params);
     print_close_object(ctx);
     print_open_object(ctx, "buffers");
-    json_sums(ctx, &t->buffers, 1);
+    json_sums(ctx, &t->buffers);
     print_close_object(ctx);
     print_open_object(ctx, "dtypes");
     for (size_t i = 0; i < t->n_dtypes; i++) {
         print_open_object(ctx, t->by_dtype[i].name);
-        json_sums(ctx, &t->by_dtype[i].s, 0);
+        json_sums(ctx, &t->by_dtype[i].s);
         print_close_object(ctx);
     }
     print_close_object(ctx);

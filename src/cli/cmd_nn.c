@@ -281,15 +281,9 @@ static int run_layer(cli_ctx *ctx, const cli_args *args, enum nn_kind kind)
         j->want_weight = cli_flag(args, "weight") > 0;
     }
     if (rc == CLI_OK && kind == NN_POOL) {
-        const char *k = cli_opt(args, "kind");
-        j->pool = TS_POOL_MAX;
-        if (k && strcmp(k, "avg") == 0)
-            j->pool = TS_POOL_AVG;
-        else if (k && strcmp(k, "max") != 0) {
-            char q[64];
-            rc = cli_usage(ctx, "--kind must be max or avg, not '%s'",
-                           cli_quote(k, strlen(k), q, sizeof q));
-        }
+        const char *k;
+        rc = cli_opt_choice(ctx, args, "kind", &k);
+        j->pool = k && strcmp(k, "avg") == 0 ? TS_POOL_AVG : TS_POOL_MAX;
         j->p.ceil_mode = cli_flag(args, "ceil-mode") > 0;
     }
     if (rc == CLI_OK)
