@@ -290,8 +290,9 @@ static const bad_row bad[] = {
      "(safetensors metadata maps strings to strings)"},
     {"bad_metadata_type", 0, TS_ERR_FORMAT, 9,
      "__metadata__ at byte 9 is a string, expected an object mapping strings to strings"},
-    /* N > 1e8 is not auto-detected (the probe wants a plausible length). */
-    {"bad_header_too_large", 1, TS_ERR_LIMIT, 0,
+    /* N > 1e8 is auto-detected, so the limit is named (was "unknown file
+     * format"). */
+    {"bad_header_too_large", 0, TS_ERR_LIMIT, 0,
      "header length 100000001 at byte 0 exceeds the limit of 100000000 bytes (the "
      "reference reader's MAX_HEADER_SIZE)"},
     {"bad_header_past_end", 0, TS_ERR_TRUNCATED, 0,
