@@ -208,6 +208,12 @@ void out_printf(cli_ctx *ctx, const char *fmt, ...) CLI_PRINTF(2, 3);
 /* A shape as "(3,4)" or, with --json, "[3,4]". */
 void out_dims(cli_ctx *ctx, const int64_t *d, int n);
 void out_shape(cli_ctx *ctx, const ts_shape *s);
+/* A shape a command produced must have a size (the product of its dims)
+ * that fits in int64, as `size` requires and NumPy's "array is too big"
+ * rule: CLI_OK, or CLI_ERROR with ts_shape_size's message in *err. */
+int cli_shape_fits(const ts_shape *s, ts_error *err);
+/* The shape and a newline when cli_shape_fits, else nothing and its error. */
+int out_shape_line(cli_ctx *ctx, const ts_shape *s, ts_error *err);
 /* Writes what is buffered; keeps going quietly after EPIPE (out.closed). */
 void out_drain(cli_ctx *ctx);
 /* Drains, reports a write error (not EPIPE) and returns the exit status:

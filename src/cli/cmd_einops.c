@@ -53,9 +53,7 @@ static int apply(cli_ctx *ctx, einops_job *j, ts_error *err)
 {
     if (ts_einops_apply(j->e, &j->in, &j->out, err) != TS_OK)
         return CLI_ERROR;
-    out_shape(ctx, &j->out);
-    out_char(ctx, '\n');
-    return CLI_OK;
+    return out_shape_line(ctx, &j->out, err);
 }
 
 static int do_apply(cli_ctx *ctx, void *job, const char *text, size_t len, ts_error *err)

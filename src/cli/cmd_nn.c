@@ -168,13 +168,11 @@ static int do_layer(cli_ctx *ctx, void *job, const char *text, size_t len, ts_er
     ts_status st = j->kind == NN_CONV    ? ts_conv_shape(&j->in, p, &j->out, w, err)
                    : j->kind == NN_CONVT ? ts_conv_transpose_shape(&j->in, p, &j->out, w, err)
                                          : ts_pool_shape(&j->in, j->pool, p, &j->out, err);
-    if (st != TS_OK)
+    if (st != TS_OK || cli_shape_fits(&j->out, err) != CLI_OK ||
+        (w && cli_shape_fits(w, err) != CLI_OK))
         return CLI_ERROR;
-    if (!w) {
-        out_shape(ctx, &j->out);
-        out_char(ctx, '\n');
-        return CLI_OK;
-    }
+    if (!w)
+        return out_shape_line(ctx, &j->out, err);
     print_open_object(ctx, NULL);
     print_dims(ctx, PRINT_ANY, "shape", "%s", ts_shape_dims(&j->out), ts_shape_ndim(&j->out));
     print_dims(ctx, j->want_weight ? PRINT_ANY : PRINT_JSON, "weight", " weight %s",
@@ -322,7 +320,8 @@ static int do_linear(cli_ctx *ctx, void *job, const char *text, size_t len, ts_e
 {
     linear_job *j = job;
     if (ts_shape_parse(text, len, 0, &j->in, NULL, err) != TS_OK ||
-        ts_linear_shape(&j->in, j->in_features, j->out_features, &j->out, &j->weight, err))
+        ts_linear_shape(&j->in, j->in_features, j->out_features, &j->out, &j->weight, err) ||
+        cli_shape_fits(&j->out, err) != CLI_OK || cli_shape_fits(&j->weight, err) != CLI_OK)
         return CLI_ERROR;
     print_open_object(ctx, NULL);
     print_dims(ctx, PRINT_ANY, "shape", "%s", ts_shape_dims(&j->out), ts_shape_ndim(&j->out));
@@ -377,9 +376,7 @@ static int multi_print(cli_ctx *ctx, multi_job *j, ts_error *err)
     }
     if (st != TS_OK)
         return CLI_ERROR;
-    out_shape(ctx, &j->out);
-    out_char(ctx, '\n');
-    return CLI_OK;
+    return out_shape_line(ctx, &j->out, err);
 }
 
 static int do_multi_line(cli_ctx *ctx, void *job, const char *text, size_t len, ts_error *err)
