@@ -368,6 +368,9 @@ int cli_stdin_mode(int n, char *const *ops);
  * standard output has been closed. The result is the worst status seen
  * (errors beat false beat ok).
  */
+#define CLI_LINE_MAX (1 << 20) /* bytes of a stdin line, without its newline */
+#define CLI_STDIN_MAX (1 << 30) /* bytes of a file read from stdin ("info -") */
+#define CLI_STDIN_MAX_TEXT "1 GiB"
 typedef int (*cli_line_fn)(cli_ctx *ctx, void *job, const char *text, size_t len,
                            ts_error *err);
 int cli_each_input(cli_ctx *ctx, int n, char *const *ops, cli_line_fn fn, void *job);

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 const cli_option info_options[] = {
@@ -572,7 +573,8 @@ static void summary_total(cli_ctx *ctx, const totals *t)
 
 /* ---- reading files ------------------------------------------------------------ */
 
-/* Reads all of stdin into a malloc'ed buffer for "-". */
+/* Reads all of stdin into a malloc'ed buffer for "-": at most
+ * CLI_STDIN_MAX bytes (LIMITS in the man page), doubling as it goes. */
 static unsigned char *slurp_stdin(size_t *len, const char **error)
 {
     size_t cap = 1 << 16, n = 0;
@@ -580,11 +582,19 @@ static unsigned char *slurp_stdin(size_t *len, const char **error)
     *error = NULL;
     while (buf) {
         if (n == cap) {
-            unsigned char *p = realloc(buf, cap * 2);
+            if (cap > CLI_STDIN_MAX) {
+                free(buf);
+                *error = "standard input is larger than " CLI_STDIN_MAX_TEXT
+                         ", the limit of '-' (save it to a file and name the file)";
+                return NULL;
+            }
+            /* one byte past the limit tells a longer input from one at it */
+            size_t grown = cap * 2 > CLI_STDIN_MAX ? (size_t)CLI_STDIN_MAX + 1 : cap * 2;
+            unsigned char *p = realloc(buf, grown);
             if (!p)
                 break;
             buf = p;
-            cap *= 2;
+            cap = grown;
         }
         ssize_t k = read(STDIN_FILENO, buf + n, cap - n);
         if (k < 0 && errno == EINTR)
@@ -633,7 +643,13 @@ static int info_file(cli_ctx *ctx, const info_opts *o, const char *path, totals 
     unsigned char *mem = NULL;
     size_t len = 0;
     const char *shown = path;
-    if (strcmp(path, "-") == 0) {
+    struct stat sb;
+    if (strcmp(path, "-") == 0 && fstat(STDIN_FILENO, &sb) == 0 && S_ISREG(sb.st_mode)) {
+        /* redirected from a file: mapped like a named one, no copy */
+        shown = "<stdin>";
+        st = ts_file_open("/dev/stdin", &o->open, &f, &err);
+        path = "/dev/stdin";
+    } else if (strcmp(path, "-") == 0) {
         const char *why;
         shown = "<stdin>";
         mem = slurp_stdin(&len, &why);
