@@ -1,6 +1,7 @@
 #!/bin/sh
 # fuzz.sh SECONDS [HARNESS...] - runs the libFuzzer harnesses of `make fuzz`
-# for SECONDS each, two at a time (this machine has 2 cores), then prints a
+# for SECONDS each, FUZZ_JOBS (default 2: this machine has 2 cores) at a
+# time, then prints a
 # table: harness, executions, exec/s, crashes. Default: every harness built.
 #
 # Seeds are copied at run time into build-fuzz/seeds/<harness>/ from
@@ -37,10 +38,18 @@ if [ "${1:-}" = "--one" ]; then
         fuzz_file_pytorch|fuzz_pickle) dict=fuzz/pytorch.dict;;
         fuzz_shape_parse|fuzz_einsum|fuzz_einops|fuzz_jagged) dict=fuzz/shape.dict;;
     esac
+    # libhdf5 is not instrumented: its own faults on corrupted metadata
+    # (see fuzz/fuzz_file_hdf5.c) would hide tshape's. Look past them.
+    extra=
+    if [ "$h" = fuzz_file_hdf5 ]; then
+        extra=-detect_leaks=0
+        ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}allocator_may_return_null=1
+        export ASAN_OPTIONS
+    fi
     start=$(date +%s)
     while [ "$left" -gt 0 ]; do
         "build-fuzz/$h" -max_total_time="$left" -timeout=10 -max_len=65536 \
-            -malloc_limit_mb=256 -rss_limit_mb=1024 -print_final_stats=1 \
+            -malloc_limit_mb=256 -rss_limit_mb=1024 -print_final_stats=1 $extra \
             -artifact_prefix="build-fuzz/crashes/$h/" ${dict:+-dict=$dict} \
             "build-fuzz/corpus/$h" "build-fuzz/seeds/$h" > "$out/run.log" 2>&1
         rc=$?
@@ -152,12 +161,14 @@ for h in $harnesses; do
     esac
 done
 
-# ---- run, two at a time ----------------------------------------------------
+# ---- run, FUZZ_JOBS at a time ----------------------------------------------
 rm -rf build-fuzz/runs
 mkdir -p build-fuzz/runs
 touch build-fuzz/runs/.start
-echo "fuzzing $(echo $harnesses | wc -w) harnesses for $secs s each, 2 at a time..."
-printf '%s\n' $harnesses | xargs -P 2 -I{} sh bench/fuzz.sh --one {} "$secs"
+jobs=${FUZZ_JOBS:-2}
+case $jobs in '' | *[!0-9]* | 0) usage;; esac
+echo "fuzzing $(echo $harnesses | wc -w) harnesses for $secs s each, $jobs at a time..."
+printf '%s\n' $harnesses | xargs -P "$jobs" -I{} sh bench/fuzz.sh --one {} "$secs"
 
 # ---- report ----------------------------------------------------------------
 status=0

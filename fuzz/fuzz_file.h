@@ -3,7 +3,8 @@
  * as an in-memory file of one format (or auto-detected), then read every
  * field of every array and metadata entry, and check what the reader
  * promises: data inside the file, sizes consistent, strings terminated, one-
- * line errors. Each array also goes through ts_array_to_dlpack and back.
+ * line errors. Each array also goes through ts_array_to_dlpack and back,
+ * and its values through ts_array_read and ts_array_stats.
  */
 #ifndef TSHAPE_FUZZ_FILE_H
 #define TSHAPE_FUZZ_FILE_H
@@ -61,6 +62,36 @@ static void fuzz_check_array(const ts_array *a, size_t len)
     }
 }
 
+/* The values: the first and last few elements through ts_array_read, and
+ * the statistics of small arrays (bounded so one input stays fast). Either
+ * works or fails with a one-line error. */
+static void fuzz_check_values(const ts_file *f, const ts_array *a)
+{
+    if (ts_array_value_kind(a) == TS_VALUE_NONE)
+        return;
+    double buf[2 * 64];
+    ts_error err;
+    int64_t n = a->size < 64 ? a->size : 64;
+    ts_status st = ts_array_read(f, a, 0, n, TS_DTYPE_COMPLEX128, buf, &err);
+    if (st != TS_OK) {
+        fuzz_check_error(st, &err);
+        return;
+    }
+    st = ts_array_read(f, a, a->size - n, n, TS_DTYPE_COMPLEX128, buf, &err);
+    if (st != TS_OK)
+        fuzz_check_error(st, &err);
+    if (a->size <= (1 << 16)) {
+        ts_stats_options o = TS_STATS_OPTIONS_INIT;
+        o.nthreads = 1;
+        ts_stats s;
+        st = ts_array_stats(f, a, &o, &s, &err);
+        if (st != TS_OK)
+            fuzz_check_error(st, &err);
+        else
+            FUZZ_CHECK(s.count == a->size && s.nan + s.posinf + s.neginf + s.finite <= s.count);
+    }
+}
+
 static void fuzz_file(const uint8_t *data, size_t size, ts_format format,
                       int stored_order)
 {
@@ -87,6 +118,7 @@ static void fuzz_file(const uint8_t *data, size_t size, ts_format format,
         const ts_array *a = ts_file_array(f, i);
         FUZZ_CHECK(a != NULL);
         fuzz_check_array(a, size);
+        fuzz_check_values(f, a);
     }
     FUZZ_CHECK(ts_file_array(f, count) == NULL);
     size_t nmeta = ts_file_metadata_count(f);

@@ -821,7 +821,8 @@ TS_API const ts_array *ts_file_array(const ts_file *f, size_t i);
  * (NUL-terminated; keys containing a NUL byte are rejected when the file is
  * opened); *json_value the value as JSON text ("\"a\"", "32", "[1,2]";
  * GGUF arrays in full, whatever their length; invalid UTF-8 in strings
- * becomes U+FFFD). GGUF values are rendered on the first call for that
+ * becomes U+FFFD; non-finite floats, which JSON has no literal for, are the
+ * strings "nan", "inf" and "-inf"). GGUF values are rendered on the first call for that
  * entry and kept (so that first call is not thread-safe on a shared file);
  * *json_value is NULL when rendering failed (out of memory, or the file
  * shrank since it was opened); pass json_value NULL for the key alone (then

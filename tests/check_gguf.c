@@ -170,6 +170,19 @@ START_TEST(test_v2_and_empty)
     tu_assert_shape(&ts_file_array(f, 0)->shape, "(2,3,4)");
     ts_file_close(f);
 
+    /* Non-finite floats: JSON has no literal for them (were null). */
+    f = open_fixture("gguf/good_nonfinite.gguf", 1, 0);
+    ck_assert_uint_eq(ts_file_metadata_count(f), 4);
+    static const char *const nonfinite[4][2] = {
+        {"test.nan", "\"nan\""}, {"test.inf", "\"inf\""}, {"test.neginf", "\"-inf\""},
+        {"test.floats", "[1.5,\"nan\",\"-inf\"]"}};
+    for (size_t i = 0; i < 4; i++) {
+        ck_assert_int_eq(ts_file_metadata(f, i, &k, &v), 1);
+        ck_assert_str_eq(k, nonfinite[i][0]);
+        ck_assert_str_eq(v, nonfinite[i][1]);
+    }
+    ts_file_close(f);
+
     f = open_fixture("gguf/good_no_tensors.gguf", 1, 0);
     ck_assert_uint_eq(ts_file_count(f), 0);
     ck_assert_uint_eq(ts_file_metadata_count(f), 1);
@@ -465,7 +478,7 @@ START_TEST(test_metadata_values)
     put_str(&b, "s", 1);
     put_u32(&b, 8);
     put_str(&b, "a\xff" "b", 3);
-    /* floats: NaN is null, integral values keep a ".0", f64 shortest */
+    /* floats: NaN is the string "nan", integral values keep a ".0", f64 shortest */
     put_str(&b, "nan", 3);
     put_u32(&b, 6);
     put_u32(&b, 0x7fc00000u);
@@ -491,7 +504,7 @@ START_TEST(test_metadata_values)
     ck_assert_int_eq(open_buf(&b, 1, &f, &err), TS_OK);
     static const char *const expect[][2] = {
         {"s", "\"a\xef\xbf\xbd" "b\""},
-        {"nan", "null"},
+        {"nan", "\"nan\""},
         {"two", "2.0"},
         {"third", "0.3333333333333333"},
         {"i16", "-32768"},

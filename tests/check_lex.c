@@ -105,6 +105,7 @@ static const list_case list_cases[] = {
     {" 2 , -3 \n", NEG, TS_OK, "(2,-3)", 0, NULL},
     {"\t7", 0, TS_OK, "(7,)", 0, NULL},
     {"+5,6", 0, TS_OK, "(5,6)", 0, NULL},
+    {"-0,2", 0, TS_OK, "(0,2)", 0, NULL}, /* -0 is 0, not negative */
     {"", NEG, TS_ERR_PARSE, NULL, 1,
      "expected an integer at column 1, found the end of the input"},
     {"1,", NEG, TS_ERR_PARSE, NULL, 3,

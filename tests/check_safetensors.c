@@ -290,8 +290,9 @@ static const bad_row bad[] = {
      "(safetensors metadata maps strings to strings)"},
     {"bad_metadata_type", 0, TS_ERR_FORMAT, 9,
      "__metadata__ at byte 9 is a string, expected an object mapping strings to strings"},
-    /* N > 1e8 is not auto-detected (the probe wants a plausible length). */
-    {"bad_header_too_large", 1, TS_ERR_LIMIT, 0,
+    /* N > 1e8 is auto-detected, so the limit is named (was "unknown file
+     * format"). */
+    {"bad_header_too_large", 0, TS_ERR_LIMIT, 0,
      "header length 100000001 at byte 0 exceeds the limit of 100000000 bytes (the "
      "reference reader's MAX_HEADER_SIZE)"},
     {"bad_header_past_end", 0, TS_ERR_TRUNCATED, 0,
@@ -448,17 +449,20 @@ START_TEST(test_probe)
     /* '{' followed by something other than '"' or '}' */
     memcpy(buf + 8, "{x}", 3);
     ck_assert_int_eq(ts_format_detect(buf, 12), TS_FORMAT_AUTO);
-    /* Implausible lengths: 0, 1, above 1e8. */
+    /* Implausible lengths: 0, 1, above 2^40. */
     memcpy(buf + 8, "{}", 2);
     buf[0] = 1;
     ck_assert_int_eq(ts_format_detect(buf, 12), TS_FORMAT_AUTO);
     buf[0] = 0x01;
     buf[1] = 0xe1;
     buf[2] = 0xf5;
-    buf[3] = 0x05; /* 100000001 */
-    ck_assert_int_eq(ts_format_detect(buf, 12), TS_FORMAT_AUTO);
-    buf[0] = 0x00; /* 100000000: the limit itself is plausible */
+    buf[3] = 0x05; /* 100000001: past the limit, detected so the reader names it */
     ck_assert_int_eq(ts_format_detect(buf, 12), TS_FORMAT_SAFETENSORS);
+    memset(buf, 0, 8);
+    buf[5] = 1; /* 2^40 */
+    ck_assert_int_eq(ts_format_detect(buf, 12), TS_FORMAT_SAFETENSORS);
+    buf[0] = 1; /* 2^40 + 1 */
+    ck_assert_int_eq(ts_format_detect(buf, 12), TS_FORMAT_AUTO);
 }
 END_TEST
 

@@ -110,6 +110,10 @@ typedef struct cli_args {
 const char *cli_opt(const cli_args *a, const char *name);
 /* How many times the flag --NAME was given. */
 int cli_flag(const cli_args *a, const char *name);
+/* The last value of option `name` into *value (NULL when not given), which
+ * must be one of the words of its CLI_CHOICE list: else a usage error
+ * naming them. */
+int cli_opt_choice(cli_ctx *ctx, const cli_args *a, const char *name, const char **value);
 /* The values of --NAME in order: start with *pos = 0; NULL after the last. */
 const char *cli_opt_next(const cli_args *a, const char *name, int *pos);
 
@@ -204,6 +208,12 @@ void out_printf(cli_ctx *ctx, const char *fmt, ...) CLI_PRINTF(2, 3);
 /* A shape as "(3,4)" or, with --json, "[3,4]". */
 void out_dims(cli_ctx *ctx, const int64_t *d, int n);
 void out_shape(cli_ctx *ctx, const ts_shape *s);
+/* A shape a command produced must have a size (the product of its dims)
+ * that fits in int64, as `size` requires and NumPy's "array is too big"
+ * rule: CLI_OK, or CLI_ERROR with ts_shape_size's message in *err. */
+int cli_shape_fits(const ts_shape *s, ts_error *err);
+/* The shape and a newline when cli_shape_fits, else nothing and its error. */
+int out_shape_line(cli_ctx *ctx, const ts_shape *s, ts_error *err);
 /* Writes what is buffered; keeps going quietly after EPIPE (out.closed). */
 void out_drain(cli_ctx *ctx);
 /* Drains, reports a write error (not EPIPE) and returns the exit status:
@@ -358,6 +368,9 @@ int cli_stdin_mode(int n, char *const *ops);
  * standard output has been closed. The result is the worst status seen
  * (errors beat false beat ok).
  */
+#define CLI_LINE_MAX (1 << 20) /* bytes of a stdin line, without its newline */
+#define CLI_STDIN_MAX (1 << 30) /* bytes of a file read from stdin ("info -") */
+#define CLI_STDIN_MAX_TEXT "1 GiB"
 typedef int (*cli_line_fn)(cli_ctx *ctx, void *job, const char *text, size_t len,
                            ts_error *err);
 int cli_each_input(cli_ctx *ctx, int n, char *const *ops, cli_line_fn fn, void *job);

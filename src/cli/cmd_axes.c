@@ -81,9 +81,7 @@ static int do_shape(cli_ctx *ctx, void *job, const char *text, size_t len, ts_er
     axes_job *j = job;
     if (ts_shape_parse(text, len, 0, &j->in, NULL, err) != TS_OK || j->op(j, err) != TS_OK)
         return CLI_ERROR;
-    out_shape(ctx, &j->out);
-    out_char(ctx, '\n');
-    return CLI_OK;
+    return out_shape_line(ctx, &j->out, err);
 }
 
 static void job_init(axes_job *j, ts_status (*op)(axes_job *, ts_error *))

@@ -32,9 +32,7 @@ static int do_extend(cli_ctx *ctx, void *job, const char *text, size_t len, ts_e
     if (ts_shape_parse(text, len, 0, &j->shape, NULL, err) != TS_OK ||
         ts_caffe2_extend(&j->shape, j->n, &j->shape, err) != TS_OK)
         return CLI_ERROR;
-    out_shape(ctx, &j->shape);
-    out_char(ctx, '\n');
-    return CLI_OK;
+    return out_shape_line(ctx, &j->shape, err);
 }
 
 static int do_shrink(cli_ctx *ctx, void *job, const char *text, size_t len, ts_error *err)
@@ -43,9 +41,7 @@ static int do_shrink(cli_ctx *ctx, void *job, const char *text, size_t len, ts_e
     if (ts_shape_parse(text, len, 0, &j->shape, NULL, err) != TS_OK ||
         ts_caffe2_shrink(&j->shape, j->n, &j->shape, err) != TS_OK)
         return CLI_ERROR;
-    out_shape(ctx, &j->shape);
-    out_char(ctx, '\n');
-    return CLI_OK;
+    return out_shape_line(ctx, &j->shape, err);
 }
 
 static int do_resize(cli_ctx *ctx, void *job, const char *text, size_t len, ts_error *err)

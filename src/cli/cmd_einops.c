@@ -24,7 +24,8 @@ const cli_option rearrange_options[] = {
 const cli_option reduce_options[] = {
     CLI_ABOUT("einops.reduce: names on the right are a subset of the left; the others\n"
               "are reduced. Operands K=N give axis lengths, the others are shapes."),
-    CLI_CHOICE("op", 0, "NAME", "max, sum, mean...: accepted and ignored (no effect on shapes)",
+    CLI_CHOICE("op", 0, "NAME", "the reduction (no effect on shapes): sum, mean, max, min,\n"
+               "prod, any or all",
                "sum mean max min prod any all"),
     CLI_OPTIONS_END,
 };
@@ -52,9 +53,7 @@ static int apply(cli_ctx *ctx, einops_job *j, ts_error *err)
 {
     if (ts_einops_apply(j->e, &j->in, &j->out, err) != TS_OK)
         return CLI_ERROR;
-    out_shape(ctx, &j->out);
-    out_char(ctx, '\n');
-    return CLI_OK;
+    return out_shape_line(ctx, &j->out, err);
 }
 
 static int do_apply(cli_ctx *ctx, void *job, const char *text, size_t len, ts_error *err)
@@ -131,9 +130,12 @@ int cmd_rearrange(cli_ctx *ctx, const cli_args *args)
     return run_einops(ctx, args, TS_EINOPS_REARRANGE);
 }
 
-/* --op has no effect on shapes. */
+/* --op has no effect on shapes, but must be one of einops' reductions. */
 int cmd_reduce(cli_ctx *ctx, const cli_args *args)
 {
+    const char *op;
+    if (cli_opt_choice(ctx, args, "op", &op) != CLI_OK)
+        return CLI_ERROR;
     return run_einops(ctx, args, TS_EINOPS_REDUCE);
 }
 

@@ -40,9 +40,7 @@ static int print_einsum(cli_ctx *ctx, einsum_job *j, const char *spec, int n, ts
 {
     if (ts_einsum_shape(spec, j->ops, n, &j->out, err) != TS_OK)
         return CLI_ERROR;
-    out_shape(ctx, &j->out);
-    out_char(ctx, '\n');
-    return CLI_OK;
+    return out_shape_line(ctx, &j->out, err);
 }
 
 static size_t skip_blanks(const char *text, size_t len, size_t i)
@@ -142,12 +140,9 @@ int cmd_compose(cli_ctx *ctx, const cli_args *args)
     }
     ts_error err;
     if (rc == CLI_OK) {
-        if (ts_label_compose(args->ops[0], labels, shapes, nin, &out, &err) == TS_OK) {
-            out_shape(ctx, &out);
-            out_char(ctx, '\n');
-        } else {
+        if (ts_label_compose(args->ops[0], labels, shapes, nin, &out, &err) != TS_OK ||
+            out_shape_line(ctx, &out, &err) != CLI_OK)
             rc = cli_error(ctx, NULL, "%s", err.message);
-        }
     }
     ts_shape_free(&out);
     for (int i = 0; i < nin; i++)

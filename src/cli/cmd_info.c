@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 const cli_option info_options[] = {
@@ -483,14 +484,13 @@ static void json_sum(cli_ctx *ctx, const char *key, int64_t v, int null)
         print_int(ctx, PRINT_JSON, key, NULL, v);
 }
 
-/* The total's nbytes is null when some are unknown; a dtype's is the known
- * part. */
-static void json_sums(cli_ctx *ctx, const sums *s, int unknown_is_null)
+/* nbytes is null when some are unknown (object arrays), as the text's
+ * "unknown" and "+unknown" say: a number would pass for the whole. */
+static void json_sums(cli_ctx *ctx, const sums *s)
 {
     print_int(ctx, PRINT_JSON, "arrays", NULL, s->arrays);
     json_sum(ctx, "size", s->size, s->size_overflow);
-    json_sum(ctx, "nbytes", s->nbytes,
-             s->nbytes_overflow || (unknown_is_null && s->nbytes_unknown));
+    json_sum(ctx, "nbytes", s->nbytes, s->nbytes_overflow || s->nbytes_unknown);
 }
 
 /* JSON {"total":{"arrays":..,"size":..,"nbytes":..,"overflow":..,"dtypes":{..}}}. */
@@ -502,18 +502,18 @@ static void summary_total_json(cli_ctx *ctx, const totals *t)
     print_open_object(ctx, NULL);
     print_open_object(ctx, "total");
     print_int(ctx, PRINT_JSON, "files", NULL, t->files);
-    json_sums(ctx, &t->all, 1);
+    json_sums(ctx, &t->all);
     print_bool(ctx, PRINT_JSON, "overflow", NULL, overflow);
     print_open_object(ctx, "parameters");
-    json_sums(ctx, &t->params, 1);
+    json_sums(ctx, &t->params);
     print_close_object(ctx);
     print_open_object(ctx, "buffers");
-    json_sums(ctx, &t->buffers, 1);
+    json_sums(ctx, &t->buffers);
     print_close_object(ctx);
     print_open_object(ctx, "dtypes");
     for (size_t i = 0; i < t->n_dtypes; i++) {
         print_open_object(ctx, t->by_dtype[i].name);
-        json_sums(ctx, &t->by_dtype[i].s, 0);
+        json_sums(ctx, &t->by_dtype[i].s);
         print_close_object(ctx);
     }
     print_close_object(ctx);
@@ -573,7 +573,8 @@ static void summary_total(cli_ctx *ctx, const totals *t)
 
 /* ---- reading files ------------------------------------------------------------ */
 
-/* Reads all of stdin into a malloc'ed buffer for "-". */
+/* Reads all of stdin into a malloc'ed buffer for "-": at most
+ * CLI_STDIN_MAX bytes (LIMITS in the man page), doubling as it goes. */
 static unsigned char *slurp_stdin(size_t *len, const char **error)
 {
     size_t cap = 1 << 16, n = 0;
@@ -581,11 +582,19 @@ static unsigned char *slurp_stdin(size_t *len, const char **error)
     *error = NULL;
     while (buf) {
         if (n == cap) {
-            unsigned char *p = realloc(buf, cap * 2);
+            if (cap > CLI_STDIN_MAX) {
+                free(buf);
+                *error = "standard input is larger than " CLI_STDIN_MAX_TEXT
+                         ", the limit of '-' (save it to a file and name the file)";
+                return NULL;
+            }
+            /* one byte past the limit tells a longer input from one at it */
+            size_t grown = cap * 2 > CLI_STDIN_MAX ? (size_t)CLI_STDIN_MAX + 1 : cap * 2;
+            unsigned char *p = realloc(buf, grown);
             if (!p)
                 break;
             buf = p;
-            cap *= 2;
+            cap = grown;
         }
         ssize_t k = read(STDIN_FILENO, buf + n, cap - n);
         if (k < 0 && errno == EINTR)
@@ -634,7 +643,13 @@ static int info_file(cli_ctx *ctx, const info_opts *o, const char *path, totals 
     unsigned char *mem = NULL;
     size_t len = 0;
     const char *shown = path;
-    if (strcmp(path, "-") == 0) {
+    struct stat sb;
+    if (strcmp(path, "-") == 0 && fstat(STDIN_FILENO, &sb) == 0 && S_ISREG(sb.st_mode)) {
+        /* redirected from a file: mapped like a named one, no copy */
+        shown = "<stdin>";
+        st = ts_file_open("/dev/stdin", &o->open, &f, &err);
+        path = "/dev/stdin";
+    } else if (strcmp(path, "-") == 0) {
         const char *why;
         shown = "<stdin>";
         mem = slurp_stdin(&len, &why);

@@ -168,13 +168,11 @@ static int do_layer(cli_ctx *ctx, void *job, const char *text, size_t len, ts_er
     ts_status st = j->kind == NN_CONV    ? ts_conv_shape(&j->in, p, &j->out, w, err)
                    : j->kind == NN_CONVT ? ts_conv_transpose_shape(&j->in, p, &j->out, w, err)
                                          : ts_pool_shape(&j->in, j->pool, p, &j->out, err);
-    if (st != TS_OK)
+    if (st != TS_OK || cli_shape_fits(&j->out, err) != CLI_OK ||
+        (w && cli_shape_fits(w, err) != CLI_OK))
         return CLI_ERROR;
-    if (!w) {
-        out_shape(ctx, &j->out);
-        out_char(ctx, '\n');
-        return CLI_OK;
-    }
+    if (!w)
+        return out_shape_line(ctx, &j->out, err);
     print_open_object(ctx, NULL);
     print_dims(ctx, PRINT_ANY, "shape", "%s", ts_shape_dims(&j->out), ts_shape_ndim(&j->out));
     print_dims(ctx, j->want_weight ? PRINT_ANY : PRINT_JSON, "weight", " weight %s",
@@ -281,15 +279,9 @@ static int run_layer(cli_ctx *ctx, const cli_args *args, enum nn_kind kind)
         j->want_weight = cli_flag(args, "weight") > 0;
     }
     if (rc == CLI_OK && kind == NN_POOL) {
-        const char *k = cli_opt(args, "kind");
-        j->pool = TS_POOL_MAX;
-        if (k && strcmp(k, "avg") == 0)
-            j->pool = TS_POOL_AVG;
-        else if (k && strcmp(k, "max") != 0) {
-            char q[64];
-            rc = cli_usage(ctx, "--kind must be max or avg, not '%s'",
-                           cli_quote(k, strlen(k), q, sizeof q));
-        }
+        const char *k;
+        rc = cli_opt_choice(ctx, args, "kind", &k);
+        j->pool = k && strcmp(k, "avg") == 0 ? TS_POOL_AVG : TS_POOL_MAX;
         j->p.ceil_mode = cli_flag(args, "ceil-mode") > 0;
     }
     if (rc == CLI_OK)
@@ -328,7 +320,8 @@ static int do_linear(cli_ctx *ctx, void *job, const char *text, size_t len, ts_e
 {
     linear_job *j = job;
     if (ts_shape_parse(text, len, 0, &j->in, NULL, err) != TS_OK ||
-        ts_linear_shape(&j->in, j->in_features, j->out_features, &j->out, &j->weight, err))
+        ts_linear_shape(&j->in, j->in_features, j->out_features, &j->out, &j->weight, err) ||
+        cli_shape_fits(&j->out, err) != CLI_OK || cli_shape_fits(&j->weight, err) != CLI_OK)
         return CLI_ERROR;
     print_open_object(ctx, NULL);
     print_dims(ctx, PRINT_ANY, "shape", "%s", ts_shape_dims(&j->out), ts_shape_ndim(&j->out));
@@ -383,9 +376,7 @@ static int multi_print(cli_ctx *ctx, multi_job *j, ts_error *err)
     }
     if (st != TS_OK)
         return CLI_ERROR;
-    out_shape(ctx, &j->out);
-    out_char(ctx, '\n');
-    return CLI_OK;
+    return out_shape_line(ctx, &j->out, err);
 }
 
 static int do_multi_line(cli_ctx *ctx, void *job, const char *text, size_t len, ts_error *err)

@@ -35,9 +35,7 @@ static int do_reshape(cli_ctx *ctx, void *job, const char *text, size_t len, ts_
     if (ts_shape_parse(text, len, 0, &j->in, NULL, err) != TS_OK ||
         ts_reshape(&j->in, &j->target, j->flags, &j->out, err) != TS_OK)
         return CLI_ERROR;
-    out_shape(ctx, &j->out);
-    out_char(ctx, '\n');
-    return CLI_OK;
+    return out_shape_line(ctx, &j->out, err);
 }
 
 int cmd_reshape(cli_ctx *ctx, const cli_args *args)
@@ -70,9 +68,7 @@ static int print_broadcast(cli_ctx *ctx, broadcast_job *j, ts_error *err)
 {
     if (ts_broadcast(j->in.ptrs, j->in.n, &j->out, err) != TS_OK)
         return CLI_ERROR;
-    out_shape(ctx, &j->out);
-    out_char(ctx, '\n');
-    return CLI_OK;
+    return out_shape_line(ctx, &j->out, err);
 }
 
 /* One stdin line: SHAPE SHAPE... */

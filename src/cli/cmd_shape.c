@@ -44,9 +44,7 @@ static int do_norm(cli_ctx *ctx, void *job, const char *text, size_t len, ts_err
     shape_job *j = job;
     if (parse_line(j, text, len, err))
         return CLI_ERROR;
-    out_shape(ctx, &j->shape);
-    out_char(ctx, '\n');
-    return CLI_OK;
+    return out_shape_line(ctx, &j->shape, err);
 }
 
 static int do_flat2d(cli_ctx *ctx, void *job, const char *text, size_t len, ts_error *err)

@@ -36,7 +36,7 @@ static int do_slice(cli_ctx *ctx, void *job, const char *text, size_t len, ts_er
                                            &j->origin, err)
                            : ts_shape_slice(&j->shape, j->begin, j->nbegin, end, nend, &j->out,
                                             &j->origin, err);
-    if (st != TS_OK)
+    if (st != TS_OK || cli_shape_fits(&j->out, err) != CLI_OK)
         return CLI_ERROR;
     print_open_object(ctx, NULL);
     print_dims(ctx, PRINT_ANY, "shape", "%s", ts_shape_dims(&j->out), ts_shape_ndim(&j->out));

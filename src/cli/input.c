@@ -231,7 +231,11 @@ static int run_lines(cli_ctx *ctx, char *buf, size_t *len, long *line, cli_line_
     return status;
 }
 
-/* stdin: big reads, lines split with memchr; a line may span reads. */
+/* stdin: big reads, lines split with memchr; a line may span reads. Each
+ * byte is searched for '\n' once when read and once more when its line is
+ * run, so reading is linear in the input. A line longer than CLI_LINE_MAX
+ * is an error (and an empty result line); the rest of it is read and
+ * dropped, so memory stays bounded whatever the input (</dev/zero). */
 static int each_stdin_line(cli_ctx *ctx, cli_line_fn fn, void *job)
 {
     size_t cap = 1 << 16, len = 0;
@@ -239,17 +243,28 @@ static int each_stdin_line(cli_ctx *ctx, cli_line_fn fn, void *job)
     if (!buf)
         return cli_error(ctx, NULL, "out of memory");
     long line = 0;
-    int status = CLI_OK;
+    int status = CLI_OK, dropping = 0;
     while (!ctx->out.closed) {
-        if (len == cap) {
-            char *p = realloc(buf, cap * 2 + 1);
+        if (len == cap && cap > CLI_LINE_MAX) { /* no newline in CLI_LINE_MAX + 1 bytes */
+            if (!dropping) {
+                char where[32];
+                snprintf(where, sizeof where, "line %ld", ++line);
+                status = cli_error(ctx, where, "longer than %d bytes, the limit of a line",
+                                   CLI_LINE_MAX);
+                print_no_result(ctx);
+                dropping = 1;
+            }
+            len = 0;
+        } else if (len == cap) {
+            size_t grown = cap * 2 > CLI_LINE_MAX ? CLI_LINE_MAX + 1 : cap * 2;
+            char *p = realloc(buf, grown + 1);
             if (!p) {
                 free(buf);
                 return cli_error(ctx, "<stdin>", "out of memory: line %ld is too long",
                                  line + 1);
             }
             buf = p;
-            cap *= 2;
+            cap = grown;
         }
         ssize_t k = read(STDIN_FILENO, buf + len, cap - len);
         if (k < 0 && errno == EINTR)
@@ -259,13 +274,21 @@ static int each_stdin_line(cli_ctx *ctx, cli_line_fn fn, void *job)
             break;
         }
         if (k == 0) {
-            if (len > 0) { /* the last line had no newline (buf has room for it) */
+            if (len > 0 && !dropping) { /* the last line had no newline (buf has room) */
                 buf[len++] = '\n';
                 status = cli_worse(status, run_lines(ctx, buf, &len, &line, fn, job));
             }
             break;
         }
+        char *nl = memchr(buf + len, '\n', (size_t)k);
         len += (size_t)k;
+        if (!nl)
+            continue;
+        if (dropping) { /* the end of the overlong line: drop up to it */
+            len -= (size_t)(nl + 1 - buf);
+            memmove(buf, nl + 1, len);
+            dropping = 0;
+        }
         status = cli_worse(status, run_lines(ctx, buf, &len, &line, fn, job));
     }
     free(buf);

@@ -64,6 +64,35 @@ int cli_flag(const cli_args *a, const char *name)
     return n;
 }
 
+int cli_opt_choice(cli_ctx *ctx, const cli_args *a, const char *name, const char **value)
+{
+    const cli_option *o = own_option(a, name);
+    const char *v = cli_opt(a, name);
+    *value = v;
+    if (!v || !o->choices)
+        return CLI_OK;
+    size_t n = strlen(v);
+    for (const char *w = o->choices; *w;) {
+        size_t k = strcspn(w, " ");
+        if (k == n && strncmp(w, v, n) == 0)
+            return CLI_OK;
+        w += k;
+        w += *w == ' ';
+    }
+    char q[64], list[256];
+    size_t len = 0;
+    list[0] = '\0';
+    for (const char *w = o->choices; *w && len < sizeof list;) {
+        size_t k = strcspn(w, " ");
+        int last = w[k] == '\0';
+        len += (size_t)snprintf(list + len, sizeof list - len, "%s%.*s",
+                                w == o->choices ? "" : last ? " or " : ", ", (int)k, w);
+        w += k;
+        w += *w == ' ';
+    }
+    return cli_usage(ctx, "--%s must be %s, not '%s'", name, list, cli_quote(v, n, q, sizeof q));
+}
+
 /* ---- parsing ------------------------------------------------------------------- */
 
 /* The tables searched: the command's own (NULL before the command), then the

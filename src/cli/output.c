@@ -171,6 +171,21 @@ void out_shape(cli_ctx *ctx, const ts_shape *s)
     out_dims(ctx, ts_shape_dims(s), ts_shape_ndim(s));
 }
 
+int cli_shape_fits(const ts_shape *s, ts_error *err)
+{
+    int64_t size;
+    return ts_shape_size(s, &size, err) == TS_OK ? CLI_OK : CLI_ERROR;
+}
+
+int out_shape_line(cli_ctx *ctx, const ts_shape *s, ts_error *err)
+{
+    if (cli_shape_fits(s, err) != CLI_OK)
+        return CLI_ERROR;
+    out_shape(ctx, s);
+    out_char(ctx, '\n');
+    return CLI_OK;
+}
+
 /* ---- the escaper ----------------------------------------------------------- */
 
 /* Length of the valid UTF-8 sequence at p[0..n) (1..4), with its code point

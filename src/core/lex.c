@@ -36,6 +36,9 @@ int ts__scan_int(const char *s, size_t len, size_t pos, unsigned flags, ts__int 
     /* -9223372036854775808 is a valid int64 (axes and indices may be). */
     if (overflow || v > (uint64_t)INT64_MAX + (uint64_t)out->negative)
         return TS__INT_OVERFLOW;
+    /* "-0" is 0, as Python reads it ((-0, 2) is the shape (0, 2)). */
+    if (v == 0)
+        out->negative = 0;
     out->magnitude = v;
     out->value = out->negative ? (int64_t)(0 - v) : (int64_t)v;
     return TS__INT_OK;

@@ -138,11 +138,12 @@ static const char *gg_printable(const unsigned char *s, size_t n, char *buf, siz
 #define NAME_BUF 400
 
 /* Shortest text that reads back as the same float/double, Python-style
- * ("1e-05", "32.0"); non-finite values are JSON null. */
+ * ("1e-05", "32.0"); non-finite values, which JSON has no literal for, are
+ * the strings "nan", "inf" and "-inf" (as tshape show --json writes them). */
 static void format_real(double v, int is_float, char *buf, size_t cap)
 {
     if (!isfinite(v)) {
-        snprintf(buf, cap, "null");
+        snprintf(buf, cap, "%s", v != v ? "\"nan\"" : v > 0 ? "\"inf\"" : "\"-inf\"");
         return;
     }
     for (int prec = 1; prec <= 17; prec++) {

@@ -81,17 +81,18 @@ static int is_json_ws(unsigned char c)
 }
 
 /*
- * Cheap and strict: a plausible header length (2 .. 100,000,000: the
- * smallest header is "{}") followed by '{' (after optional whitespace) and
- * then '"' or '}'. The header need not be complete, so a truncated file is
- * still recognised and reported as truncated.
+ * Cheap and strict: a plausible header length (2 .. 2^40: the smallest
+ * header is "{}"; lengths past the 100,000,000-byte limit are recognised
+ * so that the reader names the limit) followed by '{' (after optional
+ * whitespace) and then '"' or '}'. The header need not be complete, so a
+ * truncated file is still recognised and reported as truncated.
  */
 static int probe_safetensors(const unsigned char *data, size_t len)
 {
     if (len < 9)
         return 0;
     uint64_t n = ts__le64(data);
-    if (n < 2 || n > ST_MAX_HEADER)
+    if (n < 2 || n > ((uint64_t)1 << 40))
         return 0;
     size_t end = (uint64_t)(len - 8) < n ? len : (size_t)(8 + n);
     size_t i = 8;

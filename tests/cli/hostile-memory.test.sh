@@ -8,6 +8,9 @@
 #     the value (< 16 MiB resident, < 2 s); `--json` streams it whole
 #     (resident below the 100 MiB the value maps plus 32 MiB, 629145761
 #     bytes of output with the empty-file record).
+#   - standard input: a 300 MB line for `size` (< 16 MiB, < 5 s, one error
+#     and an empty output line), 1.1 GiB through a pipe for `info -` (refused
+#     at its 1 GiB limit: < 1088 MiB resident).
 # Exit 0 pass, 77 skip (no python3), 1 fail.
 set -u
 py=/usr/bin/python3
@@ -22,11 +25,18 @@ tshape = sys.argv[1]
 scale = int(sys.argv[2])
 failures = 0
 
-def run(args, max_rss_mib, max_s, expect_bytes=None):
+def run(args, max_rss_mib, max_s, expect_bytes=None, stdin_pipe=None, want_rc=0):
+    """stdin_pipe: a file fed through a pipe (cat), so tshape cannot map it."""
     global failures
     before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
     t = time.monotonic()
-    p = subprocess.Popen([tshape] + args, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    cat = None
+    if stdin_pipe:
+        cat = subprocess.Popen(["cat", stdin_pipe], stdout=subprocess.PIPE)
+    p = subprocess.Popen([tshape] + args, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                         stdin=cat.stdout if cat else subprocess.DEVNULL)
+    if cat:
+        cat.stdout.close()
     n = 0
     while True:
         chunk = p.stdout.read(1 << 20)
@@ -35,11 +45,14 @@ def run(args, max_rss_mib, max_s, expect_bytes=None):
         n += len(chunk)
     err = p.stderr.read()
     rc = p.wait()
+    if cat:
+        cat.kill()
+        cat.wait()
     dt = time.monotonic() - t
     rss = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
     # ru_maxrss of the children is the largest so far: only a new peak counts.
     problems = []
-    if rc != 0:
+    if rc != want_rc:
         problems.append(f"exit {rc}: {err.decode(errors='replace').strip()}")
     if rss > max_rss_mib * scale and rss > before / 1024:
         problems.append(f"{rss:.0f} MiB resident > {max_rss_mib * scale}")
@@ -67,5 +80,16 @@ with tempfile.TemporaryDirectory() as d:
     frame += len('{"file":"%s","format":"gguf","version":"3","arrays":0,"metadata_keys":1}\n'
                  % big)
     run(["--json", "info", "--metadata", big], 100 + 32, 30, 6 * n + frame)
+
+    # Standard input: one 300 MB line (the line limit is 1 MiB; the rest is
+    # read and dropped in linear time), and 1.1 GiB for `info -` (its limit
+    # is 1 GiB: refused at the limit, not grown without bound).
+    zeros = os.path.join(d, "zeros")
+    with open(zeros, "wb") as f:
+        f.truncate(300 * 1000 * 1000)
+    run(["size", "-"], 16, 5, 1, stdin_pipe=zeros, want_rc=2)
+    with open(zeros, "wb") as f:
+        f.truncate((1 << 30) + (100 << 20))
+    run(["info", "-"], 1024 + 64, 30, 0, stdin_pipe=zeros, want_rc=2)
 sys.exit(1 if failures else 0)
 PY

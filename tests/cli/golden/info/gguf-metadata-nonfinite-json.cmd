@@ -1,0 +1,1 @@
+tshape --json info --metadata tests/fixtures/gguf/good_nonfinite.gguf

@@ -1,0 +1,1 @@
+tshape info --summary - < examples/checkpoint.npz

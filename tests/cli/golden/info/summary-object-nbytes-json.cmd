@@ -1,0 +1,1 @@
+tshape --json info --summary tests/fixtures/npy/object.npy

@@ -1,0 +1,1 @@
+tshape linear --out-features 4294967296 '(4294967296,3)'

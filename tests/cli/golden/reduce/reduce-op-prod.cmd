@@ -1,0 +1,1 @@
+tshape reduce --op prod 'a b -> a' '(2,3)'

@@ -1,0 +1,1 @@
+tshape reduce --op foo 'a b -> a' '(2,3)'
