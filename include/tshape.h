@@ -2023,6 +2023,99 @@ typedef struct ts_stats_options {
 TS_API ts_status ts_array_stats(const ts_file *f, const ts_array *a,
                                 const ts_stats_options *opts, ts_stats *out, ts_error *err);
 
+/*
+ * Comparison of the values of two arrays of the same shape, element by
+ * element, by the rule of numpy.isclose (numpy/_core/numeric.py), with b as
+ * the reference:
+ *     close(x, y) = |x - y| <= atol + rtol * |y|  and  y finite
+ *                   or  x == y                 (so +Inf == +Inf, 0 == -0)
+ *                   or  equal_nan and x, y both NaN
+ * Values are compared as NumPy compares a.astype(float64) and
+ * b.astype(float64) (complex: complex128, |z| = hypot, NaN when a part is
+ * NaN, finite when both parts are), with one deliberate difference: when
+ * both arrays are of integer or bool kinds (int8..int64, uint8..uint64,
+ * bool, in any mix) x == y and |x - y| are exact (NumPy rounds int64 values
+ * beyond 2^53 to float64 first); the bound atol + rtol * |y| is computed in
+ * float64 (|y| rounded to float64, as NumPy) and compared exactly with the
+ * integer |x - y|. A real array compared with a complex one is complex
+ * with imaginary part 0; other mixes of dtypes (float16 with int32,
+ * float32 with float64, a GGUF block type with float32) compare in float64.
+ *
+ * Results (ts_compare):
+ *   kind       how values were compared: TS_VALUE_INT (exact integers, any
+ *              mix of integer and bool kinds), TS_VALUE_FLOAT (float64) or
+ *              TS_VALUE_COMPLEX (complex128)
+ *   count      elements compared (the size of the shape)
+ *   notclose   elements for which close() is false
+ *   first      flat index (C order, as NumPy's a.flat; see ts_unravel_index)
+ *              of the first element not close, -1 when all are close
+ *   max_abs    the largest |x - y| (float64; +Inf when one side is infinite
+ *              and the other not) over the elements where neither x nor y is
+ *              NaN; pairs with x == y count 0. 0 when there are none.
+ *   max_rel    the largest |x - y| / |y| over the same elements with y
+ *              finite and nonzero (numpy.testing.assert_allclose's "Max
+ *              relative difference" leaves out y == 0 too); 0 when none.
+ *   nan_a, nan_b  NaN elements of a and of b (complex: a NaN part)
+ */
+typedef struct ts_compare {
+    ts_value_kind kind;
+    int64_t count;
+    int64_t notclose;
+    int64_t first;
+    double max_abs, max_rel;
+    int64_t nan_a, nan_b;
+} ts_compare;
+
+/*
+ * Options of ts_array_compare: an option struct that grows, by the rule of
+ * ts_open_options, except that the first version's tolerances default to
+ * NumPy's, not 0: initialise with TS_COMPARE_OPTIONS_INIT (rtol 1e-5, atol
+ * 1e-8, NaN not equal, as numpy.isclose's defaults), then set what you
+ * need. struct_size 0 or too small is TS_ERR_INVALID_ARG, unknown nonzero
+ * bytes beyond this version's struct TS_ERR_UNSUPPORTED. NULL: defaults.
+ */
+typedef struct ts_compare_options {
+    size_t struct_size;          /* sizeof(ts_compare_options) */
+    double rtol;                 /* relative tolerance, >= 0 and finite */
+    double atol;                 /* absolute tolerance, >= 0 and finite */
+    int equal_nan;               /* 0 or 1: NaN is close to NaN */
+    int nthreads;                /* >= 0. 0: one per online CPU; 1: the calling
+                                    thread only. Only two arrays stored as one
+                                    contiguous C-order run each, of one native
+                                    dtype, at least 4 MiB, are split in
+                                    nthreads chunks */
+    /* Called now and then (about every 16 MiB) from the calling thread with
+     * the bytes of both arrays done so far and in all; may be NULL. */
+    void (*progress)(void *ctx, int64_t done, int64_t total);
+    void *progress_ctx;
+} ts_compare_options;
+
+/* Initialiser of a ts_compare_options with every option at its default. */
+#define TS_COMPARE_OPTIONS_INIT {sizeof(ts_compare_options), 1e-5, 1e-8, 0, 0, NULL, NULL}
+
+/*
+ * Compares array `a` of file `fa` with array `b` of file `fb` (fa and fb
+ * may be the same file) and fills *out (see ts_compare above); opts may be
+ * NULL (defaults). One pass over both arrays: each is read in flat C order
+ * in chunks of at most 32768 elements into buffers of fixed size (about 1
+ * MiB in all), wherever and however it is stored (as ts_array_read), so
+ * memory does not grow with the arrays. Two native float32 or float64
+ * arrays of one dtype stored contiguously in C order are compared in place
+ * in their maps, on nthreads threads. A deflated .npz member in Fortran
+ * order is read 1 Mi elements per step, each step inflating the member from
+ * its start (as ts_array_read): time grows with the square of its size.
+ * Results do not depend on timing or on nthreads.
+ * Errors: TS_ERR_SIZE (the shapes differ: "shapes (2,3) and (3,2) differ"),
+ * the errors of ts_array_read for either array (the message starts with
+ * "array 'NAME': ", the array that failed), TS_ERR_NOMEM, and for the
+ * options TS_ERR_INVALID_ARG (struct_size, rtol or atol negative or not
+ * finite, equal_nan not 0 or 1, nthreads < 0) and TS_ERR_UNSUPPORTED (see
+ * above); *out is unspecified on failure.
+ */
+TS_API ts_status ts_array_compare(const ts_file *fa, const ts_array *a, const ts_file *fb,
+                                  const ts_array *b, const ts_compare_options *opts,
+                                  ts_compare *out, ts_error *err);
+
 /* ------------------------------------------------------------------------ */
 /* Layer shapes: convolution, pooling, matmul, linear, concat, stack        */
 /* ------------------------------------------------------------------------ */

@@ -379,3 +379,155 @@ ts_status ts__data_walk_view(const ts__data *d, int64_t start, int64_t n, ts__si
     }
     return TS_OK;
 }
+
+/* ---- a deflated member read piece by piece ------------------------------------ */
+
+ts_status ts__zcursor_open(ts__zcursor *c, const ts__data *d, ts_error *err)
+{
+    memset(c, 0, sizeof *c);
+    c->d = d;
+    c->skip = d->skip + d->lay.offset * d->dec.elem_bytes;
+    c->in_left = d->src->comp_size;
+    c->crc = crc32(0L, Z_NULL, 0);
+    c->buf = malloc(INFLATE_BUF);
+    c->zs = calloc(1, sizeof(z_stream));
+    if (!c->buf || !c->zs || inflateInit2((z_stream *)c->zs, -MAX_WBITS) != Z_OK) {
+        free(c->buf);
+        free(c->zs);
+        c->buf = NULL;
+        c->zs = NULL;
+        return ts__values_fail(d->a, err, ts__error(err, TS_ERR_NOMEM,
+                                                    "cannot start zlib's inflate"));
+    }
+    return TS_OK;
+}
+
+void ts__zcursor_close(ts__zcursor *c)
+{
+    if (c->zs)
+        inflateEnd((z_stream *)c->zs);
+    free(c->zs);
+    free(c->buf);
+    c->zs = NULL;
+    c->buf = NULL;
+}
+
+/* Inflates the next piece after the bytes held (moved to the front). */
+static ts_status cursor_more(ts__zcursor *c, ts_error *err)
+{
+    const ts__data *d = c->d;
+    const ts__data_src *src = d->src;
+    z_stream *zs = c->zs;
+    if (c->have_off) {
+        memmove(c->buf, c->buf + c->have_off, c->have_len);
+        c->have_off = 0;
+    }
+    if (c->ended)
+        return ts__values_fail(d->a, err, ts__fail(err, TS_ERR_TRUNCATED, 0, src->comp_offset,
+                               "deflated member at byte %lld ends after %lld inflated bytes, "
+                               "before the %lld data bytes its header declares",
+                               (long long)src->comp_offset, (long long)c->inflated,
+                               (long long)(d->count * d->dec.elem_bytes)));
+    if (zs->avail_in == 0 && c->in_left > 0) {
+        uInt step = c->in_left > (1u << 30) ? (1u << 30) : (uInt)c->in_left;
+        zs->next_in = (Bytef *)(uintptr_t)(d->image + src->comp_offset +
+                                           (src->comp_size - c->in_left));
+        zs->avail_in = step;
+        c->in_left -= step;
+    }
+    zs->next_out = c->buf + c->have_len;
+    zs->avail_out = (uInt)(INFLATE_BUF - c->have_len);
+    int rc = inflate(zs, Z_NO_FLUSH);
+    size_t produced = (size_t)(INFLATE_BUF - c->have_len) - zs->avail_out;
+    if (rc != Z_OK && rc != Z_STREAM_END && !(rc == Z_BUF_ERROR && produced > 0)) {
+        if (rc == Z_BUF_ERROR && zs->avail_in == 0 && c->in_left == 0) {
+            c->ended = 1;   /* the input ends early: reported on the next call */
+            return TS_OK;
+        }
+        return ts__values_fail(d->a, err, ts__fail(err, rc == Z_MEM_ERROR ? TS_ERR_NOMEM
+                                                                           : TS_ERR_FORMAT,
+                               0, src->comp_offset,
+                               "deflated member at byte %lld fails to inflate after %lld "
+                               "bytes: %s", (long long)src->comp_offset,
+                               (long long)c->inflated, zs->msg ? zs->msg : "zlib error"));
+    }
+    if (rc == Z_STREAM_END)
+        c->ended = 1;
+    unsigned char *p = c->buf + c->have_len;
+    c->crc = crc32(c->crc, p, (uInt)produced);
+    c->inflated += (int64_t)produced;
+    if (c->skip > 0) {
+        /* nothing is held while skipping: the data has not started */
+        size_t k = (int64_t)produced < c->skip ? produced : (size_t)c->skip;
+        c->skip -= (int64_t)k;
+        c->have_off = k;
+        c->have_len = produced - k;
+    } else {
+        c->have_len += produced;
+    }
+    return TS_OK;
+}
+
+typedef struct cursor_job {
+    ts__zcursor *c;
+    int64_t n;
+    ts__sink_fn fn;
+    void *ctx;
+} cursor_job;
+
+static ts_status cursor_run(void *arg, ts_error *err)
+{
+    cursor_job *j = arg;
+    ts__zcursor *c = j->c;
+    const int64_t eb = c->d->dec.elem_bytes;
+    while (j->n > 0) {
+        int64_t whole = (int64_t)c->have_len / eb;
+        if (whole > j->n)
+            whole = j->n;
+        if (whole == 0) {
+            ts_status st = cursor_more(c, err);
+            if (st)
+                return st;
+            continue;
+        }
+        ts_status st = j->fn(j->ctx, c->buf + c->have_off, whole, err);
+        if (st)
+            return st;
+        c->have_off += (size_t)(whole * eb);
+        c->have_len -= (size_t)(whole * eb);
+        j->n -= whole;
+    }
+    return TS_OK;
+}
+
+ts_status ts__zcursor_next(ts__zcursor *c, int64_t n, ts__sink_fn fn, void *ctx, ts_error *err)
+{
+    cursor_job j = {c, n, fn, ctx};
+    return ts__data_guard(c->d, cursor_run, &j, err);
+}
+
+/* Inflates the rest of the member and checks its size and CRC-32. */
+static ts_status cursor_end(void *arg, ts_error *err)
+{
+    ts__zcursor *c = arg;
+    const ts__data_src *src = c->d->src;
+    while (!c->ended) {
+        c->have_off = c->have_len = 0;
+        ts_status st = cursor_more(c, err);
+        if (st)
+            return st;
+    }
+    if (c->inflated != src->size || c->crc != src->crc32)
+        return ts__values_fail(c->d->a, err, ts__fail(err, TS_ERR_FORMAT, 0, src->comp_offset,
+                               "deflated member at byte %lld is corrupt: %s",
+                               (long long)src->comp_offset,
+                               c->inflated != src->size
+                               ? "it does not inflate to the size the zip directory gives"
+                               : "its CRC-32 differs from the zip directory's"));
+    return TS_OK;
+}
+
+ts_status ts__zcursor_finish(ts__zcursor *c, ts_error *err)
+{
+    return ts__data_guard(c->d, cursor_end, c, err);
+}
