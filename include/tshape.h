@@ -2107,7 +2107,8 @@ typedef struct ts_compare_options {
  * Results do not depend on timing or on nthreads.
  * Errors: TS_ERR_SIZE (the shapes differ: "shapes (2,3) and (3,2) differ"),
  * the errors of ts_array_read for either array (the message starts with
- * "array 'NAME': ", the array that failed), TS_ERR_NOMEM, and for the
+ * "array 'NAME': ", the array that failed, and err->index is 0 for a, 1
+ * for b), TS_ERR_NOMEM, and for the
  * options TS_ERR_INVALID_ARG (struct_size, rtol or atol negative or not
  * finite, equal_nan not 0 or 1, nthreads < 0) and TS_ERR_UNSUPPORTED (see
  * above); *out is unspecified on failure.

@@ -286,16 +286,20 @@ static ts_status run_inplace(void *arg, ts_error *err)
     return TS_OK;
 }
 
-/* The SIGBUS guards of both images, nested. */
+/* The SIGBUS guards of both images, nested; the inner one is b's. */
 static ts_status inner_guard(void *arg, ts_error *err)
 {
     job *J = arg;
-    return ts__data_guard(J->db, run_inplace, J, err);
+    ts_status st = ts__data_guard(J->db, run_inplace, J, err);
+    if (st && err)
+        err->index = 1;
+    return st;
 }
 
 static void *thread_main(void *arg)
 {
     job *J = arg;
+    J->err.index = 0;
     J->st = ts__data_guard(J->da, inner_guard, J, &J->err);
     return NULL;
 }
@@ -467,6 +471,14 @@ static void side_close(side *S)
     free(S->tmp);
 }
 
+/* Records which array failed (0: a, 1: b) in err->index. */
+static ts_status failed(ts_error *err, ts_status st, int64_t which)
+{
+    if (err)
+        err->index = which;
+    return st;
+}
+
 static ts_status compare_pieces(const plan *L, side *A, side *B, const ts_compare_options *o,
                                 int64_t total_bytes, part *P, ts_error *err)
 {
@@ -475,10 +487,10 @@ static ts_status compare_pieces(const plan *L, side *A, side *B, const ts_compar
     for (int64_t at = 0; at < count;) {
         int64_t k = count - at > PIECE ? PIECE : count - at;
         ts_status st = side_get(A, k, err);
-        if (!st)
-            st = side_get(B, k, err);
         if (st)
-            return st;
+            return failed(err, st, 0);
+        if ((st = side_get(B, k, err)))
+            return failed(err, st, 1);
         compare_decoded(L, A->buf + (size_t)A->pos * A->out_size,
                         B->buf + (size_t)B->pos * B->out_size, (size_t)k, at, P);
         A->pos += k;
@@ -493,13 +505,11 @@ static ts_status compare_pieces(const plan *L, side *A, side *B, const ts_compar
         }
     }
     /* a member read to its end: check its size and CRC-32 */
-    if (A->use_cursor) {
-        ts_status st = ts__zcursor_finish(&A->cur, err);
-        if (st)
-            return st;
-    }
-    if (B->use_cursor)
-        return ts__zcursor_finish(&B->cur, err);
+    ts_status st;
+    if (A->use_cursor && (st = ts__zcursor_finish(&A->cur, err)))
+        return failed(err, st, 0);
+    if (B->use_cursor && (st = ts__zcursor_finish(&B->cur, err)))
+        return failed(err, st, 1);
     return TS_OK;
 }
 
@@ -571,8 +581,10 @@ ts_status ts_array_compare(const ts_file *fa, const ts_array *a, const ts_file *
         return ts__error(err, TS_ERR_SIZE, "shapes %s and %s differ", sa, sb);
     }
     ts__data da, db;
-    if ((st = ts__data_open(&da, fa, a, err)) || (st = ts__data_open(&db, fb, b, err)))
-        return st;
+    if ((st = ts__data_open(&da, fa, a, err)))
+        return failed(err, st, 0);
+    if ((st = ts__data_open(&db, fb, b, err)))
+        return failed(err, st, 1);
     plan L;
     memset(&L, 0, sizeof L);
     L.rule.rtol = o.rtol;
@@ -598,10 +610,10 @@ ts_status ts_array_compare(const ts_file *fa, const ts_array *a, const ts_file *
     } else {
         side A, B;
         if ((st = side_open(&A, fa, a, &da, L.as_a, err)))
-            return st;
+            return failed(err, st, 0);
         if ((st = side_open(&B, fb, b, &db, L.as_b, err))) {
             side_close(&A);
-            return st;
+            return failed(err, st, 1);
         }
         st = compare_pieces(&L, &A, &B, &o, total_bytes, &P, err);
         side_close(&A);
