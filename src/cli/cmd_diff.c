@@ -329,13 +329,15 @@ static int first_of_name(const side *s, size_t i)
 /* The values' comparison of one pair, when --values compared them. */
 typedef struct pair_values {
     int compared;
+    int unreadable;         /* the data of one side could not be read */
     ts_compare c;
 } pair_values;
 
 /* The difference between tensor ia of A and ib of B, of one name. With
  * --values, pairs of one shape have their data compared into *pv; a side
  * whose data cannot be read is an error line naming it (its file and the
- * array), and the pair is DIFF_UNREADABLE. */
+ * array) and sets pv->unreadable; the pair keeps its dtype difference, or
+ * is DIFF_UNREADABLE (neither equal nor reported) when it has none. */
 static diff_kind compare_pair(cli_ctx *ctx, const diff_opts *o, const side *sa, size_t ia,
                               const side *sb, size_t ib, pair_values *pv)
 {
@@ -344,7 +346,7 @@ static diff_kind compare_pair(cli_ctx *ctx, const diff_opts *o, const side *sa, 
     int dt = strcmp(a->dtype_name, b->dtype_name) != 0;
     int sh = !ts_shape_equal(&a->shape, &b->shape);
     diff_kind k = dt && sh ? DIFF_DTYPE_SHAPE : dt ? DIFF_DTYPE : sh ? DIFF_SHAPE : DIFF_EQUAL;
-    pv->compared = 0;
+    pv->compared = pv->unreadable = 0;
     if (!o->values || sh)
         return k;
     cli_progress progress;
@@ -362,7 +364,8 @@ static diff_kind compare_pair(cli_ctx *ctx, const diff_opts *o, const side *sa, 
     if (st != TS_OK) {
         const side *bad = err.index == 1 ? sb : sa;
         cli_error(ctx, ts_model_file_path(bad->m, err.index == 1 ? fb : fa), "%s", err.message);
-        return DIFF_UNREADABLE;
+        pv->unreadable = 1;
+        return k == DIFF_EQUAL ? DIFF_UNREADABLE : k;
     }
     pv->compared = 1;
     return k == DIFF_EQUAL && pv->c.notclose > 0 ? DIFF_VALUES : k;
@@ -506,7 +509,7 @@ int cmd_diff(cli_ctx *ctx, const cli_args *args)
     int status = load_side(ctx, &o, &a, 1);
     if (status == CLI_OK)
         status = load_side(ctx, &o, &b, 0);
-    int64_t count[8] = {0};
+    int64_t count[8] = {0}, unreadable = 0;
     if (status == CLI_OK) {
         cli_table t = {NULL, 0, 0, 5, 0};
         /* A's tensors in A's order, then those only in B in B's order */
@@ -517,6 +520,7 @@ int cmd_diff(cli_ctx *ctx, const cli_args *args)
             pair_values pv = {0};
             diff_kind k = j == (size_t)-1 ? DIFF_ONLY_A : compare_pair(ctx, &o, &a, i, &b, j, &pv);
             count[k]++;
+            unreadable += pv.unreadable;
             if (k != DIFF_EQUAL && k != DIFF_UNREADABLE && !o.quiet)
                 report(ctx, &t, k, a.key[i], &a, i, &b, j, &pv);
         }
@@ -542,12 +546,12 @@ int cmd_diff(cli_ctx *ctx, const cli_args *args)
             /* the values' counts only with --values (JSON: always) */
             print_int(ctx, o.values ? PRINT_ANY : PRINT_JSON, "values", ", %s values",
                       count[DIFF_VALUES]);
-            print_int(ctx, o.values && count[DIFF_UNREADABLE] ? PRINT_ANY : PRINT_JSON,
-                      "unreadable", ", %s unreadable", count[DIFF_UNREADABLE]);
+            print_int(ctx, o.values && unreadable ? PRINT_ANY : PRINT_JSON, "unreadable",
+                      ", %s unreadable", unreadable);
             print_text(ctx, ")\n");
             print_close_object(ctx);
         }
-        status = count[DIFF_UNREADABLE] ? CLI_ERROR : different ? CLI_FALSE : CLI_OK;
+        status = unreadable ? CLI_ERROR : different ? CLI_FALSE : CLI_OK;
         /* an incomplete model is an error whatever the comparison says */
         if (ts_model_error_count(a.m) || ts_model_error_count(b.m))
             status = CLI_ERROR;
