@@ -119,8 +119,21 @@ ts_status ts__array_compute_sizes(ts_array *a, ts_error *err);
  * storage_nbytes, when > 0, bounds the storage of a view (a PyTorch storage
  * member's size): a view reaching past it is an error. 0: up to the end of
  * the file.
+ * TS__SRC_PROTO: the values are the entries of a repeated protobuf field
+ * (ONNX TensorProto float_data, int32_data, int64_data, double_data,
+ * uint64_data), field number pb_field of the message [comp_offset,
+ * comp_offset + comp_size), packed or not, possibly in several pieces
+ * (protobuf concatenates repeated fields). Entries are fixed32/fixed64
+ * (pb_fixed 4/8) or varints (pb_fixed 0); each one becomes pb_out bytes of
+ * little-endian data (varints truncated to their low pb_out bytes, as a C
+ * cast or NumPy's astype; pb_bool: 1 byte, 0 or 1, nonzero is true), and
+ * the array's bytes are the first `size` of them (skip 0).
  */
-typedef enum ts__src_kind { TS__SRC_STORED = 0, TS__SRC_DEFLATE = 1 } ts__src_kind;
+typedef enum ts__src_kind {
+    TS__SRC_STORED = 0,
+    TS__SRC_DEFLATE = 1,
+    TS__SRC_PROTO = 2
+} ts__src_kind;
 typedef struct ts__data_src {
     ts__src_kind kind;
     int64_t comp_offset, comp_size;  /* TS__SRC_DEFLATE: the stream in the file */
@@ -135,6 +148,10 @@ typedef struct ts__data_src {
      * first element is at data_offset (or `skip`), storage_offset ignored. */
     int has_storage;
     int64_t storage_start;
+    /* TS__SRC_PROTO */
+    uint32_t pb_field;
+    int pb_fixed, pb_out, pb_bool;
+    const char *pb_what;             /* the field's name, for messages */
 } ts__data_src;
 
 /* Records src for array a of f (a must be one of f's arrays; call after the

@@ -106,9 +106,10 @@ ts_status ts__data_walk_view(const ts__data *d, int64_t start, int64_t n, ts__si
                              void *ctx, ts_error *err);
 
 /*
- * A deflated member read piece by piece in storage order (contiguous
- * arrays), keeping zlib's state between calls, so reading a member in n
- * pieces inflates it once. ts__zcursor_next hands the next n elements to fn
+ * A deflated member (or, TS__SRC_PROTO, an ONNX typed field decoded entry
+ * by entry) read piece by piece in storage order (contiguous arrays),
+ * keeping zlib's (the walker's) state between calls, so reading a member
+ * in n pieces inflates it once. ts__zcursor_next hands the next n elements to fn
  * (whole elements, in runs), under the guard; ts__zcursor_finish inflates
  * what is left and checks the member's size and CRC-32 (call it after the
  * last element); ts__zcursor_close frees everything (after open succeeded).
@@ -123,6 +124,8 @@ typedef struct ts__zcursor {
     int64_t inflated;
     unsigned long crc;
     int ended;
+    void *pb;                        /* TS__SRC_PROTO: the ts__pb_msg walked */
+    size_t pb_at, pb_end;            /* the packed piece being decoded */
 } ts__zcursor;
 
 ts_status ts__zcursor_open(ts__zcursor *c, const ts__data *d, ts_error *err);

@@ -9,6 +9,7 @@
  * jump out of it leaks nothing.
  */
 #include "values.h"
+#include "../formats/protobuf.h"
 
 #include <stdlib.h>
 #include <zlib.h>
@@ -78,7 +79,7 @@ ts_status ts__data_open(ts__data *d, const ts_file *f, const ts_array *a, ts_err
         return ts__values_fail(a, err, ts__error(err, TS_ERR_UNSUPPORTED,
                                                  "its data is not stored in the file as is%s%s",
                                                  a->note ? ": " : "", a->note ? a->note : ""));
-    if (d->src && d->src->kind != TS__SRC_DEFLATE)
+    if (d->src && d->src->kind != TS__SRC_DEFLATE && d->src->kind != TS__SRC_PROTO)
         return ts__values_fail(a, err, ts__error(err, TS_ERR_UNSUPPORTED,
                                                  "unknown data source %d", (int)d->src->kind));
     const int64_t eb = d->dec.elem_bytes;
@@ -156,7 +157,8 @@ ts_status ts__data_open(ts__data *d, const ts_file *f, const ts_array *a, ts_err
     const char *what;
     if (d->src) {
         avail = d->src->size - d->src->skip;
-        what = "its deflated member holds";
+        what = d->src->kind == TS__SRC_PROTO ? "its typed field holds"
+                                             : "its deflated member holds";
         if (!d->contiguous)
             return ts__values_fail(a, err, ts__error(err, TS_ERR_UNSUPPORTED,
                                    "a strided view of a deflated member cannot be read"));
@@ -312,6 +314,17 @@ ts_status ts__data_stream(const ts__data *d, int64_t first, int64_t n, ts__sink_
         return TS_OK;
     if (!d->src)
         return ts__data_guard(d, stored_run, &j, err);
+    if (d->src->kind == TS__SRC_PROTO) {
+        /* typed protobuf fields: decoded piece by piece from the start */
+        ts__zcursor c;
+        ts_status st = ts__zcursor_open(&c, d, err);
+        if (st)
+            return st;
+        c.skip += first * d->dec.elem_bytes;
+        st = ts__zcursor_next(&c, n, fn, ctx, err);
+        ts__zcursor_close(&c);
+        return st;
+    }
     z_stream zs;
     memset(&zs, 0, sizeof zs);
     j.buf = malloc(INFLATE_BUF);
@@ -389,6 +402,24 @@ ts_status ts__zcursor_open(ts__zcursor *c, const ts__data *d, ts_error *err)
     c->skip = d->skip + d->lay.offset * d->dec.elem_bytes;
     c->in_left = d->src->comp_size;
     c->crc = crc32(0L, Z_NULL, 0);
+    if (d->src->kind == TS__SRC_PROTO) {
+        c->buf = malloc(INFLATE_BUF);
+        c->pb = calloc(1, sizeof(ts__pb_msg));
+        if (!c->buf || !c->pb) {
+            free(c->buf);
+            free(c->pb);
+            c->buf = NULL;
+            c->pb = NULL;
+            return ts__values_fail(d->a, err, ts__error(err, TS_ERR_NOMEM, "out of memory"));
+        }
+        ts__pb_msg *m = c->pb;
+        ts__pb_init(m, d->image, d->image_len);
+        m->pos = (size_t)d->src->comp_offset;
+        m->end = (size_t)(d->src->comp_offset + d->src->comp_size);
+        m->declared_end = m->end;
+        m->depth = 1;
+        return TS_OK;
+    }
     c->buf = malloc(INFLATE_BUF);
     c->zs = calloc(1, sizeof(z_stream));
     if (!c->buf || !c->zs || inflateInit2((z_stream *)c->zs, -MAX_WBITS) != Z_OK) {
@@ -404,12 +435,90 @@ ts_status ts__zcursor_open(ts__zcursor *c, const ts__data *d, ts_error *err)
 
 void ts__zcursor_close(ts__zcursor *c)
 {
+    free(c->pb);
+    c->pb = NULL;
     if (c->zs)
         inflateEnd((z_stream *)c->zs);
     free(c->zs);
     free(c->buf);
     c->zs = NULL;
     c->buf = NULL;
+}
+
+/* Writes one entry of a typed protobuf field as src->pb_out bytes. */
+static void pb_put(const ts__data_src *src, uint64_t v, unsigned char *out)
+{
+    if (src->pb_bool)
+        v = v != 0;
+    for (int i = 0; i < src->pb_out; i++)
+        out[i] = (unsigned char)(v >> (8 * i));
+}
+
+/*
+ * Decodes entries of the typed field into buf[have_len, INFLATE_BUF) until
+ * it is nearly full or the message ends; returns the bytes produced. The
+ * message is walked with the protobuf walker (every length checked against
+ * the message); a packed piece is decoded from c->pb_at to c->pb_end.
+ */
+static ts_status proto_more(ts__zcursor *c, size_t *produced, ts_error *err)
+{
+    const ts__data *d = c->d;
+    const ts__data_src *src = d->src;
+    ts__pb_msg *m = c->pb;
+    const int out = src->pb_out, fixed = src->pb_fixed;
+    unsigned char *p = c->buf + c->have_len, *end = c->buf + INFLATE_BUF;
+    while (end - p >= 8) {
+        uint64_t v;
+        if (c->pb_at < c->pb_end) {
+            if (fixed) {
+                if (c->pb_end - c->pb_at < (size_t)fixed)
+                    return ts__fail(err, TS_ERR_FORMAT, 0, (int64_t)c->pb_at,
+                                    "packed %s at byte %zu: a partial %d-byte value",
+                                    src->pb_what, c->pb_at, fixed);
+                memcpy(p, d->image + c->pb_at, (size_t)fixed);  /* little-endian */
+                c->pb_at += (size_t)fixed;
+                p += fixed;
+                continue;
+            }
+            ts_status st = ts__pb_varint(d->image, &c->pb_at, c->pb_end, &v, src->pb_what, err);
+            if (st)
+                return st;
+            pb_put(src, v, p);
+            p += out;
+            continue;
+        }
+        ts__pb_field f;
+        int k = ts__pb_next(m, &f, err);
+        if (k < 0)
+            return m->status;
+        if (k == 0) {
+            c->ended = 1;
+            break;
+        }
+        if (f.number != src->pb_field)
+            continue;
+        int want = fixed == 4 ? TS__PB_FIXED32 : fixed == 8 ? TS__PB_FIXED64 : TS__PB_VARINT;
+        if (f.wire == TS__PB_LEN) {
+            c->pb_at = f.pos;
+            c->pb_end = f.pos + f.len;
+        } else if (f.wire == want) {
+            if (fixed == 4) {
+                uint32_t bits = (uint32_t)f.value;
+                for (int i = 0; i < 4; i++)
+                    p[i] = (unsigned char)(bits >> (8 * i));
+            } else if (fixed == 8) {
+                for (int i = 0; i < 8; i++)
+                    p[i] = (unsigned char)(f.value >> (8 * i));
+            } else {
+                pb_put(src, f.value, p);
+            }
+            p += fixed ? fixed : out;
+        } else {
+            return ts__pb_want(&f, want, src->pb_what, err);
+        }
+    }
+    *produced = (size_t)(p - (c->buf + c->have_len));
+    return TS_OK;
 }
 
 /* Inflates the next piece after the bytes held (moved to the front). */
@@ -422,12 +531,34 @@ static ts_status cursor_more(ts__zcursor *c, ts_error *err)
         memmove(c->buf, c->buf + c->have_off, c->have_len);
         c->have_off = 0;
     }
+    if (c->ended && src->kind == TS__SRC_PROTO)
+        return ts__values_fail(d->a, err, ts__fail(err, TS_ERR_TRUNCATED, 0, src->comp_offset,
+                               "%s of the tensor at byte %lld ends after %lld bytes of values, "
+                               "before the %lld bytes its shape needs", src->pb_what,
+                               (long long)src->comp_offset, (long long)c->inflated,
+                               (long long)(d->count * d->dec.elem_bytes)));
     if (c->ended)
         return ts__values_fail(d->a, err, ts__fail(err, TS_ERR_TRUNCATED, 0, src->comp_offset,
                                "deflated member at byte %lld ends after %lld inflated bytes, "
                                "before the %lld data bytes its header declares",
                                (long long)src->comp_offset, (long long)c->inflated,
                                (long long)(d->count * d->dec.elem_bytes)));
+    if (src->kind == TS__SRC_PROTO) {
+        size_t produced = 0;
+        ts_status st = proto_more(c, &produced, err);
+        if (st)
+            return ts__values_fail(d->a, err, st);
+        c->inflated += (int64_t)produced;
+        if (c->skip > 0) {
+            size_t k = (int64_t)produced < c->skip ? produced : (size_t)c->skip;
+            c->skip -= (int64_t)k;
+            c->have_off = k;
+            c->have_len = produced - k;
+        } else {
+            c->have_len += produced;
+        }
+        return TS_OK;
+    }
     if (zs->avail_in == 0 && c->in_left > 0) {
         uInt step = c->in_left > (1u << 30) ? (1u << 30) : (uInt)c->in_left;
         zs->next_in = (Bytef *)(uintptr_t)(d->image + src->comp_offset +
@@ -529,5 +660,7 @@ static ts_status cursor_end(void *arg, ts_error *err)
 
 ts_status ts__zcursor_finish(ts__zcursor *c, ts_error *err)
 {
+    if (c->d->src->kind == TS__SRC_PROTO)
+        return TS_OK;   /* the reader counted the entries */
     return ts__data_guard(c->d, cursor_end, c, err);
 }
