@@ -36,7 +36,7 @@ static void fuzz_check_values(const ts_file *f, const ts_array *a)
     FUZZ_CHECK(c.max_abs == 0 && c.max_rel == 0);
 }
 
-static void fuzz_check_array(const ts_file *f, const ts_array *a, size_t len)
+static void fuzz_check_array(const ts_array *a, size_t len)
 {
     ts_error err;
     FUZZ_CHECK(a->name && a->dtype_name && a->format_dtype);
@@ -108,7 +108,7 @@ static void fuzz_file(const uint8_t *data, size_t size, ts_format format,
     for (size_t i = 0; i < count; i++) {
         const ts_array *a = ts_file_array(f, i);
         FUZZ_CHECK(a != NULL);
-        fuzz_check_array(f, a, size);
+        fuzz_check_array(a, size);
         fuzz_check_values(f, a);
     }
     FUZZ_CHECK(ts_file_array(f, count) == NULL);
