@@ -1887,7 +1887,13 @@ TS_API const ts_model_issue *ts_model_issue_at(const ts_model *m, size_t i);
  * its header. The data is read from the file's map (ts_file_open) or image
  * (ts_file_open_memory): at data_offset for stored data, through zlib for a
  * deflated .npz member (streamed through a fixed 256 KiB buffer, never
- * inflated whole), and for a view (strides, storage_offset; PyTorch
+ * inflated whole), for an ONNX initializer whose values are in
+ * TensorProto's typed fields (float_data, int32_data, int64_data,
+ * double_data, uint64_data: packed or not, in any number of pieces; float16,
+ * bfloat16 and float8 as their bits in int32_data, as onnx.proto says) by
+ * decoding the entries through the same fixed buffer (never trusting the
+ * entry count: a field short of values is TS_ERR_TRUNCATED), and for a view
+ * (strides, storage_offset; PyTorch
  * tensors sharing a storage, channels_last, slices with steps) element by
  * element of the view from its storage's start, never the whole storage. Byte order is honoured
  * ('>' data is swapped), Fortran order and strides are walked.
