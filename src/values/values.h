@@ -126,6 +126,8 @@ typedef struct ts__zcursor {
     int ended;
     void *pb;                        /* TS__SRC_PROTO: the ts__pb_msg walked */
     size_t pb_at, pb_end;            /* the packed piece being decoded */
+    void *h5;                        /* TS__SRC_HDF5: ts__hdf5_begin's state */
+    int64_t h5_next;                 /* flat index of the next element to read */
 } ts__zcursor;
 
 ts_status ts__zcursor_open(ts__zcursor *c, const ts__data *d, ts_error *err);

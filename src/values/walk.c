@@ -79,7 +79,8 @@ ts_status ts__data_open(ts__data *d, const ts_file *f, const ts_array *a, ts_err
         return ts__values_fail(a, err, ts__error(err, TS_ERR_UNSUPPORTED,
                                                  "its data is not stored in the file as is%s%s",
                                                  a->note ? ": " : "", a->note ? a->note : ""));
-    if (d->src && d->src->kind != TS__SRC_DEFLATE && d->src->kind != TS__SRC_PROTO)
+    if (d->src && d->src->kind != TS__SRC_DEFLATE && d->src->kind != TS__SRC_PROTO &&
+        d->src->kind != TS__SRC_HDF5)
         return ts__values_fail(a, err, ts__error(err, TS_ERR_UNSUPPORTED,
                                                  "unknown data source %d", (int)d->src->kind));
     const int64_t eb = d->dec.elem_bytes;
@@ -157,8 +158,9 @@ ts_status ts__data_open(ts__data *d, const ts_file *f, const ts_array *a, ts_err
     const char *what;
     if (d->src) {
         avail = d->src->size - d->src->skip;
-        what = d->src->kind == TS__SRC_PROTO ? "its typed field holds"
-                                             : "its deflated member holds";
+        what = d->src->kind == TS__SRC_PROTO  ? "its typed field holds"
+               : d->src->kind == TS__SRC_HDF5 ? "its HDF5 dataset holds"
+                                              : "its deflated member holds";
         if (!d->contiguous)
             return ts__values_fail(a, err, ts__error(err, TS_ERR_UNSUPPORTED,
                                    "a strided view of a deflated member cannot be read"));
@@ -314,8 +316,9 @@ ts_status ts__data_stream(const ts__data *d, int64_t first, int64_t n, ts__sink_
         return TS_OK;
     if (!d->src)
         return ts__data_guard(d, stored_run, &j, err);
-    if (d->src->kind == TS__SRC_PROTO) {
-        /* typed protobuf fields: decoded piece by piece from the start */
+    if (d->src->kind == TS__SRC_PROTO || d->src->kind == TS__SRC_HDF5) {
+        /* typed protobuf fields: decoded piece by piece from the start;
+         * HDF5: read by hyperslab from `first` on */
         ts__zcursor c;
         ts_status st = ts__zcursor_open(&c, d, err);
         if (st)
@@ -402,6 +405,18 @@ ts_status ts__zcursor_open(ts__zcursor *c, const ts__data *d, ts_error *err)
     c->skip = d->skip + d->lay.offset * d->dec.elem_bytes;
     c->in_left = d->src->comp_size;
     c->crc = crc32(0L, Z_NULL, 0);
+    if (d->src->kind == TS__SRC_HDF5) {
+        c->buf = malloc(INFLATE_BUF);
+        if (!c->buf)
+            return ts__values_fail(d->a, err, ts__error(err, TS_ERR_NOMEM, "out of memory"));
+        ts_status st = ts__hdf5_begin(d->src, d->image, d->image_len, &c->h5, err);
+        if (st) {
+            free(c->buf);
+            c->buf = NULL;
+            return ts__values_fail(d->a, err, st);
+        }
+        return TS_OK;
+    }
     if (d->src->kind == TS__SRC_PROTO) {
         c->buf = malloc(INFLATE_BUF);
         c->pb = calloc(1, sizeof(ts__pb_msg));
@@ -437,6 +452,8 @@ void ts__zcursor_close(ts__zcursor *c)
 {
     free(c->pb);
     c->pb = NULL;
+    ts__hdf5_end(c->h5);
+    c->h5 = NULL;
     if (c->zs)
         inflateEnd((z_stream *)c->zs);
     free(c->zs);
@@ -531,6 +548,9 @@ static ts_status cursor_more(ts__zcursor *c, ts_error *err)
         memmove(c->buf, c->buf + c->have_off, c->have_len);
         c->have_off = 0;
     }
+    if (c->ended && src->kind == TS__SRC_HDF5)
+        return ts__values_fail(d->a, err, ts__error(err, TS_ERR_TRUNCATED,
+                               "the HDF5 dataset has fewer elements than its shape"));
     if (c->ended && src->kind == TS__SRC_PROTO)
         return ts__values_fail(d->a, err, ts__fail(err, TS_ERR_TRUNCATED, 0, src->comp_offset,
                                "%s of the tensor at byte %lld ends after %lld bytes of values, "
@@ -543,6 +563,24 @@ static ts_status cursor_more(ts__zcursor *c, ts_error *err)
                                "before the %lld data bytes its header declares",
                                (long long)src->comp_offset, (long long)c->inflated,
                                (long long)(d->count * d->dec.elem_bytes)));
+    if (src->kind == TS__SRC_HDF5) {
+        /* elements before the wanted ones are not read at all */
+        const int64_t eb = d->dec.elem_bytes;
+        c->h5_next += c->skip / eb;
+        c->skip = 0;
+        int64_t room = (int64_t)(INFLATE_BUF - c->have_len) / eb, left = d->count - c->h5_next;
+        int64_t k = room < left ? room : left;
+        if (k <= 0) {
+            c->ended = 1;
+            return TS_OK;
+        }
+        ts_status st = ts__hdf5_read(c->h5, c->h5_next, k, c->buf + c->have_len, err);
+        if (st)
+            return ts__values_fail(d->a, err, st);
+        c->h5_next += k;
+        c->have_len += (size_t)(k * eb);
+        return TS_OK;
+    }
     if (src->kind == TS__SRC_PROTO) {
         size_t produced = 0;
         ts_status st = proto_more(c, &produced, err);
@@ -660,7 +698,7 @@ static ts_status cursor_end(void *arg, ts_error *err)
 
 ts_status ts__zcursor_finish(ts__zcursor *c, ts_error *err)
 {
-    if (c->d->src->kind == TS__SRC_PROTO)
-        return TS_OK;   /* the reader counted the entries */
+    if (c->d->src->kind != TS__SRC_DEFLATE)
+        return TS_OK;   /* nothing to check at the end */
     return ts__data_guard(c->d, cursor_end, c, err);
 }
