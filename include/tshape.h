@@ -1892,7 +1892,11 @@ TS_API const ts_model_issue *ts_model_issue_at(const ts_model *m, size_t i);
  * double_data, uint64_data: packed or not, in any number of pieces; float16,
  * bfloat16 and float8 as their bits in int32_data, as onnx.proto says) by
  * decoding the entries through the same fixed buffer (never trusting the
- * entry count: a field short of values is TS_ERR_TRUNCATED), and for a view
+ * entry count: a field short of values is TS_ERR_TRUNCATED), for an HDF5
+ * dataset that is not one stored run (chunked, gzip/shuffle-compressed,
+ * compact, never written) through libhdf5 by hyperslabs of whole rows into
+ * the same buffer (libhdf5 is not thread-safe: read HDF5 arrays from one
+ * thread at a time), and for a view
  * (strides, storage_offset; PyTorch
  * tensors sharing a storage, channels_last, slices with steps) element by
  * element of the view from its storage's start, never the whole storage. Byte order is honoured

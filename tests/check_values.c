@@ -680,6 +680,58 @@ START_TEST(test_onnx_typed_fields)
 }
 END_TEST
 
+/* HDF5 datasets that are not one stored run (tests/fixtures/hdf5/chunked.h5,
+ * gen_hdf5_values.py), read through libhdf5 by hyperslab: partial chunks,
+ * gzip + shuffle, big-endian, compact, complex, never written (fill value);
+ * reads that start inside rows. Skipped without libhdf5. */
+START_TEST(test_hdf5_chunked)
+{
+    ts_file *f = NULL;
+    ts_error e;
+    ts_status st = ts_file_open("tests/fixtures/hdf5/chunked.h5", NULL, &f, &e);
+    if (st == TS_ERR_UNSUPPORTED) {
+        fprintf(stderr, "skipped: %s\n", e.message);
+        return;
+    }
+    ck_assert_msg(st == TS_OK, "%s", e.message);
+    const ts_array *a = named(f, "gzip");
+    ck_assert_int_eq(a->data_offset, -1);
+    double *v = malloc(407 * sizeof *v);
+    ck_assert_int_eq(ts_array_read(f, a, 0, 407, TS_DTYPE_FLOAT64, v, NULL), TS_OK);
+    for (int i = 0; i < 407; i++)
+        ck_same(v[i], i * 0.5 - 100);
+    /* start and end inside rows of 11: hyperslabs of part rows, whole rows */
+    for (int64_t start = 0; start < 60; start += 7) {
+        ck_assert_int_eq(ts_array_read(f, a, start, 30, TS_DTYPE_FLOAT64, v, &e), TS_OK);
+        for (int j = 0; j < 30; j++)
+            ck_same(v[j], (double)(start + j) * 0.5 - 100);
+    }
+    free(v);
+    ts_stats s = stats_of(f, a, 0);
+    ck_same(s.min, -100);
+    ck_same(s.max, 103);
+    ck_close(s.mean, 1.5);
+    int64_t iv[24];
+    ck_assert_int_eq(ts_array_read(f, named(f, "be"), 0, 24, TS_DTYPE_INT64, iv, NULL), TS_OK);
+    for (int i = 0; i < 24; i++)
+        ck_assert_int_eq(iv[i], i);
+    ck_assert_int_eq(ts_array_read(f, named(f, "be"), 5, 9, TS_DTYPE_INT64, iv, NULL), TS_OK);
+    ck_assert(iv[0] == 5 && iv[8] == 13);
+    ck_assert_int_eq(ts_array_read(f, named(f, "compact"), 0, 5, TS_DTYPE_INT64, iv, NULL),
+                     TS_OK);
+    ck_assert(iv[0] == -2 && iv[4] == 2);
+    double c[12];
+    ck_assert_int_eq(ts_array_read(f, named(f, "cplx"), 0, 6, TS_DTYPE_COMPLEX128, c, NULL),
+                     TS_OK);
+    for (int i = 0; i < 6; i++)
+        ck_assert(c[2 * i] == i && c[2 * i + 1] == 1);
+    s = stats_of(f, named(f, "unwritten"), 0);
+    ck_same(s.min, 7.5);
+    ck_same(s.max, 7.5);
+    ts_file_close(f);
+}
+END_TEST
+
 Suite *values_suite(void)
 {
     Suite *s = suite_create("values");
@@ -701,6 +753,7 @@ Suite *values_suite(void)
     tcase_add_test(tc, test_threads_and_progress);
     tcase_add_test(tc, test_file_shrinks);
     tcase_add_test(tc, test_onnx_typed_fields);
+    tcase_add_test(tc, test_hdf5_chunked);
     suite_add_tcase(s, tc);
     return s;
 }
