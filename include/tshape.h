@@ -1905,11 +1905,14 @@ TS_API const ts_model_issue *ts_model_issue_at(const ts_model *m, size_t i);
  * Decodable dtypes: bool, int8..int64, uint8..uint64, float16, bfloat16,
  * float32, float64, float8_e4m3fn, float8_e5m2, float8_e4m3fnuz,
  * float8_e5m2fnuz, float8_e8m0fnu, complex64, complex128, and the GGUF
- * block types q4_0, q4_1, q5_0, q5_1, q8_0, q4_k, q5_k, q6_k, q8_k,
- * dequantized to float32 exactly as ggml's dequantize_row_* (ggml-quants.c)
- * computes them, then widened to double. Conversions to double are exact.
- * Any other dtype (longdouble, float6/4, datetime, strings, structured,
- * the other GGUF types) is TS_ERR_DTYPE naming the array and the dtype.
+ * block types q4_0, q4_1, q5_0, q5_1, q8_0, q2_k, q3_k, q4_k, q5_k, q6_k,
+ * q8_k, tq1_0, tq2_0, iq4_nl, iq4_xs, dequantized to float32 exactly as
+ * ggml's dequantize_row_* (ggml-quants.c) computes them, and q8_1 (which
+ * ggml only quantizes) as d * qs, then widened to double. Conversions to
+ * double are exact. Any other dtype (longdouble, float6/4, datetime,
+ * strings, structured, the GGUF types whose decoding needs ggml's large grid
+ * tables: iq2_xxs, iq2_xs, iq2_s, iq3_xxs, iq3_s, iq1_s, iq1_m, and newer
+ * ones such as mxfp4) is TS_ERR_DTYPE naming the array and the dtype.
  *
  * Element order: "flat index" i is the position in C (row-major) order of
  * a->shape, as NumPy's a.flat, whatever the storage order. GGUF arrays

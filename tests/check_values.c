@@ -372,10 +372,13 @@ START_TEST(test_mxnet_sparse)
 END_TEST
 
 /* quant.ref: "name v0 v1 ..." per tensor, from gguf_dequant_ref.py. */
-START_TEST(test_gguf_dequant_reference)
+/* Every tensor of `ref` (gguf_dequant_ref.py: name, then every element)
+ * read from `gguf` bit for bit, a read starting inside a block, and the
+ * mean of ts_array_stats; returns the number of tensors. */
+static int check_dequant_ref(const char *gguf, const char *ref_path)
 {
-    ts_file *f = open_file(V "quant.gguf");
-    FILE *ref = fopen(V "quant.ref", "r");
+    ts_file *f = open_file(gguf);
+    FILE *ref = fopen(ref_path, "r");
     ck_assert_ptr_nonnull(ref);
     static char line[1 << 16];
     int tensors = 0;
@@ -412,12 +415,24 @@ START_TEST(test_gguf_dequant_reference)
         tensors++;
     }
     fclose(ref);
-    ck_assert_int_eq(tensors, 9);
-    /* a type tshape does not decode: named, not skipped */
+    ts_file_close(f);
+    return tensors;
+}
+
+START_TEST(test_gguf_dequant_reference)
+{
+    /* q4_0 q4_1 q5_0 q5_1 q8_0 q4_k q5_k q6_k q8_k q2_k, then q8_1 q2_k
+     * q3_k tq1_0 tq2_0 iq4_nl iq4_xs */
+    ck_assert_int_eq(check_dequant_ref(V "quant.gguf", V "quant.ref"), 10);
+    ck_assert_int_eq(check_dequant_ref(V "quant2.gguf", V "quant2.ref"), 7);
+    /* a type tshape does not decode (grid tables): named, not skipped */
     ts_stats s;
     ts_error e;
-    ck_assert_int_eq(ts_array_stats(f, named(f, "q2_k"), NULL, &s, &e), TS_ERR_DTYPE);
-    ck_assert_str_eq(e.message, "array 'q2_k': cannot decode values of dtype q2_k");
+    ts_file *f = open_file(V "quant2.gguf");
+    ck_assert_int_eq(ts_array_stats(f, named(f, "iq2_xxs"), NULL, &s, &e), TS_ERR_DTYPE);
+    ck_assert_str_eq(e.message, "array 'iq2_xxs': cannot decode values of dtype iq2_xxs");
+    ts_file_close(f);
+    f = open_file(V "quant.gguf");
     double v[4];
     ck_assert_int_eq(ts_array_read(f, named(f, "f16"), 0, 3, TS_DTYPE_FLOAT64, v, NULL), TS_OK);
     ck_assert(v[0] == 0.5 && v[1] == -1 && v[2] == ldexp(1, -24));
