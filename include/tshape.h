@@ -2114,9 +2114,13 @@ typedef struct ts_compare_options {
  * MiB in all), wherever and however it is stored (as ts_array_read), so
  * memory does not grow with the arrays. Two native float32 or float64
  * arrays of one dtype stored contiguously in C order are compared in place
- * in their maps, on nthreads threads. A deflated .npz member in Fortran
- * order is read 1 Mi elements per step, each step inflating the member from
- * its start (as ts_array_read): time grows with the square of its size.
+ * in their maps, on nthreads threads. A deflated .npz member stored in
+ * Fortran (or another non-C) order is streamed in its storage order, and
+ * then both arrays are read in that order (the other one as a permuted
+ * view, or as a deflated member of the same order); only when the other
+ * array cannot be read so (a deflated member of yet another order, GGUF
+ * blocks) is the member read 1 Mi elements per step, each step inflating it
+ * from its start (as ts_array_read), so time grows with its size squared.
  * Results do not depend on timing or on nthreads.
  * Errors: TS_ERR_SIZE (the shapes differ: "shapes (2,3) and (3,2) differ"),
  * the errors of ts_array_read for either array (the message starts with

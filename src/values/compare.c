@@ -42,6 +42,11 @@
 typedef struct part {
     int64_t notclose, first, nan_a, nan_b;
     double max_abs, max_rel;
+    /* When the elements come in another order than flat C order (see
+     * "order" below): every element not close also marks flags[position -
+     * flag_base], and the caller maps the marks to C indices. */
+    unsigned char *flags;
+    int64_t flag_base;
 } part;
 
 static void part_init(part *P)
@@ -71,6 +76,8 @@ static void not_close(part *P, int64_t at)
 {
     if (P->notclose++ == 0)
         P->first = at;
+    if (P->flags)
+        P->flags[at - P->flag_base] = 1;
 }
 
 /* ---- kernels ------------------------------------------------------------------ */
@@ -382,6 +389,9 @@ typedef struct side {
     int64_t next;                 /* flat index of the next element to read */
     ts__zcursor cur;
     int use_cursor;
+    int use_view;                 /* stored data walked in a permuted order */
+    int64_t walk_n;               /* elements the next view_run reads */
+    ts__data view;                /* its layout permuted to the walk order */
     unsigned char *fill;          /* sink's destination */
     double *tmp;
 } side;
@@ -398,6 +408,12 @@ static ts_status cursor_sink(void *ctx, const unsigned char *p, int64_t n, ts_er
         n -= (int64_t)k;
     }
     return TS_OK;
+}
+
+static ts_status view_run(void *arg, ts_error *err)
+{
+    side *S = arg;
+    return ts__data_walk_view(&S->view, S->next, S->walk_n, cursor_sink, S, err);
 }
 
 /* Makes at least k elements available at S->buf + S->pos (k <= cap, and
@@ -419,6 +435,10 @@ static ts_status side_get(side *S, int64_t k, ts_error *err)
     if (S->use_cursor) {
         S->fill = dst;
         st = ts__zcursor_next(&S->cur, m, cursor_sink, S, err);
+    } else if (S->use_view) {
+        S->fill = dst;
+        S->walk_n = m;
+        st = ts__data_guard(&S->view, view_run, S, err);
     } else {
         st = ts_array_read(S->f, S->a, S->next, m, S->as, dst, err);
     }
@@ -429,8 +449,88 @@ static ts_status side_get(side *S, int64_t k, ts_error *err)
     return TS_OK;
 }
 
+/*
+ * The order both arrays are read in. Normally flat C order. A deflated
+ * member stored in another order (Fortran) can only be streamed in its
+ * storage order, so then both arrays are read in that order instead: axes
+ * permuted outermost first by decreasing stride (`perm`), the deflated
+ * side through its zlib cursor, a stored side walked as a view with its
+ * axes permuted the same way (a deflated side must have the same storage
+ * order). Elements not close are mapped back to C indices.
+ */
+typedef struct order {
+    int active, nd;
+    int perm[TS_MAX_NDIM];
+    int64_t pshape[TS_MAX_NDIM];  /* shape[perm[k]] */
+    int64_t cstride[TS_MAX_NDIM]; /* C-order stride of axis perm[k] */
+} order;
+
+/* The C-order flat index of position pos of the permuted walk. */
+static int64_t order_to_c(const order *O, int64_t pos)
+{
+    int64_t flat = 0;
+    for (int k = O->nd - 1; k >= 0; k--) {
+        flat += pos % O->pshape[k] * O->cstride[k];
+        pos /= O->pshape[k];
+    }
+    return flat;
+}
+
+/* Can side d be read in order O: a deflated member whose storage order is
+ * O (its permuted strides are C-contiguous), or stored elements (not
+ * blocks) walked as a permuted view. *cursor says which. */
+static int fits_order(const order *O, const ts__data *d, int *cursor)
+{
+    if (d->implicit_zeros || d->a->storage != TS_STORAGE_DENSE || d->dec.block != 1)
+        return 0;
+    if (!d->src) {
+        *cursor = 0;
+        return 1;
+    }
+    int64_t expect = 1;
+    for (int k = O->nd - 1; k >= 0; k--) {
+        if (O->pshape[k] != 1 && d->lay.strides[O->perm[k]] != expect)
+            return 0;
+        expect *= O->pshape[k];
+    }
+    *cursor = 1;
+    return 1;
+}
+
+/* Fills O when one side is a deflated member not in C order and both fit. */
+static void choose_order(order *O, const ts__data *da, const ts__data *db, int *cur_a,
+                         int *cur_b)
+{
+    memset(O, 0, sizeof *O);
+    const ts__data *d = da->src && !da->c_order ? da : db->src && !db->c_order ? db : NULL;
+    if (!d || !d->contiguous)
+        return;
+    int nd = d->lay.ndim;
+    O->nd = nd;
+    for (int k = 0; k < nd; k++)
+        O->perm[k] = k;
+    /* outermost first: decreasing stride (stable: insertion sort) */
+    for (int i = 1; i < nd; i++)
+        for (int j = i; j > 0 && d->lay.strides[O->perm[j - 1]] < d->lay.strides[O->perm[j]];
+             j--) {
+            int t = O->perm[j];
+            O->perm[j] = O->perm[j - 1];
+            O->perm[j - 1] = t;
+        }
+    int64_t cs[TS_MAX_NDIM], c = 1;
+    for (int k = nd - 1; k >= 0; k--) {
+        cs[k] = c;
+        c *= d->lay.shape[k];
+    }
+    for (int k = 0; k < nd; k++) {
+        O->pshape[k] = d->lay.shape[O->perm[k]];
+        O->cstride[k] = cs[O->perm[k]];
+    }
+    O->active = fits_order(O, da, cur_a) && fits_order(O, db, cur_b);
+}
+
 static ts_status side_open(side *S, const ts_file *f, const ts_array *a, const ts__data *d,
-                           ts_dtype as, ts_error *err)
+                           ts_dtype as, const order *O, int cursor, ts_error *err)
 {
     memset(S, 0, sizeof *S);
     S->f = f;
@@ -438,8 +538,18 @@ static ts_status side_open(side *S, const ts_file *f, const ts_array *a, const t
     S->d = d;
     S->as = as;
     S->out_size = as == TS_DTYPE_COMPLEX128 ? 16 : 8;
-    S->use_cursor = d->src && d->c_order;
-    S->cap = d->src && !d->c_order ? PIECE_F : 2 * PIECE;
+    if (O->active) {
+        S->use_cursor = cursor;
+        S->use_view = !cursor;
+        S->view = *d;
+        for (int k = 0; k < O->nd; k++) {
+            S->view.lay.shape[k] = O->pshape[k];
+            S->view.lay.strides[k] = d->lay.strides[O->perm[k]];
+        }
+    } else {
+        S->use_cursor = d->src && d->c_order;
+    }
+    S->cap = d->src && !d->c_order && !O->active ? PIECE_F : 2 * PIECE;
     S->buf = malloc((size_t)S->cap * S->out_size);
     S->tmp = malloc(TS__VBLOCK * sizeof *S->tmp);
     if (!S->buf || !S->tmp) {
@@ -479,11 +589,13 @@ static ts_status failed(ts_error *err, ts_status st, int64_t which)
     return st;
 }
 
-static ts_status compare_pieces(const plan *L, side *A, side *B, const ts_compare_options *o,
-                                int64_t total_bytes, part *P, ts_error *err)
+static ts_status compare_pieces(const plan *L, side *A, side *B, const order *O,
+                                const ts_compare_options *o, int64_t total_bytes,
+                                unsigned char *flags, part *P, ts_error *err)
 {
-    int64_t count = A->a->size;
+    int64_t count = A->a->size, first_c = -1;
     long long reported = 0;
+    P->flags = O->active ? flags : NULL;
     for (int64_t at = 0; at < count;) {
         int64_t k = count - at > PIECE ? PIECE : count - at;
         ts_status st = side_get(A, k, err);
@@ -491,8 +603,19 @@ static ts_status compare_pieces(const plan *L, side *A, side *B, const ts_compar
             return failed(err, st, 0);
         if ((st = side_get(B, k, err)))
             return failed(err, st, 1);
+        int64_t before = P->notclose;
+        P->flag_base = at;
         compare_decoded(L, A->buf + (size_t)A->pos * A->out_size,
                         B->buf + (size_t)B->pos * B->out_size, (size_t)k, at, P);
+        if (O->active && P->notclose > before) {
+            /* the smallest C index among this piece's elements not close */
+            for (int64_t i = 0; i < k; i++)
+                if (flags[i]) {
+                    int64_t c = order_to_c(O, at + i);
+                    first_c = first_c < 0 || c < first_c ? c : first_c;
+                    flags[i] = 0;
+                }
+        }
         A->pos += k;
         B->pos += k;
         at += k;
@@ -504,6 +627,9 @@ static ts_status compare_pieces(const plan *L, side *A, side *B, const ts_compar
             }
         }
     }
+    if (O->active)
+        P->first = first_c;
+    P->flags = NULL;
     /* a member read to its end: check its size and CRC-32 */
     ts_status st;
     if (A->use_cursor && (st = ts__zcursor_finish(&A->cur, err)))
@@ -609,15 +735,25 @@ ts_status ts_array_compare(const ts_file *fa, const ts_array *a, const ts_file *
         st = compare_inplace(&L, &da, &db, &o, total_bytes, &P, err);
     } else {
         side A, B;
-        if ((st = side_open(&A, fa, a, &da, L.as_a, err)))
+        order O;
+        int cur_a = 0, cur_b = 0;
+        choose_order(&O, &da, &db, &cur_a, &cur_b);
+        unsigned char *flags = O.active ? calloc(PIECE, 1) : NULL;
+        if (O.active && !flags)
+            return ts__values_fail(a, err, ts__error(err, TS_ERR_NOMEM, "out of memory"));
+        if ((st = side_open(&A, fa, a, &da, L.as_a, &O, cur_a, err))) {
+            free(flags);
             return failed(err, st, 0);
-        if ((st = side_open(&B, fb, b, &db, L.as_b, err))) {
+        }
+        if ((st = side_open(&B, fb, b, &db, L.as_b, &O, cur_b, err))) {
             side_close(&A);
+            free(flags);
             return failed(err, st, 1);
         }
-        st = compare_pieces(&L, &A, &B, &o, total_bytes, &P, err);
+        st = compare_pieces(&L, &A, &B, &O, &o, total_bytes, flags, &P, err);
         side_close(&A);
         side_close(&B);
+        free(flags);
     }
     if (st)
         return st;
