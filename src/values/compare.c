@@ -733,6 +733,8 @@ ts_status ts_array_compare(const ts_file *fa, const ts_array *a, const ts_file *
         st = TS_OK;
     } else if (inplace) {
         st = compare_inplace(&L, &da, &db, &o, total_bytes, &P, err);
+        if (st && err && err->index != 1)
+            err->index = 0;   /* the error is about a (or memory) */
     } else {
         side A, B;
         order O;
