@@ -23,8 +23,9 @@
 const cli_option diff_options[] = {
     CLI_ABOUT("A and B: files, model folders or index files (see info). Names are\n"
               "matched after --strip-prefix and --rename. Exit status 0 when A and B\n"
-              "have the same tensors with the same dtypes and shapes, 1 when they\n"
-              "differ, 2 on error (a model with a missing shard is an error).\n"
+              "have the same tensors with the same dtypes and shapes (with --values:\n"
+              "and values all close), 1 when they differ, 2 on error (a model with a\n"
+              "missing shard, values that cannot be read).\n"
               "With --json, one object per difference, then one with the counts."),
     CLI_VALUE("strip-prefix", 'p', "A[:B]",
               "remove prefix A from A's names and B from B's (A alone: from both;\n"
