@@ -744,6 +744,39 @@ START_TEST(test_hdf5_chunked)
     ck_same(s.min, 7.5);
     ck_same(s.max, 7.5);
     ts_file_close(f);
+
+    /* libhdf5 reads the file by its path again: a file replaced since it was
+     * opened (another dataset of that name, of another shape) is an error,
+     * never a read past the caller's buffer */
+    char tmp[] = "/tmp/tshape-h5-XXXXXX";
+    int fd = mkstemp(tmp);
+    ck_assert_int_ge(fd, 0);
+    size_t len;
+    unsigned char *data = tu_read_file("tests/fixtures/hdf5/chunked.h5", &len);
+    ck_assert_ptr_nonnull(data);
+    ck_assert_int_eq(write(fd, data, len), (ssize_t)len);
+    close(fd);
+    free(data);
+    ck_assert_int_eq(ts_file_open(tmp, NULL, &f, &e), TS_OK);
+    char other[64];
+    snprintf(other, sizeof other, "%s.new", tmp);
+    data = tu_read_file("tests/fixtures/hdf5/changed.h5", &len);
+    ck_assert_ptr_nonnull(data);
+    FILE *out = fopen(other, "wb");
+    ck_assert_ptr_nonnull(out);
+    ck_assert_uint_eq(fwrite(data, 1, len, out), len);
+    fclose(out);
+    free(data);
+    ck_assert_int_eq(rename(other, tmp), 0);
+    double w[4];
+    ck_assert_int_eq(ts_array_read(f, named(f, "gzip"), 0, 4, TS_DTYPE_FLOAT64, w, &e),
+                     TS_ERR_FORMAT);
+    ck_assert_str_eq(e.message, "array 'gzip': the dataset has changed since the file was "
+                                "opened (9 elements of 4 bytes, not 407 of 4)");
+    ck_assert_int_eq(ts_array_read(f, named(f, "be"), 0, 4, TS_DTYPE_INT64, iv, &e),
+                     TS_ERR_FORMAT);
+    ts_file_close(f);
+    unlink(tmp);
 }
 END_TEST
 

@@ -880,7 +880,7 @@ void ts__hdf5_end(void *state)
 }
 
 ts_status ts__hdf5_begin(const ts__data_src *src, const unsigned char *image, size_t len,
-                         void **state, ts_error *err)
+                         size_t itemsize, int64_t count, void **state, ts_error *err)
 {
     *state = NULL;
     if (load_api() < 0)
@@ -918,6 +918,22 @@ ts_status ts__hdf5_begin(const ts__data_src *src, const unsigned char *image, si
         ts__hdf5_end(h);
         return ts__error(err, TS_ERR_FORMAT, "libhdf5 cannot read the dataset's dataspace");
     }
+    /* The file is opened again by its path: it must still hold what was
+     * read when it was opened, or reads would not fit the caller's buffers. */
+    hsize_t total = 1;
+    int fits = 1;
+    for (int k = 0; k < h->ndim; k++) {
+        if (h->dims[k] != 0 && total > (hsize_t)INT64_MAX / h->dims[k])
+            fits = 0;
+        total *= h->dims[k];
+    }
+    if (!fits || total != (hsize_t)count || h->itemsize != itemsize) {
+        ts__hdf5_end(h);
+        return ts__error(err, TS_ERR_FORMAT, "the dataset has changed since the file was "
+                                             "opened (%llu elements of %zu bytes, not %lld of "
+                                             "%zu)", fits ? (unsigned long long)total : 0ULL,
+                         h->itemsize, (long long)count, itemsize);
+    }
     *state = h;
     return TS_OK;
 }
@@ -933,6 +949,14 @@ ts_status ts__hdf5_read(void *state, int64_t first, int64_t n, void *out, ts_err
 {
     h5_read *h = state;
     unsigned char *o = out;
+    hsize_t size = 1;
+    for (int k = 0; k < h->ndim; k++)
+        size *= h->dims[k];  /* fits: checked by ts__hdf5_begin */
+    if (first < 0 || n < 0 || (hsize_t)first > size || (hsize_t)n > size - (hsize_t)first)
+        return ts__error(err, TS_ERR_INDEX, "elements %lld..%lld are outside the dataset",
+                         (long long)first, (long long)(first + n));
+    if (n == 0)
+        return TS_OK;
     if (h->ndim == 0) {
         if (first != 0 || n != 1 || api.H5Dread(h->dset, h->type, 0, 0, 0, o) < 0)
             return ts__error(err, TS_ERR_FORMAT, "libhdf5 cannot read the scalar dataset");

@@ -176,13 +176,16 @@ const ts__data_src *ts__file_data_src(const ts_file *f, const ts_array *a);
  * the core driver) and the dataset; ts__hdf5_read reads the elements
  * [first, first + n) in flat C order into out (n * itemsize bytes, the
  * file's own byte layout: no conversion), as hyperslabs of whole rows where
- * possible; ts__hdf5_end closes everything (accepts NULL). libhdf5 (serial)
+ * possible; ts__hdf5_end closes everything (accepts NULL). ts__hdf5_begin
+ * checks that the dataset still has `count` elements of `itemsize` bytes
+ * (TS_ERR_FORMAT otherwise: the file changed since it was parsed) and
+ * ts__hdf5_read that [first, first + n) lies inside it. libhdf5 (serial)
  * is not thread-safe: call these from one thread at a time. Errors:
  * TS_ERR_UNSUPPORTED (no library), TS_ERR_FORMAT (libhdf5 cannot read the
  * data: a filter it lacks, a corrupt chunk), TS_ERR_NOMEM.
  */
 ts_status ts__hdf5_begin(const ts__data_src *src, const unsigned char *image, size_t len,
-                         void **state, ts_error *err);
+                         size_t itemsize, int64_t count, void **state, ts_error *err);
 ts_status ts__hdf5_read(void *state, int64_t first, int64_t n, void *out, ts_error *err);
 void ts__hdf5_end(void *state);
 

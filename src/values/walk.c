@@ -415,7 +415,8 @@ ts_status ts__zcursor_open(ts__zcursor *c, const ts__data *d, ts_error *err)
         c->buf = malloc(INFLATE_BUF);
         if (!c->buf)
             return ts__values_fail(d->a, err, ts__error(err, TS_ERR_NOMEM, "out of memory"));
-        ts_status st = ts__hdf5_begin(d->src, d->image, d->image_len, &c->h5, err);
+        ts_status st = ts__hdf5_begin(d->src, d->image, d->image_len,
+                                      (size_t)d->dec.elem_bytes, d->count, &c->h5, err);
         if (st) {
             free(c->buf);
             c->buf = NULL;
