@@ -928,11 +928,12 @@ ts_status ts__hdf5_begin(const ts__data_src *src, const unsigned char *image, si
         total *= h->dims[k];
     }
     if (!fits || total != (hsize_t)count || h->itemsize != itemsize) {
+        const size_t now = h->itemsize;
         ts__hdf5_end(h);
         return ts__error(err, TS_ERR_FORMAT, "the dataset has changed since the file was "
                                              "opened (%llu elements of %zu bytes, not %lld of "
                                              "%zu)", fits ? (unsigned long long)total : 0ULL,
-                         h->itemsize, (long long)count, itemsize);
+                         now, (long long)count, itemsize);
     }
     *state = h;
     return TS_OK;
