@@ -17,7 +17,7 @@ _tshape_options()
 {
     case $1 in
         info) echo '-f --format --filter --exclude -s --summary -m --metadata --max-header --stored-order -r --recursive -l --group --top' ;;
-        diff) echo '-p --strip-prefix --rename -r --recursive -q --quiet' ;;
+        diff) echo '-p --strip-prefix --rename -r --recursive --values --rtol --atol --equal-nan -q --quiet' ;;
         stats) echo '--filter --exclude -s --summary' ;;
         show) echo '-i --index --edgeitems --threshold' ;;
         reshape) echo '--mxnet --reverse' ;;
@@ -50,6 +50,8 @@ _tshape_values()
         info:--top) echo '' ;;
         diff:-p | diff:--strip-prefix) echo '' ;;
         diff:--rename) echo '' ;;
+        diff:--rtol) echo '' ;;
+        diff:--atol) echo '' ;;
         stats:--filter) echo '' ;;
         stats:--exclude) echo '' ;;
         show:-i | show:--index) echo '' ;;

@@ -1888,7 +1888,17 @@ TS_API const ts_model_issue *ts_model_issue_at(const ts_model *m, size_t i);
  * its header. The data is read from the file's map (ts_file_open) or image
  * (ts_file_open_memory): at data_offset for stored data, through zlib for a
  * deflated .npz member (streamed through a fixed 256 KiB buffer, never
- * inflated whole), and for a view (strides, storage_offset; PyTorch
+ * inflated whole), for an ONNX initializer whose values are in
+ * TensorProto's typed fields (float_data, int32_data, int64_data,
+ * double_data, uint64_data: packed or not, in any number of pieces; float16,
+ * bfloat16 and float8 as their bits in int32_data, as onnx.proto says) by
+ * decoding the entries through the same fixed buffer (never trusting the
+ * entry count: a field short of values is TS_ERR_TRUNCATED), for an HDF5
+ * dataset that is not one stored run (chunked, gzip/shuffle-compressed,
+ * compact, never written) through libhdf5 by hyperslabs of whole rows into
+ * the same buffer (libhdf5 is not thread-safe: read HDF5 arrays from one
+ * thread at a time), and for a view
+ * (strides, storage_offset; PyTorch
  * tensors sharing a storage, channels_last, slices with steps) element by
  * element of the view from its storage's start, never the whole storage. Byte order is honoured
  * ('>' data is swapped), Fortran order and strides are walked.
@@ -1896,11 +1906,14 @@ TS_API const ts_model_issue *ts_model_issue_at(const ts_model *m, size_t i);
  * Decodable dtypes: bool, int8..int64, uint8..uint64, float16, bfloat16,
  * float32, float64, float8_e4m3fn, float8_e5m2, float8_e4m3fnuz,
  * float8_e5m2fnuz, float8_e8m0fnu, complex64, complex128, and the GGUF
- * block types q4_0, q4_1, q5_0, q5_1, q8_0, q4_k, q5_k, q6_k, q8_k,
- * dequantized to float32 exactly as ggml's dequantize_row_* (ggml-quants.c)
- * computes them, then widened to double. Conversions to double are exact.
- * Any other dtype (longdouble, float6/4, datetime, strings, structured,
- * the other GGUF types) is TS_ERR_DTYPE naming the array and the dtype.
+ * block types q4_0, q4_1, q5_0, q5_1, q8_0, q2_k, q3_k, q4_k, q5_k, q6_k,
+ * q8_k, tq1_0, tq2_0, iq4_nl, iq4_xs, dequantized to float32 exactly as
+ * ggml's dequantize_row_* (ggml-quants.c) computes them, and q8_1 (which
+ * ggml only quantizes) as d * qs, then widened to double. Conversions to
+ * double are exact. Any other dtype (longdouble, float6/4, datetime,
+ * strings, structured, the GGUF types whose decoding needs ggml's large grid
+ * tables: iq2_xxs, iq2_xs, iq2_s, iq3_xxs, iq3_s, iq1_s, iq1_m, and newer
+ * ones such as mxfp4) is TS_ERR_DTYPE naming the array and the dtype.
  *
  * Element order: "flat index" i is the position in C (row-major) order of
  * a->shape, as NumPy's a.flat, whatever the storage order. GGUF arrays
@@ -2023,6 +2036,104 @@ typedef struct ts_stats_options {
  */
 TS_API ts_status ts_array_stats(const ts_file *f, const ts_array *a,
                                 const ts_stats_options *opts, ts_stats *out, ts_error *err);
+
+/*
+ * Comparison of the values of two arrays of the same shape, element by
+ * element, by the rule of numpy.isclose (numpy/_core/numeric.py), with b as
+ * the reference:
+ *     close(x, y) = |x - y| <= atol + rtol * |y|  and  y finite
+ *                   or  x == y                 (so +Inf == +Inf, 0 == -0)
+ *                   or  equal_nan and x, y both NaN
+ * Values are compared as NumPy compares a.astype(float64) and
+ * b.astype(float64) (complex: complex128, |z| = hypot, NaN when a part is
+ * NaN, finite when both parts are), with one deliberate difference: when
+ * both arrays are of integer or bool kinds (int8..int64, uint8..uint64,
+ * bool, in any mix) x == y and |x - y| are exact (NumPy rounds int64 values
+ * beyond 2^53 to float64 first); the bound atol + rtol * |y| is computed in
+ * float64 (|y| rounded to float64, as NumPy) and compared exactly with the
+ * integer |x - y|. A real array compared with a complex one is complex
+ * with imaginary part 0; other mixes of dtypes (float16 with int32,
+ * float32 with float64, a GGUF block type with float32) compare in float64.
+ *
+ * Results (ts_compare):
+ *   kind       how values were compared: TS_VALUE_INT (exact integers, any
+ *              mix of integer and bool kinds), TS_VALUE_FLOAT (float64) or
+ *              TS_VALUE_COMPLEX (complex128)
+ *   count      elements compared (the size of the shape)
+ *   notclose   elements for which close() is false
+ *   first      flat index (C order, as NumPy's a.flat; see ts_unravel_index)
+ *              of the first element not close, -1 when all are close
+ *   max_abs    the largest |x - y| (float64; +Inf when one side is infinite
+ *              and the other not) over the elements where neither x nor y is
+ *              NaN; pairs with x == y count 0. 0 when there are none.
+ *   max_rel    the largest |x - y| / |y| over the same elements with y
+ *              finite and nonzero (numpy.testing.assert_allclose's "Max
+ *              relative difference" leaves out y == 0 too); 0 when none.
+ *   nan_a, nan_b  NaN elements of a and of b (complex: a NaN part)
+ */
+typedef struct ts_compare {
+    ts_value_kind kind;
+    int64_t count;
+    int64_t notclose;
+    int64_t first;
+    double max_abs, max_rel;
+    int64_t nan_a, nan_b;
+} ts_compare;
+
+/*
+ * Options of ts_array_compare: an option struct that grows, by the rule of
+ * ts_open_options, except that the first version's tolerances default to
+ * NumPy's, not 0: initialise with TS_COMPARE_OPTIONS_INIT (rtol 1e-5, atol
+ * 1e-8, NaN not equal, as numpy.isclose's defaults), then set what you
+ * need. struct_size 0 or too small is TS_ERR_INVALID_ARG, unknown nonzero
+ * bytes beyond this version's struct TS_ERR_UNSUPPORTED. NULL: defaults.
+ */
+typedef struct ts_compare_options {
+    size_t struct_size;          /* sizeof(ts_compare_options) */
+    double rtol;                 /* relative tolerance, >= 0 and finite */
+    double atol;                 /* absolute tolerance, >= 0 and finite */
+    int equal_nan;               /* 0 or 1: NaN is close to NaN */
+    int nthreads;                /* >= 0. 0: one per online CPU; 1: the calling
+                                    thread only. Only two arrays stored as one
+                                    contiguous C-order run each, of one native
+                                    dtype, at least 4 MiB, are split in
+                                    nthreads chunks */
+    /* Called now and then (about every 16 MiB) from the calling thread with
+     * the bytes of both arrays done so far and in all; may be NULL. */
+    void (*progress)(void *ctx, int64_t done, int64_t total);
+    void *progress_ctx;
+} ts_compare_options;
+
+/* Initialiser of a ts_compare_options with every option at its default. */
+#define TS_COMPARE_OPTIONS_INIT {sizeof(ts_compare_options), 1e-5, 1e-8, 0, 0, NULL, NULL}
+
+/*
+ * Compares array `a` of file `fa` with array `b` of file `fb` (fa and fb
+ * may be the same file) and fills *out (see ts_compare above); opts may be
+ * NULL (defaults). One pass over both arrays: each is read in flat C order
+ * in chunks of at most 32768 elements into buffers of fixed size (about 1
+ * MiB in all), wherever and however it is stored (as ts_array_read), so
+ * memory does not grow with the arrays. Two native float32 or float64
+ * arrays of one dtype stored contiguously in C order are compared in place
+ * in their maps, on nthreads threads. A deflated .npz member stored in
+ * Fortran (or another non-C) order is streamed in its storage order, and
+ * then both arrays are read in that order (the other one as a permuted
+ * view, or as a deflated member of the same order); only when the other
+ * array cannot be read so (a deflated member of yet another order, GGUF
+ * blocks) is the member read 1 Mi elements per step, each step inflating it
+ * from its start (as ts_array_read), so time grows with its size squared.
+ * Results do not depend on timing or on nthreads.
+ * Errors: TS_ERR_SIZE (the shapes differ: "shapes (2,3) and (3,2) differ"),
+ * the errors of ts_array_read for either array (the message starts with
+ * "array 'NAME': ", the array that failed, and err->index is 0 for a, 1
+ * for b), TS_ERR_NOMEM, and for the
+ * options TS_ERR_INVALID_ARG (struct_size, rtol or atol negative or not
+ * finite, equal_nan not 0 or 1, nthreads < 0) and TS_ERR_UNSUPPORTED (see
+ * above); *out is unspecified on failure.
+ */
+TS_API ts_status ts_array_compare(const ts_file *fa, const ts_array *a, const ts_file *fb,
+                                  const ts_array *b, const ts_compare_options *opts,
+                                  ts_compare *out, ts_error *err);
 
 /* ------------------------------------------------------------------------ */
 /* Layer shapes: convolution, pooling, matmul, linear, concat, stack        */

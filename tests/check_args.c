@@ -732,7 +732,8 @@ START_TEST(test_models)
 }
 END_TEST
 
-/* Values (src/values): ts_array_value_kind, ts_array_read, ts_array_stats. */
+/* Values (src/values): ts_array_value_kind, ts_array_read, ts_array_stats,
+ * ts_array_compare. */
 START_TEST(test_values)
 {
     ts_file *f = NULL;
@@ -772,6 +773,32 @@ START_TEST(test_values)
     ck_assert_int_eq(ts_array_stats(f, a, &grown.o, &st, NULL), TS_OK);
     grown.later = 1;
     EXPECT(ts_array_stats(f, a, &grown.o, &st, EP), TS_ERR_UNSUPPORTED, NULL);
+
+    ts_compare c;
+    EXPECT(ts_array_compare(NULL, a, f, a, NULL, &c, EP), BAD, "ts_array_compare: fa is NULL");
+    EXPECT(ts_array_compare(f, NULL, f, a, NULL, &c, EP), BAD, "ts_array_compare: a is NULL");
+    EXPECT(ts_array_compare(f, a, NULL, a, NULL, &c, EP), BAD, "ts_array_compare: fb is NULL");
+    EXPECT(ts_array_compare(f, a, f, NULL, NULL, &c, EP), BAD, "ts_array_compare: b is NULL");
+    EXPECT(ts_array_compare(f, a, f, a, NULL, NULL, EP), BAD, "ts_array_compare: out is NULL");
+    ts_compare_options co;
+    memset(&co, 0, sizeof co);
+    snprintf(msg, sizeof msg, "ts_array_compare: opts->struct_size is 0: initialise the "
+             "options with TS_COMPARE_OPTIONS_INIT (struct_size = sizeof(ts_compare_options) "
+             "= %zu)", sizeof co);
+    EXPECT(ts_array_compare(f, a, f, a, &co, &c, EP), BAD, msg);
+    ts_compare_options co2 = TS_COMPARE_OPTIONS_INIT;
+    co2.nthreads = -1;
+    EXPECT(ts_array_compare(f, a, f, a, &co2, &c, EP), BAD,
+           "ts_array_compare: opts->nthreads is -1, below 0");
+    struct {
+        ts_compare_options o;
+        int later;
+    } cgrown;
+    memset(&cgrown, 0, sizeof cgrown);
+    cgrown.o.struct_size = sizeof cgrown;
+    ck_assert_int_eq(ts_array_compare(f, a, f, a, &cgrown.o, &c, NULL), TS_OK);
+    cgrown.later = 1;
+    EXPECT(ts_array_compare(f, a, f, a, &cgrown.o, &c, EP), TS_ERR_UNSUPPORTED, NULL);
     ts_file_close(f);
 }
 END_TEST

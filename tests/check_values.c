@@ -372,10 +372,13 @@ START_TEST(test_mxnet_sparse)
 END_TEST
 
 /* quant.ref: "name v0 v1 ..." per tensor, from gguf_dequant_ref.py. */
-START_TEST(test_gguf_dequant_reference)
+/* Every tensor of `ref` (gguf_dequant_ref.py: name, then every element)
+ * read from `gguf` bit for bit, a read starting inside a block, and the
+ * mean of ts_array_stats; returns the number of tensors. */
+static int check_dequant_ref(const char *gguf, const char *ref_path)
 {
-    ts_file *f = open_file(V "quant.gguf");
-    FILE *ref = fopen(V "quant.ref", "r");
+    ts_file *f = open_file(gguf);
+    FILE *ref = fopen(ref_path, "r");
     ck_assert_ptr_nonnull(ref);
     static char line[1 << 16];
     int tensors = 0;
@@ -412,12 +415,24 @@ START_TEST(test_gguf_dequant_reference)
         tensors++;
     }
     fclose(ref);
-    ck_assert_int_eq(tensors, 9);
-    /* a type tshape does not decode: named, not skipped */
+    ts_file_close(f);
+    return tensors;
+}
+
+START_TEST(test_gguf_dequant_reference)
+{
+    /* q4_0 q4_1 q5_0 q5_1 q8_0 q4_k q5_k q6_k q8_k q2_k, then q8_1 q2_k
+     * q3_k tq1_0 tq2_0 iq4_nl iq4_xs */
+    ck_assert_int_eq(check_dequant_ref(V "quant.gguf", V "quant.ref"), 10);
+    ck_assert_int_eq(check_dequant_ref(V "quant2.gguf", V "quant2.ref"), 7);
+    /* a type tshape does not decode (grid tables): named, not skipped */
     ts_stats s;
     ts_error e;
-    ck_assert_int_eq(ts_array_stats(f, named(f, "q2_k"), NULL, &s, &e), TS_ERR_DTYPE);
-    ck_assert_str_eq(e.message, "array 'q2_k': cannot decode values of dtype q2_k");
+    ts_file *f = open_file(V "quant2.gguf");
+    ck_assert_int_eq(ts_array_stats(f, named(f, "iq2_xxs"), NULL, &s, &e), TS_ERR_DTYPE);
+    ck_assert_str_eq(e.message, "array 'iq2_xxs': cannot decode values of dtype iq2_xxs");
+    ts_file_close(f);
+    f = open_file(V "quant.gguf");
     double v[4];
     ck_assert_int_eq(ts_array_read(f, named(f, "f16"), 0, 3, TS_DTYPE_FLOAT64, v, NULL), TS_OK);
     ck_assert(v[0] == 0.5 && v[1] == -1 && v[2] == ldexp(1, -24));
@@ -607,6 +622,164 @@ START_TEST(test_file_shrinks)
 }
 END_TEST
 
+/* ONNX initializers whose values are in TensorProto's typed fields, written
+ * by hand (tests/fixtures/gen_onnx_values.py): unpacked float_data, int32_data
+ * in pieces around an unpacked value, 10-byte varints, uint64 2^64-1, float8
+ * bits, bool from 256; every element exact, statistics through the same
+ * decoder, and a field with a value missing. */
+START_TEST(test_onnx_typed_fields)
+{
+    ts_file *f = open_file("tests/fixtures/onnx/typed_pieces.onnx");
+    double v[4];
+    int64_t iv[4];
+    uint64_t uv[2];
+    ck_assert_int_eq(ts_array_read(f, named(f, "floats"), 0, 3, TS_DTYPE_FLOAT64, v, NULL),
+                     TS_OK);
+    ck_assert(v[0] == 0.5 && v[1] == -1.25 && v[2] == 3.0);
+    ck_assert_int_eq(ts_array_read(f, named(f, "ints"), 0, 4, TS_DTYPE_INT64, iv, NULL), TS_OK);
+    ck_assert(iv[0] == -3 && iv[1] == 40000 && iv[2] == 7 && iv[3] == -70000);
+    ck_assert_int_eq(ts_array_read(f, named(f, "ints"), 2, 2, TS_DTYPE_INT64, iv, NULL), TS_OK);
+    ck_assert(iv[0] == 7 && iv[1] == -70000);
+    ck_assert_int_eq(ts_array_read(f, named(f, "longs"), 0, 3, TS_DTYPE_INT64, iv, NULL), TS_OK);
+    ck_assert(iv[0] == -1 && iv[1] == 1099511627776LL && iv[2] == INT64_MIN);
+    ck_assert_int_eq(ts_array_read(f, named(f, "ulongs"), 0, 2, TS_DTYPE_UINT64, uv, NULL),
+                     TS_OK);
+    ck_assert(uv[0] == UINT64_MAX && uv[1] == 0);
+    ck_assert_int_eq(ts_array_read(f, named(f, "doubles"), 0, 2, TS_DTYPE_FLOAT64, v, NULL),
+                     TS_OK);
+    ck_assert(v[0] == -2.5 && v[1] == 1e-5);
+    ck_assert_int_eq(ts_array_read(f, named(f, "f8e4m3"), 0, 3, TS_DTYPE_FLOAT64, v, NULL),
+                     TS_OK);
+    ck_assert(v[0] == 1 && v[1] == -448 && v[2] == 0.0625);
+    ck_assert_int_eq(ts_array_read(f, named(f, "f8e5m2"), 0, 3, TS_DTYPE_FLOAT64, v, NULL),
+                     TS_OK);
+    ck_assert(v[0] == 2 && v[1] == -57344 && v[2] == 0.5);
+    ck_assert_int_eq(ts_array_read(f, named(f, "flags"), 0, 3, TS_DTYPE_INT64, iv, NULL), TS_OK);
+    ck_assert(iv[0] == 1 && iv[1] == 0 && iv[2] == 1);
+    ts_stats s = stats_of(f, named(f, "ints"), 0);
+    ck_assert_int_eq(s.imin, -70000);
+    ck_assert_int_eq(s.imax, 40000);
+    ck_same(s.mean, -29996.0 / 4);
+    s = stats_of(f, named(f, "flags"), 1);
+    ck_assert_int_eq(s.ntrue, 2);
+    ts_file_close(f);
+
+    /* the same file with the last int32_data piece (varint -70000, 10
+     * bytes) renamed to field 15: the shape needs one more value. The
+     * reader counts entries, so the count check refuses it at open; the
+     * decoder's own check is for data that changes after: tested by
+     * reading a copy whose piece is emptied in place (length 0, the
+     * bytes after it skipped as an unknown field 15). */
+    size_t len;
+    unsigned char *data = tu_read_file("tests/fixtures/onnx/typed_pieces.onnx", &len);
+    ck_assert_ptr_nonnull(data);
+    ts_open_options o = TS_OPEN_OPTIONS_INIT;
+    o.path = "typed_pieces.onnx";
+    ck_assert_int_eq(ts_file_open_memory(data, len, &o, &f, NULL), TS_OK);
+    const ts_array *a = named(f, "ints");
+    /* find the packed piece holding -70000: key 0x2a (field 5, LEN),
+     * length 10, then the varint 0x90 0xDD 0xFB ... */
+    size_t at = 0;
+    for (size_t i = 0; i + 2 < len; i++)
+        if (data[i] == 0x2a && data[i + 1] == 10 && data[i + 2] == 0x90)
+            at = i;
+    ck_assert_uint_gt(at, 0);
+    data[at] = 0x7a;   /* field 15, LEN: skipped by the decoder */
+    ts_error e;
+    ck_assert_int_eq(ts_array_read(f, a, 0, 4, TS_DTYPE_INT64, iv, &e), TS_ERR_TRUNCATED);
+    ck_assert_str_eq(e.message, "array 'ints': int32_data of the tensor at byte 41 ends after "
+                                "12 bytes of values, before the 16 bytes its shape needs");
+    ck_assert_int_eq(ts_array_stats(f, a, NULL, &s, &e), TS_ERR_TRUNCATED);
+    ts_file_close(f);
+    free(data);
+}
+END_TEST
+
+/* HDF5 datasets that are not one stored run (tests/fixtures/hdf5/chunked.h5,
+ * gen_hdf5_values.py), read through libhdf5 by hyperslab: partial chunks,
+ * gzip + shuffle, big-endian, compact, complex, never written (fill value);
+ * reads that start inside rows. Skipped without libhdf5. */
+START_TEST(test_hdf5_chunked)
+{
+    ts_file *f = NULL;
+    ts_error e;
+    ts_status st = ts_file_open("tests/fixtures/hdf5/chunked.h5", NULL, &f, &e);
+    if (st == TS_ERR_UNSUPPORTED) {
+        fprintf(stderr, "skipped: %s\n", e.message);
+        return;
+    }
+    ck_assert_msg(st == TS_OK, "%s", e.message);
+    const ts_array *a = named(f, "gzip");
+    ck_assert_int_eq(a->data_offset, -1);
+    double *v = malloc(407 * sizeof *v);
+    ck_assert_int_eq(ts_array_read(f, a, 0, 407, TS_DTYPE_FLOAT64, v, NULL), TS_OK);
+    for (int i = 0; i < 407; i++)
+        ck_same(v[i], i * 0.5 - 100);
+    /* start and end inside rows of 11: hyperslabs of part rows, whole rows */
+    for (int64_t start = 0; start < 60; start += 7) {
+        ck_assert_int_eq(ts_array_read(f, a, start, 30, TS_DTYPE_FLOAT64, v, &e), TS_OK);
+        for (int j = 0; j < 30; j++)
+            ck_same(v[j], (double)(start + j) * 0.5 - 100);
+    }
+    free(v);
+    ts_stats s = stats_of(f, a, 0);
+    ck_same(s.min, -100);
+    ck_same(s.max, 103);
+    ck_close(s.mean, 1.5);
+    int64_t iv[24];
+    ck_assert_int_eq(ts_array_read(f, named(f, "be"), 0, 24, TS_DTYPE_INT64, iv, NULL), TS_OK);
+    for (int i = 0; i < 24; i++)
+        ck_assert_int_eq(iv[i], i);
+    ck_assert_int_eq(ts_array_read(f, named(f, "be"), 5, 9, TS_DTYPE_INT64, iv, NULL), TS_OK);
+    ck_assert(iv[0] == 5 && iv[8] == 13);
+    ck_assert_int_eq(ts_array_read(f, named(f, "compact"), 0, 5, TS_DTYPE_INT64, iv, NULL),
+                     TS_OK);
+    ck_assert(iv[0] == -2 && iv[4] == 2);
+    double c[12];
+    ck_assert_int_eq(ts_array_read(f, named(f, "cplx"), 0, 6, TS_DTYPE_COMPLEX128, c, NULL),
+                     TS_OK);
+    for (int i = 0; i < 6; i++)
+        ck_assert(c[2 * i] == i && c[2 * i + 1] == 1);
+    s = stats_of(f, named(f, "unwritten"), 0);
+    ck_same(s.min, 7.5);
+    ck_same(s.max, 7.5);
+    ts_file_close(f);
+
+    /* libhdf5 reads the file by its path again: a file replaced since it was
+     * opened (another dataset of that name, of another shape) is an error,
+     * never a read past the caller's buffer */
+    char tmp[] = "/tmp/tshape-h5-XXXXXX";
+    int fd = mkstemp(tmp);
+    ck_assert_int_ge(fd, 0);
+    size_t len;
+    unsigned char *data = tu_read_file("tests/fixtures/hdf5/chunked.h5", &len);
+    ck_assert_ptr_nonnull(data);
+    ck_assert_int_eq(write(fd, data, len), (ssize_t)len);
+    close(fd);
+    free(data);
+    ck_assert_int_eq(ts_file_open(tmp, NULL, &f, &e), TS_OK);
+    char other[64];
+    snprintf(other, sizeof other, "%s.new", tmp);
+    data = tu_read_file("tests/fixtures/hdf5/changed.h5", &len);
+    ck_assert_ptr_nonnull(data);
+    FILE *out = fopen(other, "wb");
+    ck_assert_ptr_nonnull(out);
+    ck_assert_uint_eq(fwrite(data, 1, len, out), len);
+    fclose(out);
+    free(data);
+    ck_assert_int_eq(rename(other, tmp), 0);
+    double w[4];
+    ck_assert_int_eq(ts_array_read(f, named(f, "gzip"), 0, 4, TS_DTYPE_FLOAT64, w, &e),
+                     TS_ERR_FORMAT);
+    ck_assert_str_eq(e.message, "array 'gzip': the dataset has changed since the file was "
+                                "opened (9 elements of 4 bytes, not 407 of 4)");
+    ck_assert_int_eq(ts_array_read(f, named(f, "be"), 0, 4, TS_DTYPE_INT64, iv, &e),
+                     TS_ERR_FORMAT);
+    ts_file_close(f);
+    unlink(tmp);
+}
+END_TEST
+
 Suite *values_suite(void)
 {
     Suite *s = suite_create("values");
@@ -627,6 +800,8 @@ Suite *values_suite(void)
     tcase_add_test(tc, test_bad_calls);
     tcase_add_test(tc, test_threads_and_progress);
     tcase_add_test(tc, test_file_shrinks);
+    tcase_add_test(tc, test_onnx_typed_fields);
+    tcase_add_test(tc, test_hdf5_chunked);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -310,11 +310,36 @@ int cli_fail(ts_error *err, ts_status code, const char *fmt, ...) CLI_PRINTF(3, 
 /* Puts "PREFIX" before err's message ("operand 2 at column 5: ..."). */
 int cli_fail_prefix(ts_error *err, const char *fmt, ...) CLI_PRINTF(2, 3);
 
+/*
+ * A progress line on standard error while one array is read (stats, diff
+ * --values): "tshape: COMMAND: FILE: NAME: 512 / 1024 MiB, 2.1 GB/s", shown
+ * after the first second and only when standard error is a terminal
+ * (enabled), rewritten in place and cleared when the array is done.
+ * cli_progress_report has the library's progress callback signature.
+ */
+typedef struct cli_progress {
+    int enabled;            /* isatty(2) */
+    const char *command;    /* "stats" */
+    const char *path, *name;
+    double t0;              /* seconds (CLOCK_MONOTONIC) at the start */
+    int shown;
+} cli_progress;
+
+void cli_progress_init(cli_progress *p, const char *command);
+/* Starts the line of one array. */
+void cli_progress_start(cli_progress *p, const char *path, const char *name);
+void cli_progress_report(void *p, int64_t done, int64_t total);
+/* Clears the line if it was shown. */
+void cli_progress_clear(cli_progress *p);
+
 /* ---- input (input.c) ------------------------------------------------------- */
 
 /* An argument as a whole decimal int64 (optional sign); a usage error
  * naming `what` otherwise. */
 int cli_arg_i64(cli_ctx *ctx, const char *text, const char *what, int64_t *out);
+/* An argument as a finite decimal number >= 0 (strtod syntax: "1e-5",
+ * "0.001"); a usage error naming `what` otherwise. */
+int cli_arg_nonneg_double(cli_ctx *ctx, const char *text, const char *what, double *out);
 /* --order C|F (either case) into 'C' or 'F'; text NULL gives 'C'. */
 int cli_arg_order(cli_ctx *ctx, const char *text, char *order);
 /* An argument as a shape; an error "WHAT 'text': problem" otherwise. */

@@ -6,13 +6,16 @@
  *
  * Names are matched after mapping: --strip-prefix removes a prefix on
  * either side, --rename renames A's tensors. Each pair of tensors with one
- * name is compared by compare_pair(), the one place a comparison of the
- * data (diff --values) adds its kind of difference.
+ * name is compared by compare_pair(), which with --values also compares
+ * the data (ts_array_compare, numpy.isclose's rule) of pairs of one shape:
+ * a pair whose values are not all close is a difference of kind "values"
+ * (or keeps its dtype kind, with the values' report beside it).
  */
 #include "cli.h"
 #include "model.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,8 +23,9 @@
 const cli_option diff_options[] = {
     CLI_ABOUT("A and B: files, model folders or index files (see info). Names are\n"
               "matched after --strip-prefix and --rename. Exit status 0 when A and B\n"
-              "have the same tensors with the same dtypes and shapes, 1 when they\n"
-              "differ, 2 on error (a model with a missing shard is an error).\n"
+              "have the same tensors with the same dtypes and shapes (with --values:\n"
+              "and values all close), 1 when they differ, 2 on error (a model with a\n"
+              "missing shard, values that cannot be read).\n"
               "With --json, one object per difference, then one with the counts."),
     CLI_VALUE("strip-prefix", 'p', "A[:B]",
               "remove prefix A from A's names and B from B's (A alone: from both;\n"
@@ -29,6 +33,11 @@ const cli_option diff_options[] = {
     CLI_VALUE("rename", 0, "MAPFILE",
               "lines 'A_NAME B_NAME': A's tensor A_NAME is B's B_NAME ('#' comments)"),
     CLI_FLAG("recursive", 'r', "folders without an index: their subfolders too"),
+    CLI_FLAG("values", 0, "also compare the values of tensors of one shape, by\n"
+                          "numpy.isclose's rule |a-b| <= atol + rtol*|b|"),
+    CLI_VALUE("rtol", 0, "R", "relative tolerance of --values (default 1e-05)"),
+    CLI_VALUE("atol", 0, "A", "absolute tolerance of --values (default 1e-08)"),
+    CLI_FLAG("equal-nan", 0, "with --values, NaN is close to NaN"),
     CLI_FLAG("quiet", 'q', "print nothing; only the exit status"),
     CLI_OPTIONS_END,
 };
@@ -58,6 +67,8 @@ typedef struct diff_opts {
     name_map *renames;      /* sorted by from */
     size_t nrenames;
     int quiet, recursive;
+    int values;             /* --values */
+    ts_compare_options cmp;
 } diff_opts;
 
 /* The kinds of difference, in the order of a report's counts. */
@@ -67,11 +78,13 @@ typedef enum diff_kind {
     DIFF_ONLY_B,
     DIFF_DTYPE,
     DIFF_SHAPE,
-    DIFF_DTYPE_SHAPE
+    DIFF_DTYPE_SHAPE,
+    DIFF_VALUES,            /* same dtype and shape, values not all close */
+    DIFF_UNREADABLE         /* --values: the data of one side cannot be read */
 } diff_kind;
 
 static const char *const kind_names[] = {"equal", "only_a", "only_b", "dtype", "shape",
-                                         "dtype_shape"};
+                                         "dtype_shape", "values", "unreadable"};
 
 /* ---- options -------------------------------------------------------------- */
 
@@ -206,6 +219,16 @@ static int get_options(cli_ctx *ctx, const cli_args *args, diff_opts *o)
     }
     if ((v = cli_opt(args, "rename")) && read_renames(ctx, v, o) != CLI_OK)
         return CLI_ERROR;
+    const ts_compare_options dflt = TS_COMPARE_OPTIONS_INIT;
+    o->cmp = dflt;
+    o->values = cli_flag(args, "values") > 0;
+    if ((v = cli_opt(args, "rtol")) && cli_arg_nonneg_double(ctx, v, "--rtol", &o->cmp.rtol))
+        return CLI_ERROR;
+    if ((v = cli_opt(args, "atol")) && cli_arg_nonneg_double(ctx, v, "--atol", &o->cmp.atol))
+        return CLI_ERROR;
+    o->cmp.equal_nan = cli_flag(args, "equal-nan") > 0;
+    if (!o->values && (cli_opt(args, "rtol") || cli_opt(args, "atol") || o->cmp.equal_nan))
+        return cli_usage(ctx, "--rtol, --atol and --equal-nan need --values");
     o->quiet = cli_flag(args, "quiet") > 0;
     o->recursive = cli_flag(args, "recursive") > 0;
     return CLI_OK;
@@ -304,13 +327,118 @@ static int first_of_name(const side *s, size_t i)
 
 /* ---- comparing ----------------------------------------------------------------- */
 
-/* The difference between two tensors of one name. diff --values compares
- * the data here, for pairs that are equal in dtype and shape. */
-static diff_kind compare_pair(const ts_array *a, const ts_array *b)
+/* The values' comparison of one pair, when --values compared them. */
+typedef struct pair_values {
+    int compared;
+    int unreadable;         /* the data of one side could not be read */
+    ts_compare c;
+} pair_values;
+
+/* The difference between tensor ia of A and ib of B, of one name. With
+ * --values, pairs of one shape have their data compared into *pv; a side
+ * whose data cannot be read is an error line naming it (its file and the
+ * array) and sets pv->unreadable; the pair keeps its dtype difference, or
+ * is DIFF_UNREADABLE (neither equal nor reported) when it has none. */
+static diff_kind compare_pair(cli_ctx *ctx, const diff_opts *o, const side *sa, size_t ia,
+                              const side *sb, size_t ib, pair_values *pv)
 {
+    size_t fa, fb;
+    const ts_array *a = ts_model_array(sa->m, ia, &fa), *b = ts_model_array(sb->m, ib, &fb);
     int dt = strcmp(a->dtype_name, b->dtype_name) != 0;
     int sh = !ts_shape_equal(&a->shape, &b->shape);
-    return dt && sh ? DIFF_DTYPE_SHAPE : dt ? DIFF_DTYPE : sh ? DIFF_SHAPE : DIFF_EQUAL;
+    diff_kind k = dt && sh ? DIFF_DTYPE_SHAPE : dt ? DIFF_DTYPE : sh ? DIFF_SHAPE : DIFF_EQUAL;
+    pv->compared = pv->unreadable = 0;
+    if (!o->values || sh)
+        return k;
+    cli_progress progress;
+    cli_progress_init(&progress, "diff");
+    ts_compare_options co = o->cmp;
+    if (progress.enabled) {
+        co.progress = cli_progress_report;
+        co.progress_ctx = &progress;
+    }
+    cli_progress_start(&progress, ts_model_file_path(sa->m, fa), a->name);
+    ts_error err;
+    ts_status st = ts_array_compare(ts_model_file(sa->m, fa), a, ts_model_file(sb->m, fb), b,
+                                    &co, &pv->c, &err);
+    cli_progress_clear(&progress);
+    if (st != TS_OK) {
+        const side *bad = err.index == 1 ? sb : sa;
+        cli_error(ctx, ts_model_file_path(bad->m, err.index == 1 ? fb : fa), "%s", err.message);
+        pv->unreadable = 1;
+        return k == DIFF_EQUAL ? DIFF_UNREADABLE : k;
+    }
+    pv->compared = 1;
+    return k == DIFF_EQUAL && pv->c.notclose > 0 ? DIFF_VALUES : k;
+}
+
+/* A double for the values' report: %.6g as text, %.17g in JSON, non-finite
+ * values as inf/nan (JSON strings "inf", "nan", as stats writes them). */
+static void fmt_double(char *buf, size_t cap, double v, int json)
+{
+    if (v != v)
+        snprintf(buf, cap, json ? "\"nan\"" : "nan");
+    else if (isinf(v))
+        snprintf(buf, cap, json ? "\"%sinf\"" : "%sinf", v < 0 ? "-" : "");
+    else
+        snprintf(buf, cap, json ? "%.17g" : "%.6g", v);
+}
+
+static const char *compared_as(ts_value_kind k)
+{
+    return k == TS_VALUE_INT ? "int" : k == TS_VALUE_COMPLEX ? "complex128" : "float64";
+}
+
+/* The first element not close as a multi-index of the shape. */
+static int first_index(const ts_array *a, int64_t flat, int64_t *idx)
+{
+    return flat >= 0 && ts_unravel_index(&a->shape, flat, 'C', idx, NULL) == TS_OK;
+}
+
+/* Text: "2 of 6 not close, first (0,1), max abs diff 0.5, max rel diff 0.25"
+ * or "all 6 close, max abs diff 0.0001, max rel diff 1e-05". */
+static void values_text(const ts_array *a, const ts_compare *c, char *buf, size_t cap)
+{
+    char ma[64], mr[64], where[600] = "";
+    int64_t idx[TS_MAX_NDIM];
+    fmt_double(ma, sizeof ma, c->max_abs, 0);
+    fmt_double(mr, sizeof mr, c->max_rel, 0);
+    if (first_index(a, c->first, idx)) {
+        size_t n = (size_t)snprintf(where, sizeof where, ", first (");
+        int nd = ts_shape_ndim(&a->shape);
+        for (int i = 0; i < nd && n < sizeof where; i++)
+            n += (size_t)snprintf(where + n, sizeof where - n, "%s%lld", i ? "," : "",
+                                  (long long)idx[i]);
+        if (n < sizeof where)
+            snprintf(where + n, sizeof where - n, nd == 1 ? ",)" : ")");
+    }
+    if (c->notclose > 0)
+        snprintf(buf, cap, "%lld of %lld not close%s, max abs diff %s, max rel diff %s",
+                 (long long)c->notclose, (long long)c->count, where, ma, mr);
+    else
+        snprintf(buf, cap, "all %lld close, max abs diff %s, max rel diff %s",
+                 (long long)c->count, ma, mr);
+}
+
+static void values_json(cli_ctx *ctx, const ts_array *a, const ts_compare *c)
+{
+    char ma[64], mr[64];
+    int64_t idx[TS_MAX_NDIM];
+    fmt_double(ma, sizeof ma, c->max_abs, 1);
+    fmt_double(mr, sizeof mr, c->max_rel, 1);
+    print_open_object(ctx, "values");
+    print_string(ctx, PRINT_JSON, "compared_as", NULL, compared_as(c->kind));
+    print_int(ctx, PRINT_JSON, "count", NULL, c->count);
+    print_int(ctx, PRINT_JSON, "notclose", NULL, c->notclose);
+    if (first_index(a, c->first, idx))
+        print_dims(ctx, PRINT_JSON, "first", NULL, idx, ts_shape_ndim(&a->shape));
+    else
+        print_null(ctx, PRINT_JSON, "first", NULL);
+    print_json_text(ctx, PRINT_JSON, "max_abs", NULL, ma);
+    print_json_text(ctx, PRINT_JSON, "max_rel", NULL, mr);
+    print_int(ctx, PRINT_JSON, "nan_a", NULL, c->nan_a);
+    print_int(ctx, PRINT_JSON, "nan_b", NULL, c->nan_b);
+    print_close_object(ctx);
 }
 
 static void tensor_text(const ts_array *a, char *buf, size_t cap)
@@ -333,7 +461,7 @@ static void json_tensor(cli_ctx *ctx, const char *key, const side *s, size_t i)
 }
 
 static void report(cli_ctx *ctx, cli_table *t, diff_kind k, const char *name, const side *a,
-                   size_t ia, const side *b, size_t ib)
+                   size_t ia, const side *b, size_t ib, const pair_values *pv)
 {
     if (ctx->json) {
         print_open_object(ctx, NULL);
@@ -347,17 +475,25 @@ static void report(cli_ctx *ctx, cli_table *t, diff_kind k, const char *name, co
             json_tensor(ctx, "b", b, ib);
         else
             print_null(ctx, PRINT_JSON, "b", NULL);
+        if (pv && pv->compared)
+            values_json(ctx, ts_model_array(a->m, ia, NULL), &pv->c);
+        else
+            print_null(ctx, PRINT_JSON, "values", NULL);
         print_close_object(ctx);
         return;
     }
     static const char *const words[] = {"", "only in A", "only in B", "dtype", "shape",
-                                        "dtype, shape"};
+                                        "dtype, shape", "values", "unreadable"};
     char ta[600] = "", tb[600] = "";
     if (ia != (size_t)-1)
         tensor_text(ts_model_array(a->m, ia, NULL), ta, sizeof ta);
     if (ib != (size_t)-1)
         tensor_text(ts_model_array(b->m, ib, NULL), tb, sizeof tb);
-    const char *row[4] = {words[k], name, ia != (size_t)-1 ? ta : "-", ib != (size_t)-1 ? tb : "-"};
+    char tv[800] = "";
+    if (pv && pv->compared)
+        values_text(ts_model_array(a->m, ia, NULL), &pv->c, tv, sizeof tv);
+    const char *row[5] = {words[k], name, ia != (size_t)-1 ? ta : "-",
+                          ib != (size_t)-1 ? tb : "-", tv};
     cli_table_add(t, row);
 }
 
@@ -374,31 +510,31 @@ int cmd_diff(cli_ctx *ctx, const cli_args *args)
     int status = load_side(ctx, &o, &a, 1);
     if (status == CLI_OK)
         status = load_side(ctx, &o, &b, 0);
-    int64_t count[6] = {0};
+    int64_t count[8] = {0}, unreadable = 0;
     if (status == CLI_OK) {
-        cli_table t = {NULL, 0, 0, 4, 0};
+        cli_table t = {NULL, 0, 0, 5, 0};
         /* A's tensors in A's order, then those only in B in B's order */
         for (size_t i = 0; i < a.n; i++) {
             if (!first_of_name(&a, i))
                 continue;
             size_t j = find(&b, a.key[i]);
-            diff_kind k = j == (size_t)-1
-                              ? DIFF_ONLY_A
-                              : compare_pair(ts_model_array(a.m, i, NULL),
-                                             ts_model_array(b.m, j, NULL));
+            pair_values pv = {0};
+            diff_kind k = j == (size_t)-1 ? DIFF_ONLY_A : compare_pair(ctx, &o, &a, i, &b, j, &pv);
             count[k]++;
-            if (k != DIFF_EQUAL && !o.quiet)
-                report(ctx, &t, k, a.key[i], &a, i, &b, j);
+            unreadable += pv.unreadable;
+            if (k != DIFF_EQUAL && k != DIFF_UNREADABLE && !o.quiet)
+                report(ctx, &t, k, a.key[i], &a, i, &b, j, &pv);
         }
         for (size_t j = 0; j < b.n; j++) {
             if (!first_of_name(&b, j) || find(&a, b.key[j]) != (size_t)-1)
                 continue;
             count[DIFF_ONLY_B]++;
             if (!o.quiet)
-                report(ctx, &t, DIFF_ONLY_B, b.key[j], &a, (size_t)-1, &b, j);
+                report(ctx, &t, DIFF_ONLY_B, b.key[j], &a, (size_t)-1, &b, j, NULL);
         }
         int64_t changed = count[DIFF_DTYPE] + count[DIFF_SHAPE] + count[DIFF_DTYPE_SHAPE];
-        int64_t different = changed + count[DIFF_ONLY_A] + count[DIFF_ONLY_B];
+        int64_t different = changed + count[DIFF_ONLY_A] + count[DIFF_ONLY_B] +
+                            count[DIFF_VALUES];
         if (!o.quiet) {
             cli_table_flush(ctx, &t, "");
             print_open_object(ctx, NULL);
@@ -407,10 +543,16 @@ int cmd_diff(cli_ctx *ctx, const cli_args *args)
             print_text(ctx, " (");
             print_int(ctx, PRINT_ANY, "only_a", "%s only in A, ", count[DIFF_ONLY_A]);
             print_int(ctx, PRINT_ANY, "only_b", "%s only in B, ", count[DIFF_ONLY_B]);
-            print_int(ctx, PRINT_ANY, "changed", "%s changed)\n", changed);
+            print_int(ctx, PRINT_ANY, "changed", "%s changed", changed);
+            /* the values' counts only with --values (JSON: always) */
+            print_int(ctx, o.values ? PRINT_ANY : PRINT_JSON, "values", ", %s values",
+                      count[DIFF_VALUES]);
+            print_int(ctx, o.values && unreadable ? PRINT_ANY : PRINT_JSON, "unreadable",
+                      ", %s unreadable", unreadable);
+            print_text(ctx, ")\n");
             print_close_object(ctx);
         }
-        status = different ? CLI_FALSE : CLI_OK;
+        status = unreadable ? CLI_ERROR : different ? CLI_FALSE : CLI_OK;
         /* an incomplete model is an error whatever the comparison says */
         if (ts_model_error_count(a.m) || ts_model_error_count(b.m))
             status = CLI_ERROR;

@@ -14,7 +14,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 const cli_option stats_options[] = {
@@ -45,10 +44,7 @@ typedef struct stats_run {
     double absmax;
     char *bad;              /* names of arrays with a non-finite value */
     size_t bad_len, nbad;
-    /* progress */
-    const char *path, *name;
-    struct timespec t0;
-    int shown;
+    cli_progress progress;
 } stats_run;
 
 static const char *const header[NCOLS] = {"file", "name", "dtype", "shape", "count",
@@ -248,57 +244,26 @@ static void print_summary(cli_ctx *ctx, stats_run *r)
     out_char(ctx, '\n');
 }
 
-/* ---- progress on a terminal ------------------------------------------------ */
-
-static double since(const struct timespec *t0)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)(t.tv_sec - t0->tv_sec) + (double)(t.tv_nsec - t0->tv_nsec) / 1e9;
-}
-
-static void on_progress(void *user, int64_t done, int64_t total)
-{
-    stats_run *r = user;
-    double dt = since(&r->t0);
-    if (dt < 1.0 || done >= total)
-        return;
-    char name[96];
-    fprintf(stderr, "\rtshape: stats: %s: %s: %lld / %lld MiB, %.1f GB/s   ",
-            cli_quote(r->path, strlen(r->path), name, sizeof name), r->name,
-            (long long)(done >> 20), (long long)(total >> 20), (double)done / dt / 1e9);
-    r->shown = 1;
-}
-
-static void clear_progress(stats_run *r)
-{
-    if (r->shown)
-        fprintf(stderr, "\r\033[K");
-    r->shown = 0;
-}
-
 static int stats_file(cli_ctx *ctx, stats_run *r, const char *path)
 {
     ts_file *f = NULL;
     ts_error err;
     if (ts_file_open(path, NULL, &f, &err) != TS_OK)
         return cli_error(ctx, path, "%s", err.message);
-    int status = CLI_OK, progress = isatty(STDERR_FILENO);
+    int status = CLI_OK;
     ts_stats_options o = TS_STATS_OPTIONS_INIT;
-    if (progress) {
-        o.progress = on_progress;
-        o.progress_ctx = r;
+    if (r->progress.enabled) {
+        o.progress = cli_progress_report;
+        o.progress_ctx = &r->progress;
     }
     for (size_t i = 0; i < ts_file_count(f) && !ctx->out.closed; i++) {
         const ts_array *a = ts_file_array(f, i);
         if (!cli_filter_match(&r->filter, a->name))
             continue;
         ts_stats s;
-        r->path = path;
-        r->name = a->name;
-        clock_gettime(CLOCK_MONOTONIC, &r->t0);
+        cli_progress_start(&r->progress, path, a->name);
         ts_status st = ts_array_stats(f, a, &o, &s, &err);
-        clear_progress(r);
+        cli_progress_clear(&r->progress);
         if (st != TS_OK) {
             status = cli_error(ctx, path, "%s", err.message);
             r->failed++;
@@ -324,6 +289,7 @@ int cmd_stats(cli_ctx *ctx, const cli_args *args)
     r.many_files = args->nops > 1;
     r.tty = isatty(STDOUT_FILENO);
     r.absmax = NAN;
+    cli_progress_init(&r.progress, "stats");
     int status = CLI_OK;
     for (int i = 0; i < args->nops && !ctx->out.closed; i++)
         status = cli_worse(status, stats_file(ctx, &r, args->ops[i]));

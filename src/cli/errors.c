@@ -13,6 +13,8 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 /* Formats "tshape: CMD: WHERE: MESSAGE" into line[0..cap) and writes it,
  * escaped, to stderr after what stdout holds (so terminals and tests see
@@ -113,4 +115,48 @@ int cli_fail_prefix(ts_error *err, const char *fmt, ...)
     memcpy(err->message + p, msg, m);
     err->message[p + m] = '\0';
     return CLI_ERROR;
+}
+
+/* ---- progress lines ---------------------------------------------------------- */
+
+static double now_seconds(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+void cli_progress_init(cli_progress *p, const char *command)
+{
+    memset(p, 0, sizeof *p);
+    p->enabled = isatty(STDERR_FILENO);
+    p->command = command;
+}
+
+void cli_progress_start(cli_progress *p, const char *path, const char *name)
+{
+    p->path = path;
+    p->name = name;
+    p->t0 = now_seconds();
+}
+
+void cli_progress_report(void *user, int64_t done, int64_t total)
+{
+    cli_progress *p = user;
+    double dt = now_seconds() - p->t0;
+    if (!p->enabled || dt < 1.0 || done >= total)
+        return;
+    char path[96], name[96];
+    fprintf(stderr, "\rtshape: %s: %s: %s: %lld / %lld MiB, %.1f GB/s   ", p->command,
+            cli_quote(p->path, strlen(p->path), path, sizeof path),
+            cli_quote(p->name, strlen(p->name), name, sizeof name), (long long)(done >> 20),
+            (long long)(total >> 20), (double)done / dt / 1e9);
+    p->shown = 1;
+}
+
+void cli_progress_clear(cli_progress *p)
+{
+    if (p->shown)
+        fprintf(stderr, "\r\033[K");
+    p->shown = 0;
 }

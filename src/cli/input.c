@@ -6,6 +6,7 @@
 #include "cli.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,6 +25,20 @@ int cli_arg_i64(cli_ctx *ctx, const char *text, const char *what, int64_t *out)
         return cli_usage(ctx, "%s '%s' does not fit in int64", what,
                          cli_quote(text, strlen(text), q, sizeof q));
     return cli_usage(ctx, "%s must be an integer, not '%s'", what,
+                     cli_quote(text, strlen(text), q, sizeof q));
+}
+
+int cli_arg_nonneg_double(cli_ctx *ctx, const char *text, const char *what, double *out)
+{
+    char q[128], *end;
+    errno = 0;
+    double v = strtod(text, &end);
+    if (end != text && *end == '\0' && errno == 0 && v >= 0 && v < HUGE_VAL &&
+        strspn(text, "0123456789.eE+-") == strlen(text)) {
+        *out = v;
+        return CLI_OK;
+    }
+    return cli_usage(ctx, "%s must be a finite number >= 0, not '%s'", what,
                      cli_quote(text, strlen(text), q, sizeof q));
 }
 

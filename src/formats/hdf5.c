@@ -23,6 +23,9 @@
  * a dataset reached by a second hard link is not repeated; soft and
  * external links are not followed. data_offset (H5Dget_offset) is reported
  * only for contiguous, allocated, fixed-size data lying inside the file.
+ * Other fixed-size datasets (chunked, compressed, compact, never written)
+ * record a TS__SRC_HDF5 data source: the values layer reads them through
+ * libhdf5 by hyperslab into its fixed buffer (ts__hdf5_read).
  */
 #include "reader.h"
 
@@ -117,6 +120,12 @@ static const char *const class_names[] = {"INTEGER", "FLOAT", "TIME", "STRING", 
     X(herr_t, H5Aread, (hid_t, hid_t, void *))                                            \
     X(herr_t, H5Aclose, (hid_t))                                                          \
     X(htri_t, H5Lexists, (hid_t, const char *, hid_t))                                    \
+    X(hid_t, H5Dopen2, (hid_t, const char *, hid_t))                                      \
+    X(herr_t, H5Dclose, (hid_t))                                                          \
+    X(herr_t, H5Dread, (hid_t, hid_t, hid_t, hid_t, hid_t, void *))                       \
+    X(hid_t, H5Screate_simple, (int, const hsize_t *, const hsize_t *))                   \
+    X(herr_t, H5Sselect_hyperslab,                                                        \
+      (hid_t, int, const hsize_t *, const hsize_t *, const hsize_t *, const hsize_t *))   \
     X(herr_t, H5free_memory, (void *))
 
 typedef struct h5_api {
@@ -271,6 +280,7 @@ typedef struct h5_reader {
     /* addresses of the objects already reported (hard links) */
     haddr_t *seen;
     size_t n_seen, cap_seen;
+    const char *path;     /* the file's path (owned by f), or NULL: an image */
 } h5_reader;
 
 /* Open-addressing set of object addresses; returns 1 if `a` was there. */
@@ -640,6 +650,16 @@ static ts_status read_dataset(h5_reader *r, hid_t d, const char *name)
         NOTE(" (never written)");
     }
 #undef NOTE
+    if (a->data_offset < 0 && fixed && a->size > 0 && a->nbytes > 0) {
+        ts__data_src ds;
+        memset(&ds, 0, sizeof ds);
+        ds.kind = TS__SRC_HDF5;
+        ds.size = a->nbytes;
+        ds.h5_dataset = a->name;
+        ds.h5_path = r->path;
+        if ((st = ts__file_set_data_src(r->f, a, &ds, err)))
+            goto done;
+    }
     a->note = type_note ? ts__file_printf(r->f, err, "%s; %s", type_note, layout_note)
                         : ts__file_strndup(r->f, layout_note, strlen(layout_note), err);
     if (!a->note)
@@ -817,7 +837,11 @@ static ts_status read_hdf5(ts_file *f, const unsigned char *data, size_t len,
         return TS_ERR_NOMEM;
     }
     ts__file_set_version(f, version);
-    h5_reader r = {f, len, err, TS_OK, NULL, 0, 0};
+    h5_reader r = {f, len, err, TS_OK, NULL, 0, 0, NULL};
+    if (opts->path && !(r.path = ts__file_strndup(f, opts->path, strlen(opts->path), err))) {
+        api.H5Fclose(file);
+        return TS_ERR_NOMEM;
+    }
     herr_t ret = api.H5Lvisit(file, 0 /* by name */, 0 /* increasing */, visit, &r);
     st = r.st;
     if (!st && ret < 0)
@@ -828,6 +852,157 @@ static ts_status read_hdf5(ts_file *f, const unsigned char *data, size_t len,
         st = keras_metadata(f, file, err);
     api.H5Fclose(file);
     return st;
+}
+
+/* ---- values: reading a dataset through libhdf5 ------------------------------ */
+
+typedef struct h5_read {
+    hid_t file, dset, type, space;
+    int ndim;
+    hsize_t dims[H5_MAX_RANK];
+    size_t itemsize;
+} h5_read;
+
+void ts__hdf5_end(void *state)
+{
+    h5_read *h = state;
+    if (!h)
+        return;
+    if (h->space >= 0)
+        api.H5Sclose(h->space);
+    if (h->type >= 0)
+        api.H5Tclose(h->type);
+    if (h->dset >= 0)
+        api.H5Dclose(h->dset);
+    if (h->file >= 0)
+        api.H5Fclose(h->file);
+    free(h);
+}
+
+ts_status ts__hdf5_begin(const ts__data_src *src, const unsigned char *image, size_t len,
+                         size_t itemsize, int64_t count, void **state, ts_error *err)
+{
+    *state = NULL;
+    if (load_api() < 0)
+        return ts__error(err, TS_ERR_UNSUPPORTED, "%s", api_error);
+    h5_read *h = calloc(1, sizeof *h);
+    if (!h)
+        return ts__error(err, TS_ERR_NOMEM, "out of memory");
+    h->file = h->dset = h->type = h->space = -1;
+    if (src->h5_path) {
+        h->file = api.H5Fopen(src->h5_path, 0, 0);
+    } else {
+        hid_t fapl = api.H5Pcreate(*api.fapl_class);
+        if (fapl >= 0 && api.H5Pset_fapl_core(fapl, 1 << 16, 0) >= 0 &&
+            api.H5Pset_file_image(fapl, (void *)(uintptr_t)image, len) >= 0)
+            h->file = api.H5Fopen("image.h5", 0, fapl);
+        if (fapl >= 0)
+            api.H5Pclose(fapl);
+    }
+    if (h->file >= 0)
+        h->dset = api.H5Dopen2(h->file, src->h5_dataset, 0);
+    if (h->dset >= 0) {
+        h->type = api.H5Dget_type(h->dset);
+        h->space = api.H5Dget_space(h->dset);
+    }
+    if (h->type < 0 || h->space < 0) {
+        ts__hdf5_end(h);
+        return ts__error(err, TS_ERR_FORMAT, "libhdf5 cannot open the dataset%s",
+                         src->h5_path ? " (has the file changed?)" : "");
+    }
+    h->itemsize = api.H5Tget_size(h->type);
+    h->ndim = api.H5Sget_simple_extent_type(h->space) == H5S_SIMPLE
+                  ? api.H5Sget_simple_extent_ndims(h->space) : 0;
+    if (h->ndim < 0 || h->ndim > H5_MAX_RANK || h->itemsize == 0 ||
+        (h->ndim > 0 && api.H5Sget_simple_extent_dims(h->space, h->dims, NULL) != h->ndim)) {
+        ts__hdf5_end(h);
+        return ts__error(err, TS_ERR_FORMAT, "libhdf5 cannot read the dataset's dataspace");
+    }
+    /* The file is opened again by its path: it must still hold what was
+     * read when it was opened, or reads would not fit the caller's buffers. */
+    hsize_t total = 1;
+    int fits = 1;
+    for (int k = 0; k < h->ndim; k++) {
+        if (h->dims[k] != 0 && total > (hsize_t)INT64_MAX / h->dims[k])
+            fits = 0;
+        total *= h->dims[k];
+    }
+    if (!fits || total != (hsize_t)count || h->itemsize != itemsize) {
+        const size_t now = h->itemsize;
+        ts__hdf5_end(h);
+        return ts__error(err, TS_ERR_FORMAT, "the dataset has changed since the file was "
+                                             "opened (%llu elements of %zu bytes, not %lld of "
+                                             "%zu)", fits ? (unsigned long long)total : 0ULL,
+                         now, (long long)count, itemsize);
+    }
+    *state = h;
+    return TS_OK;
+}
+
+/*
+ * The flat range is cut into hyperslabs: at flat position p (multi-index
+ * idx), the largest block that starts there and fits the rest: axis k is
+ * the outermost axis such that idx is 0 on every axis after k and one
+ * step of k (the product of the dims after it) still fits; the block then
+ * takes m steps along k (not past its end) and whole extents after it.
+ */
+ts_status ts__hdf5_read(void *state, int64_t first, int64_t n, void *out, ts_error *err)
+{
+    h5_read *h = state;
+    unsigned char *o = out;
+    hsize_t size = 1;
+    for (int k = 0; k < h->ndim; k++)
+        size *= h->dims[k];  /* fits: checked by ts__hdf5_begin */
+    if (first < 0 || n < 0 || (hsize_t)first > size || (hsize_t)n > size - (hsize_t)first)
+        return ts__error(err, TS_ERR_INDEX, "elements %lld..%lld are outside the dataset",
+                         (long long)first, (long long)(first + n));
+    if (n == 0)
+        return TS_OK;
+    if (h->ndim == 0) {
+        if (first != 0 || n != 1 || api.H5Dread(h->dset, h->type, 0, 0, 0, o) < 0)
+            return ts__error(err, TS_ERR_FORMAT, "libhdf5 cannot read the scalar dataset");
+        return TS_OK;
+    }
+    const int nd = h->ndim;
+    hsize_t unit[H5_MAX_RANK];
+    unit[nd - 1] = 1;
+    for (int k = nd - 2; k >= 0; k--)
+        unit[k] = unit[k + 1] * h->dims[k + 1];
+    while (n > 0) {
+        hsize_t idx[H5_MAX_RANK], rest = (hsize_t)first;
+        for (int k = 0; k < nd; k++) {
+            idx[k] = rest / unit[k];
+            rest %= unit[k];
+        }
+        int k = nd - 1;
+        while (k > 0 && idx[k] == 0 && unit[k - 1] <= (hsize_t)n)
+            k--;
+        hsize_t m = (hsize_t)n / unit[k];
+        if (m > h->dims[k] - idx[k])
+            m = h->dims[k] - idx[k];
+        hsize_t start[H5_MAX_RANK], count[H5_MAX_RANK];
+        for (int j = 0; j < nd; j++) {
+            start[j] = j <= k ? idx[j] : 0;
+            count[j] = j < k ? 1 : j == k ? m : h->dims[j];
+        }
+        hsize_t total = m * unit[k];
+        hid_t mem = api.H5Screate_simple(1, &total, NULL);
+        herr_t rc = -1;
+        if (mem >= 0 && api.H5Sselect_hyperslab(h->space, 0 /* H5S_SELECT_SET */, start, NULL,
+                                                count, NULL) >= 0)
+            rc = api.H5Dread(h->dset, h->type, mem, h->space, 0, o);
+        if (mem >= 0)
+            api.H5Sclose(mem);
+        if (rc < 0)
+            return ts__error(err, TS_ERR_FORMAT,
+                             "libhdf5 cannot read elements %lld..%lld (a filter it lacks, "
+                             "or corrupt chunks)", (long long)first,
+                             (long long)(first + (int64_t)total));
+        o += total * h->itemsize;
+        first += (int64_t)total;
+        n -= (int64_t)total;
+    }
+    return TS_OK;
 }
 
 const ts__reader ts__reader_hdf5 = {

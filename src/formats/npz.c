@@ -107,7 +107,8 @@ static ts_status read_npz(ts_file *f, const unsigned char *data, size_t len,
             st = note_compressed(f, a, m->method, err);
             if (!st && m->method == TS__ZIP_DEFLATED) {
                 ts__data_src src = {TS__SRC_DEFLATE, m->data_offset, (int64_t)m->comp_size,
-                                    (int64_t)m->size, pre.data_start, m->crc32, 0, 0, 0};
+                                    (int64_t)m->size, pre.data_start, m->crc32, 0, 0, 0,
+                                    0, 0, 0, 0, NULL, NULL, NULL};
                 st = ts__file_set_data_src(f, a, &src, err);
             }
         }

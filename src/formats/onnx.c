@@ -319,6 +319,7 @@ static ts_status read_tensor(onnx_reader *r, ts__pb_msg *m, const tensor_ctx *c,
                              ts_array **out)
 {
     ts_error *err = r->err;
+    const size_t msg_start = m->pos, msg_end = m->end;
     int64_t dims[TS_MAX_NDIM];
     int ndim = 0;
     uint64_t data_type = 0;
@@ -568,6 +569,26 @@ static ts_status read_tensor(onnx_reader *r, ts__pb_msg *m, const tensor_ctx *c,
     if ((storage == F_FLOAT || storage == F_DOUBLE) && l->fields == 1 && !l->unpacked &&
         (int64_t)l->len == a->nbytes)
         a->data_offset = (int64_t)l->pos;
+    if (a->data_offset < 0 && storage != F_STRING && t->per <= 1 && a->size > 0) {
+        /* the values layer decodes the field's entries (unpacked, several
+         * packed pieces, varints) into elements as it reads them */
+        static const uint32_t numbers[F_COUNT] = {[F_FLOAT] = 4, [F_INT32] = 5,
+                                                  [F_INT64] = 7, [F_DOUBLE] = 10,
+                                                  [F_UINT64] = 11};
+        ts__data_src ds;
+        memset(&ds, 0, sizeof ds);
+        ds.kind = TS__SRC_PROTO;
+        ds.comp_offset = (int64_t)msg_start;
+        ds.comp_size = (int64_t)(msg_end - msg_start);
+        ds.size = a->nbytes;
+        ds.pb_field = numbers[storage];
+        ds.pb_fixed = storage == F_FLOAT ? 4 : storage == F_DOUBLE ? 8 : 0;
+        ds.pb_out = ds.pb_fixed ? ds.pb_fixed : (int)a->itemsize;
+        ds.pb_bool = t->dtype == TS_DTYPE_BOOL;
+        ds.pb_what = field_names[storage];
+        if ((st = ts__file_set_data_src(r->f, a, &ds, err)))
+            return st;
+    }
     a->note = ts__file_printf(r->f, err, "%s, typed field %s: %lld values%s", src,
                               field_names[storage], (long long)l->count,
                               a->data_offset >= 0 ? " (one packed field)" : "");
@@ -682,6 +703,11 @@ static ts_status read_sparse(onnx_reader *r, const ts__pb_msg *parent, const ts_
     if (a->dtype == TS_DTYPE_OBJECT)
         a->nbytes = -1;
     a->data_offset = -1;
+    /* the values' typed field no longer describes the (dense) array */
+    ts__data_src none;
+    memset(&none, 0, sizeof none);
+    if ((st = ts__file_set_data_src(r->f, a, &none, err)))
+        return st;
     char vo[32] = "not addressable", io[32] = "not addressable";
     if (voff >= 0)
         snprintf(vo, sizeof vo, "byte %lld", (long long)voff);

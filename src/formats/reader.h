@@ -119,8 +119,26 @@ ts_status ts__array_compute_sizes(ts_array *a, ts_error *err);
  * storage_nbytes, when > 0, bounds the storage of a view (a PyTorch storage
  * member's size): a view reaching past it is an error. 0: up to the end of
  * the file.
+ * TS__SRC_PROTO: the values are the entries of a repeated protobuf field
+ * (ONNX TensorProto float_data, int32_data, int64_data, double_data,
+ * uint64_data), field number pb_field of the message [comp_offset,
+ * comp_offset + comp_size), packed or not, possibly in several pieces
+ * (protobuf concatenates repeated fields). Entries are fixed32/fixed64
+ * (pb_fixed 4/8) or varints (pb_fixed 0); each one becomes pb_out bytes of
+ * little-endian data (varints truncated to their low pb_out bytes, as a C
+ * cast or NumPy's astype; pb_bool: 1 byte, 0 or 1, nonzero is true), and
+ * the array's bytes are the first `size` of them (skip 0).
+ * TS__SRC_HDF5: an HDF5 dataset whose data is not one stored run (chunked,
+ * compressed, compact, unwritten): read through libhdf5 (hdf5.c,
+ * ts__hdf5_*), dataset h5_dataset of the file h5_path (or of the file's
+ * image when NULL), `size` bytes in C order as the file stores them.
  */
-typedef enum ts__src_kind { TS__SRC_STORED = 0, TS__SRC_DEFLATE = 1 } ts__src_kind;
+typedef enum ts__src_kind {
+    TS__SRC_STORED = 0,
+    TS__SRC_DEFLATE = 1,
+    TS__SRC_PROTO = 2,
+    TS__SRC_HDF5 = 3
+} ts__src_kind;
 typedef struct ts__data_src {
     ts__src_kind kind;
     int64_t comp_offset, comp_size;  /* TS__SRC_DEFLATE: the stream in the file */
@@ -135,6 +153,12 @@ typedef struct ts__data_src {
      * first element is at data_offset (or `skip`), storage_offset ignored. */
     int has_storage;
     int64_t storage_start;
+    /* TS__SRC_PROTO */
+    uint32_t pb_field;
+    int pb_fixed, pb_out, pb_bool;
+    const char *pb_what;             /* the field's name, for messages */
+    /* TS__SRC_HDF5 */
+    const char *h5_path, *h5_dataset;
 } ts__data_src;
 
 /* Records src for array a of f (a must be one of f's arrays; call after the
@@ -145,6 +169,25 @@ ts_status ts__file_set_data_src(ts_file *f, const ts_array *a, const ts__data_sr
 /* The data source recorded for a, or NULL when none was (stored as is,
  * storage bounded by the file). */
 const ts__data_src *ts__file_data_src(const ts_file *f, const ts_array *a);
+
+/*
+ * Reading an HDF5 dataset's elements through libhdf5 (TS__SRC_HDF5):
+ * ts__hdf5_begin opens the file (by path, or a copy of the image through
+ * the core driver) and the dataset; ts__hdf5_read reads the elements
+ * [first, first + n) in flat C order into out (n * itemsize bytes, the
+ * file's own byte layout: no conversion), as hyperslabs of whole rows where
+ * possible; ts__hdf5_end closes everything (accepts NULL). ts__hdf5_begin
+ * checks that the dataset still has `count` elements of `itemsize` bytes
+ * (TS_ERR_FORMAT otherwise: the file changed since it was parsed) and
+ * ts__hdf5_read that [first, first + n) lies inside it. libhdf5 (serial)
+ * is not thread-safe: call these from one thread at a time. Errors:
+ * TS_ERR_UNSUPPORTED (no library), TS_ERR_FORMAT (libhdf5 cannot read the
+ * data: a filter it lacks, a corrupt chunk), TS_ERR_NOMEM.
+ */
+ts_status ts__hdf5_begin(const ts__data_src *src, const unsigned char *image, size_t len,
+                         size_t itemsize, int64_t count, void **state, ts_error *err);
+ts_status ts__hdf5_read(void *state, int64_t first, int64_t n, void *out, ts_error *err);
+void ts__hdf5_end(void *state);
 
 /* The bytes of the file: its map (ts_file_open) or the borrowed image
  * (ts_file_open_memory); *len receives their count. Valid until close. */

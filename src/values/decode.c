@@ -398,6 +398,163 @@ static void q8_k(const unsigned char *b, size_t n, double *y)
     }
 }
 
+/* ggml has no dequantize_row_q8_1 (q8_1 is a dot-product operand type):
+ * block_q8_1 {half d; half s; int8 qs[32]} holds qs * d, and s is d times
+ * the sum of qs, so the values are d * qs, as for q8_0. */
+static void q8_1(const unsigned char *b, size_t n, double *y)
+{
+    for (size_t i = 0; i < n; i += 32, b += 36, y += 32) {
+        const float d = h2f(b);
+        for (int j = 0; j < 32; j++) {
+            const float v = (int8_t)b[4 + j] * d;
+            y[j] = v;
+        }
+    }
+}
+
+/* block_q2_K {uint8 scales[16]; uint8 qs[64]; half d; half dmin}: 16
+ * groups of 16, 4-bit scale and min per group, 2-bit quants. */
+static void q2_k(const unsigned char *b, size_t n, double *y)
+{
+    for (size_t i = 0; i < n; i += 256, b += 84) {
+        const float d = h2f(b + 80), dmin = h2f(b + 82);
+        const unsigned char *sc = b, *q = b + 16;
+        int is = 0;
+        for (int k = 0; k < 256; k += 128, q += 32) {
+            for (int shift = 0; shift < 8; shift += 2) {
+                for (int half = 0; half < 2; half++) {
+                    const int s = sc[is++];
+                    const float dl = d * (s & 0xF), ml = dmin * (s >> 4);
+                    for (int l = 0; l < 16; l++) {
+                        const float p = dl * ((q[l + 16 * half] >> shift) & 3);
+                        const float v = p - ml;
+                        *y++ = v;
+                    }
+                }
+            }
+        }
+    }
+}
+
+/* block_q3_K {uint8 hmask[32]; uint8 qs[64]; uint8 scales[12]; half d}:
+ * 16 groups of 16, 6-bit signed scales (offset 32) packed in 12 bytes,
+ * 2 low bits in qs and the high bit in hmask (set: no -4). */
+static void q3_k(const unsigned char *b, size_t n, double *y)
+{
+    for (size_t i = 0; i < n; i += 256, b += 110) {
+        const float d = h2f(b + 108);
+        const unsigned char *hm = b, *q = b + 32, *raw = b + 96;
+        int8_t scales[16];
+        for (int j = 0; j < 16; j++) {
+            /* low 4 bits: bytes 0..7 (low nibble for j < 8, high for j >= 8);
+             * high 2 bits: byte 8 + j % 4, bits 2 * (j / 4) */
+            const int lo = j < 8 ? raw[j] & 0xF : raw[j - 8] >> 4;
+            const int hi = (raw[8 + j % 4] >> (2 * (j / 4))) & 3;
+            scales[j] = (int8_t)(lo | hi << 4);
+        }
+        int is = 0;
+        unsigned m = 1;
+        for (int k = 0; k < 256; k += 128, q += 32) {
+            for (int shift = 0; shift < 8; shift += 2, m <<= 1) {
+                for (int half = 0; half < 2; half++) {
+                    const float dl = d * (scales[is++] - 32);
+                    for (int l = 0; l < 16; l++) {
+                        const int x = ((q[l + 16 * half] >> shift) & 3) -
+                                      ((hm[l + 16 * half] & m) ? 0 : 4);
+                        const float v = dl * x;
+                        *y++ = v;
+                    }
+                }
+            }
+        }
+    }
+}
+
+/* block_tq1_0 {uint8 qs[48]; uint8 qh[4]; half d}: ternary digits, five
+ * per qs byte and four per qh byte, in base 3 scaled to a byte: digit n of
+ * q is ((uint8)(q * 3^n) * 3) >> 8, and the value is (digit - 1) * d. */
+static float tq1_digit(unsigned q, unsigned pow3, float d)
+{
+    const unsigned char x = (unsigned char)(q * pow3);
+    const int t = (int)((x * 3u) >> 8) - 1;
+    const float v = (float)t * d;
+    return v;
+}
+
+static void tq1_0(const unsigned char *b, size_t n, double *y)
+{
+    static const unsigned pow3[5] = {1, 3, 9, 27, 81};
+    for (size_t i = 0; i < n; i += 256, b += 54) {
+        const float d = h2f(b + 52);
+        const unsigned char *qs = b, *qh = b + 48;
+        for (int j = 0; j < 32; j += 32)          /* the whole 32-byte run */
+            for (int k = 0; k < 5; k++)
+                for (int m = 0; m < 32; m++)
+                    *y++ = tq1_digit(qs[j + m], pow3[k], d);
+        for (int j = 32; j < 48; j += 16)         /* the last 16 bytes */
+            for (int k = 0; k < 5; k++)
+                for (int m = 0; m < 16; m++)
+                    *y++ = tq1_digit(qs[j + m], pow3[k], d);
+        for (int k = 0; k < 4; k++)
+            for (int j = 0; j < 4; j++)
+                *y++ = tq1_digit(qh[j], pow3[k], d);
+    }
+}
+
+/* block_tq2_0 {uint8 qs[64]; half d}: 2-bit ternary (0, 1, 2 -> -1, 0, 1). */
+static void tq2_0(const unsigned char *b, size_t n, double *y)
+{
+    for (size_t i = 0; i < n; i += 256, b += 66) {
+        const float d = h2f(b + 64);
+        for (int j = 0; j < 64; j += 32)
+            for (int l = 0; l < 4; l++)
+                for (int m = 0; m < 32; m++) {
+                    const float v = (float)(((b[j + m] >> (2 * l)) & 3) - 1) * d;
+                    *y++ = v;
+                }
+    }
+}
+
+/* The 16 non-linear levels of IQ4_NL and IQ4_XS (ggml-common.h
+ * kvalues_iq4nl). */
+static const int8_t iq4nl_levels[16] = {-127, -104, -83, -65, -49, -35, -22, -10,
+                                        1,    13,   25,  38,  53,  69,  89,  113};
+
+/* block_iq4_nl {half d; uint8 qs[16]}: as q4_0 with the levels above. */
+static void iq4_nl(const unsigned char *b, size_t n, double *y)
+{
+    for (size_t i = 0; i < n; i += 32, b += 18, y += 32) {
+        const float d = h2f(b);
+        for (int j = 0; j < 16; j++) {
+            const float v0 = d * iq4nl_levels[b[2 + j] & 0xF];
+            const float v1 = d * iq4nl_levels[b[2 + j] >> 4];
+            y[j] = v0;
+            y[j + 16] = v1;
+        }
+    }
+}
+
+/* block_iq4_xs {half d; uint16 scales_h; uint8 scales_l[4]; uint8 qs[128]}:
+ * 8 groups of 32 with 6-bit scales (offset 32), levels as iq4_nl. */
+static void iq4_xs(const unsigned char *b, size_t n, double *y)
+{
+    for (size_t i = 0; i < n; i += 256, b += 136) {
+        const float d = h2f(b);
+        const unsigned sh = (unsigned)b[2] | (unsigned)b[3] << 8;
+        const unsigned char *sl = b + 4, *qs = b + 8;
+        for (int ib = 0; ib < 8; ib++, qs += 16, y += 32) {
+            const int ls = ((sl[ib / 2] >> (4 * (ib % 2))) & 0xF) | (((sh >> (2 * ib)) & 3) << 4);
+            const float dl = d * (ls - 32);
+            for (int j = 0; j < 16; j++) {
+                const float v0 = dl * iq4nl_levels[qs[j] & 0xF];
+                const float v1 = dl * iq4nl_levels[qs[j] >> 4];
+                y[j] = v0;
+                y[j + 16] = v1;
+            }
+        }
+    }
+}
+
 typedef struct quant_row {
     const char *name;
     int64_t block, bytes;
@@ -408,6 +565,9 @@ static const quant_row quants[] = {
     {"q4_0", 32, 18, q4_0},   {"q4_1", 32, 20, q4_1},   {"q5_0", 32, 22, q5_0},
     {"q5_1", 32, 24, q5_1},   {"q8_0", 32, 34, q8_0},   {"q4_k", 256, 144, q4_k},
     {"q5_k", 256, 176, q5_k}, {"q6_k", 256, 210, q6_k}, {"q8_k", 256, 292, q8_k},
+    {"q8_1", 32, 36, q8_1},   {"q2_k", 256, 84, q2_k},  {"q3_k", 256, 110, q3_k},
+    {"tq1_0", 256, 54, tq1_0}, {"tq2_0", 256, 66, tq2_0}, {"iq4_nl", 32, 18, iq4_nl},
+    {"iq4_xs", 256, 136, iq4_xs},
 };
 
 /* ---- the table ------------------------------------------------------------- */

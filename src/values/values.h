@@ -105,6 +105,36 @@ ts_status ts__data_stream(const ts__data *d, int64_t first, int64_t n, ts__sink_
 ts_status ts__data_walk_view(const ts__data *d, int64_t start, int64_t n, ts__sink_fn fn,
                              void *ctx, ts_error *err);
 
+/*
+ * A deflated member (or, TS__SRC_PROTO, an ONNX typed field decoded entry
+ * by entry) read piece by piece in storage order (contiguous arrays),
+ * keeping zlib's (the walker's) state between calls, so reading a member
+ * in n pieces inflates it once. ts__zcursor_next hands the next n elements to fn
+ * (whole elements, in runs), under the guard; ts__zcursor_finish inflates
+ * what is left and checks the member's size and CRC-32 (call it after the
+ * last element); ts__zcursor_close frees everything (after open succeeded).
+ */
+typedef struct ts__zcursor {
+    const ts__data *d;
+    void *zs;                        /* z_stream */
+    unsigned char *buf;
+    size_t have_off, have_len;       /* inflated bytes held: buf[off, off+len) */
+    int64_t in_left;                 /* compressed bytes not yet given to zlib */
+    int64_t skip;                    /* inflated bytes still to skip */
+    int64_t inflated;
+    unsigned long crc;
+    int ended;
+    void *pb;                        /* TS__SRC_PROTO: the ts__pb_msg walked */
+    size_t pb_at, pb_end;            /* the packed piece being decoded */
+    void *h5;                        /* TS__SRC_HDF5: ts__hdf5_begin's state */
+    int64_t h5_next;                 /* flat index of the next element to read */
+} ts__zcursor;
+
+ts_status ts__zcursor_open(ts__zcursor *c, const ts__data *d, ts_error *err);
+ts_status ts__zcursor_next(ts__zcursor *c, int64_t n, ts__sink_fn fn, void *ctx, ts_error *err);
+ts_status ts__zcursor_finish(ts__zcursor *c, ts_error *err);
+void ts__zcursor_close(ts__zcursor *c);
+
 /* Prefixes err's message with "array 'NAME': " and returns code. */
 ts_status ts__values_fail(const ts_array *a, ts_error *err, ts_status code);
 

@@ -9,6 +9,7 @@
  * jump out of it leaks nothing.
  */
 #include "values.h"
+#include "../formats/protobuf.h"
 
 #include <stdlib.h>
 #include <zlib.h>
@@ -78,7 +79,8 @@ ts_status ts__data_open(ts__data *d, const ts_file *f, const ts_array *a, ts_err
         return ts__values_fail(a, err, ts__error(err, TS_ERR_UNSUPPORTED,
                                                  "its data is not stored in the file as is%s%s",
                                                  a->note ? ": " : "", a->note ? a->note : ""));
-    if (d->src && d->src->kind != TS__SRC_DEFLATE)
+    if (d->src && d->src->kind != TS__SRC_DEFLATE && d->src->kind != TS__SRC_PROTO &&
+        d->src->kind != TS__SRC_HDF5)
         return ts__values_fail(a, err, ts__error(err, TS_ERR_UNSUPPORTED,
                                                  "unknown data source %d", (int)d->src->kind));
     const int64_t eb = d->dec.elem_bytes;
@@ -162,7 +164,9 @@ ts_status ts__data_open(ts__data *d, const ts_file *f, const ts_array *a, ts_err
     const char *what;
     if (d->src) {
         avail = d->src->size - d->src->skip;
-        what = "its deflated member holds";
+        what = d->src->kind == TS__SRC_PROTO  ? "its typed field holds"
+               : d->src->kind == TS__SRC_HDF5 ? "its HDF5 dataset holds"
+                                              : "its deflated member holds";
         if (!d->contiguous)
             return ts__values_fail(a, err, ts__error(err, TS_ERR_UNSUPPORTED,
                                    "a strided view of a deflated member cannot be read"));
@@ -318,6 +322,18 @@ ts_status ts__data_stream(const ts__data *d, int64_t first, int64_t n, ts__sink_
         return TS_OK;
     if (!d->src)
         return ts__data_guard(d, stored_run, &j, err);
+    if (d->src->kind == TS__SRC_PROTO || d->src->kind == TS__SRC_HDF5) {
+        /* typed protobuf fields: decoded piece by piece from the start;
+         * HDF5: read by hyperslab from `first` on */
+        ts__zcursor c;
+        ts_status st = ts__zcursor_open(&c, d, err);
+        if (st)
+            return st;
+        c.skip += first * d->dec.elem_bytes;
+        st = ts__zcursor_next(&c, n, fn, ctx, err);
+        ts__zcursor_close(&c);
+        return st;
+    }
     z_stream zs;
     memset(&zs, 0, sizeof zs);
     j.buf = malloc(INFLATE_BUF);
@@ -384,4 +400,312 @@ ts_status ts__data_walk_view(const ts__data *d, int64_t start, int64_t n, ts__si
         }
     }
     return TS_OK;
+}
+
+/* ---- a deflated member read piece by piece ------------------------------------ */
+
+ts_status ts__zcursor_open(ts__zcursor *c, const ts__data *d, ts_error *err)
+{
+    memset(c, 0, sizeof *c);
+    c->d = d;
+    c->skip = d->skip + d->lay.offset * d->dec.elem_bytes;
+    c->in_left = d->src->comp_size;
+    c->crc = crc32(0L, Z_NULL, 0);
+    if (d->src->kind == TS__SRC_HDF5) {
+        c->buf = malloc(INFLATE_BUF);
+        if (!c->buf)
+            return ts__values_fail(d->a, err, ts__error(err, TS_ERR_NOMEM, "out of memory"));
+        ts_status st = ts__hdf5_begin(d->src, d->image, d->image_len,
+                                      (size_t)d->dec.elem_bytes, d->count, &c->h5, err);
+        if (st) {
+            free(c->buf);
+            c->buf = NULL;
+            return ts__values_fail(d->a, err, st);
+        }
+        return TS_OK;
+    }
+    if (d->src->kind == TS__SRC_PROTO) {
+        c->buf = malloc(INFLATE_BUF);
+        c->pb = calloc(1, sizeof(ts__pb_msg));
+        if (!c->buf || !c->pb) {
+            free(c->buf);
+            free(c->pb);
+            c->buf = NULL;
+            c->pb = NULL;
+            return ts__values_fail(d->a, err, ts__error(err, TS_ERR_NOMEM, "out of memory"));
+        }
+        ts__pb_msg *m = c->pb;
+        ts__pb_init(m, d->image, d->image_len);
+        m->pos = (size_t)d->src->comp_offset;
+        m->end = (size_t)(d->src->comp_offset + d->src->comp_size);
+        m->declared_end = m->end;
+        m->depth = 1;
+        return TS_OK;
+    }
+    c->buf = malloc(INFLATE_BUF);
+    c->zs = calloc(1, sizeof(z_stream));
+    if (!c->buf || !c->zs || inflateInit2((z_stream *)c->zs, -MAX_WBITS) != Z_OK) {
+        free(c->buf);
+        free(c->zs);
+        c->buf = NULL;
+        c->zs = NULL;
+        return ts__values_fail(d->a, err, ts__error(err, TS_ERR_NOMEM,
+                                                    "cannot start zlib's inflate"));
+    }
+    return TS_OK;
+}
+
+void ts__zcursor_close(ts__zcursor *c)
+{
+    free(c->pb);
+    c->pb = NULL;
+    ts__hdf5_end(c->h5);
+    c->h5 = NULL;
+    if (c->zs)
+        inflateEnd((z_stream *)c->zs);
+    free(c->zs);
+    free(c->buf);
+    c->zs = NULL;
+    c->buf = NULL;
+}
+
+/* Writes one entry of a typed protobuf field as src->pb_out bytes. */
+static void pb_put(const ts__data_src *src, uint64_t v, unsigned char *out)
+{
+    if (src->pb_bool)
+        v = v != 0;
+    for (int i = 0; i < src->pb_out; i++)
+        out[i] = (unsigned char)(v >> (8 * i));
+}
+
+/*
+ * Decodes entries of the typed field into buf[have_len, INFLATE_BUF) until
+ * it is nearly full or the message ends; returns the bytes produced. The
+ * message is walked with the protobuf walker (every length checked against
+ * the message); a packed piece is decoded from c->pb_at to c->pb_end.
+ */
+static ts_status proto_more(ts__zcursor *c, size_t *produced, ts_error *err)
+{
+    const ts__data *d = c->d;
+    const ts__data_src *src = d->src;
+    ts__pb_msg *m = c->pb;
+    const int out = src->pb_out, fixed = src->pb_fixed;
+    unsigned char *p = c->buf + c->have_len, *end = c->buf + INFLATE_BUF;
+    while (end - p >= 8) {
+        uint64_t v;
+        if (c->pb_at < c->pb_end) {
+            if (fixed) {
+                if (c->pb_end - c->pb_at < (size_t)fixed)
+                    return ts__fail(err, TS_ERR_FORMAT, 0, (int64_t)c->pb_at,
+                                    "packed %s at byte %zu: a partial %d-byte value",
+                                    src->pb_what, c->pb_at, fixed);
+                memcpy(p, d->image + c->pb_at, (size_t)fixed);  /* little-endian */
+                c->pb_at += (size_t)fixed;
+                p += fixed;
+                continue;
+            }
+            ts_status st = ts__pb_varint(d->image, &c->pb_at, c->pb_end, &v, src->pb_what, err);
+            if (st)
+                return st;
+            pb_put(src, v, p);
+            p += out;
+            continue;
+        }
+        ts__pb_field f;
+        int k = ts__pb_next(m, &f, err);
+        if (k < 0)
+            return m->status;
+        if (k == 0) {
+            c->ended = 1;
+            break;
+        }
+        if (f.number != src->pb_field)
+            continue;
+        int want = fixed == 4 ? TS__PB_FIXED32 : fixed == 8 ? TS__PB_FIXED64 : TS__PB_VARINT;
+        if (f.wire == TS__PB_LEN) {
+            c->pb_at = f.pos;
+            c->pb_end = f.pos + f.len;
+        } else if (f.wire == want) {
+            if (fixed == 4) {
+                uint32_t bits = (uint32_t)f.value;
+                for (int i = 0; i < 4; i++)
+                    p[i] = (unsigned char)(bits >> (8 * i));
+            } else if (fixed == 8) {
+                for (int i = 0; i < 8; i++)
+                    p[i] = (unsigned char)(f.value >> (8 * i));
+            } else {
+                pb_put(src, f.value, p);
+            }
+            p += fixed ? fixed : out;
+        } else {
+            return ts__pb_want(&f, want, src->pb_what, err);
+        }
+    }
+    *produced = (size_t)(p - (c->buf + c->have_len));
+    return TS_OK;
+}
+
+/* Inflates the next piece after the bytes held (moved to the front). */
+static ts_status cursor_more(ts__zcursor *c, ts_error *err)
+{
+    const ts__data *d = c->d;
+    const ts__data_src *src = d->src;
+    z_stream *zs = c->zs;
+    if (c->have_off) {
+        memmove(c->buf, c->buf + c->have_off, c->have_len);
+        c->have_off = 0;
+    }
+    if (c->ended && src->kind == TS__SRC_HDF5)
+        return ts__values_fail(d->a, err, ts__error(err, TS_ERR_TRUNCATED,
+                               "the HDF5 dataset has fewer elements than its shape"));
+    if (c->ended && src->kind == TS__SRC_PROTO)
+        return ts__values_fail(d->a, err, ts__fail(err, TS_ERR_TRUNCATED, 0, src->comp_offset,
+                               "%s of the tensor at byte %lld ends after %lld bytes of values, "
+                               "before the %lld bytes its shape needs", src->pb_what,
+                               (long long)src->comp_offset, (long long)c->inflated,
+                               (long long)(d->count * d->dec.elem_bytes)));
+    if (c->ended)
+        return ts__values_fail(d->a, err, ts__fail(err, TS_ERR_TRUNCATED, 0, src->comp_offset,
+                               "deflated member at byte %lld ends after %lld inflated bytes, "
+                               "before the %lld data bytes its header declares",
+                               (long long)src->comp_offset, (long long)c->inflated,
+                               (long long)(d->count * d->dec.elem_bytes)));
+    if (src->kind == TS__SRC_HDF5) {
+        /* elements before the wanted ones are not read at all */
+        const int64_t eb = d->dec.elem_bytes;
+        c->h5_next += c->skip / eb;
+        c->skip = 0;
+        int64_t room = (int64_t)(INFLATE_BUF - c->have_len) / eb, left = d->count - c->h5_next;
+        int64_t k = room < left ? room : left;
+        if (k <= 0) {
+            c->ended = 1;
+            return TS_OK;
+        }
+        ts_status st = ts__hdf5_read(c->h5, c->h5_next, k, c->buf + c->have_len, err);
+        if (st)
+            return ts__values_fail(d->a, err, st);
+        c->h5_next += k;
+        c->have_len += (size_t)(k * eb);
+        return TS_OK;
+    }
+    if (src->kind == TS__SRC_PROTO) {
+        size_t produced = 0;
+        ts_status st = proto_more(c, &produced, err);
+        if (st)
+            return ts__values_fail(d->a, err, st);
+        c->inflated += (int64_t)produced;
+        if (c->skip > 0) {
+            size_t k = (int64_t)produced < c->skip ? produced : (size_t)c->skip;
+            c->skip -= (int64_t)k;
+            c->have_off = k;
+            c->have_len = produced - k;
+        } else {
+            c->have_len += produced;
+        }
+        return TS_OK;
+    }
+    if (zs->avail_in == 0 && c->in_left > 0) {
+        uInt step = c->in_left > (1u << 30) ? (1u << 30) : (uInt)c->in_left;
+        zs->next_in = (Bytef *)(uintptr_t)(d->image + src->comp_offset +
+                                           (src->comp_size - c->in_left));
+        zs->avail_in = step;
+        c->in_left -= step;
+    }
+    zs->next_out = c->buf + c->have_len;
+    zs->avail_out = (uInt)(INFLATE_BUF - c->have_len);
+    int rc = inflate(zs, Z_NO_FLUSH);
+    size_t produced = (size_t)(INFLATE_BUF - c->have_len) - zs->avail_out;
+    if (rc != Z_OK && rc != Z_STREAM_END && !(rc == Z_BUF_ERROR && produced > 0)) {
+        if (rc == Z_BUF_ERROR && zs->avail_in == 0 && c->in_left == 0) {
+            c->ended = 1;   /* the input ends early: reported on the next call */
+            return TS_OK;
+        }
+        return ts__values_fail(d->a, err, ts__fail(err, rc == Z_MEM_ERROR ? TS_ERR_NOMEM
+                                                                           : TS_ERR_FORMAT,
+                               0, src->comp_offset,
+                               "deflated member at byte %lld fails to inflate after %lld "
+                               "bytes: %s", (long long)src->comp_offset,
+                               (long long)c->inflated, zs->msg ? zs->msg : "zlib error"));
+    }
+    if (rc == Z_STREAM_END)
+        c->ended = 1;
+    unsigned char *p = c->buf + c->have_len;
+    c->crc = crc32(c->crc, p, (uInt)produced);
+    c->inflated += (int64_t)produced;
+    if (c->skip > 0) {
+        /* nothing is held while skipping: the data has not started */
+        size_t k = (int64_t)produced < c->skip ? produced : (size_t)c->skip;
+        c->skip -= (int64_t)k;
+        c->have_off = k;
+        c->have_len = produced - k;
+    } else {
+        c->have_len += produced;
+    }
+    return TS_OK;
+}
+
+typedef struct cursor_job {
+    ts__zcursor *c;
+    int64_t n;
+    ts__sink_fn fn;
+    void *ctx;
+} cursor_job;
+
+static ts_status cursor_run(void *arg, ts_error *err)
+{
+    cursor_job *j = arg;
+    ts__zcursor *c = j->c;
+    const int64_t eb = c->d->dec.elem_bytes;
+    while (j->n > 0) {
+        int64_t whole = (int64_t)c->have_len / eb;
+        if (whole > j->n)
+            whole = j->n;
+        if (whole == 0) {
+            ts_status st = cursor_more(c, err);
+            if (st)
+                return st;
+            continue;
+        }
+        ts_status st = j->fn(j->ctx, c->buf + c->have_off, whole, err);
+        if (st)
+            return st;
+        c->have_off += (size_t)(whole * eb);
+        c->have_len -= (size_t)(whole * eb);
+        j->n -= whole;
+    }
+    return TS_OK;
+}
+
+ts_status ts__zcursor_next(ts__zcursor *c, int64_t n, ts__sink_fn fn, void *ctx, ts_error *err)
+{
+    cursor_job j = {c, n, fn, ctx};
+    return ts__data_guard(c->d, cursor_run, &j, err);
+}
+
+/* Inflates the rest of the member and checks its size and CRC-32. */
+static ts_status cursor_end(void *arg, ts_error *err)
+{
+    ts__zcursor *c = arg;
+    const ts__data_src *src = c->d->src;
+    while (!c->ended) {
+        c->have_off = c->have_len = 0;
+        ts_status st = cursor_more(c, err);
+        if (st)
+            return st;
+    }
+    if (c->inflated != src->size || c->crc != src->crc32)
+        return ts__values_fail(c->d->a, err, ts__fail(err, TS_ERR_FORMAT, 0, src->comp_offset,
+                               "deflated member at byte %lld is corrupt: %s",
+                               (long long)src->comp_offset,
+                               c->inflated != src->size
+                               ? "it does not inflate to the size the zip directory gives"
+                               : "its CRC-32 differs from the zip directory's"));
+    return TS_OK;
+}
+
+ts_status ts__zcursor_finish(ts__zcursor *c, ts_error *err)
+{
+    if (c->d->src->kind != TS__SRC_DEFLATE)
+        return TS_OK;   /* nothing to check at the end */
+    return ts__data_guard(c->d, cursor_end, c, err);
 }

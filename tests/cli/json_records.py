@@ -1,5 +1,6 @@
 #!/usr/bin/python3
-"""json_records.py - checks `tshape info --json` against the schema written in
+"""json_records.py - checks `tshape info --json` (and `tshape diff --json` on
+the pairs of DIFF_RUNS) against the schema written in
 man/tshape.1, section JSON RECORDS (the manual is the one statement of it).
 
     json_records.py TSHAPE MANPAGE FILE...
@@ -24,7 +25,21 @@ TYPES = {
     "object": lambda v: isinstance(v, dict),
     "array": lambda v: isinstance(v, list),
     "null": lambda v: v is None,
+    "number": lambda v: isinstance(v, (int, float)) and not isinstance(v, bool),
 }
+
+# `tshape --json diff` runs whose records are checked too (pairs of fixtures:
+# every kind of difference, with and without --values).
+DIFF_RUNS = [
+    ["--values", "tests/fixtures/values/diff/a.npz", "tests/fixtures/values/diff/b.npz"],
+    ["--values", "--rtol", "0", "tests/fixtures/values/diff/a.npz",
+     "tests/fixtures/values/diff/b.npz"],
+    ["-p", "arg:", "-p", "aux:", "tests/fixtures/model/diff/model.params",
+     "tests/fixtures/model/diff/changed.npz"],
+    ["--values", "-p", "arg:", "-p", "aux:", "tests/fixtures/model/diff/model.params",
+     "tests/fixtures/model/diff/changed.npz"],
+    ["--values", "tests/fixtures/model/hf", "tests/fixtures/model/hf-bin"],
+]
 
 
 def unroff(s):
@@ -137,6 +152,23 @@ def main():
                     if why:
                         print("FAIL %s: line %d: %s" % (" ".join(cmd[1:]), n, why))
                         bad += 1
+    for args in DIFF_RUNS:
+        cmd = [tshape, "--json", "diff"] + args
+        p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+        runs += 1
+        lines = p.stdout.decode("utf-8", "replace").splitlines()
+        if not lines:
+            print("FAIL %s: no record" % " ".join(cmd[1:]))
+            bad += 1
+        for n, line in enumerate(lines, 1):
+            records += 1
+            try:
+                why = check(json.loads(line), kinds)
+            except ValueError as e:
+                why = "not JSON: %s" % e
+            if why:
+                print("FAIL %s: line %d: %s" % (" ".join(cmd[1:]), n, why))
+                bad += 1
     print("json-records: %d files, %d runs, %d records checked against %d record kinds, "
           "%d failures" % (len(files), runs, records, len(kinds), bad))
     return 1 if bad else 0

@@ -1,1 +1,1 @@
-tshape show tests/fixtures/values/quant.gguf q2_k
+tshape show tests/fixtures/values/quant2.gguf iq2_xxs

@@ -1,1 +1,1 @@
-tshape stats tests/fixtures/values/quant.gguf
+tshape stats tests/fixtures/values/quant2.gguf

@@ -1,1 +1,1 @@
-tshape --json stats -s --filter "q*" tests/fixtures/values/quant.gguf
+tshape --json stats -s --filter "[qti]*" tests/fixtures/values/quant.gguf tests/fixtures/values/quant2.gguf

@@ -1,0 +1,1 @@
+tshape diff --values tests/fixtures/model/hf tests/fixtures/model/hf-bin

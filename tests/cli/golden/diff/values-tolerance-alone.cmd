@@ -1,0 +1,1 @@
+tshape diff --atol 1 tests/fixtures/values/diff/a.npz tests/fixtures/values/diff/b.npz

@@ -1,0 +1,1 @@
+tshape diff --values tests/fixtures/values/diff/a.npz tests/fixtures/values/diff/b.npz

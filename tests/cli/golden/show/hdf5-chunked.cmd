@@ -1,0 +1,1 @@
+tshape show tests/fixtures/hdf5/chunked.h5 be

@@ -1,0 +1,1 @@
+tshape show tests/fixtures/onnx/typed_values.onnx i64

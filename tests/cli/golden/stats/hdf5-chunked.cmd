@@ -1,0 +1,1 @@
+tshape stats tests/fixtures/hdf5/chunked.h5

@@ -1,0 +1,1 @@
+tshape stats tests/fixtures/onnx/typed_pieces.onnx
