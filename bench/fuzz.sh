@@ -41,7 +41,7 @@ if [ "${1:-}" = "--one" ]; then
     # libhdf5 is not instrumented: its own faults on corrupted metadata
     # (see fuzz/fuzz_file_hdf5.c) would hide tshape's. Look past them.
     extra=
-    if [ "$h" = fuzz_file_hdf5 ]; then
+    if [ "$h" = fuzz_file_hdf5 ] || [ "$h" = fuzz_file_auto ]; then
         extra=-detect_leaks=0
         ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}allocator_may_return_null=1
         export ASAN_OPTIONS
