@@ -74,7 +74,9 @@ typedef struct cli_ctx {
 typedef struct cli_option {
     const char *name;     /* long name without "--" */
     char short_name;      /* 'f' for -f, or 0 */
-    const char *value;    /* placeholder of the value ("FMT"); NULL: a flag */
+    const char *value;    /* placeholder of the value ("FMT"); NULL: a flag;
+                             "[=DTYPE]": optional, given only as --name=VALUE
+                             (the value is "" without it); long options only */
     const char *help;     /* may hold '\n'; ending in ':', the choices follow */
     const char *choices;  /* values offered by completion: words separated
                              by spaces, "@formats" (the reader table),
