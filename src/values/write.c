@@ -16,6 +16,11 @@
  * renamed into place only when all of them are written, fsync'ed and
  * verified; on failure every temporary file is removed.
  */
+/* madvise(MADV_DONTNEED) is not POSIX (posix_madvise's DONTNEED is a hint
+ * glibc ignores): it is what keeps the resident size of a 100 GB copy flat;
+ * Linux's sync_file_range starts writing back while the copy goes on, so the
+ * final fsync has little left to wait for. Both are used when present. */
+#define _GNU_SOURCE
 #include "values.h"
 
 #include <dirent.h>
@@ -23,6 +28,7 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zip.h>
@@ -190,6 +196,25 @@ static int host_little(void)
     return c == 1;
 }
 
+/* Drops the pages of [p, p + len) of a read-only file map from this
+ * process (they stay in the page cache; a later read faults them back in),
+ * so streaming a large file does not grow the resident size. Only whole
+ * pages inside the range. */
+static void drop_pages(const unsigned char *p, size_t len)
+{
+#ifdef MADV_DONTNEED
+    static long page;
+    if (!page)
+        page = sysconf(_SC_PAGESIZE) > 0 ? sysconf(_SC_PAGESIZE) : 4096;
+    uintptr_t a = ((uintptr_t)p + (uintptr_t)page - 1) & ~((uintptr_t)page - 1);
+    uintptr_t b = ((uintptr_t)p + len) & ~((uintptr_t)page - 1);
+    if (b > a)
+        madvise((void *)a, b - a, MADV_DONTNEED);
+#else
+    (void)p, (void)len;
+#endif
+}
+
 /* "array 'NAME': " before err's message. */
 static ts_status fail_array(const plan *p, ts_error *err, ts_status code)
 {
@@ -257,6 +282,7 @@ typedef struct pump {
     unsigned char *buf;          /* PUMP_BYTES */
     size_t len;
     double *dbuf;                /* 2 * TS__VBLOCK */
+    int mapped;                  /* runs are in the library's own map */
     /* scatter (deflated, not C order) */
     unsigned char *whole;
     int nd;
@@ -290,11 +316,13 @@ static ts_status pump_run(void *ctx, const unsigned char *s, int64_t n, ts_error
         if (!p->swap && bytes >= PUMP_BYTES / 2) {
             if ((st = pump_flush(u, err)))
                 return st;
-            for (size_t at = 0; at < bytes; at += DIRECT_PIECE)
-                if ((st = u->emit(u->ctx, s + at, bytes - at < DIRECT_PIECE ? bytes - at
-                                                                             : DIRECT_PIECE,
-                                  err)))
+            for (size_t at = 0; at < bytes; at += DIRECT_PIECE) {
+                size_t k = bytes - at < DIRECT_PIECE ? bytes - at : DIRECT_PIECE;
+                if ((st = u->emit(u->ctx, s + at, k, err)))
                     return st;
+                if (u->mapped)
+                    drop_pages(s + at, k);
+            }
             return TS_OK;
         }
         while (bytes > 0) {
@@ -378,6 +406,7 @@ static ts_status pump_array(const plan *p, unsigned char *buf, double *dbuf, emi
     u.ctx = ctx;
     u.buf = buf;
     u.dbuf = dbuf;
+    u.mapped = !d.src && ts__file_is_mapped(p->file);
     if (d.count == 0)
         return TS_OK;
     if (d.dec.block > 1 || d.c_order) {
@@ -442,6 +471,7 @@ typedef struct job {
     /* the file being written */
     int fd;
     const char *fd_path;
+    int64_t fd_pos, fd_kicked;   /* bytes written, and handed to writeback */
     uint32_t crc;
     ts_error zerr;               /* npz: the error behind a failed zip_close */
     int has_zerr;
@@ -571,6 +601,21 @@ static ts_status progress(job *j, int64_t bytes, ts_error *err)
     return TS_OK;
 }
 
+/* Bytes written between two starts of writeback. */
+#define KICK_BYTES (32 << 20)
+
+/* Starts writing back [from, to) of the file being written, without
+ * waiting (Linux); elsewhere the final fsync does it all. */
+static void kick(int fd, int64_t from, int64_t to)
+{
+#ifdef SYNC_FILE_RANGE_WRITE
+    if (to > from)
+        sync_file_range(fd, from, to - from, SYNC_FILE_RANGE_WRITE);
+#else
+    (void)fd, (void)from, (void)to;
+#endif
+}
+
 static ts_status write_all(job *j, const unsigned char *p, size_t len, ts_error *err)
 {
     while (len > 0) {
@@ -583,6 +628,11 @@ static ts_status write_all(job *j, const unsigned char *p, size_t len, ts_error 
         p += w;
         len -= (size_t)w;
         j->file_bytes += w;
+        j->fd_pos += w;
+        if (j->fd_pos - j->fd_kicked >= KICK_BYTES) {
+            kick(j->fd, j->fd_kicked, j->fd_pos);
+            j->fd_kicked = j->fd_pos;
+        }
     }
     return TS_OK;
 }
@@ -596,27 +646,35 @@ static ts_status emit_fd(void *ctx, const unsigned char *p, size_t len, ts_error
     return st ? st : progress(j, (int64_t)len, err);
 }
 
+/* Closes the file being written (fsync comes after verification, in
+ * sync_file, while the written pages are still cached for it). */
 static ts_status finish_fd(job *j, ts_error *err)
 {
     ts_status st = TS_OK;
-    if (fsync(j->fd) != 0)
-        st = io_fail(err, "cannot flush", j->fd_path);
-    if (close(j->fd) != 0 && !st)
+    kick(j->fd, j->fd_kicked, j->fd_pos);
+    if (close(j->fd) != 0)
         st = io_fail(err, "cannot close", j->fd_path);
     j->fd = -1;
+    j->fd_pos = j->fd_kicked = 0;
+    return st;
+}
+
+/* fsync of a written file or folder, through a new descriptor. */
+static ts_status sync_path(const char *path, int is_dir, ts_error *err)
+{
+    int fd = open(path, O_RDONLY);
+    if (fd < 0)
+        return io_fail(err, is_dir ? "cannot open folder" : "cannot open", path);
+    ts_status st = TS_OK;
+    if (fsync(fd) != 0 && !(is_dir && (errno == EINVAL || errno == EROFS)))
+        st = io_fail(err, "cannot flush", path);
+    close(fd);
     return st;
 }
 
 static ts_status fsync_dir(const char *dir, ts_error *err)
 {
-    int fd = open(dir, O_RDONLY);
-    if (fd < 0)
-        return io_fail(err, "cannot open folder", dir);
-    ts_status st = TS_OK;
-    if (fsync(fd) != 0 && errno != EINVAL && errno != EROFS)
-        st = io_fail(err, "cannot flush folder", dir);
-    close(fd);
-    return st;
+    return sync_path(dir, 1, err);
 }
 
 /* Removes a folder of ours: its files (no subfolders), then itself. */
@@ -1027,8 +1085,6 @@ static ts_status write_npy_dir(job *j, const char *path, plan **byname, ts_error
             fail_array(byname[i], err, st);
         free(fp);
     }
-    if (!st)
-        st = fsync_dir(tmp, err);
     free(dir), free(base);
     return st;
 }
@@ -1069,7 +1125,10 @@ static ts_status zcopy_guarded(void *arg, ts_error *err)
 {
     zcopy *c = arg;
     (void)err;
-    memcpy(c->dst, ts__data_at(&c->m->d, 0) + c->at, c->n);
+    const unsigned char *src = ts__data_at(&c->m->d, 0) + c->at;
+    memcpy(c->dst, src, c->n);
+    if (ts__file_is_mapped(c->m->p->file))
+        drop_pages(src, c->n);
     return TS_OK;
 }
 
@@ -1241,15 +1300,13 @@ static ts_status write_npz(job *j, const char *path, plan **byname, ts_error *er
         zip_error_fini(&ms[i].error);
     free(ms);
     if (!st) {
-        /* libzip wrote it under its own temporary name, without fsync */
-        int k = open(tmp, O_RDONLY);
+        /* libzip wrote it under its own temporary name, without fsync
+         * (sync_outputs does it) */
         struct stat sb;
-        if (k < 0 || fsync(k) != 0 || fstat(k, &sb) != 0)
-            st = io_fail(err, "cannot flush", tmp);
+        if (stat(tmp, &sb) != 0)
+            st = io_fail(err, "cannot find", tmp);
         else
             j->file_bytes += sb.st_size;
-        if (k >= 0)
-            close(k);
         mode_t mask = umask(0);
         umask(mask);
         if (!st && chmod(tmp, 0666 & ~mask) != 0)
@@ -1263,6 +1320,7 @@ static ts_status write_npz(job *j, const char *path, plan **byname, ts_error *er
 typedef struct crc_sink {
     uint32_t crc;
     int64_t eb;
+    int mapped;
 } crc_sink;
 
 static ts_status crc_run(void *ctx, const unsigned char *p, int64_t n, ts_error *err)
@@ -1271,8 +1329,10 @@ static ts_status crc_run(void *ctx, const unsigned char *p, int64_t n, ts_error 
     (void)err;
     int64_t bytes = n * c->eb;
     while (bytes > 0) {
-        uInt k = bytes > (1 << 30) ? (1u << 30) : (uInt)bytes;
+        uInt k = bytes > DIRECT_PIECE ? DIRECT_PIECE : (uInt)bytes;
         c->crc = (uint32_t)crc32(c->crc, p, k);
+        if (c->mapped)
+            drop_pages(p, k);
         p += k;
         bytes -= k;
     }
@@ -1334,7 +1394,8 @@ static ts_status verify_file(const char *path, const char *shown, plan **ps, siz
             st = TS_ERR_IO;
             break;
         }
-        crc_sink c = {(uint32_t)crc32(0L, Z_NULL, 0), d.dec.elem_bytes};
+        crc_sink c = {(uint32_t)crc32(0L, Z_NULL, 0), d.dec.elem_bytes,
+                      !d.src && ts__file_is_mapped(f)};
         if ((st = ts__data_stream(&d, 0, d.count, crc_run, &c, err))) {
             ts__error_prefix(err, "verifying '%s'", shown);
             st = TS_ERR_IO;
@@ -1370,6 +1431,23 @@ static ts_status verify(job *j, plan **byname, ts_error *err)
         st = verify_file(j->files[k].tmp, j->files[k].final, byname + first, end - first, 0,
                          err);
         first = end;
+    }
+    return st;
+}
+
+/* fsync of every temporary output (a folder's files, then the folder). */
+static ts_status sync_outputs(job *j, plan **byname, ts_error *err)
+{
+    ts_status st = TS_OK;
+    for (size_t i = 0; !st && i < j->nfiles; i++) {
+        const outfile *f = &j->files[i];
+        for (size_t k = 0; f->is_dir && !st && k < j->n; k++) {
+            char *fp = join(f->tmp, byname[k]->name, ".npy");
+            st = fp ? sync_path(fp, 0, err) : ts__error(err, TS_ERR_NOMEM, "out of memory");
+            free(fp);
+        }
+        if (!st)
+            st = sync_path(f->tmp, f->is_dir, err);
     }
     return st;
 }
@@ -1520,6 +1598,8 @@ ts_status ts_write(const char *path, const ts_write_tensor *tensors, size_t n,
     }
     if (!st && !o.no_verify)
         st = verify(&j, byname, err);
+    if (!st)
+        st = sync_outputs(&j, byname, err);
     for (size_t i = 0; !st && i < j.nfiles; i++)
         st = place(&j, &j.files[i], err);
     if (!st && j.nfiles > 0) {
