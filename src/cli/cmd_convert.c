@@ -31,7 +31,7 @@ const cli_option convert_options[] = {
               "verified by reading it back (names, dtypes, shapes, CRC-32 of the data) and\n"
               "then renamed; on any error nothing is left and the exit status is 2."),
     CLI_CHOICE("to", 't', "FMT",
-               "output format (default: from OUT's extension, .safetensors or .npz):",
+               "output format (default: OUT's extension, .safetensors or .npz):",
                "safetensors npz npy-dir"),
     CLI_FILTER_OPTIONS,
     CLI_VALUE("strip-prefix", 'p', "PREFIX",
@@ -246,6 +246,7 @@ typedef struct sel {
     size_t index;                /* in the model */
     size_t file;
     const ts_array *a;
+    const char *out_name;        /* after --strip-prefix and --rename */
 } sel;
 
 static int cmp_storage(const void *x, const void *y)
@@ -258,9 +259,9 @@ static int cmp_storage(const void *x, const void *y)
 }
 
 /* Tensors that are views of one storage: each is written as its own copy.
- * Text: one notice per storage on stderr; JSON: the "shared" array. */
-static void report_shared(cli_ctx *ctx, const char *in, const ts_model *m, const sel *s,
-                          size_t n)
+ * Text: one notice per storage on stderr; JSON: the "shared" array. Names
+ * are those written. */
+static void report_shared(cli_ctx *ctx, const char *in, const sel *s, size_t n)
 {
     sel *v = malloc((n ? n : 1) * sizeof *v);
     size_t nv = 0;
@@ -283,7 +284,7 @@ static void report_shared(cli_ctx *ctx, const char *in, const ts_model *m, const
                 print_string(ctx, PRINT_JSON, "storage", NULL, v[i].a->storage_key);
                 print_open_array(ctx, "tensors");
                 for (size_t t = i; t < k; t++)
-                    print_string(ctx, PRINT_JSON, NULL, NULL, ts_model_array_name(m, v[t].index));
+                    print_string(ctx, PRINT_JSON, NULL, NULL, v[t].out_name);
                 print_close_array(ctx);
                 print_close_object(ctx);
             } else {
@@ -291,7 +292,7 @@ static void report_shared(cli_ctx *ctx, const char *in, const ts_model *m, const
                 size_t len = 0;
                 names[0] = '\0';
                 for (size_t t = i; t < k && len + 8 < sizeof names; t++) {
-                    const char *nm = ts_model_array_name(m, v[t].index);
+                    const char *nm = v[t].out_name;
                     int w = snprintf(names + len, sizeof names - len, "%s'%s'", t > i ? ", " : "",
                                      cli_quote(nm, strlen(nm), q, sizeof q));
                     len = w > 0 && (size_t)w < sizeof names - len ? len + (size_t)w
@@ -367,7 +368,7 @@ int cmd_convert(cli_ctx *ctx, const cli_args *args)
             status = cli_error(ctx, NULL, "out of memory");
             break;
         }
-        t[nsel].name = mapped[nsel];
+        t[nsel].name = s[nsel].out_name = mapped[nsel];
         t[nsel].file = ts_model_file(m, s[nsel].file);
         t[nsel].array = s[nsel].a;
         nsel++;
@@ -425,7 +426,7 @@ int cmd_convert(cli_ctx *ctx, const cli_args *args)
             print_bool(ctx, PRINT_JSON, "verified", NULL, !o.no_verify);
             if (!ctx->json)
                 print_text(ctx, o.no_verify ? ", not verified\n" : ", verified\n");
-            report_shared(ctx, in, m, s, nsel);
+            report_shared(ctx, in, s, nsel);
             print_close_object(ctx);
         }
     }
