@@ -329,6 +329,23 @@ static const char *base_name(const char *path)
     return b;
 }
 
+/* The name of tensor i: the model's, but an array without a name in a
+ * file of several is "arr_K" (K its position in the file), as np.savez
+ * names positional arrays, so the names stay unique. */
+static const char *unnamed_name(const ts_model *m, size_t i, char *buf, size_t cap)
+{
+    size_t fi;
+    const ts_array *a = ts_model_array(m, i, &fi);
+    const ts_file *f = ts_model_file(m, fi);
+    if (a->name[0] || ts_file_count(f) < 2)
+        return ts_model_array_name(m, i);
+    size_t k = 0;
+    while (k < ts_file_count(f) && ts_file_array(f, k) != a)
+        k++;
+    snprintf(buf, cap, "arr_%zu", k);
+    return buf;
+}
+
 /* ---- the command --------------------------------------------------------------- */
 
 int cmd_convert(cli_ctx *ctx, const cli_args *args)
@@ -359,7 +376,8 @@ int cmd_convert(cli_ctx *ctx, const cli_args *args)
     if (status == CLI_OK && (!s || !t || !mapped))
         status = cli_error(ctx, NULL, "out of memory");
     for (size_t i = 0; status == CLI_OK && i < n; i++) {
-        const char *name = ts_model_array_name(m, i);
+        char positional[64];
+        const char *name = unnamed_name(m, i, positional, sizeof positional);
         if (!cli_filter_match(&filter, name))
             continue;
         s[nsel].index = i;
