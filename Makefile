@@ -41,9 +41,9 @@ ALL_CFLAGS = -std=c11 $(OPT) $(WARN) $(WERROR) $(SAN) $(CFLAGS)
 # Link lines: the sanitizer and the user's CFLAGS (-flto, --coverage, -m32
 # must reach the linker too), then LDFLAGS; LDLIBS after the libraries.
 LINK = $(CC) $(SAN) $(CFLAGS) $(LDFLAGS)
-PKGS    := zlib jansson libzip
+PKGS    := zlib jansson
 DEP_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-DEP_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lz -ljansson -lzip) -pthread
+DEP_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lz -ljansson) -pthread
 CHECK_CFLAGS := $(shell pkg-config --cflags check 2>/dev/null)
 CHECK_LIBS   := $(shell pkg-config --libs check 2>/dev/null || echo -lcheck -lsubunit -lm -lrt -lpthread)
 

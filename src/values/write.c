@@ -24,6 +24,7 @@
 #include "values.h"
 
 #include <dirent.h>
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -1091,6 +1092,62 @@ static ts_status write_npy_dir(job *j, const char *path, plan **byname, ts_error
 
 /* ---- npz (libzip) ------------------------------------------------------------------ */
 
+#define ZIP_FUNCS(X)                                                                     \
+    X(zip_t *, zip_open, (const char *, int, int *))                                     \
+    X(zip_source_t *, zip_source_function, (zip_t *, zip_source_callback, void *))       \
+    X(zip_int64_t, zip_file_add, (zip_t *, const char *, zip_source_t *, zip_flags_t))   \
+    X(void, zip_source_free, (zip_source_t *))                                           \
+    X(int, zip_set_file_compression, (zip_t *, zip_uint64_t, zip_int32_t, zip_uint32_t)) \
+    X(int, zip_close, (zip_t *))                                                         \
+    X(void, zip_discard, (zip_t *))                                                      \
+    X(const char *, zip_strerror, (zip_t *))                                             \
+    X(void, zip_error_init, (zip_error_t *))                                             \
+    X(void, zip_error_init_with_code, (zip_error_t *, int))                              \
+    X(const char *, zip_error_strerror, (zip_error_t *))                                 \
+    X(void, zip_error_fini, (zip_error_t *))                                             \
+    X(void, zip_error_set, (zip_error_t *, int, int))                                    \
+    X(zip_int64_t, zip_error_to_data, (const zip_error_t *, void *, zip_uint64_t))       \
+    X(void, zip_stat_init, (zip_stat_t *))                                               \
+    X(zip_int64_t, zip_source_make_command_bitmap, (zip_source_cmd_t, ...))
+
+/* libzip, loaded with dlopen the first time an .npz is written (as
+ * hdf5.c loads libhdf5): linked, it and the libcrypto and libbz2 it needs
+ * would cost every start of the program (bench/startup.sh). */
+typedef struct zip_api {
+#define X(ret, name, args) ret(*name) args;
+    ZIP_FUNCS(X)
+#undef X
+} zip_api;
+
+static zip_api zapi;
+static int zapi_state; /* 0 not tried, 1 loaded, -1 failed */
+static char zapi_error[160];
+
+static int load_zip(void)
+{
+    if (zapi_state)
+        return zapi_state;
+    void *h = dlopen("libzip.so.4", RTLD_NOW | RTLD_LOCAL);
+    if (!h) {
+        snprintf(zapi_error, sizeof zapi_error,
+                 "writing .npz needs libzip (libzip.so.4; Debian: apt install libzip4), which "
+                 "is not installed");
+        return zapi_state = -1;
+    }
+#define X(ret, name, args)                                                               \
+    {                                                                                    \
+        void *sym = dlsym(h, #name);                                                     \
+        if (!sym) {                                                                      \
+            snprintf(zapi_error, sizeof zapi_error, "libzip.so.4 lacks %s", #name);      \
+            return zapi_state = -1;                                                      \
+        }                                                                                \
+        memcpy(&zapi.name, &sym, sizeof sym);                                            \
+    }
+    ZIP_FUNCS(X)
+#undef X
+    return zapi_state = 1;
+}
+
 typedef struct zmember {
     job *j;
     plan *p;
@@ -1153,7 +1210,7 @@ static zip_int64_t zsource(void *user, void *data, zip_uint64_t len, zip_source_
                 m->mem = NULL;
                 m->mem_len = 0;
                 j->has_zerr = 1;
-                zip_error_set(&m->error, ZIP_ER_READ, EIO);
+                zapi.zip_error_set(&m->error, ZIP_ER_READ, EIO);
                 return -1;
             }
         }
@@ -1173,7 +1230,7 @@ static zip_int64_t zsource(void *user, void *data, zip_uint64_t len, zip_source_
                 zcopy c = {m, out + n, (size_t)k, at};
                 if (ts__data_guard(&m->d, zcopy_guarded, &c, err)) {
                     j->has_zerr = 1;
-                    zip_error_set(&m->error, ZIP_ER_READ, EIO);
+                    zapi.zip_error_set(&m->error, ZIP_ER_READ, EIO);
                     return -1;
                 }
             } else {
@@ -1182,7 +1239,7 @@ static zip_int64_t zsource(void *user, void *data, zip_uint64_t len, zip_source_
             m->crc = (uint32_t)crc32(m->crc, out + n, (uInt)k);
             if (progress(j, (int64_t)k, err)) {
                 j->has_zerr = 1;
-                zip_error_set(&m->error, ZIP_ER_READ, EINTR);
+                zapi.zip_error_set(&m->error, ZIP_ER_READ, EINTR);
                 return -1;
             }
         }
@@ -1200,21 +1257,21 @@ static zip_int64_t zsource(void *user, void *data, zip_uint64_t len, zip_source_
         zip_stat_t *s = data;
         if (len < sizeof *s)
             return -1;
-        zip_stat_init(s);
+        zapi.zip_stat_init(s);
         s->size = m->hdr_len + (uint64_t)m->p->nbytes;
         s->valid |= ZIP_STAT_SIZE;
         return sizeof *s;
     }
     case ZIP_SOURCE_ERROR:
-        return zip_error_to_data(&m->error, data, len);
+        return zapi.zip_error_to_data(&m->error, data, len);
     case ZIP_SOURCE_FREE:
         return 0;
     case ZIP_SOURCE_SUPPORTS:
-        return zip_source_make_command_bitmap(ZIP_SOURCE_OPEN, ZIP_SOURCE_READ,
+        return zapi.zip_source_make_command_bitmap(ZIP_SOURCE_OPEN, ZIP_SOURCE_READ,
                                               ZIP_SOURCE_CLOSE, ZIP_SOURCE_STAT,
                                               ZIP_SOURCE_ERROR, ZIP_SOURCE_FREE, -1);
     default:
-        zip_error_set(&m->error, ZIP_ER_OPNOTSUPP, 0);
+        zapi.zip_error_set(&m->error, ZIP_ER_OPNOTSUPP, 0);
         return -1;
     }
 }
@@ -1227,6 +1284,10 @@ static ts_status write_npz(job *j, const char *path, plan **byname, ts_error *er
         free(dir), free(base);
         return ts__error(err, TS_ERR_NOMEM, "out of memory");
     }
+    if (load_zip() < 0) {
+        free(dir), free(base);
+        return ts__error(err, TS_ERR_UNSUPPORTED, "%s", zapi_error);
+    }
     ts_status st = new_output(j, dir, path, 0, &fd, err);
     free(dir), free(base);
     if (st)
@@ -1237,12 +1298,12 @@ static ts_status write_npz(job *j, const char *path, plan **byname, ts_error *er
     if (!ms)
         return ts__error(err, TS_ERR_NOMEM, "out of memory");
     int zerr = 0;
-    zip_t *za = zip_open(tmp, ZIP_CREATE | ZIP_TRUNCATE, &zerr);
+    zip_t *za = zapi.zip_open(tmp, ZIP_CREATE | ZIP_TRUNCATE, &zerr);
     if (!za) {
         zip_error_t ze;
-        zip_error_init_with_code(&ze, zerr);
-        st = ts__error(err, TS_ERR_IO, "cannot create zip '%s': %s", tmp, zip_error_strerror(&ze));
-        zip_error_fini(&ze);
+        zapi.zip_error_init_with_code(&ze, zerr);
+        st = ts__error(err, TS_ERR_IO, "cannot create zip '%s': %s", tmp, zapi.zip_error_strerror(&ze));
+        zapi.zip_error_fini(&ze);
         free(ms);
         return st;
     }
@@ -1251,7 +1312,7 @@ static ts_status write_npz(job *j, const char *path, plan **byname, ts_error *er
         plan *p = byname[i];
         m->j = j;
         m->p = p;
-        zip_error_init(&m->error);
+        zapi.zip_error_init(&m->error);
         ts__sink s = {(char *)m->hdr, 0, sizeof m->hdr, 0, NULL, NULL};
         if ((st = npy_header(p, &s, err)))
             break;
@@ -1262,7 +1323,7 @@ static ts_status write_npz(job *j, const char *path, plan **byname, ts_error *er
             m->direct = 1;
         size_t nl = strlen(p->name);
         char *mname = malloc(nl + 5);
-        zip_source_t *src = mname ? zip_source_function(za, zsource, m) : NULL;
+        zip_source_t *src = mname ? zapi.zip_source_function(za, zsource, m) : NULL;
         if (!src) {
             free(mname);
             st = ts__error(err, TS_ERR_NOMEM, "out of memory");
@@ -1270,34 +1331,34 @@ static ts_status write_npz(job *j, const char *path, plan **byname, ts_error *er
         }
         memcpy(mname, p->name, nl);
         memcpy(mname + nl, ".npy", 5);
-        zip_int64_t idx = zip_file_add(za, mname, src, ZIP_FL_ENC_UTF_8);
+        zip_int64_t idx = zapi.zip_file_add(za, mname, src, ZIP_FL_ENC_UTF_8);
         free(mname);
         if (idx < 0) {
-            zip_source_free(src);
+            zapi.zip_source_free(src);
             st = fail_array(p, err, ts__error(err, TS_ERR_IO, "cannot add zip member: %s",
-                                              zip_strerror(za)));
+                                              zapi.zip_strerror(za)));
             break;
         }
-        if (zip_set_file_compression(za, (zip_uint64_t)idx,
+        if (zapi.zip_set_file_compression(za, (zip_uint64_t)idx,
                                      j->o->compress ? ZIP_CM_DEFLATE : ZIP_CM_STORE,
                                      j->o->compress ? 6 : 0) != 0) {
-            st = ts__error(err, TS_ERR_IO, "cannot set compression: %s", zip_strerror(za));
+            st = ts__error(err, TS_ERR_IO, "cannot set compression: %s", zapi.zip_strerror(za));
             break;
         }
     }
     if (st) {
-        zip_discard(za);
-    } else if (zip_close(za) != 0) {
+        zapi.zip_discard(za);
+    } else if (zapi.zip_close(za) != 0) {
         if (j->has_zerr)
             st = j->zerr.code;
         else
-            st = ts__error(err, TS_ERR_IO, "cannot write '%s': %s", tmp, zip_strerror(za));
+            st = ts__error(err, TS_ERR_IO, "cannot write '%s': %s", tmp, zapi.zip_strerror(za));
         if (j->has_zerr && err != &j->zerr)
             *err = j->zerr;
-        zip_discard(za);
+        zapi.zip_discard(za);
     }
     for (size_t i = 0; i < j->n; i++)
-        zip_error_fini(&ms[i].error);
+        zapi.zip_error_fini(&ms[i].error);
     free(ms);
     if (!st) {
         /* libzip wrote it under its own temporary name, without fsync
