@@ -199,17 +199,18 @@ static int host_little(void)
 
 /* Drops the pages of [p, p + len) of a read-only file map from this
  * process (they stay in the page cache; a later read faults them back in),
- * so streaming a large file does not grow the resident size. Only whole
- * pages inside the range. */
+ * so streaming a large file does not grow the resident size. The range is
+ * widened to whole pages: the map starts on a page and covers its last one,
+ * and dropping a page of it that is still to be read costs only a fault. */
 static void drop_pages(const unsigned char *p, size_t len)
 {
 #ifdef MADV_DONTNEED
     static long page;
     if (!page)
         page = sysconf(_SC_PAGESIZE) > 0 ? sysconf(_SC_PAGESIZE) : 4096;
-    uintptr_t a = ((uintptr_t)p + (uintptr_t)page - 1) & ~((uintptr_t)page - 1);
-    uintptr_t b = ((uintptr_t)p + len) & ~((uintptr_t)page - 1);
-    if (b > a)
+    uintptr_t a = (uintptr_t)p & ~((uintptr_t)page - 1);
+    uintptr_t b = ((uintptr_t)p + len + (uintptr_t)page - 1) & ~((uintptr_t)page - 1);
+    if (len > 0 && b > a)
         madvise((void *)a, b - a, MADV_DONTNEED);
 #else
     (void)p, (void)len;
@@ -1093,7 +1094,9 @@ static ts_status write_npy_dir(job *j, const char *path, plan **byname, ts_error
 /* ---- npz (libzip) ------------------------------------------------------------------ */
 
 #define ZIP_FUNCS(X)                                                                     \
-    X(zip_t *, zip_open, (const char *, int, int *))                                     \
+    X(zip_source_t *, zip_source_function_create,                                        \
+      (zip_source_callback, void *, zip_error_t *))                                       \
+    X(zip_t *, zip_open_from_source, (zip_source_t *, int, zip_error_t *))               \
     X(zip_source_t *, zip_source_function, (zip_t *, zip_source_callback, void *))       \
     X(zip_int64_t, zip_file_add, (zip_t *, const char *, zip_source_t *, zip_flags_t))   \
     X(void, zip_source_free, (zip_source_t *))                                           \
@@ -1107,8 +1110,7 @@ static ts_status write_npy_dir(job *j, const char *path, plan **byname, ts_error
     X(void, zip_error_fini, (zip_error_t *))                                             \
     X(void, zip_error_set, (zip_error_t *, int, int))                                    \
     X(zip_int64_t, zip_error_to_data, (const zip_error_t *, void *, zip_uint64_t))       \
-    X(void, zip_stat_init, (zip_stat_t *))                                               \
-    X(zip_int64_t, zip_source_make_command_bitmap, (zip_source_cmd_t, ...))
+    X(void, zip_stat_init, (zip_stat_t *))
 
 /* libzip, loaded with dlopen the first time an .npz is written (as
  * hdf5.c loads libhdf5): linked, it and the libcrypto and libbz2 it needs
@@ -1157,6 +1159,8 @@ typedef struct zmember {
     ts__data d;
     unsigned char *mem;          /* the converted bytes, while open */
     size_t mem_len;
+    uint64_t stage_at, stage_len;  /* direct: data bytes [at, at + len) in the
+                                      job's buffer, copied under one guard */
     uint64_t pos;
     uint32_t crc;
     zip_error_t error;
@@ -1178,6 +1182,8 @@ typedef struct zcopy {
     uint64_t at;
 } zcopy;
 
+/* Copies data bytes [at, at + n) of a direct member from the map (libzip
+ * reads 8 KiB at a time: it is served from PUMP_BYTES copied at once). */
 static ts_status zcopy_guarded(void *arg, ts_error *err)
 {
     zcopy *c = arg;
@@ -1197,6 +1203,7 @@ static zip_int64_t zsource(void *user, void *data, zip_uint64_t len, zip_source_
     switch ((int)cmd) { /* libzip adds commands; the others are refused */
     case ZIP_SOURCE_OPEN:
         m->pos = 0;
+        m->stage_len = 0;
         m->crc = (uint32_t)crc32(0L, Z_NULL, 0);
         if (!m->direct && m->p->nbytes > 0) {
             ts_status st;
@@ -1227,12 +1234,21 @@ static zip_int64_t zsource(void *user, void *data, zip_uint64_t len, zip_source_
             k = len - n;
         if (k > 0) {
             if (m->direct) {
-                zcopy c = {m, out + n, (size_t)k, at};
-                if (ts__data_guard(&m->d, zcopy_guarded, &c, err)) {
-                    j->has_zerr = 1;
-                    zapi.zip_error_set(&m->error, ZIP_ER_READ, EIO);
-                    return -1;
+                if (at < m->stage_at || at >= m->stage_at + m->stage_len) {
+                    uint64_t left = (uint64_t)m->p->nbytes - at;
+                    zcopy c = {m, j->buf, (size_t)(left < PUMP_BYTES ? left : PUMP_BYTES), at};
+                    m->stage_len = 0;
+                    if (ts__data_guard(&m->d, zcopy_guarded, &c, err)) {
+                        j->has_zerr = 1;
+                        zapi.zip_error_set(&m->error, ZIP_ER_READ, EIO);
+                        return -1;
+                    }
+                    m->stage_at = at;
+                    m->stage_len = c.n;
                 }
+                if (k > m->stage_at + m->stage_len - at)
+                    k = m->stage_at + m->stage_len - at;
+                memcpy(out + n, j->buf + (at - m->stage_at), (size_t)k);
             } else {
                 memcpy(out + n, m->mem + at, (size_t)k);
             }
@@ -1267,11 +1283,108 @@ static zip_int64_t zsource(void *user, void *data, zip_uint64_t len, zip_source_
     case ZIP_SOURCE_FREE:
         return 0;
     case ZIP_SOURCE_SUPPORTS:
-        return zapi.zip_source_make_command_bitmap(ZIP_SOURCE_OPEN, ZIP_SOURCE_READ,
-                                              ZIP_SOURCE_CLOSE, ZIP_SOURCE_STAT,
-                                              ZIP_SOURCE_ERROR, ZIP_SOURCE_FREE, -1);
+        return ZIP_SOURCE_SUPPORTS_READABLE;
     default:
         zapi.zip_error_set(&m->error, ZIP_ER_OPNOTSUPP, 0);
+        return -1;
+    }
+}
+
+/* The archive itself, for libzip: a writable source over the temporary
+ * file, so libzip writes where ts_write's temporary file is (no temporary
+ * file of its own), in PUMP_BYTES pieces started on their way to the disk
+ * as they go (write_all's kick), not in stdio's 4 KiB. */
+typedef struct zout {
+    job *j;
+    uint64_t pos, end;           /* write position; bytes in the file */
+    unsigned char *buf;          /* file bytes [buf_at, buf_at + buf_len) */
+    uint64_t buf_at;
+    size_t buf_len;
+    zip_error_t error;
+} zout;
+
+static int zout_flush(zout *z)
+{
+    job *j = z->j;
+    if (z->buf_len == 0)
+        return 0;
+    if (lseek(j->fd, (off_t)z->buf_at, SEEK_SET) < 0 ||
+        (j->fd_pos = (int64_t)z->buf_at,
+         write_all(j, z->buf, z->buf_len, &j->zerr) != TS_OK)) {
+        if (!j->has_zerr)
+            io_fail(&j->zerr, "cannot write", j->fd_path);
+        j->has_zerr = 1;
+        zapi.zip_error_set(&z->error, ZIP_ER_WRITE, errno);
+        return -1;
+    }
+    z->buf_len = 0;
+    return 0;
+}
+
+static zip_int64_t zarchive(void *user, void *data, zip_uint64_t len, zip_source_cmd_t cmd)
+{
+    zout *z = user;
+    switch ((int)cmd) { /* libzip adds commands; the others are refused */
+    case ZIP_SOURCE_STAT: {
+        zip_stat_t *st = data;
+        if (len < sizeof *st)
+            return -1;
+        zapi.zip_stat_init(st);
+        st->size = z->end; /* 0 at the start: a new, empty archive */
+        st->valid |= ZIP_STAT_SIZE;
+        return sizeof *st;
+    }
+    case ZIP_SOURCE_OPEN: case ZIP_SOURCE_CLOSE: case ZIP_SOURCE_FREE: case ZIP_SOURCE_REMOVE:
+    case ZIP_SOURCE_READ: case ZIP_SOURCE_SEEK: case ZIP_SOURCE_TELL:
+        return 0; /* nothing to read: the archive is new */
+    case ZIP_SOURCE_BEGIN_WRITE:
+        z->pos = z->end = 0;
+        z->buf_len = 0;
+        return 0;
+    case ZIP_SOURCE_WRITE:
+        if (z->buf_len && (z->pos != z->buf_at + z->buf_len || z->buf_len + len > PUMP_BYTES) &&
+            zout_flush(z) != 0)
+            return -1;
+        if (z->buf_len == 0)
+            z->buf_at = z->pos;
+        if (len > PUMP_BYTES) { /* libzip's pieces are smaller: never seen */
+            zapi.zip_error_set(&z->error, ZIP_ER_INVAL, 0);
+            return -1;
+        }
+        memcpy(z->buf + z->buf_len, data, (size_t)len);
+        z->buf_len += (size_t)len;
+        z->pos += len;
+        if (z->pos > z->end)
+            z->end = z->pos;
+        return (zip_int64_t)len;
+    case ZIP_SOURCE_SEEK_WRITE: {
+        if (len < sizeof(zip_source_args_seek_t)) {
+            zapi.zip_error_set(&z->error, ZIP_ER_INVAL, 0);
+            return -1;
+        }
+        const zip_source_args_seek_t *a = data;
+        int64_t base = a->whence == SEEK_SET ? 0 : a->whence == SEEK_CUR ? (int64_t)z->pos
+                                                                           : (int64_t)z->end;
+        if (base + a->offset < 0) {
+            zapi.zip_error_set(&z->error, ZIP_ER_INVAL, 0);
+            return -1;
+        }
+        z->pos = (uint64_t)(base + a->offset);
+        return 0;
+    }
+    case ZIP_SOURCE_TELL_WRITE:
+        return (zip_int64_t)z->pos;
+    case ZIP_SOURCE_COMMIT_WRITE:
+        return zout_flush(z);
+    case ZIP_SOURCE_ROLLBACK_WRITE:
+        z->buf_len = 0; /* ts_write removes the temporary file */
+        return 0;
+    case ZIP_SOURCE_ERROR:
+        return zapi.zip_error_to_data(&z->error, data, len);
+    case ZIP_SOURCE_SUPPORTS:
+        return ZIP_SOURCE_SUPPORTS_WRITABLE;
+    default:
+        zapi.zip_error_set(&z->error, ZIP_ER_OPNOTSUPP, 0);
         return -1;
     }
 }
@@ -1292,21 +1405,33 @@ static ts_status write_npz(job *j, const char *path, plan **byname, ts_error *er
     free(dir), free(base);
     if (st)
         return st;
-    close(fd);
-    const char *tmp = j->files[j->nfiles - 1].tmp;
+    j->fd = fd;
+    j->fd_path = j->files[j->nfiles - 1].tmp;
+    const char *tmp = j->fd_path;
     zmember *ms = calloc(j->n ? j->n : 1, sizeof *ms);
-    if (!ms)
-        return ts__error(err, TS_ERR_NOMEM, "out of memory");
-    int zerr = 0;
-    zip_t *za = zapi.zip_open(tmp, ZIP_CREATE | ZIP_TRUNCATE, &zerr);
+    zout z;
+    memset(&z, 0, sizeof z);
+    z.j = j;
+    z.buf = malloc(PUMP_BYTES);
+    zapi.zip_error_init(&z.error);
+    zip_error_t ze;
+    zapi.zip_error_init(&ze);
+    zip_source_t *asrc = ms && z.buf ? zapi.zip_source_function_create(zarchive, &z, &ze) : NULL;
+    zip_t *za = asrc ? zapi.zip_open_from_source(asrc, ZIP_CREATE | ZIP_TRUNCATE, &ze) : NULL;
     if (!za) {
-        zip_error_t ze;
-        zapi.zip_error_init_with_code(&ze, zerr);
-        st = ts__error(err, TS_ERR_IO, "cannot create zip '%s': %s", tmp, zapi.zip_error_strerror(&ze));
+        st = !asrc ? ts__error(err, TS_ERR_NOMEM, "out of memory")
+                   : ts__error(err, TS_ERR_IO, "cannot start zip '%s': %s", tmp,
+                               zapi.zip_error_strerror(&ze));
+        if (asrc)
+            zapi.zip_source_free(asrc);
         zapi.zip_error_fini(&ze);
+        zapi.zip_error_fini(&z.error);
+        free(z.buf);
         free(ms);
         return st;
     }
+    zapi.zip_error_fini(&ze);
+    int64_t bytes_before = j->file_bytes;
     for (size_t i = 0; !st && i < j->n; i++) {
         zmember *m = &ms[i];
         plan *p = byname[i];
@@ -1360,20 +1485,11 @@ static ts_status write_npz(job *j, const char *path, plan **byname, ts_error *er
     for (size_t i = 0; i < j->n; i++)
         zapi.zip_error_fini(&ms[i].error);
     free(ms);
-    if (!st) {
-        /* libzip wrote it under its own temporary name, without fsync
-         * (sync_outputs does it) */
-        struct stat sb;
-        if (stat(tmp, &sb) != 0)
-            st = io_fail(err, "cannot find", tmp);
-        else
-            j->file_bytes += sb.st_size;
-        mode_t mask = umask(0);
-        umask(mask);
-        if (!st && chmod(tmp, 0666 & ~mask) != 0)
-            st = io_fail(err, "cannot set the mode of", tmp);
-    }
-    return st;
+    zapi.zip_error_fini(&z.error);
+    free(z.buf);
+    j->file_bytes = bytes_before + (int64_t)z.end; /* headers were written twice */
+    ts_status st2 = finish_fd(j, err);
+    return st ? st : st2;
 }
 
 /* ---- verification ------------------------------------------------------------------ */
