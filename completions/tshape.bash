@@ -57,7 +57,7 @@ _tshape_values()
         convert:-p | convert:--strip-prefix) echo '' ;;
         convert:--rename) echo '' ;;
         convert:--cast) echo 'float16 bfloat16 float32 float64 complex64 complex128' ;;
-        convert:--dequantize) echo 'float32 float16' ;;
+        convert:--dequantize) echo '' ;;
         convert:--max-shard-size) echo '' ;;
         stats:--filter) echo '' ;;
         stats:--exclude) echo '' ;;

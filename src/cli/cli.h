@@ -19,6 +19,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <time.h>
 
 /* The CLI exposes the experimental functions too (einops, jagged, ...). */
 #ifndef TS_EXPERIMENTAL_API
@@ -195,6 +196,22 @@ void cli_filter_init(cli_filter *f, const cli_args *args);
  * and no --exclude. fnmatch(3) patterns, no flags: '*' matches '/' and
  * '.'. */
 int cli_filter_match(const cli_filter *f, const char *name);
+
+/* ---- progress on a terminal (progress.c) ------------------------------------- */
+
+/* The progress line of stats and convert (see progress.c). */
+typedef struct cli_progress {
+    struct timespec t0;
+    int shown;
+} cli_progress;
+/* Starts the clock. */
+void cli_progress_start(cli_progress *p);
+/* After the first second, "\rtshape: CMD: WHAT: D / T MiB, R GB/s" on
+ * stderr (WHAT already escaped); nothing once done reaches total. */
+void cli_progress_show(cli_progress *p, const char *cmd, const char *what, int64_t done,
+                       int64_t total);
+/* Erases the line if one was shown. */
+void cli_progress_clear(cli_progress *p);
 
 /* ---- standard output (output.c) ----------------------------------------- */
 

@@ -20,7 +20,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 const cli_option convert_options[] = {
@@ -44,9 +43,9 @@ const cli_option convert_options[] = {
                "convert floating arrays to DTYPE (float16, bfloat16: round to nearest\n"
                "even), or complex arrays to complex64/complex128:",
                "float16 bfloat16 float32 float64 complex64 complex128"),
-    CLI_CHOICE("dequantize", 0, "[=DTYPE]",
-               "decode GGUF block-quantized arrays to float32 (default) or float16:",
-               "float32 float16"),
+    CLI_VALUE("dequantize", 0, "[=DTYPE]",
+              "decode GGUF block-quantized arrays to float32 (default), or to\n"
+              "float16 with --dequantize=float16"),
     CLI_FLAG("compress", 'z', "npz: deflate the members (np.savez_compressed)"),
     CLI_VALUE("max-shard-size", 0, "SIZE",
               "safetensors: at most SIZE bytes of data per file (5GB, 500MB, 2GiB):\n"
@@ -67,16 +66,8 @@ static void on_signal(int sig)
 typedef struct convert_run {
     const char *out;
     int tty;
-    int shown;
-    struct timespec t0;
+    cli_progress progress;
 } convert_run;
-
-static double since(const struct timespec *t0)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)(t.tv_sec - t0->tv_sec) + (double)(t.tv_nsec - t0->tv_nsec) / 1e9;
-}
 
 /* The progress line (stats' form) on a terminal; stops on SIGINT/SIGTERM. */
 static int on_progress(void *user, int64_t done, int64_t total)
@@ -84,16 +75,11 @@ static int on_progress(void *user, int64_t done, int64_t total)
     convert_run *r = user;
     if (stop_signal)
         return 1;
-    if (!r->tty)
-        return 0;
-    double dt = since(&r->t0);
-    if (dt < 1.0 || done >= total)
-        return 0;
-    char name[96];
-    fprintf(stderr, "\rtshape: convert: %s: %lld / %lld MiB, %.1f GB/s   ",
-            cli_quote(r->out, strlen(r->out), name, sizeof name), (long long)(done >> 20),
-            (long long)(total >> 20), (double)done / dt / 1e9);
-    r->shown = 1;
+    if (r->tty) {
+        char name[96];
+        cli_progress_show(&r->progress, "convert",
+                          cli_quote(r->out, strlen(r->out), name, sizeof name), done, total);
+    }
     return 0;
 }
 
@@ -396,8 +382,8 @@ int cmd_convert(cli_ctx *ctx, const cli_args *args)
                            filter.include || cli_opt(args, "exclude") ? " (all filtered out)"
                                                                       : "");
     if (status == CLI_OK) {
-        convert_run r = {out, isatty(STDERR_FILENO), 0, {0, 0}};
-        clock_gettime(CLOCK_MONOTONIC, &r.t0);
+        convert_run r = {out, isatty(STDERR_FILENO), {{0, 0}, 0}};
+        cli_progress_start(&r.progress);
         if (ts_model_file_count(m) > 0)
             o.source_format = ts_format_name(ts_file_format(ts_model_file(m, 0)));
         o.source_file = base_name(in);
@@ -418,8 +404,7 @@ int cmd_convert(cli_ctx *ctx, const cli_args *args)
         sigaction(SIGINT, &old_int, NULL);
         sigaction(SIGTERM, &old_term, NULL);
         sigaction(SIGXFSZ, &old_xfsz, NULL);
-        if (r.shown)
-            fprintf(stderr, "\r\033[K");
+        cli_progress_clear(&r.progress);
         if (st == TS_ERR_CANCELED && stop_signal) {
             status = cli_error(ctx, out, "interrupted by %s: nothing written",
                                stop_signal == SIGINT ? "SIGINT" : "SIGTERM");

@@ -14,7 +14,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 const cli_option stats_options[] = {
@@ -47,8 +46,7 @@ typedef struct stats_run {
     size_t bad_len, nbad;
     /* progress */
     const char *path, *name;
-    struct timespec t0;
-    int shown;
+    cli_progress progress;
 } stats_run;
 
 static const char *const header[NCOLS] = {"file", "name", "dtype", "shape", "count",
@@ -250,31 +248,13 @@ static void print_summary(cli_ctx *ctx, stats_run *r)
 
 /* ---- progress on a terminal ------------------------------------------------ */
 
-static double since(const struct timespec *t0)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)(t.tv_sec - t0->tv_sec) + (double)(t.tv_nsec - t0->tv_nsec) / 1e9;
-}
-
 static void on_progress(void *user, int64_t done, int64_t total)
 {
     stats_run *r = user;
-    double dt = since(&r->t0);
-    if (dt < 1.0 || done >= total)
-        return;
-    char name[96];
-    fprintf(stderr, "\rtshape: stats: %s: %s: %lld / %lld MiB, %.1f GB/s   ",
-            cli_quote(r->path, strlen(r->path), name, sizeof name), r->name,
-            (long long)(done >> 20), (long long)(total >> 20), (double)done / dt / 1e9);
-    r->shown = 1;
-}
-
-static void clear_progress(stats_run *r)
-{
-    if (r->shown)
-        fprintf(stderr, "\r\033[K");
-    r->shown = 0;
+    char name[96], what[256];
+    snprintf(what, sizeof what, "%s: %s", cli_quote(r->path, strlen(r->path), name, sizeof name),
+             r->name);
+    cli_progress_show(&r->progress, "stats", what, done, total);
 }
 
 static int stats_file(cli_ctx *ctx, stats_run *r, const char *path)
@@ -296,9 +276,9 @@ static int stats_file(cli_ctx *ctx, stats_run *r, const char *path)
         ts_stats s;
         r->path = path;
         r->name = a->name;
-        clock_gettime(CLOCK_MONOTONIC, &r->t0);
+        cli_progress_start(&r->progress);
         ts_status st = ts_array_stats(f, a, &o, &s, &err);
-        clear_progress(r);
+        cli_progress_clear(&r->progress);
         if (st != TS_OK) {
             status = cli_error(ctx, path, "%s", err.message);
             r->failed++;

@@ -15,8 +15,9 @@
 #       their arrays (names, shapes, values as safetensors and npz agree)
 #   (d) a .pt of views, float16 and bfloat16 (tests/fixtures/convert/views.pt,
 #       gen_convert.py) -> safetensors equals torch.load bit for bit
-#   (e) a file size limit (ulimit -f), a truncated input, an existing OUT and
-#       OUT being IN leave no OUT and no temporary file, exit status 2
+#   (e) a file size limit (ulimit -f), a truncated input, an existing OUT,
+#       SIGTERM while writing and OUT being IN leave no OUT and no temporary
+#       file, exit status 2
 # Skipped (77) without /usr/bin/python3 and NumPy.
 set -u
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -230,6 +231,26 @@ echo keep > "$t/e/o.safetensors"
 [ $? = 2 ] || say_fail "(e) existing OUT: exit status"
 [ "$(cat "$t/e/o.safetensors")" = keep ] || say_fail "(e) existing OUT was changed"
 [ "$(ls -A "$t/e")" = o.safetensors ] || say_fail "(e) existing OUT: left $(ls -A "$t/e")"
+# SIGTERM while writing: nothing left (when the run was not already over)
+rm -f "$t/e/o.safetensors"
+PYCODE='
+np.savez(sys.argv[1], **{"w%d" % i: np.ones((1024, 1024), dtype=np.float64) for i in range(16)})
+' check "(e) make large" "$t/large.npz"
+for out in o.safetensors o.npz; do
+    "$TSHAPE" convert "$t/large.npz" "$t/e/$out" >/dev/null 2>"$t/e.err" &
+    pid=$!
+    sleep 0.05
+    kill -TERM $pid 2>/dev/null
+    wait $pid
+    rc=$?
+    if [ $rc != 0 ]; then
+        [ $rc = 2 ] || say_fail "(e) SIGTERM $out: exit $rc"
+        grep -q "interrupted by SIGTERM" "$t/e.err" || say_fail "(e) SIGTERM $out: $(cat "$t/e.err")"
+        nothing_left "$t/e" "(e) SIGTERM $out"
+    else
+        rm -f "$t/e/$out"
+    fi
+done
 # OUT is a member of the model folder IN
 mkdir "$t/m" && cp "$t/a1.safetensors" "$t/m/m.safetensors"
 "$TSHAPE" convert --force "$t/m" "$t/m/m.safetensors" >/dev/null 2>"$t/e.err"
