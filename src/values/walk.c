@@ -109,7 +109,10 @@ ts_status ts__data_open(ts__data *d, const ts_file *f, const ts_array *a, ts_err
         for (int k = nd - 1; k >= 0; k--) {
             d->lay.shape[k] = dims[k];
             d->lay.strides[k] = given ? ts_shape_dims(&a->strides)[k] : s;
-            s *= dims[k] > 0 ? dims[k] : 1;
+            /* only an array with a 0 dim (count 0: never walked) can
+             * overflow here; its strides are not used */
+            if (ts__mul_overflow(s, dims[k] > 0 ? dims[k] : 1, &s))
+                s = 0;
         }
         if (d->dec.block > 1)
             d->lay.offset = 0;
@@ -131,7 +134,8 @@ ts_status ts__data_open(ts__data *d, const ts_file *f, const ts_array *a, ts_err
     for (int k = d->lay.ndim - 1; k >= 0; k--) {
         if (d->lay.shape[k] != 1 && d->lay.strides[k] != cs)
             d->c_order = 0;
-        cs *= d->lay.shape[k];
+        if (ts__mul_overflow(cs, d->lay.shape[k], &cs))
+            cs = 0; /* a 0 dim further out: count 0, nothing is walked */
     }
     d->contiguous = d->count == 0 || one_run(&d->lay, d->count);
     if (d->count == 0)
