@@ -345,7 +345,7 @@ int cmd_convert(cli_ctx *ctx, const cli_args *args)
     cli_names names;
     cli_filter filter;
     cli_filter_init(&filter, args);
-    if (cli_names_get(ctx, args, &names) != CLI_OK) {
+    if (cli_names_get_one_side(ctx, args, &names) != CLI_OK) {
         cli_names_free(&names);
         return CLI_ERROR;
     }

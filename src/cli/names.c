@@ -125,23 +125,39 @@ void cli_names_free(cli_names *o)
     memset(o, 0, sizeof *o);
 }
 
-int cli_names_get(cli_ctx *ctx, const cli_args *args, cli_names *o)
+static int get_names(cli_ctx *ctx, const cli_args *args, cli_names *o, int two_sides)
 {
     memset(o, 0, sizeof *o);
     int pos = 0;
     const char *v;
     while ((v = cli_opt_next(args, "strip-prefix", &pos)) != NULL) {
-        cli_prefix *p = realloc(o->prefixes, (o->nprefixes + 1) * sizeof *p);
-        if (!p)
+        cli_prefix *grown = realloc(o->prefixes, (o->nprefixes + 1) * sizeof *grown);
+        if (!grown)
             return cli_error(ctx, NULL, "out of memory");
-        o->prefixes = p;
-        if (parse_prefix(v, &o->prefixes[o->nprefixes]) != 0)
+        o->prefixes = grown;
+        cli_prefix *p = &o->prefixes[o->nprefixes];
+        if (!two_sides) {
+            memset(p, 0, sizeof *p);
+            p->a = v;
+            p->alen = strlen(v);
+        } else if (parse_prefix(v, p) != 0) {
             return cli_error(ctx, NULL, "out of memory");
+        }
         o->nprefixes++;
     }
     if ((v = cli_opt(args, "rename")) && read_renames(ctx, v, o) != CLI_OK)
         return CLI_ERROR;
     return CLI_OK;
+}
+
+int cli_names_get(cli_ctx *ctx, const cli_args *args, cli_names *o)
+{
+    return get_names(ctx, args, o, 1);
+}
+
+int cli_names_get_one_side(cli_ctx *ctx, const cli_args *args, cli_names *o)
+{
+    return get_names(ctx, args, o, 0);
 }
 
 char *cli_names_map(const cli_names *o, int is_a, const char *name)

@@ -38,6 +38,9 @@ typedef struct cli_names {
  * CLI_OK, or CLI_ERROR after reporting the problem (file, line).
  */
 int cli_names_get(cli_ctx *ctx, const cli_args *args, cli_names *n);
+/* The same for a command with one side (convert): each --strip-prefix
+ * value is one prefix, ':' included, for side A. */
+int cli_names_get_one_side(cli_ctx *ctx, const cli_args *args, cli_names *n);
 void cli_names_free(cli_names *n);
 
 /* A new string (free it) holding the name of a tensor of side A (is_a) or
