@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "testutil.h"
+#include "values/values.h" /* ts__test_before_verify */
 
 /* ---- sources ---------------------------------------------------------------- */
 
@@ -519,6 +520,42 @@ START_TEST(test_errors)
 }
 END_TEST
 
+/* Verification reads the output back: a byte changed on its way to the
+ * disk is an error naming the array, and nothing is left. */
+static void flip_last_byte(const char *tmp)
+{
+    FILE *fp = fopen(tmp, "r+b");
+    ck_assert_ptr_nonnull(fp);
+    ck_assert_int_eq(fseek(fp, -1, SEEK_END), 0);
+    int c = fgetc(fp);
+    ck_assert_int_eq(fseek(fp, -1, SEEK_END), 0);
+    fputc(c ^ 1, fp);
+    fclose(fp);
+}
+
+START_TEST(test_verify_catches)
+{
+    src a = src_a();
+    char *dir = tmp_dir(), *out = path_in(dir, "o.safetensors");
+    ts_write_tensor t = {"a", a.f, ts_file_array(a.f, 0)};
+    ts_write_options o = TS_WRITE_OPTIONS_INIT;
+    ts_error e;
+    ts__test_before_verify = flip_last_byte;
+    ts_status st = write_one(out, &t, 1, &o, &e);
+    ck_assert_int_eq(st, TS_ERR_IO);
+    ck_assert_ptr_nonnull(strstr(e.message, "the data of array 'a' read back has CRC-32"));
+    ck_assert_int_eq(count_entries(dir), 0);
+    o.no_verify = 1; /* unverified, the changed byte goes through */
+    st = write_one(out, &t, 1, &o, &e);
+    ts__test_before_verify = NULL;
+    ck_assert_int_eq(st, TS_OK);
+    ck_assert_int_eq(count_entries(dir), 1);
+    free(out);
+    rm_dir(dir);
+    close_src(&a);
+}
+END_TEST
+
 Suite *convert_suite(void)
 {
     Suite *s = suite_create("convert");
@@ -532,6 +569,7 @@ Suite *convert_suite(void)
     suite_add_tcase(s, tc);
     TCase *te = tcase_create("errors");
     tcase_add_test(te, test_errors);
+    tcase_add_test(te, test_verify_catches);
     suite_add_tcase(s, te);
     return s;
 }

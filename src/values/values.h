@@ -105,6 +105,13 @@ ts_status ts__data_stream(const ts__data *d, int64_t first, int64_t n, ts__sink_
 ts_status ts__data_walk_view(const ts__data *d, int64_t start, int64_t n, ts__sink_fn fn,
                              void *ctx, ts_error *err);
 
+/* ---- write.c ----------------------------------------------------------- */
+
+/* Tests only: when set, ts_write calls it with each temporary output file
+ * (or folder) after writing it and before verifying it, as a disk that
+ * returns other bytes could. */
+extern void (*ts__test_before_verify)(const char *tmp_path);
+
 /* Prefixes err's message with "array 'NAME': " and returns code. */
 ts_status ts__values_fail(const ts_array *a, ts_error *err, ts_status code);
 

@@ -1585,9 +1585,13 @@ static ts_status verify_file(const char *path, const char *shown, plan **ps, siz
     return st;
 }
 
+void (*ts__test_before_verify)(const char *tmp_path);
+
 static ts_status verify(job *j, plan **byname, ts_error *err)
 {
     ts_status st = TS_OK;
+    for (size_t i = 0; ts__test_before_verify && i < j->nfiles; i++)
+        ts__test_before_verify(j->files[i].tmp);
     if (j->o->format == TS_WRITE_NPY_DIR) {
         const outfile *f = &j->files[0];
         for (size_t i = 0; !st && i < j->n; i++) {
