@@ -264,9 +264,9 @@ static ts_status plan_one(plan *p, const ts_write_options *o, ts_error *err)
         return fail_array(p, err, ts__error(err, TS_ERR_OVERFLOW, "%lld elements of %lld "
                                             "bytes overflow", (long long)a->size,
                                             (long long)p->itemsize));
+    /* the output is little-endian: '>' data, and '=' (native) data on a
+     * big-endian host, is swapped */
     int big = a->byteorder == '>' || (a->byteorder == '=' && !host_little());
-    if (a->byteorder == '<' && !host_little())
-        big = 0;
     p->swap_unit = is_complex(p->out) ? p->itemsize / 2 : p->itemsize;
     p->swap = !p->convert && big && p->swap_unit > 1;
     return TS_OK;
