@@ -116,8 +116,8 @@ ts_status ts__data_open(ts__data *d, const ts_file *f, const ts_array *a, ts_err
         for (int k = nd - 1; k >= 0; k--) {
             d->lay.shape[k] = dims[k];
             d->lay.strides[k] = given ? ts_shape_dims(&a->strides)[k] : s;
-            /* only an array with a 0 dim (count 0: never walked) can
-             * overflow here; its strides are not used */
+            /* C strides; with a 0 dim (size 0) the other dims may
+             * multiply past int64: nothing is read then. */
             if (ts__mul_overflow(s, dims[k] > 0 ? dims[k] : 1, &s))
                 s = 0;
         }
@@ -137,16 +137,18 @@ ts_status ts__data_open(ts__data *d, const ts_file *f, const ts_array *a, ts_err
                                                  "negative storage offset %lld",
                                                  (long long)d->lay.offset));
     d->c_order = 1;
+    if (d->count == 0) {
+        d->contiguous = 1;
+        return TS_OK;
+    }
+    /* From here every dim is positive and their product, count, fits. */
     int64_t cs = 1;
     for (int k = d->lay.ndim - 1; k >= 0; k--) {
         if (d->lay.shape[k] != 1 && d->lay.strides[k] != cs)
             d->c_order = 0;
-        if (ts__mul_overflow(cs, d->lay.shape[k], &cs))
-            cs = 0; /* a 0 dim further out: count 0, nothing is walked */
+        cs *= d->lay.shape[k];
     }
-    d->contiguous = d->count == 0 || one_run(&d->lay, d->count);
-    if (d->count == 0)
-        return TS_OK;
+    d->contiguous = one_run(&d->lay, d->count);
 
     /* The last storage element the array touches must lie in its storage. */
     int64_t last = d->lay.offset;
