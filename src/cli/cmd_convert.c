@@ -15,6 +15,7 @@
 #include "names.h"
 
 #include <errno.h>
+#include <fnmatch.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -221,6 +222,28 @@ static int check_not_input(cli_ctx *ctx, const char *in, const ts_model *m, cons
             same = same_file(&so, ts_model_file_path(m, i));
         if (same)
             status = cli_error(ctx, paths[k], "is the input %s: IN and OUT must differ", in);
+    }
+    /* shards: no file of IN may be one that could be written,
+     * STEM-?????-of-?????.safetensors in OUT's folder */
+    if (shards && status == CLI_OK) {
+        paths[1][strlen(paths[1]) - strlen(".safetensors.index.json")] = '\0';
+        const char *slash = strrchr(paths[1], '/');
+        const char *stem = slash ? slash + 1 : paths[1];
+        char dir[4096], pattern[512];
+        snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - paths[1]) + 1 : 2,
+                 slash ? paths[1] : "./");
+        snprintf(pattern, sizeof pattern, "%s-[0-9][0-9][0-9][0-9][0-9]-of-"
+                 "[0-9][0-9][0-9][0-9][0-9].safetensors", stem);
+        struct stat so;
+        for (size_t i = 0; status == CLI_OK && i < ts_model_file_count(m); i++) {
+            const char *fp = ts_model_file_path(m, i), *fs = strrchr(fp, '/');
+            char fdir[4096];
+            snprintf(fdir, sizeof fdir, "%.*s", fs ? (int)(fs - fp) + 1 : 2, fs ? fp : "./");
+            if (fnmatch(pattern, fs ? fs + 1 : fp, 0) == 0 && stat(dir, &so) == 0 &&
+                same_file(&so, fdir))
+                status = cli_error(ctx, out, "its shards would replace %s, a file of the "
+                                   "input: IN and OUT must differ", fp);
+        }
     }
     free(paths[1]);
     return status;
