@@ -14,6 +14,13 @@
 static char dir[] = "/tmp/tshape-fuzz-convert-XXXXXX";
 static char out[sizeof dir + 32];
 
+/* The folder goes when the process ends (libFuzzer exits normally). */
+static void remove_dir(void)
+{
+    unlink(out);
+    rmdir(dir);
+}
+
 static int entries(void)
 {
     DIR *d = opendir(dir);
@@ -32,6 +39,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (!out[0]) {
         FUZZ_CHECK(mkdtemp(dir) != NULL);
         snprintf(out, sizeof out, "%s/o.safetensors", dir);
+        atexit(remove_dir);
     }
     ts_file *f = NULL;
     ts_error err;
