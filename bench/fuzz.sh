@@ -141,6 +141,8 @@ for h in $harnesses; do
         fuzz_file_auto)
             seed_files "$d" '*.npy' '*.npz' '*.params' '*.nd' '*.v0' '*.safetensors' '*.gguf' \
                 '*.pt' '*.pth' '*.bin';;
+        fuzz_convert)
+            seed_files "$d" '*.npy' '*.npz' '*.params' '*.safetensors' '*.gguf' '*.pt' '*.bin';;
         fuzz_shape_parse)
             seed_text "$d" '(3,4,5)' '[3, 4]' '(3,)' '()' '5' '(3L, 4l)' ' ( 1 , 2 , ) ' \
                 '(-1,4)' '(9223372036854775807,2)' '(4294967296,4294967296)' \

@@ -8,7 +8,7 @@
 # Installed as share/bash-completion/completions/tshape; to try it from a
 # checkout: . completions/tshape.bash
 
-_tshape_commands='size ndim norm flat2d flat3d prod eq get info diff stats show formats reshape broadcast transpose squeeze expand moveaxis flatten strides contiguous view ravel unravel iter slice chip einsum compose rearrange reduce repeat parse-shape extend shrink resize jagged conv convtranspose pool linear matmul cat concat stack dim'
+_tshape_commands='size ndim norm flat2d flat3d prod eq get info diff convert stats show formats reshape broadcast transpose squeeze expand moveaxis flatten strides contiguous view ravel unravel iter slice chip einsum compose rearrange reduce repeat parse-shape extend shrink resize jagged conv convtranspose pool linear matmul cat concat stack dim'
 _tshape_globals='-j --json -h --help -V --version'
 _tshape_file_commands=' info stats show '
 
@@ -18,6 +18,7 @@ _tshape_options()
     case $1 in
         info) echo '-f --format --filter --exclude -s --summary -m --metadata --max-header --stored-order -r --recursive -l --group --top' ;;
         diff) echo '-p --strip-prefix --rename -r --recursive --values --rtol --atol --equal-nan -q --quiet' ;;
+        convert) echo '-t --to --filter --exclude -p --strip-prefix --rename -f --force --cast --dequantize -z --compress --max-shard-size --no-verify' ;;
         stats) echo '--filter --exclude -s --summary' ;;
         show) echo '-i --index --edgeitems --threshold' ;;
         reshape) echo '--mxnet --reverse' ;;
@@ -52,6 +53,14 @@ _tshape_values()
         diff:--rename) echo '' ;;
         diff:--rtol) echo '' ;;
         diff:--atol) echo '' ;;
+        convert:-t | convert:--to) echo 'safetensors npz npy-dir' ;;
+        convert:--filter) echo '' ;;
+        convert:--exclude) echo '' ;;
+        convert:-p | convert:--strip-prefix) echo '' ;;
+        convert:--rename) echo '' ;;
+        convert:--cast) echo 'float16 bfloat16 float32 float64 complex64 complex128' ;;
+        convert:--dequantize) echo '' ;;
+        convert:--max-shard-size) echo '' ;;
         stats:--filter) echo '' ;;
         stats:--exclude) echo '' ;;
         show:-i | show:--index) echo '' ;;

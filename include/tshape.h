@@ -175,7 +175,8 @@ typedef enum ts_status {
     TS_ERR_LIMIT = 14,         /* input exceeds a documented resource limit */
     TS_ERR_DTYPE = 15,         /* unknown or unusable dtype */
     TS_ERR_INDEX = 16,         /* an index is out of bounds */
-    TS_ERR_VALUE = 17          /* a dim or argument has a forbidden value (e.g. negative) */
+    TS_ERR_VALUE = 17,         /* a dim or argument has a forbidden value (e.g. negative) */
+    TS_ERR_CANCELED = 18       /* a callback asked to stop (ts_write progress) */
 } ts_status;
 
 #define TS_ERROR_MESSAGE_MAX 512
@@ -2134,6 +2135,165 @@ typedef struct ts_compare_options {
 TS_API ts_status ts_array_compare(const ts_file *fa, const ts_array *a, const ts_file *fb,
                                   const ts_array *b, const ts_compare_options *opts,
                                   ts_compare *out, ts_error *err);
+
+/* ------------------------------------------------------------------------ */
+/* Writing: safetensors, .npz and folders of .npy (src/values/write.c)      */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * ts_write copies arrays of opened files into a new file, or a folder, in
+ * one of the formats below, without loss: dtypes are kept bit for bit
+ * (float16, bfloat16 and NaN payloads included), big-endian data becomes
+ * little-endian, Fortran-order arrays and strided views (PyTorch tensors
+ * sharing a storage) become C-order arrays of their own, each written as its
+ * own contiguous copy. Data that is stored contiguous, little-endian and in
+ * C order is copied byte for byte from the file's map, never decoded; other
+ * data is converted in bounded steps.
+ *
+ * The rules written (the source of each in brackets):
+ *   safetensors  [huggingface/safetensors README "Format", tensor.rs]: u64 LE
+ *                header length N, then the header: compact JSON, keys in
+ *                byte order of the names, "__metadata__" first with string
+ *                values ("format": "pt" as transformers' loader requires,
+ *                "source_format" and "source_file" when given), padded with
+ *                spaces so that 8 + N is a multiple of 8; then the data,
+ *                tensors placed by decreasing itemsize and then name, so
+ *                each starts at a multiple of its itemsize, offsets
+ *                contiguous from 0 with no gap or overlap. dtypes: BOOL,
+ *                U8..U64, I8..I64, F16, BF16, F32, F64, F8_E5M2, F8_E4M3
+ *                (float8_e4m3fn), F8_E4M3FNUZ, F8_E5M2FNUZ, F8_E8M0, C64
+ *                (complex64, safetensors >= 0.7). complex128 and NumPy-only
+ *                dtypes (strings, datetime, longdouble) are TS_ERR_DTYPE.
+ *   npy          [numpy/lib/format.py _write_array_header, NumPy 1.24]:
+ *                version 1.0 (2.0 when the header needs more than 65535
+ *                bytes), the dict {'descr', 'fortran_order': False,
+ *                'shape'} as NumPy writes it, with its 21-digit growth
+ *                padding, padded with spaces and a '\n' so the data starts
+ *                at a multiple of 64: the bytes of np.save. dtypes: bool,
+ *                int8..int64, uint8..uint64, float16, float32, float64,
+ *                complex64, complex128; bfloat16 and float8 (which NumPy
+ *                lacks) are TS_ERR_DTYPE unless cast.
+ *   npz          [numpy/lib/npyio.py savez]: a zip (written by libzip) of one
+ *                member "NAME.npy" per array, stored (np.savez) or deflated
+ *                (np.savez_compressed); zip64 as libzip needs it.
+ *   npy folder   a new folder holding NAME.npy per array.
+ *
+ * Safety: everything is written to temporary files in the target's folder
+ * (mkstemp/mkdtemp: ".NAME.tshape-XXXXXX"), flushed with fsync, verified
+ * (unless no_verify), then renamed to their names, and the folder is
+ * fsync'ed. On any failure (disk full, a file size limit, a read error in a
+ * source, a bad tensor, the progress callback asking to stop) every
+ * temporary file is removed and nothing at `path` changes.
+ */
+
+/* Output formats of ts_write. */
+typedef enum ts_write_format {
+    TS_WRITE_SAFETENSORS = 0,
+    TS_WRITE_NPZ = 1,
+    TS_WRITE_NPY_DIR = 2
+} ts_write_format;
+
+/* One array to write: `array` (one of `file`'s arrays, both borrowed for
+ * the call) under `name` (NUL-terminated, valid UTF-8). */
+typedef struct ts_write_tensor {
+    const char *name;
+    const ts_file *file;
+    const ts_array *array;
+} ts_write_tensor;
+
+/*
+ * Options of ts_write: an option struct that grows, by the rule of
+ * ts_open_options (initialise with TS_WRITE_OPTIONS_INIT). NULL: defaults.
+ *   format          TS_WRITE_SAFETENSORS (0), TS_WRITE_NPZ, TS_WRITE_NPY_DIR
+ *   overwrite       0: an existing `path` is TS_ERR_IO (EEXIST), checked
+ *                   again atomically when the file is put in place (link(2));
+ *                   1: it is replaced (a folder: the old one is removed
+ *                   after the new one is in place)
+ *   cast            0: dtypes kept; 1: arrays of the kind of cast_dtype are
+ *                   converted to it: a floating cast_dtype (float16,
+ *                   bfloat16, float32, float64) converts every floating array
+ *                   (float16/32/64, bfloat16, float8), complex64/complex128
+ *                   every complex array; others keep their dtype. Rounding
+ *                   is to nearest, ties to even (IEEE 754 roundTiesToEven)
+ *                   from the exact value, overflow gives +-Inf, NaN stays
+ *                   NaN (its payload is not kept)
+ *   dequantize      0: GGUF block-quantized arrays are TS_ERR_DTYPE; 1: they
+ *                   are decoded as ggml's dequantize_row_* and written as
+ *                   dequantize_dtype: TS_DTYPE_FLOAT32 (0) or TS_DTYPE_FLOAT16
+ *   compress        npz: 0 stored members, 1 deflate (zlib level 6)
+ *   no_verify       0: after writing, every output file is reopened with
+ *                   ts_file_open and each array's name, dtype, shape and the
+ *                   CRC-32 (zlib) of its data bytes are compared with what
+ *                   was written; 1: skipped
+ *   max_shard_size  safetensors: 0 for one file; else bytes of data per
+ *                   file: arrays in name order go to STEM-0000K-of-0000M
+ *                   .safetensors beside `path` (STEM: path's name without
+ *                   ".safetensors"), a new file when the next array would
+ *                   pass the size (an array larger than it gets a file of
+ *                   its own), and STEM.safetensors.index.json holds
+ *                   {"metadata": {"total_size": DATA BYTES}, "weight_map":
+ *                   {NAME: FILE}} as Hugging Face's save_pretrained writes
+ *                   it; one file when everything fits in one
+ *   source_format, source_file  recorded in safetensors' __metadata__ when
+ *                   not NULL (NUL-terminated)
+ *   progress        called after each piece of data (at most about every 8
+ *                   MiB) with the data bytes done and in all; returns 0 to
+ *                   go on, nonzero to stop with TS_ERR_CANCELED. May be NULL.
+ */
+typedef struct ts_write_options {
+    size_t struct_size;          /* sizeof(ts_write_options) */
+    ts_write_format format;
+    int overwrite;
+    int cast;
+    ts_dtype cast_dtype;
+    int dequantize;
+    ts_dtype dequantize_dtype;
+    int compress;
+    int no_verify;
+    int64_t max_shard_size;
+    const char *source_format;
+    const char *source_file;
+    int (*progress)(void *ctx, int64_t done, int64_t total);
+    void *progress_ctx;
+} ts_write_options;
+
+/* Initialiser of a ts_write_options with every option at its default. */
+#define TS_WRITE_OPTIONS_INIT                                                  \
+    {sizeof(ts_write_options), TS_WRITE_SAFETENSORS, 0, 0, TS_DTYPE_FLOAT32, 0, \
+     TS_DTYPE_FLOAT32, 0, 0, 0, NULL, NULL, NULL, NULL}
+
+/* What ts_write wrote (a fixed layout: it never grows). */
+typedef struct ts_write_result {
+    size_t tensors;              /* arrays written */
+    int64_t data_bytes;          /* bytes of array data */
+    int64_t file_bytes;          /* bytes of all files written (headers too) */
+    size_t files;                /* files written (shards, index, .npy) */
+} ts_write_result;
+
+/*
+ * Writes the n arrays of `tensors` to `path` (NUL-terminated: the file, or
+ * for TS_WRITE_NPY_DIR the folder, to create), by the rules above.
+ *   out  receives the counts on success (may be NULL)
+ * A file of the sources is never written to: the caller makes sure `path`
+ * is none of them (tshape convert compares st_dev/st_ino).
+ * Errors: TS_ERR_INVALID_ARG (the argument rule: path NULL, tensors NULL
+ * with n > 0, a NULL name/file/array; opts as for ts_open_options, a flag
+ * not 0/1, format, cast_dtype or dequantize_dtype not one of those listed,
+ * max_shard_size < 0 or given for another format), TS_ERR_UNSUPPORTED (opts
+ * sets fields this library does not know), TS_ERR_VALUE (two arrays with
+ * one name; a name that is empty, not valid UTF-8, or, for npz and npy
+ * folders, holds '/' or NUL or is "." or ".."), TS_ERR_DTYPE (a dtype the
+ * format cannot hold, naming the array and saying what --cast or
+ * --dequantize would do), every error of ts_array_read (a source that
+ * cannot be read, naming the array), TS_ERR_IO (create/write/fsync/rename
+ * failed, with strerror text: ENOSPC, EFBIG beyond RLIMIT_FSIZE (the caller
+ * ignores SIGXFSZ to get it), EEXIST without overwrite; or verification
+ * found a difference, naming the file and array), TS_ERR_CANCELED,
+ * TS_ERR_NOMEM, TS_ERR_OVERFLOW. Every message names the array concerned
+ * ("array 'NAME': ...").
+ */
+TS_API ts_status ts_write(const char *path, const ts_write_tensor *tensors, size_t n,
+                          const ts_write_options *opts, ts_write_result *out, ts_error *err);
 
 /* ------------------------------------------------------------------------ */
 /* Layer shapes: convolution, pooling, matmul, linear, concat, stack        */

@@ -733,7 +733,7 @@ START_TEST(test_models)
 END_TEST
 
 /* Values (src/values): ts_array_value_kind, ts_array_read, ts_array_stats,
- * ts_array_compare. */
+ * ts_array_compare and ts_write. */
 START_TEST(test_values)
 {
     ts_file *f = NULL;
@@ -799,6 +799,41 @@ START_TEST(test_values)
     ck_assert_int_eq(ts_array_compare(f, a, f, a, &cgrown.o, &c, NULL), TS_OK);
     cgrown.later = 1;
     EXPECT(ts_array_compare(f, a, f, a, &cgrown.o, &c, EP), TS_ERR_UNSUPPORTED, NULL);
+    /* ts_write: nothing is created on an argument error */
+    ts_write_tensor t = {"x", f, a}, tnull = {NULL, f, a};
+    ts_write_result r;
+    const char *out = "/nonexistent-tshape-dir/x.safetensors";
+    EXPECT(ts_write(NULL, &t, 1, NULL, &r, EP), BAD, "ts_write: path is NULL");
+    EXPECT(ts_write(out, NULL, 1, NULL, &r, EP), BAD, "ts_write: tensors is NULL but n is 1");
+    EXPECT(ts_write(out, &tnull, 1, NULL, &r, EP), BAD,
+           "ts_write: tensors[0] has a NULL name, file or array");
+    ts_write_options w;
+    memset(&w, 0, sizeof w);
+    snprintf(msg, sizeof msg, "ts_write: opts->struct_size is 0: initialise the options "
+             "with TS_WRITE_OPTIONS_INIT (struct_size = sizeof(ts_write_options) = %zu)",
+             sizeof w);
+    EXPECT(ts_write(out, &t, 1, &w, &r, EP), BAD, msg);
+    ts_write_options w2 = TS_WRITE_OPTIONS_INIT;
+    w2.format = (ts_write_format)7;
+    EXPECT(ts_write(out, &t, 1, &w2, &r, EP), BAD, "ts_write: opts->format is 7, not a "
+                                                   "ts_write_format");
+    w2 = (ts_write_options)TS_WRITE_OPTIONS_INIT;
+    w2.overwrite = 2;
+    EXPECT(ts_write(out, &t, 1, &w2, &r, EP), BAD, "ts_write: opts->overwrite is 2, not 0 or 1");
+    w2 = (ts_write_options)TS_WRITE_OPTIONS_INIT;
+    w2.max_shard_size = -1;
+    EXPECT(ts_write(out, &t, 1, &w2, &r, EP), BAD, "ts_write: opts->max_shard_size is -1: at "
+                                                   "least 0, and only for safetensors");
+    struct {
+        ts_write_options o;
+        int later;
+    } wgrown;
+    memset(&wgrown, 0, sizeof wgrown);
+    wgrown.o = (ts_write_options)TS_WRITE_OPTIONS_INIT;
+    wgrown.o.struct_size = sizeof wgrown;
+    wgrown.later = 1;
+    EXPECT(ts_write(out, &t, 1, &wgrown.o, &r, EP), TS_ERR_UNSUPPORTED, NULL);
+    EXPECT(ts_write(out, &t, 1, NULL, NULL, EP), TS_ERR_IO, NULL);
     ts_file_close(f);
 }
 END_TEST

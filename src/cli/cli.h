@@ -19,6 +19,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <time.h>
 
 /* The CLI exposes the experimental functions too (einops, jagged, ...). */
 #ifndef TS_EXPERIMENTAL_API
@@ -74,7 +75,9 @@ typedef struct cli_ctx {
 typedef struct cli_option {
     const char *name;     /* long name without "--" */
     char short_name;      /* 'f' for -f, or 0 */
-    const char *value;    /* placeholder of the value ("FMT"); NULL: a flag */
+    const char *value;    /* placeholder of the value ("FMT"); NULL: a flag;
+                             "[=DTYPE]": optional, given only as --name=VALUE
+                             (the value is "" without it); long options only */
     const char *help;     /* may hold '\n'; ending in ':', the choices follow */
     const char *choices;  /* values offered by completion: words separated
                              by spaces, "@formats" (the reader table),
@@ -312,7 +315,8 @@ int cli_fail_prefix(ts_error *err, const char *fmt, ...) CLI_PRINTF(2, 3);
 
 /*
  * A progress line on standard error while one array is read (stats, diff
- * --values): "tshape: COMMAND: FILE: NAME: 512 / 1024 MiB, 2.1 GB/s", shown
+ * --values) or a file written (convert: no NAME):
+ * "tshape: COMMAND: FILE: NAME: 512 / 1024 MiB, 2.1 GB/s", shown
  * after the first second and only when standard error is a terminal
  * (enabled), rewritten in place and cleared when the array is done.
  * cli_progress_report has the library's progress callback signature.
@@ -326,7 +330,7 @@ typedef struct cli_progress {
 } cli_progress;
 
 void cli_progress_init(cli_progress *p, const char *command);
-/* Starts the line of one array. */
+/* Starts the line of one array (name NULL: of a file). */
 void cli_progress_start(cli_progress *p, const char *path, const char *name);
 void cli_progress_report(void *p, int64_t done, int64_t total);
 /* Clears the line if it was shown. */

@@ -13,8 +13,8 @@
  */
 #include "cli.h"
 #include "model.h"
+#include "names.h"
 
-#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -51,21 +51,8 @@ typedef struct side {
     size_t n;
 } side;
 
-typedef struct prefix {
-    const char *a, *b;    /* NULL: nothing to strip on that side */
-    size_t alen, blen;
-    char *own;
-} prefix;
-
-typedef struct name_map {
-    char *from, *to;
-} name_map;
-
 typedef struct diff_opts {
-    prefix *prefixes;
-    size_t nprefixes;
-    name_map *renames;      /* sorted by from */
-    size_t nrenames;
+    cli_names names;        /* --strip-prefix, --rename (names.c) */
     int quiet, recursive;
     int values;             /* --values */
     ts_compare_options cmp;
@@ -88,138 +75,18 @@ static const char *const kind_names[] = {"equal", "only_a", "only_b", "dtype", "
 
 /* ---- options -------------------------------------------------------------- */
 
-/* "A:B" split at its last ':' unless that ends the value ("arg:" is one
- * prefix for both sides; "arg::" strips "arg:" from A only). */
-static int parse_prefix(const char *v, prefix *p)
-{
-    memset(p, 0, sizeof *p);
-    size_t n = strlen(v);
-    const char *colon = n > 1 ? strrchr(v, ':') : NULL;
-    if (colon && colon[1] == '\0') {
-        /* a value ending in ':' names one prefix; "X::" is X: for A only */
-        colon = n >= 2 && v[n - 2] == ':' ? v + n - 1 : NULL;
-    }
-    if (!colon) {
-        p->a = p->b = v;
-        p->alen = p->blen = n;
-        return 0;
-    }
-    size_t an = (size_t)(colon - v);
-    if (!(p->own = malloc(an + 1)))
-        return -1;
-    memcpy(p->own, v, an);
-    p->own[an] = '\0';
-    p->a = an ? p->own : NULL;
-    p->alen = an;
-    p->b = colon[1] ? colon + 1 : NULL;
-    p->blen = p->b ? strlen(p->b) : 0;
-    return 0;
-}
-
-static int cmp_rename(const void *x, const void *y)
-{
-    return strcmp(((const name_map *)x)->from, ((const name_map *)y)->from);
-}
-
-static char *dup_n(const char *s, size_t n)
-{
-    char *d = malloc(n + 1);
-    if (d) {
-        memcpy(d, s, n);
-        d[n] = '\0';
-    }
-    return d;
-}
-
-/* MAPFILE: "A_NAME B_NAME" per line, blank lines and '#' comments skipped. */
-static int read_renames(cli_ctx *ctx, const char *path, diff_opts *o)
-{
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return cli_error(ctx, path, "cannot open: %s", strerror(errno));
-    char line[8192];
-    size_t cap = 0;
-    int lineno = 0, status = CLI_OK;
-    while (status == CLI_OK && fgets(line, sizeof line, f)) {
-        lineno++;
-        char *p = line, *a, *b;
-        size_t an, bn;
-        while (*p == ' ' || *p == '\t')
-            p++;
-        if (*p == '#' || *p == '\n' || *p == '\r' || *p == '\0')
-            continue;
-        a = p;
-        while (*p && *p != ' ' && *p != '\t' && *p != '\n' && *p != '\r')
-            p++;
-        an = (size_t)(p - a);
-        while (*p == ' ' || *p == '\t')
-            p++;
-        b = p;
-        while (*p && *p != ' ' && *p != '\t' && *p != '\n' && *p != '\r')
-            p++;
-        bn = (size_t)(p - b);
-        while (*p == ' ' || *p == '\t' || *p == '\r')
-            p++;
-        if (bn == 0 || (*p && *p != '\n')) {
-            char where[64];
-            snprintf(where, sizeof where, "line %d", lineno);
-            status = cli_error(ctx, path, "%s: expected 'A_NAME B_NAME'", where);
-            break;
-        }
-        if (o->nrenames == cap) {
-            cap = cap ? cap * 2 : 16;
-            name_map *r = realloc(o->renames, cap * sizeof *r);
-            if (!r) {
-                status = cli_error(ctx, path, "out of memory");
-                break;
-            }
-            o->renames = r;
-        }
-        name_map *r = &o->renames[o->nrenames];
-        r->from = dup_n(a, an);
-        r->to = dup_n(b, bn);
-        if (!r->from || !r->to) {
-            free(r->from), free(r->to);
-            status = cli_error(ctx, path, "out of memory");
-            break;
-        }
-        o->nrenames++;
-    }
-    fclose(f);
-    if (o->nrenames > 1)
-        qsort(o->renames, o->nrenames, sizeof *o->renames, cmp_rename);
-    return status;
-}
-
 static void free_opts(diff_opts *o)
 {
-    for (size_t i = 0; i < o->nprefixes; i++)
-        free(o->prefixes[i].own);
-    free(o->prefixes);
-    for (size_t i = 0; i < o->nrenames; i++) {
-        free(o->renames[i].from);
-        free(o->renames[i].to);
-    }
-    free(o->renames);
+    cli_names_free(&o->names);
 }
 
 static int get_options(cli_ctx *ctx, const cli_args *args, diff_opts *o)
 {
     memset(o, 0, sizeof *o);
-    int pos = 0;
-    const char *v;
-    while ((v = cli_opt_next(args, "strip-prefix", &pos)) != NULL) {
-        prefix *p = realloc(o->prefixes, (o->nprefixes + 1) * sizeof *p);
-        if (!p)
-            return cli_error(ctx, NULL, "out of memory");
-        o->prefixes = p;
-        if (parse_prefix(v, &o->prefixes[o->nprefixes]) != 0)
-            return cli_error(ctx, NULL, "out of memory");
-        o->nprefixes++;
-    }
-    if ((v = cli_opt(args, "rename")) && read_renames(ctx, v, o) != CLI_OK)
+    if (cli_names_get(ctx, args, &o->names) != CLI_OK)
         return CLI_ERROR;
     const ts_compare_options dflt = TS_COMPARE_OPTIONS_INIT;
+    const char *v;
     o->cmp = dflt;
     o->values = cli_flag(args, "values") > 0;
     if ((v = cli_opt(args, "rtol")) && cli_arg_nonneg_double(ctx, v, "--rtol", &o->cmp.rtol))
@@ -235,28 +102,6 @@ static int get_options(cli_ctx *ctx, const cli_args *args, diff_opts *o)
 }
 
 /* ---- names ------------------------------------------------------------------ */
-
-/* The name of a tensor of side a (is_a) or b after mapping: the first
- * matching prefix of that side stripped, then A's renames. */
-static char *map_name(const diff_opts *o, int is_a, const char *name)
-{
-    for (size_t i = 0; i < o->nprefixes; i++) {
-        const prefix *p = &o->prefixes[i];
-        const char *pre = is_a ? p->a : p->b;
-        size_t n = is_a ? p->alen : p->blen;
-        if (pre && strncmp(name, pre, n) == 0) {
-            name += n;
-            break;
-        }
-    }
-    if (is_a && o->nrenames) {
-        name_map key = {(char *)(uintptr_t)name, NULL};
-        const name_map *r = bsearch(&key, o->renames, o->nrenames, sizeof *r, cmp_rename);
-        if (r)
-            name = r->to;
-    }
-    return dup_n(name, strlen(name));
-}
 
 static const side *sort_side; /* qsort has no user pointer */
 
@@ -278,7 +123,7 @@ static int load_side(cli_ctx *ctx, const diff_opts *o, side *s, int is_a)
     if (!s->key || !s->order)
         return cli_error(ctx, s->path, "out of memory");
     for (size_t i = 0; i < s->n; i++) {
-        if (!(s->key[i] = map_name(o, is_a, ts_model_array_name(s->m, i))))
+        if (!(s->key[i] = cli_names_map(&o->names, is_a, ts_model_array_name(s->m, i))))
             return cli_error(ctx, s->path, "out of memory");
         s->order[i] = i;
     }

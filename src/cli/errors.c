@@ -147,10 +147,11 @@ void cli_progress_report(void *user, int64_t done, int64_t total)
     if (!p->enabled || dt < 1.0 || done >= total)
         return;
     char path[96], name[96];
-    fprintf(stderr, "\rtshape: %s: %s: %s: %lld / %lld MiB, %.1f GB/s   ", p->command,
+    fprintf(stderr, "\rtshape: %s: %s: %s%s%lld / %lld MiB, %.1f GB/s   ", p->command,
             cli_quote(p->path, strlen(p->path), path, sizeof path),
-            cli_quote(p->name, strlen(p->name), name, sizeof name), (long long)(done >> 20),
-            (long long)(total >> 20), (double)done / dt / 1e9);
+            p->name ? cli_quote(p->name, strlen(p->name), name, sizeof name) : "",
+            p->name ? ": " : "", (long long)(done >> 20), (long long)(total >> 20),
+            (double)done / dt / 1e9);
     p->shown = 1;
 }
 

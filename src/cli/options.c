@@ -203,6 +203,8 @@ static int long_option(cli_ctx *ctx, const tables *tb, int argc, char **argv, in
     if (o->value) {
         if (eq)
             value = eq + 1;
+        else if (o->value[0] == '[')
+            value = ""; /* an optional value ("[=DTYPE]") comes only after '=' */
         else if (*i + 1 < argc && strcmp(argv[*i + 1], "--") != 0)
             value = argv[++*i];
         else {
@@ -337,7 +339,7 @@ static size_t option_label(const cli_option *o, char *buf, size_t cap)
     else
         n = snprintf(buf, cap, "      --%s", o->name);
     if (o->value && n >= 0 && (size_t)n < cap)
-        n += snprintf(buf + n, cap - (size_t)n, " %s", o->value);
+        n += snprintf(buf + n, cap - (size_t)n, o->value[0] == '[' ? "%s" : " %s", o->value);
     return n < 0 ? 0 : (size_t)n;
 }
 

@@ -32,6 +32,7 @@ const char *ts_strerror(ts_status code)
     case TS_ERR_DTYPE: return "unknown dtype";
     case TS_ERR_INDEX: return "index out of bounds";
     case TS_ERR_VALUE: return "invalid value";
+    case TS_ERR_CANCELED: return "canceled";
     }
     return "unknown error";
 }

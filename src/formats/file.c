@@ -789,6 +789,11 @@ const unsigned char *ts__file_image(const ts_file *f, size_t *len)
     return f->data;
 }
 
+int ts__file_is_mapped(const ts_file *f)
+{
+    return f->map != NULL;
+}
+
 ts_status ts__file_set_data_src(ts_file *f, const ts_array *a, const ts__data_src *src,
                                 ts_error *err)
 {

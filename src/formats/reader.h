@@ -192,5 +192,9 @@ void ts__hdf5_end(void *state);
 /* The bytes of the file: its map (ts_file_open) or the borrowed image
  * (ts_file_open_memory); *len receives their count. Valid until close. */
 const unsigned char *ts__file_image(const ts_file *f, size_t *len);
+/* 1 when the image is the library's own read-only map of the file
+ * (ts_file_open), whose pages may be dropped after use (write.c); 0 for a
+ * borrowed image. */
+int ts__file_is_mapped(const ts_file *f);
 
 #endif /* TSHAPE_READER_H */

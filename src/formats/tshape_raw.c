@@ -57,7 +57,7 @@ static ts_status load_error(ts_error *err, const ts_error *sub, ts_shape_layout 
     case TS_OK: case TS_ERR_NOMEM: case TS_ERR_INVALID_ARG: case TS_ERR_PARSE:
     case TS_ERR_OVERFLOW: case TS_ERR_AXIS: case TS_ERR_NDIM: case TS_ERR_SIZE:
     case TS_ERR_BROADCAST: case TS_ERR_LAYOUT: case TS_ERR_IO: case TS_ERR_FORMAT:
-    case TS_ERR_UNSUPPORTED: case TS_ERR_DTYPE: case TS_ERR_INDEX:
+    case TS_ERR_UNSUPPORTED: case TS_ERR_DTYPE: case TS_ERR_INDEX: case TS_ERR_CANCELED:
         break;
     }
     if (err)

@@ -134,6 +134,12 @@ ts_status ts__zcursor_open(ts__zcursor *c, const ts__data *d, ts_error *err);
 ts_status ts__zcursor_next(ts__zcursor *c, int64_t n, ts__sink_fn fn, void *ctx, ts_error *err);
 ts_status ts__zcursor_finish(ts__zcursor *c, ts_error *err);
 void ts__zcursor_close(ts__zcursor *c);
+/* ---- write.c ----------------------------------------------------------- */
+
+/* Tests only: when set, ts_write calls it with each temporary output file
+ * (or folder) after writing it and before verifying it, as a disk that
+ * returns other bytes could. */
+extern void (*ts__test_before_verify)(const char *tmp_path);
 
 /* Prefixes err's message with "array 'NAME': " and returns code. */
 ts_status ts__values_fail(const ts_array *a, ts_error *err, ts_status code);

@@ -66,6 +66,13 @@ ts_status ts__data_open(ts__data *d, const ts_file *f, const ts_array *a, ts_err
         return ts__values_fail(a, err, st);
     d->image = ts__file_image(f, &d->image_len);
     d->src = ts__file_data_src(f, a);
+    /* ONNX external data: data_offset counts in the side file storage_key
+     * names, not in this image; reading the image there would give other
+     * bytes as values. */
+    if (ts_file_format(f) == TS_FORMAT_ONNX && a->storage_key)
+        return ts__values_fail(a, err, ts__error(err, TS_ERR_UNSUPPORTED,
+                                                 "its data is in the external file '%s', "
+                                                 "which is not read", a->storage_key));
     int64_t storage_nbytes = d->src ? d->src->storage_nbytes : 0;
     /* A view of a storage (PyTorch): elements count from the storage's
      * start. Otherwise from the first element, at data_offset. */

@@ -1,7 +1,8 @@
 #!/bin/sh
 # json-records.test.sh - issue 15 defect 5: `tshape info --json` (and with
 # --summary, --metadata) of every fixture and every file of ../shared/corpus
-# (when present) matches the record schema of man/tshape.1 (JSON RECORDS):
+# (when present), and of `tshape convert --json`, matches the record schema
+# of man/tshape.1 (JSON RECORDS):
 # the same keys for every record of a kind, of the documented types, and at
 # least one record for each file that opens. Skipped (77) without python3.
 set -u
@@ -17,4 +18,10 @@ trap 'rm -f "$list"' EXIT
 find tests/fixtures examples -type f ! -name '*.py' | LC_ALL=C sort > "$list"
 [ -d "$corpus" ] && find "$corpus" -type f ! -name '*.py' ! -name '*.json' ! -name '*.txt' | LC_ALL=C sort >> "$list"
 # One process for all files (names are free of newlines here).
-tr '\n' '\0' < "$list" | xargs -0 "$py" tests/cli/json_records.py "$TSHAPE" man/tshape.1
+tr '\n' '\0' < "$list" | xargs -0 "$py" tests/cli/json_records.py "$TSHAPE" man/tshape.1 || exit 1
+# The convert record (issue 14): with and without shared storages.
+out=$(mktemp -d) || exit 2
+trap 'rm -f "$list"; rm -rf "$out"' EXIT
+{ "$TSHAPE" --json convert tests/fixtures/pytorch/hf_tied.bin "$out/a.safetensors" &&
+  "$TSHAPE" --json convert --no-verify tests/fixtures/values/f4.npy "$out/b.npz"; } 2>/dev/null |
+    "$py" tests/cli/json_records.py --lines man/tshape.1

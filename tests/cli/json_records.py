@@ -4,6 +4,7 @@ the pairs of DIFF_RUNS) against the schema written in
 man/tshape.1, section JSON RECORDS (the manual is the one statement of it).
 
     json_records.py TSHAPE MANPAGE FILE...
+    json_records.py --lines MANPAGE < RECORDS
 
 For each FILE it runs `info --json`, `info --json --summary` and
 `info --json --metadata` (raw TShape files, which are never detected, with
@@ -128,7 +129,26 @@ def check(rec, kinds):
     return None
 
 
+def check_lines(man):
+    """--lines MANPAGE: every line of standard input (the output of another
+    command's --json, such as convert) is a record of the schema."""
+    kinds = read_schema(man)
+    bad = n = 0
+    for n, line in enumerate(sys.stdin, 1):
+        try:
+            why = check(json.loads(line), kinds)
+        except ValueError as e:
+            why = "not JSON: %s" % e
+        if why:
+            print("FAIL line %d: %s" % (n, why))
+            bad += 1
+    print("json-records: %d records on stdin, %d failures" % (n, bad))
+    return 1 if bad or n == 0 else 0
+
+
 def main():
+    if sys.argv[1] == "--lines":
+        return check_lines(sys.argv[2])
     tshape, man, files = sys.argv[1], sys.argv[2], sys.argv[3:]
     kinds = read_schema(man)
     bad = runs = records = 0

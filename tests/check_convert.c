@@ -1,0 +1,575 @@
+/* check_convert.c - ts_write (issue 14): the exact bytes of a small
+ * safetensors file (header, padding, placement) and of a .npy (NumPy's own
+ * np.save bytes), npz members read back, rounding of --cast to float16 and
+ * bfloat16 bit for bit, byte swapping and Fortran order, shards and their
+ * index, and every error: dtypes a format lacks, names, an existing output,
+ * a cancel, with no temporary file left behind. Sources are small images
+ * opened with ts_file_open_memory (written here byte by byte) or fixtures. */
+#define TS_EXPERIMENTAL_API
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "testutil.h"
+#include "values/values.h" /* ts__test_before_verify */
+
+/* ---- sources ---------------------------------------------------------------- */
+
+/* A v1.0 .npy image of `n` data bytes with the given descr and shape text
+ * ("(3,)"), header padded to 64 as NumPy pads it. */
+static unsigned char *npy_image(const char *descr, const char *shape, const void *data,
+                                size_t n, size_t *len)
+{
+    char dict[256];
+    int k = snprintf(dict, sizeof dict, "{'descr': '%s', 'fortran_order': False, 'shape': %s, }",
+                     descr, shape);
+    size_t hl = (size_t)k + 1, pad = 64 - (10 + hl) % 64, total = 10 + hl + pad + n;
+    unsigned char *b = malloc(total);
+    ck_assert_ptr_nonnull(b);
+    memcpy(b, "\x93NUMPY\x01\x00", 8);
+    b[8] = (unsigned char)(hl + pad);
+    b[9] = (unsigned char)((hl + pad) >> 8);
+    memcpy(b + 10, dict, (size_t)k);
+    memset(b + 10 + k, ' ', pad);
+    b[10 + hl + pad - 1] = '\n';
+    memcpy(b + 10 + hl + pad, data, n);
+    *len = total;
+    return b;
+}
+
+/* A safetensors image of one tensor "x" (header JSON given whole). */
+static unsigned char *st_image(const char *json, const void *data, size_t n, size_t *len)
+{
+    size_t h = strlen(json);
+    unsigned char *b = malloc(8 + h + n);
+    ck_assert_ptr_nonnull(b);
+    memset(b, 0, 8);
+    b[0] = (unsigned char)h;
+    memcpy(b + 8, json, h);
+    memcpy(b + 8 + h, data, n);
+    *len = 8 + h + n;
+    return b;
+}
+
+typedef struct src {
+    unsigned char *img;
+    ts_file *f;
+} src;
+
+static src open_image(unsigned char *img, size_t len)
+{
+    src s = {img, NULL};
+    ts_error e;
+    ck_assert_msg(ts_file_open_memory(img, len, NULL, &s.f, &e) == TS_OK, "%s", e.message);
+    return s;
+}
+
+static void close_src(src *s)
+{
+    ts_file_close(s->f);
+    free(s->img);
+}
+
+/* The sources of the exact-bytes tests: a = int16 [1, 2, 3], b = big-endian
+ * float32 [1.5, -2]. */
+static src src_a(void)
+{
+    const unsigned char d[] = {1, 0, 2, 0, 3, 0};
+    size_t len;
+    unsigned char *img = npy_image("<i2", "(3,)", d, sizeof d, &len);
+    return open_image(img, len);
+}
+
+static src src_b(void)
+{
+    const unsigned char d[] = {0x3f, 0xc0, 0, 0, 0xc0, 0, 0, 0};
+    size_t len;
+    unsigned char *img = npy_image(">f4", "(2,)", d, sizeof d, &len);
+    return open_image(img, len);
+}
+
+/* ---- temporary folders -------------------------------------------------------- */
+
+static char *tmp_dir(void)
+{
+    char *d = strdup("/tmp/tshape-check-convert-XXXXXX");
+    ck_assert_ptr_nonnull(d);
+    ck_assert_ptr_nonnull(mkdtemp(d));
+    return d;
+}
+
+/* Entries of a folder, "." and ".." left out. */
+static int count_entries(const char *dir)
+{
+    DIR *d = opendir(dir);
+    int n = 0;
+    struct dirent *e;
+    ck_assert_ptr_nonnull(d);
+    while ((e = readdir(d)) != NULL)
+        if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
+            n++;
+    closedir(d);
+    return n;
+}
+
+static void rm_dir(char *dir)
+{
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    char p[512];
+    while (d && (e = readdir(d)) != NULL) {
+        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+            continue;
+        snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
+        if (unlink(p) != 0) {
+            DIR *sub = opendir(p);
+            struct dirent *f;
+            char q[768];
+            while (sub && (f = readdir(sub)) != NULL) {
+                snprintf(q, sizeof q, "%s/%s", p, f->d_name);
+                unlink(q);
+            }
+            if (sub)
+                closedir(sub);
+            rmdir(p);
+        }
+    }
+    if (d)
+        closedir(d);
+    rmdir(dir);
+    free(dir);
+}
+
+static char *path_in(const char *dir, const char *name)
+{
+    char *p = malloc(strlen(dir) + strlen(name) + 2);
+    ck_assert_ptr_nonnull(p);
+    sprintf(p, "%s/%s", dir, name);
+    return p;
+}
+
+static ts_status write_one(const char *path, ts_write_tensor *t, size_t n,
+                           const ts_write_options *o, ts_error *e)
+{
+    ts_write_result r;
+    return ts_write(path, t, n, o, &r, e);
+}
+
+/* ---- exact bytes ----------------------------------------------------------------- */
+
+START_TEST(test_safetensors_bytes)
+{
+    src a = src_a(), b = src_b();
+    char *dir = tmp_dir(), *out = path_in(dir, "m.safetensors");
+    ts_write_tensor t[] = {{"b", b.f, ts_file_array(b.f, 0)}, {"a", a.f, ts_file_array(a.f, 0)}};
+    ts_write_options o = TS_WRITE_OPTIONS_INIT;
+    ts_write_result r;
+    ts_error e;
+    ck_assert_msg(ts_write(out, t, 2, &o, &r, &e) == TS_OK, "%s", e.message);
+    /* keys by name, __metadata__ first; data: larger itemsize first */
+    const char *json = "{\"__metadata__\":{\"format\":\"pt\"},"
+                       "\"a\":{\"dtype\":\"I16\",\"shape\":[3],\"data_offsets\":[8,14]},"
+                       "\"b\":{\"dtype\":\"F32\",\"shape\":[2],\"data_offsets\":[0,8]}}";
+    size_t h = strlen(json), padded = h + (8 - (8 + h) % 8) % 8;
+    unsigned char want[512];
+    memset(want, 0, 8);
+    want[0] = (unsigned char)padded;
+    memcpy(want + 8, json, h);
+    memset(want + 8 + h, ' ', padded - h);
+    const unsigned char data[] = {0, 0, 0xc0, 0x3f, 0, 0, 0, 0xc0, 1, 0, 2, 0, 3, 0};
+    memcpy(want + 8 + padded, data, sizeof data);
+    size_t len;
+    unsigned char *got = tu_read_file(out, &len);
+    ck_assert_ptr_nonnull(got);
+    ck_assert_uint_eq(len, 8 + padded + sizeof data);
+    ck_assert_uint_eq((8 + padded) % 8, 0);
+    ck_assert_msg(memcmp(got, want, len) == 0, "bytes differ: %.*s", (int)(len - 8), got + 8);
+    ck_assert_uint_eq(r.tensors, 2);
+    ck_assert_int_eq(r.data_bytes, 14);
+    ck_assert_int_eq(r.file_bytes, (int64_t)len);
+    ck_assert_uint_eq(r.files, 1);
+    ck_assert_int_eq(count_entries(dir), 1); /* no temporary file left */
+    /* source_format and source_file are recorded, escaped */
+    unlink(out);
+    o.source_format = "npy";
+    o.source_file = "w\"x.npy";
+    ck_assert_msg(ts_write(out, t, 2, &o, &r, &e) == TS_OK, "%s", e.message);
+    free(got);
+    got = tu_read_file(out, &len);
+    ck_assert_ptr_nonnull(strstr((char *)got + 8, "{\"__metadata__\":{\"format\":\"pt\","
+                                 "\"source_file\":\"w\\\"x.npy\",\"source_format\":\"npy\"},"));
+    free(got);
+    free(out);
+    rm_dir(dir);
+    close_src(&a);
+    close_src(&b);
+}
+END_TEST
+
+/* NumPy 1.24's np.save(f, np.array([1, 2, 3], dtype='<i2')), byte for byte. */
+static const char numpy_i2[] =
+    "\x93NUMPY\x01\x00v\x00{'descr': '<i2', 'fortran_order': False, 'shape': (3,), }"
+    "                                                            \n\x01\x00\x02\x00\x03\x00";
+
+START_TEST(test_npy_bytes)
+{
+    src a = src_a(), b = src_b();
+    char *dir = tmp_dir(), *out = path_in(dir, "d");
+    ts_write_tensor t[] = {{"a", a.f, ts_file_array(a.f, 0)}, {"b", b.f, ts_file_array(b.f, 0)}};
+    ts_write_options o = TS_WRITE_OPTIONS_INIT;
+    ts_error e;
+    o.format = TS_WRITE_NPY_DIR;
+    ck_assert_msg(write_one(out, t, 2, &o, &e) == TS_OK, "%s", e.message);
+    char *fa = path_in(out, "a.npy"), *fb = path_in(out, "b.npy");
+    size_t len;
+    unsigned char *got = tu_read_file(fa, &len);
+    ck_assert_uint_eq(len, sizeof numpy_i2 - 1);
+    ck_assert(memcmp(got, numpy_i2, len) == 0);
+    ck_assert_uint_eq((size_t)((unsigned char *)memchr(got, '\n', len) - got + 1) % 64, 0);
+    free(got);
+    got = tu_read_file(fb, &len);
+    ck_assert_uint_eq(len, 128 + 8); /* 64-aligned data, little-endian now */
+    ck_assert(memcmp(got + 10, "{'descr': '<f4', 'fortran_order': False, 'shape': (2,), }",
+                     57) == 0);
+    ck_assert(memcmp(got + 128, "\0\0\xc0\x3f\0\0\0\xc0", 8) == 0);
+    free(got);
+    ck_assert_int_eq(count_entries(dir), 1);
+    ck_assert_int_eq(count_entries(out), 2);
+    free(fa), free(fb), free(out);
+    rm_dir(dir);
+    close_src(&a);
+    close_src(&b);
+}
+END_TEST
+
+/* npz, stored and deflated: members NAME.npy read back by the npz reader. */
+START_TEST(test_npz_roundtrip)
+{
+    src a = src_a(), b = src_b();
+    for (int compress = 0; compress <= 1; compress++) {
+        char *dir = tmp_dir(), *out = path_in(dir, "m.npz");
+        ts_write_tensor t[] = {{"sub/a", a.f, ts_file_array(a.f, 0)},
+                               {"b", b.f, ts_file_array(b.f, 0)}};
+        ts_write_options o = TS_WRITE_OPTIONS_INIT;
+        ts_error e;
+        o.format = TS_WRITE_NPZ;
+        o.compress = compress;
+        ck_assert_msg(write_one(out, t, 2, &o, &e) == TS_OK, "%s", e.message);
+        ts_file *f = NULL;
+        ck_assert_msg(ts_file_open(out, NULL, &f, &e) == TS_OK, "%s", e.message);
+        ck_assert_int_eq(ts_file_format(f), TS_FORMAT_NPZ);
+        ck_assert_uint_eq(ts_file_count(f), 2);
+        const ts_array *x = ts_file_array(f, 0), *y = ts_file_array(f, 1);
+        ck_assert_str_eq(x->name, "b"); /* members in name order */
+        ck_assert_str_eq(y->name, "sub/a");
+        ck_assert_int_eq(x->byteorder, '<');
+        ck_assert_int_eq(y->data_offset >= 0, !compress);
+        double v[3];
+        ck_assert_int_eq(ts_array_read(f, x, 0, 2, TS_DTYPE_FLOAT64, v, &e), TS_OK);
+        ck_assert(v[0] == 1.5 && v[1] == -2);
+        ck_assert_int_eq(ts_array_read(f, y, 0, 3, TS_DTYPE_FLOAT64, v, &e), TS_OK);
+        ck_assert(v[0] == 1 && v[1] == 2 && v[2] == 3);
+        ts_file_close(f);
+        ck_assert_int_eq(count_entries(dir), 1);
+        free(out);
+        rm_dir(dir);
+    }
+    close_src(&a);
+    close_src(&b);
+}
+END_TEST
+
+/* ---- cast ------------------------------------------------------------------------ */
+
+static uint16_t le16(const unsigned char *p)
+{
+    return (uint16_t)(p[0] | p[1] << 8);
+}
+
+/* float32 values cast to float16 and bfloat16: round to nearest even, from
+ * the exact value (bits checked one by one). */
+START_TEST(test_cast_rounding)
+{
+    static const float in[] = {
+        1.0f, 1.0009765625f /* 1+2^-10 */, 1.00048828125f /* 1+2^-11: tie, even */,
+        1.00146484375f /* 1+3*2^-11: tie, up to even */, 65504.0f, 65520.0f /* to Inf */,
+        1e-8f /* below half the least subnormal: 0 */, 3e-8f /* to 2^-24 */,
+        -0.0f, 1.00390625f /* 1+2^-8 */, 1.01171875f /* 1+3*2^-8 */, 3.4028235e38f,
+        -1e-45f};
+    static const uint16_t f16[] = {0x3c00, 0x3c01, 0x3c00, 0x3c02, 0x7bff, 0x7c00, 0x0000,
+                                   0x0001, 0x8000, 0x3c04, 0x3c0c, 0x7c00, 0x8000};
+    static const uint16_t bf16[] = {0x3f80, 0x3f80, 0x3f80, 0x3f80, 0x4780, 0x4780, 0x322c,
+                                    0x3301, 0x8000, 0x3f80, 0x3f82, 0x7f80, 0x8000};
+    const size_t n = sizeof in / sizeof *in;
+    char shape[16];
+    snprintf(shape, sizeof shape, "(%zu,)", n);
+    size_t len;
+    unsigned char *img = npy_image("<f4", shape, in, sizeof in, &len);
+    src s = open_image(img, len);
+    for (int k = 0; k < 2; k++) {
+        char *dir = tmp_dir(), *out = path_in(dir, "c.safetensors");
+        ts_write_tensor t = {"x", s.f, ts_file_array(s.f, 0)};
+        ts_write_options o = TS_WRITE_OPTIONS_INIT;
+        ts_error e;
+        o.cast = 1;
+        o.cast_dtype = k ? TS_DTYPE_BFLOAT16 : TS_DTYPE_FLOAT16;
+        ck_assert_msg(write_one(out, &t, 1, &o, &e) == TS_OK, "%s", e.message);
+        ts_file *f = NULL;
+        ck_assert_int_eq(ts_file_open(out, NULL, &f, &e), TS_OK);
+        const ts_array *a = ts_file_array(f, 0);
+        ck_assert_int_eq(a->dtype, o.cast_dtype);
+        unsigned char *got = tu_read_file(out, &len);
+        for (size_t i = 0; i < n; i++)
+            ck_assert_msg(le16(got + a->data_offset + 2 * i) == (k ? bf16 : f16)[i],
+                          "%s of %.9g: %04x, expected %04x", k ? "bfloat16" : "float16",
+                          (double)in[i], le16(got + a->data_offset + 2 * i),
+                          (k ? bf16 : f16)[i]);
+        free(got);
+        ts_file_close(f);
+        free(out);
+        rm_dir(dir);
+    }
+    close_src(&s);
+}
+END_TEST
+
+/* Big-endian Fortran-order data and a PyTorch view are written as C-order
+ * little-endian copies with the values NumPy reads. */
+START_TEST(test_swap_and_order)
+{
+    static const char *const files[] = {"tests/fixtures/values/i2_be_fortran.npy",
+                                        "tests/fixtures/values/f8_fortran.npy",
+                                        "tests/fixtures/pytorch/channels_last.pt"};
+    for (size_t i = 0; i < sizeof files / sizeof *files; i++) {
+        ts_file *in = NULL, *f = NULL;
+        ts_error e;
+        ck_assert_msg(ts_file_open(files[i], NULL, &in, &e) == TS_OK, "%s", e.message);
+        const ts_array *a = ts_file_array(in, 0);
+        char *dir = tmp_dir(), *out = path_in(dir, "o.safetensors");
+        ts_write_tensor t = {"x", in, a};
+        ck_assert_msg(write_one(out, &t, 1, NULL, &e) == TS_OK, "%s: %s", files[i], e.message);
+        ck_assert_int_eq(ts_file_open(out, NULL, &f, &e), TS_OK);
+        const ts_array *b = ts_file_array(f, 0);
+        ck_assert(ts_shape_equal(&a->shape, &b->shape));
+        ck_assert_int_eq(a->dtype, b->dtype);
+        ck_assert_int_eq(b->fortran_order, 0);
+        double *va = malloc((size_t)a->size * sizeof *va), *vb = malloc((size_t)a->size * sizeof *vb);
+        ck_assert_int_eq(ts_array_read(in, a, 0, a->size, TS_DTYPE_FLOAT64, va, &e), TS_OK);
+        ck_assert_int_eq(ts_array_read(f, b, 0, b->size, TS_DTYPE_FLOAT64, vb, &e), TS_OK);
+        ck_assert_msg(memcmp(va, vb, (size_t)a->size * sizeof *va) == 0, "%s", files[i]);
+        free(va), free(vb);
+        ts_file_close(f);
+        ts_file_close(in);
+        free(out);
+        rm_dir(dir);
+    }
+}
+END_TEST
+
+/* --max-shard-size: STEM-0000K-of-0000N.safetensors and the index. */
+START_TEST(test_shards)
+{
+    src a = src_a(), b = src_b();
+    char *dir = tmp_dir(), *out = path_in(dir, "model.safetensors");
+    ts_write_tensor t[] = {{"w.b", b.f, ts_file_array(b.f, 0)},
+                           {"w.a", a.f, ts_file_array(a.f, 0)},
+                           {"w.c", a.f, ts_file_array(a.f, 0)}};
+    ts_write_options o = TS_WRITE_OPTIONS_INIT;
+    ts_write_result r;
+    ts_error e;
+    o.max_shard_size = 12; /* w.a (6) + w.b (8) do not fit together */
+    ck_assert_msg(ts_write(out, t, 3, &o, &r, &e) == TS_OK, "%s", e.message);
+    ck_assert_uint_eq(r.files, 4);
+    ck_assert_int_eq(count_entries(dir), 4);
+    char *idx = path_in(dir, "model.safetensors.index.json");
+    size_t len;
+    unsigned char *got = tu_read_file(idx, &len);
+    ck_assert_ptr_nonnull(got);
+    const char *want = "{\n  \"metadata\": {\n    \"total_size\": 20\n  },\n"
+                       "  \"weight_map\": {\n"
+                       "    \"w.a\": \"model-00001-of-00003.safetensors\",\n"
+                       "    \"w.b\": \"model-00002-of-00003.safetensors\",\n"
+                       "    \"w.c\": \"model-00003-of-00003.safetensors\"\n  }\n}\n";
+    ck_assert_uint_eq(len, strlen(want));
+    ck_assert(memcmp(got, want, len) == 0);
+    free(got);
+    /* the folder opens as one model */
+    ts_model *m = NULL;
+    ck_assert_int_eq(ts_model_open(dir, NULL, &m, &e), TS_OK);
+    ck_assert_uint_eq(ts_model_count(m), 3);
+    ck_assert_uint_eq(ts_model_error_count(m), 0);
+    ts_model_close(m);
+    /* written again without overwrite: refused, nothing changed */
+    ck_assert_int_eq(ts_write(out, t, 3, &o, &r, &e), TS_ERR_IO);
+    ck_assert_ptr_nonnull(strstr(e.message, "will not replace"));
+    ck_assert_int_eq(count_entries(dir), 4);
+    free(idx), free(out);
+    rm_dir(dir);
+    close_src(&a);
+    close_src(&b);
+}
+END_TEST
+
+/* ---- errors ------------------------------------------------------------------------- */
+
+static int stop_now(void *ctx, int64_t done, int64_t total)
+{
+    (void)done, (void)total;
+    ++*(int *)ctx;
+    return 1;
+}
+
+START_TEST(test_errors)
+{
+    src a = src_a();
+    const unsigned char bf[] = {0x80, 0x3f, 0, 0xc0};
+    size_t len;
+    unsigned char *img = st_image("{\"x\":{\"dtype\":\"BF16\",\"shape\":[2],\"data_offsets\":[0,4]}}",
+                                  bf, sizeof bf, &len);
+    src b = open_image(img, len);
+    ts_file *c16 = NULL, *q = NULL;
+    ts_error e;
+    ck_assert_int_eq(ts_file_open("tests/fixtures/values/c16_be.npy", NULL, &c16, &e), TS_OK);
+    ck_assert_int_eq(ts_file_open("tests/fixtures/values/quant.gguf", NULL, &q, &e), TS_OK);
+    const ts_array *aa = ts_file_array(a.f, 0);
+    char *dir = tmp_dir(), *st = path_in(dir, "o.safetensors"), *npz = path_in(dir, "o.npz");
+    ts_write_options o = TS_WRITE_OPTIONS_INIT, onpz = TS_WRITE_OPTIONS_INIT;
+    onpz.format = TS_WRITE_NPZ;
+
+    ts_write_tensor bf16 = {"x", b.f, ts_file_array(b.f, 0)};
+    ck_assert_int_eq(write_one(npz, &bf16, 1, &onpz, &e), TS_ERR_DTYPE);
+    ck_assert_str_eq(e.message, "array 'x': NumPy .npy has no dtype bfloat16; cast it to a "
+                                "float dtype the format has");
+    onpz.cast = 1; /* --cast float32 makes it fit */
+    ck_assert_msg(write_one(npz, &bf16, 1, &onpz, &e) == TS_OK, "%s", e.message);
+    unlink(npz);
+
+    ts_write_tensor cx = {"z", c16, ts_file_array(c16, 0)};
+    ck_assert_int_eq(write_one(st, &cx, 1, &o, &e), TS_ERR_DTYPE);
+    ck_assert_str_eq(e.message, "array 'z': safetensors has no dtype complex128; cast it to "
+                                "complex64");
+
+    ts_write_tensor qt = {"q", q, ts_file_array(q, 0)};
+    ck_assert_int_eq(write_one(st, &qt, 1, &o, &e), TS_ERR_DTYPE);
+    ck_assert_str_eq(e.message, "array 'q': GGUF block type q4_0 cannot be copied to "
+                                "safetensors; dequantize it (to float32 or float16)");
+
+    ts_write_tensor dup[] = {{"n", a.f, aa}, {"n", a.f, aa}};
+    ck_assert_int_eq(write_one(st, dup, 2, &o, &e), TS_ERR_VALUE);
+    ck_assert_str_eq(e.message, "array 'n': two arrays have this name");
+    ts_write_tensor empty = {"", a.f, aa};
+    ck_assert_int_eq(write_one(st, &empty, 1, &o, &e), TS_ERR_VALUE);
+    ts_write_tensor bad_utf8 = {"a\xff", a.f, aa};
+    ck_assert_int_eq(write_one(st, &bad_utf8, 1, &o, &e), TS_ERR_VALUE);
+    ts_write_tensor up = {"../x", a.f, aa};
+    ck_assert_int_eq(write_one(npz, &up, 1, &onpz, &e), TS_ERR_VALUE);
+    ck_assert_int_eq(write_one(st, &up, 0, &o, &e), TS_ERR_VALUE);
+    ck_assert_str_eq(e.message, "nothing to write: no arrays");
+    ck_assert_int_eq(count_entries(dir), 0);
+
+    /* an existing output is kept */
+    FILE *fp = fopen(st, "w");
+    fputs("keep", fp);
+    fclose(fp);
+    ts_write_tensor one = {"a", a.f, aa};
+    ck_assert_int_eq(write_one(st, &one, 1, &o, &e), TS_ERR_IO);
+    ck_assert_ptr_nonnull(strstr(e.message, "will not replace"));
+    unsigned char *kept = tu_read_file(st, &len);
+    ck_assert_uint_eq(len, 4);
+    free(kept);
+    o.overwrite = 1;
+    ck_assert_int_eq(write_one(st, &one, 1, &o, &e), TS_OK);
+    unlink(st);
+
+    /* a cancel leaves nothing, for each format */
+    int calls = 0;
+    for (int fmt = 0; fmt < 3; fmt++) {
+        ts_write_options oc = TS_WRITE_OPTIONS_INIT;
+        oc.format = (ts_write_format)fmt;
+        oc.progress = stop_now;
+        oc.progress_ctx = &calls;
+        ck_assert_int_eq(write_one(fmt == 1 ? npz : st, &one, 1, &oc, &e), TS_ERR_CANCELED);
+        ck_assert_int_eq(count_entries(dir), 0);
+    }
+    ck_assert_int_eq(calls, 3);
+
+    /* options */
+    ts_write_options bad = TS_WRITE_OPTIONS_INIT;
+    bad.max_shard_size = 5;
+    bad.format = TS_WRITE_NPZ;
+    ck_assert_int_eq(write_one(npz, &one, 1, &bad, &e), TS_ERR_INVALID_ARG);
+    bad = o;
+    bad.cast = 1;
+    bad.cast_dtype = TS_DTYPE_INT8;
+    ck_assert_int_eq(write_one(st, &one, 1, &bad, &e), TS_ERR_INVALID_ARG);
+    bad = o;
+    bad.dequantize = 1;
+    bad.dequantize_dtype = TS_DTYPE_BFLOAT16;
+    ck_assert_int_eq(write_one(st, &one, 1, &bad, &e), TS_ERR_INVALID_ARG);
+    ck_assert_int_eq(count_entries(dir), 0);
+
+    free(st), free(npz);
+    rm_dir(dir);
+    ts_file_close(c16);
+    ts_file_close(q);
+    close_src(&a);
+    close_src(&b);
+}
+END_TEST
+
+/* Verification reads the output back: a byte changed on its way to the
+ * disk is an error naming the array, and nothing is left. */
+static void flip_last_byte(const char *tmp)
+{
+    FILE *fp = fopen(tmp, "r+b");
+    ck_assert_ptr_nonnull(fp);
+    ck_assert_int_eq(fseek(fp, -1, SEEK_END), 0);
+    int c = fgetc(fp);
+    ck_assert_int_eq(fseek(fp, -1, SEEK_END), 0);
+    fputc(c ^ 1, fp);
+    fclose(fp);
+}
+
+START_TEST(test_verify_catches)
+{
+    src a = src_a();
+    char *dir = tmp_dir(), *out = path_in(dir, "o.safetensors");
+    ts_write_tensor t = {"a", a.f, ts_file_array(a.f, 0)};
+    ts_write_options o = TS_WRITE_OPTIONS_INIT;
+    ts_error e;
+    ts__test_before_verify = flip_last_byte;
+    ts_status st = write_one(out, &t, 1, &o, &e);
+    ck_assert_int_eq(st, TS_ERR_IO);
+    ck_assert_ptr_nonnull(strstr(e.message, "the data of array 'a' read back has CRC-32"));
+    ck_assert_int_eq(count_entries(dir), 0);
+    o.no_verify = 1; /* unverified, the changed byte goes through */
+    st = write_one(out, &t, 1, &o, &e);
+    ts__test_before_verify = NULL;
+    ck_assert_int_eq(st, TS_OK);
+    ck_assert_int_eq(count_entries(dir), 1);
+    free(out);
+    rm_dir(dir);
+    close_src(&a);
+}
+END_TEST
+
+Suite *convert_suite(void)
+{
+    Suite *s = suite_create("convert");
+    TCase *tc = tcase_create("bytes");
+    tcase_add_test(tc, test_safetensors_bytes);
+    tcase_add_test(tc, test_npy_bytes);
+    tcase_add_test(tc, test_npz_roundtrip);
+    tcase_add_test(tc, test_cast_rounding);
+    tcase_add_test(tc, test_swap_and_order);
+    tcase_add_test(tc, test_shards);
+    suite_add_tcase(s, tc);
+    TCase *te = tcase_create("errors");
+    tcase_add_test(te, test_errors);
+    tcase_add_test(te, test_verify_catches);
+    suite_add_tcase(s, te);
+    return s;
+}
