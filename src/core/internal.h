@@ -314,5 +314,8 @@ ts_status ts__sink_flush(ts__sink *s, ts_error *err);
 /* The library's one JSON string escaper (RFC 8259): quotes, backslash and
  * control characters escaped, invalid UTF-8 bytes written as U+FFFD. */
 ts_status ts__sink_json_string(ts__sink *s, const unsigned char *p, size_t n, ts_error *err);
+/* The same without the quotes: the characters of a string written in parts
+ * (each part ends at a character boundary). */
+ts_status ts__sink_json_chars(ts__sink *s, const unsigned char *p, size_t n, ts_error *err);
 
 #endif /* TSHAPE_INTERNAL_H */

@@ -331,6 +331,11 @@ static char *arena_alloc(ts_file *f, size_t n, ts_error *err)
     return p;
 }
 
+char *ts__file_stralloc(ts_file *f, size_t n, ts_error *err)
+{
+    return arena_alloc(f, n, err);
+}
+
 const char *ts__file_strndup(ts_file *f, const char *s, size_t n, ts_error *err)
 {
     char *p = arena_alloc(f, n + 1, err);

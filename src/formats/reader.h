@@ -59,6 +59,9 @@ ts_array *ts__file_add_array(ts_file *f, ts_error *err);
 /* Copies n bytes of s (need not be NUL-terminated) into storage owned by f
  * and returns the NUL-terminated copy, or NULL (err set) on failure. */
 const char *ts__file_strndup(ts_file *f, const char *s, size_t n, ts_error *err);
+/* n bytes of storage owned by f, for the reader to fill (a name decoded in
+ * place), or NULL (err set). */
+char *ts__file_stralloc(ts_file *f, size_t n, ts_error *err);
 /* printf into storage owned by f. */
 const char *ts__file_printf(ts_file *f, ts_error *err, const char *fmt, ...)
     TS__PRINTF(3, 4);
