@@ -7,10 +7,11 @@
 #define TS_EXPERIMENTAL_API
 #include "reader.h"
 
+#include "../core/json.h"
+
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <jansson.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -644,46 +645,143 @@ static ts_status read_whole(const char *path, char **out, size_t *len, ts_error 
     return TS_OK;
 }
 
+/* One weight_map entry: the tensor's name and its shard's, decoded into
+ * the index's arena. */
+typedef struct wm_pair {
+    const char *name, *shard;
+} wm_pair;
+
+/*
+ * Scans the index text: the top-level object's "weight_map" object of
+ * strings. Names and shard names are decoded once into `arena` (at least
+ * len bytes: a decoded string and its NUL are never longer than its quoted
+ * text); *pairs (malloc'ed) receives them in text order. A JSON error or a
+ * repeated key gives "index 'PATH': MESSAGE (line N)".
+ */
+static ts_status scan_index(const char *path, const char *text, size_t len, char *arena,
+                            wm_pair **pairs, size_t *npairs, ts_error *err)
+{
+    ts__json j;
+    ts__json_init(&j, text, len, NULL, NULL, NULL);
+    ts__json_keys top = {NULL, 0, 0}, names = {NULL, 0, 0};
+    ts__json_str key, val;
+    size_t count = 0, used = 0, n = 0, cap = 0;
+    wm_pair *v = NULL;
+    int found = 0, r;
+    ts_status st = TS_OK;
+    *pairs = NULL;
+    *npairs = 0;
+    if (ts__json_peek(&j) == TS__JSON_OBJECT && ts__json_object_open(&j) == 0) {
+        while ((r = ts__json_object_next(&j, &count, &key)) == 1) {
+            if (ts__json_keys_add(&j, &top, &key) != 0)
+                break;
+            if (key.len != 10 || key.escaped || memcmp(text + key.at + 1, "weight_map", 10) != 0 ||
+                ts__json_peek(&j) != TS__JSON_OBJECT) {
+                if (ts__json_skip(&j) != 0)
+                    break;
+                continue;
+            }
+            found = 1;
+            size_t members = 0;
+            const char *prev = NULL;
+            size_t prev_len = 0;
+            if (ts__json_object_open(&j) != 0)
+                break;
+            while ((r = ts__json_object_next(&j, &members, &key)) == 1) {
+                if (ts__json_keys_add(&j, &names, &key) != 0)
+                    break;
+                char *name = arena + used;
+                ts__json_decode(text, &key, name);
+                name[key.len] = '\0';
+                used += key.len + 1;
+                const char *shard = NULL;
+                if (ts__json_peek(&j) == TS__JSON_STRING) {
+                    if (ts__json_string(&j, &val) != 0)
+                        break;
+                    char *d = arena + used;
+                    ts__json_decode(text, &val, d);
+                    d[val.len] = '\0';
+                    if (prev && prev_len == val.len && memcmp(prev, d, val.len) == 0) {
+                        shard = prev; /* the same shard as the entry before: shared */
+                    } else {
+                        shard = prev = d;
+                        prev_len = val.len;
+                        used += val.len + 1;
+                    }
+                } else if (ts__json_skip(&j) != 0) {
+                    break;
+                }
+                if (!shard || !safe_name(shard)) {
+                    st = ts__error(err, TS_ERR_FORMAT,
+                                   "index '%s': tensor '%s' has a shard that is not a relative "
+                                   "file name inside the folder", path, name);
+                    break;
+                }
+                if (n == cap) {
+                    size_t c2 = cap ? cap * 2 : 256;
+                    wm_pair *p = realloc(v, c2 * sizeof *p);
+                    if (!p) {
+                        st = ts__error(err, TS_ERR_NOMEM, "out of memory");
+                        break;
+                    }
+                    v = p;
+                    cap = c2;
+                }
+                v[n++] = (wm_pair){name, shard};
+            }
+            ts__json_keys_free(&j, &names);
+            if (st != TS_OK || j.error)
+                break;
+        }
+        if (st == TS_OK && !j.error)
+            ts__json_finish(&j);
+    } else if (!j.error && ts__json_skip(&j) == 0) {
+        ts__json_finish(&j);
+    }
+    ts__json_keys_free(&j, &top);
+    if (st == TS_OK && j.error)
+        st = ts__error(err, j.error == TS__JSON_ENOMEM ? TS_ERR_NOMEM : TS_ERR_FORMAT,
+                       "index '%s': %s (line %zu)", path, j.error_text,
+                       ts__json_line(&j, j.error_at));
+    if (st == TS_OK && !found)
+        st = ts__error(err, TS_ERR_FORMAT, "index '%s' has no \"weight_map\" object", path);
+    if (st != TS_OK) {
+        free(v);
+        return st;
+    }
+    *pairs = v;
+    *npairs = n;
+    return TS_OK;
+}
+
 static ts_status open_indexed(ts_model *m, const char *dir, const char *index_path,
                               const ts_model_options *o, ts_error *err)
 {
-    /* Read whole, then parsed from memory: json_load_file reads with getc,
-     * three times slower on the 10 MB index of a large model. */
-    json_error_t je;
-    size_t len = 0;
-    char *text = NULL;
+    size_t len = 0, npairs = 0;
+    char *text = NULL, *arena = NULL;
+    wm_pair *pairs = NULL;
     ts_status st = read_whole(index_path, &text, &len, err);
     if (st)
         return st;
-    json_t *root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &je);
+    arena = malloc(len ? len : 1);
+    st = arena ? scan_index(index_path, text, len, arena, &pairs, &npairs, err)
+               : ts__error(err, TS_ERR_NOMEM, "out of memory");
     free(text);
-    if (!root)
-        return ts__error(err, TS_ERR_FORMAT, "index '%s': %s (line %d)", index_path, je.text,
-                         je.line);
-    json_t *map = json_object_get(root, "weight_map");
-    if (!json_is_object(map)) {
-        json_decref(root);
-        return ts__error(err, TS_ERR_FORMAT, "index '%s' has no \"weight_map\" object",
-                         index_path);
+    if (st) {
+        free(arena);
+        return st;
     }
     list shards = {NULL, 0, 0};
     name_table t = {NULL, 0, 0};
     job *jobs = NULL;
     size_t *member_shard = NULL;
     int *shard_open = NULL;
-    const char *key;
-    json_t *v;
-    json_object_foreach(map, key, v) {
-        if (!json_is_string(v) || !safe_name(json_string_value(v))) {
-            st = ts__error(err, TS_ERR_FORMAT,
-                           "index '%s': tensor '%s' has a shard that is not a relative file "
-                           "name inside the folder", index_path, key);
-            goto done;
-        }
-    }
-    /* The shards: the distinct values, sorted. */
-    json_object_foreach(map, key, v) {
-        if ((st = list_add(&shards, dupstr(json_string_value(v)), err)) != TS_OK)
+    /* The shards: the distinct values, sorted (neighbours with the same
+     * shard already share one string). */
+    for (size_t i = 0; i < npairs; i++) {
+        if (i > 0 && pairs[i].shard == pairs[i - 1].shard)
+            continue;
+        if ((st = list_add(&shards, dupstr(pairs[i].shard), err)) != TS_OK)
             goto done;
     }
     if (shards.n > 1)
@@ -696,19 +794,23 @@ static ts_status open_indexed(ts_model *m, const char *dir, const char *index_pa
             shards.v[u++] = shards.v[i];
     }
     shards.n = u;
-    if (table_init(&t, json_object_size(map)) != 0) {
+    if (table_init(&t, npairs) != 0) {
         st = ts__error(err, TS_ERR_NOMEM, "out of memory");
         goto done;
     }
-    json_object_foreach(map, key, v) {
-        name_slot *s = table_get(&t, key);
+    size_t last = NONE;
+    for (size_t i = 0; i < npairs; i++) {
+        name_slot *s = table_get(&t, pairs[i].name);
         if (!s) {
             st = ts__error(err, TS_ERR_NOMEM, "out of memory");
             goto done;
         }
-        const char *sh = json_string_value(v);
-        char **hit = bsearch(&sh, shards.v, shards.n, sizeof *shards.v, cmp_str);
-        s->shard = (size_t)(hit - shards.v);
+        if (last == NONE || i == 0 || pairs[i].shard != pairs[i - 1].shard) {
+            const char *sh = pairs[i].shard;
+            char **hit = bsearch(&sh, shards.v, shards.n, sizeof *shards.v, cmp_str);
+            last = (size_t)(hit - shards.v);
+        }
+        s->shard = last;
     }
     jobs = calloc(shards.n ? shards.n : 1, sizeof *jobs);
     member_shard = calloc(shards.n ? shards.n : 1, sizeof *member_shard);
@@ -780,7 +882,8 @@ done:
     free(shard_open);
     free(t.v);
     list_free(&shards);
-    json_decref(root);
+    free(pairs);
+    free(arena);
     return st;
 }
 
