@@ -3,7 +3,8 @@
  * shared by all readers (arrays, strings, metadata).
  *
  * The file is mapped read-only with mmap, so inspecting it costs time in
- * proportion to the headers a reader touches, not to the size of the data.
+ * proportion to the headers a reader touches, not to the size of the data
+ * (files of at most TS__READ_MAX bytes are read whole instead).
  */
 #include "reader.h"
 
@@ -15,6 +16,11 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+/* Files up to this size are read into memory instead of mapped: for the
+ * small files of a model folder, open + read + close costs less than
+ * mmap, a page fault and munmap (with its TLB flush on every CPU). */
+#define TS__READ_MAX ((size_t)64 * 1024)
 
 /* Strings live in a chain of blocks that never move, so pointers handed out
  * stay valid until ts_file_close. */
@@ -45,6 +51,7 @@ struct ts_file {
     const char *version;
     int64_t nbytes;
     void *map;               /* mmap'ed region or NULL */
+    unsigned char *owned;    /* a small file read whole (malloc), or NULL */
     size_t map_len;
     const unsigned char *data; /* the image readers parsed (map or borrowed) */
     size_t len;
@@ -219,7 +226,8 @@ static ts_format detect_by_extension(const unsigned char *data, size_t len, cons
 ts_array *ts__file_add_array(ts_file *f, ts_error *err)
 {
     if (f->count == f->cap) {
-        size_t cap = f->cap ? f->cap * 2 : 8;
+        /* From 2: most files of a model folder hold one or two arrays. */
+        size_t cap = f->cap ? f->cap * 2 : 2;
         ts_array *p = realloc(f->arrays, cap * sizeof *p);
         if (!p) {
             ts__error(err, TS_ERR_NOMEM, "out of memory for %zu arrays", cap);
@@ -315,7 +323,9 @@ static char *arena_alloc(ts_file *f, size_t n, ts_error *err)
 {
     str_block *b = f->strings;
     if (!b || b->cap - b->used < n) {
-        size_t cap = n > 4000 ? n : 4000;
+        /* Blocks grow from 256 bytes (a small file's few names) to 64 KiB. */
+        size_t want = !b ? 256 : b->cap >= 32768 ? 65536 : 2 * b->cap;
+        size_t cap = n > want ? n : want;
         b = malloc(sizeof *b + cap);
         if (!b) {
             ts__error(err, TS_ERR_NOMEM, "out of memory for a %zu-byte string", n);
@@ -653,7 +663,33 @@ ts_status ts_file_open(const char *path, const ts_open_options *opts, ts_file **
     size_t len = (size_t)sb.st_size;
     static const unsigned char empty[1];
     const unsigned char *data = empty;
-    if (len > 0) {
+    if (len > 0 && len <= TS__READ_MAX && !ts__test_after_map) {
+        /* Small files are read: cheaper than mapping and unmapping them
+         * (and no page of theirs can vanish). A file that shrank since the
+         * fstat is parsed as far as it was read. */
+        unsigned char *buf = malloc(len);
+        size_t got = 0;
+        ssize_t k = 0;
+        while (buf && got < len) {
+            k = read(fd, buf + got, len - got);
+            if (k < 0 && errno == EINTR)
+                continue;
+            if (k <= 0)
+                break;
+            got += (size_t)k;
+        }
+        if (!buf || k < 0) {
+            int e = errno;
+            free(buf);
+            close(fd);
+            ts_file_close(f);
+            return buf ? ts__error(err, TS_ERR_IO, "cannot read: %s", strerror(e))
+                       : ts__error(err, TS_ERR_NOMEM, "out of memory for %zu bytes", len);
+        }
+        f->owned = buf;
+        data = buf;
+        len = got;
+    } else if (len > 0) {
         void *m = mmap(NULL, len, PROT_READ, MAP_PRIVATE, fd, 0);
         if (m == MAP_FAILED) {
             int e = errno;
@@ -704,6 +740,7 @@ void ts_file_close(ts_file *f)
     }
     if (f->map)
         munmap(f->map, f->map_len);
+    free(f->owned);
     free(f);
 }
 

@@ -5,6 +5,9 @@
  * afterwards in member order, so the report never depends on the timing.
  */
 #define TS_EXPERIMENTAL_API
+/* d_type and DT_REG of struct dirent (beyond _POSIX_C_SOURCE): without them
+ * every folder entry costs a stat. */
+#define _DEFAULT_SOURCE
 #include "reader.h"
 
 #include "../core/json.h"
@@ -17,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #define MAX_FILES (1u << 24)
@@ -266,8 +270,23 @@ static int default_threads(void)
     return n < 1 ? 1 : n > 4 ? 4 : (int)n;
 }
 
-/* Runs every job; with threads > 1 and several jobs, in a pool (falling
- * back to this thread when none can be started). */
+/* Microseconds of a monotonic clock. */
+static int64_t now_us(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (int64_t)t.tv_sec * 1000000 + t.tv_nsec / 1000;
+}
+
+/* The pool starts its threads only once this thread has worked this long
+ * on the jobs: a folder of small files is read before threads would pay
+ * for their start and their memory arenas. */
+#define POOL_DELAY_US 5000
+
+/* Runs every job; with threads > 1 and several jobs, this thread starts
+ * and, when the jobs take longer than POOL_DELAY_US, a pool of threads
+ * takes the rest with it (falling back to this thread alone when none can
+ * be started). */
 static void run_jobs(job *jobs, size_t n, int threads, const ts_open_options *open, int probe)
 {
     pool p;
@@ -280,19 +299,33 @@ static void run_jobs(job *jobs, size_t n, int threads, const ts_open_options *op
         threads = default_threads();
     if ((size_t)threads > n)
         threads = (int)n;
-    pthread_t tid[MAX_THREADS];
-    int started = 0;
-    if (threads > 1 && pthread_mutex_init(&p.lock, NULL) == 0) {
-        for (int i = 0; i < threads; i++)
-            if (pthread_create(&tid[started], NULL, worker, &p) == 0)
-                started++;
-        for (int i = 0; i < started; i++)
-            pthread_join(tid[i], NULL);
-        pthread_mutex_destroy(&p.lock);
-    }
-    if (!started)
+    if (threads <= 1 || pthread_mutex_init(&p.lock, NULL) != 0) {
         for (size_t i = 0; i < n; i++)
             run_job(&p, &jobs[i]);
+        return;
+    }
+    pthread_t tid[MAX_THREADS];
+    int started = 0;
+    int64_t t0 = now_us();
+    for (;;) {
+        pthread_mutex_lock(&p.lock);
+        size_t i = p.next < p.n ? p.next++ : NONE;
+        pthread_mutex_unlock(&p.lock);
+        if (i == NONE)
+            break;
+        run_job(&p, &jobs[i]);
+        if (started == 0 && p.n - i > 2 && now_us() - t0 >= POOL_DELAY_US) {
+            /* This thread is one of the pool. */
+            for (int k = 1; k < threads; k++)
+                if (pthread_create(&tid[started], NULL, worker, &p) == 0)
+                    started++;
+            if (started == 0)
+                started = -1; /* none could start: go on alone */
+        }
+    }
+    for (int k = 0; k < started; k++)
+        pthread_join(tid[k], NULL);
+    pthread_mutex_destroy(&p.lock);
 }
 
 /* ---- listing a folder ---------------------------------------------------- */
