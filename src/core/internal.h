@@ -291,6 +291,17 @@ static inline const char *ts__scan_digits_nul(const char *p, unsigned first, uin
     return p;
 }
 
+/*
+ * At most this many arrays in one file (man tshape(1), LIMITS). Each costs
+ * a ts_array (about 300 bytes) whatever its record costs in the file (an
+ * empty MXNet record is 4 bytes), so the count, not the file size, bounds
+ * the memory of a file of many tiny records: 1 Mi arrays is at most about
+ * 350 MiB with their names. Real files hold far fewer (a large GGUF about
+ * 1,100 tensors; the largest safetensors file reported, safetensors issue
+ * 668, 1.29 M tensors in a 126 MB header that its own reader refuses).
+ */
+#define TS__MAX_ARRAYS ((size_t)1 << 20)
+
 /* Size for shape text buffers used in messages. */
 #define TS__SHAPE_STR_MAX 160
 

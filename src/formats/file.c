@@ -225,6 +225,12 @@ static ts_format detect_by_extension(const unsigned char *data, size_t len, cons
 
 ts_array *ts__file_add_array(ts_file *f, ts_error *err)
 {
+    if (f->count >= TS__MAX_ARRAYS) {
+        ts__error(err, TS_ERR_LIMIT,
+                  "more than %zu arrays in one file (tshape's limit per file, see LIMITS "
+                  "in tshape(1))", TS__MAX_ARRAYS);
+        return NULL;
+    }
     if (f->count == f->cap) {
         /* From 2: most files of a model folder hold one or two arrays. */
         size_t cap = f->cap ? f->cap * 2 : 2;

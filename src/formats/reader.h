@@ -52,7 +52,8 @@ extern void (*ts__test_after_map)(void);
  * dtype unknown, byteorder '|', block_size 1, nbytes 0, data_offset -1,
  * storage dense, descr/device/storage_key NULL, strides empty. After the
  * reader returns, the file fills what the reader left unset: descr from the
- * dtype when NumPy has one, strides from shape and fortran_order. Returns NULL (and sets err) on allocation failure.
+ * dtype when NumPy has one, strides from shape and fortran_order. Returns NULL (and sets err) on allocation failure, or
+ * past TS__MAX_ARRAYS arrays (TS_ERR_LIMIT).
  */
 ts_array *ts__file_add_array(ts_file *f, ts_error *err);
 
