@@ -68,7 +68,8 @@ typedef struct totals {
 } totals;
 
 /* Summary rows are buffered so that columns can be aligned on a terminal;
- * each column is already escaped. */
+ * each column is already escaped. Otherwise (stream) each row is written
+ * at once, so a file of a million arrays costs no memory here. */
 typedef struct row {
     char *cols[4];
 } row;
@@ -76,6 +77,10 @@ typedef struct row {
 typedef struct rows {
     row *v;
     size_t n, cap;
+    int tty;
+    int stream;             /* write each row at once: not a terminal, and
+                               nothing else (--metadata) goes to stdout
+                               before the rows */
 } rows;
 
 /* ---- the report of one array ------------------------------------------------ */
@@ -387,10 +392,14 @@ static void add_total(totals *t, const ts_array *a)
 /* Escaped copy of s, for a summary column. */
 static char *column(const char *s)
 {
-    size_t n = strlen(s), cap = n * 12 + 1, w;
+    size_t n = strlen(s), cap = n * 12 + 1, w = 0;
     char *c = malloc(cap);
-    if (c)
+    if (c) {
         cli_escape(CLI_ESC_TEXT, s, n, c, cap, &w);
+        char *fit = realloc(c, strlen(c) + 1); /* the escape's room back */
+        if (fit)
+            c = fit;
+    }
     return c;
 }
 
@@ -410,7 +419,7 @@ static void add_row(rows *r, const char *c0, const char *c1, const char *c2, con
         w->cols[i] = src[i] ? column(src[i]) : NULL;
 }
 
-static void flush_rows(cli_ctx *ctx, const info_opts *o, rows *r)
+static void flush_rows(cli_ctx *ctx, rows *r)
 {
     size_t width[4] = {0, 0, 0, 0};
     for (size_t i = 0; i < r->n; i++)
@@ -424,10 +433,10 @@ static void flush_rows(cli_ctx *ctx, const info_opts *o, rows *r)
             if (!s)
                 continue;
             if (!first)
-                out_char(ctx, o->tty ? ' ' : '\t');
+                out_char(ctx, r->tty ? ' ' : '\t');
             out_str(ctx, s);
             /* Pad all but the last column on a terminal. */
-            if (o->tty && c < 3)
+            if (r->tty && c < 3)
                 for (size_t k = strlen(s); k < width[c] + 1; k++)
                     out_char(ctx, ' ');
             first = 0;
@@ -472,6 +481,8 @@ static void summary_row(cli_ctx *ctx, rows *r, const char *path, const ts_array 
     char shape[512];
     ts_shape_format(&a->shape, 0, shape, sizeof shape);
     add_row(r, path, a->name[0] ? a->name : "-", summary_dtype(a), shape);
+    if (r->stream)
+        flush_rows(ctx, r);
 }
 
 /* A sum as a JSON number, or null when it overflowed (or is unknown). */
@@ -736,7 +747,7 @@ int cmd_info(cli_ctx *ctx, const cli_args *args)
     }
     totals t;
     memset(&t, 0, sizeof t);
-    rows r = {NULL, 0, 0};
+    rows r = {NULL, 0, 0, o.tty, !o.tty && !o.metadata};
     int status = CLI_OK, opened = 0;
     for (int i = 0; i < args->nops && !ctx->out.closed; i++) {
         if (info_file(ctx, &o, args->ops[i], &t, &r) != CLI_OK)
@@ -745,7 +756,7 @@ int cmd_info(cli_ctx *ctx, const cli_args *args)
             opened++;
     }
     if (o.summary && opened > 0) { /* no totals of nothing when every file failed */
-        flush_rows(ctx, &o, &r);
+        flush_rows(ctx, &r);
         summary_total(ctx, &t);
     }
     free(t.by_dtype);

@@ -6,6 +6,9 @@
  * proportion to the headers a reader touches, not to the size of the data
  * (files of at most TS__READ_MAX bytes are read whole instead).
  */
+/* madvise and MADV_DONTNEED (beyond _POSIX_C_SOURCE; posix_madvise's
+ * DONTNEED does nothing in glibc). */
+#define _DEFAULT_SOURCE
 #include "reader.h"
 
 #include <errno.h>
@@ -829,6 +832,18 @@ ts_status ts_file_metadata_write(const ts_file *f, size_t i, ts_write_fn write, 
                        ts__sink_flush(&out, err)
                    ? (err ? err->code : TS_ERR_IO) : TS_OK;
     return render(f, m, &out, err);
+}
+
+void ts__file_release(ts_file *f, size_t offset, size_t len)
+{
+    if (!f->map || offset >= f->map_len)
+        return;
+    if (len > f->map_len - offset)
+        len = f->map_len - offset;
+    size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    size_t lo = (offset + page - 1) / page * page, hi = (offset + len) / page * page;
+    if (hi > lo)
+        madvise((char *)f->map + lo, hi - lo, MADV_DONTNEED);
 }
 
 const unsigned char *ts__file_image(const ts_file *f, size_t *len)

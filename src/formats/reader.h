@@ -150,6 +150,15 @@ ts_status ts__file_set_data_src(ts_file *f, const ts_array *a, const ts__data_sr
  * storage bounded by the file). */
 const ts__data_src *ts__file_data_src(const ts_file *f, const ts_array *a);
 
+/*
+ * Tells the system that the reader is done with bytes [offset, offset +
+ * len) of the file for now: their whole pages leave the process's resident
+ * memory (the page cache keeps them, and touching them again reads them
+ * back). For long headers read once (safetensors), so a header costs its
+ * size in memory only once. Does nothing for files read into memory.
+ */
+void ts__file_release(ts_file *f, size_t offset, size_t len);
+
 /* The bytes of the file: its map (ts_file_open) or the borrowed image
  * (ts_file_open_memory); *len receives their count. Valid until close. */
 const unsigned char *ts__file_image(const ts_file *f, size_t *len);

@@ -27,6 +27,10 @@
 /* MAX_HEADER_SIZE of safetensors/src/tensor.rs. */
 #define ST_MAX_HEADER 100000000u
 
+/* A long header's text is released from memory in steps of this many
+ * bytes once read (ts__file_release). */
+#define ST_RELEASE_STEP ((size_t)8 << 20)
+
 /* Field positions are unknown when the scanner did not find them. */
 #define ST_NOPOS ((size_t)-1)
 
@@ -712,6 +716,7 @@ static ts_status read_safetensors(ts_file *f, const unsigned char *data, size_t 
     st_tensor *tensors = NULL;
     size_t nt = 0, cap = 0, k = 0, count = 0;
     st_names names = {NULL, 0};
+    size_t released = 0;
     int seen_metadata = 0, json_failed = 0, r;
     ts_status st = TS_OK;
     ts__json_str key;
@@ -786,6 +791,13 @@ static ts_status read_safetensors(ts_file *f, const unsigned char *data, size_t 
         if (st) {
             ts__error_index(err, st, (int64_t)k); /* the entry's place in the header */
             break;
+        }
+        /* The entries read so far live on in the arrays and names: their
+         * text need not stay resident (a long header then costs its size
+         * about once, not twice). */
+        if (j.i - released >= ST_RELEASE_STEP) {
+            ts__file_release(f, 8 + released, j.i - released);
+            released = j.i;
         }
     }
     if (!st && !json_failed && (r != 0 || ts__json_finish(&j) != 0))
