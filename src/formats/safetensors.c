@@ -292,7 +292,8 @@ static ts_status check_entry(ts_file *f, const char *name, const st_entry *e,
                              int64_t data_start, st_tensor *t, ts_error *err)
 {
     char nb[NAME_BUF];
-    const char *tname = ts__printable_str(name, nb, sizeof nb);
+    /* The printable name, made only for a message. */
+#define tname ts__printable_str(name, nb, sizeof nb)
     int64_t at_key = file_pos(e->key);
 
     /* dtype */
@@ -420,6 +421,7 @@ static ts_status check_entry(ts_file *f, const char *name, const st_entry *e,
     t->name = name;
     return TS_OK;
 }
+#undef tname
 
 /* Renders a metadata value: the JSON string at file offset `at` (checked
  * when the header was read), re-encoded by the library's escaper. */
