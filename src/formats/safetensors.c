@@ -535,7 +535,8 @@ static int64_t abs_pos(int64_t start, int64_t rel)
 static ts_status check_cover(st_tensor *t, size_t n, int64_t data_start,
                              int64_t buffer_len, int64_t file_len, ts_error *err)
 {
-    qsort(t, n, sizeof *t, cmp_tensor);
+    if (n > 1) /* t is NULL without tensors */
+        qsort(t, n, sizeof *t, cmp_tensor);
     char na[NAME_BUF], nb[NAME_BUF];
     int64_t prev_end = 0;
     const st_tensor *prev = NULL;
