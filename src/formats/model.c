@@ -406,11 +406,15 @@ static ts_status read_dir(const char *dir, list *names, ts_error *err)
     return read_dir_kinds(dir, names, 0, err);
 }
 
-/* Regular files under dir (subfolders too when recursive), in order. */
-static ts_status walk(const char *dir, int recursive, int depth, list *out, ts_error *err)
+static ts_status walk(const char *dir, int recursive, int depth, list *out, ts_error *err);
+
+/* Regular files among `names` (read_dir_kinds of dir: kind byte first), and
+ * under its folders when recursive, in order. */
+static ts_status walk_names(const char *dir, const list *names_, int recursive, int depth,
+                            list *out, ts_error *err)
 {
-    list names = {NULL, 0, 0};
-    ts_status st = read_dir_kinds(dir, &names, 1, err);
+    const list names = *names_;
+    ts_status st = TS_OK;
     for (size_t i = 0; st == TS_OK && i < names.n; i++) {
         char kind = names.v[i][0];
         char *p = join(dir, names.v[i] + 1);
@@ -432,6 +436,16 @@ static ts_status walk(const char *dir, int recursive, int depth, list *out, ts_e
             free(p);
         }
     }
+    return st;
+}
+
+/* Regular files under dir (subfolders too when recursive), in order. */
+static ts_status walk(const char *dir, int recursive, int depth, list *out, ts_error *err)
+{
+    list names = {NULL, 0, 0};
+    ts_status st = read_dir_kinds(dir, &names, 1, err);
+    if (st == TS_OK)
+        st = walk_names(dir, &names, recursive, depth, out, err);
     list_free(&names);
     return st;
 }
@@ -920,19 +934,18 @@ done:
     return st;
 }
 
-/* The index file of a folder: the first *.index.json, or NULL. */
-static ts_status find_index(const char *dir, char **out, ts_error *err)
+/* The index file of a folder: the first *.index.json, or NULL; *names
+ * receives the folder's listing (read_dir_kinds), for the caller to free. */
+static ts_status find_index(const char *dir, char **out, list *names, ts_error *err)
 {
-    list names = {NULL, 0, 0};
     *out = NULL;
-    ts_status st = read_dir(dir, &names, err);
-    for (size_t i = 0; st == TS_OK && i < names.n && !*out; i++)
-        if (ends_with(names.v[i], ".index.json")) {
-            *out = join(dir, names.v[i]);
+    ts_status st = read_dir_kinds(dir, names, 1, err);
+    for (size_t i = 0; st == TS_OK && i < names->n && !*out; i++)
+        if (ends_with(names->v[i] + 1, ".index.json")) {
+            *out = join(dir, names->v[i] + 1);
             if (!*out)
                 st = ts__error(err, TS_ERR_NOMEM, "out of memory");
         }
-    list_free(&names);
     return st;
 }
 
@@ -1005,17 +1018,19 @@ ts_status ts_model_open(const char *path, const ts_model_options *opts, ts_model
     char *dir = NULL;
     if (S_ISDIR(sb.st_mode)) {
         m->root_len = strlen(path);
-        if ((st = find_index(path, &m->index, err)) == TS_OK) {
+        list names = {NULL, 0, 0}; /* the folder is listed once */
+        if ((st = find_index(path, &m->index, &names, err)) == TS_OK) {
             if (m->index) {
                 st = open_indexed(m, path, m->index, &o, err);
             } else {
                 list files = {NULL, 0, 0};
-                st = walk(path, o.recursive, 0, &files, err);
+                st = walk_names(path, &names, o.recursive, 0, &files, err);
                 if (st == TS_OK)
                     st = open_plain(m, &files, &o, err);
                 list_free(&files);
             }
         }
+        list_free(&names);
     } else if (ends_with(path, ".index.json")) {
         const char *slash = strrchr(path, '/');
         dir = slash ? malloc((size_t)(slash - path) + 2) : dupstr(".");
