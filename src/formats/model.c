@@ -702,15 +702,16 @@ typedef struct wm_pair {
  * Scans the index text: the top-level object's "weight_map" object of
  * strings. Names and shard names are decoded once into `arena` (at least
  * len bytes: a decoded string and its NUL are never longer than its quoted
- * text); *pairs (malloc'ed) receives them in text order. A JSON error or a
- * repeated key gives "index 'PATH': MESSAGE (line N)".
+ * text); each name is entered in t (shard and owner NONE); *pairs (malloc'ed)
+ * receives them in text order. A JSON error or a repeated key gives "index
+ * 'PATH': MESSAGE (line N)".
  */
 static ts_status scan_index(const char *path, const char *text, size_t len, char *arena,
-                            wm_pair **pairs, size_t *npairs, ts_error *err)
+                            name_table *t, wm_pair **pairs, size_t *npairs, ts_error *err)
 {
     ts__json j;
     ts__json_init(&j, text, len, NULL, NULL, NULL);
-    ts__json_keys top = {NULL, 0, 0}, names = {NULL, 0, 0};
+    ts__json_keys top = {NULL, 0, 0};
     ts__json_str key, val;
     size_t count = 0, used = 0, n = 0, cap = 0;
     wm_pair *v = NULL;
@@ -735,12 +736,21 @@ static ts_status scan_index(const char *path, const char *text, size_t len, char
             if (ts__json_object_open(&j) != 0)
                 break;
             while ((r = ts__json_object_next(&j, &members, &key)) == 1) {
-                if (ts__json_keys_add(&j, &names, &key) != 0)
-                    break;
                 char *name = arena + used;
                 ts__json_decode(text, &key, name);
                 name[key.len] = '\0';
                 used += key.len + 1;
+                /* The model's name table finds a repeated key. */
+                size_t before = t->n;
+                if (!table_get(t, name)) {
+                    st = ts__error(err, TS_ERR_NOMEM, "out of memory");
+                    break;
+                }
+                if (t->n == before) {
+                    ts__json_fail(&j, TS__JSON_EDUPLICATE, key.at, key.end,
+                                  "duplicate object key");
+                    break;
+                }
                 const char *shard = NULL;
                 if (ts__json_peek(&j) == TS__JSON_STRING) {
                     if (ts__json_string(&j, &val) != 0)
@@ -776,7 +786,6 @@ static ts_status scan_index(const char *path, const char *text, size_t len, char
                 }
                 v[n++] = (wm_pair){name, shard};
             }
-            ts__json_keys_free(&j, &names);
             if (st != TS_OK || j.error)
                 break;
         }
@@ -810,16 +819,18 @@ static ts_status open_indexed(ts_model *m, const char *dir, const char *index_pa
     ts_status st = read_whole(index_path, &text, &len, err);
     if (st)
         return st;
+    name_table t = {NULL, 0, 0};
     arena = malloc(len ? len : 1);
-    st = arena ? scan_index(index_path, text, len, arena, &pairs, &npairs, err)
-               : ts__error(err, TS_ERR_NOMEM, "out of memory");
+    st = arena && table_init(&t, len / 64) == 0
+             ? scan_index(index_path, text, len, arena, &t, &pairs, &npairs, err)
+             : ts__error(err, TS_ERR_NOMEM, "out of memory");
     free(text);
     if (st) {
+        free(t.v);
         free(arena);
         return st;
     }
     list shards = {NULL, 0, 0};
-    name_table t = {NULL, 0, 0};
     job *jobs = NULL;
     size_t *member_shard = NULL;
     int *shard_open = NULL;
@@ -841,10 +852,6 @@ static ts_status open_indexed(ts_model *m, const char *dir, const char *index_pa
             shards.v[u++] = shards.v[i];
     }
     shards.n = u;
-    if (table_init(&t, npairs) != 0) {
-        st = ts__error(err, TS_ERR_NOMEM, "out of memory");
-        goto done;
-    }
     size_t last = NONE;
     for (size_t i = 0; i < npairs; i++) {
         name_slot *s = table_get(&t, pairs[i].name);
