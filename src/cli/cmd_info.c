@@ -34,6 +34,8 @@ const cli_option info_options[] = {
     CLI_FLAG("group", 'l', "--summary of a model: collapse names that differ only in layer "
                            "numbers"),
     CLI_VALUE("top", 0, "N", "--summary of a model: the N largest tensors (default 5)"),
+    CLI_FLAG("tensors", 0, "--summary --json of a model: list every tensor in the model record "
+                           "(key tensors), as the text summary does"),
     CLI_OPTIONS_END,
 };
 
@@ -739,7 +741,8 @@ int cmd_info(cli_ctx *ctx, const cli_args *args)
     if (args->nops == 0)
         return cli_usage(ctx, "missing FILE");
     if (o.summary && wants_model_summary(args)) {
-        cli_summary_opts so = {&o.open, &o.filter, o.recursive, cli_flag(args, "group") > 0, 5};
+        cli_summary_opts so = {&o.open, &o.filter, o.recursive, cli_flag(args, "group") > 0, 5,
+                               cli_flag(args, "tensors") > 0};
         const char *top = cli_opt(args, "top");
         if (top && (cli_arg_i64(ctx, top, "--top", &so.top) || so.top < 0))
             return so.top < 0 ? cli_usage(ctx, "--top must not be negative") : CLI_ERROR;
