@@ -16,6 +16,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -221,8 +222,8 @@ static name_slot *table_get(name_table *t, const char *name)
 /* ---- the pool ------------------------------------------------------------ */
 
 typedef struct pool {
-    pthread_mutex_t lock;
-    size_t next, n;
+    atomic_size_t next;     /* the next job to take */
+    size_t n;
     job *jobs;
     const ts_open_options *open;
     int probe;              /* skip files whose format is not detected */
@@ -255,10 +256,8 @@ static void *worker(void *arg)
 {
     pool *p = arg;
     for (;;) {
-        pthread_mutex_lock(&p->lock);
-        size_t i = p->next < p->n ? p->next++ : NONE;
-        pthread_mutex_unlock(&p->lock);
-        if (i == NONE)
+        size_t i = atomic_fetch_add(&p->next, 1);
+        if (i >= p->n)
             return NULL;
         run_job(p, &p->jobs[i]);
     }
@@ -290,7 +289,7 @@ static int64_t now_us(void)
 static void run_jobs(job *jobs, size_t n, int threads, const ts_open_options *open, int probe)
 {
     pool p;
-    p.next = 0;
+    atomic_init(&p.next, 0);
     p.n = n;
     p.jobs = jobs;
     p.open = open;
@@ -299,7 +298,7 @@ static void run_jobs(job *jobs, size_t n, int threads, const ts_open_options *op
         threads = default_threads();
     if ((size_t)threads > n)
         threads = (int)n;
-    if (threads <= 1 || pthread_mutex_init(&p.lock, NULL) != 0) {
+    if (threads <= 1) {
         for (size_t i = 0; i < n; i++)
             run_job(&p, &jobs[i]);
         return;
@@ -308,10 +307,8 @@ static void run_jobs(job *jobs, size_t n, int threads, const ts_open_options *op
     int started = 0;
     int64_t t0 = now_us();
     for (;;) {
-        pthread_mutex_lock(&p.lock);
-        size_t i = p.next < p.n ? p.next++ : NONE;
-        pthread_mutex_unlock(&p.lock);
-        if (i == NONE)
+        size_t i = atomic_fetch_add(&p.next, 1);
+        if (i >= p.n)
             break;
         run_job(&p, &jobs[i]);
         if (started == 0 && p.n - i > 2 && now_us() - t0 >= POOL_DELAY_US) {
@@ -325,7 +322,6 @@ static void run_jobs(job *jobs, size_t n, int threads, const ts_open_options *op
     }
     for (int k = 0; k < started; k++)
         pthread_join(tid[k], NULL);
-    pthread_mutex_destroy(&p.lock);
 }
 
 /* ---- listing a folder ---------------------------------------------------- */
