@@ -719,7 +719,10 @@ static ts_status scan_index(const char *path, const char *text, size_t len, char
         while ((r = ts__json_object_next(&j, &count, &key)) == 1) {
             if (ts__json_keys_add(&j, &top, &key) != 0)
                 break;
-            if (key.len != 10 || key.escaped || memcmp(text + key.at + 1, "weight_map", 10) != 0 ||
+            char kb[10];
+            if (key.len == 10)
+                ts__json_decode(text, &key, kb);
+            if (key.len != 10 || memcmp(kb, "weight_map", 10) != 0 ||
                 ts__json_peek(&j) != TS__JSON_OBJECT) {
                 if (ts__json_skip(&j) != 0)
                     break;
