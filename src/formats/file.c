@@ -483,12 +483,16 @@ overflow: {
  */
 static ts_status fill_defaults(ts_file *f, ts_error *err)
 {
+    const char *last = NULL; /* arrays of one dtype share its descr string */
     for (size_t i = 0; i < f->count; i++) {
         ts_array *a = &f->arrays[i];
         char descr[32];
-        if (!a->descr && ts_descr_format(a->dtype, a->byteorder, descr, sizeof descr) > 0 &&
-            !(a->descr = ts__file_strndup(f, descr, strlen(descr), err)))
-            return TS_ERR_NOMEM;
+        if (!a->descr && ts_descr_format(a->dtype, a->byteorder, descr, sizeof descr) > 0) {
+            if (last && strcmp(last, descr) == 0)
+                a->descr = last;
+            else if (!(a->descr = last = ts__file_strndup(f, descr, strlen(descr), err)))
+                return TS_ERR_NOMEM;
+        }
         int ndim = ts_shape_ndim(&a->shape);
         if (ts_shape_ndim(&a->strides) == ndim && ndim > 0)
             continue; /* the reader gave them */
