@@ -128,9 +128,17 @@ int ts__json_fail(ts__json *j, ts__json_error e, size_t start, size_t end, const
     return -1;
 }
 
-/* A failure about the token at i. */
+/* A failure about the token at i; a token that starts with a byte that is
+ * not UTF-8 is reported as that (the text is not UTF-8 before it is not
+ * JSON, as jansson's reading of a stream of characters finds). */
 static int fail_at(ts__json *j, ts__json_error e, size_t i, const char *msg)
 {
+    if (i < j->n && (unsigned char)j->s[i] >= 0x80 &&
+        ts__utf8_len((const unsigned char *)j->s + i, j->n - i) == 0) {
+        char m[40];
+        snprintf(m, sizeof m, "unable to decode byte 0x%x", (unsigned char)j->s[i]);
+        return ts__json_fail(j, TS__JSON_EUTF8, i, i, m);
+    }
     return ts__json_fail(j, e, i, token_end(j, i), msg);
 }
 
@@ -451,12 +459,6 @@ ts__json_kind ts__json_peek(ts__json *j)
         return TS__JSON_FALSE;
     if (e - i == 4 && memcmp(s + i, "null", 4) == 0)
         return TS__JSON_NULL;
-    if ((unsigned char)s[i] >= 0x80 && ts__utf8_len((const unsigned char *)s + i, j->n - i) == 0) {
-        char msg[40];
-        snprintf(msg, sizeof msg, "unable to decode byte 0x%x", (unsigned char)s[i]);
-        ts__json_fail(j, TS__JSON_EUTF8, i, i, msg);
-        return TS__JSON_BAD;
-    }
     fail_at(j, TS__JSON_ESYNTAX, i, "invalid token");
     return TS__JSON_BAD;
 }
