@@ -761,9 +761,10 @@ typedef struct ts_open_options {
 typedef struct ts_file ts_file;
 
 /*
- * Opens `path` (NUL-terminated), maps it read-only and parses its headers
- * (never its data), by the rules of each format's reference implementation
- * (NumPy format.py, MXNet NDArray::Load, safetensors, ggml gguf.cpp), made
+ * Opens `path` (NUL-terminated), maps it read-only (a file of at most
+ * 64 KiB is read into memory instead) and parses its headers (never its
+ * data), by the rules of each format's reference implementation (NumPy
+ * format.py, MXNet NDArray::Load, safetensors, ggml gguf.cpp), made
  * stricter where they are lax (see README). Only regular files can be
  * mapped: a directory, FIFO or device is refused with TS_ERR_IO at once (a
  * FIFO is opened non-blocking, so this never waits for a writer); read such
@@ -780,7 +781,8 @@ typedef struct ts_file ts_file;
  * A program that installs its own SIGBUS handler afterwards loses this.
  * Errors: TS_ERR_IO (with strerror text), TS_ERR_FORMAT, TS_ERR_TRUNCATED,
  * TS_ERR_UNSUPPORTED (also: opts sets fields this library does not know),
- * TS_ERR_LIMIT, TS_ERR_OVERFLOW, TS_ERR_DTYPE, TS_ERR_NOMEM,
+ * TS_ERR_LIMIT (also: more than 2^20 arrays in the file, tshape(1)
+ * LIMITS), TS_ERR_OVERFLOW, TS_ERR_DTYPE, TS_ERR_NOMEM,
  * TS_ERR_INVALID_ARG (also: opts->struct_size too small, opts->format
  * without a reader, a 0/1 option with another value). err->offset is the
  * byte offset of the problem in the file, err->index the entry (see

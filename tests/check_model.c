@@ -221,6 +221,27 @@ START_TEST(test_errors)
     ck_assert_int_eq(ts_model_open("build/tests/bad.index.json", NULL, &m, &err), TS_ERR_FORMAT);
     ck_assert_str_eq(err.message,
                      "index 'build/tests/bad.index.json' has no \"weight_map\" object");
+    /* The one JSON scanner's checks: a repeated tensor (escaped or not), a
+     * syntax error, a lone surrogate; the line is the offending token's. */
+    static const char *const texts[][2] = {
+        {"{\"weight_map\": {\"a\": \"x.safetensors\",\n \"\\u0061\": \"y.safetensors\"}}",
+         "duplicate object key near '\"\\u0061\"' (line 2)"},
+        {"{\"weight_map\": {\"a\": \"x.safetensors\",}}", "string or '}' expected near '}' (line 1)"},
+        {"{\"metadata\": {},\n\n \"weight_map\": {\"\\ud800\": \"x\"}}",
+         "invalid Unicode '\\uD800' near '\"\\ud800' (line 3)"},
+        {"{\"weight_map\": {}} x", "end of file expected near 'x' (line 1)"},
+    };
+    for (size_t i = 0; i < sizeof texts / sizeof *texts; i++) {
+        f = fopen("build/tests/bad.index.json", "w");
+        ck_assert_ptr_nonnull(f);
+        fputs(texts[i][0], f);
+        fclose(f);
+        ck_assert_int_eq(ts_model_open("build/tests/bad.index.json", NULL, &m, &err),
+                         TS_ERR_FORMAT);
+        char want[256];
+        snprintf(want, sizeof want, "index 'build/tests/bad.index.json': %s", texts[i][1]);
+        ck_assert_str_eq(err.message, want);
+    }
     remove("build/tests/bad.index.json");
 }
 END_TEST

@@ -480,6 +480,39 @@ START_TEST(test_huge_sparse_file)
 }
 END_TEST
 
+/*
+ * The array-count cap (LIMITS): 2^20 + 1 empty legacy records (4 bytes
+ * each, all there) are refused at the count, before any array is kept;
+ * a file with 3 of them is read.
+ */
+START_TEST(test_array_count_cap)
+{
+    const size_t n = ((size_t)1 << 20) + 1;
+    size_t len = 24 + 4 * n + 8;
+    unsigned char *buf = calloc(1, len);
+    ck_assert_ptr_nonnull(buf);
+    buf[0] = 0x12;
+    buf[1] = 0x01;
+    for (int i = 0; i < 8; i++)
+        buf[16 + i] = (unsigned char)((uint64_t)n >> (8 * i));
+    ts_file *f = NULL;
+    ts_error err;
+    ck_assert_int_eq(ts_file_open_memory(buf, len, NULL, &f, &err), TS_ERR_LIMIT);
+    ck_assert_ptr_null(f);
+    ck_assert_str_eq(err.message, "file declares 1048577 arrays at byte 16, more than the "
+                                  "1048576 tshape reads from one file (see LIMITS in "
+                                  "tshape(1))");
+    ck_assert_int_eq(err.offset, 16);
+    buf[16] = 3;
+    buf[17] = buf[18] = 0;
+    ck_assert_int_eq(ts_file_open_memory(buf, 24 + 12 + 8, NULL, &f, &err), TS_OK);
+    ck_assert_uint_eq(ts_file_count(f), 3);
+    ck_assert_str_eq(ts_file_array(f, 2)->dtype_name, "none");
+    ts_file_close(f);
+    free(buf);
+}
+END_TEST
+
 Suite *mxnet_suite(void)
 {
     Suite *s = suite_create("mxnet");
@@ -489,6 +522,7 @@ Suite *mxnet_suite(void)
     tcase_add_test(tc, test_detect);
     tcase_add_test(tc, test_memory_legacy_u32_dims);
     tcase_add_test(tc, test_huge_sparse_file);
+    tcase_add_test(tc, test_array_count_cap);
     suite_add_tcase(s, tc);
 
     tc = tcase_create("errors");

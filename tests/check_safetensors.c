@@ -417,6 +417,99 @@ START_TEST(test_entry_rules)
 }
 END_TEST
 
+/* The header's JSON scanner (src/core/json.c): escapes decoded into names,
+ * surrogate pairs, the errors jansson reported before, in its words. */
+static void expect_text_error(const char *header, ts_status code, const char *message)
+{
+    ts_error err;
+    ck_assert_int_eq(open_text(header, 0, &err), code);
+    ck_assert_str_eq(err.message, message);
+}
+
+START_TEST(test_json_rules)
+{
+    /* A name with escapes, a surrogate pair (U+1F600) and raw UTF-8. */
+    const char *h = "{\"a\\tb\\u00e9\\ud83d\\ude00\xc3\xa9\\/\":{\"dtype\":\"U8\",\"shape\":[2],"
+                    "\"data_offsets\":[0,2]}}";
+    size_t n = strlen(h);
+    unsigned char buf[256];
+    memset(buf, 0, sizeof buf);
+    for (int i = 0; i < 8; i++)
+        buf[i] = (unsigned char)((uint64_t)n >> (8 * i));
+    memcpy(buf + 8, h, n);
+    ts_open_options o = TS_OPEN_OPTIONS_INIT;
+    ts_file *f = NULL;
+    ts_error err;
+    ck_assert_msg(ts_file_open_memory(buf, 8 + n + 2, &o, &f, &err) == TS_OK, "%s", err.message);
+    ck_assert_str_eq(ts_file_array(f, 0)->name, "a\tb\xc3\xa9\xf0\x9f\x98\x80\xc3\xa9/");
+    ts_file_close(f);
+
+    /* Keys equal once decoded are duplicates, at the top and inside entries. */
+    expect_text_error("{\"a\":{\"dtype\":\"U8\",\"shape\":[0],\"data_offsets\":[0,0]},"
+                      "\"\\u0061\":{}}", TS_ERR_FORMAT,
+                      "duplicate key in the header at byte 69: duplicate object key near "
+                      "'\"\\u0061\"' (safetensors forbids duplicates; the reference reader "
+                      "would silently keep the last)");
+    expect_text_error("{\"a\":{\"dtype\":\"U8\",\"dtype\":\"U8\"}}", TS_ERR_FORMAT,
+                      "duplicate key in the header at byte 34: duplicate object key near "
+                      "'\"dtype\"' (safetensors forbids duplicates; the reference reader "
+                      "would silently keep the last)");
+    expect_text_error("{\"a\":{\"x\":{\"k\":1,\"k\":2}}}", TS_ERR_FORMAT,
+                      "duplicate key in the header at byte 28: duplicate object key near "
+                      "'\"k\"' (safetensors forbids duplicates; the reference reader would "
+                      "silently keep the last)");
+    /* Lone and reversed surrogates, \u0000, bad escapes, control characters. */
+    expect_text_error("{\"\\ud800\":1}", TS_ERR_FORMAT,
+                      "header is not valid JSON at byte 16: invalid Unicode '\\uD800' near "
+                      "'\"\\ud800'");
+    expect_text_error("{\"\\udc00\\ud800\":1}", TS_ERR_FORMAT,
+                      "header is not valid JSON at byte 16: invalid Unicode '\\uDC00' near "
+                      "'\"\\udc00'");
+    expect_text_error("{\"\\ud800\\u0041\":1}", TS_ERR_FORMAT,
+                      "header is not valid JSON at byte 22: invalid Unicode "
+                      "'\\uD800\\u0041' near '\"\\ud800\\u0041'");
+    expect_text_error("{\"a\\u0000\":1}", TS_ERR_FORMAT,
+                      "header is not valid JSON at byte 17: \\u0000 is not allowed (text is "
+                      "kept as C strings) near '\"a\\u0000'");
+    expect_text_error("{\"a\\x\":1}", TS_ERR_FORMAT,
+                      "header is not valid JSON at byte 13: invalid escape near '\"a\\x'");
+    expect_text_error("{\"a\tb\":1}", TS_ERR_FORMAT,
+                      "header is not valid JSON at byte 12: control character 0x9 near "
+                      "'\"a?'");
+    /* Numbers: leading zeros, a bare sign, reals beyond double. */
+    expect_text_error("{\"a\":{\"shape\":[01]}}", TS_ERR_FORMAT,
+                      "header is not valid JSON at byte 25: invalid token near '01'");
+    expect_text_error("{\"a\":{\"x\":-}}", TS_ERR_FORMAT,
+                      "header is not valid JSON at byte 19: invalid token near '-'");
+    expect_text_error("{\"a\":{\"x\":1e999}}", TS_ERR_OVERFLOW,
+                      "number in the header at byte 23 does not fit in int64: real number "
+                      "overflow near '1e999'");
+    /* Trailing data, a missing value, the end of the text. */
+    expect_text_error("{} {}", TS_ERR_FORMAT,
+                      "header is not valid JSON at byte 12: end of file expected near '{'");
+    expect_text_error("{\"a\":}", TS_ERR_FORMAT,
+                      "header is not valid JSON at byte 14: unexpected token near '}'");
+    expect_text_error("{\"a\":[1,", TS_ERR_FORMAT,
+                      "header is not valid JSON at byte 16: unexpected token near end of file");
+    expect_text_error("{\"a\"", TS_ERR_FORMAT,
+                      "header is not valid JSON at byte 12: ':' expected near end of file");
+    /* Nesting deeper than 2048 levels (the header's object is the first). */
+    char *deep = malloc(2 * 2100 + 16);
+    ck_assert_ptr_nonnull(deep);
+    strcpy(deep, "{\"a\":");
+    size_t k = strlen(deep);
+    for (int i = 0; i < 2100; i++)
+        deep[k++] = '[';
+    for (int i = 0; i < 2100; i++)
+        deep[k++] = ']';
+    strcpy(deep + k, "}");
+    ck_assert_int_eq(open_text(deep, 0, &err), TS_ERR_FORMAT);
+    ck_assert_str_eq(err.message, "header is not valid JSON at byte 2061: maximum parsing "
+                                  "depth reached near '['");
+    free(deep);
+}
+END_TEST
+
 START_TEST(test_short_files)
 {
     static const unsigned char zeros[8];
@@ -536,6 +629,7 @@ Suite *safetensors_suite(void)
     tc = tcase_create("errors");
     tcase_add_loop_test(tc, test_bad_fixture, 0, N_BAD);
     tcase_add_test(tc, test_entry_rules);
+    tcase_add_test(tc, test_json_rules);
     tcase_add_test(tc, test_short_files);
     tcase_add_test(tc, test_probe);
     suite_add_tcase(s, tc);

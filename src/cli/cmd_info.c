@@ -35,6 +35,8 @@ const cli_option info_options[] = {
     CLI_FLAG("group", 'l', "--summary of a model: collapse names that differ only in layer "
                            "numbers"),
     CLI_VALUE("top", 0, "N", "--summary of a model: the N largest tensors (default 5)"),
+    CLI_FLAG("tensors", 0, "--summary --json of a model: list every tensor in the model record "
+                           "(key tensors), as the text summary does"),
     CLI_OPTIONS_END,
 };
 
@@ -69,7 +71,8 @@ typedef struct totals {
 } totals;
 
 /* Summary rows are buffered so that columns can be aligned on a terminal;
- * each column is already escaped. */
+ * each column is already escaped. Otherwise (stream) each row is written
+ * at once, so a file of a million arrays costs no memory here. */
 typedef struct row {
     char *cols[4];
 } row;
@@ -77,6 +80,10 @@ typedef struct row {
 typedef struct rows {
     row *v;
     size_t n, cap;
+    int tty;
+    int stream;             /* write each row at once: not a terminal, and
+                               nothing else (--metadata) goes to stdout
+                               before the rows */
 } rows;
 
 /* ---- the report of one array ------------------------------------------------ */
@@ -84,7 +91,17 @@ typedef struct rows {
 /* "  label          %s\n": the human form of a field. */
 static const char *line(char *buf, size_t cap, const char *label)
 {
-    snprintf(buf, cap, "  %-14s %%s\n", label);
+    /* "  %-14s %s\n" without printf: it runs for every field of every
+     * array (a million arrays make 15 million). */
+    size_t n = strlen(label), w = n < 14 ? 14 : n;
+    if (2 + w + 5 > cap) {
+        snprintf(buf, cap, "  %-14s %%s\n", label);
+        return buf;
+    }
+    memcpy(buf, "  ", 2);
+    memcpy(buf + 2, label, n);
+    memset(buf + 2 + n, ' ', w - n);
+    memcpy(buf + 2 + w, " %s\n", 5);
     return buf;
 }
 
@@ -388,10 +405,14 @@ static void add_total(totals *t, const ts_array *a)
 /* Escaped copy of s, for a summary column. */
 static char *column(const char *s)
 {
-    size_t n = strlen(s), cap = n * 12 + 1, w;
+    size_t n = strlen(s), cap = n * 12 + 1, w = 0;
     char *c = malloc(cap);
-    if (c)
+    if (c) {
         cli_escape(CLI_ESC_TEXT, s, n, c, cap, &w);
+        char *fit = realloc(c, strlen(c) + 1); /* the escape's room back */
+        if (fit)
+            c = fit;
+    }
     return c;
 }
 
@@ -411,7 +432,7 @@ static void add_row(rows *r, const char *c0, const char *c1, const char *c2, con
         w->cols[i] = src[i] ? column(src[i]) : NULL;
 }
 
-static void flush_rows(cli_ctx *ctx, const info_opts *o, rows *r)
+static void flush_rows(cli_ctx *ctx, rows *r)
 {
     size_t width[4] = {0, 0, 0, 0};
     for (size_t i = 0; i < r->n; i++)
@@ -425,10 +446,10 @@ static void flush_rows(cli_ctx *ctx, const info_opts *o, rows *r)
             if (!s)
                 continue;
             if (!first)
-                out_char(ctx, o->tty ? ' ' : '\t');
+                out_char(ctx, r->tty ? ' ' : '\t');
             out_str(ctx, s);
             /* Pad all but the last column on a terminal. */
-            if (o->tty && c < 3)
+            if (r->tty && c < 3)
                 for (size_t k = strlen(s); k < width[c] + 1; k++)
                     out_char(ctx, ' ');
             first = 0;
@@ -473,6 +494,8 @@ static void summary_row(cli_ctx *ctx, rows *r, const char *path, const ts_array 
     char shape[512];
     ts_shape_format(&a->shape, 0, shape, sizeof shape);
     add_row(r, path, a->name[0] ? a->name : "-", summary_dtype(a), shape);
+    if (r->stream)
+        flush_rows(ctx, r);
 }
 
 /* A sum as a JSON number, or null when it overflowed (or is unknown). */
@@ -743,7 +766,8 @@ int cmd_info(cli_ctx *ctx, const cli_args *args)
     if (args->nops == 0)
         return cli_usage(ctx, "missing FILE");
     if (o.summary && wants_model_summary(args)) {
-        cli_summary_opts so = {&o.open, &o.filter, o.recursive, cli_flag(args, "group") > 0, 5};
+        cli_summary_opts so = {&o.open, &o.filter, o.recursive, cli_flag(args, "group") > 0, 5,
+                               cli_flag(args, "tensors") > 0};
         const char *top = cli_opt(args, "top");
         if (top && (cli_arg_i64(ctx, top, "--top", &so.top) || so.top < 0))
             return so.top < 0 ? cli_usage(ctx, "--top must not be negative") : CLI_ERROR;
@@ -751,7 +775,7 @@ int cmd_info(cli_ctx *ctx, const cli_args *args)
     }
     totals t;
     memset(&t, 0, sizeof t);
-    rows r = {NULL, 0, 0};
+    rows r = {NULL, 0, 0, o.tty, !o.tty && !o.metadata};
     int status = CLI_OK, opened = 0;
     for (int i = 0; i < args->nops && !ctx->out.closed; i++) {
         if (info_file(ctx, &o, args->ops[i], &t, &r) != CLI_OK)
@@ -760,7 +784,7 @@ int cmd_info(cli_ctx *ctx, const cli_args *args)
             opened++;
     }
     if (o.summary && opened > 0) { /* no totals of nothing when every file failed */
-        flush_rows(ctx, &o, &r);
+        flush_rows(ctx, &r);
         summary_total(ctx, &t);
     }
     free(t.by_dtype);

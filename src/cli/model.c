@@ -409,6 +409,22 @@ static size_t largest(const ts_model *m, const unsigned char *keep, int64_t top,
     return n;
 }
 
+/* One tensor of a model summary record ("largest", "tensors"). */
+static void json_tensor(cli_ctx *ctx, const ts_model *m, size_t i)
+{
+    size_t f;
+    const ts_array *a = ts_model_array(m, i, &f);
+    print_open_object(ctx, NULL);
+    print_string(ctx, PRINT_JSON, "name", NULL, ts_model_array_name(m, i));
+    print_dims(ctx, PRINT_JSON, "shape", NULL, ts_shape_dims(&a->shape),
+               ts_shape_ndim(&a->shape));
+    print_string(ctx, PRINT_JSON, "dtype", NULL, a->dtype_name);
+    print_int(ctx, PRINT_JSON, "parameters", NULL, a->size);
+    print_int(ctx, PRINT_JSON, "nbytes", NULL, a->nbytes);
+    print_string(ctx, PRINT_JSON, "file", NULL, ts_model_file_path(m, f));
+    print_close_object(ctx);
+}
+
 static int summary_one(cli_ctx *ctx, const cli_summary_opts *o, const char *path)
 {
     ts_model *m = cli_model_open(ctx, path, o->open, o->recursive);
@@ -471,19 +487,8 @@ static int summary_one(cli_ctx *ctx, const cli_summary_opts *o, const char *path
         }
         print_close_array(ctx);
         print_open_array(ctx, "largest");
-        for (size_t k = 0; k < ntop; k++) {
-            size_t f;
-            const ts_array *a = ts_model_array(m, top[k], &f);
-            print_open_object(ctx, NULL);
-            print_string(ctx, PRINT_JSON, "name", NULL, ts_model_array_name(m, top[k]));
-            print_dims(ctx, PRINT_JSON, "shape", NULL, ts_shape_dims(&a->shape),
-                       ts_shape_ndim(&a->shape));
-            print_string(ctx, PRINT_JSON, "dtype", NULL, a->dtype_name);
-            print_int(ctx, PRINT_JSON, "parameters", NULL, a->size);
-            print_int(ctx, PRINT_JSON, "nbytes", NULL, a->nbytes);
-            print_string(ctx, PRINT_JSON, "file", NULL, ts_model_file_path(m, f));
-            print_close_object(ctx);
-        }
+        for (size_t k = 0; k < ntop; k++)
+            json_tensor(ctx, m, top[k]);
         print_close_array(ctx);
         if (o->group) {
             print_open_array(ctx, "groups");
@@ -505,6 +510,15 @@ static int summary_one(cli_ctx *ctx, const cli_summary_opts *o, const char *path
             print_close_array(ctx);
         } else {
             print_null(ctx, PRINT_JSON, "groups", NULL); /* the same keys always */
+        }
+        if (o->tensors) {
+            print_open_array(ctx, "tensors");
+            for (size_t i = 0; i < n; i++)
+                if (keep[i])
+                    json_tensor(ctx, m, i);
+            print_close_array(ctx);
+        } else {
+            print_null(ctx, PRINT_JSON, "tensors", NULL); /* the same keys always */
         }
         print_int(ctx, PRINT_JSON, "errors", NULL, (int64_t)ts_model_error_count(m));
         print_close_object(ctx);

@@ -29,6 +29,7 @@ typedef struct cli_summary_opts {
     int recursive;        /* -r */
     int group;            /* --group: collapse layer numbers */
     int64_t top;          /* --top N: how many of the largest tensors */
+    int tensors;          /* --tensors: JSON lists every tensor */
 } cli_summary_opts;
 
 /* info --summary on a model (or a file read as one): one summary per path.

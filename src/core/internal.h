@@ -291,6 +291,17 @@ static inline const char *ts__scan_digits_nul(const char *p, unsigned first, uin
     return p;
 }
 
+/*
+ * At most this many arrays in one file (man tshape(1), LIMITS). Each costs
+ * a ts_array (about 300 bytes) whatever its record costs in the file (an
+ * empty MXNet record is 4 bytes), so the count, not the file size, bounds
+ * the memory of a file of many tiny records: 1 Mi arrays is at most about
+ * 350 MiB with their names. Real files hold far fewer (a large GGUF about
+ * 1,100 tensors; the largest safetensors file reported, safetensors issue
+ * 668, 1.29 M tensors in a 126 MB header that its own reader refuses).
+ */
+#define TS__MAX_ARRAYS ((size_t)1 << 20)
+
 /* Size for shape text buffers used in messages. */
 #define TS__SHAPE_STR_MAX 160
 
@@ -314,5 +325,8 @@ ts_status ts__sink_flush(ts__sink *s, ts_error *err);
 /* The library's one JSON string escaper (RFC 8259): quotes, backslash and
  * control characters escaped, invalid UTF-8 bytes written as U+FFFD. */
 ts_status ts__sink_json_string(ts__sink *s, const unsigned char *p, size_t n, ts_error *err);
+/* The same without the quotes: the characters of a string written in parts
+ * (each part ends at a character boundary). */
+ts_status ts__sink_json_chars(ts__sink *s, const unsigned char *p, size_t n, ts_error *err);
 
 #endif /* TSHAPE_INTERNAL_H */

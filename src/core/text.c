@@ -130,8 +130,16 @@ ts_status ts__sink_add(ts__sink *s, const char *d, size_t n, ts_error *err)
 
 ts_status ts__sink_json_string(ts__sink *s, const unsigned char *p, size_t n, ts_error *err)
 {
-    static const char hex[] = "0123456789abcdef";
     ts_status st = ts__sink_add(s, "\"", 1, err);
+    if (!st)
+        st = ts__sink_json_chars(s, p, n, err);
+    return st ? st : ts__sink_add(s, "\"", 1, err);
+}
+
+ts_status ts__sink_json_chars(ts__sink *s, const unsigned char *p, size_t n, ts_error *err)
+{
+    static const char hex[] = "0123456789abcdef";
+    ts_status st = TS_OK;
     size_t run = 0; /* start of the bytes that need no escape */
     for (size_t i = 0; !st && i < n;) {
         unsigned char c = p[i];
@@ -161,7 +169,5 @@ ts_status ts__sink_json_string(ts__sink *s, const unsigned char *p, size_t n, ts
         i += 1;
         run = i;
     }
-    if (!st)
-        st = ts__sink_add(s, (const char *)p + run, n - run, err);
-    return st ? st : ts__sink_add(s, "\"", 1, err);
+    return st ? st : ts__sink_add(s, (const char *)p + run, n - run, err);
 }

@@ -3,8 +3,12 @@
  * shared by all readers (arrays, strings, metadata).
  *
  * The file is mapped read-only with mmap, so inspecting it costs time in
- * proportion to the headers a reader touches, not to the size of the data.
+ * proportion to the headers a reader touches, not to the size of the data
+ * (files of at most TS__READ_MAX bytes are read whole instead).
  */
+/* madvise and MADV_DONTNEED (beyond _POSIX_C_SOURCE; posix_madvise's
+ * DONTNEED does nothing in glibc). */
+#define _DEFAULT_SOURCE
 #include "reader.h"
 
 #include <errno.h>
@@ -15,6 +19,11 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+/* Files up to this size are read into memory instead of mapped: for the
+ * small files of a model folder, open + read + close costs less than
+ * mmap, a page fault and munmap (with its TLB flush on every CPU). */
+#define TS__READ_MAX ((size_t)64 * 1024)
 
 /* Strings live in a chain of blocks that never move, so pointers handed out
  * stay valid until ts_file_close. */
@@ -45,6 +54,7 @@ struct ts_file {
     const char *version;
     int64_t nbytes;
     void *map;               /* mmap'ed region or NULL */
+    unsigned char *owned;    /* a small file read whole (malloc), or NULL */
     size_t map_len;
     const unsigned char *data; /* the image readers parsed (map or borrowed) */
     size_t len;
@@ -218,8 +228,15 @@ static ts_format detect_by_extension(const unsigned char *data, size_t len, cons
 
 ts_array *ts__file_add_array(ts_file *f, ts_error *err)
 {
+    if (f->count >= TS__MAX_ARRAYS) {
+        ts__error(err, TS_ERR_LIMIT,
+                  "more than %zu arrays in one file (tshape's limit per file, see LIMITS "
+                  "in tshape(1))", TS__MAX_ARRAYS);
+        return NULL;
+    }
     if (f->count == f->cap) {
-        size_t cap = f->cap ? f->cap * 2 : 8;
+        /* From 2: most files of a model folder hold one or two arrays. */
+        size_t cap = f->cap ? f->cap * 2 : 2;
         ts_array *p = realloc(f->arrays, cap * sizeof *p);
         if (!p) {
             ts__error(err, TS_ERR_NOMEM, "out of memory for %zu arrays", cap);
@@ -315,7 +332,9 @@ static char *arena_alloc(ts_file *f, size_t n, ts_error *err)
 {
     str_block *b = f->strings;
     if (!b || b->cap - b->used < n) {
-        size_t cap = n > 4000 ? n : 4000;
+        /* Blocks grow from 256 bytes (a small file's few names) to 64 KiB. */
+        size_t want = !b ? 256 : b->cap >= 32768 ? 65536 : 2 * b->cap;
+        size_t cap = n > want ? n : want;
         b = malloc(sizeof *b + cap);
         if (!b) {
             ts__error(err, TS_ERR_NOMEM, "out of memory for a %zu-byte string", n);
@@ -329,6 +348,11 @@ static char *arena_alloc(ts_file *f, size_t n, ts_error *err)
     char *p = b->data + b->used;
     b->used += n;
     return p;
+}
+
+char *ts__file_stralloc(ts_file *f, size_t n, ts_error *err)
+{
+    return arena_alloc(f, n, err);
 }
 
 const char *ts__file_strndup(ts_file *f, const char *s, size_t n, ts_error *err)
@@ -459,12 +483,16 @@ overflow: {
  */
 static ts_status fill_defaults(ts_file *f, ts_error *err)
 {
+    const char *last = NULL; /* arrays of one dtype share its descr string */
     for (size_t i = 0; i < f->count; i++) {
         ts_array *a = &f->arrays[i];
         char descr[32];
-        if (!a->descr && ts_descr_format(a->dtype, a->byteorder, descr, sizeof descr) > 0 &&
-            !(a->descr = ts__file_strndup(f, descr, strlen(descr), err)))
-            return TS_ERR_NOMEM;
+        if (!a->descr && ts_descr_format(a->dtype, a->byteorder, descr, sizeof descr) > 0) {
+            if (last && strcmp(last, descr) == 0)
+                a->descr = last;
+            else if (!(a->descr = last = ts__file_strndup(f, descr, strlen(descr), err)))
+                return TS_ERR_NOMEM;
+        }
         int ndim = ts_shape_ndim(&a->shape);
         if (ts_shape_ndim(&a->strides) == ndim && ndim > 0)
             continue; /* the reader gave them */
@@ -648,7 +676,33 @@ ts_status ts_file_open(const char *path, const ts_open_options *opts, ts_file **
     size_t len = (size_t)sb.st_size;
     static const unsigned char empty[1];
     const unsigned char *data = empty;
-    if (len > 0) {
+    if (len > 0 && len <= TS__READ_MAX && !ts__test_after_map) {
+        /* Small files are read: cheaper than mapping and unmapping them
+         * (and no page of theirs can vanish). A file that shrank since the
+         * fstat is parsed as far as it was read. */
+        unsigned char *buf = malloc(len);
+        size_t got = 0;
+        ssize_t k = 0;
+        while (buf && got < len) {
+            k = read(fd, buf + got, len - got);
+            if (k < 0 && errno == EINTR)
+                continue;
+            if (k <= 0)
+                break;
+            got += (size_t)k;
+        }
+        if (!buf || k < 0) {
+            int e = errno;
+            free(buf);
+            close(fd);
+            ts_file_close(f);
+            return buf ? ts__error(err, TS_ERR_IO, "cannot read: %s", strerror(e))
+                       : ts__error(err, TS_ERR_NOMEM, "out of memory for %zu bytes", len);
+        }
+        f->owned = buf;
+        data = buf;
+        len = got;
+    } else if (len > 0) {
         void *m = mmap(NULL, len, PROT_READ, MAP_PRIVATE, fd, 0);
         if (m == MAP_FAILED) {
             int e = errno;
@@ -699,6 +753,7 @@ void ts_file_close(ts_file *f)
     }
     if (f->map)
         munmap(f->map, f->map_len);
+    free(f->owned);
     free(f);
 }
 
@@ -781,6 +836,18 @@ ts_status ts_file_metadata_write(const ts_file *f, size_t i, ts_write_fn write, 
                        ts__sink_flush(&out, err)
                    ? (err ? err->code : TS_ERR_IO) : TS_OK;
     return render(f, m, &out, err);
+}
+
+void ts__file_release(ts_file *f, size_t offset, size_t len)
+{
+    if (!f->map || offset >= f->map_len)
+        return;
+    if (len > f->map_len - offset)
+        len = f->map_len - offset;
+    size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    size_t lo = (offset + page - 1) / page * page, hi = (offset + len) / page * page;
+    if (hi > lo)
+        madvise((char *)f->map + lo, hi - lo, MADV_DONTNEED);
 }
 
 const unsigned char *ts__file_image(const ts_file *f, size_t *len)

@@ -613,6 +613,11 @@ static ts_status read_gguf(ts_file *f, const unsigned char *data, size_t len,
                         "bytes left can hold at most %zu tensor infos (%d bytes each at "
                         "least)", (unsigned long long)n_tensors, left,
                         left / GG_MIN_INFO, GG_MIN_INFO);
+    if (n_tensors > TS__MAX_ARRAYS)
+        return ts__fail(err, TS_ERR_LIMIT, 0, 8,
+                        "header declares %llu tensors (count at byte 8), more than the %zu "
+                        "tshape reads from one file (see LIMITS in tshape(1))",
+                        (unsigned long long)n_tensors, TS__MAX_ARRAYS);
 
     if ((st = read_kvs(&g, n_kv, f, err)))
         goto out;

@@ -5,17 +5,23 @@
  * afterwards in member order, so the report never depends on the timing.
  */
 #define TS_EXPERIMENTAL_API
+/* d_type and DT_REG of struct dirent (beyond _POSIX_C_SOURCE): without them
+ * every folder entry costs a stat. */
+#define _DEFAULT_SOURCE
 #include "reader.h"
+
+#include "../core/json.h"
 
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <jansson.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #define MAX_FILES (1u << 24)
@@ -216,8 +222,8 @@ static name_slot *table_get(name_table *t, const char *name)
 /* ---- the pool ------------------------------------------------------------ */
 
 typedef struct pool {
-    pthread_mutex_t lock;
-    size_t next, n;
+    atomic_size_t next;     /* the next job to take */
+    size_t n;
     job *jobs;
     const ts_open_options *open;
     int probe;              /* skip files whose format is not detected */
@@ -250,10 +256,8 @@ static void *worker(void *arg)
 {
     pool *p = arg;
     for (;;) {
-        pthread_mutex_lock(&p->lock);
-        size_t i = p->next < p->n ? p->next++ : NONE;
-        pthread_mutex_unlock(&p->lock);
-        if (i == NONE)
+        size_t i = atomic_fetch_add(&p->next, 1);
+        if (i >= p->n)
             return NULL;
         run_job(p, &p->jobs[i]);
     }
@@ -265,12 +269,27 @@ static int default_threads(void)
     return n < 1 ? 1 : n > 4 ? 4 : (int)n;
 }
 
-/* Runs every job; with threads > 1 and several jobs, in a pool (falling
- * back to this thread when none can be started). */
+/* Microseconds of a monotonic clock. */
+static int64_t now_us(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (int64_t)t.tv_sec * 1000000 + t.tv_nsec / 1000;
+}
+
+/* The pool starts its threads only once this thread has worked this long
+ * on the jobs: a folder of small files is read before threads would pay
+ * for their start and their memory arenas. */
+#define POOL_DELAY_US 5000
+
+/* Runs every job; with threads > 1 and several jobs, this thread starts
+ * and, when the jobs take longer than POOL_DELAY_US, a pool of threads
+ * takes the rest with it (falling back to this thread alone when none can
+ * be started). */
 static void run_jobs(job *jobs, size_t n, int threads, const ts_open_options *open, int probe)
 {
     pool p;
-    p.next = 0;
+    atomic_init(&p.next, 0);
     p.n = n;
     p.jobs = jobs;
     p.open = open;
@@ -279,19 +298,30 @@ static void run_jobs(job *jobs, size_t n, int threads, const ts_open_options *op
         threads = default_threads();
     if ((size_t)threads > n)
         threads = (int)n;
-    pthread_t tid[MAX_THREADS];
-    int started = 0;
-    if (threads > 1 && pthread_mutex_init(&p.lock, NULL) == 0) {
-        for (int i = 0; i < threads; i++)
-            if (pthread_create(&tid[started], NULL, worker, &p) == 0)
-                started++;
-        for (int i = 0; i < started; i++)
-            pthread_join(tid[i], NULL);
-        pthread_mutex_destroy(&p.lock);
-    }
-    if (!started)
+    if (threads <= 1) {
         for (size_t i = 0; i < n; i++)
             run_job(&p, &jobs[i]);
+        return;
+    }
+    pthread_t tid[MAX_THREADS];
+    int started = 0;
+    int64_t t0 = now_us();
+    for (;;) {
+        size_t i = atomic_fetch_add(&p.next, 1);
+        if (i >= p.n)
+            break;
+        run_job(&p, &jobs[i]);
+        if (started == 0 && p.n - i > 2 && now_us() - t0 >= POOL_DELAY_US) {
+            /* This thread is one of the pool. */
+            for (int k = 1; k < threads; k++)
+                if (pthread_create(&tid[started], NULL, worker, &p) == 0)
+                    started++;
+            if (started == 0)
+                started = -1; /* none could start: go on alone */
+        }
+    }
+    for (int k = 0; k < started; k++)
+        pthread_join(tid[k], NULL);
 }
 
 /* ---- listing a folder ---------------------------------------------------- */
@@ -372,11 +402,15 @@ static ts_status read_dir(const char *dir, list *names, ts_error *err)
     return read_dir_kinds(dir, names, 0, err);
 }
 
-/* Regular files under dir (subfolders too when recursive), in order. */
-static ts_status walk(const char *dir, int recursive, int depth, list *out, ts_error *err)
+static ts_status walk(const char *dir, int recursive, int depth, list *out, ts_error *err);
+
+/* Regular files among `names` (read_dir_kinds of dir: kind byte first), and
+ * under its folders when recursive, in order. */
+static ts_status walk_names(const char *dir, const list *names_, int recursive, int depth,
+                            list *out, ts_error *err)
 {
-    list names = {NULL, 0, 0};
-    ts_status st = read_dir_kinds(dir, &names, 1, err);
+    const list names = *names_;
+    ts_status st = TS_OK;
     for (size_t i = 0; st == TS_OK && i < names.n; i++) {
         char kind = names.v[i][0];
         char *p = join(dir, names.v[i] + 1);
@@ -398,6 +432,16 @@ static ts_status walk(const char *dir, int recursive, int depth, list *out, ts_e
             free(p);
         }
     }
+    return st;
+}
+
+/* Regular files under dir (subfolders too when recursive), in order. */
+static ts_status walk(const char *dir, int recursive, int depth, list *out, ts_error *err)
+{
+    list names = {NULL, 0, 0};
+    ts_status st = read_dir_kinds(dir, &names, 1, err);
+    if (st == TS_OK)
+        st = walk_names(dir, &names, recursive, depth, out, err);
     list_free(&names);
     return st;
 }
@@ -644,46 +688,157 @@ static ts_status read_whole(const char *path, char **out, size_t *len, ts_error 
     return TS_OK;
 }
 
+/* One weight_map entry: the tensor's name and its shard's, decoded into
+ * the index's arena. */
+typedef struct wm_pair {
+    const char *name, *shard;
+} wm_pair;
+
+/*
+ * Scans the index text: the top-level object's "weight_map" object of
+ * strings. Names and shard names are decoded once into `arena` (at least
+ * len bytes: a decoded string and its NUL are never longer than its quoted
+ * text); each name is entered in t (shard and owner NONE); *pairs (malloc'ed)
+ * receives them in text order. A JSON error or a repeated key gives "index
+ * 'PATH': MESSAGE (line N)".
+ */
+static ts_status scan_index(const char *path, const char *text, size_t len, char *arena,
+                            name_table *t, wm_pair **pairs, size_t *npairs, ts_error *err)
+{
+    ts__json j;
+    ts__json_init(&j, text, len, NULL, NULL, NULL);
+    ts__json_keys top = {NULL, 0, 0};
+    ts__json_str key, val;
+    size_t count = 0, used = 0, n = 0, cap = 0;
+    wm_pair *v = NULL;
+    int found = 0, r;
+    ts_status st = TS_OK;
+    *pairs = NULL;
+    *npairs = 0;
+    if (ts__json_peek(&j) == TS__JSON_OBJECT && ts__json_object_open(&j) == 0) {
+        while ((r = ts__json_object_next(&j, &count, &key)) == 1) {
+            if (ts__json_keys_add(&j, &top, &key) != 0)
+                break;
+            char kb[10];
+            if (key.len == 10)
+                ts__json_decode(text, &key, kb);
+            if (key.len != 10 || memcmp(kb, "weight_map", 10) != 0 ||
+                ts__json_peek(&j) != TS__JSON_OBJECT) {
+                if (ts__json_skip(&j) != 0)
+                    break;
+                continue;
+            }
+            found = 1;
+            size_t members = 0;
+            const char *prev = NULL;
+            size_t prev_len = 0;
+            if (ts__json_object_open(&j) != 0)
+                break;
+            while ((r = ts__json_object_next(&j, &members, &key)) == 1) {
+                char *name = arena + used;
+                ts__json_decode(text, &key, name);
+                name[key.len] = '\0';
+                used += key.len + 1;
+                /* The model's name table finds a repeated key. */
+                size_t before = t->n;
+                if (!table_get(t, name)) {
+                    st = ts__error(err, TS_ERR_NOMEM, "out of memory");
+                    break;
+                }
+                if (t->n == before) {
+                    ts__json_fail(&j, TS__JSON_EDUPLICATE, key.at, key.end,
+                                  "duplicate object key");
+                    break;
+                }
+                const char *shard = NULL;
+                if (ts__json_peek(&j) == TS__JSON_STRING) {
+                    if (ts__json_string(&j, &val) != 0)
+                        break;
+                    char *d = arena + used;
+                    ts__json_decode(text, &val, d);
+                    d[val.len] = '\0';
+                    if (prev && prev_len == val.len && memcmp(prev, d, val.len) == 0) {
+                        shard = prev; /* the same shard as the entry before: shared */
+                    } else {
+                        shard = prev = d;
+                        prev_len = val.len;
+                        used += val.len + 1;
+                    }
+                } else if (ts__json_skip(&j) != 0) {
+                    break;
+                }
+                if (!shard || !safe_name(shard)) {
+                    st = ts__error(err, TS_ERR_FORMAT,
+                                   "index '%s': tensor '%s' has a shard that is not a relative "
+                                   "file name inside the folder", path, name);
+                    break;
+                }
+                if (n == cap) {
+                    size_t c2 = cap ? cap * 2 : 256;
+                    wm_pair *p = realloc(v, c2 * sizeof *p);
+                    if (!p) {
+                        st = ts__error(err, TS_ERR_NOMEM, "out of memory");
+                        break;
+                    }
+                    v = p;
+                    cap = c2;
+                }
+                v[n++] = (wm_pair){name, shard};
+            }
+            if (st != TS_OK || j.error)
+                break;
+        }
+        if (st == TS_OK && !j.error)
+            ts__json_finish(&j);
+    } else if (!j.error && ts__json_skip(&j) == 0) {
+        ts__json_finish(&j);
+    }
+    ts__json_keys_free(&j, &top);
+    if (st == TS_OK && j.error)
+        st = ts__error(err, j.error == TS__JSON_ENOMEM ? TS_ERR_NOMEM : TS_ERR_FORMAT,
+                       "index '%s': %s (line %zu)", path, j.error_text,
+                       ts__json_line(&j, j.error_at));
+    if (st == TS_OK && !found)
+        st = ts__error(err, TS_ERR_FORMAT, "index '%s' has no \"weight_map\" object", path);
+    if (st != TS_OK) {
+        free(v);
+        return st;
+    }
+    *pairs = v;
+    *npairs = n;
+    return TS_OK;
+}
+
 static ts_status open_indexed(ts_model *m, const char *dir, const char *index_path,
                               const ts_model_options *o, ts_error *err)
 {
-    /* Read whole, then parsed from memory: json_load_file reads with getc,
-     * three times slower on the 10 MB index of a large model. */
-    json_error_t je;
-    size_t len = 0;
-    char *text = NULL;
+    size_t len = 0, npairs = 0;
+    char *text = NULL, *arena = NULL;
+    wm_pair *pairs = NULL;
     ts_status st = read_whole(index_path, &text, &len, err);
     if (st)
         return st;
-    json_t *root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &je);
+    name_table t = {NULL, 0, 0};
+    arena = malloc(len ? len : 1);
+    st = arena && table_init(&t, len / 64) == 0
+             ? scan_index(index_path, text, len, arena, &t, &pairs, &npairs, err)
+             : ts__error(err, TS_ERR_NOMEM, "out of memory");
     free(text);
-    if (!root)
-        return ts__error(err, TS_ERR_FORMAT, "index '%s': %s (line %d)", index_path, je.text,
-                         je.line);
-    json_t *map = json_object_get(root, "weight_map");
-    if (!json_is_object(map)) {
-        json_decref(root);
-        return ts__error(err, TS_ERR_FORMAT, "index '%s' has no \"weight_map\" object",
-                         index_path);
+    if (st) {
+        free(t.v);
+        free(arena);
+        return st;
     }
     list shards = {NULL, 0, 0};
-    name_table t = {NULL, 0, 0};
     job *jobs = NULL;
     size_t *member_shard = NULL;
     int *shard_open = NULL;
-    const char *key;
-    json_t *v;
-    json_object_foreach(map, key, v) {
-        if (!json_is_string(v) || !safe_name(json_string_value(v))) {
-            st = ts__error(err, TS_ERR_FORMAT,
-                           "index '%s': tensor '%s' has a shard that is not a relative file "
-                           "name inside the folder", index_path, key);
-            goto done;
-        }
-    }
-    /* The shards: the distinct values, sorted. */
-    json_object_foreach(map, key, v) {
-        if ((st = list_add(&shards, dupstr(json_string_value(v)), err)) != TS_OK)
+    /* The shards: the distinct values, sorted (neighbours with the same
+     * shard already share one string). */
+    for (size_t i = 0; i < npairs; i++) {
+        if (i > 0 && pairs[i].shard == pairs[i - 1].shard)
+            continue;
+        if ((st = list_add(&shards, dupstr(pairs[i].shard), err)) != TS_OK)
             goto done;
     }
     if (shards.n > 1)
@@ -696,19 +851,19 @@ static ts_status open_indexed(ts_model *m, const char *dir, const char *index_pa
             shards.v[u++] = shards.v[i];
     }
     shards.n = u;
-    if (table_init(&t, json_object_size(map)) != 0) {
-        st = ts__error(err, TS_ERR_NOMEM, "out of memory");
-        goto done;
-    }
-    json_object_foreach(map, key, v) {
-        name_slot *s = table_get(&t, key);
+    size_t last = NONE;
+    for (size_t i = 0; i < npairs; i++) {
+        name_slot *s = table_get(&t, pairs[i].name);
         if (!s) {
             st = ts__error(err, TS_ERR_NOMEM, "out of memory");
             goto done;
         }
-        const char *sh = json_string_value(v);
-        char **hit = bsearch(&sh, shards.v, shards.n, sizeof *shards.v, cmp_str);
-        s->shard = (size_t)(hit - shards.v);
+        if (last == NONE || i == 0 || pairs[i].shard != pairs[i - 1].shard) {
+            const char *sh = pairs[i].shard;
+            char **hit = bsearch(&sh, shards.v, shards.n, sizeof *shards.v, cmp_str);
+            last = (size_t)(hit - shards.v);
+        }
+        s->shard = last;
     }
     jobs = calloc(shards.n ? shards.n : 1, sizeof *jobs);
     member_shard = calloc(shards.n ? shards.n : 1, sizeof *member_shard);
@@ -780,23 +935,23 @@ done:
     free(shard_open);
     free(t.v);
     list_free(&shards);
-    json_decref(root);
+    free(pairs);
+    free(arena);
     return st;
 }
 
-/* The index file of a folder: the first *.index.json, or NULL. */
-static ts_status find_index(const char *dir, char **out, ts_error *err)
+/* The index file of a folder: the first *.index.json, or NULL; *names
+ * receives the folder's listing (read_dir_kinds), for the caller to free. */
+static ts_status find_index(const char *dir, char **out, list *names, ts_error *err)
 {
-    list names = {NULL, 0, 0};
     *out = NULL;
-    ts_status st = read_dir(dir, &names, err);
-    for (size_t i = 0; st == TS_OK && i < names.n && !*out; i++)
-        if (ends_with(names.v[i], ".index.json")) {
-            *out = join(dir, names.v[i]);
+    ts_status st = read_dir_kinds(dir, names, 1, err);
+    for (size_t i = 0; st == TS_OK && i < names->n && !*out; i++)
+        if (ends_with(names->v[i] + 1, ".index.json")) {
+            *out = join(dir, names->v[i] + 1);
             if (!*out)
                 st = ts__error(err, TS_ERR_NOMEM, "out of memory");
         }
-    list_free(&names);
     return st;
 }
 
@@ -869,17 +1024,19 @@ ts_status ts_model_open(const char *path, const ts_model_options *opts, ts_model
     char *dir = NULL;
     if (S_ISDIR(sb.st_mode)) {
         m->root_len = strlen(path);
-        if ((st = find_index(path, &m->index, err)) == TS_OK) {
+        list names = {NULL, 0, 0}; /* the folder is listed once */
+        if ((st = find_index(path, &m->index, &names, err)) == TS_OK) {
             if (m->index) {
                 st = open_indexed(m, path, m->index, &o, err);
             } else {
                 list files = {NULL, 0, 0};
-                st = walk(path, o.recursive, 0, &files, err);
+                st = walk_names(path, &names, o.recursive, 0, &files, err);
                 if (st == TS_OK)
                     st = open_plain(m, &files, &o, err);
                 list_free(&files);
             }
         }
+        list_free(&names);
     } else if (ends_with(path, ".index.json")) {
         const char *slash = strrchr(path, '/');
         dir = slash ? malloc((size_t)(slash - path) + 2) : dupstr(".");

@@ -503,6 +503,11 @@ static ts_status read_mxnet(ts_file *f, const unsigned char *data, size_t len,
                         "file declares %llu arrays at byte %zu but has only %zu bytes "
                         "left (each array takes at least %u bytes, the name count 8)",
                         (unsigned long long)n_arrays, count_at, left, MX_MIN_RECORD);
+    if (n_arrays > TS__MAX_ARRAYS)
+        return ts__fail(err, TS_ERR_LIMIT, 0, (int64_t)count_at,
+                        "file declares %llu arrays at byte %zu, more than the %zu tshape "
+                        "reads from one file (see LIMITS in tshape(1))",
+                        (unsigned long long)n_arrays, count_at, TS__MAX_ARRAYS);
     size_t n = (size_t)n_arrays;
 
     /* Pass 1: validate every record and reach the names. */

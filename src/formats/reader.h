@@ -52,13 +52,17 @@ extern void (*ts__test_after_map)(void);
  * dtype unknown, byteorder '|', block_size 1, nbytes 0, data_offset -1,
  * storage dense, descr/device/storage_key NULL, strides empty. After the
  * reader returns, the file fills what the reader left unset: descr from the
- * dtype when NumPy has one, strides from shape and fortran_order. Returns NULL (and sets err) on allocation failure.
+ * dtype when NumPy has one, strides from shape and fortran_order. Returns NULL (and sets err) on allocation failure, or
+ * past TS__MAX_ARRAYS arrays (TS_ERR_LIMIT).
  */
 ts_array *ts__file_add_array(ts_file *f, ts_error *err);
 
 /* Copies n bytes of s (need not be NUL-terminated) into storage owned by f
  * and returns the NUL-terminated copy, or NULL (err set) on failure. */
 const char *ts__file_strndup(ts_file *f, const char *s, size_t n, ts_error *err);
+/* n bytes of storage owned by f, for the reader to fill (a name decoded in
+ * place), or NULL (err set). */
+char *ts__file_stralloc(ts_file *f, size_t n, ts_error *err);
 /* printf into storage owned by f. */
 const char *ts__file_printf(ts_file *f, ts_error *err, const char *fmt, ...)
     TS__PRINTF(3, 4);
@@ -188,6 +192,13 @@ ts_status ts__hdf5_begin(const ts__data_src *src, const unsigned char *image, si
                          size_t itemsize, int64_t count, void **state, ts_error *err);
 ts_status ts__hdf5_read(void *state, int64_t first, int64_t n, void *out, ts_error *err);
 void ts__hdf5_end(void *state);
+ * Tells the system that the reader is done with bytes [offset, offset +
+ * len) of the file for now: their whole pages leave the process's resident
+ * memory (the page cache keeps them, and touching them again reads them
+ * back). For long headers read once (safetensors), so a header costs its
+ * size in memory only once. Does nothing for files read into memory.
+ */
+void ts__file_release(ts_file *f, size_t offset, size_t len);
 
 /* The bytes of the file: its map (ts_file_open) or the borrowed image
  * (ts_file_open_memory); *len receives their count. Valid until close. */

@@ -21,24 +21,22 @@
  */
 #include "reader.h"
 
-#include <jansson.h>
+#include "../core/json.h"
 #include <stdlib.h>
 
 /* MAX_HEADER_SIZE of safetensors/src/tensor.rs. */
 #define ST_MAX_HEADER 100000000u
 
+/* A long header's text is released from memory in steps of this many
+ * bytes once read (ts__file_release). */
+#define ST_RELEASE_STEP ((size_t)8 << 20)
+
 /* Field positions are unknown when the scanner did not find them. */
 #define ST_NOPOS ((size_t)-1)
 
-/* Byte offsets, in the header text, of one top-level entry's key and of the
- * values of its known fields. Only used to make messages point somewhere. */
-typedef struct st_pos {
-    size_t key, dtype, shape, offsets;
-} st_pos;
-
 /* One tensor entry, kept for the contiguity check. */
 typedef struct st_tensor {
-    const char *name;        /* jansson's key, valid while the root lives */
+    const char *name;        /* the array's name, a string of the file */
     int64_t begin, end;      /* data_offsets, relative to the buffer */
     size_t order;            /* position among the entries: sort tie-break */
 } st_tensor;
@@ -107,163 +105,175 @@ static int probe_safetensors(const unsigned char *data, size_t len)
 
 #define NAME_BUF 400
 
-/* jansson's error text can quote raw input; keep the message one line. */
-static const char *clean_text(const char *s, char *buf, size_t cap)
+/* ---- scanning and checking one entry ---- */
+
+/* Everything read from one entry's object, checked afterwards in the order
+ * dtype, shape, data_offsets (so messages do not depend on the key order).
+ * Positions are offsets in the header; ST_NOPOS when the field is absent. */
+typedef struct st_entry {
+    size_t key;                       /* the key's opening quote */
+    size_t dtype_at, shape_at, offsets_at;
+    ts__json_kind dtype_kind, shape_kind, offsets_kind;
+    char dtype[40];                   /* decoded, cut at 39 bytes */
+    size_t dtype_len;
+    size_t ndim;                      /* shape elements */
+    int64_t dims[TS_MAX_NDIM];
+    size_t shape_bad;                 /* first element that is not a
+                                         non-negative integer, or ST_NOPOS */
+    ts__json_kind shape_bad_kind;
+    int64_t shape_bad_value;
+    size_t noffsets;
+    int64_t offsets[2];
+    size_t offsets_bad;
+    ts__json_kind offsets_bad_kind;
+    int64_t offsets_bad_value;
+} st_entry;
+
+/* File offset of a header position. */
+static int64_t file_pos(size_t p)
 {
-    size_t o = 0;
-    for (size_t i = 0; s[i] && o + 1 < cap; i++) {
-        unsigned char c = (unsigned char)s[i];
-        buf[o++] = (c < 0x20 || c == 0x7f) ? '?' : (char)c;
-    }
-    buf[o] = '\0';
-    return buf;
-}
-
-static const char *json_kind(const json_t *v)
-{
-    switch (json_typeof(v)) {
-    case JSON_OBJECT: return "an object";
-    case JSON_ARRAY: return "an array";
-    case JSON_STRING: return "a string";
-    case JSON_INTEGER: return "an integer";
-    case JSON_REAL: return "a real number";
-    case JSON_TRUE: return "true";
-    case JSON_FALSE: return "false";
-    case JSON_NULL: return "null";
-    }
-    return "an unknown JSON value";
-}
-
-/* ---- a scanner for positions, run only on text jansson accepted ---- */
-
-static size_t skip_ws(const char *s, size_t i, size_t n)
-{
-    return ts__skip_ws(s, n, i, TS__WS_TEXT);
-}
-
-static size_t skip_string(const char *s, size_t i, size_t n)
-{
-    for (i++; i < n; i++) {
-        if (s[i] == '\\')
-            i++;
-        else if (s[i] == '"')
-            return i + 1;
-    }
-    return n;
-}
-
-static size_t skip_value(const char *s, size_t i, size_t n)
-{
-    if (i >= n)
-        return n;
-    if (s[i] == '"')
-        return skip_string(s, i, n);
-    if (s[i] == '{' || s[i] == '[') {
-        size_t depth = 0;
-        while (i < n) {
-            char c = s[i];
-            if (c == '"') {
-                i = skip_string(s, i, n);
-                continue;
-            }
-            if (c == '{' || c == '[') {
-                depth++;
-            } else if (c == '}' || c == ']') {
-                if (--depth == 0)
-                    return i + 1;
-            }
-            i++;
-        }
-        return n;
-    }
-    while (i < n && s[i] != ',' && s[i] != '}' && s[i] != ']' &&
-           !is_json_ws((unsigned char)s[i]))
-        i++;
-    return i;
-}
-
-/* Fills pos[0..count) with the positions of the top-level entries, in text
- * order (which is jansson's iteration order). Stops quietly on anything
- * unexpected: positions only improve messages. */
-static void scan_positions(const char *s, size_t n, st_pos *pos, size_t count)
-{
-    for (size_t k = 0; k < count; k++)
-        pos[k].key = pos[k].dtype = pos[k].shape = pos[k].offsets = ST_NOPOS;
-    size_t i = skip_ws(s, 0, n);
-    if (i >= n || s[i] != '{')
-        return;
-    i++;
-    for (size_t k = 0; k < count; k++) {
-        i = skip_ws(s, i, n);
-        if (i >= n || s[i] != '"')
-            return;
-        pos[k].key = i;
-        i = skip_ws(s, skip_string(s, i, n), n);
-        if (i >= n || s[i] != ':')
-            return;
-        i = skip_ws(s, i + 1, n);
-        if (i < n && s[i] == '{') {
-            size_t j = i + 1;
-            for (;;) {
-                j = skip_ws(s, j, n);
-                if (j >= n || s[j] != '"')
-                    break;
-                size_t ks = j;
-                j = skip_string(s, j, n);
-                size_t kl = j - ks;
-                j = skip_ws(s, j, n);
-                if (j >= n || s[j] != ':')
-                    break;
-                j = skip_ws(s, j + 1, n);
-                if (kl == 7 && memcmp(s + ks, "\"dtype\"", 7) == 0)
-                    pos[k].dtype = j;
-                else if (kl == 7 && memcmp(s + ks, "\"shape\"", 7) == 0)
-                    pos[k].shape = j;
-                else if (kl == 14 && memcmp(s + ks, "\"data_offsets\"", 14) == 0)
-                    pos[k].offsets = j;
-                j = skip_ws(s, skip_value(s, j, n), n);
-                if (j >= n || s[j] != ',')
-                    break;
-                j++;
-            }
-        }
-        i = skip_ws(s, skip_value(s, i, n), n);
-        if (i >= n || s[i] != ',')
-            return;
-        i++;
-    }
-}
-
-/* ---- validation of one entry ---- */
-
-/* File offset of a header position, or of the entry's key as a fallback. */
-static int64_t file_pos(size_t field, size_t key)
-{
-    size_t p = field != ST_NOPOS ? field : key;
     return p == ST_NOPOS ? 8 : (int64_t)p + 8;
 }
 
-/* Reads a JSON value that must be a non-negative integer. */
-static int get_nonneg(const json_t *v, int64_t *out)
+/* Scans an array of integers: up to `cap` values into v, the count into
+ * *count, the first element that is not a non-negative integer into *bad.
+ * Returns 0 or -1 (JSON error). */
+static int scan_ints(ts__json *j, int64_t *v, size_t cap, size_t *count, size_t *bad,
+                     ts__json_kind *bad_kind, int64_t *bad_value)
 {
-    if (!json_is_integer(v) || json_integer_value(v) < 0)
-        return 0;
-    *out = (int64_t)json_integer_value(v);
-    return 1;
+    size_t k = 0;
+    int r;
+    *bad = ST_NOPOS;
+    if (ts__json_array_open(j) != 0)
+        return -1;
+    while ((r = ts__json_array_next(j, &k)) == 1) {
+        ts__json_kind kind = ts__json_peek(j);
+        int64_t x = -1;
+        if (kind == TS__JSON_INTEGER) {
+            if (ts__json_integer(j, &x) != 0)
+                return -1;
+        } else if (ts__json_skip(j) != 0) {
+            return -1;
+        }
+        if (x >= 0 && k - 1 < cap)
+            v[k - 1] = x;
+        if (x < 0 && *bad == ST_NOPOS) {
+            *bad = k - 1;
+            *bad_kind = kind;
+            *bad_value = x;
+        }
+    }
+    *count = k;
+    return r;
+}
+
+/* Scans the entry object at the position (already known to be an object)
+ * into *e. Returns 0 or -1 (JSON error). */
+static int scan_entry(ts__json *j, st_entry *e)
+{
+    ts__json_keys other = {NULL, 0, 0};
+    ts__json_str key;
+    size_t count = 0;
+    int r;
+    int seen_dtype = 0, seen_shape = 0, seen_offsets = 0;
+    if (ts__json_object_open(j) != 0)
+        return -1;
+    while ((r = ts__json_object_next(j, &count, &key)) == 1) {
+        char name[16];
+        size_t pos = key.at + 1;
+        size_t kl = key.len <= sizeof name ? ts__json_decode_part(j->s, &key, &pos, name, sizeof name)
+                                           : 0;
+        int *seen = NULL;
+        if (kl == 5 && memcmp(name, "dtype", 5) == 0)
+            seen = &seen_dtype;
+        else if (kl == 5 && memcmp(name, "shape", 5) == 0)
+            seen = &seen_shape;
+        else if (kl == 12 && memcmp(name, "data_offsets", 12) == 0)
+            seen = &seen_offsets;
+        if (!seen) {
+            if (ts__json_keys_add(j, &other, &key) != 0 || ts__json_skip(j) != 0) {
+                r = -1;
+                break;
+            }
+            continue;
+        }
+        if (*seen) {
+            r = ts__json_fail(j, TS__JSON_EDUPLICATE, key.at, key.end, "duplicate object key");
+            break;
+        }
+        *seen = 1;
+        ts__json_kind kind = ts__json_peek(j);
+        size_t at = j->i;
+        if (kind == TS__JSON_BAD) {
+            r = -1;
+            break;
+        }
+        if (seen == &seen_dtype) {
+            e->dtype_at = at;
+            e->dtype_kind = kind;
+            if (kind == TS__JSON_STRING) {
+                ts__json_str v;
+                if (ts__json_string(j, &v) != 0) {
+                    r = -1;
+                    break;
+                }
+                size_t p = v.at + 1;
+                e->dtype_len = ts__json_decode_part(j->s, &v, &p, e->dtype, sizeof e->dtype - 1);
+                e->dtype[e->dtype_len] = '\0';
+                if (v.len > e->dtype_len)
+                    e->dtype_len = sizeof e->dtype; /* too long for any dtype */
+                continue;
+            }
+        } else if (seen == &seen_shape) {
+            e->shape_at = at;
+            e->shape_kind = kind;
+            if (kind == TS__JSON_ARRAY) {
+                if (scan_ints(j, e->dims, TS_MAX_NDIM, &e->ndim, &e->shape_bad,
+                              &e->shape_bad_kind, &e->shape_bad_value) != 0) {
+                    r = -1;
+                    break;
+                }
+                continue;
+            }
+        } else {
+            e->offsets_at = at;
+            e->offsets_kind = kind;
+            if (kind == TS__JSON_ARRAY) {
+                if (scan_ints(j, e->offsets, 2, &e->noffsets, &e->offsets_bad,
+                              &e->offsets_bad_kind, &e->offsets_bad_value) != 0) {
+                    r = -1;
+                    break;
+                }
+                continue;
+            }
+        }
+        if (ts__json_skip(j) != 0) {
+            r = -1;
+            break;
+        }
+    }
+    ts__json_keys_free(j, &other);
+    if (!seen_dtype)
+        e->dtype_at = ST_NOPOS;
+    if (!seen_shape)
+        e->shape_at = ST_NOPOS;
+    if (!seen_offsets)
+        e->offsets_at = ST_NOPOS;
+    return r;
 }
 
 static ts_status bad_nonneg(ts_error *err, const char *tname, const char *field,
-                            size_t index, const json_t *v, int64_t at)
+                            size_t index, ts__json_kind kind, int64_t value, int64_t at)
 {
-    if (json_is_integer(v))
+    if (kind == TS__JSON_INTEGER)
         return ts__fail(err, TS_ERR_VALUE, 0, at,
                         "tensor '%s': %s[%zu] at byte %lld is %lld, expected a "
                         "non-negative integer", tname, field, index, (long long)at,
-                        (long long)json_integer_value(v));
+                        (long long)value);
     return ts__fail(err, TS_ERR_FORMAT, 0, at,
                     "tensor '%s': %s[%zu] at byte %lld is %s, expected a "
                     "non-negative integer", tname, field, index, (long long)at,
-                    json_kind(v));
+                    ts__json_kind_text(kind));
 }
 
 static ts_status missing_field(ts_error *err, const char *tname, const char *field,
@@ -276,84 +286,82 @@ static ts_status missing_field(ts_error *err, const char *tname, const char *fie
 }
 
 /*
- * Checks one tensor entry and appends its array. `data_start` is 8 + N, the
- * file offset of the byte buffer.
+ * Checks one scanned tensor entry and appends its array named `name` (a
+ * string of f). `data_start` is 8 + N, the file offset of the byte buffer.
  */
-static ts_status read_entry(ts_file *f, const char *key, const json_t *v,
-                            const st_pos *pos, int64_t data_start, st_tensor *t,
-                            ts_error *err)
+static ts_status check_entry(ts_file *f, const char *name, const st_entry *e,
+                             int64_t data_start, st_tensor *t, ts_error *err)
 {
     char nb[NAME_BUF];
-    const char *tname = ts__printable_str(key, nb, sizeof nb);
-    int64_t at_key = file_pos(ST_NOPOS, pos->key);
-    if (!json_is_object(v))
-        return ts__fail(err, TS_ERR_FORMAT, 0, at_key,
-                        "tensor '%s' at byte %lld: entry is %s, expected an object "
-                        "with \"dtype\", \"shape\" and \"data_offsets\"",
-                        tname, (long long)at_key, json_kind(v));
+    /* The printable name, made only for a message. */
+#define tname ts__printable_str(name, nb, sizeof nb)
+    int64_t at_key = file_pos(e->key);
 
     /* dtype */
-    const json_t *jd = json_object_get(v, "dtype");
-    if (!jd)
+    if (e->dtype_at == ST_NOPOS)
         return missing_field(err, tname, "dtype", at_key);
-    int64_t at = file_pos(pos->dtype, pos->key);
-    if (!json_is_string(jd))
+    int64_t at = file_pos(e->dtype_at);
+    if (e->dtype_kind != TS__JSON_STRING)
         return ts__fail(err, TS_ERR_FORMAT, 0, at,
                         "tensor '%s': dtype at byte %lld is %s, expected a string "
-                        "such as \"F32\"", tname, (long long)at, json_kind(jd));
+                        "such as \"F32\"", tname, (long long)at,
+                        ts__json_kind_text(e->dtype_kind));
     const st_dtype *sd = NULL;
-    const char *dname = json_string_value(jd);
-    for (size_t i = 0; i < sizeof st_dtypes / sizeof *st_dtypes; i++)
-        if (strcmp(dname, st_dtypes[i].name) == 0)
+    for (size_t i = 0; i < sizeof st_dtypes / sizeof *st_dtypes && !sd; i++)
+        if (e->dtype_len < sizeof e->dtype && strcmp(e->dtype, st_dtypes[i].name) == 0)
             sd = &st_dtypes[i];
     if (!sd) {
         char vb[NAME_BUF];
+        ts__printable(e->dtype, strlen(e->dtype), vb, sizeof vb);
+        if (e->dtype_len >= sizeof e->dtype && strlen(vb) + 4 < sizeof vb &&
+            strcmp(vb + strlen(vb) - 3, "...") != 0)
+            strcat(vb, "...");
         return ts__fail(err, TS_ERR_DTYPE, 0, at,
                         "tensor '%s': unknown dtype \"%s\" at byte %lld (safetensors "
                         "dtypes: BOOL U8 I8 I16 U16 I32 U32 I64 U64 F16 BF16 F32 F64 "
                         "C64 F8_E5M2 F8_E4M3 F8_E4M3FNUZ F8_E5M2FNUZ F8_E8M0 F6_E2M3 "
-                        "F6_E3M2 F4)", tname,
-                        ts__printable_str(dname, vb, sizeof vb),
-                        (long long)at);
+                        "F6_E3M2 F4)", tname, vb, (long long)at);
     }
 
     /* shape */
-    const json_t *js = json_object_get(v, "shape");
-    if (!js)
+    if (e->shape_at == ST_NOPOS)
         return missing_field(err, tname, "shape", at_key);
-    at = file_pos(pos->shape, pos->key);
-    if (!json_is_array(js))
+    at = file_pos(e->shape_at);
+    if (e->shape_kind != TS__JSON_ARRAY)
         return ts__fail(err, TS_ERR_FORMAT, 0, at,
                         "tensor '%s': shape at byte %lld is %s, expected an array "
-                        "of non-negative integers", tname, (long long)at, json_kind(js));
-    size_t ndim = json_array_size(js);
+                        "of non-negative integers", tname, (long long)at,
+                        ts__json_kind_text(e->shape_kind));
+    size_t ndim = e->ndim;
     if (ndim > TS_MAX_NDIM)
         return ts__fail(err, TS_ERR_NDIM, 0, at,
                         "tensor '%s': shape at byte %lld has %zu dimensions, more "
                         "than the %d tshape supports", tname, (long long)at, ndim,
                         TS_MAX_NDIM);
-    int64_t dims[TS_MAX_NDIM];
-    for (size_t i = 0; i < ndim; i++)
-        if (!get_nonneg(json_array_get(js, i), &dims[i]))
-            return bad_nonneg(err, tname, "shape", i, json_array_get(js, i), at);
+    if (e->shape_bad != ST_NOPOS)
+        return bad_nonneg(err, tname, "shape", e->shape_bad, e->shape_bad_kind,
+                          e->shape_bad_value, at);
+    const int64_t *dims = e->dims;
 
     /* data_offsets */
-    const json_t *jo = json_object_get(v, "data_offsets");
-    if (!jo)
+    if (e->offsets_at == ST_NOPOS)
         return missing_field(err, tname, "data_offsets", at_key);
-    at = file_pos(pos->offsets, pos->key);
-    if (!json_is_array(jo))
+    at = file_pos(e->offsets_at);
+    if (e->offsets_kind != TS__JSON_ARRAY)
         return ts__fail(err, TS_ERR_FORMAT, 0, at,
                         "tensor '%s': data_offsets at byte %lld is %s, expected "
-                        "[BEGIN, END]", tname, (long long)at, json_kind(jo));
-    if (json_array_size(jo) != 2)
+                        "[BEGIN, END]", tname, (long long)at,
+                        ts__json_kind_text(e->offsets_kind));
+    if (e->noffsets != 2)
         return ts__fail(err, TS_ERR_FORMAT, 0, at,
                         "tensor '%s': data_offsets at byte %lld has %zu element%s, "
                         "expected 2: [BEGIN, END]", tname, (long long)at,
-                        json_array_size(jo), json_array_size(jo) == 1 ? "" : "s");
-    for (size_t i = 0; i < 2; i++)
-        if (!get_nonneg(json_array_get(jo, i), i ? &t->end : &t->begin))
-            return bad_nonneg(err, tname, "data_offsets", i, json_array_get(jo, i), at);
+                        e->noffsets, e->noffsets == 1 ? "" : "s");
+    if (e->offsets_bad != ST_NOPOS)
+        return bad_nonneg(err, tname, "data_offsets", e->offsets_bad, e->offsets_bad_kind,
+                          e->offsets_bad_value, at);
+    t->begin = e->offsets[0];
+    t->end = e->offsets[1];
     if (t->end < t->begin)
         return ts__fail(err, TS_ERR_FORMAT, 0, at,
                         "tensor '%s': data_offsets [%lld, %lld] at byte %lld end "
@@ -361,27 +369,27 @@ static ts_status read_entry(ts_file *f, const char *key, const json_t *v,
                         (long long)t->end, (long long)at);
 
     /* sizes: nbits = size x bits must be whole bytes, equal to END - BEGIN */
-    int64_t size, nbits;
+    int64_t size, nbits, at_shape = file_pos(e->shape_at);
     char sb[TS__SHAPE_STR_MAX];
     ts_status st = ts__dims_size(dims, (int)ndim, &size, err);
     if (st) {
         ts__error_prefix(err, "tensor '%s': shape at byte %lld", tname, (long long)at);
         if (err)
-            err->offset = file_pos(pos->shape, pos->key);
+            err->offset = at_shape;
         return st;
     }
     int bits = ts_dtype_bits(sd->dtype);
     if (ts__mul_overflow(size, bits, &nbits))
-        return ts__fail(err, TS_ERR_OVERFLOW, 0, file_pos(pos->shape, pos->key),
+        return ts__fail(err, TS_ERR_OVERFLOW, 0, at_shape,
                         "tensor '%s': shape %s x %s at byte %lld is more than 2^63 "
                         "bits", tname, ts__dims_str(dims, (int)ndim, sb, sizeof sb),
-                        sd->name, (long long)file_pos(pos->shape, pos->key));
+                        sd->name, (long long)at_shape);
     if (nbits % 8 != 0)
-        return ts__fail(err, TS_ERR_FORMAT, 0, file_pos(pos->shape, pos->key),
+        return ts__fail(err, TS_ERR_FORMAT, 0, at_shape,
                         "tensor '%s': shape %s x %s (%d bits each) at byte %lld is "
                         "%lld bits, not a whole number of bytes", tname,
                         ts__dims_str(dims, (int)ndim, sb, sizeof sb), sd->name, bits,
-                        (long long)file_pos(pos->shape, pos->key), (long long)nbits);
+                        (long long)at_shape, (long long)nbits);
     if (t->end - t->begin != nbits / 8)
         return ts__fail(err, TS_ERR_FORMAT, 0, at,
                         "tensor '%s': data_offsets [%lld, %lld] at byte %lld span "
@@ -394,9 +402,7 @@ static ts_status read_entry(ts_file *f, const char *key, const json_t *v,
     ts_array *a = ts__file_add_array(f, err);
     if (!a)
         return TS_ERR_NOMEM;
-    a->name = ts__file_strndup(f, key, strlen(key), err);
-    if (!a->name)
-        return TS_ERR_NOMEM;
+    a->name = name;
     st = ts_shape_assign(&a->shape, dims, (int)ndim, err);
     if (st)
         return st;
@@ -413,42 +419,102 @@ static ts_status read_entry(ts_file *f, const char *key, const json_t *v,
                         "tensor '%s': data_offsets [%lld, %lld] at byte %lld lie "
                         "beyond any possible file", tname, (long long)t->begin,
                         (long long)t->end, (long long)at);
-    t->name = key;
+    t->name = name;
     return TS_OK;
 }
+#undef tname
 
-static ts_status read_metadata(ts_file *f, json_t *v, int64_t at, int want,
+/* Renders a metadata value: the JSON string at file offset `at` (checked
+ * when the header was read), re-encoded by the library's escaper. */
+static ts_status render_meta(const unsigned char *data, size_t len, uint64_t at,
+                             uint32_t kind, ts__sink *out, ts_error *err)
+{
+    (void)kind;
+    ts__json j;
+    ts__json_str v;
+    ts__json_init(&j, (const char *)data, len, NULL, NULL, NULL);
+    j.i = (size_t)at;
+    if (ts__json_string(&j, &v) != 0)
+        return ts__error(err, TS_ERR_FORMAT, "metadata value at byte %llu changed: %s",
+                         (unsigned long long)at, j.error_text);
+    ts_status st = ts__sink_add(out, "\"", 1, err);
+    if (!v.escaped) {
+        if (!st)
+            st = ts__sink_json_chars(out, data + v.at + 1, v.len, err);
+        return st ? st : ts__sink_add(out, "\"", 1, err);
+    }
+    char buf[4096];
+    size_t pos = v.at + 1, k;
+    while (!st && (k = ts__json_decode_part(j.s, &v, &pos, buf, sizeof buf)) > 0)
+        st = ts__sink_json_chars(out, (const unsigned char *)buf, k, err);
+    return st ? st : ts__sink_add(out, "\"", 1, err);
+}
+
+/* Scans "__metadata__" (a JSON error sets *json_failed and returns TS_OK):
+ * null (no metadata, as the reference reader's
+ * Option<HashMap>) or an object mapping strings to strings. */
+static ts_status read_metadata(ts_file *f, ts__json *j, int64_t at, int want, int *json_failed,
                                ts_error *err)
 {
-    /* The reference reader's field is Option<HashMap>: null is no metadata. */
-    if (json_is_null(v))
-        return TS_OK;
-    if (!json_is_object(v))
+    ts__json_kind kind = ts__json_peek(j);
+    if (kind == TS__JSON_NULL)
+        return ts__json_skip(j) ? (*json_failed = 1, TS_OK) : TS_OK;
+    if (kind != TS__JSON_OBJECT) {
+        if (ts__json_skip(j) != 0) {
+            *json_failed = 1;
+            return TS_OK;
+        }
         return ts__fail(err, TS_ERR_FORMAT, 0, at,
                         "__metadata__ at byte %lld is %s, expected an object mapping "
-                        "strings to strings", (long long)at, json_kind(v));
-    const char *key;
-    json_t *val;
-    json_object_foreach(v, key, val) {
-        char nb[NAME_BUF];
-        if (!json_is_string(val))
-            return ts__fail(err, TS_ERR_FORMAT, 0, at,
-                            "__metadata__ at byte %lld: value of '%s' is %s, expected "
-                            "a string (safetensors metadata maps strings to strings)",
-                            (long long)at, ts__printable_str(key, nb, sizeof nb), json_kind(val));
+                        "strings to strings", (long long)at, ts__json_kind_text(kind));
+    }
+    ts__json_keys keys = {NULL, 0, 0};
+    ts__json_str key, val;
+    size_t count = 0;
+    int r;
+    ts_status st = TS_OK;
+    if (ts__json_object_open(j) != 0) {
+        *json_failed = 1;
+        return TS_OK;
+    }
+    while ((r = ts__json_object_next(j, &count, &key)) == 1) {
+        if (ts__json_keys_add(j, &keys, &key) != 0)
+            break;
+        kind = ts__json_peek(j);
+        if (kind != TS__JSON_STRING) {
+            if (ts__json_skip(j) != 0)
+                break;
+            char nb[NAME_BUF], kb[NAME_BUF];
+            size_t pos = key.at + 1;
+            size_t kl = ts__json_decode_part(j->s, &key, &pos, kb, sizeof kb - 1);
+            ts__printable(kb, kl, nb, sizeof nb);
+            st = ts__fail(err, TS_ERR_FORMAT, 0, at,
+                          "__metadata__ at byte %lld: value of '%s' is %s, expected "
+                          "a string (safetensors metadata maps strings to strings)",
+                          (long long)at, nb, ts__json_kind_text(kind));
+            break;
+        }
+        if (ts__json_string(j, &val) != 0)
+            break;
         if (!want)
             continue;
-        char *text = json_dumps(val, JSON_ENCODE_ANY);
-        if (!text)
-            return ts__error(err, TS_ERR_NOMEM, "out of memory encoding metadata");
-        ts_status st = ts__file_add_metadata(f, key, strlen(key), text, strlen(text), err);
-        free(text);
+        char *k = ts__scratch_alloc(f, key.len + 1, err);
+        if (!k) {
+            st = TS_ERR_NOMEM;
+            break;
+        }
+        ts__json_decode(j->s, &key, k);
+        st = ts__file_add_lazy_metadata(f, k, key.len, render_meta, 8 + (uint64_t)val.at, 0, err);
+        ts__scratch_free(f, k);
         if (st)
-            return st;
+            break;
     }
+    ts__json_keys_free(j, &keys);
+    if (st)
+        return st;
+    *json_failed = j->error != TS__JSON_OK;
     return TS_OK;
 }
-
 /* ---- the buffer must be covered exactly ---- */
 
 static int cmp_tensor(const void *pa, const void *pb)
@@ -470,7 +536,8 @@ static int64_t abs_pos(int64_t start, int64_t rel)
 static ts_status check_cover(st_tensor *t, size_t n, int64_t data_start,
                              int64_t buffer_len, int64_t file_len, ts_error *err)
 {
-    qsort(t, n, sizeof *t, cmp_tensor);
+    if (n > 1) /* t is NULL without tensors */
+        qsort(t, n, sizeof *t, cmp_tensor);
     char na[NAME_BUF], nb[NAME_BUF];
     int64_t prev_end = 0;
     const st_tensor *prev = NULL;
@@ -527,47 +594,87 @@ static ts_status check_cover(st_tensor *t, size_t n, int64_t data_start,
 
 /* ---- the reader ---- */
 
-static ts_status json_failure(const json_error_t *jerr, size_t hlen, ts_error *err)
+static ts_status json_failure(const ts__json *j, ts_error *err)
 {
-    char tb[JSON_ERROR_TEXT_LENGTH + 1];
-    int64_t at = 8 + (int64_t)(jerr->position > 0 ? jerr->position : 0);
-    clean_text(jerr->text, tb, sizeof tb);
-    if (hlen == 0)
-        return ts__fail(err, TS_ERR_FORMAT, 0, 8,
-                        "header length is 0: the header must be a JSON object");
-    switch (json_error_code(jerr)) {
-    case json_error_duplicate_key:
+    int64_t at = 8 + (int64_t)j->error_at;
+    const char *tb = j->error_text;
+    switch (j->error) {
+    case TS__JSON_EDUPLICATE:
         return ts__fail(err, TS_ERR_FORMAT, 0, at,
                         "duplicate key in the header at byte %lld: %s (safetensors "
                         "forbids duplicates; the reference reader would silently keep "
                         "the last)", (long long)at, tb);
-    case json_error_invalid_utf8:
+    case TS__JSON_EUTF8:
         return ts__fail(err, TS_ERR_FORMAT, 0, at,
                         "header is not valid UTF-8 at byte %lld: %s", (long long)at, tb);
-    case json_error_numeric_overflow:
+    case TS__JSON_EOVERFLOW:
         return ts__fail(err, TS_ERR_OVERFLOW, 0, at,
                         "number in the header at byte %lld does not fit in int64: %s",
                         (long long)at, tb);
-    case json_error_out_of_memory:
+    case TS__JSON_ENOMEM:
         return ts__error(err, TS_ERR_NOMEM, "out of memory parsing the JSON header");
-    case json_error_unknown:
-    case json_error_premature_end_of_input:
-    case json_error_cannot_open_file:
-    case json_error_invalid_argument:
-    case json_error_end_of_input_expected:
-    case json_error_invalid_syntax:
-    case json_error_invalid_format:
-    case json_error_wrong_type:
-    case json_error_null_character:
-    case json_error_null_value:
-    case json_error_null_byte_in_key:
-    case json_error_item_not_found:
-    case json_error_index_out_of_range:
-    case json_error_stack_overflow:
+    case TS__JSON_EDEPTH:
+    case TS__JSON_ESYNTAX:
+    case TS__JSON_OK:
         break;
     }
     return ts__fail(err, TS_ERR_FORMAT, 0, at,
                     "header is not valid JSON at byte %lld: %s", (long long)at, tb);
+}
+
+static void *scratch_realloc(void *ctx, void *p, size_t n)
+{
+    return ts__scratch_realloc(ctx, p, n, NULL);
+}
+
+static void scratch_free(void *ctx, void *p)
+{
+    ts__scratch_free(ctx, p);
+}
+
+/* Tensor names seen so far, to find a repeated key: open addressing over
+ * indexes + 1 into the tensor list (0 empty), hashed by name. */
+typedef struct st_names {
+    uint32_t *v;
+    size_t cap;
+} st_names;
+
+static uint64_t name_hash(const char *s, size_t n)
+{
+    return ts__json_fnv(TS__JSON_FNV_BASIS, s, n);
+}
+
+/* Adds tensor k (named t[k].name, hash h): 0, 1 when the name is there, -1
+ * out of memory. */
+static int names_add(ts_file *f, st_names *set, const st_tensor *t, size_t k, uint64_t h)
+{
+    if (2 * (k + 1) > set->cap) {
+        size_t cap = set->cap ? set->cap * 2 : 64;
+        uint32_t *v = ts__scratch_alloc(f, cap * sizeof *v, NULL);
+        if (!v)
+            return -1;
+        memset(v, 0, cap * sizeof *v);
+        for (size_t i = 0; i < set->cap; i++) {
+            if (!set->v[i])
+                continue;
+            const char *nm = t[set->v[i] - 1].name;
+            size_t p = (size_t)name_hash(nm, strlen(nm)) & (cap - 1);
+            while (v[p])
+                p = (p + 1) & (cap - 1);
+            v[p] = set->v[i];
+        }
+        ts__scratch_free(f, set->v);
+        set->v = v;
+        set->cap = cap;
+    }
+    size_t p = (size_t)h & (set->cap - 1);
+    while (set->v[p]) {
+        if (strcmp(t[set->v[p] - 1].name, t[k].name) == 0)
+            return 1;
+        p = (p + 1) & (set->cap - 1);
+    }
+    set->v[p] = (uint32_t)(k + 1);
+    return 0;
 }
 
 static ts_status read_safetensors(ts_file *f, const unsigned char *data, size_t len,
@@ -590,60 +697,123 @@ static ts_status read_safetensors(ts_file *f, const unsigned char *data, size_t 
                         (unsigned long long)n, (unsigned long long)n + 8, len);
     const char *hdr = (const char *)data + 8;
     size_t hlen = (size_t)n;
+    if (hlen == 0)
+        return ts__fail(err, TS_ERR_FORMAT, 0, 8,
+                        "header length is 0: the header must be a JSON object");
     const char *nul = memchr(hdr, '\0', hlen);
     if (nul)
         return ts__fail(err, TS_ERR_FORMAT, 0, 8 + (int64_t)(nul - hdr),
                         "header has a NUL byte at byte %lld: JSON text cannot contain "
                         "NUL (padding must be spaces)", 8 + (long long)(nul - hdr));
 
-    json_error_t jerr;
-    json_t *root = json_loadb(hdr, hlen, JSON_REJECT_DUPLICATES | JSON_DECODE_ANY, &jerr);
-    if (!root)
-        return json_failure(&jerr, hlen, err);
-    ts_status st = TS_OK;
-    st_pos *pos = NULL;
-    st_tensor *tensors = NULL;
-    if (!json_is_object(root)) {
-        st = ts__fail(err, TS_ERR_FORMAT, 0, 8,
-                      "header is %s, expected a JSON object of tensors",
-                      json_kind(root));
-        goto out;
+    ts__json j;
+    ts__json_init(&j, hdr, hlen, scratch_realloc, scratch_free, f);
+    ts__json_kind top = ts__json_peek(&j);
+    if (top != TS__JSON_OBJECT) {
+        if (top == TS__JSON_BAD || ts__json_skip(&j) != 0 || ts__json_finish(&j) != 0)
+            return json_failure(&j, err);
+        return ts__fail(err, TS_ERR_FORMAT, 0, 8,
+                        "header is %s, expected a JSON object of tensors",
+                        ts__json_kind_text(top));
     }
-    size_t count = json_object_size(root);
-    pos = ts__scratch_alloc(f, (count ? count : 1) * sizeof *pos, err);
-    tensors = pos ? ts__scratch_alloc(f, (count ? count : 1) * sizeof *tensors, err) : NULL;
-    if (!tensors) {
-        st = TS_ERR_NOMEM;
-        goto out;
-    }
-    scan_positions(hdr, hlen, pos, count);
-
     int64_t data_start = 8 + (int64_t)n;
-    size_t k = 0, nt = 0;
-    const char *key;
-    json_t *val;
-    json_object_foreach(root, key, val) {
-        if (strcmp(key, "__metadata__") == 0) {
-            st = read_metadata(f, val, file_pos(ST_NOPOS, pos[k].key),
-                               opts->want_metadata, err);
+    st_tensor *tensors = NULL;
+    size_t nt = 0, cap = 0, k = 0, count = 0;
+    st_names names = {NULL, 0};
+    size_t released = 0;
+    int seen_metadata = 0, json_failed = 0, r;
+    ts_status st = TS_OK;
+    ts__json_str key;
+    if (ts__json_object_open(&j) != 0)
+        return json_failure(&j, err);
+    for (; (r = ts__json_object_next(&j, &count, &key)) == 1; k++) {
+        /* The name, copied once into the file's strings. */
+        char *name = ts__file_stralloc(f, key.len + 1, err);
+        if (!name) {
+            st = TS_ERR_NOMEM;
+            break;
+        }
+        ts__json_decode(hdr, &key, name);
+        name[key.len] = '\0';
+        int64_t at_key = file_pos(key.at);
+        if (key.len == 12 && memcmp(name, "__metadata__", 12) == 0) {
+            if (seen_metadata) {
+                ts__json_fail(&j, TS__JSON_EDUPLICATE, key.at, key.end, "duplicate object key");
+                json_failed = 1;
+                break;
+            }
+            seen_metadata = 1;
+            st = read_metadata(f, &j, at_key, opts->want_metadata, &json_failed, err);
+            if (json_failed)
+                break;
         } else {
+            if (nt == cap) {
+                size_t c2 = cap ? cap * 2 : 16;
+                st_tensor *p = ts__scratch_realloc(f, tensors, c2 * sizeof *p, err);
+                if (!p) {
+                    st = TS_ERR_NOMEM;
+                    break;
+                }
+                tensors = p;
+                cap = c2;
+            }
+            tensors[nt].name = name;
             tensors[nt].order = nt;
-            st = read_entry(f, key, val, &pos[k], data_start, &tensors[nt], err);
+            int dup = nt < UINT32_MAX - 1 ? names_add(f, &names, tensors, nt, key.hash) : -1;
+            if (dup != 0) {
+                if (dup > 0) {
+                    ts__json_fail(&j, TS__JSON_EDUPLICATE, key.at, key.end,
+                                  "duplicate object key");
+                    json_failed = 1;
+                } else {
+                    st = ts__error(err, TS_ERR_NOMEM, "out of memory for %zu names", nt);
+                }
+                break;
+            }
+            ts__json_kind kind = ts__json_peek(&j);
+            if (kind == TS__JSON_OBJECT) {
+                st_entry e;
+                e.key = key.at;
+                if (scan_entry(&j, &e) != 0) {
+                    json_failed = 1;
+                    break;
+                }
+                st = check_entry(f, name, &e, data_start, &tensors[nt], err);
+            } else if (kind == TS__JSON_BAD || ts__json_skip(&j) != 0) {
+                json_failed = 1;
+                break;
+            } else {
+                char nb[NAME_BUF];
+                st = ts__fail(err, TS_ERR_FORMAT, 0, at_key,
+                              "tensor '%s' at byte %lld: entry is %s, expected an object "
+                              "with \"dtype\", \"shape\" and \"data_offsets\"",
+                              ts__printable_str(name, nb, sizeof nb), (long long)at_key,
+                              ts__json_kind_text(kind));
+            }
             nt++;
         }
         if (st) {
             ts__error_index(err, st, (int64_t)k); /* the entry's place in the header */
-            goto out;
+            break;
         }
-        k++;
+        /* The entries read so far live on in the arrays and names: their
+         * text need not stay resident (a long header then costs its size
+         * about once, not twice). */
+        if (j.i - released >= ST_RELEASE_STEP) {
+            ts__file_release(f, 8 + released, j.i - released);
+            released = j.i;
+        }
     }
-    st = check_cover(tensors, nt, data_start, (int64_t)len - data_start, (int64_t)len, err);
+    if (!st && !json_failed && (r != 0 || ts__json_finish(&j) != 0))
+        json_failed = 1;
+    if (json_failed && !st)
+        st = json_failure(&j, err);
+    if (!st)
+        st = check_cover(tensors, nt, data_start, (int64_t)len - data_start, (int64_t)len, err);
     if (!st)
         ts__file_set_version(f, "");
-out:
-    ts__scratch_free(f, pos);
+    ts__scratch_free(f, names.v);
     ts__scratch_free(f, tensors);
-    json_decref(root);
     return st;
 }
 

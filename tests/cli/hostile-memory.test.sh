@@ -1,5 +1,5 @@
 #!/bin/sh
-# slow: streams 600 MB of JSON through a pipe
+# slow: streams 600 MB of JSON through a pipe, reads a 45 MB safetensors header
 # hostile-memory.test.sh - memory and time that a small or sparse file
 # controls stay bounded (issue 16). Each case builds its hostile input in a
 # temporary folder (sparse where the file is large), runs tshape once, and
@@ -11,6 +11,11 @@
 #   - standard input: a 300 MB line for `size` (< 16 MiB, < 5 s, one error
 #     and an empty output line), 1.1 GiB through a pipe for `info -` (refused
 #     at its 1 GiB limit: < 1088 MiB resident).
+#   - safetensors, a valid 45 MB header of 367k tensors: `info --summary`
+#     stays under 4x the header plus 16 MiB (it took 20x);
+#   - MXNet .params of 10M empty records (40 MB): refused at the array
+#     count (the 2^20 cap of LIMITS) with the limit named, < 16 MiB (it took
+#     3.4 GB); 2^20 of them, the cap, are read in < 400 MiB.
 # Exit 0 pass, 77 skip (no python3), 1 fail.
 set -u
 py=/usr/bin/python3
@@ -25,7 +30,8 @@ tshape = sys.argv[1]
 scale = int(sys.argv[2])
 failures = 0
 
-def run(args, max_rss_mib, max_s, expect_bytes=None, stdin_pipe=None, want_rc=0):
+def run(args, max_rss_mib, max_s, expect_bytes=None, expect_rc=0, expect_err=None,
+        stdin_pipe=None):
     """stdin_pipe: a file fed through a pipe (cat), so tshape cannot map it."""
     global failures
     before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
@@ -52,8 +58,10 @@ def run(args, max_rss_mib, max_s, expect_bytes=None, stdin_pipe=None, want_rc=0)
     rss = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
     # ru_maxrss of the children is the largest so far: only a new peak counts.
     problems = []
-    if rc != want_rc:
+    if rc != expect_rc:
         problems.append(f"exit {rc}: {err.decode(errors='replace').strip()}")
+    if expect_err is not None and expect_err not in err.decode(errors='replace'):
+        problems.append(f"stderr lacks {expect_err!r}: {err.decode(errors='replace').strip()}")
     if rss > max_rss_mib * scale and rss > before / 1024:
         problems.append(f"{rss:.0f} MiB resident > {max_rss_mib * scale}")
     if dt > max_s * scale:
@@ -80,6 +88,44 @@ with tempfile.TemporaryDirectory() as d:
     frame += len('{"file":"%s","format":"gguf","version":"3","arrays":0,"metadata_keys":1}\n'
                  % big)
     run(["--json", "info", "--metadata", big], 100 + 32, 30, 6 * n + frame)
+    # A valid safetensors header of about 45 MB, made by another process so
+    # this one stays small (a child's peak counts its parent's size at fork).
+    st = os.path.join(d, "header.safetensors")
+    gen = '''
+import struct, sys
+path, target = sys.argv[1], int(sys.argv[2])
+parts, off, n, size = [], 0, 0, 2
+while size < target:
+    l, e = divmod(n, 4096)
+    name = "model.layers.%d.mlp.experts.%d.%s.weight" % (l, e // 3, ("gate", "up", "down")[e % 3])
+    s = '"%s":{"dtype":"BF16","shape":[64,64],"data_offsets":[%d,%d]}' % (name, off, off + 8192)
+    parts.append(s)
+    size += len(s) + 1
+    off += 8192
+    n += 1
+text = ("{" + ",".join(parts) + "}").encode()
+text += b" " * (-len(text) % 8)
+with open(path, "wb") as f:
+    f.write(struct.pack("<Q", len(text)) + text)
+    f.truncate(8 + len(text) + off)
+print(n, len(text))
+'''
+    out = subprocess.run([sys.executable, "-c", gen, st, "45000000"], check=True,
+                         stdout=subprocess.PIPE).stdout.split()
+    hdr_mib = int(out[1]) / 2**20
+    run(["info", "--summary", st], int(4 * hdr_mib + 16), 20, expect_bytes=None)
+    os.unlink(st)
+
+    # MXNet: legacy empty records are 4 zero bytes; no names (a zero u64).
+    mx = os.path.join(d, "empty.params")
+    for n, rc, rss, secs, msg in (
+            (10 * 1000 * 1000, 2, 16, 2, "file declares 10000000 arrays at byte 16, more than "
+                                          "the 1048576 tshape reads from one file"),
+            (1 << 20, 0, 400, 20, None)):
+        with open(mx, "wb") as f:
+            f.write(struct.pack("<QQQ", 0x112, 0, n))
+            f.truncate(24 + 4 * n + 8)
+        run(["info", "--summary", mx], rss, secs, expect_rc=rc, expect_err=msg)
 
     # Standard input: one 300 MB line (the line limit is 1 MiB; the rest is
     # read and dropped in linear time), and 1.1 GiB for `info -` (its limit
@@ -87,9 +133,9 @@ with tempfile.TemporaryDirectory() as d:
     zeros = os.path.join(d, "zeros")
     with open(zeros, "wb") as f:
         f.truncate(300 * 1000 * 1000)
-    run(["size", "-"], 16, 5, 1, stdin_pipe=zeros, want_rc=2)
+    run(["size", "-"], 16, 5, 1, stdin_pipe=zeros, expect_rc=2)
     with open(zeros, "wb") as f:
         f.truncate((1 << 30) + (100 << 20))
-    run(["info", "-"], 1024 + 64, 30, 0, stdin_pipe=zeros, want_rc=2)
+    run(["info", "-"], 1024 + 64, 30, 0, stdin_pipe=zeros, expect_rc=2)
 sys.exit(1 if failures else 0)
 PY
