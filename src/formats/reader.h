@@ -192,6 +192,8 @@ ts_status ts__hdf5_begin(const ts__data_src *src, const unsigned char *image, si
                          size_t itemsize, int64_t count, void **state, ts_error *err);
 ts_status ts__hdf5_read(void *state, int64_t first, int64_t n, void *out, ts_error *err);
 void ts__hdf5_end(void *state);
+
+/*
  * Tells the system that the reader is done with bytes [offset, offset +
  * len) of the file for now: their whole pages leave the process's resident
  * memory (the page cache keeps them, and touching them again reads them
