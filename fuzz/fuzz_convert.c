@@ -4,7 +4,8 @@
  * under /tmp. Checks: a failure is a clean one-line error and leaves
  * nothing in the folder; a success leaves exactly the output, which opens
  * again with as many arrays as were written.
- * fuzz-needs: ts_write */
+ * fuzz-needs: ts_write
+ */
 #define TS_EXPERIMENTAL_API
 #include "fuzz.h"
 
