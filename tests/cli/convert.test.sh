@@ -15,7 +15,8 @@
 #       their arrays (names, shapes, values as safetensors and npz agree)
 #   (d) a .pt of views, float16 and bfloat16 (tests/fixtures/convert/views.pt,
 #       gen_convert.py) -> safetensors equals torch.load bit for bit
-#   (e) a file size limit (ulimit -f), a truncated input, an existing OUT,
+#   (e) a file size limit (ulimit -f), a full disk (a small tmpfs, when it
+#       can be mounted), a truncated input, an existing OUT,
 #       SIGTERM while writing and OUT being IN leave no OUT and no temporary
 #       file, exit status 2
 # Skipped (77) without /usr/bin/python3 and NumPy.
@@ -222,6 +223,22 @@ for out in o.safetensors o.npz d; do
     grep -q "File too large" "$t/e.err" || say_fail "(e) ulimit -f $out: $(cat "$t/e.err")"
     nothing_left "$t/e" "(e) ulimit -f $out"
 done
+# A full disk (ENOSPC): a 512 KiB tmpfs for the 1 MiB of data, when this
+# process may mount one (root in a container that allows it); else skipped.
+mkdir "$t/full"
+if mount -t tmpfs -o size=512k tmpfs "$t/full" 2>/dev/null; then
+    for out in o.safetensors o.npz d; do
+        to=; [ $out = d ] && to="--to npy-dir"
+        "$TSHAPE" convert $to "$t/big.npz" "$t/full/$out" >/dev/null 2>"$t/e.err"
+        rc=$?
+        [ $rc = 2 ] || say_fail "(e) full disk $out: exit $rc"
+        grep -q "No space left on device" "$t/e.err" || say_fail "(e) full disk $out: $(cat "$t/e.err")"
+        nothing_left "$t/full" "(e) full disk $out"
+    done
+    umount "$t/full"
+else
+    echo "convert.test.sh: cannot mount a tmpfs: the full-disk case is skipped"
+fi
 head -c 300000 "$t/big.npz" > "$t/trunc.npz"
 "$TSHAPE" convert "$t/trunc.npz" "$t/e/o.safetensors" >/dev/null 2>&1
 [ $? = 2 ] || say_fail "(e) truncated input: exit status"
