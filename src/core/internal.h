@@ -52,6 +52,19 @@ ts_status ts__error_index(ts_error *err, ts_status code, int64_t index);
  * calling function; `p`, `n` and `flags` are spelled as in the header.
  */
 ts_status ts__bad_arg(ts_error *err, const char *fn, const char *fmt, ...) TS__PRINTF(3, 4);
+/*
+ * The rule of growable option structs (ts_open_options): the caller's
+ * struct `given` (whose first member is its size_t struct_size) is copied
+ * over *out, which holds the defaults and is `size` bytes, so fields past
+ * the caller's struct_size keep their defaults; out's struct_size becomes
+ * `size`. A struct_size below v1_size is TS_ERR_INVALID_ARG naming the
+ * initialiser `init` and the `type`; a nonzero byte past `size` (options of
+ * a newer version) is TS_ERR_UNSUPPORTED. `arg` is the argument ("opts")
+ * and `what` what it holds ("options").
+ */
+ts_status ts__read_struct(ts_error *err, const char *fn, const char *arg, const char *what,
+                          const void *given, size_t v1_size, void *out, size_t size,
+                          const char *init, const char *type);
 #define TS__ARG_NONNULL(err, p)                                                  \
     do {                                                                         \
         if (!(p))                                                                \

@@ -158,6 +158,31 @@ ts_status ts__bad_arg(ts_error *err, const char *fn, const char *fmt, ...)
     return ts__fail(err, TS_ERR_INVALID_ARG, 0, -1, "%s: %s", fn, msg);
 }
 
+ts_status ts__read_struct(ts_error *err, const char *fn, const char *arg, const char *what,
+                          const void *given, size_t v1_size, void *out, size_t size,
+                          const char *init, const char *type)
+{
+    size_t n;
+    memcpy(&n, given, sizeof n);
+    if (n < v1_size)
+        return ts__bad_arg(err, fn,
+                           "%s->struct_size is %zu: initialise the %s with %s (struct_size = "
+                           "sizeof(%s) = %zu)", arg, n, what, init, type, size);
+    if (n > size) {
+        const unsigned char *tail = (const unsigned char *)given + size;
+        for (size_t i = 0; i < n - size; i++)
+            if (tail[i])
+                return ts__fail(err, TS_ERR_UNSUPPORTED, 0, -1,
+                                "%s: %s sets byte %zu, beyond the %zu bytes of %s this "
+                                "version of the library knows (struct_size %zu)",
+                                fn, arg, size + i, size, what, n);
+        n = size;
+    }
+    memcpy(out, given, n);
+    memcpy(out, &size, sizeof size);
+    return TS_OK;
+}
+
 void ts__ok(ts_error *err)
 {
     if (err) {

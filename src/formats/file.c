@@ -523,24 +523,10 @@ static ts_status read_options(const ts_open_options *opts, ts_open_options *o,
     o->struct_size = sizeof *o;
     if (!opts)
         return TS_OK;
-    size_t n = opts->struct_size;
-    if (n < OPTIONS_V1_SIZE)
-        return ts__bad_arg(err, fn,
-                           "opts->struct_size is %zu: initialise the options with "
-                           "TS_OPEN_OPTIONS_INIT (struct_size = sizeof(ts_open_options) = %zu)",
-                           n, sizeof *o);
-    if (n > sizeof *o) {
-        const unsigned char *tail = (const unsigned char *)opts + sizeof *o;
-        for (size_t i = 0; i < n - sizeof *o; i++)
-            if (tail[i])
-                return ts__fail(err, TS_ERR_UNSUPPORTED, 0, -1,
-                                "%s: opts sets byte %zu, beyond the %zu bytes of options "
-                                "this version of the library knows (struct_size %zu)",
-                                fn, sizeof *o + i, sizeof *o, n);
-        n = sizeof *o;
-    }
-    memcpy(o, opts, n);
-    o->struct_size = sizeof *o;
+    ts_status st = ts__read_struct(err, fn, "opts", "options", opts, OPTIONS_V1_SIZE, o,
+                                   sizeof *o, "TS_OPEN_OPTIONS_INIT", "ts_open_options");
+    if (st)
+        return st;
     if (o->format != TS_FORMAT_AUTO && !reader_for(o->format))
         return ts__bad_arg(err, fn, "opts->format %d is not a ts_format with a reader",
                            (int)o->format);

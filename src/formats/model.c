@@ -967,24 +967,10 @@ static ts_status read_model_options(const ts_model_options *opts, ts_model_optio
     memset(o, 0, sizeof *o);
     o->struct_size = sizeof *o;
     if (opts) {
-        size_t n = opts->struct_size;
-        if (n < MODEL_OPTIONS_V1_SIZE)
-            return ts__bad_arg(err, fn,
-                               "opts->struct_size is %zu: initialise the options with "
-                               "TS_MODEL_OPTIONS_INIT (struct_size = sizeof(ts_model_options) "
-                               "= %zu)", n, sizeof *o);
-        if (n > sizeof *o) {
-            const unsigned char *tail = (const unsigned char *)opts + sizeof *o;
-            for (size_t i = 0; i < n - sizeof *o; i++)
-                if (tail[i])
-                    return ts__fail(err, TS_ERR_UNSUPPORTED, 0, -1,
-                                    "%s: opts sets byte %zu, beyond the %zu bytes of options "
-                                    "this version of the library knows (struct_size %zu)",
-                                    fn, sizeof *o + i, sizeof *o, n);
-            n = sizeof *o;
-        }
-        memcpy(o, opts, n);
-        o->struct_size = sizeof *o;
+        ts_status st = ts__read_struct(err, fn, "opts", "options", opts, MODEL_OPTIONS_V1_SIZE,
+                                       o, sizeof *o, "TS_MODEL_OPTIONS_INIT", "ts_model_options");
+        if (st)
+            return st;
     }
     if (o->recursive != 0 && o->recursive != 1)
         return ts__bad_arg(err, fn, "opts->recursive is %d, not 0 or 1", o->recursive);

@@ -18,24 +18,10 @@ static ts_status read_params(const ts_conv_params *p, ts_conv_params *o, const c
                              ts_error *err)
 {
     memset(o, 0, sizeof *o);
-    size_t n = p->struct_size;
-    if (n < PARAMS_V1_SIZE)
-        return ts__bad_arg(err, fn,
-                           "p->struct_size is %zu: initialise the parameters with "
-                           "TS_CONV_PARAMS_INIT (struct_size = sizeof(ts_conv_params) = %zu)",
-                           n, sizeof *o);
-    if (n > sizeof *o) {
-        const unsigned char *tail = (const unsigned char *)p + sizeof *o;
-        for (size_t i = 0; i < n - sizeof *o; i++)
-            if (tail[i])
-                return ts__fail(err, TS_ERR_UNSUPPORTED, 0, -1,
-                                "%s: p sets byte %zu, beyond the %zu bytes of parameters "
-                                "this version of the library knows (struct_size %zu)",
-                                fn, sizeof *o + i, sizeof *o, n);
-        n = sizeof *o;
-    }
-    memcpy(o, p, n);
-    o->struct_size = sizeof *o;
+    ts_status st = ts__read_struct(err, fn, "p", "parameters", p, PARAMS_V1_SIZE, o, sizeof *o,
+                                   "TS_CONV_PARAMS_INIT", "ts_conv_params");
+    if (st)
+        return st;
     if (o->nspatial < 1 || o->nspatial > TS_CONV_MAX_SPATIAL)
         return ts__bad_arg(err, fn, "p->nspatial is %d, not 1, 2 or 3", o->nspatial);
     if ((int)o->pad_mode < (int)TS_PAD_EXPLICIT || (int)o->pad_mode > (int)TS_PAD_SAME_LOWER)

@@ -648,24 +648,11 @@ static ts_status get_options(const ts_compare_options *opts, ts_compare_options 
     *o = dflt;
     if (!opts)
         return TS_OK;
-    size_t n = opts->struct_size;
-    if (n < OPTIONS_V1_SIZE)
-        return ts__bad_arg(err, "ts_array_compare",
-                           "opts->struct_size is %zu: initialise the options with "
-                           "TS_COMPARE_OPTIONS_INIT (struct_size = sizeof(ts_compare_options) "
-                           "= %zu)", n, sizeof *o);
-    if (n > sizeof *o) {
-        const unsigned char *tail = (const unsigned char *)opts + sizeof *o;
-        for (size_t i = 0; i < n - sizeof *o; i++)
-            if (tail[i])
-                return ts__fail(err, TS_ERR_UNSUPPORTED, 0, -1,
-                                "ts_array_compare: opts sets byte %zu, beyond the %zu bytes of "
-                                "options this version of the library knows (struct_size %zu)",
-                                sizeof *o + i, sizeof *o, n);
-        n = sizeof *o;
-    }
-    memcpy(o, opts, n);
-    o->struct_size = sizeof *o;
+    ts_status st = ts__read_struct(err, "ts_array_compare", "opts", "options", opts,
+                                   OPTIONS_V1_SIZE, o, sizeof *o, "TS_COMPARE_OPTIONS_INIT",
+                                   "ts_compare_options");
+    if (st)
+        return st;
     if (!(o->rtol >= 0 && o->rtol < INFINITY))
         return ts__bad_arg(err, "ts_array_compare", "opts->rtol is %g, not a finite number >= 0",
                            o->rtol);

@@ -562,24 +562,10 @@ ts_status ts_array_stats(const ts_file *f, const ts_array *a, const ts_stats_opt
     TS__ARG_NONNULL(err, out);
     ts_stats_options o = TS_STATS_OPTIONS_INIT;
     if (opts) {
-        size_t n = opts->struct_size;
-        if (n < OPTIONS_V1_SIZE)
-            return ts__bad_arg(err, __func__,
-                               "opts->struct_size is %zu: initialise the options with "
-                               "TS_STATS_OPTIONS_INIT (struct_size = sizeof(ts_stats_options) "
-                               "= %zu)", n, sizeof o);
-        if (n > sizeof o) {
-            const unsigned char *tail = (const unsigned char *)opts + sizeof o;
-            for (size_t i = 0; i < n - sizeof o; i++)
-                if (tail[i])
-                    return ts__fail(err, TS_ERR_UNSUPPORTED, 0, -1,
-                                    "%s: opts sets byte %zu, beyond the %zu bytes of options "
-                                    "this version of the library knows (struct_size %zu)",
-                                    __func__, sizeof o + i, sizeof o, n);
-            n = sizeof o;
-        }
-        memcpy(&o, opts, n);
-        o.struct_size = sizeof o;
+        ts_status st = ts__read_struct(err, __func__, "opts", "options", opts, OPTIONS_V1_SIZE,
+                                       &o, sizeof o, "TS_STATS_OPTIONS_INIT", "ts_stats_options");
+        if (st)
+            return st;
         if (o.nthreads < 0)
             return ts__bad_arg(err, __func__, "opts->nthreads is %d, below 0", o.nthreads);
     }

@@ -1641,24 +1641,10 @@ static ts_status check_options(const ts_write_options *opts, ts_write_options *o
     ts_write_options d = TS_WRITE_OPTIONS_INIT;
     *o = d;
     if (opts) {
-        size_t n = opts->struct_size;
-        if (n < OPTIONS_V1_SIZE)
-            return ts__bad_arg(err, fn,
-                               "opts->struct_size is %zu: initialise the options with "
-                               "TS_WRITE_OPTIONS_INIT (struct_size = sizeof(ts_write_options) "
-                               "= %zu)", n, sizeof *o);
-        if (n > sizeof *o) {
-            const unsigned char *tail = (const unsigned char *)opts + sizeof *o;
-            for (size_t i = 0; i < n - sizeof *o; i++)
-                if (tail[i])
-                    return ts__fail(err, TS_ERR_UNSUPPORTED, 0, -1,
-                                    "%s: opts sets byte %zu, beyond the %zu bytes of options "
-                                    "this version of the library knows (struct_size %zu)",
-                                    fn, sizeof *o + i, sizeof *o, n);
-            n = sizeof *o;
-        }
-        memcpy(o, opts, n);
-        o->struct_size = sizeof *o;
+        ts_status st = ts__read_struct(err, fn, "opts", "options", opts, OPTIONS_V1_SIZE, o,
+                                       sizeof *o, "TS_WRITE_OPTIONS_INIT", "ts_write_options");
+        if (st)
+            return st;
     }
     if (o->format != TS_WRITE_SAFETENSORS && o->format != TS_WRITE_NPZ &&
         o->format != TS_WRITE_NPY_DIR)
