@@ -13,9 +13,7 @@ typedef struct reader {
     size_t out_size;          /* bytes per output element */
     /* scatter (deflated, not C order) */
     int64_t start, count;
-    int nd;
-    int64_t shape[TS_MAX_NDIM], cstride[TS_MAX_NDIM], idx[TS_MAX_NDIM];
-    int64_t flat;             /* flat C index of the next stored element */
+    ts__sorder so;            /* the next stored element */
     unsigned char *base;      /* output element 0 */
     double tmp[2 * TS__VBLOCK];
 } reader;
@@ -64,16 +62,10 @@ static ts_status scatter(void *ctx, const unsigned char *p, int64_t n, ts_error 
     const int64_t eb = R->d->dec.elem_bytes;
     (void)err;
     for (int64_t i = 0; i < n; i++, p += eb) {
-        int64_t rel = R->flat - R->start;
+        int64_t rel = R->so.flat - R->start;
         if (rel >= 0 && rel < R->count)
             convert(R, p, 1, R->base + (size_t)rel * R->out_size);
-        for (int k = 0; k < R->nd; k++) {
-            R->flat += R->cstride[k];
-            if (++R->idx[k] < R->shape[k])
-                break;
-            R->flat -= R->idx[k] * R->cstride[k];
-            R->idx[k] = 0;
-        }
+        ts__sorder_next(&R->so);
     }
     return TS_OK;
 }
@@ -174,23 +166,7 @@ ts_status ts_array_read(const ts_file *f, const ts_array *a, int64_t start, int6
         st = ts__data_stream(&d, start, count, put, R, err);
     } else {
         /* Stored order: dims by increasing stride; flat index via C strides. */
-        int nd = d.lay.ndim, perm[TS_MAX_NDIM];
-        int64_t cs[TS_MAX_NDIM], c = 1;
-        for (int i = nd - 1; i >= 0; i--) {
-            cs[i] = c;
-            c *= d.lay.shape[i];
-        }
-        for (int i = 0; i < nd; i++)
-            perm[i] = i;
-        for (int i = 1; i < nd; i++)
-            for (int j = i; j > 0 && d.lay.strides[perm[j - 1]] > d.lay.strides[perm[j]]; j--) {
-                int t = perm[j]; perm[j] = perm[j - 1]; perm[j - 1] = t;
-            }
-        R->nd = nd;
-        for (int i = 0; i < nd; i++) {
-            R->shape[i] = d.lay.shape[perm[i]];
-            R->cstride[i] = cs[perm[i]];
-        }
+        ts__sorder_init(&R->so, &d.lay);
         st = ts__data_stream(&d, 0, d.count, scatter, R, err);
     }
     free(R);

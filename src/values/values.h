@@ -55,6 +55,31 @@ typedef struct ts__layout {
     int64_t offset;                  /* elements from the storage start */
 } ts__layout;
 
+/*
+ * The elements of a view in storage order (dims by increasing stride) with
+ * the flat C index of each: ts__sorder_init from the layout, then `flat` is
+ * the C index of the current element and ts__sorder_next steps to the next
+ * one stored (for deflated members kept in another order: Fortran).
+ */
+typedef struct ts__sorder {
+    int nd;
+    int64_t shape[TS_MAX_NDIM], cstride[TS_MAX_NDIM], idx[TS_MAX_NDIM];
+    int64_t flat;
+} ts__sorder;
+
+void ts__sorder_init(ts__sorder *o, const ts__layout *lay);
+
+static inline void ts__sorder_next(ts__sorder *o)
+{
+    for (int k = 0; k < o->nd; k++) {
+        o->flat += o->cstride[k];
+        if (++o->idx[k] < o->shape[k])
+            return;
+        o->flat -= o->idx[k] * o->cstride[k];
+        o->idx[k] = 0;
+    }
+}
+
 /* Where the bytes are and how they are laid out. */
 typedef struct ts__data {
     const ts_array *a;

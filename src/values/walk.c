@@ -716,3 +716,27 @@ ts_status ts__zcursor_finish(ts__zcursor *c, ts_error *err)
         return TS_OK;   /* nothing to check at the end */
     return ts__data_guard(c->d, cursor_end, c, err);
 }
+
+void ts__sorder_init(ts__sorder *o, const ts__layout *lay)
+{
+    int nd = lay->ndim, perm[TS_MAX_NDIM];
+    int64_t cs[TS_MAX_NDIM], c = 1;
+    for (int i = nd - 1; i >= 0; i--) {
+        cs[i] = c;
+        c *= lay->shape[i];
+    }
+    for (int i = 0; i < nd; i++)
+        perm[i] = i;
+    for (int i = 1; i < nd; i++)
+        for (int j = i; j > 0 && lay->strides[perm[j - 1]] > lay->strides[perm[j]]; j--) {
+            int t = perm[j];
+            perm[j] = perm[j - 1];
+            perm[j - 1] = t;
+        }
+    memset(o, 0, sizeof *o);
+    o->nd = nd;
+    for (int i = 0; i < nd; i++) {
+        o->shape[i] = lay->shape[perm[i]];
+        o->cstride[i] = cs[perm[i]];
+    }
+}

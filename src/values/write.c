@@ -287,8 +287,7 @@ typedef struct pump {
     int mapped;                  /* runs are in the library's own map */
     /* scatter (deflated, not C order) */
     unsigned char *whole;
-    int nd;
-    int64_t shape[TS_MAX_NDIM], cstride[TS_MAX_NDIM], idx[TS_MAX_NDIM], flat;
+    ts__sorder so;
 } pump;
 
 static ts_status pump_flush(pump *u, ts_error *err)
@@ -366,14 +365,8 @@ static ts_status pump_scatter(void *ctx, const unsigned char *s, int64_t n, ts_e
     const int64_t eb = u->dec->elem_bytes;
     (void)err;
     for (int64_t i = 0; i < n; i++, s += eb) {
-        memcpy(u->whole + u->flat * eb, s, (size_t)eb);
-        for (int k = 0; k < u->nd; k++) {
-            u->flat += u->cstride[k];
-            if (++u->idx[k] < u->shape[k])
-                break;
-            u->flat -= u->idx[k] * u->cstride[k];
-            u->idx[k] = 0;
-        }
+        memcpy(u->whole + u->so.flat * eb, s, (size_t)eb);
+        ts__sorder_next(&u->so);
     }
     return TS_OK;
 }
@@ -424,23 +417,7 @@ static ts_status pump_array(const plan *p, unsigned char *buf, double *dbuf, emi
         if (!(u.whole = malloc((size_t)total)))
             return fail_array(p, err, ts__error(err, TS_ERR_NOMEM, "out of memory gathering "
                                                 "%lld bytes", (long long)total));
-        int nd = d.lay.ndim, perm[TS_MAX_NDIM];
-        int64_t cs[TS_MAX_NDIM], c = 1;
-        for (int i = nd - 1; i >= 0; i--) {
-            cs[i] = c;
-            c *= d.lay.shape[i];
-        }
-        for (int i = 0; i < nd; i++)
-            perm[i] = i;
-        for (int i = 1; i < nd; i++)
-            for (int j = i; j > 0 && d.lay.strides[perm[j - 1]] > d.lay.strides[perm[j]]; j--) {
-                int t = perm[j]; perm[j] = perm[j - 1]; perm[j - 1] = t;
-            }
-        u.nd = nd;
-        for (int i = 0; i < nd; i++) {
-            u.shape[i] = d.lay.shape[perm[i]];
-            u.cstride[i] = cs[perm[i]];
-        }
+        ts__sorder_init(&u.so, &d.lay);
         st = ts__data_stream(&d, 0, d.count, pump_scatter, &u, err);
         if (!st)
             st = pump_run(&u, u.whole, d.count, err);
