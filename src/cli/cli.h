@@ -210,6 +210,10 @@ void out_i64(cli_ctx *ctx, int64_t v);
 void out_printf(cli_ctx *ctx, const char *fmt, ...) CLI_PRINTF(2, 3);
 /* A shape as "(3,4)" or, with --json, "[3,4]". */
 void out_dims(cli_ctx *ctx, const int64_t *d, int n);
+/* A double for values' reports (stats, diff --values): %.6g as text,
+ * %.17g (exact) in JSON; non-finite values as nan, inf, -inf (in JSON the
+ * strings "nan", "inf", "-inf": JSON has no literal for them). */
+void cli_fmt_double(char *buf, size_t cap, double v, int json);
 void out_shape(cli_ctx *ctx, const ts_shape *s);
 /* A shape a command produced must have a size (the product of its dims)
  * that fits in int64, as `size` requires and NumPy's "array is too big"

@@ -217,18 +217,6 @@ static diff_kind compare_pair(cli_ctx *ctx, const diff_opts *o, const side *sa, 
     return k == DIFF_EQUAL && pv->c.notclose > 0 ? DIFF_VALUES : k;
 }
 
-/* A double for the values' report: %.6g as text, %.17g in JSON, non-finite
- * values as inf/nan (JSON strings "inf", "nan", as stats writes them). */
-static void fmt_double(char *buf, size_t cap, double v, int json)
-{
-    if (v != v)
-        snprintf(buf, cap, json ? "\"nan\"" : "nan");
-    else if (isinf(v))
-        snprintf(buf, cap, json ? "\"%sinf\"" : "%sinf", v < 0 ? "-" : "");
-    else
-        snprintf(buf, cap, json ? "%.17g" : "%.6g", v);
-}
-
 static const char *compared_as(ts_value_kind k)
 {
     return k == TS_VALUE_INT ? "int" : k == TS_VALUE_COMPLEX ? "complex128" : "float64";
@@ -246,8 +234,8 @@ static void values_text(const ts_array *a, const ts_compare *c, char *buf, size_
 {
     char ma[64], mr[64], where[600] = "";
     int64_t idx[TS_MAX_NDIM];
-    fmt_double(ma, sizeof ma, c->max_abs, 0);
-    fmt_double(mr, sizeof mr, c->max_rel, 0);
+    cli_fmt_double(ma, sizeof ma, c->max_abs, 0);
+    cli_fmt_double(mr, sizeof mr, c->max_rel, 0);
     if (first_index(a, c->first, idx)) {
         size_t n = (size_t)snprintf(where, sizeof where, ", first (");
         int nd = ts_shape_ndim(&a->shape);
@@ -269,8 +257,8 @@ static void values_json(cli_ctx *ctx, const ts_array *a, const ts_compare *c)
 {
     char ma[64], mr[64];
     int64_t idx[TS_MAX_NDIM];
-    fmt_double(ma, sizeof ma, c->max_abs, 1);
-    fmt_double(mr, sizeof mr, c->max_rel, 1);
+    cli_fmt_double(ma, sizeof ma, c->max_abs, 1);
+    cli_fmt_double(mr, sizeof mr, c->max_rel, 1);
     print_open_object(ctx, "values");
     print_string(ctx, PRINT_JSON, "compared_as", NULL, compared_as(c->kind));
     print_int(ctx, PRINT_JSON, "count", NULL, c->count);

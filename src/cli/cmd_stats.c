@@ -51,18 +51,6 @@ static const char *const header[NCOLS] = {"file", "name", "dtype", "shape", "cou
                                           "min", "max", "mean", "std", "absmax",
                                           "zeros", "nan", "+inf", "-inf", "true"};
 
-/* A double as JSON or text: %.17g (exact) in JSON, %.6g as text; non-finite
- * values as "nan", "inf", "-inf" (JSON strings). */
-static void fmt_double(char *buf, size_t cap, double v, int json)
-{
-    if (v != v)
-        snprintf(buf, cap, json ? "\"nan\"" : "nan");
-    else if (isinf(v))
-        snprintf(buf, cap, json ? "\"%sinf\"" : "%sinf", v < 0 ? "-" : "");
-    else
-        snprintf(buf, cap, json ? "%.17g" : "%.6g", v);
-}
-
 static void fmt_min_max(char *buf, size_t cap, const ts_stats *s, int max, int json)
 {
     if (s->count > 0 && s->kind == TS_VALUE_INT)
@@ -70,7 +58,7 @@ static void fmt_min_max(char *buf, size_t cap, const ts_stats *s, int max, int j
     else if (s->count > 0 && (s->kind == TS_VALUE_UINT || s->kind == TS_VALUE_BOOL))
         snprintf(buf, cap, "%llu", (unsigned long long)(max ? s->umax : s->umin));
     else
-        fmt_double(buf, cap, max ? s->max : s->min, json);
+        cli_fmt_double(buf, cap, max ? s->max : s->min, json);
 }
 
 static char *dup_escaped(const char *s)
@@ -140,9 +128,9 @@ static void report(cli_ctx *ctx, stats_run *r, const char *path, const ts_array 
     int json = ctx->json;
     fmt_min_max(mn, sizeof mn, s, 0, json);
     fmt_min_max(mx, sizeof mx, s, 1, json);
-    fmt_double(mean, sizeof mean, s->mean, json);
-    fmt_double(sd, sizeof sd, s->std, json);
-    fmt_double(am, sizeof am, s->absmax, json);
+    cli_fmt_double(mean, sizeof mean, s->mean, json);
+    cli_fmt_double(sd, sizeof sd, s->std, json);
+    cli_fmt_double(am, sizeof am, s->absmax, json);
     if (json) {
         print_open_object(ctx, NULL);
         print_string(ctx, PRINT_JSON, "file", NULL, path);
@@ -211,7 +199,7 @@ static void summarize(stats_run *r, const char *path, const ts_array *a, const t
 static void print_summary(cli_ctx *ctx, stats_run *r)
 {
     char am[64];
-    fmt_double(am, sizeof am, r->absmax, ctx->json);
+    cli_fmt_double(am, sizeof am, r->absmax, ctx->json);
     if (ctx->json) {
         print_open_object(ctx, NULL);
         print_open_object(ctx, "summary");

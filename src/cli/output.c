@@ -13,6 +13,7 @@
 
 #include <errno.h>
 #include <stdarg.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -164,6 +165,16 @@ void out_dims(cli_ctx *ctx, const int64_t *d, int n)
     if (n == 1 && !ctx->json)
         out_char(ctx, ',');
     out_char(ctx, ctx->json ? ']' : ')');
+}
+
+void cli_fmt_double(char *buf, size_t cap, double v, int json)
+{
+    if (v != v)
+        snprintf(buf, cap, json ? "\"nan\"" : "nan");
+    else if (isinf(v))
+        snprintf(buf, cap, json ? "\"%sinf\"" : "%sinf", v < 0 ? "-" : "");
+    else
+        snprintf(buf, cap, json ? "%.17g" : "%.6g", v);
 }
 
 void out_shape(cli_ctx *ctx, const ts_shape *s)
