@@ -62,6 +62,13 @@ ts_status ts__bad_arg(ts_error *err, const char *fn, const char *fmt, ...) TS__P
  * a newer version) is TS_ERR_UNSUPPORTED. `arg` is the argument ("opts")
  * and `what` what it holds ("options").
  */
+/* Online CPUs, between 1 and cap. */
+int ts__cpu_count(int cap);
+/* Runs fn on each of n >= 1 jobs (job t at jobs + t * size): jobs 1..n-1
+ * on new threads, job 0 on the calling thread; a job whose thread cannot
+ * start runs on the calling thread after the others. Returns when all are
+ * done. */
+void ts__run_jobs(void *(*fn)(void *), void *jobs, size_t size, int n);
 ts_status ts__read_struct(ts_error *err, const char *fn, const char *arg, const char *what,
                           const void *given, size_t v1_size, void *out, size_t size,
                           const char *init, const char *type);

@@ -263,12 +263,6 @@ static void *worker(void *arg)
     }
 }
 
-static int default_threads(void)
-{
-    long n = sysconf(_SC_NPROCESSORS_ONLN);
-    return n < 1 ? 1 : n > 4 ? 4 : (int)n;
-}
-
 /* Microseconds of a monotonic clock. */
 static int64_t now_us(void)
 {
@@ -295,7 +289,7 @@ static void run_jobs(job *jobs, size_t n, int threads, const ts_open_options *op
     p.open = open;
     p.probe = probe;
     if (threads <= 0)
-        threads = default_threads();
+        threads = ts__cpu_count(4);
     if ((size_t)threads > n)
         threads = (int)n;
     if (threads <= 1) {

@@ -19,10 +19,8 @@
 #include "values.h"
 
 #include <math.h>
-#include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
-#include <unistd.h>
 
 /* Size of the first version of ts_compare_options: the smallest struct_size
  * accepted. It never changes when fields are appended. */
@@ -254,8 +252,6 @@ typedef struct job {
     int64_t total_bytes, count;
     ts_status st;
     ts_error err;
-    pthread_t tid;
-    int started;
     struct inplace_buf *buf;      /* allocated outside the guarded walk */
 } job;
 
@@ -311,18 +307,12 @@ static void *thread_main(void *arg)
     return NULL;
 }
 
-static int cpu_count(void)
-{
-    long n = sysconf(_SC_NPROCESSORS_ONLN);
-    return n < 1 ? 1 : n > 256 ? 256 : (int)n;
-}
-
 static ts_status compare_inplace(const plan *L, const ts__data *da, const ts__data *db,
                                  const ts_compare_options *o, int64_t total_bytes, part *out,
                                  ts_error *err)
 {
     int64_t count = da->count;
-    int nthreads = o->nthreads > 0 ? o->nthreads : cpu_count();
+    int nthreads = o->nthreads > 0 ? o->nthreads : ts__cpu_count(256);
     if (total_bytes < THREAD_MIN_BYTES)
         nthreads = 1;
     if ((int64_t)nthreads > count / TS__VBLOCK)
@@ -352,15 +342,7 @@ static ts_status compare_inplace(const plan *L, const ts__data *da, const ts__da
         J->count = count;
         J->buf = &bufs[t];
     }
-    for (int t = 1; t < nthreads; t++)
-        jobs[t].started = pthread_create(&jobs[t].tid, NULL, thread_main, &jobs[t]) == 0;
-    thread_main(&jobs[0]);
-    for (int t = 1; t < nthreads; t++) {
-        if (jobs[t].started)
-            pthread_join(jobs[t].tid, NULL);
-        else
-            thread_main(&jobs[t]);
-    }
+    ts__run_jobs(thread_main, jobs, sizeof *jobs, nthreads);
     ts_status st = TS_OK;
     for (int t = 0; t < nthreads; t++) {
         if (jobs[t].st && !st) {

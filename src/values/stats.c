@@ -21,10 +21,8 @@
 #include "values.h"
 
 #include <math.h>
-#include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
-#include <unistd.h>
 
 #if defined(__SSE2__)
 #include <emmintrin.h>
@@ -524,8 +522,6 @@ typedef struct job {
     int64_t first, n;
     ts_status st;
     ts_error err;
-    pthread_t tid;
-    int started;
 } job;
 
 static ts_status run_job(void *arg, ts_error *err)
@@ -539,12 +535,6 @@ static void *thread_main(void *arg)
     job *J = arg;
     J->st = ts__data_guard(J->P->d, run_job, J, &J->err);
     return NULL;
-}
-
-static int cpu_count(void)
-{
-    long n = sysconf(_SC_NPROCESSORS_ONLN);
-    return n < 1 ? 1 : n > 256 ? 256 : (int)n;
 }
 
 static ts_status walk_view(void *arg, ts_error *err)
@@ -576,7 +566,7 @@ ts_status ts_array_stats(const ts_file *f, const ts_array *a, const ts_stats_opt
         return st;
     int64_t total = d.dec.block > 1 ? d.count / d.dec.block * d.dec.block_bytes
                                     : d.count * d.dec.elem_bytes;
-    int nthreads = opts->nthreads > 0 ? opts->nthreads : cpu_count();
+    int nthreads = opts->nthreads > 0 ? opts->nthreads : ts__cpu_count(256);
     if (!d.contiguous || d.src || total < THREAD_MIN_BYTES)
         nthreads = 1;
     if ((int64_t)nthreads > d.count / TS__VBLOCK)
@@ -614,15 +604,7 @@ ts_status ts_array_stats(const ts_file *f, const ts_array *a, const ts_stats_opt
             jobs[t].first = per * t;
             jobs[t].n = t == nthreads - 1 ? d.count - per * t : per;
         }
-        for (int t = 1; t < nthreads; t++)
-            jobs[t].started = pthread_create(&jobs[t].tid, NULL, thread_main, &jobs[t]) == 0;
-        thread_main(&jobs[0]);
-        for (int t = 1; t < nthreads; t++) {
-            if (jobs[t].started)
-                pthread_join(jobs[t].tid, NULL);
-            else
-                thread_main(&jobs[t]);
-        }
+        ts__run_jobs(thread_main, jobs, sizeof *jobs, nthreads);
         st = TS_OK;
         for (int t = 0; t < nthreads && !st; t++)
             if (jobs[t].st) {
