@@ -2225,8 +2225,8 @@ typedef struct ts_write_tensor {
  *   compress        npz: 0 stored members, 1 deflate (zlib level 6)
  *   no_verify       0: after writing, every output file is reopened with
  *                   ts_file_open and each array's name, dtype, shape and the
- *                   CRC-32 (zlib) of its data bytes are compared with what
- *                   was written; 1: skipped
+ *                   XXH3-64 checksum (xxHash) of its data bytes are
+ *                   compared with what was written; 1: skipped
  *   max_shard_size  safetensors: 0 for one file; else bytes of data per
  *                   file: arrays in name order go to STEM-0000K-of-0000M
  *                   .safetensors beside `path` (STEM: path's name without

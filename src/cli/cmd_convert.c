@@ -28,7 +28,7 @@ const cli_option convert_options[] = {
               "model folder or index file; OUT: the file (or folder) to create. The arrays\n"
               "keep their dtypes bit for bit; views and Fortran-order or big-endian data\n"
               "become C-order little-endian copies. OUT is written under a temporary name,\n"
-              "verified by reading it back (names, dtypes, shapes, CRC-32 of the data) and\n"
+              "verified by reading it back (names, dtypes, shapes, XXH3-64 of the data) and\n"
               "then renamed; on any error nothing is left and the exit status is 2."),
     CLI_CHOICE("to", 't', "FMT",
                "output format (default: OUT's extension, .safetensors or .npz):",

@@ -35,6 +35,13 @@
 #include <zip.h>
 #include <zlib.h>
 
+/* The checksum verification compares: XXH3-64 of xxHash (Debian's
+ * libxxhash-dev, used header-only, so nothing is linked), streamed so that
+ * the pieces written and read back may be cut differently. About ten times
+ * CRC-32's speed: checking costs little next to the copy. */
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+
 /* Bytes of the pump's buffer, and the largest piece handed to write(2). */
 #define PUMP_BYTES (4 << 20)
 #define DIRECT_PIECE (8 << 20)
@@ -184,7 +191,7 @@ typedef struct plan {
     int convert;                 /* 1: decoded and encoded; 0: copied */
     int swap;                    /* copied with each unit of swap_unit bytes reversed */
     int64_t swap_unit;
-    uint32_t crc;                /* CRC-32 of the bytes written */
+    uint64_t sum;                /* XXH3-64 of the bytes written */
     int64_t begin;               /* safetensors: offset in its file's data */
     size_t shard;                /* safetensors: its file */
 } plan;
@@ -451,7 +458,7 @@ typedef struct job {
     int fd;
     const char *fd_path;
     int64_t fd_pos, fd_kicked;   /* bytes written, and handed to writeback */
-    uint32_t crc;
+    XXH3_state_t *sum;           /* of the array being written (one at a time) */
     ts_error zerr;               /* npz: the error behind a failed zip_close */
     int has_zerr;
 } job;
@@ -616,11 +623,12 @@ static ts_status write_all(job *j, const unsigned char *p, size_t len, ts_error 
     return TS_OK;
 }
 
-/* The emitter of safetensors and npy data: to the file, CRC and progress. */
+/* The emitter of safetensors and npy data: to the file, checksum and
+ * progress. */
 static ts_status emit_fd(void *ctx, const unsigned char *p, size_t len, ts_error *err)
 {
     job *j = ctx;
-    j->crc = (uint32_t)crc32(j->crc, p, (uInt)len);
+    XXH3_64bits_update(j->sum, p, len);
     ts_status st = write_all(j, p, len, err);
     return st ? st : progress(j, (int64_t)len, err);
 }
@@ -909,9 +917,9 @@ static ts_status write_st_file(job *j, const char *dir, const char *final, plan 
     j->fd_path = j->files[j->nfiles - 1].tmp;
     st = write_all(j, (unsigned char *)hdr, 8 + hlen, err);
     for (size_t i = 0; !st && i < n; i++) {
-        j->crc = (uint32_t)crc32(0L, Z_NULL, 0);
+        XXH3_64bits_reset(j->sum);
         st = pump_array(order[i], j->buf, j->dbuf, emit_fd, j, err);
-        order[i]->crc = j->crc;
+        order[i]->sum = XXH3_64bits_digest(j->sum);
     }
     ts_status st2 = finish_fd(j, err);
     free(hdr), free(order);
@@ -1038,10 +1046,10 @@ static ts_status write_npy_file(job *j, plan *p, const char *path, ts_error *err
         st = ts__error(err, TS_ERR_LIMIT, "npy header too long");
     if (!st)
         st = write_all(j, (unsigned char *)hbuf, s.n, err);
-    j->crc = (uint32_t)crc32(0L, Z_NULL, 0);
+    XXH3_64bits_reset(j->sum);
     if (!st)
         st = pump_array(p, j->buf, j->dbuf, emit_fd, j, err);
-    p->crc = j->crc;
+    p->sum = XXH3_64bits_digest(j->sum);
     ts_status st2 = finish_fd(j, err);
     return st ? st : st2;
 }
@@ -1139,7 +1147,6 @@ typedef struct zmember {
     uint64_t stage_at, stage_len;  /* direct: data bytes [at, at + len) in the
                                       job's buffer, copied under one guard */
     uint64_t pos;
-    uint32_t crc;
     zip_error_t error;
 } zmember;
 
@@ -1181,7 +1188,7 @@ static zip_int64_t zsource(void *user, void *data, zip_uint64_t len, zip_source_
     case ZIP_SOURCE_OPEN:
         m->pos = 0;
         m->stage_len = 0;
-        m->crc = (uint32_t)crc32(0L, Z_NULL, 0);
+        XXH3_64bits_reset(j->sum); /* libzip reads one member at a time */
         if (!m->direct && m->p->nbytes > 0) {
             ts_status st;
             if ((uint64_t)m->p->nbytes > SIZE_MAX || !(m->mem = malloc((size_t)m->p->nbytes)))
@@ -1229,7 +1236,7 @@ static zip_int64_t zsource(void *user, void *data, zip_uint64_t len, zip_source_
             } else {
                 memcpy(out + n, m->mem + at, (size_t)k);
             }
-            m->crc = (uint32_t)crc32(m->crc, out + n, (uInt)k);
+            XXH3_64bits_update(j->sum, out + n, (size_t)k);
             if (progress(j, (int64_t)k, err)) {
                 j->has_zerr = 1;
                 zapi.zip_error_set(&m->error, ZIP_ER_READ, EINTR);
@@ -1244,7 +1251,7 @@ static zip_int64_t zsource(void *user, void *data, zip_uint64_t len, zip_source_
         m->mem = NULL;
         m->mem_len = 0;
         if (m->pos == m->hdr_len + (uint64_t)m->p->nbytes)
-            m->p->crc = m->crc;
+            m->p->sum = XXH3_64bits_digest(j->sum);
         return 0;
     case ZIP_SOURCE_STAT: {
         zip_stat_t *s = data;
@@ -1471,20 +1478,20 @@ static ts_status write_npz(job *j, const char *path, plan **byname, ts_error *er
 
 /* ---- verification ------------------------------------------------------------------ */
 
-typedef struct crc_sink {
-    uint32_t crc;
+typedef struct sum_sink {
+    XXH3_state_t *sum;
     int64_t eb;
     int mapped;
-} crc_sink;
+} sum_sink;
 
-static ts_status crc_run(void *ctx, const unsigned char *p, int64_t n, ts_error *err)
+static ts_status sum_run(void *ctx, const unsigned char *p, int64_t n, ts_error *err)
 {
-    crc_sink *c = ctx;
+    sum_sink *c = ctx;
     (void)err;
     int64_t bytes = n * c->eb;
     while (bytes > 0) {
         uInt k = bytes > DIRECT_PIECE ? DIRECT_PIECE : (uInt)bytes;
-        c->crc = (uint32_t)crc32(c->crc, p, k);
+        XXH3_64bits_update(c->sum, p, k);
         if (c->mapped)
             drop_pages(p, k);
         p += k;
@@ -1496,7 +1503,7 @@ static ts_status crc_run(void *ctx, const unsigned char *p, int64_t n, ts_error 
 /* Compares the arrays of the written file at `path` with plans ps[0..n)
  * (sorted by name; for a .npy file n is 1 and the name is not compared). */
 static ts_status verify_file(const char *path, const char *shown, plan **ps, size_t n,
-                             int npy, ts_error *err)
+                             int npy, XXH3_state_t *sum, ts_error *err)
 {
     ts_file *f = NULL;
     ts_status st = ts_file_open(path, NULL, &f, err);
@@ -1548,14 +1555,16 @@ static ts_status verify_file(const char *path, const char *shown, plan **ps, siz
             st = TS_ERR_IO;
             break;
         }
-        crc_sink c = {(uint32_t)crc32(0L, Z_NULL, 0), d.dec.elem_bytes,
-                      !d.src && ts__file_is_mapped(f)};
-        if ((st = ts__data_stream(&d, 0, d.count, crc_run, &c, err))) {
+        sum_sink c = {sum, d.dec.elem_bytes, !d.src && ts__file_is_mapped(f)};
+        XXH3_64bits_reset(sum);
+        if ((st = ts__data_stream(&d, 0, d.count, sum_run, &c, err))) {
             ts__error_prefix(err, "verifying '%s'", shown);
             st = TS_ERR_IO;
-        } else if (c.crc != p->crc) {
+        } else if (XXH3_64bits_digest(sum) != p->sum) {
             st = ts__error(err, TS_ERR_IO, "verifying '%s': the data of array '%s' read back "
-                           "has CRC-32 %08x, not the %08x written", shown, nm, c.crc, p->crc);
+                           "has checksum (XXH3-64) %016llx, not the %016llx written", shown,
+                           nm, (unsigned long long)XXH3_64bits_digest(sum),
+                           (unsigned long long)p->sum);
         }
     }
     ts_file_close(f);
@@ -1574,7 +1583,7 @@ static ts_status verify(job *j, plan **byname, ts_error *err)
         for (size_t i = 0; !st && i < j->n; i++) {
             char *fp = join(f->tmp, byname[i]->name, ".npy");
             char *fin = join(f->final, byname[i]->name, ".npy");
-            st = fp && fin ? verify_file(fp, fin, byname + i, 1, 1, err)
+            st = fp && fin ? verify_file(fp, fin, byname + i, 1, 1, j->sum, err)
                            : ts__error(err, TS_ERR_NOMEM, "out of memory");
             free(fp), free(fin);
         }
@@ -1587,7 +1596,7 @@ static ts_status verify(job *j, plan **byname, ts_error *err)
         while (end < j->n && byname[end]->shard == k)
             end++;
         st = verify_file(j->files[k].tmp, j->files[k].final, byname + first, end - first, 0,
-                         err);
+                         j->sum, err);
         first = end;
     }
     return st;
@@ -1705,7 +1714,8 @@ ts_status ts_write(const char *path, const ts_write_tensor *tensors, size_t n,
     plan **byname = malloc((n ? n : 1) * sizeof *byname);
     j.buf = malloc(PUMP_BYTES);
     j.dbuf = malloc(2 * TS__VBLOCK * sizeof *j.dbuf);
-    if (!j.plans || !byname || !j.buf || !j.dbuf)
+    j.sum = XXH3_createState();
+    if (!j.plans || !byname || !j.buf || !j.dbuf || !j.sum)
         st = ts__error(err, TS_ERR_NOMEM, "out of memory");
     for (size_t i = 0; !st && i < n; i++) {
         plan *p = &j.plans[i];
@@ -1784,6 +1794,7 @@ ts_status ts_write(const char *path, const ts_write_tensor *tensors, size_t n,
     free(j.plans);
     free(byname);
     free(j.buf);
+    XXH3_freeState(j.sum);
     free(j.dbuf);
     return st;
 }
