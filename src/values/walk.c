@@ -552,6 +552,22 @@ static ts_status proto_more(ts__zcursor *c, size_t *produced, ts_error *err)
     return TS_OK;
 }
 
+/* Counts `produced` new bytes at buf[have_len...) as inflated (or decoded)
+ * and holds them, less what is still to be skipped (nothing is held while
+ * skipping: the data has not started). */
+static void take_produced(ts__zcursor *c, size_t produced)
+{
+    c->inflated += (int64_t)produced;
+    if (c->skip > 0) {
+        size_t k = (int64_t)produced < c->skip ? produced : (size_t)c->skip;
+        c->skip -= (int64_t)k;
+        c->have_off = k;
+        c->have_len = produced - k;
+    } else {
+        c->have_len += produced;
+    }
+}
+
 /* Inflates the next piece after the bytes held (moved to the front). */
 static ts_status cursor_more(ts__zcursor *c, ts_error *err)
 {
@@ -600,15 +616,7 @@ static ts_status cursor_more(ts__zcursor *c, ts_error *err)
         ts_status st = proto_more(c, &produced, err);
         if (st)
             return ts__values_fail(d->a, err, st);
-        c->inflated += (int64_t)produced;
-        if (c->skip > 0) {
-            size_t k = (int64_t)produced < c->skip ? produced : (size_t)c->skip;
-            c->skip -= (int64_t)k;
-            c->have_off = k;
-            c->have_len = produced - k;
-        } else {
-            c->have_len += produced;
-        }
+        take_produced(c, produced);
         return TS_OK;
     }
     if (zs->avail_in == 0 && c->in_left > 0) {
@@ -638,16 +646,7 @@ static ts_status cursor_more(ts__zcursor *c, ts_error *err)
         c->ended = 1;
     unsigned char *p = c->buf + c->have_len;
     c->crc = crc32(c->crc, p, (uInt)produced);
-    c->inflated += (int64_t)produced;
-    if (c->skip > 0) {
-        /* nothing is held while skipping: the data has not started */
-        size_t k = (int64_t)produced < c->skip ? produced : (size_t)c->skip;
-        c->skip -= (int64_t)k;
-        c->have_off = k;
-        c->have_len = produced - k;
-    } else {
-        c->have_len += produced;
-    }
+    take_produced(c, produced);
     return TS_OK;
 }
 
