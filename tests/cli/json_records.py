@@ -146,6 +146,27 @@ def check_lines(man):
     return 1 if bad or n == 0 else 0
 
 
+
+def check_run(cmd, kinds, must_print):
+    """Runs cmd and checks each output line against the record kinds; a
+    run whose exit status satisfies must_print(rc) must print a record.
+    Returns (records, failures)."""
+    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    lines = p.stdout.decode("utf-8", "replace").splitlines()
+    bad = 0
+    if must_print(p.returncode) and not lines:
+        print("FAIL %s: no record" % " ".join(cmd[1:]))
+        bad += 1
+    for n, line in enumerate(lines, 1):
+        try:
+            why = check(json.loads(line), kinds)
+        except ValueError as e:
+            why = "not JSON: %s" % e
+        if why:
+            print("FAIL %s: line %d: %s" % (" ".join(cmd[1:]), n, why))
+            bad += 1
+    return len(lines), bad
+
 def main():
     if sys.argv[1] == "--lines":
         return check_lines(sys.argv[2])
@@ -156,39 +177,12 @@ def main():
         forced = [["-f", "tshape32"], ["-f", "tshape64"]] if path.endswith(".tshape") else [[]]
         for force in forced:
             for mode in ([], ["--summary"], ["--metadata"]):
-                cmd = [tshape, "info", "--json"] + mode + force + ["--", path]
-                p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
-                runs += 1
-                lines = p.stdout.decode("utf-8", "replace").splitlines()
-                if p.returncode == 0 and not lines:
-                    print("FAIL %s: no record" % " ".join(cmd[1:]))
-                    bad += 1
-                for n, line in enumerate(lines, 1):
-                    records += 1
-                    try:
-                        why = check(json.loads(line), kinds)
-                    except ValueError as e:
-                        why = "not JSON: %s" % e
-                    if why:
-                        print("FAIL %s: line %d: %s" % (" ".join(cmd[1:]), n, why))
-                        bad += 1
+                n, b = check_run([tshape, "info", "--json"] + mode + force + ["--", path],
+                                 kinds, lambda rc: rc == 0)
+                runs, records, bad = runs + 1, records + n, bad + b
     for args in DIFF_RUNS:
-        cmd = [tshape, "--json", "diff"] + args
-        p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
-        runs += 1
-        lines = p.stdout.decode("utf-8", "replace").splitlines()
-        if not lines:
-            print("FAIL %s: no record" % " ".join(cmd[1:]))
-            bad += 1
-        for n, line in enumerate(lines, 1):
-            records += 1
-            try:
-                why = check(json.loads(line), kinds)
-            except ValueError as e:
-                why = "not JSON: %s" % e
-            if why:
-                print("FAIL %s: line %d: %s" % (" ".join(cmd[1:]), n, why))
-                bad += 1
+        n, b = check_run([tshape, "--json", "diff"] + args, kinds, lambda rc: True)
+        runs, records, bad = runs + 1, records + n, bad + b
     print("json-records: %d files, %d runs, %d records checked against %d record kinds, "
           "%d failures" % (len(files), runs, records, len(kinds), bad))
     return 1 if bad else 0
