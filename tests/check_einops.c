@@ -276,7 +276,8 @@ static const ps_case ps_cases[] = {
     {"b 4 w", "(2,3,4)", NULL, TS_ERR_SIZE,
      "length of anonymous axis does not match: 4 at column 3, but axis 1 has length 3"},
     {"b 1 w", "(2,3,4)", NULL, TS_ERR_SIZE, "length of axis is not 1"},
-    {"b b", "(2,3)", NULL, TS_ERR_PARSE, "duplicate axis 'b'"},
+    /* was "on the  side": parse_shape's pattern has no sides */
+    {"b b", "(2,3)", NULL, TS_ERR_PARSE, "duplicate axis 'b' in the pattern, at columns 1 and 3"},
     {"b (...)", "(2,3)", NULL, TS_ERR_VALUE, "ellipsis inside parentheses at column 3"},
     {"b -> b", "(2,)", NULL, TS_ERR_PARSE, "'->' at column 3: parse_shape takes one side"},
     {"b_ c", "(2,3)", NULL, TS_ERR_PARSE, "should not start or end with '_'"},

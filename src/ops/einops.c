@@ -168,7 +168,7 @@ static ts_status add_token(side *sd, const char *pat, size_t off, size_t len, in
                 const ax *o = &sd->axes[i];
                 if (o->kind == AX_NAME && same_text(pat + o->off, o->len, t, len))
                     return ts__fail(err, TS_ERR_PARSE, (int64_t)off + 1, -1,
-                                    "duplicate axis '%.*s' on the %s side, at columns %zu "
+                                    "duplicate axis '%.*s' %s, at columns %zu "
                                     "and %zu", (int)(len > 40 ? 40 : len), t, sidename,
                                     o->off + 1, off + 1);
             }
@@ -202,7 +202,7 @@ static ts_status add_token(side *sd, const char *pat, size_t off, size_t len, in
     return TS_OK;
 limit:
     return ts__fail(err, TS_ERR_LIMIT, (int64_t)off + 1, -1,
-                    "more than %d axes on the %s side (at column %zu)", TS_EINOPS_MAX_AXES,
+                    "more than %d axes %s (at column %zu)", TS_EINOPS_MAX_AXES,
                     sidename, off + 1);
 }
 
@@ -233,7 +233,7 @@ static ts_status parse_side(side *sd, const char *pat, size_t begin, size_t end,
                                 "are not allowed)", i + 1, group_col);
             if (sd->ncomp == TS_EINOPS_MAX_AXES)
                 return ts__fail(err, TS_ERR_LIMIT, (int64_t)i + 1, -1,
-                                "more than %d axes on the %s side (at column %zu)",
+                                "more than %d axes %s (at column %zu)",
                                 TS_EINOPS_MAX_AXES, sidename, i + 1);
             group = sd->ncomp++;
             group_col = i + 1;
@@ -262,7 +262,7 @@ static ts_status parse_side(side *sd, const char *pat, size_t begin, size_t end,
                                 "are only allowed as one '...'", i + 1);
             if (sd->has_ellipsis)
                 return ts__fail(err, TS_ERR_PARSE, (int64_t)i + 1, -1,
-                                "a second ellipsis '...' at column %zu on the %s side: only "
+                                "a second ellipsis '...' at column %zu %s: only "
                                 "one is allowed", i + 1, sidename);
             i += 3;
             if (i < end && is_alnum_(pat[i]))
@@ -566,9 +566,9 @@ ts_status ts_einops_compile(ts_einops_op op, const char *pattern, const ts_axis_
                       "side", second + 1);
     } else {
         size_t a = (size_t)(arrow - pattern);
-        st = parse_side(&e->left, pattern, 0, a, 0, "left", err);
+        st = parse_side(&e->left, pattern, 0, a, 0, "on the left side", err);
         if (!st)
-            st = parse_side(&e->right, pattern, a + 2, plen, 0, "right", err);
+            st = parse_side(&e->right, pattern, a + 2, plen, 0, "on the right side", err);
         if (!st)
             st = check_rules(e, err);
     }
@@ -761,7 +761,7 @@ static ts_status parse_shape_impl(const char *pattern, const ts_shape *s, side *
         return ts__fail(err, TS_ERR_PARSE, (int64_t)(arrow - pattern) + 1, -1,
                         "'->' at column %zu: parse_shape takes one side, without '->'",
                         (size_t)(arrow - pattern) + 1);
-    if ((st = parse_side(sd, pattern, 0, plen, 1, "", err)) != TS_OK)
+    if ((st = parse_side(sd, pattern, 0, plen, 1, "in the pattern", err)) != TS_OK)
         return st;
     for (int c = 0; c < sd->ncomp; c++) {
         const comp *g = &sd->comps[c];
