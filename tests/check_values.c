@@ -618,6 +618,17 @@ START_TEST(test_file_shrinks)
     double v[4];
     ck_assert_int_eq(ts_array_read(f, a, 500000, 4, TS_DTYPE_FLOAT64, v, &e), TS_ERR_IO);
     ck_assert_int_eq(ts_array_read(f, a, 0, 4, TS_DTYPE_FLOAT64, v, &e), TS_OK);
+    /* diff --values and convert read through the same guard */
+    ts_compare c;
+    ck_assert_int_eq(ts_array_compare(f, a, f, a, NULL, &c, &e), TS_ERR_IO);
+    ck_assert_ptr_nonnull(strstr(e.message, "the file shrank while it was being read"));
+    char out[64];
+    snprintf(out, sizeof out, "/tmp/tshape-shrink-%d.safetensors", (int)getpid());
+    ts_write_tensor t = {"x", f, a};
+    ts_write_result r;
+    ck_assert_int_eq(ts_write(out, &t, 1, NULL, &r, &e), TS_ERR_IO);
+    ck_assert_ptr_nonnull(strstr(e.message, "the file shrank while it was being read"));
+    ck_assert_int_eq(access(out, F_OK), -1); /* nothing left */
     ts_file_close(f);
 }
 END_TEST
