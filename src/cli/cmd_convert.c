@@ -113,16 +113,13 @@ static int ends_with(const char *s, const char *tail)
 
 static int get_format(cli_ctx *ctx, const cli_args *args, const char *out, ts_write_format *f)
 {
-    const char *to = cli_opt(args, "to");
+    const char *to;
+    if (cli_opt_choice(ctx, args, "to", &to) != CLI_OK)
+        return CLI_ERROR;
     if (to) {
-        if (strcmp(to, "safetensors") == 0)
-            *f = TS_WRITE_SAFETENSORS;
-        else if (strcmp(to, "npz") == 0)
-            *f = TS_WRITE_NPZ;
-        else if (strcmp(to, "npy-dir") == 0)
-            *f = TS_WRITE_NPY_DIR;
-        else
-            return cli_usage(ctx, "--to '%s': expected safetensors, npz or npy-dir", to);
+        *f = strcmp(to, "safetensors") == 0 ? TS_WRITE_SAFETENSORS
+             : strcmp(to, "npz") == 0       ? TS_WRITE_NPZ
+                                            : TS_WRITE_NPY_DIR;
     } else if (ends_with(out, ".safetensors")) {
         *f = TS_WRITE_SAFETENSORS;
     } else if (ends_with(out, ".npz")) {

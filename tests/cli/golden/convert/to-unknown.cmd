@@ -1,0 +1,1 @@
+tshape convert --to foo examples/checkpoint.npz /nonexistent/o.safetensors
