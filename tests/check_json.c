@@ -93,8 +93,8 @@ END_TEST
 START_TEST(test_mutations_agree)
 {
     static const char *const seeds[] = {
-        "{\"a\":{\"dtype\":\"F32\",\"shape\":[1,2],\"data_offsets\":[0,8]},"
-        "\"__metadata__\":{\"k\":\"v\\u00e9\\ud83d\\ude00\"}}",
+        ("{\"a\":{\"dtype\":\"F32\",\"shape\":[1,2],\"data_offsets\":[0,8]},"
+         "\"__metadata__\":{\"k\":\"v\\u00e9\\ud83d\\ude00\"}}"),
         "[1,-0,2.5e10,true,false,null,\"x\\n\\t\\\"\\\\\\/\"]",
         "{\"a\":[[[{}]]],\"b\":-12345678901234567,\"c\":1E+2,\"d\":\"\xc3\xa9\xe2\x82\xac\"}",
         "  { \"k\" : [ 1 , 2 ] , \"k2\" : { \"x\" : \"y\" } }  ",
