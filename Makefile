@@ -243,6 +243,6 @@ bench: $(TSHAPE)
 	exit $$s
 
 clean:
-	rm -rf build build-asan build-ubsan build-san build-fuzz
+	rm -rf build build-asan build-ubsan build-san build-fuzz build-clang
 
 -include $(LIB_OBJ:.o=.d) $(PIC_OBJ:.o=.d) $(CLI_OBJ:.o=.d) $(TEST_OBJ:.o=.d)
