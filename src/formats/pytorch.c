@@ -34,6 +34,7 @@
 /* ------------------------------------------------------------------------ */
 
 #define MAX_PICKLE_BYTES ((uint64_t)1 << 30)  /* a data.pkl is read whole */
+#define PICKLE_FIRST_BYTES ((size_t)16 << 20) /* a deflated one inflates into this first */
 #define MAX_DEPTH 1000                         /* container nesting */
 #define MAX_LEAVES (10u << 20)                 /* names reported */
 #define MAX_NAME 65536                         /* bytes in one name */
@@ -2526,12 +2527,28 @@ static ts_status read_zip(ctx *c)
         pickle = c->file + pm->data_offset;
         c->base = pm->data_offset;
     } else {
-        size_t got = 0;
-        inflated = ts__scratch_alloc(c->f, (size_t)pm->size, NULL);
-        if (!inflated)
-            return ts__error(c->err, TS_ERR_NOMEM, "out of memory for %s (%llu bytes)",
-                             pm->name, (unsigned long long)pm->size);
-        st = ts__zip_read(c->zip, (size_t)pkl, inflated, (size_t)pm->size, &got, c->err);
+        /* Inflated into a buffer that grows (x4) only while the stream
+         * fills it, so memory follows the bytes the data really inflates
+         * to, not the size the directory declares. */
+        size_t got = 0, cap = pm->size < PICKLE_FIRST_BYTES ? (size_t)pm->size
+                                                            : PICKLE_FIRST_BYTES;
+        if ((st = ts__zip_readable(pm, c->err))) {
+            ts__error_prefix(c->err, "%s", pm->name);
+            return st;
+        }
+        for (;;) {
+            unsigned char *p = ts__scratch_realloc(c->f, inflated, cap, NULL);
+            if (!p) {
+                ts__scratch_free(c->f, inflated);
+                return ts__error(c->err, TS_ERR_NOMEM, "out of memory for %s (%zu bytes)",
+                                 pm->name, cap);
+            }
+            inflated = p;
+            st = ts__zip_read(c->zip, (size_t)pkl, inflated, cap, &got, c->err);
+            if (st || got < cap || cap == pm->size)
+                break;
+            cap = pm->size / 4 < cap ? (size_t)pm->size : cap * 4;
+        }
         if (!st && got != pm->size)
             st = ts__error(c->err, TS_ERR_TRUNCATED, "%s inflates to %zu bytes, not %llu",
                            pm->name, got, (unsigned long long)pm->size);

@@ -342,16 +342,21 @@ ts_status ts__zip_read(const ts__zip *z, size_t i, unsigned char *buf, size_t n,
     if (n > m->size)
         n = (size_t)m->size;
     const unsigned char *src = z->data + m->data_offset;
-    switch (m->method) {
-    case TS__ZIP_STORED:
-        memcpy(buf, src, n);
-        *got = n;
-        return TS_OK;
-    case TS__ZIP_DEFLATED:
+    ts_status st = ts__zip_readable(m, err);
+    if (st)
+        return st;
+    if (m->method == TS__ZIP_DEFLATED)
         return inflate_prefix(m, src, buf, n, got, err);
-    default:
-        return ts__fail(err, TS_ERR_UNSUPPORTED, 0, m->local_offset,
-                        "member is compressed with zip method %d; only stored (0) and "
-                        "deflated (8) members can be read", m->method);
-    }
+    memcpy(buf, src, n);
+    *got = n;
+    return TS_OK;
+}
+
+ts_status ts__zip_readable(const ts__zip_member *m, ts_error *err)
+{
+    if (m->method == TS__ZIP_STORED || m->method == TS__ZIP_DEFLATED)
+        return TS_OK;
+    return ts__fail(err, TS_ERR_UNSUPPORTED, 0, m->local_offset,
+                    "member is compressed with zip method %d; only stored (0) and "
+                    "deflated (8) members can be read", m->method);
 }

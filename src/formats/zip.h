@@ -60,4 +60,9 @@ const ts__zip_member *ts__zip_member_at(const ts__zip *z, size_t i);
 ts_status ts__zip_read(const ts__zip *z, size_t i, unsigned char *buf, size_t n, size_t *got,
                        ts_error *err);
 
+/* TS_OK when member m is stored or deflated (what ts__zip_read reads),
+ * else TS_ERR_UNSUPPORTED naming its method: check it before allocating
+ * for the member's declared size. */
+ts_status ts__zip_readable(const ts__zip_member *m, ts_error *err);
+
 #endif /* TSHAPE_ZIP_H */

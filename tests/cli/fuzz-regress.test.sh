@@ -3,7 +3,9 @@
 # fuzz-regress.test.sh - every input that once crashed a fuzz harness (kept
 # in tests/fixtures/fuzz-crashes/<harness>/) is replayed through that
 # harness, with its invariants and sanitizers (make fuzz: clang libFuzzer,
-# ASan, UBSan). Skipped (77) when clang cannot build libFuzzer binaries.
+# ASan, UBSan) and bench/fuzz.sh's limits (an allocation over 256 MiB or
+# 1 GiB resident fails, so an allocation a small file controls is caught).
+# Skipped (77) when clang cannot build libFuzzer binaries.
 set -u
 cd "$(dirname "$0")/../.." || exit 2
 command -v clang >/dev/null 2>&1 || { echo "fuzz-regress: no clang, skipped"; exit 77; }
@@ -24,7 +26,7 @@ for d in tests/fixtures/fuzz-crashes/*/; do
     [ -x "build-fuzz/$h" ] || { echo "fuzz-regress: harness $h is not built"; fail=1; continue; }
     for f in "$d"*; do
         n=$((n + 1))
-        if ! "build-fuzz/$h" "$f" >/dev/null 2>&1; then
+        if ! "build-fuzz/$h" -malloc_limit_mb=256 -rss_limit_mb=1024 "$f" >/dev/null 2>&1; then
             echo "fuzz-regress: $h fails again on $f"
             fail=1
         fi
