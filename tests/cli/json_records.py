@@ -42,6 +42,15 @@ DIFF_RUNS = [
     ["--values", "tests/fixtures/model/hf", "tests/fixtures/model/hf-bin"],
 ]
 
+# `tshape --json info` runs of the model summary record (folders, --group,
+# --tensors, --top on a single file, a checkpoint with optimizer state).
+MODEL_RUNS = [
+    ["--summary", "tests/fixtures/model/hf"],
+    ["--summary", "--group", "--tensors", "tests/fixtures/model/hf"],
+    ["--summary", "tests/fixtures/model/missing"],
+    ["--top", "3", "--group", "tests/fixtures/pytorch/adam.pt"],
+]
+
 
 def unroff(s):
     return (s.replace("\\(aq", "'").replace("\\(dq", '"').replace("\\-", "-")
@@ -180,6 +189,9 @@ def main():
                 n, b = check_run([tshape, "info", "--json"] + mode + force + ["--", path],
                                  kinds, lambda rc: rc == 0)
                 runs, records, bad = runs + 1, records + n, bad + b
+    for args in MODEL_RUNS:
+        n, b = check_run([tshape, "--json", "info"] + args, kinds, lambda rc: True)
+        runs, records, bad = runs + 1, records + n, bad + b
     for args in DIFF_RUNS:
         n, b = check_run([tshape, "--json", "diff"] + args, kinds, lambda rc: True)
         runs, records, bad = runs + 1, records + n, bad + b
