@@ -17,7 +17,7 @@ _tshape_options()
 {
     case $1 in
         info) echo '-f --format --filter --exclude -s --summary -m --metadata --max-header --stored-order -r --recursive -l --group --top --tensors' ;;
-        diff) echo '-p --strip-prefix --rename -r --recursive --values --rtol --atol --equal-nan -q --quiet' ;;
+        diff) echo '-p --strip-prefix --strip-prefix-a --strip-prefix-b --rename --filter --exclude -r --recursive --values --rtol --atol --equal-nan -m --metadata -q --quiet' ;;
         convert) echo '-t --to --filter --exclude -p --strip-prefix --rename -f --force --cast --dequantize -z --compress --max-shard-size --no-verify' ;;
         stats) echo '--filter --exclude -s --summary' ;;
         show) echo '-i --index --edgeitems --threshold' ;;
@@ -50,7 +50,11 @@ _tshape_values()
         info:--max-header) echo '' ;;
         info:--top) echo '' ;;
         diff:-p | diff:--strip-prefix) echo '' ;;
+        diff:--strip-prefix-a) echo '' ;;
+        diff:--strip-prefix-b) echo '' ;;
         diff:--rename) echo '' ;;
+        diff:--filter) echo '' ;;
+        diff:--exclude) echo '' ;;
         diff:--rtol) echo '' ;;
         diff:--atol) echo '' ;;
         convert:-t | convert:--to) echo 'safetensors npz npy-dir' ;;

@@ -2263,12 +2263,18 @@ TS_API ts_status ts_array_stats(const ts_file *f, const ts_array *a,
  *   notclose   elements for which close() is false
  *   first      flat index (C order, as NumPy's a.flat; see ts_unravel_index)
  *              of the first element not close, -1 when all are close
- *   max_abs    the largest |x - y| (float64; +Inf when one side is infinite
- *              and the other not) over the elements where neither x nor y is
- *              NaN; pairs with x == y count 0. 0 when there are none.
- *   max_rel    the largest |x - y| / |y| over the same elements with y
- *              finite and nonzero (numpy.testing.assert_allclose's "Max
- *              relative difference" leaves out y == 0 too); 0 when none.
+ *   max_abs    the largest |x - y| (float64), as NumPy's
+ *              np.max(np.abs(a - b)): +Inf when one side is infinite and the
+ *              other not; NaN when some pair has a NaN (np.max propagates
+ *              it), except pairs of two NaN that equal_nan makes close,
+ *              which count 0 as numpy.testing.assert_allclose(equal_nan=True)
+ *              leaves them out; pairs with x == y (the same infinity, 0 and
+ *              -0) count 0. 0 when there are no elements.
+ *   max_rel    the largest |x - y| / |y| over the same pairs, as NumPy's
+ *              np.max(np.abs(a - b) / np.abs(b)): +Inf where y is 0 and x is
+ *              not (NumPy's division by 0); +Inf where y is infinite and x is
+ *              not the same infinity (deliberately: NumPy's inf / inf gives a
+ *              NaN neither value holds); NaN as max_abs is; x == y counts 0.
  *   nan_a, nan_b  NaN elements of a and of b (complex: a NaN part)
  */
 typedef struct ts_compare {

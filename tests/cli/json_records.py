@@ -40,6 +40,9 @@ DIFF_RUNS = [
     ["--values", "-p", "arg:", "-p", "aux:", "tests/fixtures/model/diff/model.params",
      "tests/fixtures/model/diff/changed.npz"],
     ["--values", "tests/fixtures/model/hf", "tests/fixtures/model/hf-bin"],
+    ["--metadata", "tests/fixtures/model/diffmeta/epoch2.pt",
+     "tests/fixtures/model/diffmeta/epoch3.pt"],
+    ["--metadata", "tests/fixtures/model/diffmeta/shards", "tests/fixtures/model/diffmeta/shards2"],
 ]
 
 # `tshape --json info` runs of the model summary record (folders, --group,
