@@ -551,11 +551,19 @@ TS_API int64_t ts_dtype_itemsize(ts_dtype dt);
 
 /*
  * Looks up a user spelling (text NUL-terminated): canonical names
- * ("float32", "bf16", "bfloat16"), NumPy type codes with or without byte
- * order ("f4", "<f4", "|b1", "i8", "c8"), and MXNet type flags as decimal
- * ("0".."12"). *out receives the dtype.
- * Errors: TS_ERR_DTYPE ("unknown dtype 'x'"; an out-of-range flag as
- * ts_dtype_from_mshadow_flag).
+ * ("float32", "bf16", "bfloat16", "half", "float", "double"), NumPy type
+ * codes with or without byte order ("f4", "<f4", "|b1", "i8", "c8"), MXNet
+ * type flags as decimal ("0".."12"), and the dtypes frameworks print, with
+ * their module prefix: PyTorch's "torch.float16", "torch.half",
+ * "torch.float" (float32), "torch.double", "torch.long" (int64),
+ * "torch.int" (int32), "torch.short", "torch.cfloat", "torch.cdouble";
+ * TensorFlow's "tf.float32", "tf.half", "tf.double"; NumPy's "np." and
+ * "numpy." names ("np.float32", "np.single", "np.float_" (float64),
+ * "np.int_" (int64), "np.intc" (int32), "np.byte" ...) and JAX's "jnp.".
+ * *out receives the dtype.
+ * Errors: TS_ERR_DTYPE ("unknown dtype 'x'", also a framework dtype tshape
+ * has no type for, such as torch.qint8 or tf.string; an out-of-range flag
+ * as ts_dtype_from_mshadow_flag).
  */
 TS_API ts_status ts_dtype_from_string(const char *text, ts_dtype *out, ts_error *err);
 
