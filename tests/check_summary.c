@@ -398,6 +398,39 @@ START_TEST(test_mxnet_aux)
 }
 END_TEST
 
+/* The corpus's SmallCNN (../shared/corpus/pytorch/make_pytorch.py: two
+ * Conv2d, two BatchNorm2d, a Linear): torch counts
+ * sum(p.numel() for p in model.parameters()) = 383 in 9 tensors and
+ * 22 buffer elements in 6 (running_mean, running_var, num_batches_tracked
+ * of each BatchNorm2d). checkpoint.pth holds that state_dict, an EMA copy
+ * (parameters again: only the model's code knows better) and SGD momentum
+ * for the 9 parameters. */
+START_TEST(test_corpus_cnn)
+{
+    char path[4096];
+    if (!tu_corpus_path(path, sizeof path, "pytorch/cnn_zip.pt"))
+        return;
+    ts_file *f = NULL;
+    ck_assert_int_eq(ts_file_open(path, NULL, &f, NULL), TS_OK);
+    ts_summary *s = new_summary(0, 0);
+    add_all(s, f);
+    assert_sum(ts_summary_role(s, TS_ROLE_PARAMETER), 9, 383, 383 * 4);
+    assert_sum(ts_summary_role(s, TS_ROLE_BUFFER), 6, 22, 20 * 4 + 2 * 8);
+    assert_sum(ts_summary_role(s, TS_ROLE_OPTIMIZER_STATE), 0, 0, 0);
+    ts_summary_free(s);
+    ts_file_close(f);
+    if (!tu_corpus_path(path, sizeof path, "pytorch/checkpoint.pth"))
+        return;
+    ck_assert_int_eq(ts_file_open(path, NULL, &f, NULL), TS_OK);
+    s = new_summary(0, 0);
+    add_all(s, f);
+    assert_sum(ts_summary_role(s, TS_ROLE_PARAMETER), 18, 766, 766 * 4);
+    assert_sum(ts_summary_role(s, TS_ROLE_OPTIMIZER_STATE), 9, 383, 383 * 4);
+    ts_summary_free(s);
+    ts_file_close(f);
+}
+END_TEST
+
 Suite *summary_suite(void)
 {
     Suite *s = suite_create("summary");
@@ -413,6 +446,7 @@ Suite *summary_suite(void)
     tcase_add_test(tc, test_many_groups);
     tcase_add_test(tc, test_adam_checkpoint);
     tcase_add_test(tc, test_mxnet_aux);
+    tcase_add_test(tc, test_corpus_cnn);
     suite_add_tcase(s, tc);
     return s;
 }
