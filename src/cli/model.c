@@ -7,7 +7,6 @@
  */
 #include "model.h"
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -213,103 +212,80 @@ void cli_total_json(cli_ctx *ctx, int64_t files, const ts_summary *s)
     print_close_object(ctx);
 }
 
-/* A growing line of text. */
-typedef struct line_buf {
-    char *p;
-    size_t n, cap;
-} line_buf;
-
-static void line_add(line_buf *b, const char *s, size_t n)
+/* Text from a file, escaped (CLI_ESC_TEXT), to f. */
+static void put_escaped(FILE *f, const char *s)
 {
-    if (b->n + n + 1 > b->cap) {
-        size_t cap = (b->n + n + 1) * 2;
-        char *p = realloc(b->p, cap);
-        if (!p)
-            return;
-        b->p = p;
-        b->cap = cap;
+    char buf[512];
+    size_t n = strlen(s), w;
+    while (n > 0) {
+        size_t used = cli_escape(CLI_ESC_TEXT, s, n, buf, sizeof buf, &w);
+        fwrite(buf, 1, w, f);
+        if (used == 0)
+            break;
+        s += used;
+        n -= used;
     }
-    memcpy(b->p + b->n, s, n);
-    b->n += n;
-    b->p[b->n] = '\0';
 }
 
-static void line_printf(line_buf *b, const char *fmt, ...) CLI_PRINTF(2, 3);
-static void line_printf(line_buf *b, const char *fmt, ...)
-{
-    char tmp[256];
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(tmp, sizeof tmp, fmt, ap);
-    va_end(ap);
-    if (n > 0)
-        line_add(b, tmp, (size_t)n < sizeof tmp ? (size_t)n : sizeof tmp - 1);
-}
-
-/* Text from a file, escaped (CLI_ESC_TEXT). */
-static void line_escaped(line_buf *b, const char *s)
-{
-    size_t n = strlen(s), cap = 4 * n + 16, w;
-    char *e = malloc(cap);
-    if (!e)
-        return;
-    cli_escape(CLI_ESC_TEXT, s, n, e, cap, &w);
-    line_add(b, e, w);
-    free(e);
-}
-
-static void line_number(line_buf *b, int64_t v, int overflow)
+static void put_number(FILE *f, int64_t v, int overflow)
 {
     if (overflow)
-        line_add(b, "overflow", 8);
+        fputs("overflow", f);
     else
-        line_printf(b, "%lld", (long long)v);
+        fprintf(f, "%lld", (long long)v);
 }
 
 /* "tensors=2 size=224 nbytes=896": the JSON keys, so text and JSON say the
  * same thing in the same words. nbytes is "896+unknown" when object arrays
  * of unknown size are part of the sum, "unknown" when all of it is. */
-static void line_sum(line_buf *b, const ts_summary_sum *s)
+static void put_sum(FILE *f, const ts_summary_sum *s)
 {
-    line_printf(b, "tensors=%lld size=", (long long)s->tensors);
-    line_number(b, s->size, s->size_overflow);
-    line_add(b, " nbytes=", 8);
+    fprintf(f, "tensors=%lld size=", (long long)s->tensors);
+    put_number(f, s->size, s->size_overflow);
+    fputs(" nbytes=", f);
     if (s->nbytes_unknown && s->nbytes == 0 && !s->nbytes_overflow) {
-        line_add(b, "unknown", 7);
+        fputs("unknown", f);
         return;
     }
-    line_number(b, s->nbytes, s->nbytes_overflow);
+    put_number(f, s->nbytes, s->nbytes_overflow);
     if (s->nbytes_unknown)
-        line_add(b, "+unknown", 8);
+        fputs("+unknown", f);
 }
 
 void cli_total_line(cli_ctx *ctx, int64_t files, const ts_summary *s)
 {
-    line_buf b = {NULL, 0, 0};
+    /* made whole, then written at once after the rows */
+    char *line = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&line, &len);
+    if (!f) {
+        cli_error(ctx, NULL, "out of memory");
+        return;
+    }
     const ts_summary_sum *d;
     const char *name;
-    line_printf(&b, "total: files=%lld ", (long long)files);
-    line_sum(&b, ts_summary_total(s));
+    fprintf(f, "total: files=%lld ", (long long)files);
+    put_sum(f, ts_summary_total(s));
     for (size_t i = 0; (name = ts_summary_dtype_at(s, i, &d)) != NULL; i++) {
-        line_add(&b, i ? "; " : " | ", 2 + (i == 0));
-        line_escaped(&b, name);
-        line_add(&b, ": ", 2);
-        line_sum(&b, d);
+        fputs(i ? "; " : " | ", f);
+        put_escaped(f, name);
+        fputs(": ", f);
+        put_sum(f, d);
     }
     /* the parameters always; buffers and optimizer state when there are some */
     for (int r = 0; r < TS_ROLE_COUNT; r++) {
         const ts_summary_sum *rs = ts_summary_role(s, (ts_role)r);
         if (r > 0 && rs->tensors == 0)
             continue;
-        line_add(&b, r ? "; " : " | ", 2 + (r == 0));
-        line_printf(&b, "%s: ", role_keys[r]);
-        line_sum(&b, rs);
+        fprintf(f, "%s%s: ", r ? "; " : " | ", role_keys[r]);
+        put_sum(f, rs);
     }
-    line_add(&b, "\n", 1);
-    out_drain(ctx); /* after the rows, on a terminal */
-    if (b.p)
-        fputs(b.p, stderr);
-    free(b.p);
+    fputc('\n', f);
+    if (fclose(f) == 0) {
+        out_drain(ctx); /* after the rows, on a terminal */
+        fwrite(line, 1, len, stderr);
+    }
+    free(line);
 }
 
 /* ---- the summary of one model ------------------------------------------------ */

@@ -73,15 +73,6 @@ static void sum_add(ts_summary_sum *s, const ts_array *a)
         add_checked(&s->nbytes, a->nbytes, &s->nbytes_overflow);
 }
 
-static char *dup_str(const char *s)
-{
-    size_t n = strlen(s) + 1;
-    char *d = malloc(n);
-    if (d)
-        memcpy(d, s, n);
-    return d;
-}
-
 static ts_status nomem(ts_error *err)
 {
     return ts__fail(err, TS_ERR_NOMEM, -1, -1, "ts_summary_add: out of memory");
@@ -103,7 +94,7 @@ static ts_status add_dtype(ts_summary *s, const char *dtype, const ts_array *a, 
         }
         dtype_sum *n = &s->dtypes[d];
         memset(n, 0, sizeof *n);
-        if (!(n->name = dup_str(dtype)))
+        if (!(n->name = ts__strdup(dtype)))
             return nomem(err);
         s->ndtypes++;
     }
@@ -290,7 +281,7 @@ static ts_status add_group(ts_summary *s, const char *name, const char *dtype, c
         }
         g = &s->groups[s->ngroups];
         memset(g, 0, sizeof *g);
-        if (!(g->pattern = dup_str(pat)))
+        if (!(g->pattern = ts__strdup(pat)))
             return nomem(err);
         if (tensor_copy(&g->pub.first, name, dtype, a, role, tag) != 0) {
             free(g->pattern);
@@ -463,7 +454,7 @@ const ts_summary_group *ts_summary_group_at(ts_summary *s, size_t i)
         return NULL;
     group *g = &s->groups[i];
     if (g->dirty) {
-        char *t = g->pub.count > 1 ? layer_text(g) : dup_str("");
+        char *t = g->pub.count > 1 ? layer_text(g) : ts__strdup("");
         if (!t)
             return NULL;
         free(g->text);
