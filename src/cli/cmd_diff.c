@@ -376,7 +376,7 @@ static void report(cli_ctx *ctx, cli_table *t, diff_kind k, const char *name, co
         tensor_text(tensor(a, ia, NULL), ta, sizeof ta);
     if (ib != (size_t)-1)
         tensor_text(tensor(b, ib, NULL), tb, sizeof tb);
-    char tv[800] = "";
+    char tv[1024] = ""; /* where (600), NaN counts (96), two numbers (64 each), words */
     if (pv && pv->compared)
         values_text(tensor(a, ia, NULL), &pv->c, tv, sizeof tv);
     const char *row[5] = {words[k], name, ia != (size_t)-1 ? ta : "-",
