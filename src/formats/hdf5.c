@@ -201,18 +201,26 @@ const char *__lsan_default_options(void)
 
 static const unsigned char signature[8] = {0x89, 'H', 'D', 'F', '\r', '\n', 0x1a, '\n'};
 
+/* How far a sparse source (a remote file) is searched for the signature:
+ * the bytes every source has at once, so probing a file of another format
+ * costs no request. A user block of 64 KiB or more is found only in local
+ * files (man tshape, LIMITS). */
+#define SPARSE_SIGNATURE_LIMIT ((size_t)64 * 1024)
+
 /* Offset of the signature: 0, 512, 1024, 2048, ... (a user block), or -1. */
-static int64_t find_signature(const unsigned char *data, size_t len)
+static int64_t find_signature(const unsigned char *data, size_t len, const ts__source *src)
 {
+    if (src && !ts__source_is_whole(src) && len > SPARSE_SIGNATURE_LIMIT)
+        len = SPARSE_SIGNATURE_LIMIT;
     for (uint64_t at = 0; at + 8 <= len; at = at ? at * 2 : 512)
         if (memcmp(data + at, signature, 8) == 0)
             return (int64_t)at;
     return -1;
 }
 
-static int probe_hdf5(const unsigned char *data, size_t len)
+static int probe_hdf5(const unsigned char *data, size_t len, ts__source *src)
 {
-    return find_signature(data, len) >= 0;
+    return find_signature(data, len, src) >= 0;
 }
 
 static uint64_t le_n(const unsigned char *p, int n)
@@ -814,13 +822,14 @@ static ts_status keras_metadata(ts_file *f, hid_t file, ts_error *err)
 static ts_status read_hdf5(ts_file *f, const unsigned char *data, size_t len,
                            const ts_open_options *opts, ts_error *err)
 {
-    int64_t at = find_signature(data, len);
+    int64_t at = find_signature(data, len, ts__file_source(f));
     if (at < 0)
         return ts__fail(err, TS_ERR_FORMAT, 0, 0,
                         "not an HDF5 file: no signature \\x89HDF\\r\\n\\x1a\\n at byte 0, 512, "
                         "1024 or a later power of two");
-    ts_status st = check_superblock(data, len, at, err);
-    if (st)
+    /* The superblock fields checked here: at most 8 + 28 + 3 * 8 bytes. */
+    ts_status st = ts__file_need(f, (uint64_t)at, 64, err);
+    if (st || (st = check_superblock(data, len, at, err)))
         return st;
     if (load_api() < 0)
         return ts__error(err, TS_ERR_UNSUPPORTED, "%s", api_error);

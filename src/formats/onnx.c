@@ -103,10 +103,14 @@ typedef struct span {
     size_t n;
 } span;
 
-static span span_of(const onnx_reader *r, const ts__pb_field *f)
+/* The payload of string field f, asked for from the file's byte source
+ * (the walker fetches short ones itself). Errors: those of ts__file_need. */
+static ts_status span_get(const onnx_reader *r, const ts__pb_field *f, span *out,
+                          ts_error *err)
 {
-    span s = {(const char *)r->data + f->pos, f->len};
-    return s;
+    out->p = (const char *)r->data + f->pos;
+    out->n = f->len;
+    return ts__file_need(r->f, f->pos, f->len, err);
 }
 
 static int span_eq(span s, const char *lit)
@@ -289,7 +293,9 @@ static ts_status add_entries(onnx_reader *r, typed_list *t, const ts__pb_field *
                                 "of %d-byte values", what, f->key_pos, f->len, fixed);
             n = (int64_t)(f->len / (size_t)fixed);
         } else {
-            ts_status st = ts__pb_count_varints(r->data, f->pos, f->len, &n, r->err);
+            ts__pb_msg whole;
+            ts__pb_init_src(&whole, r->data, r->len, ts__file_source(r->f));
+            ts_status st = ts__pb_count_varints(&whole, f, &n, r->err);
             if (st)
                 return st;
         }
@@ -342,6 +348,8 @@ static ts_status read_tensor(onnx_reader *r, ts__pb_msg *m, const tensor_ctx *c,
         case 1: /* dims, unpacked or packed */
             if (fl.wire == TS__PB_LEN) {
                 size_t p = fl.pos, e = fl.pos + fl.len;
+                if ((st = ts__file_need(r->f, fl.pos, fl.len, err)))
+                    return st;
                 while (p < e) {
                     uint64_t v;
                     if ((st = ts__pb_varint(r->data, &p, e, &v, "dims", err)))
@@ -393,7 +401,8 @@ static ts_status read_tensor(onnx_reader *r, ts__pb_msg *m, const tensor_ctx *c,
         case 8:
             if ((st = ts__pb_want(&fl, TS__PB_LEN, "name", err)))
                 return st;
-            name = span_of(r, &fl);
+            if ((st = span_get(r, &fl, &name, err)))
+                return st;
             name_at = fl.key_pos;
             break;
         case 9:
@@ -432,10 +441,8 @@ static ts_status read_tensor(onnx_reader *r, ts__pb_msg *m, const tensor_ctx *c,
                 if (g.number == 1 || g.number == 2) {
                     if ((st = ts__pb_want(&g, TS__PB_LEN, "external_data entry", err)))
                         return st;
-                    if (g.number == 1)
-                        key = span_of(r, &g);
-                    else
-                        val = span_of(r, &g);
+                    if ((st = span_get(r, &g, g.number == 1 ? &key : &val, err)))
+                        return st;
                 }
             }
             if (kk < 0)
@@ -639,6 +646,8 @@ static ts_status read_sparse(onnx_reader *r, const ts__pb_msg *parent, const ts_
                     goto too_many;
                 dims[ndim++] = (int64_t)fl.value;
             }
+            if ((st = ts__file_need(r->f, p, e - p, err)))
+                return st;
             while (p < e) {
                 uint64_t v;
                 if ((st = ts__pb_varint(r->data, &p, e, &v, "sparse dims", err)))
@@ -673,6 +682,8 @@ static ts_status read_sparse(onnx_reader *r, const ts__pb_msg *parent, const ts_
         else if (fl.number == 1 && fl.wire == TS__PB_LEN) {
             size_t p = fl.pos, e = fl.pos + fl.len;
             uint64_t v;
+            if ((st = ts__file_need(r->f, fl.pos, e - fl.pos, err)))
+                return st;
             while (p < e && indim < TS_MAX_NDIM) {
                 if ((st = ts__pb_varint(r->data, &p, e, &v, "indices dims", err)))
                     return st;
@@ -750,7 +761,8 @@ static ts_status read_attribute(onnx_reader *r, ts__pb_msg *m, const char *prefi
         if (fl.number == 1) {
             if ((st = ts__pb_want(&fl, TS__PB_LEN, "attribute name", err)))
                 return st;
-            aname = span_of(r, &fl);
+            if ((st = span_get(r, &fl, &aname, err)))
+                return st;
         }
     if (k < 0 && !a.pending)
         return a.status;
@@ -827,15 +839,17 @@ static ts_status read_node(onnx_reader *r, ts__pb_msg *m, const char *prefix)
         case 2:
             if ((st = ts__pb_want(&fl, TS__PB_LEN, "node output", err)))
                 return st;
-            if (outputs++ == 0)
-                out0 = span_of(r, &fl);
+            if (outputs++ == 0 && (st = span_get(r, &fl, &out0, err)))
+                return st;
             break;
         case 3:
         case 4:
         case 7:
             if ((st = ts__pb_want(&fl, TS__PB_LEN, "node name", err)))
                 return st;
-            *(fl.number == 3 ? &name : fl.number == 4 ? &op : &domain) = span_of(r, &fl);
+            if ((st = span_get(r, &fl, fl.number == 3 ? &name : fl.number == 4 ? &op : &domain,
+                               err)))
+                return st;
             break;
         case 5:
             has_attr = 1;
@@ -884,7 +898,8 @@ static json_t *value_info(onnx_reader *r, ts__pb_msg *m, span *name_out, ts_erro
     const char *dtype = NULL;
     while ((k = ts__pb_next(m, &fl, err)) > 0) {
         if (fl.number == 1 && fl.wire == TS__PB_LEN) {
-            name = span_of(r, &fl);
+            if (span_get(r, &fl, &name, err))
+                goto fail;
         } else if (fl.number == 2 && fl.wire == TS__PB_LEN) {
             /* TypeProto.tensor_type 1 -> elem_type 1, shape 2 -> dim 1 */
             ts__pb_msg tp, tt, sh, dm;
@@ -918,7 +933,10 @@ static json_t *value_info(onnx_reader *r, ts__pb_msg *m, span *name_out, ts_erro
                                     dim = json_integer((json_int_t)d.value);
                                 } else if (d.number == 2 && d.wire == TS__PB_LEN) {
                                     json_decref(dim);
-                                    dim = json_stringn((const char *)r->data + d.pos, d.len);
+                                    span ds;
+                                    if (span_get(r, &d, &ds, err))
+                                        goto fail;
+                                    dim = json_stringn(ds.p, ds.n);
                                     if (!dim)
                                         dim = json_string("?");
                                 }
@@ -1060,11 +1078,11 @@ static ts_status read_graph(onnx_reader *r, ts__pb_msg *g, const char *prefix, i
 /* Structural check of the top-level fields: known ModelProto fields with
  * their wire types, and a graph. Truncation after a complete graph key is
  * accepted (the reader then reports where the file ends). */
-static int probe_onnx(const unsigned char *data, size_t len)
+static int probe_onnx(const unsigned char *data, size_t len, ts__source *src)
 {
     ts__pb_msg m;
     ts__pb_field f;
-    ts__pb_init(&m, data, len);
+    ts__pb_init_src(&m, data, len, src);
     int graph = 0, k, n = 0;
     if (len >= 8 && memcmp(data + 4, "ORTM", 4) == 0)
         return 0;
@@ -1112,7 +1130,7 @@ static ts_status read_onnx(ts_file *f, const unsigned char *data, size_t len,
     onnx_reader r = {f, data, len, opts, err, NULL, 0, 0};
     ts__pb_msg m;
     ts__pb_field fl;
-    ts__pb_init(&m, data, len);
+    ts__pb_init_src(&m, data, len, ts__file_source(f));
     int k, have_graph = 0;
     ts__pb_field graph = {0};
     uint64_t ir_version = 0;
@@ -1140,7 +1158,8 @@ static ts_status read_onnx(ts_file *f, const unsigned char *data, size_t len,
         if (fl.number == 1) {
             ir_version = fl.value;
         } else if (fl.number == 2) {
-            producer = span_of(&r, &fl);
+            if ((st = span_get(&r, &fl, &producer, err)))
+                goto done;
         } else if (fl.number == 7) {
             graph = fl;
             have_graph = 1;
@@ -1153,8 +1172,9 @@ static ts_status read_onnx(ts_file *f, const unsigned char *data, size_t len,
             uint64_t ver = 0;
             if (ts__pb_sub(&m, &fl, &o, err) == TS_OK) {
                 while (ts__pb_next(&o, &g, NULL) > 0) {
-                    if (g.number == 1 && g.wire == TS__PB_LEN)
-                        dom = span_of(&r, &g);
+                    if (g.number == 1 && g.wire == TS__PB_LEN &&
+                        span_get(&r, &g, &dom, NULL) != TS_OK)
+                        dom.n = 0;
                     else if (g.number == 2 && g.wire == TS__PB_VARINT)
                         ver = g.value;
                 }
@@ -1179,7 +1199,7 @@ static ts_status read_onnx(ts_file *f, const unsigned char *data, size_t len,
                                                 (unsigned long long)ir_version));
     ts__pb_msg g;
     ts__pb_msg top;
-    ts__pb_init(&top, data, len);
+    ts__pb_init_src(&top, data, len, ts__file_source(f));
     if ((st = ts__pb_sub(&top, &graph, &g, err)) || (st = read_graph(&r, &g, "", 1)))
         goto done;
     if (k < 0) { /* the model's walk failed after the graph */
@@ -1187,7 +1207,7 @@ static ts_status read_onnx(ts_file *f, const unsigned char *data, size_t len,
         goto done;
     }
     /* training_info[i].initialization (field 1), functions[i] nodes (7) */
-    ts__pb_init(&m, data, len);
+    ts__pb_init_src(&m, data, len, ts__file_source(f));
     int64_t ti = 0;
     while ((k = ts__pb_next(&m, &fl, err)) > 0) {
         if (fl.number != 20 && fl.number != 25)
@@ -1210,8 +1230,8 @@ static ts_status read_onnx(ts_file *f, const unsigned char *data, size_t len,
             ts__pb_msg t2 = t;
             span fname = {"", 0};
             while ((kk = ts__pb_next(&t2, &h, err)) > 0)
-                if (h.number == 1 && h.wire == TS__PB_LEN)
-                    fname = span_of(&r, &h);
+                if (h.number == 1 && h.wire == TS__PB_LEN && (st = span_get(&r, &h, &fname, err)))
+                    goto done;
             if (kk < 0) {
                 st = t2.status;
                 goto done;
