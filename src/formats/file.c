@@ -574,6 +574,8 @@ static ts_status parse_image(ts_file *f, const ts_open_options *opts, ts_error *
         return ts__error(err, TS_ERR_INVALID_ARG,
                          "opts->format %d is not a ts_format with a reader", (int)fmt);
     f->format = fmt;
+    if (ts__test_sparse == 2)
+        ts__source_strict(f->src);
     st = r->read(f, data, len, opts, err);
     scratch_free_all(f);
     return st ? st : fill_defaults(f, err);

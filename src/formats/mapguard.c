@@ -27,6 +27,7 @@ typedef struct guard {
     const char *lo, *hi;
     int sparse;                 /* a sparse image: faults are SIGSEGV */
     struct guard *outer;
+    const char *volatile fault;  /* the faulting address */
     sigjmp_buf jump;
 } guard;
 
@@ -51,6 +52,7 @@ static void on_fault(int sig, siginfo_t *si, void *uc)
     if (g) {
         if (g->sparse)
             ts__unfetched_faults++;
+        g->fault = addr;
         active = g->outer;
         siglongjmp(g->jump, 1);
     }
@@ -92,9 +94,10 @@ static ts_status run_guarded(const void *lo, const void *hi, int sparse, ts__par
     if (sigsetjmp(g.jump, 1)) {
         active = g.outer;
         if (sparse)
-            return ts__fail(err, TS_ERR_FORMAT, 0, -1,
-                            "tshape read bytes of the file it had not fetched first (a bug "
-                            "in tshape's reader for this format; please report it)");
+            return ts__fail(err, TS_ERR_FORMAT, 0, (int64_t)(g.fault - g.lo),
+                            "tshape read byte %lld of the file without fetching it first (a "
+                            "bug in tshape's reader for this format; please report it)",
+                            (long long)(g.fault - g.lo));
         return ts__fail(err, TS_ERR_IO, 0, -1,
                         "the file shrank while it was being read (truncated by another "
                         "program?): a page of its mapping vanished");

@@ -62,7 +62,8 @@ extern volatile int ts__unfetched_faults;
  * always mapped. */
 extern void (*ts__test_after_map)(void);
 /* Tests only: when set, ts_file_open reads local files as sparse sources
- * over pread, so every byte a reader touches without asking faults. */
+ * over pread, so every byte a reader touches without asking faults; 2:
+ * strictly (ts__source_strict once the format is known). */
 extern int ts__test_sparse;
 /* Fuzzing only: variable-length string attributes of HDF5 files are not
  * read (hdf5.c says why). */

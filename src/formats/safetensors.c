@@ -697,6 +697,9 @@ static ts_status read_safetensors(ts_file *f, const unsigned char *data, size_t 
         return ts__fail(err, TS_ERR_TRUNCATED, 0, 0,
                         "file is %zu bytes long, too short for the 8-byte header "
                         "length of a safetensors file", len);
+    ts_status st = ts__file_need(f, 0, 8, err);
+    if (st)
+        return st;
     uint64_t n = ts__le64(data);
     if (n > ST_MAX_HEADER)
         return ts__fail(err, TS_ERR_LIMIT, 0, 0,
@@ -708,8 +711,7 @@ static ts_status read_safetensors(ts_file *f, const unsigned char *data, size_t 
                         "header length %llu at byte 0 runs past the end of the file: "
                         "the header would end at byte %llu, the file has %zu bytes",
                         (unsigned long long)n, (unsigned long long)n + 8, len);
-    ts_status st = ts__file_need(f, 8, n, err);
-    if (st)
+    if ((st = ts__file_need(f, 8, n, err)))
         return st;
     const char *hdr = (const char *)data + 8;
     size_t hlen = (size_t)n;

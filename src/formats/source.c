@@ -46,6 +46,7 @@ struct ts__source {
     const char *budget_what;
     ts__source_stats stats;
     ts_error probe_err;         /* a fetch error met by a probe */
+    int strict;                 /* ts__source_strict */
 };
 
 /* ---- the local fetcher: pread --------------------------------------------------- */
@@ -413,7 +414,7 @@ static ts_status sparse_need(ts__source *s, const ts__range *r, size_t n, ts_err
             continue;  /* all there */
         /* Read-ahead: a single range grows while reads go forward. */
         uint64_t ra = 0;
-        if (n == 1) {
+        if (n == 1 && !s->strict) {
             ra = s->hint ? s->hint : r[i].off == s->last_end && s->next_ra ? s->next_ra
                                                                             : RA_FIRST;
             s->hint = 0;
@@ -459,11 +460,6 @@ static int cmp_range(const void *a, const void *b)
 
 ts_status ts__source_need_ranges(ts__source *s, const ts__range *r, size_t n, ts_error *err)
 {
-    if (s->kind == K_MAP) {
-        for (size_t i = 0; i < n; i++)
-            ts__source_need(s, r[i].off, r[i].len, err);
-        return TS_OK;
-    }
     if (s->kind != K_SPARSE || n == 0)
         return TS_OK;
     ts__range *sorted = malloc(n * sizeof *sorted);
@@ -480,17 +476,6 @@ ts_status ts__source_need_ranges(ts__source *s, const ts__range *r, size_t n, ts
 
 ts_status ts__source_need(ts__source *s, uint64_t off, uint64_t len, ts_error *err)
 {
-    if (s->kind == K_MAP) {
-        /* The kernel reads what is asked for at once, instead of a page
-         * per fault (the map is otherwise read page by page). */
-        if (off < s->size && len > 0) {
-            uint64_t end = len > s->size - off ? s->size : off + len;
-            size_t page = (size_t)sysconf(_SC_PAGESIZE);
-            uint64_t lo = off / page * page;
-            madvise((char *)s->map + lo, (size_t)(end - lo), MADV_WILLNEED);
-        }
-        return TS_OK;
-    }
     if (s->kind != K_SPARSE)
         return TS_OK;
     ts__range r = {off, len, NULL};
@@ -535,6 +520,39 @@ const unsigned char *ts__source_view(ts__source *s, uint64_t off, size_t len,
         return s->image + off;
     }
     return ts__source_read(s, off, buf, len, err) ? NULL : buf;
+}
+
+void ts__source_forget(ts__source *s, uint64_t off, uint64_t len)
+{
+    if (s->kind != K_SPARSE || off >= s->size || len == 0)
+        return;
+    uint64_t end = len > s->size - off ? s->size : off + len;
+    uint64_t p0 = (off + s->page - 1) / s->page;
+    /* the last page counts as whole when the range ends at the file's end */
+    uint64_t p1 = end == s->size ? (end + s->page - 1) / s->page : end / s->page;
+    if (p1 <= p0)
+        return;
+    pthread_mutex_lock(&s->lock);
+    madvise((char *)s->map + p0 * s->page, (size_t)(p1 - p0) * s->page, MADV_DONTNEED);
+    protect(s, p0, p1, PROT_NONE);
+    set_pages(s, p0, p1, 0);
+    pthread_mutex_unlock(&s->lock);
+}
+
+void ts__source_strict(ts__source *s)
+{
+    if (s->kind != K_SPARSE)
+        return;
+    pthread_mutex_lock(&s->lock);
+    s->strict = 1;
+    /* The first page stays: every reader may read it without asking. */
+    uint64_t pages = s->map_len / s->page;
+    if (pages > 1) {
+        madvise((char *)s->map + s->page, s->map_len - s->page, MADV_DONTNEED);
+        protect(s, 1, pages, PROT_NONE);
+        set_pages(s, 1, pages, 0);
+    }
+    pthread_mutex_unlock(&s->lock);
 }
 
 void ts__source_set_budget(ts__source *s, uint64_t bytes, const char *what)

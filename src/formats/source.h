@@ -36,6 +36,11 @@
 
 typedef struct ts__source ts__source;
 
+/* Readers may read the first TS__HEAD_MIN bytes of a file (its magic, a
+ * small header) without asking: file.c has asked for them (and more) to
+ * detect the format. */
+#define TS__HEAD_MIN 4096
+
 /* A range of the file; buf is where a fetcher writes it. */
 typedef struct ts__range {
     uint64_t off, len;
@@ -153,8 +158,22 @@ int ts__probe_need(ts__source *src, uint64_t off, uint64_t len);
 /* The error a probe's fetch met, into err; TS_OK when none. */
 ts_status ts__source_error(const ts__source *s, ts_error *err);
 
+/*
+ * Tests only: from now on the sparse source reads no byte more than asked
+ * for (rounded to pages: no read-ahead, hints ignored), and what it has
+ * fetched so far is dropped but for its first TS__HEAD_MIN bytes, so a
+ * reader that reads a byte it did not ask for faults even when an earlier
+ * read (format detection) had fetched it. Nothing for other kinds.
+ */
+void ts__source_strict(ts__source *s);
+
 /* The counters so far. */
 ts__source_stats ts__source_get_stats(const ts__source *s);
+
+/* Drops the whole pages inside [off, off + len) of a sparse image (values
+ * read once): they leave memory and must be asked for again. Thread-safe;
+ * nothing for other kinds. */
+void ts__source_forget(ts__source *s, uint64_t off, uint64_t len);
 
 /* Tells the kernel the bytes [off, off + len) of a map are not needed for
  * now (MADV_DONTNEED): they leave the resident set. Nothing for other
