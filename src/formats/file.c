@@ -10,6 +10,7 @@
  * DONTNEED does nothing in glibc). */
 #define _DEFAULT_SOURCE
 #include "reader.h"
+#include "../remote/remote.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -533,6 +534,8 @@ static ts_status read_options(const ts_open_options *opts, ts_open_options *o,
                            o->gguf_stored_order);
     if (o->want_metadata != 0 && o->want_metadata != 1)
         return ts__bad_arg(err, fn, "opts->want_metadata is %d, not 0 or 1", o->want_metadata);
+    if (o->io != TS_IO_AUTO && o->io != TS_IO_MAP && o->io != TS_IO_PREAD)
+        return ts__bad_arg(err, fn, "opts->io is %d, not a ts_io_mode", (int)o->io);
     return TS_OK;
 }
 
@@ -677,10 +680,16 @@ ts_status ts_file_open(const char *path, const ts_open_options *opts, ts_file **
         return st;
     ts__ok(err);
     ts__source *src;
-    ts__local_mode mode = ts__test_sparse ? TS__LOCAL_SPARSE
-                          : ts__test_after_map ? TS__LOCAL_MAP : TS__LOCAL_AUTO;
-    if ((st = ts__source_open_path(path, mode, &src, err)))
-        return st;
+    if (ts__is_url(path)) {
+        if ((st = ts__remote_open(path, &o, &src, err)))
+            return st;
+    } else {
+        ts__local_mode mode = ts__test_sparse || o.io == TS_IO_PREAD ? TS__LOCAL_SPARSE
+                              : ts__test_after_map || o.io == TS_IO_MAP ? TS__LOCAL_MAP
+                                                                        : TS__LOCAL_AUTO;
+        if ((st = ts__source_open_path(path, mode, &src, err)))
+            return st;
+    }
     /* Readers may need the file's name (side files, extension): pass it. */
     if (!o.path)
         o.path = path;
@@ -805,6 +814,17 @@ const unsigned char *ts__file_image(const ts_file *f, size_t *len)
 int ts__file_is_mapped(const ts_file *f)
 {
     return ts__source_is_mapped(f->src);
+}
+
+void ts_file_io_stats(const ts_file *f, uint64_t *requests, uint64_t *bytes)
+{
+    ts__source_stats st = {0, 0};
+    if (f)
+        st = ts__source_get_stats(f->src);
+    if (requests)
+        *requests = st.requests;
+    if (bytes)
+        *bytes = st.bytes;
 }
 
 ts__source *ts__file_source(const ts_file *f)

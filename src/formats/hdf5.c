@@ -28,6 +28,7 @@
  * libhdf5 by hyperslab into its fixed buffer (ts__hdf5_read).
  */
 #include "reader.h"
+#include "../remote/remote.h"
 
 #include <dlfcn.h>
 #include <jansson.h>
@@ -834,7 +835,12 @@ static ts_status read_hdf5(ts_file *f, const unsigned char *data, size_t len,
     if (load_api() < 0)
         return ts__error(err, TS_ERR_UNSUPPORTED, "%s", api_error);
     hid_t file;
-    if (opts->path) {
+    /* A remote file is handed over whole: libhdf5 reads where it likes
+     * (the fetch budget bounds it). */
+    int remote = opts->path && ts__is_url(opts->path);
+    if (remote && (st = ts__file_need(f, 0, len, err)))
+        return st;
+    if (opts->path && !remote) {
         file = api.H5Fopen(opts->path, 0, 0);
     } else {
         hid_t fapl = api.H5Pcreate(*api.fapl_class);
@@ -857,7 +863,8 @@ static ts_status read_hdf5(ts_file *f, const unsigned char *data, size_t len,
     }
     ts__file_set_version(f, version);
     h5_reader r = {f, len, err, TS_OK, NULL, 0, 0, NULL};
-    if (opts->path && !(r.path = ts__file_strndup(f, opts->path, strlen(opts->path), err))) {
+    if (opts->path && !remote &&
+        !(r.path = ts__file_strndup(f, opts->path, strlen(opts->path), err))) {
         api.H5Fclose(file);
         return TS_ERR_NOMEM;
     }

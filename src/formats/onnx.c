@@ -23,6 +23,7 @@
 #define _XOPEN_SOURCE 700
 
 #include "protobuf.h"
+#include "../remote/remote.h"
 #include "reader.h"
 
 #include <jansson.h>
@@ -90,6 +91,9 @@ typedef struct onnx_reader {
     /* names of the top-level initializers, to leave them out of inputs */
     const char **init_names;
     size_t n_init, cap_init;
+    /* a remote model's last side file and its size (tensors share one) */
+    const char *side_loc;
+    int64_t side_size;
 } onnx_reader;
 
 /* Where a tensor came from, for its note. */
@@ -191,6 +195,27 @@ static ts_status check_location(span loc, const char *tname, size_t at, ts_error
     return TS_OK;
 }
 
+/* The size of a remote model's side file `loc`, asked once per file. */
+static ts_status remote_side_size(onnx_reader *r, const char *loc, int64_t *size)
+{
+    if (r->side_loc && strcmp(r->side_loc, loc) == 0) {
+        *size = r->side_size;
+        return TS_OK;
+    }
+    char *url = ts__url_sibling(r->opts->path, loc);
+    if (!url)
+        return ts__error(r->err, TS_ERR_NOMEM, "out of memory");
+    uint64_t n = 0;
+    ts_status st = ts__remote_size(url, r->opts, &n, r->err);
+    free(url);
+    if (st)
+        return st;
+    r->side_loc = loc;
+    r->side_size = (int64_t)n;
+    *size = (int64_t)n;
+    return TS_OK;
+}
+
 static ts_status resolve_external(onnx_reader *r, ts_array *a, const ext_info *x, size_t at,
                                   const char *src)
 {
@@ -225,6 +250,14 @@ static ts_status resolve_external(onnx_reader *r, ts_array *a, const ext_info *x
                                   src, loc, (long long)off, (long long)want);
         return a->note ? TS_OK : TS_ERR_NOMEM;
     }
+    int64_t size = 0, end;
+    if (ts__is_url(r->opts->path)) {
+        /* A remote model: the side file is the URL beside it (its
+         * location was checked to stay below the model's folder). */
+        if ((st = remote_side_size(r, loc, &size)))
+            return st;
+        goto check_range;
+    }
     /* The side file: relative to the folder of the model. */
     const char *model = r->opts->path, *slash = strrchr(model, '/');
     const char *side = slash ? ts__file_printf(r->f, err, "%.*s/%s", (int)(slash - model),
@@ -258,7 +291,8 @@ static ts_status resolve_external(onnx_reader *r, ts_array *a, const ext_info *x
         return ts__fail(err, TS_ERR_FORMAT, 0, (int64_t)at,
                         "external data path leaves the model folder: %s has location '%s', "
                         "which resolves outside it (through a symbolic link)", a->name, loc);
-    int64_t size = (int64_t)sb.st_size, end;
+    size = (int64_t)sb.st_size;
+check_range:
     if (ts__add_overflow(off, want, &end) || end > size)
         return ts__fail(err, TS_ERR_FORMAT, 0, (int64_t)at,
                         "external data out of range: %s: offset %lld + length %lld > size "
@@ -1127,7 +1161,7 @@ static ts_status read_onnx(ts_file *f, const unsigned char *data, size_t len,
         return ts__fail(err, TS_ERR_UNSUPPORTED, 0, 4,
                         "an ONNX Runtime .ort model (FlatBuffers, identifier ORTM at byte 4), "
                         "not an ONNX protobuf: not supported");
-    onnx_reader r = {f, data, len, opts, err, NULL, 0, 0};
+    onnx_reader r = {f, data, len, opts, err, NULL, 0, 0, NULL, 0};
     ts__pb_msg m;
     ts__pb_field fl;
     ts__pb_init_src(&m, data, len, ts__file_source(f));

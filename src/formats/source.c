@@ -522,6 +522,36 @@ const unsigned char *ts__source_view(ts__source *s, uint64_t off, size_t len,
     return ts__source_read(s, off, buf, len, err) ? NULL : buf;
 }
 
+void ts__source_fill(ts__source *s, uint64_t off, const void *data, size_t len)
+{
+    if (s->kind != K_SPARSE || off >= s->size || len == 0)
+        return;
+    uint64_t end = len > s->size - off ? s->size : off + len;
+    uint64_t p0 = (off + s->page - 1) / s->page;
+    uint64_t p1 = end == s->size ? (end + s->page - 1) / s->page : end / s->page;
+    if (p1 <= p0)
+        return;
+    pthread_mutex_lock(&s->lock);
+    if (protect(s, p0, p1, PROT_READ | PROT_WRITE) == 0) {
+        uint64_t from = p0 * s->page, to = p1 * s->page < s->size ? p1 * s->page : s->size;
+        memcpy((char *)s->map + from, (const char *)data + (from - off), (size_t)(to - from));
+        protect(s, p0, p1, PROT_READ);
+        for (uint64_t p = p0; p < p1; p++)
+            if (!has_page(s, p))
+                s->fetched += s->page;
+        set_pages(s, p0, p1, 1);
+    }
+    pthread_mutex_unlock(&s->lock);
+}
+
+/* Sets the request and byte counters (a fetcher that read before the
+ * source existed). */
+void ts__source_count(ts__source *s, uint64_t requests, uint64_t bytes)
+{
+    s->stats.requests += requests;
+    s->stats.bytes += bytes;
+}
+
 void ts__source_forget(ts__source *s, uint64_t off, uint64_t len)
 {
     if (s->kind != K_SPARSE || off >= s->size || len == 0)

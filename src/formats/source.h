@@ -99,6 +99,15 @@ ts_status ts__source_open_fetcher(uint64_t size, ts__fetcher fetcher, ts__source
 /* Closes the source (NULL accepted); the image goes with it. */
 void ts__source_close(ts__source *s);
 
+/* Puts bytes [off, off + len) of the file, which the caller has read some
+ * other way (the first request of a remote file), into a sparse image: the
+ * whole pages among them (and the last partial page of the file) become
+ * readable. Nothing for other kinds. */
+void ts__source_fill(ts__source *s, uint64_t off, const void *data, size_t len);
+
+/* Adds to the counters what was read before the source existed. */
+void ts__source_count(ts__source *s, uint64_t requests, uint64_t bytes);
+
 /* The image (see above) and its size. */
 const unsigned char *ts__source_image(const ts__source *s, uint64_t *size);
 
