@@ -20,11 +20,16 @@
  * mmap, a page fault and munmap (with its TLB flush on every CPU). */
 #define READ_MAX ((uint64_t)64 * 1024)
 
-/* Read-ahead of a sparse source: the first miss fetches at least
- * RA_FIRST bytes (or the reader's hint), each miss right after the previous
- * fetch twice as much as that one, up to RA_MAX. */
-#define RA_FIRST ((uint64_t)64 * 1024)
-#define RA_MAX ((uint64_t)4 * 1024 * 1024)
+/* Read-ahead of a sparse source. A miss that jumps (a reader skipping
+ * tensor data to the next header) fetches at least RA_JUMP bytes; a miss at
+ * or shortly after the end of the last fetch (a reader going forward
+ * through metadata) fetches RA_GROWTH times what that fetch did, at least
+ * RA_SEQ and at most RA_MAX, so a header of n bytes costs about
+ * log4(n / 128 KiB) requests. A reader's hint wins over both. */
+#define RA_JUMP ((uint64_t)16 * 1024)
+#define RA_SEQ ((uint64_t)64 * 1024)
+#define RA_GROWTH 4
+#define RA_MAX ((uint64_t)16 * 1024 * 1024)
 
 typedef enum kind { K_MEMORY, K_READ, K_MAP, K_SPARSE } kind;
 
@@ -415,15 +420,24 @@ static ts_status sparse_need(ts__source *s, const ts__range *r, size_t n, ts_err
         /* Read-ahead: a single range grows while reads go forward. */
         uint64_t ra = 0;
         if (n == 1 && !s->strict) {
-            ra = s->hint ? s->hint : r[i].off == s->last_end && s->next_ra ? s->next_ra
-                                                                            : RA_FIRST;
+            int forward = r[i].off >= s->last_end && r[i].off - s->last_end < s->next_ra;
+            ra = s->hint ? s->hint : forward ? s->next_ra : RA_JUMP;
             s->hint = 0;
-            s->next_ra = ra * 2 < RA_MAX ? ra * 2 : RA_MAX;
+            if (forward || !s->next_ra)
+                s->next_ra = ra * RA_GROWTH < RA_MAX ? ra * RA_GROWTH : RA_MAX;
+            if (s->next_ra < RA_SEQ)
+                s->next_ra = RA_SEQ;
         }
         uint64_t ra_end = r[i].off + ra > end ? r[i].off + ra : end;
         uint64_t q1 = (ra_end + s->page - 1) / s->page;
         if (q1 > pages)
             q1 = pages;
+        /* read-ahead never takes the fetches past the budget */
+        if (s->budget && q1 > p1) {
+            uint64_t left = s->budget > s->fetched ? s->budget - s->fetched : 0;
+            uint64_t most = p0 + left / s->page;
+            q1 = most < p1 ? p1 : most < q1 ? most : q1;
+        }
         for (uint64_t p = p0; p < p1; p++)
             if (!has_page(s, p))
                 required += s->page;
@@ -435,6 +449,12 @@ static ts_status sparse_need(ts__source *s, const ts__range *r, size_t n, ts_err
             size_t k = missing_runs(s, p, q1, runs + nruns, MAX_RUNS - nruns);
             if (k == 0)
                 break;
+            /* a run that starts where the batch's last one ends joins it */
+            if (nruns && runs[nruns - 1].off + runs[nruns - 1].len == runs[nruns].off) {
+                runs[nruns - 1].len += runs[nruns].len;
+                memmove(runs + nruns, runs + nruns + 1, (k - 1) * sizeof *runs);
+                k--;
+            }
             nruns += k;
             p = runs[nruns - 1].off + runs[nruns - 1].len;
             if (nruns == MAX_RUNS) {
@@ -540,6 +560,9 @@ void ts__source_fill(ts__source *s, uint64_t off, const void *data, size_t len)
             if (!has_page(s, p))
                 s->fetched += s->page;
         set_pages(s, p0, p1, 1);
+        /* as if fetched: a reader going on from here reads ahead more */
+        s->last_end = end;
+        s->next_ra = (end - off) * RA_GROWTH < RA_MAX ? (end - off) * RA_GROWTH : RA_MAX;
     }
     pthread_mutex_unlock(&s->lock);
 }

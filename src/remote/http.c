@@ -225,7 +225,7 @@ static size_t on_data(char *p, size_t size, size_t n, void *user)
     api.curl_easy_getinfo(x->easy, CURLINFO_RESPONSE_CODE, &status);
     if (status >= 300)
         return len; /* an error page: not kept */
-    if (status == 200 && !x->head) {
+    if (status == 200 && (!x->head || x->got + len > x->r->len)) {
         x->refused = 1; /* the server ignores Range: stop before the whole file */
         return 0;
     }
