@@ -668,6 +668,21 @@ ts_status ts_file_open_memory(const void *data, size_t len, const ts_open_option
     return open_source(src, &o, out, err);
 }
 
+ts_status ts__file_open_memory_sparse(const void *data, size_t len,
+                                      const ts_open_options *opts, ts_file **out,
+                                      ts_error *err)
+{
+    *out = NULL;
+    ts_open_options o;
+    ts_status st = read_options(opts, &o, __func__, err);
+    if (st)
+        return st;
+    ts__source *src;
+    if ((st = ts__source_open_memory_sparse(data, len, &src, err)))
+        return st;
+    return open_source(src, &o, out, err);
+}
+
 ts_status ts_file_open(const char *path, const ts_open_options *opts, ts_file **out,
                        ts_error *err)
 {

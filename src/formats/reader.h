@@ -234,6 +234,13 @@ void ts__file_release(ts_file *f, size_t offset, size_t len);
  * TS_ERR_LIMIT (fetch budget), TS_ERR_NOMEM.
  */
 ts_status ts__file_need(ts_file *f, uint64_t off, uint64_t len, ts_error *err);
+/* Tests and fuzzing: ts_file_open_memory through a strict sparse source
+ * (ts__source_open_memory_sparse), so a reader or the values layer reading
+ * a byte it did not ask for fails (ts__unfetched_faults counts it). */
+ts_status ts__file_open_memory_sparse(const void *data, size_t len,
+                                      const ts_open_options *opts, ts_file **out,
+                                      ts_error *err);
+
 /* f's byte source. */
 ts__source *ts__file_source(const ts_file *f);
 

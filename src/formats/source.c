@@ -103,6 +103,28 @@ static void local_close(void *impl)
     free(lf);
 }
 
+/* ---- a fetcher over memory (tests, fuzzing) -------------------------------------- */
+
+typedef struct memory_fetcher {
+    const unsigned char *data;
+} memory_fetcher;
+
+static ts_status memory_fetch(void *impl, ts__range *r, size_t n, unsigned *requests,
+                              ts_error *err)
+{
+    (void)err;
+    memory_fetcher *m = impl;
+    for (size_t i = 0; i < n; i++)
+        memcpy(r[i].buf, m->data + r[i].off, (size_t)r[i].len);
+    ++*requests;
+    return TS_OK;
+}
+
+static void memory_close(void *impl)
+{
+    free(impl);
+}
+
 /* ---- opening ------------------------------------------------------------------- */
 
 static ts__source *source_new(ts_error *err)
@@ -267,6 +289,20 @@ ts_status ts__source_open_path(const char *path, ts__local_mode mode, ts__source
     close(fd);
     *out = s;
     return TS_OK;
+}
+
+ts_status ts__source_open_memory_sparse(const void *data, size_t len, ts__source **out,
+                                        ts_error *err)
+{
+    memory_fetcher *m = malloc(sizeof *m);
+    if (!m)
+        return ts__error(err, TS_ERR_NOMEM, "out of memory");
+    m->data = data;
+    ts__fetcher fe = {memory_fetch, memory_close, m};
+    ts_status st = ts__source_open_fetcher(len, fe, out, err);
+    if (!st)
+        ts__source_strict(*out);
+    return st;
 }
 
 void ts__source_close(ts__source *s)

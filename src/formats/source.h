@@ -96,6 +96,12 @@ ts_status ts__source_open_memory(const void *data, size_t len, ts__source **out,
 ts_status ts__source_open_fetcher(uint64_t size, ts__fetcher fetcher, ts__source **out,
                                   ts_error *err);
 
+/* Tests and fuzzing: a sparse source over len borrowed bytes (a fetcher
+ * that copies), strict (ts__source_strict) from the start but for its first
+ * page. Errors as ts__source_open_fetcher. */
+ts_status ts__source_open_memory_sparse(const void *data, size_t len, ts__source **out,
+                                        ts_error *err);
+
 /* Closes the source (NULL accepted); the image goes with it. */
 void ts__source_close(ts__source *s);
 
