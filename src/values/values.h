@@ -132,9 +132,8 @@ void ts__data_forget(const ts__data *d, int64_t first, int64_t n);
 
 /*
  * Hands the stored contiguous elements [first, first + n) to fn: in one
- * run for a whole source, in runs of a few MiB each asked for and dropped
- * again (ts__data_need, ts__data_forget) for a sparse one. Must run under
- * the guard.
+ * run for a whole source, in runs of a few MiB read (ts__source_read) into
+ * a buffer of the call's own for a sparse one. Must run under the guard.
  */
 ts_status ts__data_runs(const ts__data *d, int64_t first, int64_t n, ts__sink_fn fn,
                         void *ctx, ts_error *err);

@@ -248,22 +248,31 @@ ts_status ts__data_runs(const ts__data *d, int64_t first, int64_t n, ts__sink_fn
 {
     if (d->whole)
         return n > 0 ? fn(ctx, ts__data_at(d, first), n, err) : TS_OK;
+    /* A sparse source: each step read into a buffer of this call's own
+     * (reused, so its pages are not faulted in again), not into the image. */
     int64_t unit = d->dec.block > 1 ? d->dec.block : 1;
     int64_t unit_bytes = d->dec.block > 1 ? d->dec.block_bytes : d->dec.elem_bytes;
     int64_t step = unit_bytes > 0 && RUN_BYTES / unit_bytes > 0 ? RUN_BYTES / unit_bytes * unit
                                                                  : unit;
-    while (n > 0) {
+    int64_t most = elem_bytes_of(&d->dec, n < step ? n : step);
+    unsigned char *buf = malloc(most > 0 ? (size_t)most : 1);
+    if (!buf)
+        return ts__values_fail(d->a, err, ts__error(err, TS_ERR_NOMEM, "out of memory"));
+    ts_status st = TS_OK;
+    while (n > 0 && !st) {
         int64_t k = n < step ? n : step;
-        ts_status st = ts__data_need(d, first, k, err);
-        if (!st)
-            st = fn(ctx, ts__data_at(d, first), k, err);
-        ts__data_forget(d, first, k);
+        int64_t at = d->base + elem_bytes_of(&d->dec, d->lay.offset + first);
+        st = ts__source_read(d->source, (uint64_t)at, buf, (size_t)elem_bytes_of(&d->dec, k),
+                             err);
         if (st)
-            return st;
+            st = ts__values_fail(d->a, err, st);
+        else
+            st = fn(ctx, buf, k, err);
         first += k;
         n -= k;
     }
-    return TS_OK;
+    free(buf);
+    return st;
 }
 
 /* ---- streaming --------------------------------------------------------------- */
