@@ -784,11 +784,17 @@ typedef struct ts_open_options {
                                     bytes, milliseconds), from the thread that
                                     made it; NULL: silent */
     void *log_user;              /* passed to log */
+    uint64_t first_fetch;        /* remote files: bytes of the first request,
+                                    which also learns the file's size; 0:
+                                    100000 (huggingface_hub's, enough for
+                                    97% of safetensors headers). ts_model_open
+                                    sizes it for the shards of a remote model
+                                    from the first shard's header when 0 */
 } ts_open_options;
 
 /* Initialiser of a ts_open_options with every option at its default. */
 #define TS_OPEN_OPTIONS_INIT {sizeof(ts_open_options), TS_FORMAT_AUTO, 0, 0, 0, NULL, 0, \
-                              TS_IO_AUTO, NULL, NULL}
+                              TS_IO_AUTO, NULL, NULL, 0}
 
 /* An opened, parsed file: a list of arrays and optional metadata. */
 typedef struct ts_file ts_file;

@@ -142,17 +142,28 @@ def torch_zip(path, tensors):
         z.writestr("archive/data.pkl", buf.getvalue())
         z.writestr("archive/byteorder", "little")
         for st in storages:
-            z.writestr("archive/data/" + st.key, b"\0" * (4 * st.numel))
+            write_zeros(z, "archive/data/" + st.key, b"", 4 * st.numel)
         z.writestr("archive/version", "3\n")
 
 
-def npy_bytes(shape, nbytes):
+def write_zeros(z, name, head, n):
+    """A stored member: head then n zero bytes, written in steps."""
+    with z.open(name, "w", force_zip64=len(head) + n > (1 << 31)) as f:
+        f.write(head)
+        step = b"\0" * min(n, 8 * MiB)
+        while n > 0:
+            k = min(n, len(step))
+            f.write(step[:k])
+            n -= k
+
+
+def npy_header(shape):
     hdr = "{'descr': '<f4', 'fortran_order': False, 'shape': %s, }" % (
         "(%d,)" % shape[0] if len(shape) == 1 else "(" + ", ".join(map(str, shape)) + ")")
     hdr = hdr.encode()
     pad = 64 - (10 + len(hdr) + 1) % 64
     hdr += b" " * pad + b"\n"
-    return b"\x93NUMPY\x01\x00" + struct.pack("<H", len(hdr)) + hdr + b"\0" * nbytes
+    return b"\x93NUMPY\x01\x00" + struct.pack("<H", len(hdr)) + hdr
 
 
 def npz(path, members):
@@ -161,7 +172,7 @@ def npz(path, members):
             n = 4
             for d in shape:
                 n *= d
-            z.writestr(name + ".npy", npy_bytes(shape, n))
+            write_zeros(z, name + ".npy", npy_header(shape), n)
 
 
 # ---- protobuf (ONNX) --------------------------------------------------------
@@ -186,19 +197,30 @@ def field(num, wire, payload):
 
 
 def onnx_model(path, inits):
-    graph = b""
+    """ir_version, producer, a graph of initializers of zeros (raw_data,
+    written in steps) and an opset; the lengths are computed first."""
+    tensors = []
     for name, dims in inits:
         n = 4
         for d in dims:
             n *= d
-        t = b"".join(field(1, 0, d) for d in dims) + field(2, 0, 1) + \
-            field(8, 2, name.encode()) + field(9, 2, b"\0" * n)
-        graph += field(5, 2, t)
-    graph += field(2, 2, b"g")
-    model = field(1, 0, 8) + field(2, 2, b"remote_files.py") + field(7, 2, graph) + \
-        field(8, 2, field(2, 0, 13))
+        head = b"".join(field(1, 0, d) for d in dims) + field(2, 0, 1) + \
+            field(8, 2, name.encode()) + varint(9 << 3 | 2) + varint(n)
+        tensors.append((head, n))
+    tail = field(2, 2, b"g")
+    graph_len = sum(len(varint(5 << 3 | 2)) + len(varint(len(h) + n)) + len(h) + n
+                    for h, n in tensors) + len(tail)
     with open(path, "wb") as f:
-        f.write(model)
+        f.write(field(1, 0, 8) + field(2, 2, b"remote_files.py") + varint(7 << 3 | 2) +
+                varint(graph_len))
+        for h, n in tensors:
+            f.write(varint(5 << 3 | 2) + varint(len(h) + n) + h)
+            zero = b"\0" * min(n, 8 * MiB)
+            while n > 0:
+                k = min(n, len(zero))
+                f.write(zero[:k])
+                n -= k
+        f.write(tail + field(8, 2, field(2, 0, 13)))
 
 
 def main(out):
@@ -206,7 +228,7 @@ def main(out):
     safetensors(os.path.join(out, "big.safetensors"),
                 [("layer.%d.weight" % i, "F32", [1024, 1536], 6 * MiB) for i in range(4)],
                 pad_to=6 * 1024)
-    for n in list(range(99994, 100001)) + list(range(131064, 131081)):
+    for n in list(range(99988, 100001)) + list(range(131064, 131081)):
         safetensors(os.path.join(out, "edge-%d.safetensors" % n),
                     [("w", "F16", [8, 8], 128), ("b", "F32", [8], 32)], pad_to=n)
     vocab_gguf(os.path.join(out, "vocab.gguf"))

@@ -539,10 +539,6 @@ static ts_status read_options(const ts_open_options *opts, ts_open_options *o,
     return TS_OK;
 }
 
-/* The first bytes a sparse source fetches: every signature, and the
- * whole header of most small files. */
-#define HEAD_BYTES ((uint64_t)64 * 1024)
-
 /* `opts` has passed read_options; f->src is set. */
 static ts_status parse_image(ts_file *f, const ts_open_options *opts, ts_error *err)
 {
@@ -550,7 +546,7 @@ static ts_status parse_image(ts_file *f, const ts_open_options *opts, ts_error *
     size_t len = f->len;
     ts_status st;
     ts_format fmt = opts->format;
-    if ((st = ts__source_need(f->src, 0, HEAD_BYTES, err)))
+    if ((st = ts__source_need(f->src, 0, TS__HEAD_MIN, err)))
         return st;
     if (fmt == TS_FORMAT_AUTO) {
         fmt = detect(data, len, f->src);

@@ -202,18 +202,14 @@ const char *__lsan_default_options(void)
 
 static const unsigned char signature[8] = {0x89, 'H', 'D', 'F', '\r', '\n', 0x1a, '\n'};
 
-/* How far a sparse source (a remote file) is searched for the signature:
- * the bytes every source has at once, so probing a file of another format
- * costs no request. A user block of 64 KiB or more is found only in local
- * files (man tshape, LIMITS). */
-#define SPARSE_SIGNATURE_LIMIT ((size_t)64 * 1024)
-
-/* Offset of the signature: 0, 512, 1024, 2048, ... (a user block), or -1. */
+/* Offset of the signature: 0, 512, 1024, 2048, ... (a user block), or -1.
+ * A sparse source (a remote file) is searched only in the bytes it holds
+ * (the first request's, 100,000 by default), so probing a file of another
+ * format costs no request: a user block past them is found only in local
+ * files (tshape(1), LIMITS). */
 static int64_t find_signature(const unsigned char *data, size_t len, const ts__source *src)
 {
-    if (src && !ts__source_is_whole(src) && len > SPARSE_SIGNATURE_LIMIT)
-        len = SPARSE_SIGNATURE_LIMIT;
-    for (uint64_t at = 0; at + 8 <= len; at = at ? at * 2 : 512)
+    for (uint64_t at = 0; at + 8 <= len && ts__source_has(src, at, 8); at = at ? at * 2 : 512)
         if (memcmp(data + at, signature, 8) == 0)
             return (int64_t)at;
     return -1;

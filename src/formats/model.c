@@ -283,6 +283,28 @@ static int64_t now_us(void)
  * for their start and their memory arenas. */
 #define POOL_DELAY_US 5000
 
+/*
+ * The first request for the shards of a remote model, from one of them: a
+ * safetensors shard's header (8 + its length, where the data starts) twice
+ * over, at least 16 KiB, at most 100,000 bytes; 0 (the default) for other
+ * formats. A shard with a longer header costs a second request.
+ */
+static uint64_t first_fetch_like(const ts_file *f)
+{
+    if (ts_file_format(f) != TS_FORMAT_SAFETENSORS)
+        return 0;
+    int64_t start = -1;
+    for (size_t i = 0; i < ts_file_count(f); i++) {
+        int64_t d = ts_file_array(f, i)->data_offset;
+        if (d >= 0 && (start < 0 || d < start))
+            start = d;
+    }
+    if (start < 0)
+        return 0;
+    uint64_t want = (uint64_t)start * 2;
+    return want < 16384 ? 16384 : want > 100000 ? 100000 : want;
+}
+
 /* Runs every job; with threads > 1 and several jobs, this thread starts
  * and, when the jobs take longer than POOL_DELAY_US, a pool of threads
  * takes the rest with it (falling back to this thread alone when none can
@@ -307,6 +329,24 @@ static void run_jobs(job *jobs, size_t n, int threads, const ts_open_options *op
     pthread_t tid[MAX_THREADS];
     int started = 0;
     int64_t t0 = now_us();
+    /* Remote shards: the first one alone, then the rest at once, their
+     * first requests sized from the first one's header. */
+    ts_open_options sized;
+    int remote = ts__is_url(jobs[0].path);
+    if (remote) {
+        size_t i = atomic_fetch_add(&p.next, 1);
+        run_job(&p, &jobs[i]);
+        if (open && open->first_fetch == 0 && jobs[i].file) {
+            sized = *open;
+            sized.first_fetch = first_fetch_like(jobs[i].file);
+            p.open = &sized;
+        }
+        for (int k = 1; k < threads; k++)
+            if (pthread_create(&tid[started], NULL, worker, &p) == 0)
+                started++;
+        if (started == 0)
+            started = -1; /* none could start: go on alone */
+    }
     for (;;) {
         size_t i = atomic_fetch_add(&p.next, 1);
         if (i >= p.n)

@@ -29,7 +29,7 @@ typedef struct ts__reader {
      * signature (protobuf files) start info.detection with "extension":
      * their probe is a strict structural check, tried only when
      * ts_open_options.path has one of info.extensions (file.c). The first
-     * 64 KiB are there; a probe that looks further asks with
+     * TS__HEAD_MIN bytes are there; a probe that looks further asks with
      * ts__probe_need(src, ...) (src is NULL for an image in memory). It
      * allocates nothing and cannot fail: it answers 0. */
     int (*probe)(const unsigned char *data, size_t len, ts__source *src);

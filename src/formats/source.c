@@ -52,7 +52,13 @@ struct ts__source {
     ts__source_stats stats;
     ts_error probe_err;         /* a fetch error met by a probe */
     int strict;                 /* ts__source_strict */
+    /* One page of which only [page start, partial_end) is known (the end of
+     * the first request, ts__source_fill): readable, not in `have`; a need
+     * that ends before partial_end takes it as there. NO_PAGE when none. */
+    uint64_t partial_page, partial_end;
 };
+
+#define NO_PAGE UINT64_MAX
 
 /* ---- the local fetcher: pread --------------------------------------------------- */
 
@@ -159,6 +165,7 @@ ts_status ts__source_open_fetcher(uint64_t size, ts__fetcher fetcher, ts__source
         return TS_ERR_NOMEM;
     }
     s->kind = K_SPARSE;
+    s->partial_page = NO_PAGE;
     s->fetcher = fetcher;
     s->size = size;
     s->page = (size_t)sysconf(_SC_PAGESIZE);
@@ -451,12 +458,22 @@ static ts_status sparse_need(ts__source *s, const ts__range *r, size_t n, ts_err
             continue;
         uint64_t end = r[i].len > s->size - r[i].off ? s->size : r[i].off + r[i].len;
         uint64_t p0 = r[i].off / s->page, p1 = (end + s->page - 1) / s->page;
-        if (missing_runs(s, p0, p1, runs + nruns, 1) == 0)
+        if (s->partial_page != NO_PAGE && has_page(s, s->partial_page))
+            s->partial_page = NO_PAGE;   /* fetched whole since */
+        if (s->partial_page >= p0 && s->partial_page < p1) {
+            if (end <= s->partial_end && s->partial_page == p1 - 1)
+                p1--;                        /* the part asked for is there */
+            else
+                s->partial_page = NO_PAGE;   /* fetched whole below */
+        }
+        if (p1 <= p0 || missing_runs(s, p0, p1, runs + nruns, 1) == 0)
             continue;  /* all there */
         /* Read-ahead: a single range grows while reads go forward. */
         uint64_t ra = 0;
         if (n == 1 && !s->strict) {
-            int forward = r[i].off >= s->last_end && r[i].off - s->last_end < s->next_ra;
+            /* forward: from the last fetch's last page on, not far past it */
+            int forward = r[i].off + s->page >= s->last_end &&
+                          r[i].off < s->last_end + s->next_ra;
             ra = s->hint ? s->hint : forward ? s->next_ra : RA_JUMP;
             s->hint = 0;
             if (forward || !s->next_ra)
@@ -596,6 +613,17 @@ void ts__source_fill(ts__source *s, uint64_t off, const void *data, size_t len)
             if (!has_page(s, p))
                 s->fetched += s->page;
         set_pages(s, p0, p1, 1);
+        /* a last page of which the request brought only a part */
+        if (end < s->size && end % s->page && end / s->page >= p1 && !has_page(s, end / s->page)) {
+            uint64_t pp = end / s->page;
+            if (protect(s, pp, pp + 1, PROT_READ | PROT_WRITE) == 0) {
+                memcpy((char *)s->map + pp * s->page, (const char *)data + (pp * s->page - off),
+                       (size_t)(end - pp * s->page));
+                protect(s, pp, pp + 1, PROT_READ);
+                s->partial_page = pp;
+                s->partial_end = end;
+            }
+        }
         /* as if fetched: a reader going on from here reads ahead more */
         s->last_end = end;
         s->next_ra = (end - off) * RA_GROWTH < RA_MAX ? (end - off) * RA_GROWTH : RA_MAX;
@@ -622,6 +650,8 @@ void ts__source_forget(ts__source *s, uint64_t off, uint64_t len)
     if (p1 <= p0)
         return;
     pthread_mutex_lock(&s->lock);
+    if (s->partial_page >= p0 && s->partial_page < p1)
+        s->partial_page = NO_PAGE;
     madvise((char *)s->map + p0 * s->page, (size_t)(p1 - p0) * s->page, MADV_DONTNEED);
     protect(s, p0, p1, PROT_NONE);
     set_pages(s, p0, p1, 0);
@@ -634,6 +664,8 @@ void ts__source_strict(ts__source *s)
         return;
     pthread_mutex_lock(&s->lock);
     s->strict = 1;
+    if (s->partial_page != 0)
+        s->partial_page = NO_PAGE;
     /* The first page stays: every reader may read it without asking. */
     uint64_t pages = s->map_len / s->page;
     if (pages > 1) {
@@ -671,6 +703,18 @@ int ts__probe_need(ts__source *src, uint64_t off, uint64_t len)
             src->probe_err = e;
         return 0;
     }
+    return 1;
+}
+
+int ts__source_has(const ts__source *src, uint64_t off, uint64_t len)
+{
+    if (!src || src->kind != K_SPARSE)
+        return 1;
+    if (off > src->size || len > src->size - off)
+        return 0;
+    for (uint64_t p = off / src->page; p * src->page < off + len; p++)
+        if (!has_page(src, p))
+            return 0;
     return 1;
 }
 

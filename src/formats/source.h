@@ -36,8 +36,8 @@
 
 typedef struct ts__source ts__source;
 
-/* Readers may read the first TS__HEAD_MIN bytes of a file (its magic, a
- * small header) without asking: file.c has asked for them (and more) to
+/* Readers and probes may read the first TS__HEAD_MIN bytes of a file (its
+ * magic, a small header) without asking: file.c has asked for them to
  * detect the format. */
 #define TS__HEAD_MIN 4096
 
@@ -170,6 +170,10 @@ void ts__source_hint(ts__source *s, uint64_t bytes);
  * kept for ts__source_error.
  */
 int ts__probe_need(ts__source *src, uint64_t off, uint64_t len);
+/* 1 when bytes [off, off + len) are readable now, without fetching (src
+ * NULL: an image in memory, always). */
+int ts__source_has(const ts__source *src, uint64_t off, uint64_t len);
+
 /* The error a probe's fetch met, into err; TS_OK when none. */
 ts_status ts__source_error(const ts__source *s, ts_error *err);
 

@@ -32,10 +32,13 @@
 #include <strings.h>
 #include <time.h>
 
-/* The first request of a file: every signature, a safetensors header of
- * up to 128 KiB whole (97% of the Hub's files; huggingface_hub reads
- * 100,000 bytes), a GGUF's first metadata. */
-#define HEAD_BYTES ((uint64_t)128 * 1024)
+/* The first request of a file (ts_open_options.first_fetch unless set):
+ * every signature, a safetensors header of up to 99,992 bytes whole
+ * (huggingface_hub's get_safetensors_metadata reads these 100,000 bytes:
+ * 97% of the Hub's files), a GGUF's first metadata. */
+#define HEAD_BYTES ((uint64_t)100000)
+/* The most a first request reads, whatever first_fetch says. */
+#define FIRST_FETCH_MAX ((uint64_t)64 << 20)
 #define MAX_PARALLEL 8
 #define MAX_TRIES 4
 #define MAX_RANGES_PER_REQUEST 64
@@ -820,14 +823,17 @@ ts_status ts__remote_open(const char *url, const ts_open_options *o, ts__source 
     ts_status st = rfile_new(url, o, &f, err);
     if (st)
         return st;
-    unsigned char *head = malloc(HEAD_BYTES);
+    uint64_t want = o && o->first_fetch ? o->first_fetch : HEAD_BYTES;
+    if (want > FIRST_FETCH_MAX)
+        want = FIRST_FETCH_MAX;
+    unsigned char *head = malloc((size_t)want);
     if (!head) {
         rclose(f);
         return ts__error(err, TS_ERR_NOMEM, "out of memory");
     }
     uint64_t got = 0;
     unsigned requests = 0;
-    if ((st = first_request(f, head, HEAD_BYTES, &got, &requests, err))) {
+    if ((st = first_request(f, head, want, &got, &requests, err))) {
         free(head);
         rclose(f);
         return st;
