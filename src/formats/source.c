@@ -732,6 +732,10 @@ ts__source_stats ts__source_get_stats(const ts__source *s)
 
 void ts__source_release(ts__source *s, uint64_t off, uint64_t len)
 {
+    if (s->kind == K_SPARSE) {
+        ts__source_forget(s, off, len);
+        return;
+    }
     if (s->kind != K_MAP || off >= s->map_len)
         return;
     if (len > s->map_len - off)

@@ -194,9 +194,10 @@ ts__source_stats ts__source_get_stats(const ts__source *s);
  * nothing for other kinds. */
 void ts__source_forget(ts__source *s, uint64_t off, uint64_t len);
 
-/* Tells the kernel the bytes [off, off + len) of a map are not needed for
- * now (MADV_DONTNEED): they leave the resident set. Nothing for other
- * kinds. */
+/* The bytes [off, off + len) are not needed for now: the whole pages of a
+ * map among them leave the resident set (MADV_DONTNEED: the page cache
+ * keeps them), those of a sparse image are dropped (ts__source_forget).
+ * Nothing for other kinds. */
 void ts__source_release(ts__source *s, uint64_t off, uint64_t len);
 
 /*
