@@ -51,6 +51,7 @@ const cli_option diff_options[] = {
     CLI_FLAG("metadata", 'm', "also compare the metadata (values that are not tensors, file\n"
                               "metadata) and list the entries that differ"),
     CLI_FLAG("quiet", 'q', "print nothing; only the exit status"),
+    CLI_REMOTE_OPTIONS,
     CLI_OPTIONS_END,
 };
 
@@ -69,11 +70,11 @@ typedef struct side {
 typedef struct diff_opts {
     cli_names names;        /* --strip-prefix*, --rename (names.c) */
     cli_filter filter;      /* --filter, --exclude on the mapped names */
-    ts_open_options open;   /* metadata collected */
     int quiet, recursive;
     int values;             /* --values */
     int metadata;           /* --metadata */
     ts_compare_options cmp;
+    ts_open_options open;   /* --max-fetch, --verbose, TSHAPE_IO; metadata */
 } diff_opts;
 
 /* The kinds of difference, in the order of a report's counts. */
@@ -101,13 +102,13 @@ static void free_opts(diff_opts *o)
 static int get_options(cli_ctx *ctx, const cli_args *args, diff_opts *o)
 {
     memset(o, 0, sizeof *o);
+    if (!cli_open_options(ctx, args, &o->open))
+        return CLI_ERROR;
     if (cli_names_get(ctx, args, &o->names) != CLI_OK)
         return CLI_ERROR;
     cli_filter_init(&o->filter, args);
     const ts_compare_options dflt = TS_COMPARE_OPTIONS_INIT;
-    const ts_open_options open = TS_OPEN_OPTIONS_INIT;
     const char *v;
-    o->open = open;
     o->open.want_metadata = 1; /* the last line says whether metadata differs */
     o->cmp = dflt;
     o->values = cli_flag(args, "values") > 0;
