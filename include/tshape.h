@@ -1952,6 +1952,13 @@ TS_API size_t ts_model_file_count(const ts_model *m);
 TS_API const ts_file *ts_model_file(const ts_model *m, size_t i);
 TS_API const char *ts_model_file_path(const ts_model *m, size_t i);
 
+/* Member i's path from the model's folder ("model-00001-of-00002.safetensors",
+ * "sub/a.npy"), or from the index's folder for a model opened by its index
+ * file, else the member's file name (a model of one file; a member outside
+ * the index's folder). Points into the member's path, owned by the model;
+ * NULL when i is out of range or m is NULL. */
+TS_API const char *ts_model_file_label(const ts_model *m, size_t i);
+
 /* Tensors, each once: members in order, each member's arrays in file
  * order (0 for NULL). ts_model_array returns the i-th and, when `file` is
  * not NULL, stores the index of its member there; NULL when i is out of
@@ -2430,6 +2437,301 @@ typedef struct ts_compare_options {
 TS_API ts_status ts_array_compare(const ts_file *fa, const ts_array *a, const ts_file *fb,
                                   const ts_array *b, const ts_compare_options *opts,
                                   ts_compare *out, ts_error *err);
+
+/* ------------------------------------------------------------------------ */
+/* Names and diffs: two models compared tensor by tensor                    */
+/* (src/formats/nameselect.c, namemap.c, tensordiff.c, diffmeta.c)          */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * 1 when tensor name `name` (NUL-terminated) is selected by glob lists as
+ * `tshape info --filter/--exclude` selects: it matches one of the
+ * nfilter patterns of `filter` (or nfilter is 0) and none of the nexclude
+ * patterns of `exclude`. Patterns are fnmatch(3) globs (POSIX.1-2008) with
+ * no flags: '*' and '?' match '/' and a leading '.', '[...]' is a bracket
+ * expression, '\' quotes the next character. 0 when name is NULL or a list
+ * is NULL with a nonzero count or holds NULL (the argument rule: this
+ * function cannot report an error).
+ */
+TS_API int ts_name_selected(const char *name, const char *const *filter, size_t nfilter,
+                            const char *const *exclude, size_t nexclude);
+
+/* The sides of a comparison, as a bit set (ts_namemap_add_prefix). */
+#define TS_SIDE_A 0x1u
+#define TS_SIDE_B 0x2u
+
+/*
+ * A name mapping: how the tensor names of two sides (A and B of a diff;
+ * the input of a conversion, side A) are rewritten before they are
+ * matched, as `tshape diff --strip-prefix/--strip-prefix-a/-b/--rename`
+ * do. A name is mapped in two steps:
+ *   1. the first prefix (in the order added) registered for the name's side
+ *      that the name starts with is removed, literally (byte for byte: a
+ *      ':' or '.' in it is part of it, no glob); each prefix counts the
+ *      names of each side it was removed from (its hits), so a prefix that
+ *      matched nothing can be reported (a typo, or the prefix of the other
+ *      side);
+ *   2. a name of side A that equals the `from` of a rename (after step 1)
+ *      becomes its `to`; renames apply to side A only (A's name `from` is
+ *      B's `to`). When `from` was added twice, the first rename added wins.
+ * Memory: the prefixes and renames are copied into the map. Applying it
+ * counts hits, so a map must not be applied from two threads at once.
+ */
+typedef struct ts_namemap ts_namemap;
+
+/* One prefix of a map and its hits; owned by the map, valid until the next
+ * ts_namemap_add_prefix or ts_namemap_free. */
+typedef struct ts_namemap_prefix {
+    const char *prefix;          /* NUL-terminated, as given */
+    unsigned sides;              /* TS_SIDE_A, TS_SIDE_B or both */
+    int64_t hits_a, hits_b;      /* names of side A / B it was removed from */
+} ts_namemap_prefix;
+
+/* A new empty map (maps every name to itself); free it with
+ * ts_namemap_free. Errors: TS_ERR_NOMEM. */
+TS_API ts_status ts_namemap_new(ts_namemap **out, ts_error *err);
+
+/* Frees the map and its copies. Accepts NULL. */
+TS_API void ts_namemap_free(ts_namemap *m);
+
+/*
+ * Adds `prefix` (NUL-terminated, copied; "" matches every name and removes
+ * nothing) for the names of `sides` (TS_SIDE_A, TS_SIDE_B or both), after
+ * the prefixes added before. Errors: TS_ERR_NOMEM; TS_ERR_INVALID_ARG
+ * (also: sides 0 or with other bits).
+ */
+TS_API ts_status ts_namemap_add_prefix(ts_namemap *m, const char *prefix, unsigned sides,
+                                       ts_error *err);
+
+/* Adds the rename of side A's name `from` to `to` (both NUL-terminated,
+ * copied). Errors: TS_ERR_NOMEM. */
+TS_API ts_status ts_namemap_add_rename(ts_namemap *m, const char *from, const char *to,
+                                       ts_error *err);
+
+/*
+ * Adds the renames of a rename file's text (`text`, len bytes, need not be
+ * NUL-terminated), as `tshape diff --rename MAPFILE` reads it: one rename
+ * "A_NAME B_NAME" per line (two words separated by spaces or tabs; LF or
+ * CRLF line ends), blank lines and lines whose first non-blank character
+ * is '#' skipped. Names cannot hold spaces, tabs or NUL bytes. Errors:
+ * TS_ERR_FORMAT ("line N: expected 'A_NAME B_NAME'", N 1-based, also in
+ * err->index; err->offset is the line's byte offset; the renames of the
+ * lines before it are kept), TS_ERR_NOMEM.
+ */
+TS_API ts_status ts_namemap_read_renames(ts_namemap *m, const char *text, size_t len,
+                                         ts_error *err);
+
+/*
+ * The name `name` (NUL-terminated) of side `side` (TS_SIDE_A or TS_SIDE_B)
+ * after mapping, by the two steps above, counting the hit of the prefix
+ * removed. The result points into `name` (after the prefix) or to a
+ * rename's `to` (owned by the map); it is never a new string. NULL when m
+ * or name is NULL or side is not exactly one side.
+ */
+TS_API const char *ts_namemap_apply(ts_namemap *m, unsigned side, const char *name);
+
+/* The prefixes in the order added (0 / NULL for NULL or i out of range). */
+TS_API size_t ts_namemap_prefix_count(const ts_namemap *m);
+TS_API const ts_namemap_prefix *ts_namemap_prefix_at(const ts_namemap *m, size_t i);
+
+/*
+ * A diff: what differs between the tensors (and metadata) of two models
+ * A and B (ts_model: files, folders, index files, URLs, of any formats),
+ * as `tshape diff A B` reports it; computed here so that C and Python
+ * users get the CLI's answers. The rules:
+ *   - Selection and names: each side's tensors (ts_model_array_name) are
+ *     mapped by opts->names (NULL: as they are), then selected by
+ *     ts_name_selected on the mapped names with opts->filter/exclude.
+ *   - Matching: tensors of the two sides with one mapped name form a pair.
+ *     A name that a side holds more than once (the files of a folder
+ *     without an index, two names mapped to one) is matched by its first
+ *     tensor in model order; the others are listed
+ *     (ts_diff_duplicate_at), never compared.
+ *   - The single-pair rule: when each side holds exactly one selected
+ *     tensor and their names differ, the two are one pair whatever their
+ *     names, as `cmp a b` compares two files (two .npy files are named
+ *     after their files).
+ *   - Pairs, in order: A's tensors (first of each name) in A's model
+ *     order, each paired with B's tensor of its name or alone (only in
+ *     A); then B's tensors of names A lacks, in B's order (only in B).
+ *   - Kind of a pair: TS_DIFF_ONLY_A / TS_DIFF_ONLY_B for a tensor alone;
+ *     otherwise TS_DIFF_DTYPE when the dtype names (ts_array.dtype_name)
+ *     differ, TS_DIFF_SHAPE when the shapes differ, TS_DIFF_DTYPE_SHAPE
+ *     for both, else TS_DIFF_EQUAL. ts_diff_compare_values can then make an
+ *     equal pair TS_DIFF_VALUES (values not all close) or
+ *     TS_DIFF_UNREADABLE (its data cannot be read).
+ *   - Metadata: the metadata entries of every member of each model (those
+ *     opened with want_metadata: safetensors __metadata__, GGUF key/values,
+ *     the values of a PyTorch checkpoint that are not tensors, ONNX graph
+ *     facts, HDF5 attributes) form one list per side: a key that every
+ *     member holding it holds with one value is one entry labelled with the
+ *     key; a key whose value differs between members is one entry per
+ *     member, labelled "MEMBER: key" (MEMBER: the member's path from the
+ *     model's folder, or from the index's folder, else its file name). The
+ *     entries whose value differs between A and B, or that one side lacks,
+ *     are the metadata differences (ts_diff_metadata_at): A's in A's order,
+ *     then those only in B in B's order. Values are compared as the JSON
+ *     text the readers give (ts_file_metadata), byte for byte.
+ * Memory: per side, the mapped names and indices of its tensors (about 40
+ * bytes each) and its metadata labels; names and values point into the
+ * models and the name map, so both models and opts->names must outlive the
+ * diff.
+ */
+typedef struct ts_diff ts_diff;
+
+/* The kinds of pairs (ts_diff_pair.kind), in the order of the totals. */
+typedef enum ts_diff_kind {
+    TS_DIFF_EQUAL = 0,           /* same dtype and shape (and values close,
+                                    when compared) */
+    TS_DIFF_ONLY_A = 1,          /* a tensor of A only */
+    TS_DIFF_ONLY_B = 2,          /* a tensor of B only */
+    TS_DIFF_DTYPE = 3,           /* dtypes differ, shapes equal */
+    TS_DIFF_SHAPE = 4,           /* shapes differ, dtypes equal */
+    TS_DIFF_DTYPE_SHAPE = 5,     /* both differ */
+    TS_DIFF_VALUES = 6,          /* same dtype and shape, values not all close */
+    TS_DIFF_UNREADABLE = 7       /* same dtype and shape, values unreadable */
+} ts_diff_kind;
+
+/* Number of kinds: valid values are 0..TS_DIFF_KIND_COUNT-1. */
+#define TS_DIFF_KIND_COUNT 8
+
+/* The kind's word as `tshape diff --json` writes it: "equal", "only_a",
+ * "only_b", "dtype", "shape", "dtype_shape", "values", "unreadable";
+ * "unknown" outside the enum. Static text. */
+TS_API const char *ts_diff_kind_name(ts_diff_kind kind);
+
+/* A tensor index of a side that has none in a pair. */
+#define TS_DIFF_NONE ((size_t)-1)
+
+/* What ts_diff_compare_values did with a pair (ts_diff_pair.values). */
+typedef enum ts_diff_values_state {
+    TS_DIFF_VALUES_NOT_COMPARED = 0,
+    TS_DIFF_VALUES_COMPARED = 1, /* ts_diff_pair.compare holds the result */
+    TS_DIFF_VALUES_FAILED = 2    /* the data of a side could not be read */
+} ts_diff_values_state;
+
+/* One pair; owned by the diff, valid until ts_diff_free. */
+typedef struct ts_diff_pair {
+    ts_diff_kind kind;
+    const char *name;            /* the mapped name the pair was matched by
+                                    (A's mapped name, B's for TS_DIFF_ONLY_B) */
+    const char *name_b;          /* B's mapped name (== name but for the
+                                    single-pair rule), NULL for TS_DIFF_ONLY_A */
+    size_t a, b;                 /* the tensors: indices of ts_model_array in
+                                    model A and B; TS_DIFF_NONE for a side
+                                    without one */
+    ts_diff_values_state values;
+    ts_compare compare;          /* when values is TS_DIFF_VALUES_COMPARED */
+} ts_diff_pair;
+
+/*
+ * The totals of a diff, updated by ts_diff_compare_values.
+ *   kinds[k]    pairs of kind k
+ *   changed     kinds DTYPE + SHAPE + DTYPE_SHAPE
+ *   different   changed + ONLY_A + ONLY_B + VALUES: the pairs `tshape diff`
+ *               lists (exit status 1 when not 0)
+ *   unreadable  pairs whose values could not be read, whatever their kind
+ *               (a TS_DIFF_DTYPE pair keeps its kind)
+ *   metadata_different  metadata differences (ts_diff_metadata_count)
+ *   metadata_a, metadata_b  entries of each side's metadata list
+ */
+typedef struct ts_diff_totals {
+    int64_t kinds[TS_DIFF_KIND_COUNT];
+    int64_t changed, different, unreadable;
+    int64_t metadata_different, metadata_a, metadata_b;
+} ts_diff_totals;
+
+/*
+ * Options of ts_diff_new: an option struct that grows, by the rule of
+ * ts_open_options (initialise with TS_DIFF_OPTIONS_INIT; struct_size 0 or
+ * too small is TS_ERR_INVALID_ARG, unknown nonzero bytes beyond this
+ * version's struct TS_ERR_UNSUPPORTED). NULL: defaults (names as they are,
+ * every tensor).
+ *   names    the name mapping (NULL: none); its hits are counted, so it must
+ *            not be shared with another thread during ts_diff_new
+ *   filter, nfilter, exclude, nexclude  the selection of ts_name_selected,
+ *            on mapped names (arrays of NUL-terminated globs; NULL when the
+ *            count is 0)
+ */
+typedef struct ts_diff_options {
+    size_t struct_size;          /* sizeof(ts_diff_options) */
+    ts_namemap *names;
+    const char *const *filter;
+    size_t nfilter;
+    const char *const *exclude;
+    size_t nexclude;
+} ts_diff_options;
+
+#define TS_DIFF_OPTIONS_INIT {sizeof(ts_diff_options), NULL, NULL, 0, NULL, 0}
+
+/*
+ * Compares the tensors and metadata of models a and b (which may be the
+ * same model) by the rules above into a new diff (*out; free it with
+ * ts_diff_free). Values are not read: see ts_diff_compare_values.
+ * Errors: TS_ERR_NOMEM; TS_ERR_IO (a metadata value that cannot be
+ * rendered: the file shrank since it was opened; the message names the key,
+ * err->index is the side, 0 for A and 1 for B); TS_ERR_INVALID_ARG (also:
+ * opts as above, a glob list NULL with a nonzero count or holding NULL);
+ * TS_ERR_UNSUPPORTED.
+ */
+TS_API ts_status ts_diff_new(const ts_model *a, const ts_model *b, const ts_diff_options *opts,
+                             ts_diff **out, ts_error *err);
+
+/* Frees the diff. Accepts NULL. */
+TS_API void ts_diff_free(ts_diff *d);
+
+/* Pairs, every kind included (TS_DIFF_EQUAL too), in the order above; 0 /
+ * NULL for NULL or i out of range. */
+TS_API size_t ts_diff_count(const ts_diff *d);
+TS_API const ts_diff_pair *ts_diff_pair_at(const ts_diff *d, size_t i);
+
+/* 1 when the single-pair rule paired the two sides' only tensors (0 for
+ * NULL). */
+TS_API int ts_diff_single(const ts_diff *d);
+
+/* The totals (NULL for NULL); owned by the diff. */
+TS_API const ts_diff_totals *ts_diff_totals_of(const ts_diff *d);
+
+/*
+ * Tensors left out of the matching because their side already holds their
+ * mapped name: A's in A's order, then B's (0 / NULL for NULL or i out of
+ * range). ts_diff_duplicate_at returns the mapped name and, when side is
+ * not NULL, stores TS_SIDE_A or TS_SIDE_B there and, when index is not
+ * NULL, the tensor's index in its model.
+ */
+TS_API size_t ts_diff_duplicate_count(const ts_diff *d);
+TS_API const char *ts_diff_duplicate_at(const ts_diff *d, size_t i, unsigned *side,
+                                        size_t *index);
+
+/*
+ * Metadata differences, in the order above (0 for NULL). For the i-th,
+ * ts_diff_metadata_at stores its label in *label and the JSON text of each
+ * side's value in *a and *b (NULL for the side that lacks the entry) and
+ * returns 1; 0 (nothing stored) when d is NULL or i out of range. Any
+ * out-pointer may be NULL. The strings are owned by the diff and the
+ * models' files.
+ */
+TS_API size_t ts_diff_metadata_count(const ts_diff *d);
+TS_API int ts_diff_metadata_at(const ts_diff *d, size_t i, const char **label, const char **a,
+                               const char **b);
+
+/*
+ * Compares the values of pair i (ts_array_compare, numpy.isclose's rule,
+ * with opts: NULL for its defaults) when it is a pair of two tensors of
+ * one shape (kinds TS_DIFF_EQUAL, TS_DIFF_DTYPE, and a pair compared
+ * before); for other pairs it does nothing and returns TS_OK. The pair's
+ * values become TS_DIFF_VALUES_COMPARED with the result in its compare, and
+ * an equal pair whose values are not all close becomes TS_DIFF_VALUES.
+ * When the data of a side cannot be read the pair's values become
+ * TS_DIFF_VALUES_FAILED, an otherwise equal pair becomes
+ * TS_DIFF_UNREADABLE (a pair of another dtype keeps its kind), and the
+ * error of ts_array_compare is returned (err->index 0 for A's tensor, 1
+ * for B's). Comparing a pair again replaces its result; the totals follow.
+ * Errors: those of ts_array_compare; TS_ERR_INVALID_ARG (also: i out of
+ * range).
+ */
+TS_API ts_status ts_diff_compare_values(ts_diff *d, size_t i, const ts_compare_options *opts,
+                                        ts_error *err);
 
 /* ------------------------------------------------------------------------ */
 /* Writing: safetensors, .npz and folders of .npy (src/values/write.c)      */

@@ -364,8 +364,7 @@ int cmd_convert(cli_ctx *ctx, const cli_args *args)
     }
     if (status == CLI_OK && nsel == 0)
         status = cli_error(ctx, in, "no arrays to write%s",
-                           filter.include || cli_opt(args, "exclude") ? " (all filtered out)"
-                                                                      : "");
+                           filter.nfilter || filter.nexclude ? " (all filtered out)" : "");
     if (status == CLI_OK) {
         cli_progress progress;
         cli_progress_init(&progress, "convert");

@@ -4,19 +4,17 @@
  * only in A, only in B, and tensors whose dtype or shape differ; equal
  * tensors are counted. Exit 0 equal, 1 different, 2 error (as cmp, diff).
  *
- * Names are matched after mapping: --strip-prefix removes a prefix from
- * both sides, --strip-prefix-a/-b from one, --rename renames A's tensors;
- * --filter/--exclude then select by the mapped names. When each side holds
- * exactly one tensor, the two are compared whatever their names (as cmp a
- * b). Each pair of tensors is compared by compare_pair(), which with
- * --values also compares the data (ts_array_compare, numpy.isclose's rule)
- * of pairs of one shape: a pair whose values are not all close is a
- * difference of kind "values" (or keeps its dtype kind, with the values'
- * report beside it). The files' metadata (metadiff.c) is compared too: the
- * last line says when it differs, and --metadata lists the entries.
+ * The library computes the diff (ts_diff: names mapped by --strip-prefix
+ * and --rename, selected by --filter/--exclude, matched by name or by the
+ * single-pair rule, the kind of each pair, the totals, the metadata that
+ * differs); this file prints it. With --values each pair of one shape has
+ * its data compared (ts_diff_compare_values, numpy.isclose's rule) as it
+ * is reported: a pair whose values are not all close is a difference of
+ * kind "values" (or keeps its dtype kind, with the values' report beside
+ * it). The last line says when the metadata differs, and --metadata lists
+ * the entries.
  */
 #include "cli.h"
-#include "metadiff.h"
 #include "model.h"
 #include "names.h"
 
@@ -55,18 +53,6 @@ const cli_option diff_options[] = {
     CLI_OPTIONS_END,
 };
 
-/* One side: its model and the tensors selected (--filter/--exclude), each
- * with its name after mapping. */
-typedef struct side {
-    const char *path;
-    ts_model *m;
-    size_t n;             /* tensors selected */
-    size_t *index;        /* per selected tensor: its index in the model */
-    char **key;           /* per selected tensor: its name after mapping */
-    size_t *order;        /* selected tensors sorted by key */
-    cli_meta meta;
-} side;
-
 typedef struct diff_opts {
     cli_names names;        /* --strip-prefix*, --rename (names.c) */
     cli_filter filter;      /* --filter, --exclude on the mapped names */
@@ -76,21 +62,6 @@ typedef struct diff_opts {
     ts_compare_options cmp;
     ts_open_options open;   /* --max-fetch, --verbose, TSHAPE_IO; metadata */
 } diff_opts;
-
-/* The kinds of difference, in the order of a report's counts. */
-typedef enum diff_kind {
-    DIFF_EQUAL,
-    DIFF_ONLY_A,
-    DIFF_ONLY_B,
-    DIFF_DTYPE,
-    DIFF_SHAPE,
-    DIFF_DTYPE_SHAPE,
-    DIFF_VALUES,            /* same dtype and shape, values not all close */
-    DIFF_UNREADABLE         /* --values: the data of one side cannot be read */
-} diff_kind;
-
-static const char *const kind_names[] = {"equal", "only_a", "only_b", "dtype", "shape",
-                                         "dtype_shape", "values", "unreadable"};
 
 /* ---- options -------------------------------------------------------------- */
 
@@ -125,119 +96,41 @@ static int get_options(cli_ctx *ctx, const cli_args *args, diff_opts *o)
     return CLI_OK;
 }
 
-/* ---- names ------------------------------------------------------------------ */
+/* ---- the two models ------------------------------------------------------------ */
 
-static const side *sort_side; /* qsort has no user pointer */
+typedef struct sides {
+    const char *path[2];
+    ts_model *m[2];
+} sides;
 
-static int cmp_key(const void *x, const void *y)
+static int open_side(cli_ctx *ctx, diff_opts *o, sides *s, int i)
 {
-    size_t i = *(const size_t *)x, j = *(const size_t *)y;
-    int c = strcmp(sort_side->key[i], sort_side->key[j]);
-    return c ? c : (i > j) - (i < j);
-}
-
-static int load_side(cli_ctx *ctx, diff_opts *o, side *s, int is_a)
-{
-    if (cli_no_stdin(ctx, s->path) != CLI_OK)
+    if (cli_no_stdin(ctx, s->path[i]) != CLI_OK)
         return CLI_ERROR;
-    s->m = cli_model_open(ctx, s->path, &o->open, o->recursive);
-    if (!s->m)
-        return CLI_ERROR;
-    size_t n = ts_model_count(s->m);
-    s->key = calloc(n ? n : 1, sizeof *s->key);
-    s->index = malloc((n ? n : 1) * sizeof *s->index);
-    s->order = malloc((n ? n : 1) * sizeof *s->order);
-    if (!s->key || !s->index || !s->order)
-        return cli_error(ctx, s->path, "out of memory");
-    for (size_t i = 0; i < n; i++) {
-        char *k = cli_names_map(&o->names, is_a, ts_model_array_name(s->m, i));
-        if (!k)
-            return cli_error(ctx, s->path, "out of memory");
-        if (!cli_filter_match(&o->filter, k)) {
-            free(k);
-            continue;
-        }
-        s->key[s->n] = k;
-        s->index[s->n] = i;
-        s->order[s->n] = s->n;
-        s->n++;
-    }
-    sort_side = s;
-    if (s->n > 1)
-        qsort(s->order, s->n, sizeof *s->order, cmp_key);
-    /* A name twice on one side (files of a folder without an index, or two
-     * names mapped to one) leaves the comparison ambiguous: the first is
-     * compared, and the others are reported. */
-    for (size_t k = 1; k < s->n; k++)
-        if (strcmp(s->key[s->order[k]], s->key[s->order[k - 1]]) == 0)
-            cli_notice(ctx, s->path, "warning: tensor '%s' appears more than once; the first "
-                                     "is compared", s->key[s->order[k]]);
-    return cli_meta_collect(ctx, s->path, s->m, &s->meta);
+    s->m[i] = cli_model_open(ctx, s->path[i], &o->open, o->recursive);
+    return s->m[i] ? CLI_OK : CLI_ERROR;
 }
 
-static void free_side(side *s)
+/* Tensor `index` of model m, and its member in *file. */
+static const ts_array *tensor(const ts_model *m, size_t index, size_t *file)
 {
-    if (s->key)
-        for (size_t i = 0; i < s->n; i++)
-            free(s->key[i]);
-    free(s->key);
-    free(s->index);
-    free(s->order);
-    cli_meta_free(&s->meta);
-    ts_model_close(s->m);
+    return ts_model_array(m, index, file);
 }
 
-/* The first selected tensor of s named key, or (size_t)-1. */
-static size_t find(const side *s, const char *key)
+/* ---- comparing values ------------------------------------------------------------ */
+
+/* --values: the data of pair i compared (ts_diff_compare_values), with the
+ * progress line; a side whose data cannot be read is an error line naming
+ * its file (and the array, in the message). */
+static void compare_values(cli_ctx *ctx, const diff_opts *o, const sides *s, ts_diff *d,
+                           size_t i)
 {
-    size_t lo = 0, hi = s->n;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (strcmp(s->key[s->order[mid]], key) < 0)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo < s->n && strcmp(s->key[s->order[lo]], key) == 0 ? s->order[lo] : (size_t)-1;
-}
-
-/* Is selected tensor i the first of its name on its side? */
-static int first_of_name(const side *s, size_t i)
-{
-    return find(s, s->key[i]) == i;
-}
-
-/* Selected tensor i of s, and its member in *file. */
-static const ts_array *tensor(const side *s, size_t i, size_t *file)
-{
-    return ts_model_array(s->m, s->index[i], file);
-}
-
-/* ---- comparing ----------------------------------------------------------------- */
-
-/* The values' comparison of one pair, when --values compared them. */
-typedef struct pair_values {
-    int compared;
-    int unreadable;         /* the data of one side could not be read */
-    ts_compare c;
-} pair_values;
-
-/* The difference between tensor ia of A and ib of B, of one name. With
- * --values, pairs of one shape have their data compared into *pv; a side
- * whose data cannot be read is an error line naming it (its file and the
- * array) and sets pv->unreadable; the pair keeps its dtype difference, or
- * is DIFF_UNREADABLE (neither equal nor reported) when it has none. */
-static diff_kind compare_pair(cli_ctx *ctx, const diff_opts *o, const side *sa, size_t ia,
-                              const side *sb, size_t ib, pair_values *pv)
-{
+    const ts_diff_pair *p = ts_diff_pair_at(d, i);
+    if (p->kind != TS_DIFF_EQUAL && p->kind != TS_DIFF_DTYPE)
+        return; /* one side only, or shapes that differ */
     size_t fa, fb;
-    const ts_array *a = tensor(sa, ia, &fa), *b = tensor(sb, ib, &fb);
-    int dt = strcmp(a->dtype_name, b->dtype_name) != 0;
-    int sh = !ts_shape_equal(&a->shape, &b->shape);
-    diff_kind k = dt && sh ? DIFF_DTYPE_SHAPE : dt ? DIFF_DTYPE : sh ? DIFF_SHAPE : DIFF_EQUAL;
-    pv->compared = pv->unreadable = 0;
-    if (!o->values || sh)
-        return k;
+    const ts_array *a = tensor(s->m[0], p->a, &fa);
+    tensor(s->m[1], p->b, &fb);
     cli_progress progress;
     cli_progress_init(&progress, "diff");
     ts_compare_options co = o->cmp;
@@ -245,19 +138,14 @@ static diff_kind compare_pair(cli_ctx *ctx, const diff_opts *o, const side *sa, 
         co.progress = cli_progress_report;
         co.progress_ctx = &progress;
     }
-    cli_progress_start(&progress, ts_model_file_path(sa->m, fa), a->name);
+    cli_progress_start(&progress, ts_model_file_path(s->m[0], fa), a->name);
     ts_error err;
-    ts_status st = ts_array_compare(ts_model_file(sa->m, fa), a, ts_model_file(sb->m, fb), b,
-                                    &co, &pv->c, &err);
+    ts_status st = ts_diff_compare_values(d, i, &co, &err);
     cli_progress_clear(&progress);
     if (st != TS_OK) {
-        const side *bad = err.index == 1 ? sb : sa;
-        cli_error(ctx, ts_model_file_path(bad->m, err.index == 1 ? fb : fa), "%s", err.message);
-        pv->unreadable = 1;
-        return k == DIFF_EQUAL ? DIFF_UNREADABLE : k;
+        int bad = err.index == 1;
+        cli_error(ctx, ts_model_file_path(s->m[bad], bad ? fb : fa), "%s", err.message);
     }
-    pv->compared = 1;
-    return k == DIFF_EQUAL && pv->c.notclose > 0 ? DIFF_VALUES : k;
 }
 
 static const char *compared_as(ts_value_kind k)
@@ -338,35 +226,39 @@ static void tensor_text(const ts_array *a, char *buf, size_t cap)
     snprintf(buf, cap, "%s %s", shape, a->dtype_name);
 }
 
-static void json_tensor(cli_ctx *ctx, const char *key, const side *s, size_t i)
+static void json_tensor(cli_ctx *ctx, const char *key, const ts_model *m, size_t index)
 {
     size_t f;
-    const ts_array *a = tensor(s, i, &f);
+    const ts_array *a = tensor(m, index, &f);
     print_open_object(ctx, key);
-    print_string(ctx, PRINT_JSON, "name", NULL, ts_model_array_name(s->m, s->index[i]));
+    print_string(ctx, PRINT_JSON, "name", NULL, ts_model_array_name(m, index));
     print_string(ctx, PRINT_JSON, "dtype", NULL, a->dtype_name);
     print_dims(ctx, PRINT_JSON, "shape", NULL, ts_shape_dims(&a->shape), ts_shape_ndim(&a->shape));
-    print_string(ctx, PRINT_JSON, "file", NULL, ts_model_file_path(s->m, f));
+    print_string(ctx, PRINT_JSON, "file", NULL, ts_model_file_path(m, f));
     print_close_object(ctx);
 }
 
-static void report(cli_ctx *ctx, cli_table *t, diff_kind k, const char *name, const side *a,
-                   size_t ia, const side *b, size_t ib, const pair_values *pv)
+/* One pair that differs: a row of the table, or a JSON record. `name` is
+ * the pair's name as shown ("a => b" for the single pair in text). */
+static void report(cli_ctx *ctx, cli_table *t, const sides *s, const ts_diff_pair *p,
+                   const char *name)
 {
+    const int has_a = p->a != TS_DIFF_NONE, has_b = p->b != TS_DIFF_NONE;
+    const int compared = p->values == TS_DIFF_VALUES_COMPARED;
     if (ctx->json) {
         print_open_object(ctx, NULL);
-        print_string(ctx, PRINT_JSON, "kind", NULL, kind_names[k]);
+        print_string(ctx, PRINT_JSON, "kind", NULL, ts_diff_kind_name(p->kind));
         print_string(ctx, PRINT_JSON, "name", NULL, name);
-        if (ia != (size_t)-1)
-            json_tensor(ctx, "a", a, ia);
+        if (has_a)
+            json_tensor(ctx, "a", s->m[0], p->a);
         else
             print_null(ctx, PRINT_JSON, "a", NULL);
-        if (ib != (size_t)-1)
-            json_tensor(ctx, "b", b, ib);
+        if (has_b)
+            json_tensor(ctx, "b", s->m[1], p->b);
         else
             print_null(ctx, PRINT_JSON, "b", NULL);
-        if (pv && pv->compared)
-            values_json(ctx, tensor(a, ia, NULL), &pv->c);
+        if (compared)
+            values_json(ctx, tensor(s->m[0], p->a, NULL), &p->compare);
         else
             print_null(ctx, PRINT_JSON, "values", NULL);
         print_close_object(ctx);
@@ -375,15 +267,14 @@ static void report(cli_ctx *ctx, cli_table *t, diff_kind k, const char *name, co
     static const char *const words[] = {"", "only in A", "only in B", "dtype", "shape",
                                         "dtype, shape", "values", "unreadable"};
     char ta[600] = "", tb[600] = "";
-    if (ia != (size_t)-1)
-        tensor_text(tensor(a, ia, NULL), ta, sizeof ta);
-    if (ib != (size_t)-1)
-        tensor_text(tensor(b, ib, NULL), tb, sizeof tb);
+    if (has_a)
+        tensor_text(tensor(s->m[0], p->a, NULL), ta, sizeof ta);
+    if (has_b)
+        tensor_text(tensor(s->m[1], p->b, NULL), tb, sizeof tb);
     char tv[1024] = ""; /* where (600), NaN counts (96), two numbers (64 each), words */
-    if (pv && pv->compared)
-        values_text(tensor(a, ia, NULL), &pv->c, tv, sizeof tv);
-    const char *row[5] = {words[k], name, ia != (size_t)-1 ? ta : "-",
-                          ib != (size_t)-1 ? tb : "-", tv};
+    if (compared)
+        values_text(tensor(s->m[0], p->a, NULL), &p->compare, tv, sizeof tv);
+    const char *row[5] = {words[p->kind], name, has_a ? ta : "-", has_b ? tb : "-", tv};
     cli_table_add(t, row);
 }
 
@@ -405,18 +296,12 @@ static const char *cut_value(const char *v, char *buf, size_t cap)
     return buf;
 }
 
-typedef struct meta_report {
-    cli_ctx *ctx;
-    cli_table *t;
-} meta_report;
-
 /* One metadata entry that differs: a row "metadata KEY A_VALUE B_VALUE"
  * ("-" for a side without it), or the JSON record {"metadata_key", "a",
  * "b", "only"}. */
-static void report_meta(void *user, const char *label, const char *va, const char *vb)
+static void report_meta(cli_ctx *ctx, cli_table *t, const char *label, const char *va,
+                        const char *vb)
 {
-    meta_report *r = user;
-    cli_ctx *ctx = r->ctx;
     if (ctx->json) {
         print_open_object(ctx, NULL);
         print_string(ctx, PRINT_JSON, "metadata_key", NULL, label);
@@ -429,22 +314,92 @@ static void report_meta(void *user, const char *label, const char *va, const cha
     char ca[META_TEXT_MAX + 8], cb[META_TEXT_MAX + 8];
     const char *row[5] = {"metadata", label, va ? cut_value(va, ca, sizeof ca) : "-",
                           vb ? cut_value(vb, cb, sizeof cb) : "-", ""};
-    cli_table_add(r->t, row);
-}
-
-static void count_meta(void *user, const char *label, const char *va, const char *vb)
-{
-    (void)user, (void)label, (void)va, (void)vb;
+    cli_table_add(t, row);
 }
 
 /* ---- the run ------------------------------------------------------------------- */
 
-/* The single-array rule: when each side holds exactly one tensor, they are
- * one pair whatever their names (as cmp a.npy b.npy; two .npy files are
- * named after their files). Returns 1 when it applies. */
-static int single_pair(const side *a, const side *b)
+/* The warnings of a diff: names a side holds more than once, prefixes that
+ * matched nothing. */
+static void warn(cli_ctx *ctx, const sides *s, const ts_diff *d, const diff_opts *o)
 {
-    return a->n == 1 && b->n == 1 && strcmp(a->key[0], b->key[0]) != 0;
+    for (size_t i = 0; i < ts_diff_duplicate_count(d); i++) {
+        unsigned side;
+        const char *name = ts_diff_duplicate_at(d, i, &side, NULL);
+        cli_notice(ctx, s->path[side == TS_SIDE_B], "warning: tensor '%s' appears more than "
+                                                    "once; the first is compared", name);
+    }
+    cli_names_warn_unused(ctx, &o->names);
+}
+
+/* The last line: the counts, and whether the metadata differs. */
+static void print_totals(cli_ctx *ctx, const diff_opts *o, const ts_diff_totals *t)
+{
+    print_open_object(ctx, NULL);
+    print_int(ctx, PRINT_ANY, "equal", "%s equal, ", t->kinds[TS_DIFF_EQUAL]);
+    print_int(ctx, PRINT_ANY, "different", "%s different", t->different);
+    print_text(ctx, " (");
+    print_int(ctx, PRINT_ANY, "only_a", "%s only in A, ", t->kinds[TS_DIFF_ONLY_A]);
+    print_int(ctx, PRINT_ANY, "only_b", "%s only in B, ", t->kinds[TS_DIFF_ONLY_B]);
+    print_int(ctx, PRINT_ANY, "changed", "%s changed", t->changed);
+    /* the values' counts only with --values (JSON: always) */
+    print_int(ctx, o->values ? PRINT_ANY : PRINT_JSON, "values", ", %s values",
+              t->kinds[TS_DIFF_VALUES]);
+    print_int(ctx, o->values && t->unreadable ? PRINT_ANY : PRINT_JSON, "unreadable",
+              ", %s unreadable", t->unreadable);
+    print_text(ctx, ")");
+    print_int(ctx, PRINT_JSON, "metadata_different", NULL, t->metadata_different);
+    int64_t meta = t->metadata_different;
+    if (meta > 0 || o->metadata) {
+        char m[160];
+        if (meta == 0)
+            snprintf(m, sizeof m, "; metadata equal (%lld entr%s)", (long long)t->metadata_a,
+                     t->metadata_a == 1 ? "y" : "ies");
+        else
+            snprintf(m, sizeof m, "; metadata differs: %lld entr%s%s", (long long)meta,
+                     meta == 1 ? "y" : "ies", o->metadata ? "" : " (--metadata lists them)");
+        print_text(ctx, m);
+    }
+    print_text(ctx, "\n");
+    print_close_object(ctx);
+}
+
+/* Reports the diff (comparing values as it goes) and returns the status. */
+static int run(cli_ctx *ctx, const diff_opts *o, const sides *s, ts_diff *d)
+{
+    cli_table t = {NULL, 0, 0, 5, 0};
+    const int single = ts_diff_single(d);
+    char pair_name[1024];
+    for (size_t i = 0; i < ts_diff_count(d); i++) {
+        if (o->values)
+            compare_values(ctx, o, s, d, i);
+        const ts_diff_pair *p = ts_diff_pair_at(d, i);
+        const char *name = p->name;
+        if (single) {
+            snprintf(pair_name, sizeof pair_name, "%s => %s", p->name, p->name_b);
+            name = ctx->json ? p->name : pair_name;
+        }
+        if (p->kind != TS_DIFF_EQUAL && p->kind != TS_DIFF_UNREADABLE && !o->quiet)
+            report(ctx, &t, s, p, name);
+    }
+    /* the metadata: listed with --metadata */
+    for (size_t i = 0; o->metadata && !o->quiet && i < ts_diff_metadata_count(d); i++) {
+        const char *label, *va, *vb;
+        ts_diff_metadata_at(d, i, &label, &va, &vb);
+        report_meta(ctx, &t, label, va, vb);
+    }
+    const ts_diff_totals *tot = ts_diff_totals_of(d);
+    if (!o->quiet) {
+        cli_table_flush(ctx, &t, "");
+        print_totals(ctx, o, tot);
+    }
+    int status = tot->unreadable ? CLI_ERROR
+                 : tot->different || (o->metadata && tot->metadata_different > 0) ? CLI_FALSE
+                                                                                   : CLI_OK;
+    /* an incomplete model is an error whatever the comparison says */
+    if (ts_model_error_count(s->m[0]) || ts_model_error_count(s->m[1]))
+        status = CLI_ERROR;
+    return status;
 }
 
 int cmd_diff(cli_ctx *ctx, const cli_args *args)
@@ -456,91 +411,30 @@ int cmd_diff(cli_ctx *ctx, const cli_args *args)
         free_opts(&o);
         return CLI_ERROR;
     }
-    side a, b;
-    memset(&a, 0, sizeof a);
-    memset(&b, 0, sizeof b);
-    a.path = args->ops[0];
-    b.path = args->ops[1];
-    int status = load_side(ctx, &o, &a, 1);
+    sides s = {{args->ops[0], args->ops[1]}, {NULL, NULL}};
+    int status = open_side(ctx, &o, &s, 0);
     if (status == CLI_OK)
-        status = load_side(ctx, &o, &b, 0);
-    if (status == CLI_OK)
-        cli_names_warn_unused(ctx, &o.names);
-    int64_t count[8] = {0}, unreadable = 0;
+        status = open_side(ctx, &o, &s, 1);
+    ts_diff *d = NULL;
     if (status == CLI_OK) {
-        cli_table t = {NULL, 0, 0, 5, 0};
-        const int single = single_pair(&a, &b);
-        char pair_name[1024];
-        /* A's tensors in A's order, then those only in B in B's order */
-        for (size_t i = 0; i < a.n; i++) {
-            if (!first_of_name(&a, i))
-                continue;
-            size_t j = single ? 0 : find(&b, a.key[i]);
-            pair_values pv = {0};
-            diff_kind k = j == (size_t)-1 ? DIFF_ONLY_A : compare_pair(ctx, &o, &a, i, &b, j, &pv);
-            count[k]++;
-            unreadable += pv.unreadable;
-            const char *name = a.key[i];
-            if (single) {
-                snprintf(pair_name, sizeof pair_name, "%s => %s", a.key[0], b.key[0]);
-                name = ctx->json ? a.key[0] : pair_name;
-            }
-            if (k != DIFF_EQUAL && k != DIFF_UNREADABLE && !o.quiet)
-                report(ctx, &t, k, name, &a, i, &b, j, &pv);
-        }
-        for (size_t j = 0; j < b.n && !single; j++) {
-            if (!first_of_name(&b, j) || find(&a, b.key[j]) != (size_t)-1)
-                continue;
-            count[DIFF_ONLY_B]++;
-            if (!o.quiet)
-                report(ctx, &t, DIFF_ONLY_B, b.key[j], &a, (size_t)-1, &b, j, NULL);
-        }
-        /* the metadata: listed with --metadata, else only counted */
-        meta_report mr = {ctx, &t};
-        size_t meta = cli_meta_compare(&a.meta, &b.meta,
-                                       o.metadata && !o.quiet ? report_meta : count_meta, &mr);
-        int64_t changed = count[DIFF_DTYPE] + count[DIFF_SHAPE] + count[DIFF_DTYPE_SHAPE];
-        int64_t different = changed + count[DIFF_ONLY_A] + count[DIFF_ONLY_B] +
-                            count[DIFF_VALUES];
-        if (!o.quiet) {
-            cli_table_flush(ctx, &t, "");
-            print_open_object(ctx, NULL);
-            print_int(ctx, PRINT_ANY, "equal", "%s equal, ", count[DIFF_EQUAL]);
-            print_int(ctx, PRINT_ANY, "different", "%s different", different);
-            print_text(ctx, " (");
-            print_int(ctx, PRINT_ANY, "only_a", "%s only in A, ", count[DIFF_ONLY_A]);
-            print_int(ctx, PRINT_ANY, "only_b", "%s only in B, ", count[DIFF_ONLY_B]);
-            print_int(ctx, PRINT_ANY, "changed", "%s changed", changed);
-            /* the values' counts only with --values (JSON: always) */
-            print_int(ctx, o.values ? PRINT_ANY : PRINT_JSON, "values", ", %s values",
-                      count[DIFF_VALUES]);
-            print_int(ctx, o.values && unreadable ? PRINT_ANY : PRINT_JSON, "unreadable",
-                      ", %s unreadable", unreadable);
-            print_text(ctx, ")");
-            print_int(ctx, PRINT_JSON, "metadata_different", NULL, (int64_t)meta);
-            if (meta > 0 || o.metadata) {
-                char m[160];
-                if (meta == 0)
-                    snprintf(m, sizeof m, "; metadata equal (%zu entr%s)", a.meta.n,
-                             a.meta.n == 1 ? "y" : "ies");
-                else
-                    snprintf(m, sizeof m, "; metadata differs: %zu entr%s%s", meta,
-                             meta == 1 ? "y" : "ies",
-                             o.metadata ? "" : " (--metadata lists them)");
-                print_text(ctx, m);
-            }
-            print_text(ctx, "\n");
-            print_close_object(ctx);
-        }
-        status = unreadable ? CLI_ERROR
-                 : different || (o.metadata && meta > 0) ? CLI_FALSE
-                                                          : CLI_OK;
-        /* an incomplete model is an error whatever the comparison says */
-        if (ts_model_error_count(a.m) || ts_model_error_count(b.m))
-            status = CLI_ERROR;
+        ts_diff_options dopts = TS_DIFF_OPTIONS_INIT;
+        dopts.names = o.names.map;
+        dopts.filter = o.filter.filter;
+        dopts.nfilter = o.filter.nfilter;
+        dopts.exclude = o.filter.exclude;
+        dopts.nexclude = o.filter.nexclude;
+        ts_error err;
+        if (ts_diff_new(s.m[0], s.m[1], &dopts, &d, &err) != TS_OK)
+            status = cli_error(ctx, s.path[err.code == TS_ERR_IO && err.index == 1], "%s",
+                               err.message);
     }
-    free_side(&a);
-    free_side(&b);
+    if (status == CLI_OK) {
+        warn(ctx, &s, d, &o);
+        status = run(ctx, &o, &s, d);
+    }
+    ts_diff_free(d);
+    ts_model_close(s.m[0]);
+    ts_model_close(s.m[1]);
     free_opts(&o);
     return status;
 }

@@ -1248,3 +1248,18 @@ const ts_model_issue *ts_model_issue_at(const ts_model *m, size_t i)
 {
     return m && i < m->issues.n ? &m->issues.v[i].pub : NULL;
 }
+
+const char *ts_model_file_label(const ts_model *m, size_t i)
+{
+    if (!m || i >= m->nfiles)
+        return NULL;
+    const char *p = m->paths[i], *index = m->index;
+    size_t n = m->root_len;
+    if (n > 0 && strlen(p) > n)
+        return p + n + (p[n] == '/');
+    const char *e = index ? strrchr(index, '/') : NULL;
+    if (e && strncmp(p, index, (size_t)(e - index) + 1) == 0)
+        return p + (e - index) + 1;
+    const char *s = strrchr(p, '/');
+    return s ? s + 1 : p;
+}
