@@ -1889,7 +1889,9 @@ TS_API const ts_model_issue *ts_model_issue_at(const ts_model *m, size_t i);
 /*
  * Unlike everything above, these functions read an array's data, not only
  * its header. The data is read from the file's map (ts_file_open) or image
- * (ts_file_open_memory): at data_offset for stored data, through zlib for a
+ * (ts_file_open_memory): at data_offset for stored data (for ONNX external
+ * data, in the side file: mapped once per file on first use, opened without
+ * following a symbolic link), through zlib for a
  * deflated .npz member (streamed through a fixed 256 KiB buffer, never
  * inflated whole), for an ONNX initializer whose values are in
  * TensorProto's typed fields (float_data, int32_data, int64_data,
@@ -1956,11 +1958,13 @@ TS_API ts_value_kind ts_array_value_kind(const ts_array *a);
  * TS_ERR_INDEX (start < 0, count < 0 or start + count > a->size),
  * TS_ERR_UNSUPPORTED (no readable data: data_offset -1 without a stream or
  * storage record, MXNet sparse storage, a non-contiguous view of a deflated
- * storage), TS_ERR_LAYOUT (negative strides),
+ * storage, ONNX external data of a model opened from memory without a
+ * path), TS_ERR_LAYOUT (negative strides),
  * TS_ERR_TRUNCATED (a view or data reaching past its storage or the file),
  * TS_ERR_FORMAT (a deflate stream that fails to inflate, or, when a call
  * inflates a whole member, whose size or CRC-32 differs from the zip
- * directory's), TS_ERR_IO (file shrank), TS_ERR_NOMEM; TS_ERR_INVALID_ARG
+ * directory's), TS_ERR_IO (file shrank; an ONNX side file that cannot be
+ * opened or mapped), TS_ERR_NOMEM; TS_ERR_INVALID_ARG
  * (the argument rule: f or a NULL, out NULL with count > 0, `as` not one of
  * the four types above).
  */

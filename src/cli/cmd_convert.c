@@ -242,6 +242,9 @@ typedef struct sel {
     size_t file;
     const ts_array *a;
     const char *out_name;        /* after --strip-prefix and --rename */
+    int view;                    /* a view of a storage (storage_key; not
+                                    ONNX external data, whose storage_key
+                                    names the side file) */
 } sel;
 
 static int cmp_storage(const void *x, const void *y)
@@ -263,7 +266,7 @@ static void report_shared(cli_ctx *ctx, const char *in, const sel *s, size_t n)
     if (!v)
         return;
     for (size_t i = 0; i < n; i++)
-        if (s[i].a->storage_key)
+        if (s[i].view)
             v[nv++] = s[i];
     qsort(v, nv, sizeof *v, cmp_storage);
     if (ctx->json)
@@ -383,6 +386,7 @@ int cmd_convert(cli_ctx *ctx, const cli_args *args)
         }
         t[nsel].name = s[nsel].out_name = mapped[nsel];
         t[nsel].file = ts_model_file(m, s[nsel].file);
+        s[nsel].view = s[nsel].a->storage_key && ts_file_format(t[nsel].file) != TS_FORMAT_ONNX;
         t[nsel].array = s[nsel].a;
         nsel++;
     }

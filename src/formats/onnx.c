@@ -249,17 +249,29 @@ static ts_status resolve_external(onnx_reader *r, ts_array *a, const ext_info *x
     int inside = rd && rs &&
                  (strcmp(rd, "/") == 0 || (strncmp(rs, rd, rdl) == 0 && rs[rdl] == '/'));
     free(rd);
-    free(rs);
-    if (!inside)
+    if (!inside) {
+        free(rs);
         return ts__fail(err, TS_ERR_FORMAT, 0, (int64_t)at,
                         "external data path leaves the model folder: %s has location '%s', "
                         "which resolves outside it (through a symbolic link)", a->name, loc);
+    }
     int64_t size = (int64_t)sb.st_size, end;
-    if (ts__add_overflow(off, want, &end) || end > size)
+    if (ts__add_overflow(off, want, &end) || end > size) {
+        free(rs);
         return ts__fail(err, TS_ERR_FORMAT, 0, (int64_t)at,
                         "external data out of range: %s: offset %lld + length %lld > size "
                         "of %s (%lld)", a->name, (long long)off, (long long)want, loc,
                         (long long)size);
+    }
+    /* The values layer reads the data from the side file, by the path
+     * resolved here (the model's folder may be named relative to a working
+     * directory that changes). */
+    ts__data_src ds;
+    memset(&ds, 0, sizeof ds);
+    ts_status st2 = ts__side_add(r->f, rs, &ds.side, err);
+    free(rs);
+    if (st2 || (st2 = ts__file_set_data_src(r->f, a, &ds, err)))
+        return st2;
     a->data_offset = off;
     a->note = ts__file_printf(r->f, err, "%s, external data: %s offset %lld length %lld", src,
                               loc, (long long)off, (long long)want);

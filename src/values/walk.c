@@ -66,13 +66,19 @@ ts_status ts__data_open(ts__data *d, const ts_file *f, const ts_array *a, ts_err
         return ts__values_fail(a, err, st);
     d->image = ts__file_image(f, &d->image_len);
     d->src = ts__file_data_src(f, a);
-    /* ONNX external data: data_offset counts in the side file storage_key
-     * names, not in this image; reading the image there would give other
-     * bytes as values. */
-    if (ts_file_format(f) == TS_FORMAT_ONNX && a->storage_key)
+    /* ONNX external data: data_offset counts in the side file, whose image
+     * replaces the model's (side.c maps it once per file). A model read
+     * from memory has no folder to find it in. */
+    if (d->src && d->src->side) {
+        if ((st = ts__side_image(f, d->src->side, &d->image, &d->image_len, err)))
+            return ts__values_fail(a, err, st);
+        d->side = 1;
+    } else if (ts_file_format(f) == TS_FORMAT_ONNX && a->storage_key) {
         return ts__values_fail(a, err, ts__error(err, TS_ERR_UNSUPPORTED,
                                                  "its data is in the external file '%s', "
-                                                 "which is not read", a->storage_key));
+                                                 "which was not located (the model was "
+                                                 "read from memory)", a->storage_key));
+    }
     int64_t storage_nbytes = d->src ? d->src->storage_nbytes : 0;
     /* A view of a storage (PyTorch): elements count from the storage's
      * start. Otherwise from the first element, at data_offset. */
@@ -179,14 +185,14 @@ ts_status ts__data_open(ts__data *d, const ts_file *f, const ts_array *a, ts_err
                                    "a strided view of a deflated member cannot be read"));
     } else {
         avail = (int64_t)d->image_len - d->base;
-        what = "the file holds";
+        what = d->side ? "its external data file holds" : "the file holds";
         if ((storage_nbytes > 0 || has_storage) && storage_nbytes < avail) {
             avail = storage_nbytes;
             what = "its storage holds";
         }
     }
     if (need > avail) {
-        int view = a->storage_key || a->storage_offset != 0 || !d->contiguous;
+        int view = (a->storage_key && !d->side) || a->storage_offset != 0 || !d->contiguous;
         return ts__values_fail(a, err, ts__fail(err, TS_ERR_TRUNCATED, 0,
                                d->src ? d->src->comp_offset : a->data_offset,
                                view ? "the view reaches storage element %lld, %lld bytes, but "
