@@ -718,7 +718,14 @@ typedef struct ts_array {
                                     when the array owns its data */
     const char *storage_key;     /* the storage this array is a view of
                                     (PyTorch "archive/data/0"), NULL when the
-                                    array owns its data */
+                                    array owns its data; ONNX external data:
+                                    the side file's location */
+    int null_shape;              /* 1: the array has no shape at all (an HDF5
+                                    null dataspace, H5S_NULL, which h5py
+                                    reads as h5py.Empty): reports show no
+                                    shape, and `shape` is (0,) so that size
+                                    and nbytes are 0 for code that does not
+                                    look at this field. 0 otherwise */
 } ts_array;
 
 /*
@@ -2300,6 +2307,27 @@ typedef struct ts_write_result {
  */
 TS_API ts_status ts_write(const char *path, const ts_write_tensor *tensors, size_t n,
                           const ts_write_options *opts, ts_write_result *out, ts_error *err);
+
+/*
+ * Whether ts_write with options opts (NULL: defaults) could write tensor t,
+ * from its header alone: its name, dtype and storage by the rules above
+ * (with opts' format, cast and dequantize), and where its data is (inside
+ * its file or storage, in a form the values layer reads: ts_array_read's
+ * checks before any byte is read). Nothing is written or read. So a caller
+ * can name every tensor that cannot be written before writing any (tshape
+ * convert lists them all, and with --skip-unsupported writes the others).
+ * Returns TS_OK, or the error ts_write would give for this tensor:
+ * TS_ERR_DTYPE (a dtype the format cannot hold: strings, object, a GGUF
+ * block type without dequantize, bfloat16 for npy without cast),
+ * TS_ERR_UNSUPPORTED (MXNet sparse storage, an array without a shape,
+ * data not stored in a readable form), TS_ERR_VALUE (a name the format
+ * cannot hold), TS_ERR_TRUNCATED, TS_ERR_LAYOUT, TS_ERR_OVERFLOW (data
+ * outside its storage or file), TS_ERR_IO (an ONNX side file that cannot
+ * be opened); the message starts with "array 'NAME': ". TS_ERR_INVALID_ARG
+ * and TS_ERR_UNSUPPORTED for t or opts as ts_write.
+ */
+TS_API ts_status ts_write_check(const ts_write_tensor *t, const ts_write_options *opts,
+                                ts_error *err);
 
 /* ------------------------------------------------------------------------ */
 /* Layer shapes: convolution, pooling, matmul, linear, concat, stack        */

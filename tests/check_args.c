@@ -834,6 +834,15 @@ START_TEST(test_values)
     wgrown.later = 1;
     EXPECT(ts_write(out, &t, 1, &wgrown.o, &r, EP), TS_ERR_UNSUPPORTED, NULL);
     EXPECT(ts_write(out, &t, 1, NULL, NULL, EP), TS_ERR_IO, NULL);
+    EXPECT(ts_write_check(NULL, NULL, EP), BAD, "ts_write_check: t is NULL");
+    EXPECT(ts_write_check(&tnull, NULL, EP), BAD,
+           "ts_write_check: t has a NULL name, file or array");
+    snprintf(msg, sizeof msg, "ts_write_check: opts->struct_size is 0: initialise the "
+             "options with TS_WRITE_OPTIONS_INIT (struct_size = sizeof(ts_write_options) = %zu)",
+             sizeof w);
+    EXPECT(ts_write_check(&t, &w, EP), BAD, msg);
+    EXPECT(ts_write_check(&t, &wgrown.o, EP), TS_ERR_UNSUPPORTED, NULL);
+    ck_assert_int_eq(ts_write_check(&t, NULL, NULL), TS_OK);
     ts_file_close(f);
 }
 END_TEST

@@ -457,6 +457,35 @@ START_TEST(test_errors)
     ck_assert_str_eq(e.message, "array 'q': GGUF block type q4_0 cannot be copied to "
                                 "safetensors; dequantize it (to float32 or float16)");
 
+    /* ts_write_check gives each tensor's error from its header, writing
+     * nothing (convert lists them all; issue 20 item 16) */
+    ck_assert_int_eq(ts_write_check(&qt, &o, &e), TS_ERR_DTYPE);
+    ck_assert_str_eq(e.message, "array 'q': GGUF block type q4_0 cannot be copied to "
+                                "safetensors; dequantize it (to float32 or float16)");
+    ck_assert_int_eq(ts_write_check(&cx, &o, &e), TS_ERR_DTYPE);
+    ck_assert_int_eq(ts_write_check(&bf16, &onpz, &e), TS_OK); /* cast set above */
+    ck_assert_int_eq(ts_write_check(&bf16, NULL, &e), TS_OK);
+    ts_write_options dq = TS_WRITE_OPTIONS_INIT;
+    dq.dequantize = 1;
+    ck_assert_int_eq(ts_write_check(&qt, &dq, &e), TS_OK);
+    ts_file *sp = NULL, *emp = NULL;
+    ck_assert_int_eq(ts_file_open("tests/fixtures/values/sparse.params", NULL, &sp, &e), TS_OK);
+    ts_write_tensor rsp = {"r", sp, ts_file_array(sp, 1)};
+    ck_assert_int_eq(ts_write_check(&rsp, &o, &e), TS_ERR_UNSUPPORTED);
+    ck_assert_str_eq(e.message, "array 'r': MXNet sparse storage cannot be written");
+    ts_file_close(sp);
+    ck_assert_int_eq(ts_file_open("tests/fixtures/hdf5/empty.h5", NULL, &emp, &e), TS_OK);
+    for (size_t i = 0; i < ts_file_count(emp); i++) {
+        ts_write_tensor et = {ts_file_array(emp, i)->name, emp, ts_file_array(emp, i)};
+        ts_status want = strcmp(et.name, "null") == 0 ? TS_ERR_UNSUPPORTED : TS_OK;
+        ck_assert_int_eq(ts_write_check(&et, &onpz, &e), want);
+        if (want)
+            ck_assert_str_eq(e.message, "array 'null': it has no shape (an HDF5 null "
+                                        "dataspace, h5py.Empty), which NumPy .npy cannot hold");
+    }
+    ts_file_close(emp);
+    ck_assert_int_eq(count_entries(dir), 0);
+
     ts_write_tensor dup[] = {{"n", a.f, aa}, {"n", a.f, aa}};
     ck_assert_int_eq(write_one(st, dup, 2, &o, &e), TS_ERR_VALUE);
     ck_assert_str_eq(e.message, "array 'n': two arrays have this name");

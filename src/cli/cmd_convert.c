@@ -52,6 +52,9 @@ const cli_option convert_options[] = {
               "safetensors: at most SIZE bytes of data per file (5GB, 500MB, 2GiB):\n"
               "STEM-0000K-of-0000N.safetensors and STEM.safetensors.index.json"),
     CLI_FLAG("no-verify", 0, "do not read OUT back to check it"),
+    CLI_FLAG("skip-unsupported", 0, "leave out the arrays OUT's format cannot hold (strings,\n"
+                                     "quantized, sparse, no shape), each named on standard\n"
+                                     "error, instead of writing nothing"),
     CLI_OPTIONS_END,
 };
 
@@ -344,6 +347,122 @@ static const char *unnamed_name(const ts_model *m, size_t i, char *buf, size_t c
     return buf;
 }
 
+/* ---- what cannot be written ---------------------------------------------------- */
+
+/* One tensor that cannot be written: its name and why (the library's
+ * message without its "array 'NAME': " prefix). */
+typedef struct unwritable {
+    char *name, *why;
+} unwritable;
+
+/* "'a', 'b' and 3 more: WHY; 'c': WHY2" for the tensors v[0..n), grouped by
+ * reason in the order met, at most 4 names per reason, into buf; the
+ * reasons that do not fit end it as "; and N more tensors". */
+static void unwritable_list(const unwritable *v, size_t n, char *buf, size_t cap)
+{
+    size_t len = 0, listed = 0;
+    unsigned char *done = calloc(n ? n : 1, 1);
+    buf[0] = '\0';
+    for (size_t i = 0; done && i < n; i++) {
+        if (done[i])
+            continue;
+        if (len + 2 * strlen(v[i].why) + 64 > cap) { /* room for "; and N more tensors" */
+            snprintf(buf + len, cap - len, "; and %zu more tensor%s", n - listed,
+                     n - listed == 1 ? "" : "s");
+            break;
+        }
+        size_t shown = 0, same = 0;
+        for (size_t k = i; k < n; k++) {
+            if (done[k] || strcmp(v[k].why, v[i].why) != 0)
+                continue;
+            done[k] = 1;
+            same++;
+            listed++;
+            if (shown < 4 && len + 64 < cap) {
+                char q[160];
+                len += (size_t)snprintf(buf + len, cap - len, "%s'%s'",
+                                        shown ? ", " : len ? "; " : "",
+                                        cli_quote(v[k].name, strlen(v[k].name), q, sizeof q));
+                shown++;
+            }
+        }
+        if (same > shown && len + 32 < cap)
+            len += (size_t)snprintf(buf + len, cap - len, " and %zu more", same - shown);
+        if (len + 8 < cap) {
+            int w = snprintf(buf + len, cap - len, ": %s", v[i].why);
+            len = w > 0 && (size_t)w < cap - len ? len + (size_t)w : cap - 1;
+        }
+    }
+    free(done);
+}
+
+/*
+ * Checks every selected tensor (ts_write_check) before anything is written.
+ * Without --skip-unsupported, the tensors that cannot be written are named
+ * in one error line (grouped by reason) and nothing is written. With it,
+ * those of a dtype or storage the format lacks (TS_ERR_DTYPE,
+ * TS_ERR_UNSUPPORTED) are left out, each named in a notice; other problems
+ * (bad data, names) stay errors. Returns CLI_OK with t, s and mapped
+ * compacted to the tensors to write (the others' mapped names freed).
+ */
+static int check_writable(cli_ctx *ctx, const char *in, const ts_write_options *o, int skip,
+                          ts_write_tensor *t, sel *s, char **mapped, size_t *n)
+{
+    unwritable *v = NULL;
+    size_t bad = 0, kept = 0, skippable = 0, cap = 0;
+    int status = CLI_OK;
+    for (size_t i = 0; i < *n; i++) {
+        ts_error err;
+        ts_status st = ts_write_check(&t[i], o, &err);
+        if (st == TS_OK) {
+            t[kept] = t[i];
+            s[kept] = s[i];
+            mapped[kept++] = mapped[i];
+            continue;
+        }
+        int lacks = st == TS_ERR_DTYPE || st == TS_ERR_UNSUPPORTED;
+        if (skip && lacks) {
+            cli_notice(ctx, in, "skipped: %s", err.message);
+            free(mapped[i]);
+            continue;
+        }
+        skippable += (size_t)lacks;
+        if (bad == cap) {
+            cap = cap ? cap * 2 : 16;
+            unwritable *p = realloc(v, cap * sizeof *v);
+            if (!p) {
+                status = cli_error(ctx, NULL, "out of memory");
+                break;
+            }
+            v = p;
+        }
+        const char *why = strstr(err.message, "': ");
+        why = strncmp(err.message, "array '", 7) == 0 && why ? why + 3 : err.message;
+        v[bad].name = mapped[i]; /* owned by v now */
+        v[bad].why = strdup(why);
+        bad++;
+    }
+    *n = kept;
+    if (bad > 0 && status == CLI_OK) {
+        char list[900];
+        unwritable_list(v, bad, list, sizeof list);
+        status = cli_error(ctx, in, "%zu tensor%s cannot be written as %s: %s; nothing "
+                           "written%s", bad, bad == 1 ? "" : "s",
+                           o->format == TS_WRITE_SAFETENSORS ? "safetensors"
+                           : o->format == TS_WRITE_NPZ     ? "npz" : "npy files", list,
+                           skippable == 0 || kept == 0 ? ""
+                           : skippable == bad ? " (--skip-unsupported writes the others)"
+                                              : " (--skip-unsupported leaves out those of a "
+                                                "dtype or storage the format lacks)");
+    }
+    for (size_t i = 0; i < bad; i++) {
+        free(v[i].name);
+        free(v[i].why);
+    }
+    free(v);
+    return status;
+}
+
 /* ---- the command --------------------------------------------------------------- */
 
 int cmd_convert(cli_ctx *ctx, const cli_args *args)
@@ -390,10 +509,15 @@ int cmd_convert(cli_ctx *ctx, const cli_args *args)
         t[nsel].array = s[nsel].a;
         nsel++;
     }
+    size_t selected = nsel;
+    if (status == CLI_OK && nsel > 0)
+        status = check_writable(ctx, in, &o, cli_flag(args, "skip-unsupported") > 0, t, s,
+                                mapped, &nsel);
     if (status == CLI_OK && nsel == 0)
         status = cli_error(ctx, in, "no arrays to write%s",
-                           filter.include || cli_opt(args, "exclude") ? " (all filtered out)"
-                                                                      : "");
+                           selected > 0                               ? " (all skipped)"
+                           : filter.include || cli_opt(args, "exclude") ? " (all filtered out)"
+                                                                        : "");
     if (status == CLI_OK) {
         cli_progress progress;
         cli_progress_init(&progress, "convert");

@@ -217,7 +217,9 @@ static void report_layout(cli_ctx *ctx, const ts_array *a)
     print_bool(ctx, PRINT_JSON, "f_contiguous", NULL, fo);
 
     int64_t f2[2];
-    if (ts_shape_flat2d(&a->shape, f2, NULL) == TS_OK)
+    if (a->null_shape)
+        print_null(ctx, PRINT_ANY, "flat2d", "  flat2d         none\n");
+    else if (ts_shape_flat2d(&a->shape, f2, NULL) == TS_OK)
         print_dims(ctx, PRINT_ANY, "flat2d", line(fmt, sizeof fmt, "flat2d"), f2, 2);
     else
         print_null(ctx, PRINT_ANY, "flat2d", "  flat2d         overflows int64\n");
@@ -241,8 +243,11 @@ static void report_storage(cli_ctx *ctx, const ts_array *a)
     else
         print_null(ctx, PRINT_JSON, "storage_shape", NULL);
     print_string(ctx, PRINT_ANY, "device", line(fmt, sizeof fmt, "device"), a->device);
-    print_dims(ctx, PRINT_JSON, "strides", NULL, ts_shape_dims(&a->strides),
-               ts_shape_ndim(&a->strides));
+    if (a->null_shape)
+        print_null(ctx, PRINT_JSON, "strides", NULL);
+    else
+        print_dims(ctx, PRINT_JSON, "strides", NULL, ts_shape_dims(&a->strides),
+                   ts_shape_ndim(&a->strides));
     print_int(ctx, a->storage_key ? PRINT_ANY : PRINT_JSON, "storage_offset",
               line(fmt, sizeof fmt, "storage_offset"), a->storage_offset);
     print_string(ctx, PRINT_ANY, "storage_key", line(fmt, sizeof fmt, "storage_key"),
@@ -253,7 +258,6 @@ static void report_storage(cli_ctx *ctx, const ts_array *a)
 static void report_array(cli_ctx *ctx, const char *path, const ts_file *f, const ts_array *a)
 {
     char buf[256], fmt[32];
-    const int64_t *dims = ts_shape_dims(&a->shape);
     int ndim = ts_shape_ndim(&a->shape);
     const char *format = ts_format_name(ts_file_format(f)), *version = ts_file_version(f);
 
@@ -265,8 +269,11 @@ static void report_array(cli_ctx *ctx, const char *path, const ts_file *f, const
     print_string(ctx, PRINT_TEXT, NULL, line(fmt, sizeof fmt, "format"), buf);
     print_string(ctx, PRINT_JSON, "version", NULL, version[0] ? version : NULL);
     print_string(ctx, PRINT_JSON, "name", NULL, a->name);
-    print_dims(ctx, PRINT_ANY, "shape", line(fmt, sizeof fmt, "shape"), dims, ndim);
-    print_int(ctx, PRINT_ANY, "ndim", line(fmt, sizeof fmt, "ndim"), ndim);
+    print_array_shape(ctx, PRINT_ANY, "shape", line(fmt, sizeof fmt, "shape"), a);
+    if (a->null_shape)
+        print_null(ctx, PRINT_ANY, "ndim", "  ndim           none\n");
+    else
+        print_int(ctx, PRINT_ANY, "ndim", line(fmt, sizeof fmt, "ndim"), ndim);
     report_dtype(ctx, f, a);
     print_int(ctx, PRINT_ANY, "size", line(fmt, sizeof fmt, "size"), a->size);
     if (a->nbytes >= 0)
@@ -485,14 +492,13 @@ static void summary_row(cli_ctx *ctx, rows *r, const char *path, const ts_array 
         print_string(ctx, PRINT_JSON, "name", NULL, a->name);
         print_string(ctx, PRINT_JSON, "dtype", NULL, a->dtype_name);
         print_string(ctx, PRINT_JSON, "descr", NULL, a->descr);
-        print_dims(ctx, PRINT_JSON, "shape", NULL, ts_shape_dims(&a->shape),
-                   ts_shape_ndim(&a->shape));
+        print_array_shape(ctx, PRINT_JSON, "shape", NULL, a);
         print_bool(ctx, PRINT_JSON, "buffer", NULL, is_buffer(a));
         print_close_object(ctx);
         return;
     }
     char shape[512];
-    ts_shape_format(&a->shape, 0, shape, sizeof shape);
+    cli_array_shape_text(a, shape, sizeof shape);
     add_row(r, path, a->name[0] ? a->name : "-", summary_dtype(a), shape);
     if (r->stream)
         flush_rows(ctx, r);

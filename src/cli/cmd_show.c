@@ -740,7 +740,14 @@ int cmd_show(cli_ctx *ctx, const cli_args *args)
         ts_file_close(f);
         return status;
     }
-    if (ctx->json) {
+    if (a->null_shape) {
+        /* h5py reads it as h5py.Empty: nothing to show */
+        if (ctx->json)
+            out_str(ctx, "null\n");
+        else
+            out_printf(ctx, "no shape, no values (an HDF5 null dataspace, h5py.Empty of %s)\n",
+                       a->dtype_name);
+    } else if (ctx->json) {
         status = show_json(ctx, &s, size);
     } else if (s.ndim == 0) {
         if (push_values(&s, 0, 1) == 0) {

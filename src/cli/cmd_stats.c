@@ -136,8 +136,7 @@ static void report(cli_ctx *ctx, stats_run *r, const char *path, const ts_array 
         print_string(ctx, PRINT_JSON, "file", NULL, path);
         print_string(ctx, PRINT_JSON, "name", NULL, a->name);
         print_string(ctx, PRINT_JSON, "dtype", NULL, a->dtype_name);
-        print_dims(ctx, PRINT_JSON, "shape", NULL, ts_shape_dims(&a->shape),
-                   ts_shape_ndim(&a->shape));
+        print_array_shape(ctx, PRINT_JSON, "shape", NULL, a);
         print_int(ctx, PRINT_JSON, "count", NULL, s->count);
         print_json_text(ctx, PRINT_JSON, "min", NULL, mn);
         print_json_text(ctx, PRINT_JSON, "max", NULL, mx);
@@ -154,7 +153,7 @@ static void report(cli_ctx *ctx, stats_run *r, const char *path, const ts_array 
         return;
     }
     char shape[512], count[32], z[32], nn[32], pi[32], ni[32], tr[32];
-    ts_shape_format(&a->shape, 0, shape, sizeof shape);
+    cli_array_shape_text(a, shape, sizeof shape);
     snprintf(count, sizeof count, "%lld", (long long)s->count);
     snprintf(z, sizeof z, "%lld", (long long)s->zeros);
     snprintf(nn, sizeof nn, "%lld", (long long)s->nan);

@@ -239,7 +239,8 @@ static uint64_t hash_key(const char *pattern, const ts_array *a)
 static int same_key(const group *g, const char *pattern, const ts_array *a)
 {
     return strcmp(g->pattern, pattern) == 0 && strcmp(g->first->dtype_name, a->dtype_name) == 0 &&
-           ts_shape_equal(&g->first->shape, &a->shape);
+           ts_shape_equal(&g->first->shape, &a->shape) &&
+           g->first->null_shape == a->null_shape;
 }
 
 static int groups_grow(groups *gs)
@@ -364,7 +365,7 @@ static const char *member_name(const char *path, const char *root)
 
 static void shape_text(const ts_array *a, char *buf, size_t cap)
 {
-    ts_shape_format(&a->shape, 0, buf, cap);
+    cli_array_shape_text(a, buf, cap);
 }
 
 static void json_sum(cli_ctx *ctx, const sum *s)
@@ -416,8 +417,7 @@ static void json_tensor(cli_ctx *ctx, const ts_model *m, size_t i)
     const ts_array *a = ts_model_array(m, i, &f);
     print_open_object(ctx, NULL);
     print_string(ctx, PRINT_JSON, "name", NULL, ts_model_array_name(m, i));
-    print_dims(ctx, PRINT_JSON, "shape", NULL, ts_shape_dims(&a->shape),
-               ts_shape_ndim(&a->shape));
+    print_array_shape(ctx, PRINT_JSON, "shape", NULL, a);
     print_string(ctx, PRINT_JSON, "dtype", NULL, a->dtype_name);
     print_int(ctx, PRINT_JSON, "parameters", NULL, a->size);
     print_int(ctx, PRINT_JSON, "nbytes", NULL, a->nbytes);
@@ -498,8 +498,7 @@ static int summary_one(cli_ctx *ctx, const cli_summary_opts *o, const char *path
                 print_string(ctx, PRINT_JSON, "name", NULL,
                              G->count > 1 ? G->pattern
                                           : ts_model_array_name(m, G->first_index));
-                print_dims(ctx, PRINT_JSON, "shape", NULL, ts_shape_dims(&G->first->shape),
-                           ts_shape_ndim(&G->first->shape));
+                print_array_shape(ctx, PRINT_JSON, "shape", NULL, G->first);
                 print_string(ctx, PRINT_JSON, "dtype", NULL, G->first->dtype_name);
                 print_int(ctx, PRINT_JSON, "count", NULL, G->count);
                 layer_ranges(G, layers, sizeof layers);

@@ -491,6 +491,36 @@ void print_dims(cli_ctx *ctx, cli_print p, const char *key, const char *fmt, con
     }
 }
 
+void print_array_shape(cli_ctx *ctx, cli_print p, const char *key, const char *fmt,
+                       const ts_array *a)
+{
+    if (a->null_shape) {
+        if (json_on(ctx, p)) {
+            print_null(ctx, p, key, fmt);
+        } else if (text_on(ctx, p, fmt)) {
+            const char *at = strstr(fmt, "%s");
+            if (!at) {
+                out_str(ctx, fmt);
+                return;
+            }
+            out_write(ctx, fmt, (size_t)(at - fmt));
+            out_str(ctx, "none");
+            out_str(ctx, at + 2);
+        }
+        return;
+    }
+    print_dims(ctx, p, key, fmt, ts_shape_dims(&a->shape), ts_shape_ndim(&a->shape));
+}
+
+const char *cli_array_shape_text(const ts_array *a, char *buf, size_t cap)
+{
+    if (a->null_shape)
+        snprintf(buf, cap, "none");
+    else
+        ts_shape_format(&a->shape, 0, buf, cap);
+    return buf;
+}
+
 void print_json_text(cli_ctx *ctx, cli_print p, const char *key, const char *fmt,
                      const char *json)
 {

@@ -88,7 +88,7 @@ ts_status ts__data_open(ts__data *d, const ts_file *f, const ts_array *a, ts_err
     d->skip = d->src ? d->src->skip : 0;
     if (d->src && d->src->kind == TS__SRC_STORED)
         d->src = NULL;
-    if (!d->src && d->base < 0)
+    if (!d->src && d->base < 0 && a->size != 0) /* no elements: no data to find */
         return ts__values_fail(a, err, ts__error(err, TS_ERR_UNSUPPORTED,
                                                  "its data is not stored in the file as is%s%s",
                                                  a->note ? ": " : "", a->note ? a->note : ""));

@@ -240,6 +240,10 @@ static ts_status plan_one(plan *p, const ts_write_options *o, ts_error *err)
     if (a->storage != TS_STORAGE_DENSE)
         return fail_array(p, err, ts__error(err, TS_ERR_UNSUPPORTED,
                                             "MXNet sparse storage cannot be written"));
+    if (a->null_shape)
+        return fail_array(p, err, ts__error(err, TS_ERR_UNSUPPORTED,
+                                            "it has no shape (an HDF5 null dataspace, "
+                                            "h5py.Empty), which %s cannot hold", what));
     if (dt == TS_DTYPE_QUANTIZED) {
         if (!o->dequantize)
             return fail_array(p, err, ts__error(err, TS_ERR_DTYPE,
@@ -1621,9 +1625,9 @@ static ts_status sync_outputs(job *j, plan **byname, ts_error *err)
 
 /* ---- ts_write ---------------------------------------------------------------------- */
 
-static ts_status check_options(const ts_write_options *opts, ts_write_options *o, ts_error *err)
+static ts_status check_options(const ts_write_options *opts, ts_write_options *o,
+                               const char *fn, ts_error *err)
 {
-    static const char fn[] = "ts_write";
     ts_write_options d = TS_WRITE_OPTIONS_INIT;
     *o = d;
     if (opts) {
@@ -1691,6 +1695,29 @@ static ts_status check_name(const plan *p, ts_write_format fmt, ts_error *err)
     return TS_OK;
 }
 
+ts_status ts_write_check(const ts_write_tensor *t, const ts_write_options *opts, ts_error *err)
+{
+    ts__ok(err);
+    TS__ARG_NONNULL(err, t);
+    if (!t->name || !t->file || !t->array)
+        return ts__bad_arg(err, __func__, "t has a NULL name, file or array");
+    ts_write_options o;
+    ts_status st = check_options(opts, &o, __func__, err);
+    if (st)
+        return st;
+    plan p;
+    memset(&p, 0, sizeof p);
+    p.name = t->name;
+    p.file = t->file;
+    p.a = t->array;
+    if ((st = check_name(&p, o.format, err)) || (st = plan_one(&p, &o, err)))
+        return st;
+    /* where the data is, whether it lies inside its storage: no byte read
+     * (the message names the array as its file does) */
+    ts__data d;
+    return ts__data_open(&d, t->file, t->array, err);
+}
+
 ts_status ts_write(const char *path, const ts_write_tensor *tensors, size_t n,
                    const ts_write_options *opts, ts_write_result *out, ts_error *err)
 {
@@ -1702,7 +1729,7 @@ ts_status ts_write(const char *path, const ts_write_tensor *tensors, size_t n,
             return ts__error_index(err, ts__bad_arg(err, __func__, "tensors[%zu] has a NULL "
                                                     "name, file or array", i), (int64_t)i);
     ts_write_options o;
-    ts_status st = check_options(opts, &o, err);
+    ts_status st = check_options(opts, &o, __func__, err);
     if (st)
         return st;
     job j;
