@@ -1922,7 +1922,13 @@ TS_API const ts_model_issue *ts_model_issue_at(const ts_model *m, size_t i);
  * q8_k, tq1_0, tq2_0, iq4_nl, iq4_xs, dequantized to float32 exactly as
  * ggml's dequantize_row_* (ggml-quants.c) computes them, and q8_1 (which
  * ggml only quantizes) as d * qs, then widened to double. Conversions to
- * double are exact. Any other dtype (longdouble, float6/4, datetime,
+ * double are exact, but for float128 and complex256 (NumPy's names for the
+ * C long double of the machine that wrote them, in 16 bytes: read, as NumPy
+ * does, as this machine's long double when that is x87 80-bit extended
+ * precision (x86-64) or IEEE binary128 (aarch64 and others), else
+ * TS_ERR_DTYPE), whose values are rounded to the nearest double (beyond
+ * float64's range: +-Inf, as NumPy's astype(np.float64)). Any other dtype
+ * (float96, float6/4, datetime,
  * strings, structured, the GGUF types whose decoding needs ggml's large grid
  * tables: iq2_xxs, iq2_xs, iq2_s, iq3_xxs, iq3_s, iq1_s, iq1_m, and newer
  * ones such as mxfp4) is TS_ERR_DTYPE naming the array and the dtype.
@@ -2176,7 +2182,9 @@ TS_API ts_status ts_array_compare(const ts_file *fa, const ts_array *a, const ts
  *                U8..U64, I8..I64, F16, BF16, F32, F64, F8_E5M2, F8_E4M3
  *                (float8_e4m3fn), F8_E4M3FNUZ, F8_E5M2FNUZ, F8_E8M0, C64
  *                (complex64, safetensors >= 0.7). complex128 and NumPy-only
- *                dtypes (strings, datetime, longdouble) are TS_ERR_DTYPE.
+ *                dtypes (strings, datetime, float128, complex256) are
+ *                TS_ERR_DTYPE (a cast to float64 or complex64 converts the
+ *                last two).
  *   npy          [numpy/lib/format.py _write_array_header, NumPy 1.24]:
  *                version 1.0 (2.0 when the header needs more than 65535
  *                bytes), the dict {'descr', 'fortran_order': False,
@@ -2184,8 +2192,9 @@ TS_API ts_status ts_array_compare(const ts_file *fa, const ts_array *a, const ts
  *                padding, padded with spaces and a '\n' so the data starts
  *                at a multiple of 64: the bytes of np.save. dtypes: bool,
  *                int8..int64, uint8..uint64, float16, float32, float64,
- *                complex64, complex128; bfloat16 and float8 (which NumPy
- *                lacks) are TS_ERR_DTYPE unless cast.
+ *                complex64, complex128, float128 and complex256 (their
+ *                bytes, as the source holds them); bfloat16 and float8
+ *                (which NumPy lacks) are TS_ERR_DTYPE unless cast.
  *   npz          [numpy/lib/npyio.py savez]: a zip (written by libzip) of one
  *                member "NAME.npy" per array, stored (np.savez) or deflated
  *                (np.savez_compressed); zip64 as libzip needs it.
@@ -2225,8 +2234,9 @@ typedef struct ts_write_tensor {
  *   cast            0: dtypes kept; 1: arrays of the kind of cast_dtype are
  *                   converted to it: a floating cast_dtype (float16,
  *                   bfloat16, float32, float64) converts every floating array
- *                   (float16/32/64, bfloat16, float8), complex64/complex128
- *                   every complex array; others keep their dtype. Rounding
+ *                   (float16/32/64, bfloat16, float8, float128),
+ *                   complex64/complex128 every complex array (complex256
+ *                   too); others keep their dtype. Rounding
  *                   is to nearest, ties to even (IEEE 754 roundTiesToEven)
  *                   from the exact value, overflow gives +-Inf, NaN stays
  *                   NaN (its payload is not kept)

@@ -89,7 +89,8 @@ static int npy_dtype_ok(ts_dtype dt)
     static const ts_dtype ok[] = {
         TS_DTYPE_BOOL, TS_DTYPE_INT8, TS_DTYPE_INT16, TS_DTYPE_INT32, TS_DTYPE_INT64,
         TS_DTYPE_UINT8, TS_DTYPE_UINT16, TS_DTYPE_UINT32, TS_DTYPE_UINT64, TS_DTYPE_FLOAT16,
-        TS_DTYPE_FLOAT32, TS_DTYPE_FLOAT64, TS_DTYPE_COMPLEX64, TS_DTYPE_COMPLEX128};
+        TS_DTYPE_FLOAT32, TS_DTYPE_FLOAT64, TS_DTYPE_COMPLEX64, TS_DTYPE_COMPLEX128,
+        TS_DTYPE_LONGDOUBLE, TS_DTYPE_CLONGDOUBLE};
     return dtype_in(dt, ok, sizeof ok / sizeof *ok);
 }
 
@@ -98,13 +99,20 @@ static int is_float(ts_dtype dt)
     static const ts_dtype fl[] = {
         TS_DTYPE_FLOAT16, TS_DTYPE_BFLOAT16, TS_DTYPE_FLOAT32, TS_DTYPE_FLOAT64,
         TS_DTYPE_FLOAT8_E5M2, TS_DTYPE_FLOAT8_E4M3FN, TS_DTYPE_FLOAT8_E4M3FNUZ,
-        TS_DTYPE_FLOAT8_E5M2FNUZ, TS_DTYPE_FLOAT8_E8M0FNU};
+        TS_DTYPE_FLOAT8_E5M2FNUZ, TS_DTYPE_FLOAT8_E8M0FNU, TS_DTYPE_LONGDOUBLE};
     return dtype_in(dt, fl, sizeof fl / sizeof *fl);
 }
 
+/* complex64/128: the complex dtypes a cast may give */
 static int is_complex(ts_dtype dt)
 {
     return dt == TS_DTYPE_COMPLEX64 || dt == TS_DTYPE_COMPLEX128;
+}
+
+/* every complex dtype: pairs of floats (complex256: of long doubles) */
+static int complex_pair(ts_dtype dt)
+{
+    return is_complex(dt) || dt == TS_DTYPE_CLONGDOUBLE;
 }
 
 /* The targets of a cast (and of dequantize: the first two). */
@@ -260,13 +268,13 @@ static ts_status plan_one(plan *p, const ts_write_options *o, ts_error *err)
                               "dtype %s cannot be written to %s", a->dtype_name, what));
         p->out = dt;
         if (o->cast && ((is_float(dt) && is_float(o->cast_dtype)) ||
-                        (is_complex(dt) && is_complex(o->cast_dtype))))
+                        (complex_pair(dt) && is_complex(o->cast_dtype))))
             p->out = o->cast_dtype;
         p->convert = p->out != dt;
     }
     if (o->format == TS_WRITE_SAFETENSORS ? !st_dtype_name(p->out) : !npy_dtype_ok(p->out)) {
         const char *hint = is_float(p->out) ? "; cast it to a float dtype the format has"
-                           : is_complex(p->out) ? "; cast it to complex64" : "";
+                           : complex_pair(p->out) ? "; cast it to complex64" : "";
         return fail_array(p, err, ts__error(err, TS_ERR_DTYPE, "%s has no dtype %s%s", what,
                                             ts_dtype_name(p->out), hint));
     }
@@ -278,7 +286,7 @@ static ts_status plan_one(plan *p, const ts_write_options *o, ts_error *err)
     /* the output is little-endian: '>' data, and '=' (native) data on a
      * big-endian host, is swapped */
     int big = a->byteorder == '>' || (a->byteorder == '=' && !host_little());
-    p->swap_unit = is_complex(p->out) ? p->itemsize / 2 : p->itemsize;
+    p->swap_unit = complex_pair(p->out) ? p->itemsize / 2 : p->itemsize;
     p->swap = !p->convert && big && p->swap_unit > 1;
     return TS_OK;
 }
