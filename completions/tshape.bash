@@ -19,8 +19,8 @@ _tshape_options()
         info) echo '-f --format --filter --exclude -s --summary -m --metadata --max-header --stored-order -r --recursive -l --group --top --tensors' ;;
         diff) echo '-p --strip-prefix --rename -r --recursive --values --rtol --atol --equal-nan -q --quiet' ;;
         convert) echo '-t --to --filter --exclude -p --strip-prefix --rename -f --force --cast --dequantize -z --compress --max-shard-size --no-verify --skip-unsupported' ;;
-        stats) echo '--filter --exclude -s --summary' ;;
-        show) echo '-i --index --edgeitems --threshold' ;;
+        stats) echo '--filter --exclude -s --summary -r --recursive' ;;
+        show) echo '-i --index --edgeitems --threshold -r --recursive' ;;
         reshape) echo '--mxnet --reverse' ;;
         transpose) echo '--axes' ;;
         squeeze) echo '--axis' ;;
