@@ -1824,8 +1824,13 @@ typedef enum ts_model_issue_kind {
                                        the index says */
     TS_MODEL_TENSOR_UNLISTED = 6,   /* warning: a shard has a tensor the index
                                        does not name */
-    TS_MODEL_SHARD_UNLISTED = 7     /* warning: a file of the shards' format
+    TS_MODEL_SHARD_UNLISTED = 7,    /* warning: a file of the shards' format
                                        beside the index, not named by it */
+    TS_MODEL_NAME_REPEATED = 8      /* warning: without an index, a member
+                                       repeats tensor names of an earlier
+                                       one (separate checkpoints, not
+                                       shards); the first is kept in
+                                       lookups by name */
 } ts_model_issue_kind;
 
 /* One issue; owned by the model, valid until ts_model_close. */

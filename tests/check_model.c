@@ -178,6 +178,32 @@ START_TEST(test_folder)
 }
 END_TEST
 
+/* Issue 20 item 21: without an index, a member that repeats the names of
+ * another is a warning naming both (tests/fixtures/gen_folders.py); every
+ * tensor is still listed. A folder whose members share no name has none. */
+START_TEST(test_repeated_names)
+{
+    char buf[4096];
+    ts_model *m = open_model("tests/fixtures/folders/unrelated", 0, 0);
+    listing(m, buf, sizeof buf);
+    ck_assert_str_eq(buf, "fc.bias@run1.safetensors fc.weight@run1.safetensors "
+                          "fc.bias@run2.safetensors fc.weight@run2.safetensors");
+    issues(m, buf, sizeof buf);
+    ck_assert_str_eq(buf, "warning 8: 'run2.safetensors' repeats 2 tensor names of "
+                          "'run1.safetensors' (first 'fc.bias'), and there is no index: these "
+                          "look like separate checkpoints, not shards of one model");
+    const ts_model_issue *is = ts_model_issue_at(m, 0);
+    ck_assert_int_eq(is->kind, TS_MODEL_NAME_REPEATED);
+    ck_assert_str_eq(is->path, "tests/fixtures/folders/unrelated/run2.safetensors");
+    ck_assert_str_eq(is->name, "fc.bias");
+    ck_assert_uint_eq(ts_model_error_count(m), 0);
+    ts_model_close(m);
+    m = open_model(DIR "mixed", 1, 0);
+    ck_assert_uint_eq(ts_model_issue_count(m), 0);
+    ts_model_close(m);
+}
+END_TEST
+
 START_TEST(test_threads_do_not_matter)
 {
     char one[4096], many[4096], i1[4096], i2[4096];
@@ -255,6 +281,7 @@ Suite *model_suite(void)
     tcase_add_test(tc, test_missing_shard);
     tcase_add_test(tc, test_broken_index);
     tcase_add_test(tc, test_folder);
+    tcase_add_test(tc, test_repeated_names);
     tcase_add_test(tc, test_threads_do_not_matter);
     tcase_add_test(tc, test_errors);
     suite_add_tcase(s, tc);

@@ -516,6 +516,62 @@ static ts_status name_tensors(ts_model *m, ts_error *err)
     return TS_OK;
 }
 
+/* The member's path from the model's folder, for messages. */
+static const char *member_of(const ts_model *m, size_t i)
+{
+    const char *p = m->paths[i];
+    if (m->root_len > 0 && strlen(p) > m->root_len)
+        p += m->root_len;
+    while (*p == '/')
+        p++;
+    return p;
+}
+
+/* Without an index, names that repeat across members: the folder holds
+ * separate checkpoints (two training runs, a model and its copy), not the
+ * shards of one model. One warning per member that repeats names of an
+ * earlier one. */
+static ts_status check_repeats(ts_model *m, ts_error *err)
+{
+    name_table t;
+    if (m->nfiles < 2)
+        return TS_OK;
+    if (table_init(&t, m->ntensors) != 0)
+        return ts__error(err, TS_ERR_NOMEM, "out of memory");
+    ts_status st = TS_OK;
+    size_t first = 0;
+    while (st == TS_OK && first < m->ntensors) {
+        size_t file = m->tensors[first].file, end = first, repeats = 0, other = NONE;
+        const char *name = NULL;
+        while (end < m->ntensors && m->tensors[end].file == file)
+            end++;
+        for (size_t i = first; i < end; i++) {
+            name_slot *s = table_get(&t, m->tensors[i].name);
+            if (!s) {
+                st = ts__error(err, TS_ERR_NOMEM, "out of memory");
+                break;
+            }
+            if (s->owner == NONE) {
+                s->owner = file;
+            } else if (s->owner != file) {
+                if (repeats++ == 0) {
+                    name = s->name;
+                    other = s->owner;
+                }
+            }
+        }
+        if (st == TS_OK && repeats > 0)
+            st = add_issue(&m->issues, TS_MODEL_NAME_REPEATED, 0, m->paths[file], name, err,
+                           "'%s' repeats %zu tensor name%s of '%s' (first '%s'), and there is "
+                           "no index: these look like separate checkpoints, not shards of one "
+                           "model", member_of(m, file), repeats, repeats == 1 ? "" : "s",
+                           member_of(m, other), name);
+        first = end;
+    }
+    free(t.v);
+    return st;
+}
+
 /* Without an index: every member's arrays, in order. */
 static ts_status assemble_plain(ts_model *m, ts_error *err)
 {
@@ -523,7 +579,9 @@ static ts_status assemble_plain(ts_model *m, ts_error *err)
     for (size_t i = 0; st == TS_OK && i < m->nfiles; i++)
         for (size_t k = 0; k < ts_file_count(m->files[i]); k++)
             m->tensors[m->ntensors++] = (tensor_ref){i, k, NULL};
-    return st == TS_OK ? name_tensors(m, err) : st;
+    if (st == TS_OK)
+        st = name_tensors(m, err);
+    return st == TS_OK ? check_repeats(m, err) : st;
 }
 
 static void free_jobs(job *jobs, size_t n)
