@@ -1826,11 +1826,15 @@ typedef enum ts_model_issue_kind {
                                        does not name */
     TS_MODEL_SHARD_UNLISTED = 7,    /* warning: a file of the shards' format
                                        beside the index, not named by it */
-    TS_MODEL_NAME_REPEATED = 8      /* warning: without an index, a member
+    TS_MODEL_NAME_REPEATED = 8,     /* warning: without an index, a member
                                        repeats tensor names of an earlier
                                        one (separate checkpoints, not
                                        shards); the first is kept in
                                        lookups by name */
+    TS_MODEL_FOLDERS_SKIPPED = 9    /* warning: without an index, subfolders
+                                       were not read (opts->recursive 0, or
+                                       deeper than 32 levels); path is the
+                                       first of them */
 } ts_model_issue_kind;
 
 /* One issue; owned by the model, valid until ts_model_close. */
@@ -1884,8 +1888,9 @@ TS_API const ts_array *ts_model_array(const ts_model *m, size_t i, size_t *file)
 /* The name of tensor i in the model: the array's name, or for an array
  * without one (a .npy file) its member's path from the model's folder
  * without the extension ("embed", "sub/embed"; for a model of one file,
- * the file's name without folder and extension). NULL when i is out of
- * range or m is NULL. */
+ * the file's name without folder and extension), with the %XX escapes of
+ * ts_write's npy folders undone ("%2Drf" is "-rf"; a '%' not followed by
+ * such an escape stays). NULL when i is out of range or m is NULL. */
 TS_API const char *ts_model_array_name(const ts_model *m, size_t i);
 
 /* Issues in a fixed order (index problems, then members in order), and
@@ -2203,7 +2208,16 @@ TS_API ts_status ts_array_compare(const ts_file *fa, const ts_array *a, const ts
  *   npz          [numpy/lib/npyio.py savez]: a zip (written by libzip) of one
  *                member "NAME.npy" per array, stored (np.savez) or deflated
  *                (np.savez_compressed); zip64 as libzip needs it.
- *   npy folder   a new folder holding NAME.npy per array.
+ *   npy folder   a new folder holding NAME.npy per array: a '/' in NAME makes
+ *                subfolders (HDF5 "dense/kernel:0" is dense/kernel:0.npy);
+ *                in each part, control (C0, DEL, C1), bidirectional
+ *                (U+061C, U+200E, U+200F, U+202A..E, U+2066..9) and line
+ *                separator (U+2028, U+2029) characters, a '-' that starts
+ *                the part and '%' are written as %XX per UTF-8 byte (RFC
+ *                3986 percent-encoding, upper-case); ts_model_open undoes
+ *                exactly these escapes when it names the arrays of .npy
+ *                files (ts_model_array_name), so a folder read back with
+ *                recursive gives every name as it was.
  *
  * Safety: everything is written to temporary files in the target's folder
  * (mkstemp/mkdtemp: ".NAME.tshape-XXXXXX"), flushed with fsync, verified
@@ -2310,7 +2324,8 @@ typedef struct ts_write_result {
  * max_shard_size < 0 or given for another format), TS_ERR_UNSUPPORTED (opts
  * sets fields this library does not know), TS_ERR_VALUE (two arrays with
  * one name; a name that is empty, not valid UTF-8, or, for npz and npy
- * folders, holds '/' or NUL or is "." or ".."), TS_ERR_DTYPE (a dtype the
+ * folders, has an empty or ".." part (npy folders: or a "." part), which
+ * would leave the folder), TS_ERR_DTYPE (a dtype the
  * format cannot hold, naming the array and saying what --cast or
  * --dequantize would do), every error of ts_array_read (a source that
  * cannot be read, naming the array), TS_ERR_IO (create/write/fsync/rename

@@ -245,6 +245,72 @@ START_TEST(test_npy_bytes)
 }
 END_TEST
 
+/* Issue 20 item 20 and issue 26 item 4: a folder of .npy files keeps every
+ * name: '/' makes subfolders, control, C1 and bidirectional characters, a
+ * leading '-' and '%' are escaped as %XX, names that would leave the folder
+ * are refused; ts_model_open (recursive) gives the names back. */
+START_TEST(test_npy_dir_names)
+{
+    static const char *const names[] = {"dense/kernel:0", "-rf", "a\nb", "bell\a",
+                                        "\xe2\x80\xae" "evil", "100%", "sub/-x", "\xc2\x85",
+                                        "%2D", "ok.v1"};
+    static const char *const files[] = {"dense/kernel:0.npy", "%2Drf.npy", "a%0Ab.npy",
+                                        "bell%07.npy", "%E2%80%AEevil.npy", "100%25.npy",
+                                        "sub/%2Dx.npy", "%C2%85.npy", "%252D.npy", "ok.v1.npy"};
+    const size_t n = sizeof names / sizeof *names;
+    src a = src_a();
+    const ts_array *aa = ts_file_array(a.f, 0);
+    char *dir = tmp_dir(), *out = path_in(dir, "out");
+    ts_write_tensor t[16];
+    for (size_t i = 0; i < n; i++)
+        t[i] = (ts_write_tensor){names[i], a.f, aa};
+    ts_write_options o = TS_WRITE_OPTIONS_INIT;
+    o.format = TS_WRITE_NPY_DIR;
+    ts_error e;
+    ck_assert_msg(write_one(out, t, n, &o, &e) == TS_OK, "%s", e.message);
+    for (size_t i = 0; i < n; i++) {
+        char *f = path_in(out, files[i]);
+        struct stat sb;
+        ck_assert_msg(stat(f, &sb) == 0 && S_ISREG(sb.st_mode), "no %s", f);
+        free(f);
+    }
+    ts_model_options mo = TS_MODEL_OPTIONS_INIT;
+    mo.recursive = 1;
+    ts_model *m = NULL;
+    ck_assert_int_eq(ts_model_open(out, &mo, &m, &e), TS_OK);
+    ck_assert_uint_eq(ts_model_count(m), n);
+    for (size_t i = 0; i < n; i++) {
+        size_t k = 0;
+        while (k < n && strcmp(names[k], ts_model_array_name(m, i)) != 0)
+            k++;
+        ck_assert_msg(k < n, "name %zu read back as '%s'", i, ts_model_array_name(m, i));
+    }
+    ck_assert_uint_eq(ts_model_issue_count(m), 0);
+    ts_model_close(m);
+    /* names that would leave the folder or name no file */
+    static const char *const bad[] = {"../up", "/abs", "a//b", "a/", ".", "x/./y", "x/.."};
+    char *out2 = path_in(dir, "out2");
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        ts_write_tensor b = {bad[i], a.f, aa};
+        ck_assert_int_eq(write_one(out2, &b, 1, &o, &e), TS_ERR_VALUE);
+        ck_assert_int_eq(ts_write_check(&b, &o, &e), TS_ERR_VALUE);
+        ck_assert_msg(strstr(e.message, "the name cannot be a path in a folder of .npy files"),
+                      "%s", e.message);
+    }
+    ck_assert_int_eq(count_entries(dir), 1);
+    /* --force replaces a folder of .npy files in subfolders */
+    o.overwrite = 1;
+    ck_assert_msg(write_one(out, t, 2, &o, &e) == TS_OK, "%s", e.message);
+    ck_assert_int_eq(count_entries(out), 2); /* dense/ and %2Drf.npy */
+    char *cmd = malloc(strlen(dir) + 32);
+    sprintf(cmd, "rm -rf '%s'", dir);
+    ck_assert_int_eq(system(cmd), 0);
+    free(cmd);
+    free(dir), free(out), free(out2);
+    close_src(&a);
+}
+END_TEST
+
 /* npz, stored and deflated: members NAME.npy read back by the npz reader. */
 START_TEST(test_npz_roundtrip)
 {
@@ -592,6 +658,7 @@ Suite *convert_suite(void)
     tcase_add_test(tc, test_safetensors_bytes);
     tcase_add_test(tc, test_npy_bytes);
     tcase_add_test(tc, test_npz_roundtrip);
+    tcase_add_test(tc, test_npy_dir_names);
     tcase_add_test(tc, test_cast_rounding);
     tcase_add_test(tc, test_swap_and_order);
     tcase_add_test(tc, test_shards);

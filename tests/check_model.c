@@ -159,10 +159,15 @@ START_TEST(test_folder)
                           "head.weight@head.safetensors");
     ck_assert_int_eq(ts_file_format(ts_model_file(m, 0)), TS_FORMAT_NPY);
     ck_assert_int_eq(ts_file_format(ts_model_file(m, 1)), TS_FORMAT_SAFETENSORS);
-    ck_assert_uint_eq(ts_model_issue_count(m), 0);
+    /* its subfolder is not read, and that is said (issue 20 item 20) */
+    issues(m, buf, sizeof buf);
+    ck_assert_str_eq(buf, "warning 9: 1 subfolder is not read (first 'sub'): the folder is "
+                          "read without its subfolders");
+    ck_assert_str_eq(ts_model_issue_at(m, 0)->path, DIR "mixed/sub");
     ts_model_close(m);
 
     m = open_model(DIR "mixed/", 1, 0);
+    ck_assert_uint_eq(ts_model_issue_count(m), 0);
     listing(m, buf, sizeof buf);
     ck_assert_str_eq(buf, "embed@embed.npy head.bias@head.safetensors "
                           "head.weight@head.safetensors step@opt.npz lr@opt.npz");

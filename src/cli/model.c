@@ -38,7 +38,9 @@ ts_model *cli_model_open(cli_ctx *ctx, const char *path, const ts_open_options *
         if (is->is_error)
             cli_error(ctx, path, "%s", is->message);
         else
-            cli_notice(ctx, path, "warning: %s", is->message);
+            cli_notice(ctx, path, "warning: %s%s", is->message,
+                       is->kind == TS_MODEL_FOLDERS_SKIPPED && !recursive ? " (-r reads them)"
+                                                                          : "");
     }
     return m;
 }

@@ -396,12 +396,20 @@ static ts_status read_dir(const char *dir, list *names, ts_error *err)
     return read_dir_kinds(dir, names, 0, err);
 }
 
-static ts_status walk(const char *dir, int recursive, int depth, list *out, ts_error *err);
+/* Subfolders a walk did not enter (not recursive, or too deep). */
+typedef struct skipped {
+    size_t n;
+    char *first;                 /* malloc'd path of the first */
+} skipped;
+
+static ts_status walk(const char *dir, int recursive, int depth, list *out, skipped *sk,
+                      ts_error *err);
 
 /* Regular files among `names` (read_dir_kinds of dir: kind byte first), and
- * under its folders when recursive, in order. */
+ * under its folders when recursive, in order; the folders not entered are
+ * counted in *sk. */
 static ts_status walk_names(const char *dir, const list *names_, int recursive, int depth,
-                            list *out, ts_error *err)
+                            list *out, skipped *sk, ts_error *err)
 {
     const list names = *names_;
     ts_status st = TS_OK;
@@ -420,8 +428,10 @@ static ts_status walk_names(const char *dir, const list *names_, int recursive, 
         } else if (kind == 'f') {
             st = list_add(out, p, err);
         } else if (kind == 'd' && recursive && depth < MAX_DEPTH) {
-            st = walk(p, recursive, depth + 1, out, err);
+            st = walk(p, recursive, depth + 1, out, sk, err);
             free(p);
+        } else if (kind == 'd' && sk->n++ == 0) {
+            sk->first = p;
         } else {
             free(p);
         }
@@ -430,12 +440,13 @@ static ts_status walk_names(const char *dir, const list *names_, int recursive, 
 }
 
 /* Regular files under dir (subfolders too when recursive), in order. */
-static ts_status walk(const char *dir, int recursive, int depth, list *out, ts_error *err)
+static ts_status walk(const char *dir, int recursive, int depth, list *out, skipped *sk,
+                      ts_error *err)
 {
     list names = {NULL, 0, 0};
     ts_status st = read_dir_kinds(dir, &names, 1, err);
     if (st == TS_OK)
-        st = walk_names(dir, &names, recursive, depth, out, err);
+        st = walk_names(dir, &names, recursive, depth, out, sk, err);
     list_free(&names);
     return st;
 }
@@ -509,7 +520,11 @@ static ts_status name_tensors(ts_model *m, ts_error *err)
             char *dot = strrchr(s, '.'), *slash = strrchr(s, '/');
             if (dot && dot > s && (!slash || dot > slash + 1))
                 *dot = '\0';
-            m->stems[t->file] = s;
+            /* the escapes of a folder ts_write wrote (npyname.c) */
+            m->stems[t->file] = ts__npy_name(s);
+            free(s);
+            if (!m->stems[t->file])
+                return ts__error(err, TS_ERR_NOMEM, "out of memory");
         }
         t->name = m->stems[t->file];
     }
@@ -1068,9 +1083,20 @@ ts_status ts_model_open(const char *path, const ts_model_options *opts, ts_model
                 st = open_indexed(m, path, m->index, &o, err);
             } else {
                 list files = {NULL, 0, 0};
-                st = walk_names(path, &names, o.recursive, 0, &files, err);
+                skipped sk = {0, NULL};
+                st = walk_names(path, &names, o.recursive, 0, &files, &sk, err);
                 if (st == TS_OK)
                     st = open_plain(m, &files, &o, err);
+                /* nothing silently left out: a folder of .npy files written
+                 * with subfolders (names with '/') is read with recursive */
+                if (st == TS_OK && sk.n > 0)
+                    st = add_issue(&m->issues, TS_MODEL_FOLDERS_SKIPPED, 0, sk.first, NULL, err,
+                                   "%zu subfolder%s not read (first '%s'): %s", sk.n,
+                                   sk.n == 1 ? " is" : "s are", sk.first + m->root_len +
+                                   (path[m->root_len - 1] != '/'),
+                                   o.recursive ? "more than 32 levels deep"
+                                               : "the folder is read without its subfolders");
+                free(sk.first);
                 list_free(&files);
             }
         }

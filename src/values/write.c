@@ -27,6 +27,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/mman.h>
@@ -202,6 +203,8 @@ typedef struct plan {
     uint64_t sum;                /* XXH3-64 of the bytes written */
     int64_t begin;               /* safetensors: offset in its file's data */
     size_t shard;                /* safetensors: its file */
+    char *npy_path;              /* npy folder: the file's path in it, without
+                                    ".npy" (ts__npy_path; malloc'd) */
 } plan;
 
 static int host_little(void)
@@ -473,6 +476,8 @@ typedef struct job {
     XXH3_state_t *sum;           /* of the array being written (one at a time) */
     ts_error zerr;               /* npz: the error behind a failed zip_close */
     int has_zerr;
+    char **dirs;                 /* npy folder: the subfolders made, to fsync */
+    size_t ndirs, capdirs;
 } job;
 
 static ts_status io_fail(ts_error *err, const char *what, const char *path)
@@ -676,40 +681,39 @@ static ts_status fsync_dir(const char *dir, ts_error *err)
     return sync_path(dir, 1, err);
 }
 
-/* Removes a folder of ours: its files (no subfolders), then itself. */
-static void remove_tree(const char *dir)
+/* Removes a folder of ours: its files and subfolders (never following a
+ * symbolic link), then itself. */
+static int remove_one(const char *path, const struct stat *sb, int type, struct FTW *ftw)
 {
-    DIR *d = opendir(dir);
-    if (d) {
-        struct dirent *e;
-        while ((e = readdir(d)) != NULL) {
-            if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
-                continue;
-            char *p = join(dir, e->d_name, "");
-            if (p)
-                unlink(p);
-            free(p);
-        }
-        closedir(d);
-    }
-    rmdir(dir);
+    (void)sb, (void)ftw;
+    if (type == FTW_DP)
+        rmdir(path);
+    else
+        unlink(path);
+    return 0;
 }
 
-/* 1 when the folder holds only .npy files (and may be replaced). */
+static void remove_tree(const char *dir)
+{
+    nftw(dir, remove_one, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+/* 1 when the folder holds only .npy files and folders of them (and may be
+ * replaced): nftw's walk stops at the first other entry. */
+static int other_entry(const char *path, const struct stat *sb, int type, struct FTW *ftw)
+{
+    (void)sb;
+    size_t n = strlen(path);
+    if (type == FTW_D || type == FTW_DP)
+        return 0;
+    if (ftw->level == 0 || type != FTW_F || n < 4 || strcmp(path + n - 4, ".npy") != 0)
+        return 1;
+    return 0;
+}
+
 static int only_npy(const char *dir)
 {
-    DIR *d = opendir(dir);
-    int ok = d != NULL;
-    struct dirent *e;
-    while (ok && (e = readdir(d)) != NULL) {
-        size_t n = strlen(e->d_name);
-        if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..") &&
-            (n < 4 || strcmp(e->d_name + n - 4, ".npy") != 0))
-            ok = 0;
-    }
-    if (d)
-        closedir(d);
-    return ok;
+    return nftw(dir, other_entry, 16, FTW_PHYS) == 0;
 }
 
 /* Puts a finished output in place. */
@@ -1066,6 +1070,42 @@ static ts_status write_npy_file(job *j, plan *p, const char *path, ts_error *err
     return st ? st : st2;
 }
 
+/* Makes the subfolders of file path fp below the folder root (its first
+ * len bytes), each once, recording those made for sync_outputs. */
+static ts_status make_parents(job *j, char *fp, size_t len, ts_error *err)
+{
+    mode_t mask = umask(0);
+    umask(mask);
+    for (char *c = fp + len + 1; (c = strchr(c, '/')) != NULL; c++) {
+        *c = '\0';
+        int made = mkdir(fp, 0777 & ~mask) == 0;
+        if (!made && errno != EEXIST) {
+            ts_status st = io_fail(err, "cannot create folder", fp);
+            *c = '/';
+            return st;
+        }
+        if (made) {
+            if (j->ndirs == j->capdirs) {
+                size_t cap = j->capdirs ? 2 * j->capdirs : 16;
+                char **p = realloc(j->dirs, cap * sizeof *p);
+                if (!p) {
+                    *c = '/';
+                    return ts__error(err, TS_ERR_NOMEM, "out of memory");
+                }
+                j->dirs = p;
+                j->capdirs = cap;
+            }
+            if (!(j->dirs[j->ndirs] = strdup(fp))) {
+                *c = '/';
+                return ts__error(err, TS_ERR_NOMEM, "out of memory");
+            }
+            j->ndirs++;
+        }
+        *c = '/';
+    }
+    return TS_OK;
+}
+
 static ts_status write_npy_dir(job *j, const char *path, plan **byname, ts_error *err)
 {
     char *dir = NULL, *base = NULL;
@@ -1077,7 +1117,13 @@ static ts_status write_npy_dir(job *j, const char *path, plan **byname, ts_error
     ts_status st = new_output(j, dir, path, 1, &fd, err);
     const char *tmp = st ? NULL : j->files[j->nfiles - 1].tmp;
     for (size_t i = 0; !st && i < j->n; i++) {
-        char *fp = join(tmp, byname[i]->name, ".npy");
+        char *fp = join(tmp, byname[i]->npy_path, ".npy");
+        if (fp && strchr(byname[i]->npy_path, '/') &&
+            (st = make_parents(j, fp, strlen(tmp), err)) != TS_OK) {
+            fail_array(byname[i], err, st);
+            free(fp);
+            break;
+        }
         st = fp ? write_npy_file(j, byname[i], fp, err)
                 : ts__error(err, TS_ERR_NOMEM, "out of memory");
         if (st && st != TS_ERR_NOMEM && !strstr(err->message, "array '"))
@@ -1593,8 +1639,8 @@ static ts_status verify(job *j, plan **byname, ts_error *err)
     if (j->o->format == TS_WRITE_NPY_DIR) {
         const outfile *f = &j->files[0];
         for (size_t i = 0; !st && i < j->n; i++) {
-            char *fp = join(f->tmp, byname[i]->name, ".npy");
-            char *fin = join(f->final, byname[i]->name, ".npy");
+            char *fp = join(f->tmp, byname[i]->npy_path, ".npy");
+            char *fin = join(f->final, byname[i]->npy_path, ".npy");
             st = fp && fin ? verify_file(fp, fin, byname + i, 1, 1, j->sum, err)
                            : ts__error(err, TS_ERR_NOMEM, "out of memory");
             free(fp), free(fin);
@@ -1614,17 +1660,20 @@ static ts_status verify(job *j, plan **byname, ts_error *err)
     return st;
 }
 
-/* fsync of every temporary output (a folder's files, then the folder). */
+/* fsync of every temporary output (a folder's files, its subfolders, then
+ * the folder). */
 static ts_status sync_outputs(job *j, plan **byname, ts_error *err)
 {
     ts_status st = TS_OK;
     for (size_t i = 0; !st && i < j->nfiles; i++) {
         const outfile *f = &j->files[i];
         for (size_t k = 0; f->is_dir && !st && k < j->n; k++) {
-            char *fp = join(f->tmp, byname[k]->name, ".npy");
+            char *fp = join(f->tmp, byname[k]->npy_path, ".npy");
             st = fp ? sync_path(fp, 0, err) : ts__error(err, TS_ERR_NOMEM, "out of memory");
             free(fp);
         }
+        for (size_t k = 0; f->is_dir && !st && k < j->ndirs; k++)
+            st = sync_path(j->dirs[k], 1, err);
         if (!st)
             st = sync_path(f->tmp, f->is_dir, err);
     }
@@ -1667,8 +1716,8 @@ static ts_status check_options(const ts_write_options *opts, ts_write_options *o
     return TS_OK;
 }
 
-/* A name the format can hold. */
-static ts_status check_name(const plan *p, ts_write_format fmt, ts_error *err)
+/* A name the format can hold; for an npy folder, sets p->npy_path. */
+static ts_status check_name(plan *p, ts_write_format fmt, ts_error *err)
 {
     const unsigned char *s = (const unsigned char *)p->name;
     size_t n = strlen(p->name);
@@ -1681,12 +1730,16 @@ static ts_status check_name(const plan *p, ts_write_format fmt, ts_error *err)
                                                 "UTF-8"));
         i += k;
     }
+    /* a folder of .npy: a path in it (npyname.c: subfolders for '/', names
+     * that would leave it refused, dangerous characters escaped) */
+    if (fmt == TS_WRITE_NPY_DIR) {
+        ts_status st = ts__npy_path(p->name, &p->npy_path, err);
+        return st ? fail_array(p, err, st) : TS_OK;
+    }
     /* npz: a zip member path (NumPy keeps "sub/deep"), never absolute or
-     * climbing out with ".."; a folder of .npy: one file name */
+     * climbing out with ".." */
     int bad = 0;
-    if (fmt == TS_WRITE_NPY_DIR)
-        bad = strchr(p->name, '/') || strcmp(p->name, ".") == 0 || strcmp(p->name, "..") == 0;
-    else if (fmt == TS_WRITE_NPZ)
+    if (fmt == TS_WRITE_NPZ)
         for (const char *c = p->name; !bad && c;) {
             const char *e = strchr(c, '/');
             size_t len = e ? (size_t)(e - c) : strlen(c);
@@ -1694,12 +1747,8 @@ static ts_status check_name(const plan *p, ts_write_format fmt, ts_error *err)
             c = e ? e + 1 : NULL;
         }
     if (bad)
-        return fail_array(p, err, ts__error(err, TS_ERR_VALUE, "the name cannot be %s",
-                                            fmt == TS_WRITE_NPZ
-                                                ? "the path of an .npz member (an empty or "
-                                                  "'..' part)"
-                                                : "a file name in a folder (it holds '/' or "
-                                                  "is '.' or '..')"));
+        return fail_array(p, err, ts__error(err, TS_ERR_VALUE, "the name cannot be the path "
+                                            "of an .npz member (an empty or '..' part)"));
     return TS_OK;
 }
 
@@ -1718,8 +1767,11 @@ ts_status ts_write_check(const ts_write_tensor *t, const ts_write_options *opts,
     p.name = t->name;
     p.file = t->file;
     p.a = t->array;
-    if ((st = check_name(&p, o.format, err)) || (st = plan_one(&p, &o, err)))
+    if ((st = check_name(&p, o.format, err)) || (st = plan_one(&p, &o, err))) {
+        free(p.npy_path);
         return st;
+    }
+    free(p.npy_path);
     /* where the data is, whether it lies inside its storage: no byte read
      * (the message names the array as its file does) */
     ts__data d;
@@ -1826,6 +1878,11 @@ ts_status ts_write(const char *path, const ts_write_tensor *tensors, size_t n,
         free(j.files[i].final);
     }
     free(j.files);
+    for (size_t i = 0; j.plans && i < n; i++)
+        free(j.plans[i].npy_path);
+    for (size_t i = 0; i < j.ndirs; i++)
+        free(j.dirs[i]);
+    free(j.dirs);
     free(j.plans);
     free(byname);
     free(j.buf);
