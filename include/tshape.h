@@ -1831,10 +1831,13 @@ typedef enum ts_model_issue_kind {
                                        one (separate checkpoints, not
                                        shards); the first is kept in
                                        lookups by name */
-    TS_MODEL_FOLDERS_SKIPPED = 9    /* warning: without an index, subfolders
+    TS_MODEL_FOLDERS_SKIPPED = 9,   /* warning: without an index, subfolders
                                        were not read (opts->recursive 0, or
                                        deeper than 32 levels); path is the
                                        first of them */
+    TS_MODEL_METADATA_UNREAD = 10   /* warning: with metadata asked for, the
+                                       folder's config.json (or the index's
+                                       metadata) could not be read as JSON */
 } ts_model_issue_kind;
 
 /* One issue; owned by the model, valid until ts_model_close. */
@@ -1892,6 +1895,48 @@ TS_API const ts_array *ts_model_array(const ts_model *m, size_t i, size_t *file)
  * ts_write's npy folders undone ("%2Drf" is "-rf"; a '%' not followed by
  * such an escape stays). NULL when i is out of range or m is NULL. */
 TS_API const char *ts_model_array_name(const ts_model *m, size_t i);
+
+/*
+ * What a model says about itself besides its tensors, collected by
+ * ts_model_open when opts->open asks for metadata (want_metadata 1; else
+ * there is none): for a folder or an index, first every top-level entry of
+ * the folder's config.json (Hugging Face's model_type, architectures,
+ * hidden_size, ...: the configuration transformers reads), then the
+ * entries of the index's "metadata" object (total_size), then the members'
+ * own metadata (safetensors __metadata__, GGUF key/values, HDF5
+ * attributes; see ts_file_metadata), each (key, value) pair once, in the
+ * order first met, with the number of members that hold it: the shards of
+ * one model give one "format": "pt" held by all of them.
+ *   source  TS_MODEL_META_CONFIG, _INDEX or _MEMBER
+ *   path    the file it comes from (config.json, the index, or the first
+ *           member holding it)
+ *   key     the entry's key
+ *   value   its JSON text (config.json and index values compacted: no
+ *           whitespace outside strings; member values as ts_file_metadata
+ *           gives them)
+ *   files   _MEMBER: members holding this key with this value; else 1
+ * A config.json that cannot be read or is not a JSON object is a warning
+ * (TS_MODEL_METADATA_UNREAD) and gives no entries; a missing one gives
+ * none. Owned by the model, valid until ts_model_close.
+ */
+typedef enum ts_model_meta_source {
+    TS_MODEL_META_CONFIG = 1,
+    TS_MODEL_META_INDEX = 2,
+    TS_MODEL_META_MEMBER = 3
+} ts_model_meta_source;
+
+typedef struct ts_model_meta {
+    ts_model_meta_source source;
+    const char *path;
+    const char *key;
+    const char *value;
+    size_t files;
+} ts_model_meta;
+
+/* The number of metadata entries (0 for NULL), and the i-th (NULL when i
+ * is out of range or m is NULL). */
+TS_API size_t ts_model_metadata_count(const ts_model *m);
+TS_API const ts_model_meta *ts_model_metadata_at(const ts_model *m, size_t i);
 
 /* Issues in a fixed order (index problems, then members in order), and
  * how many are errors; 0 / NULL for NULL or i out of range. */

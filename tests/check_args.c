@@ -682,6 +682,8 @@ START_TEST(test_models)
     ck_assert_uint_eq(ts_model_issue_count(NULL), 0);
     ck_assert_uint_eq(ts_model_error_count(NULL), 0);
     ck_assert_ptr_null(ts_model_issue_at(NULL, 0));
+    ck_assert_uint_eq(ts_model_metadata_count(NULL), 0);
+    ck_assert_ptr_null(ts_model_metadata_at(NULL, 0));
 
     EXPECT(ts_model_open(NULL, NULL, &m, EP), BAD, "ts_model_open: path is NULL");
     ck_assert_ptr_null(m);
@@ -727,6 +729,7 @@ START_TEST(test_models)
     ck_assert_ptr_null(ts_model_file(m, ts_model_file_count(m)));
     ck_assert_ptr_null(ts_model_file_path(m, ts_model_file_count(m)));
     ck_assert_ptr_null(ts_model_issue_at(m, ts_model_issue_count(m)));
+    ck_assert_ptr_null(ts_model_metadata_at(m, ts_model_metadata_count(m)));
     ck_assert_ptr_nonnull(ts_model_array(m, 0, NULL));
     ts_model_close(m);
 }

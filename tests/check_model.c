@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "testutil.h"
 
@@ -209,6 +210,74 @@ START_TEST(test_repeated_names)
 }
 END_TEST
 
+/* Issue 20 item 18: with metadata asked for, a folder's config.json
+ * entries, its index's metadata and its shards' metadata, each pair once
+ * (tests/fixtures/gen_folders.py); none without; a config.json that is not
+ * JSON is a warning. */
+START_TEST(test_model_metadata)
+{
+    ts_open_options fo = TS_OPEN_OPTIONS_INIT;
+    ts_model_options o = TS_MODEL_OPTIONS_INIT;
+    ts_model *m = NULL;
+    ts_error err;
+    fo.want_metadata = 1;
+    o.open = &fo;
+    ck_assert_int_eq(ts_model_open("tests/fixtures/folders/llama", &o, &m, &err), TS_OK);
+    ck_assert_uint_eq(ts_model_metadata_count(m), 19);
+    const ts_model_meta *e = ts_model_metadata_at(m, 0);
+    ck_assert_int_eq(e->source, TS_MODEL_META_CONFIG);
+    ck_assert_str_eq(e->path, "tests/fixtures/folders/llama/config.json");
+    ck_assert_str_eq(e->key, "architectures");
+    ck_assert_str_eq(e->value, "[\"LlamaForCausalLM\"]"); /* compacted */
+    ck_assert_uint_eq(e->files, 1);
+    e = ts_model_metadata_at(m, 7);
+    ck_assert_str_eq(e->key, "model_type");
+    ck_assert_str_eq(e->value, "\"llama\"");
+    e = ts_model_metadata_at(m, 17);
+    ck_assert_int_eq(e->source, TS_MODEL_META_INDEX);
+    ck_assert_str_eq(e->key, "total_size");
+    ck_assert_str_eq(e->value, "688");
+    e = ts_model_metadata_at(m, 18);
+    ck_assert_int_eq(e->source, TS_MODEL_META_MEMBER);
+    ck_assert_str_eq(e->key, "format");
+    ck_assert_str_eq(e->value, "\"pt\"");
+    ck_assert_uint_eq(e->files, 3);
+    ck_assert_str_eq(e->path, "tests/fixtures/folders/llama/model-00001-of-00003.safetensors");
+    ck_assert_ptr_null(ts_model_metadata_at(m, 19));
+    ts_model_close(m);
+    /* the same through the index; without metadata asked for, none */
+    ck_assert_int_eq(ts_model_open("tests/fixtures/folders/llama/model.safetensors.index.json",
+                                   &o, &m, &err), TS_OK);
+    ck_assert_uint_eq(ts_model_metadata_count(m), 19);
+    ts_model_close(m);
+    m = open_model("tests/fixtures/folders/llama", 0, 0);
+    ck_assert_uint_eq(ts_model_metadata_count(m), 0);
+    ts_model_close(m);
+    /* two unrelated checkpoints: their one key and value, held by both */
+    ck_assert_int_eq(ts_model_open("tests/fixtures/folders/unrelated", &o, &m, &err), TS_OK);
+    ck_assert_uint_eq(ts_model_metadata_count(m), 1);
+    ck_assert_uint_eq(ts_model_metadata_at(m, 0)->files, 2);
+    ts_model_close(m);
+    /* a config.json that is not JSON */
+    char dir[] = "/tmp/tshape-model-XXXXXX", path[256];
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/config.json", dir);
+    FILE *fp = fopen(path, "w");
+    fputs("{\"model_type\": \"llama\",\n \"x\": }\n", fp);
+    fclose(fp);
+    ck_assert_int_eq(ts_model_open(dir, &o, &m, &err), TS_OK);
+    ck_assert_uint_eq(ts_model_metadata_count(m), 1); /* the entry before the error */
+    char buf[1024], want[1024];
+    issues(m, buf, sizeof buf);
+    snprintf(want, sizeof want, "warning 10: '%s' is not read: unexpected token near '}' "
+             "(line 2)", path);
+    ck_assert_str_eq(buf, want);
+    ts_model_close(m);
+    unlink(path);
+    rmdir(dir);
+}
+END_TEST
+
 START_TEST(test_threads_do_not_matter)
 {
     char one[4096], many[4096], i1[4096], i2[4096];
@@ -287,6 +356,7 @@ Suite *model_suite(void)
     tcase_add_test(tc, test_broken_index);
     tcase_add_test(tc, test_folder);
     tcase_add_test(tc, test_repeated_names);
+    tcase_add_test(tc, test_model_metadata);
     tcase_add_test(tc, test_threads_do_not_matter);
     tcase_add_test(tc, test_errors);
     suite_add_tcase(s, tc);

@@ -297,6 +297,9 @@ void print_json_text(cli_ctx *ctx, cli_print p, const char *key, const char *fmt
  * 0, or -1 with *err filled when the library could not render it. */
 int print_metadata_value(cli_ctx *ctx, const char *key, const char *fmt, const ts_file *f,
                          size_t i, ts_error *err);
+/* A JSON value held as text (a model's metadata): in JSON under key as it
+ * is; as text in fmt, escaped and cut as print_metadata_value does. */
+void print_json_value(cli_ctx *ctx, const char *key, const char *fmt, const char *json);
 /* The line that stands for a stdin line without a result, so output stays
  * aligned with input: empty, or "null" in JSON. */
 void print_no_result(cli_ctx *ctx);

@@ -334,6 +334,55 @@ static int report_metadata(cli_ctx *ctx, const char *path, const ts_file *f)
     return status;
 }
 
+/* A path from the model's folder (its own when it is not below it). */
+static const char *below(const char *path, const char *root)
+{
+    size_t n = strlen(root);
+    while (n > 1 && root[n - 1] == '/')
+        n--;
+    return strncmp(path, root, n) == 0 && path[n] == '/' ? path + n + 1 : path;
+}
+
+/*
+ * A model's metadata (ts_model_metadata_at): text, one heading per source
+ * ("config.json", the index, "SHARD and N more files"), its key = value
+ * lines below; JSON, one record {"model_metadata": PATH, "entries": [{
+ * "source", "path", "key", "value", "files"}]}.
+ */
+static void report_model_metadata(cli_ctx *ctx, const char *path, const ts_model *m)
+{
+    static const char *const sources[] = {"", "config", "index", "member"};
+    size_t n = ts_model_metadata_count(m);
+    char fmt[64];
+    print_open_object(ctx, NULL);
+    print_string(ctx, PRINT_ANY, "model_metadata", "%s", path);
+    snprintf(fmt, sizeof fmt, ": metadata (%zu entr%s)\n", n, n == 1 ? "y" : "ies");
+    print_text(ctx, fmt);
+    print_open_array(ctx, "entries");
+    for (size_t i = 0; i < n; i++) {
+        const ts_model_meta *e = ts_model_metadata_at(m, i);
+        const ts_model_meta *prev = i ? ts_model_metadata_at(m, i - 1) : NULL;
+        if (!ctx->json && (!prev || prev->source != e->source ||
+                           strcmp(prev->path, e->path) != 0 || prev->files != e->files)) {
+            out_str(ctx, "  ");
+            out_escaped(ctx, CLI_ESC_TEXT, below(e->path, path), strlen(below(e->path, path)));
+            if (e->files > 1)
+                out_printf(ctx, " and %zu more file%s", e->files - 1, e->files > 2 ? "s" : "");
+            out_str(ctx, ":\n");
+        }
+        print_open_object(ctx, NULL);
+        print_string(ctx, PRINT_JSON, "source", NULL, sources[e->source]);
+        print_string(ctx, PRINT_JSON, "path", NULL, e->path);
+        print_string(ctx, PRINT_ANY, "key", "    %s = ", e->key);
+        print_json_value(ctx, "value", "%s\n", e->value);
+        print_int(ctx, PRINT_JSON, "files", NULL, (int64_t)e->files);
+        print_close_object(ctx);
+    }
+    print_close_array(ctx);
+    print_close_object(ctx);
+    print_text(ctx, "\n");
+}
+
 /* ---- summary ------------------------------------------------------------------ */
 
 /* *sum += v, or the overflow flag once it no longer fits. */
@@ -657,6 +706,8 @@ static int info_model(cli_ctx *ctx, const info_opts *o, const char *path)
         if (cli_filter_match(&o->filter, a->name))
             report_array(ctx, ts_model_file_path(m, k), ts_model_file(m, k), a);
     }
+    if (o->metadata)
+        report_model_metadata(ctx, path, m);
     int status = ts_model_error_count(m) ? CLI_ERROR : CLI_OK;
     ts_model_close(m);
     return status;

@@ -563,6 +563,31 @@ static int keep_head(void *user, const char *data, size_t len)
     return h->cut;
 }
 
+/* Text: the value kept in h, cut on a character boundary with a marker. */
+static void print_head(cli_ctx *ctx, const char *fmt, value_head *h)
+{
+    if (h->cut) {
+        while (h->n > 0 && ((unsigned char)h->text[h->n] & 0xc0) == 0x80)
+            h->n--;
+        int k = snprintf(h->text + h->n, sizeof h->text - h->n,
+                         "... (cut at %d bytes; --json shows it whole)", CLI_TEXT_VALUE_MAX);
+        h->n += k > 0 ? (size_t)k : 0;
+    }
+    text_field(ctx, fmt, h->text, h->n, CLI_ESC_SAFE);
+}
+
+void print_json_value(cli_ctx *ctx, const char *key, const char *fmt, const char *json)
+{
+    if (ctx->json) {
+        json_key(ctx, key);
+        out_str(ctx, json);
+        return;
+    }
+    value_head h = {{0}, 0, 0};
+    keep_head(&h, json, strlen(json));
+    print_head(ctx, fmt, &h);
+}
+
 int print_metadata_value(cli_ctx *ctx, const char *key, const char *fmt, const ts_file *f,
                          size_t i, ts_error *err)
 {
@@ -577,14 +602,7 @@ int print_metadata_value(cli_ctx *ctx, const char *key, const char *fmt, const t
     }
     value_head h = {{0}, 0, 0};
     int failed = ts_file_metadata_write(f, i, keep_head, &h, err) != TS_OK && !h.cut;
-    if (h.cut) { /* cut on a character boundary, and say so */
-        while (h.n > 0 && ((unsigned char)h.text[h.n] & 0xc0) == 0x80)
-            h.n--;
-        int k = snprintf(h.text + h.n, sizeof h.text - h.n,
-                         "... (cut at %d bytes; --json shows it whole)", CLI_TEXT_VALUE_MAX);
-        h.n += k > 0 ? (size_t)k : 0;
-    }
-    text_field(ctx, fmt, h.text, h.n, CLI_ESC_SAFE);
+    print_head(ctx, fmt, &h); /* cut on a character boundary, and said so */
     return failed ? -1 : 0;
 }
 

@@ -8,7 +8,7 @@
 /* d_type and DT_REG of struct dirent (beyond _POSIX_C_SOURCE): without them
  * every folder entry costs a stat. */
 #define _DEFAULT_SOURCE
-#include "reader.h"
+#include "model_meta.h"
 
 #include "../core/json.h"
 
@@ -69,6 +69,7 @@ struct ts_model {
     size_t ntensors;
     tensor_ref *tensors;
     issue_store issues;
+    ts__model_meta *meta;   /* with metadata asked for (model_meta.c) */
 };
 
 /* ---- small helpers ----------------------------------------------------- */
@@ -1129,6 +1130,22 @@ ts_status ts_model_open(const char *path, const ts_model_options *opts, ts_model
         }
         ts_file_close(f);
     }
+    /* what the model says about itself, when the members' metadata is
+     * asked for: config.json beside the shards, the index's metadata */
+    if (st == TS_OK && o.open && o.open->want_metadata) {
+        char problem[TS_ERROR_MESSAGE_MAX];
+        const char *folder = S_ISDIR(sb.st_mode) ? path : dir;
+        char *config = folder ? join(folder, "config.json") : NULL;
+        if (folder && !config)
+            st = ts__error(err, TS_ERR_NOMEM, "out of memory");
+        else
+            st = ts__model_meta_collect(config, m->index, m->files, m->paths, m->nfiles,
+                                        &m->meta, problem, sizeof problem, err);
+        if (st == TS_OK && problem[0])
+            st = add_issue(&m->issues, TS_MODEL_METADATA_UNREAD, 0, config, NULL, err, "%s",
+                           problem);
+        free(config);
+    }
     free(dir);
     if (st != TS_OK) {
         ts_model_close(m);
@@ -1155,6 +1172,7 @@ void ts_model_close(ts_model *m)
         free(m->issues.v[i].message);
     }
     free(m->issues.v);
+    ts__model_meta_free(m->meta);
     free(m->files);
     free(m->paths);
     free(m->tensors);
@@ -1214,4 +1232,14 @@ size_t ts_model_error_count(const ts_model *m)
 const ts_model_issue *ts_model_issue_at(const ts_model *m, size_t i)
 {
     return m && i < m->issues.n ? &m->issues.v[i].pub : NULL;
+}
+
+size_t ts_model_metadata_count(const ts_model *m)
+{
+    return m ? ts__model_meta_count(m->meta) : 0;
+}
+
+const ts_model_meta *ts_model_metadata_at(const ts_model *m, size_t i)
+{
+    return m ? ts__model_meta_at(m->meta, i) : NULL;
 }
