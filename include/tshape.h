@@ -1933,6 +1933,20 @@ typedef struct ts_model_meta {
     size_t files;
 } ts_model_meta;
 
+/*
+ * The files of a model's folder that hold no tensors (its top level only,
+ * names not starting with '.'): what save_pretrained writes beside the
+ * weights (config.json, generation_config.json, tokenizer files,
+ * README.md), for a conversion to copy. A file is one when its first
+ * bytes match no reader of the table and, beside an index, when it is a
+ * JSON file; index files (*.index.json), members and files that open as
+ * tensor files are not. Paths are the folder's joined with the name, in
+ * byte order of the names; none for a model of one file. Count 0 and NULL
+ * for NULL or i out of range. Owned by the model.
+ */
+TS_API size_t ts_model_other_file_count(const ts_model *m);
+TS_API const char *ts_model_other_file(const ts_model *m, size_t i);
+
 /* The number of metadata entries (0 for NULL), and the i-th (NULL when i
  * is out of range or m is NULL). */
 TS_API size_t ts_model_metadata_count(const ts_model *m);
@@ -2326,6 +2340,16 @@ typedef struct ts_write_tensor {
  *   progress        called after each piece of data (at most about every 8
  *                   MiB) with the data bytes done and in all; returns 0 to
  *                   go on, nonzero to stop with TS_ERR_CANCELED. May be NULL.
+ *   copy_files, copy_count  safetensors and npz: files (paths,
+ *                   NUL-terminated) copied byte for byte into the folder of
+ *                   `path` under their own names, with the arrays: written
+ *                   under temporary names, verified (XXH3-64 of the bytes
+ *                   read back), renamed into place with the rest, never
+ *                   replacing a file without overwrite, all or nothing, as
+ *                   save_pretrained leaves config.json beside the weights.
+ *                   A file that already is its target (same device and
+ *                   inode) is left as it is. Not counted in
+ *                   ts_write_result's files and file_bytes. NULL/0: none.
  */
 typedef struct ts_write_options {
     size_t struct_size;          /* sizeof(ts_write_options) */
@@ -2342,12 +2366,14 @@ typedef struct ts_write_options {
     const char *source_file;
     int (*progress)(void *ctx, int64_t done, int64_t total);
     void *progress_ctx;
+    const char *const *copy_files;
+    size_t copy_count;
 } ts_write_options;
 
 /* Initialiser of a ts_write_options with every option at its default. */
 #define TS_WRITE_OPTIONS_INIT                                                  \
     {sizeof(ts_write_options), TS_WRITE_SAFETENSORS, 0, 0, TS_DTYPE_FLOAT32, 0, \
-     TS_DTYPE_FLOAT32, 0, 0, 0, NULL, NULL, NULL, NULL}
+     TS_DTYPE_FLOAT32, 0, 0, 0, NULL, NULL, NULL, NULL, NULL, 0}
 
 /* What ts_write wrote (a fixed layout: it never grows). */
 typedef struct ts_write_result {
@@ -2366,16 +2392,19 @@ typedef struct ts_write_result {
  * Errors: TS_ERR_INVALID_ARG (the argument rule: path NULL, tensors NULL
  * with n > 0, a NULL name/file/array; opts as for ts_open_options, a flag
  * not 0/1, format, cast_dtype or dequantize_dtype not one of those listed,
- * max_shard_size < 0 or given for another format), TS_ERR_UNSUPPORTED (opts
+ * max_shard_size < 0 or given for another format, copy_files NULL with
+ * copy_count > 0 or holding NULL, or given for npy folders), TS_ERR_UNSUPPORTED (opts
  * sets fields this library does not know), TS_ERR_VALUE (two arrays with
  * one name; a name that is empty, not valid UTF-8, or, for npz and npy
  * folders, has an empty or ".." part (npy folders: or a "." part), which
  * would leave the folder), TS_ERR_DTYPE (a dtype the
  * format cannot hold, naming the array and saying what --cast or
  * --dequantize would do), every error of ts_array_read (a source that
- * cannot be read, naming the array), TS_ERR_IO (create/write/fsync/rename
+ * cannot be read, naming the array), TS_ERR_IO (the folder of `path` does
+ * not exist or is not a folder, named; create/write/fsync/rename
  * failed, with strerror text: ENOSPC, EFBIG beyond RLIMIT_FSIZE (the caller
- * ignores SIGXFSZ to get it), EEXIST without overwrite; or verification
+ * ignores SIGXFSZ to get it), EEXIST without overwrite; a file to copy that
+ * cannot be read, or would be written twice; or verification
  * found a difference, naming the file and array), TS_ERR_CANCELED,
  * TS_ERR_NOMEM, TS_ERR_OVERFLOW. Every message names the array concerned
  * ("array 'NAME': ...").

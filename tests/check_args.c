@@ -683,6 +683,8 @@ START_TEST(test_models)
     ck_assert_uint_eq(ts_model_error_count(NULL), 0);
     ck_assert_ptr_null(ts_model_issue_at(NULL, 0));
     ck_assert_uint_eq(ts_model_metadata_count(NULL), 0);
+    ck_assert_uint_eq(ts_model_other_file_count(NULL), 0);
+    ck_assert_ptr_null(ts_model_other_file(NULL, 0));
     ck_assert_ptr_null(ts_model_metadata_at(NULL, 0));
 
     EXPECT(ts_model_open(NULL, NULL, &m, EP), BAD, "ts_model_open: path is NULL");
@@ -837,6 +839,14 @@ START_TEST(test_values)
     wgrown.later = 1;
     EXPECT(ts_write(out, &t, 1, &wgrown.o, &r, EP), TS_ERR_UNSUPPORTED, NULL);
     EXPECT(ts_write(out, &t, 1, NULL, NULL, EP), TS_ERR_IO, NULL);
+    w2 = (ts_write_options)TS_WRITE_OPTIONS_INIT;
+    w2.copy_count = 2;
+    EXPECT(ts_write(out, &t, 1, &w2, &r, EP), BAD, "ts_write: opts->copy_files is NULL but "
+                                                   "copy_count is 2");
+    const char *const one_null[] = {NULL};
+    w2.copy_files = one_null;
+    w2.copy_count = 1;
+    EXPECT(ts_write(out, &t, 1, &w2, &r, EP), BAD, "ts_write: opts->copy_files[0] is NULL");
     EXPECT(ts_write_check(NULL, NULL, EP), BAD, "ts_write_check: t is NULL");
     EXPECT(ts_write_check(&tnull, NULL, EP), BAD,
            "ts_write_check: t has a NULL name, file or array");

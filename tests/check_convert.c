@@ -311,6 +311,71 @@ START_TEST(test_npy_dir_names)
 }
 END_TEST
 
+/* Issue 20 item 19: files copied beside the output with it (config.json
+ * into a model folder), all or nothing; a missing folder is named. */
+START_TEST(test_copy_files)
+{
+    src a = src_a();
+    const ts_array *aa = ts_file_array(a.f, 0);
+    char *dir = tmp_dir(), *out = path_in(dir, "model.safetensors");
+    ts_write_tensor t = {"w", a.f, aa};
+    const char *const copies[] = {"tests/fixtures/folders/llama/config.json",
+                                  "tests/fixtures/folders/llama/README.md"};
+    ts_write_options o = TS_WRITE_OPTIONS_INIT;
+    o.copy_files = copies;
+    o.copy_count = 2;
+    ts_write_result r;
+    ts_error e;
+    ck_assert_msg(ts_write(out, &t, 1, &o, &r, &e) == TS_OK, "%s", e.message);
+    ck_assert_uint_eq(r.files, 1); /* the copies are not counted */
+    ck_assert_int_eq(count_entries(dir), 3);
+    size_t la, lb;
+    unsigned char *x = tu_read_file(copies[0], &la), *y;
+    char *c = path_in(dir, "config.json");
+    y = tu_read_file(c, &lb);
+    ck_assert(la == lb && memcmp(x, y, la) == 0);
+    free(x), free(y);
+    /* again: config.json is there, so nothing is written without overwrite */
+    unlink(out);
+    ck_assert_int_eq(ts_write(out, &t, 1, &o, &r, &e), TS_ERR_IO);
+    ck_assert_msg(strstr(e.message, "will not replace") && strstr(e.message, "config.json"),
+                  "%s", e.message);
+    ck_assert_int_eq(count_entries(dir), 2);
+    o.overwrite = 1;
+    ck_assert_msg(ts_write(out, &t, 1, &o, &r, &e) == TS_OK, "%s", e.message);
+    /* a file that is its own target is left alone */
+    const char *const self[] = {c};
+    o.copy_files = self;
+    o.copy_count = 1;
+    ck_assert_msg(ts_write(out, &t, 1, &o, &r, &e) == TS_OK, "%s", e.message);
+    /* a missing source: nothing written */
+    const char *const gone[] = {"tests/fixtures/folders/llama/no-such.json"};
+    o.copy_files = gone;
+    unlink(out);
+    ck_assert_int_eq(ts_write(out, &t, 1, &o, &r, &e), TS_ERR_IO);
+    ck_assert_msg(strstr(e.message, "cannot open 'tests/fixtures/folders/llama/no-such.json'"),
+                  "%s", e.message);
+    ck_assert_int_eq(count_entries(dir), 2);
+    /* a folder that does not exist is named, not a temporary file */
+    char *missing = path_in(dir, "no/such/model.safetensors"), want[512];
+    o.copy_count = 0;
+    ck_assert_int_eq(ts_write(missing, &t, 1, &o, &r, &e), TS_ERR_IO);
+    snprintf(want, sizeof want, "cannot write '%s': its folder '%s/no/such' does not exist",
+             missing, dir);
+    ck_assert_str_eq(e.message, want);
+    /* copies are for files beside a file */
+    o.copy_count = 1;
+    o.format = TS_WRITE_NPY_DIR;
+    ck_assert_int_eq(ts_write(out, &t, 1, &o, &r, &e), TS_ERR_INVALID_ARG);
+    free(missing), free(c);
+    char *cmd = malloc(strlen(dir) + 32);
+    sprintf(cmd, "rm -rf '%s'", dir);
+    ck_assert_int_eq(system(cmd), 0);
+    free(cmd), free(dir), free(out);
+    close_src(&a);
+}
+END_TEST
+
 /* npz, stored and deflated: members NAME.npy read back by the npz reader. */
 START_TEST(test_npz_roundtrip)
 {
@@ -659,6 +724,7 @@ Suite *convert_suite(void)
     tcase_add_test(tc, test_npy_bytes);
     tcase_add_test(tc, test_npz_roundtrip);
     tcase_add_test(tc, test_npy_dir_names);
+    tcase_add_test(tc, test_copy_files);
     tcase_add_test(tc, test_cast_rounding);
     tcase_add_test(tc, test_swap_and_order);
     tcase_add_test(tc, test_shards);

@@ -165,6 +165,12 @@ START_TEST(test_folder)
     ck_assert_str_eq(buf, "warning 9: 1 subfolder is not read (first 'sub'): the folder is "
                           "read without its subfolders");
     ck_assert_str_eq(ts_model_issue_at(m, 0)->path, DIR "mixed/sub");
+    ck_assert_uint_eq(ts_model_other_file_count(m), 1);
+    ck_assert_str_eq(ts_model_other_file(m, 0), DIR "mixed/config.json");
+    ts_model_close(m);
+    m = open_model(DIR "mixed/embed.npy", 0, 0); /* a file: none */
+    ck_assert_uint_eq(ts_model_other_file_count(m), 0);
+    ck_assert_ptr_null(ts_model_other_file(m, 0));
     ts_model_close(m);
 
     m = open_model(DIR "mixed/", 1, 0);
@@ -244,6 +250,13 @@ START_TEST(test_model_metadata)
     ck_assert_uint_eq(e->files, 3);
     ck_assert_str_eq(e->path, "tests/fixtures/folders/llama/model-00001-of-00003.safetensors");
     ck_assert_ptr_null(ts_model_metadata_at(m, 19));
+    /* the files that hold no tensors (item 19: convert copies them) */
+    char files[1024] = "";
+    for (size_t i = 0; i < ts_model_other_file_count(m); i++)
+        snprintf(files + strlen(files), sizeof files - strlen(files), "%s%s", i ? " " : "",
+                 ts_model_other_file(m, i) + strlen("tests/fixtures/folders/llama/"));
+    ck_assert_str_eq(files, "README.md config.json generation_config.json "
+                            "special_tokens_map.json tokenizer.json tokenizer_config.json");
     ts_model_close(m);
     /* the same through the index; without metadata asked for, none */
     ck_assert_int_eq(ts_model_open("tests/fixtures/folders/llama/model.safetensors.index.json",

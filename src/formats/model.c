@@ -70,6 +70,8 @@ struct ts_model {
     tensor_ref *tensors;
     issue_store issues;
     ts__model_meta *meta;   /* with metadata asked for (model_meta.c) */
+    char **others;          /* the folder's files that hold no tensors */
+    size_t nothers, capothers;
 };
 
 /* ---- small helpers ----------------------------------------------------- */
@@ -474,6 +476,39 @@ static ts_status alloc_members(ts_model *m, size_t n, ts_error *err)
     return TS_OK;
 }
 
+/* A file of the model's folder that is not a tensor file (config.json, a
+ * tokenizer, README.md): kept for ts_model_other_file. Takes path. */
+static ts_status add_other(ts_model *m, char *path, ts_error *err)
+{
+    if (!path)
+        return ts__error(err, TS_ERR_NOMEM, "out of memory");
+    if (m->nothers == m->capothers) {
+        size_t cap = m->capothers ? 2 * m->capothers : 8;
+        char **p = realloc(m->others, cap * sizeof *p);
+        if (!p) {
+            free(path);
+            return ts__error(err, TS_ERR_NOMEM, "out of memory");
+        }
+        m->others = p;
+        m->capothers = cap;
+    }
+    m->others[m->nothers++] = path;
+    return TS_OK;
+}
+
+/* 1 when the file's first bytes match no reader (it holds no tensors: a
+ * JSON file, a text file, a tokenizer). */
+static int not_tensor_file(const char *path)
+{
+    unsigned char head[64];
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+    if (fd < 0)
+        return 0;
+    ssize_t k = read(fd, head, sizeof head);
+    close(fd);
+    return k >= 0 && ts_format_detect(head, (size_t)k) == TS_FORMAT_AUTO;
+}
+
 /* Files that failed: an issue each. */
 static ts_status job_issue(ts_model *m, const job *j, ts_error *err)
 {
@@ -623,8 +658,14 @@ static ts_status open_plain(ts_model *m, list *files, const ts_model_options *o,
     run_jobs(jobs, files->n, o->threads, o->open, probe);
     ts_status st = alloc_members(m, files->n, err);
     for (size_t i = 0; st == TS_OK && i < files->n; i++) {
-        if (jobs[i].skipped)
+        if (jobs[i].skipped) {
+            /* a file at the top of the folder that holds no tensors */
+            if (m->root_len > 0 && !strchr(jobs[i].path + m->root_len + 1, '/')) {
+                st = add_other(m, jobs[i].path, err);
+                jobs[i].path = NULL;
+            }
             continue;
+        }
         st = jobs[i].status == TS_OK ? add_member(m, &jobs[i], err) : job_issue(m, &jobs[i], err);
     }
     free_jobs(jobs, files->n);
@@ -975,15 +1016,28 @@ static ts_status open_indexed(ts_model *m, const char *dir, const char *index_pa
         st = read_dir(dir, &names, err);
         for (size_t i = 0; st == TS_OK && i < names.n; i++) {
             if (bsearch(&names.v[i], shards.v, shards.n, sizeof *shards.v, cmp_str) ||
-                ends_with(names.v[i], ".json"))
+                ends_with(names.v[i], ".index.json"))
                 continue;
             char *p = join(dir, names.v[i]);
             ts_file *f = NULL;
+            struct stat sb;
             if (!p) {
                 st = ts__error(err, TS_ERR_NOMEM, "out of memory");
                 break;
             }
-            if (ts_file_open(p, o->open, &f, NULL) == TS_OK) {
+            if (stat(p, &sb) != 0 || !S_ISREG(sb.st_mode)) {
+                free(p);
+                continue;
+            }
+            if (ends_with(names.v[i], ".json")) {
+                st = add_other(m, p, err); /* config.json, tokenizer files */
+                continue;
+            }
+            if (ts_file_open(p, o->open, &f, NULL) != TS_OK && not_tensor_file(p)) {
+                st = add_other(m, p, err);
+                continue;
+            }
+            if (f) {
                 int same = 0;
                 for (size_t k = 0; k < m->nfiles && !same; k++)
                     same = ts_file_format(m->files[k]) == ts_file_format(f);
@@ -1173,6 +1227,9 @@ void ts_model_close(ts_model *m)
     }
     free(m->issues.v);
     ts__model_meta_free(m->meta);
+    for (size_t i = 0; i < m->nothers; i++)
+        free(m->others[i]);
+    free(m->others);
     free(m->files);
     free(m->paths);
     free(m->tensors);
@@ -1242,4 +1299,14 @@ size_t ts_model_metadata_count(const ts_model *m)
 const ts_model_meta *ts_model_metadata_at(const ts_model *m, size_t i)
 {
     return m ? ts__model_meta_at(m->meta, i) : NULL;
+}
+
+size_t ts_model_other_file_count(const ts_model *m)
+{
+    return m ? m->nothers : 0;
+}
+
+const char *ts_model_other_file(const ts_model *m, size_t i)
+{
+    return m && i < m->nothers ? m->others[i] : NULL;
 }

@@ -1534,6 +1534,117 @@ static ts_status write_npz(job *j, const char *path, plan **byname, ts_error *er
     return st ? st : st2;
 }
 
+/* ---- files copied beside the output ------------------------------------------------ */
+
+/* What copy_files wrote: the source, its checksum and its temporary. */
+typedef struct copied {
+    size_t file;                 /* index in j->files */
+    uint64_t sum;
+    int64_t bytes;
+} copied;
+
+/* Copies each of opts->copy_files into the folder of path (a temporary
+ * each, like the outputs), keeping their checksums for verify_copies. */
+static ts_status write_copies(job *j, const char *path, copied *c, size_t *nc, ts_error *err)
+{
+    const ts_write_options *o = j->o;
+    char *dir = NULL, *base = NULL;
+    ts_status st = TS_OK;
+    *nc = 0;
+    if (split_path(path, &dir, &base) != 0)
+        st = ts__error(err, TS_ERR_NOMEM, "out of memory");
+    for (size_t i = 0; !st && i < o->copy_count; i++) {
+        const char *src = o->copy_files[i], *slash = strrchr(src, '/');
+        const char *name = slash ? slash + 1 : src;
+        char *final = join(dir, name, "");
+        struct stat ss, sd;
+        if (!final) {
+            st = ts__error(err, TS_ERR_NOMEM, "out of memory");
+            break;
+        }
+        int in = open(src, O_RDONLY | O_CLOEXEC);
+        if (in < 0 || fstat(in, &ss) != 0 || !S_ISREG(ss.st_mode)) {
+            st = in < 0 ? io_fail(err, "cannot open", src)
+                        : ts__error(err, TS_ERR_IO, "cannot copy '%s': not a regular file", src);
+            if (in >= 0)
+                close(in);
+            free(final);
+            break;
+        }
+        /* the file is there already (a model converted in its own folder) */
+        if (stat(final, &sd) == 0 && sd.st_dev == ss.st_dev && sd.st_ino == ss.st_ino) {
+            close(in);
+            free(final);
+            continue;
+        }
+        for (size_t k = 0; !st && k < j->nfiles; k++)
+            if (strcmp(j->files[k].final, final) == 0)
+                st = ts__error(err, TS_ERR_IO, "cannot copy '%s': '%s' is written already",
+                               src, final);
+        if (!st)
+            st = new_output(j, dir, final, 0, &j->fd, err);
+        free(final);
+        if (st) {
+            close(in);
+            break;
+        }
+        j->fd_path = j->files[j->nfiles - 1].tmp;
+        c[*nc].file = j->nfiles - 1;
+        c[*nc].bytes = 0;
+        XXH3_64bits_reset(j->sum);
+        while (!st) {
+            ssize_t k = read(in, j->buf, PUMP_BYTES);
+            if (k < 0 && errno == EINTR)
+                continue;
+            if (k < 0)
+                st = io_fail(err, "cannot read", src);
+            if (k <= 0)
+                break;
+            XXH3_64bits_update(j->sum, j->buf, (size_t)k);
+            st = write_all(j, j->buf, (size_t)k, err);
+            c[*nc].bytes += k;
+        }
+        close(in);
+        c[*nc].sum = XXH3_64bits_digest(j->sum);
+        ts_status st2 = finish_fd(j, err);
+        if (!st)
+            st = st2;
+        (*nc)++;
+    }
+    free(dir), free(base);
+    return st;
+}
+
+/* Reads each copy back and compares its checksum. */
+static ts_status verify_copies(job *j, const copied *c, size_t nc, ts_error *err)
+{
+    ts_status st = TS_OK;
+    for (size_t i = 0; !st && i < nc; i++) {
+        const outfile *f = &j->files[c[i].file];
+        int in = open(f->tmp, O_RDONLY | O_CLOEXEC);
+        if (in < 0)
+            return io_fail(err, "cannot open", f->tmp);
+        XXH3_64bits_reset(j->sum);
+        int64_t bytes = 0;
+        for (;;) {
+            ssize_t k = read(in, j->buf, PUMP_BYTES);
+            if (k < 0 && errno == EINTR)
+                continue;
+            if (k < 0)
+                st = io_fail(err, "cannot read", f->tmp);
+            if (k <= 0)
+                break;
+            XXH3_64bits_update(j->sum, j->buf, (size_t)k);
+            bytes += k;
+        }
+        close(in);
+        if (!st && (bytes != c[i].bytes || XXH3_64bits_digest(j->sum) != c[i].sum))
+            st = ts__error(err, TS_ERR_IO, "verifying '%s': the copy read back differs from "
+                           "what was written", f->final);
+    }
+    return st;
+}
+
 /* ---- verification ------------------------------------------------------------------ */
 
 typedef struct sum_sink {
@@ -1713,6 +1824,14 @@ static ts_status check_options(const ts_write_options *opts, ts_write_options *o
     if (o->max_shard_size < 0 || (o->max_shard_size && o->format != TS_WRITE_SAFETENSORS))
         return ts__bad_arg(err, fn, "opts->max_shard_size is %lld: at least 0, and only for "
                            "safetensors", (long long)o->max_shard_size);
+    if (o->copy_count > 0 && !o->copy_files)
+        return ts__bad_arg(err, fn, "opts->copy_files is NULL but copy_count is %zu",
+                           o->copy_count);
+    if (o->copy_count > 0 && o->format == TS_WRITE_NPY_DIR)
+        return ts__bad_arg(err, fn, "opts->copy_files is for safetensors and npz output");
+    for (size_t i = 0; i < o->copy_count; i++)
+        if (!o->copy_files[i])
+            return ts__bad_arg(err, fn, "opts->copy_files[%zu] is NULL", i);
     return TS_OK;
 }
 
@@ -1825,6 +1944,19 @@ ts_status ts_write(const char *path, const ts_write_tensor *tensors, size_t n,
                                 "two arrays have this name"));
     }
     struct stat sb;
+    if (!st) { /* the folder is named, not a temporary file in it */
+        char *dir = NULL, *base = NULL;
+        if (split_path(path, &dir, &base) != 0)
+            st = ts__error(err, TS_ERR_NOMEM, "out of memory");
+        else if (stat(dir, &sb) != 0)
+            st = ts__error(err, errno == ENOMEM ? TS_ERR_NOMEM : TS_ERR_IO, "cannot write '%s': "
+                           "its folder '%s' %s", path, dir,
+                           errno == ENOENT ? "does not exist" : strerror(errno));
+        else if (!S_ISDIR(sb.st_mode))
+            st = ts__error(err, TS_ERR_IO, "cannot write '%s': '%s' is not a folder", path,
+                           dir);
+        free(dir), free(base);
+    }
     if (!st && !o.overwrite && o.max_shard_size == 0 && lstat(path, &sb) == 0) {
         errno = EEXIST;
         st = io_fail(err, "will not replace", path);
@@ -1837,6 +1969,16 @@ ts_status ts_write(const char *path, const ts_write_tensor *tensors, size_t n,
         else
             st = write_npy_dir(&j, path, byname, err);
     }
+    size_t nwritten = j.nfiles, ncopied = 0;
+    int64_t written_bytes = j.file_bytes;
+    copied *copies = o.copy_count ? calloc(o.copy_count, sizeof *copies) : NULL;
+    if (!st && o.copy_count && !copies)
+        st = ts__error(err, TS_ERR_NOMEM, "out of memory");
+    if (!st && o.copy_count)
+        st = write_copies(&j, path, copies, &ncopied, err);
+    if (!st && !o.no_verify)
+        st = verify_copies(&j, copies, ncopied, err);
+    free(copies);
     if (!st && !o.no_verify)
         st = verify(&j, byname, err);
     if (!st)
@@ -1870,8 +2012,8 @@ ts_status ts_write(const char *path, const ts_write_tensor *tensors, size_t n,
     } else if (out) {
         out->tensors = n;
         out->data_bytes = j.total;
-        out->file_bytes = j.file_bytes;
-        out->files = o.format == TS_WRITE_NPY_DIR ? n : j.nfiles;
+        out->file_bytes = written_bytes;
+        out->files = o.format == TS_WRITE_NPY_DIR ? n : nwritten;
     }
     for (size_t i = 0; i < j.nfiles; i++) {
         free(j.files[i].tmp);
