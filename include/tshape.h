@@ -729,6 +729,26 @@ typedef struct ts_array {
 } ts_array;
 
 /*
+ * How ts_file_open reads a local file.
+ *   TS_IO_AUTO   files of at most 64 KiB are read whole, others mapped
+ *                read-only (mmap): headers cost the pages they touch
+ *   TS_IO_MAP    always mapped
+ *   TS_IO_PREAD  read with pread into a block cache, only the bytes a reader
+ *                asks for, rounded to pages: on a network file system or a
+ *                cold cache a header costs its own size, not the kernel's
+ *                read-ahead around each page (tshape(1) ENVIRONMENT,
+ *                TSHAPE_IO)
+ */
+typedef enum ts_io_mode { TS_IO_AUTO = 0, TS_IO_MAP = 1, TS_IO_PREAD = 2 } ts_io_mode;
+
+/* A line of text for a log (no newline); `user` is the caller's pointer. */
+typedef void (*ts_log_fn)(void *user, const char *line);
+
+/* Bytes that reading the headers of a remote file may fetch by default
+ * (ts_open_options.max_fetch): 64 MiB, enough for a GGUF vocabulary. */
+#define TS_DEFAULT_MAX_FETCH ((uint64_t)64 << 20)
+
+/*
  * Options for opening a file: an option struct that grows. Fields are only
  * ever appended, and every field's default is 0, so:
  *   - initialise with TS_OPEN_OPTIONS_INIT (or memset to 0 and set
@@ -759,10 +779,29 @@ typedef struct ts_open_options {
                                     without a signature, its extension
                                     (ONNX, Caffe, Caffe2 are detected only
                                     with a known extension). */
+    /* Fields below were appended after the first version. */
+    uint64_t max_fetch;          /* remote files: the most bytes reading the
+                                    headers may fetch (data reads are not
+                                    counted); 0: TS_DEFAULT_MAX_FETCH.
+                                    Past it, TS_ERR_LIMIT names the option */
+    ts_io_mode io;               /* local files: how bytes are read (see
+                                    ts_io_mode); TS_IO_AUTO (0) by default */
+    ts_log_fn log;               /* remote files: called with one line per
+                                    HTTP request (method, URL, range, status,
+                                    bytes, milliseconds), from the thread that
+                                    made it; NULL: silent */
+    void *log_user;              /* passed to log */
+    uint64_t first_fetch;        /* remote files: bytes of the first request,
+                                    which also learns the file's size; 0:
+                                    100000 (huggingface_hub's, enough for
+                                    97% of safetensors headers). ts_model_open
+                                    sizes it for the shards of a remote model
+                                    from the first shard's header when 0 */
 } ts_open_options;
 
 /* Initialiser of a ts_open_options with every option at its default. */
-#define TS_OPEN_OPTIONS_INIT {sizeof(ts_open_options), TS_FORMAT_AUTO, 0, 0, 0, NULL}
+#define TS_OPEN_OPTIONS_INIT {sizeof(ts_open_options), TS_FORMAT_AUTO, 0, 0, 0, NULL, 0, \
+                              TS_IO_AUTO, NULL, NULL, 0}
 
 /* An opened, parsed file: a list of arrays and optional metadata. */
 typedef struct ts_file ts_file;
@@ -1870,6 +1909,34 @@ TS_API ts_status ts_model_open(const char *path, const ts_model_options *opts, t
 
 /* Closes every member and frees the model. Accepts NULL. */
 TS_API void ts_model_close(ts_model *m);
+
+/*
+ * 1 when ts_model_open reads `path` as a model of several files rather than
+ * as one file: a local folder, an *.index.json (local or remote), a Hub
+ * repository (hf://ORG/NAME or hf://ORG/NAME@REVISION) or a URL ending in
+ * '/'; 0 otherwise (also for NULL and for a path that does not exist).
+ */
+TS_API int ts_model_path(const char *path);
+
+/*
+ * 1 when `path` is a URL that ts_file_open and ts_model_open read remotely:
+ * http:// and https:// (range requests through libcurl), hf:// (the Hugging
+ * Face Hub: hf://ORG/NAME[@REVISION][/PATH], resolved against HF_ENDPOINT,
+ * default https://huggingface.co, with HF_TOKEN as a bearer token) and
+ * s3:// (s3://BUCKET/KEY, anonymous or signed with AWS SigV4 from
+ * AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_SESSION_TOKEN, AWS_REGION;
+ * AWS_ENDPOINT_URL for S3-compatible stores). tshape(1) ENVIRONMENT lists
+ * every variable. 0 for local paths and NULL.
+ */
+TS_API int ts_is_url(const char *path);
+
+/*
+ * Requests and bytes the file's byte source has read so far: for a remote
+ * file the HTTP requests (a redirect followed counts) and the bytes of
+ * their answers; for a local file the reads (a mapped file counts 0). Either
+ * out-pointer may be NULL; a NULL file gives 0 and 0.
+ */
+TS_API void ts_file_io_stats(const ts_file *f, uint64_t *requests, uint64_t *bytes);
 
 /* The index file's path, or NULL when the model has none (or m is NULL). */
 TS_API const char *ts_model_index(const ts_model *m);

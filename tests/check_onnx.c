@@ -590,7 +590,8 @@ START_TEST(test_external_values)
     ck_assert_int_eq(ts_array_read(f, ts_file_array(f, 0), 0, 4, TS_DTYPE_FLOAT64, v, &err),
                      TS_ERR_UNSUPPORTED);
     ck_assert_str_eq(err.message, "array 'ext': its data is in the external file 'w.bin', "
-                                  "which was not located (the model was read from memory)");
+                                  "which is not read here (the model was read from memory or "
+                                  "a URL)");
     ts_file_close(f);
     free(m.p);
     unlink(side);

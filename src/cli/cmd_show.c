@@ -33,6 +33,7 @@ const cli_option show_options[] = {
     CLI_VALUE("edgeitems", 0, "N", "items shown at each edge when summarising (default 3)"),
     CLI_VALUE("threshold", 0, "N", "summarise arrays of more than N elements (default 1000)"),
     CLI_FLAG("recursive", 'r', "a FILE that is a folder without an index: its subfolders too"),
+    CLI_REMOTE_OPTIONS,
     CLI_OPTIONS_END,
 };
 
@@ -668,10 +669,14 @@ int cmd_show(cli_ctx *ctx, const cli_args *args)
     if (args->nops > 2)
         return cli_usage(ctx, "expected FILE [NAME], got %d operands", args->nops);
     const char *path = args->ops[0];
+    ts_open_options oo;
+    const ts_open_options *open = cli_open_options(ctx, args, &oo);
+    if (!open)
+        return CLI_ERROR;
     ts_error err;
     /* a file, or a folder or index read as one model: NAME is the tensor's
      * name in the model (an unnamed array: its file's stem) */
-    ts_model *m = cli_model_open(ctx, path, NULL, cli_flag(args, "recursive") > 0);
+    ts_model *m = cli_model_open(ctx, path, open, cli_flag(args, "recursive") > 0);
     if (!m)
         return CLI_ERROR;
     show s;

@@ -27,6 +27,7 @@ const cli_option stats_options[] = {
     CLI_FLAG("summary", 's', "only the model-wide line: arrays, elements, NaN/Inf totals,\n"
                              "global absmax, the arrays with a non-finite value"),
     CLI_FLAG("recursive", 'r', "a FILE that is a folder without an index: its subfolders too"),
+    CLI_REMOTE_OPTIONS,
     CLI_OPTIONS_END,
 };
 
@@ -47,6 +48,7 @@ typedef struct stats_run {
     char *bad;              /* names of arrays with a non-finite value */
     size_t bad_len, nbad;
     cli_progress progress;
+    ts_open_options open;   /* --max-fetch, --verbose, TSHAPE_IO */
 } stats_run;
 
 static const char *const header[NCOLS] = {"file", "name", "dtype", "shape", "count",
@@ -263,7 +265,7 @@ static int stats_array(cli_ctx *ctx, stats_run *r, const char *path, const ts_fi
  * its shard as the file (model.c reports the model's issues). */
 static int stats_model(cli_ctx *ctx, stats_run *r, const char *path)
 {
-    ts_model *m = cli_model_open(ctx, path, NULL, r->recursive);
+    ts_model *m = cli_model_open(ctx, path, &r->open, r->recursive);
     if (!m)
         return CLI_ERROR;
     int status = ts_model_error_count(m) ? CLI_ERROR : CLI_OK;
@@ -285,7 +287,7 @@ static int stats_file(cli_ctx *ctx, stats_run *r, const char *path)
         return stats_model(ctx, r, path);
     ts_file *f = NULL;
     ts_error err;
-    if (ts_file_open(path, NULL, &f, &err) != TS_OK)
+    if (ts_file_open(path, &r->open, &f, &err) != TS_OK)
         return cli_error(ctx, path, "%s", err.message);
     int status = CLI_OK;
     for (size_t i = 0; i < ts_file_count(f) && !ctx->out.closed; i++) {
@@ -303,6 +305,8 @@ int cmd_stats(cli_ctx *ctx, const cli_args *args)
         return cli_usage(ctx, "missing FILE");
     stats_run r;
     memset(&r, 0, sizeof r);
+    if (!cli_open_options(ctx, args, &r.open))
+        return CLI_ERROR;
     cli_filter_init(&r.filter, args);
     r.summary = cli_flag(args, "summary") > 0;
     r.many_files = args->nops > 1;

@@ -122,8 +122,9 @@ static const char *removed_type(uint32_t t)
     }
 }
 
-static int probe_gguf(const unsigned char *data, size_t len)
+static int probe_gguf(const unsigned char *data, size_t len, ts__source *src)
 {
+    (void)src;
     return len >= 4 && memcmp(data, "GGUF", 4) == 0;
 }
 
@@ -166,7 +167,9 @@ typedef struct gg_ctx {
     uint32_t alignment;
 } gg_ctx;
 
-/* Reads a GGUF string (u64 length + bytes) as a pointer into the file. */
+/* Reads a GGUF string (u64 length + bytes) as a pointer into the file.
+ * Its bytes are not fetched (a remote file's skipped strings cost
+ * nothing): callers that read them call ts__cursor_fetch_at first. */
 static ts_status read_string(ts__cursor *c, const unsigned char **p, uint64_t *n,
                              const char *what, ts_error *err)
 {
@@ -356,7 +359,8 @@ static ts_status read_kvs(gg_ctx *g, uint64_t n_kv, ts_file *f, ts_error *err)
         const unsigned char *key;
         uint64_t klen;
         uint32_t type;
-        if ((st = read_string(c, &key, &klen, "key", err))) {
+        if ((st = read_string(c, &key, &klen, "key", err)) ||
+            (st = ts__cursor_fetch_at(c, (size_t)(key - c->data), (size_t)klen, err))) {
             ts__error_entry(err, (int64_t)i, "key/value pair %llu", (unsigned long long)i);
             goto out;
         }
@@ -413,9 +417,11 @@ static ts_status read_kvs(gg_ctx *g, uint64_t n_kv, ts_file *f, ts_error *err)
             ts__error_entry(err, (int64_t)i, "key %llu '%s'", (unsigned long long)i, kname);
             goto out;
         }
+        /* Rendered later from the image: every byte of it must be there. */
         if (g->opts->want_metadata &&
-            (st = ts__file_add_lazy_metadata(f, (const char *)key, (size_t)klen, render_value,
-                                             value_at, type, err)))
+            ((st = ts__cursor_fetch_at(c, value_at, c->pos - value_at, err)) ||
+             (st = ts__file_add_lazy_metadata(f, (const char *)key, (size_t)klen, render_value,
+                                             value_at, type, err))))
             goto out;
     }
     st = check_unique(keys, (size_t)n_kv, c->data, "key", err);
@@ -444,6 +450,8 @@ static ts_status read_info(ts__cursor *c, uint64_t i, gg_info *t, ts_error *err)
     char nb[NAME_BUF];
     size_t at = c->pos;
     ts_status st = read_string(c, &t->name, &t->name_len, "tensor name", err);
+    if (!st)
+        st = ts__cursor_fetch_at(c, (size_t)(t->name - c->data), (size_t)t->name_len, err);
     if (st) {
         ts__error_entry(err, (int64_t)i, "tensor %llu", (unsigned long long)i);
         return st;
@@ -563,7 +571,7 @@ static ts_status read_gguf(ts_file *f, const unsigned char *data, size_t len,
 {
     gg_ctx g;
     memset(&g, 0, sizeof g);
-    ts__cursor_init(&g.c, data, len);
+    ts__cursor_init_src(&g.c, data, len, ts__file_source(f), 0);
     g.opts = opts;
     g.alignment = GG_DEFAULT_ALIGNMENT;
     ts__cursor *c = &g.c;

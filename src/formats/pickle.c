@@ -551,6 +551,22 @@ static const char *refused_opcode(unsigned char op, const char **why)
 
 /* ---- the loop ------------------------------------------------------------ */
 
+/* Bytes asked for at each opcode of a pickle read from a source: more than
+ * any opcode's fixed operands and GLOBAL's two lines. */
+#define PK_AHEAD 4096
+
+/* With opts->src: makes input bytes [pos, pos + n) readable (*have: the
+ * end of what is known to be there). */
+static ts_status fetch(ts__pk *pk, size_t pos, uint64_t n, size_t *have)
+{
+    if (!pk->opts->src || pos + n <= *have)
+        return TS_OK;
+    ts_status st = ts__source_need(pk->opts->src, (uint64_t)pk->opts->base + pos, n, pk->err);
+    if (!st)
+        *have = pos + (size_t)n;
+    return st;
+}
+
 #define NEED(n, name)                                                            \
     do {                                                                         \
         if ((uint64_t)(len - pos) < (uint64_t)(n))                               \
@@ -558,15 +574,20 @@ static const char *refused_opcode(unsigned char op, const char **why)
                         "the pickle ends inside %s: it needs %llu more bytes, "  \
                         "%zu are left", (name), (unsigned long long)(n),         \
                         len - pos);                                              \
+        if ((st = fetch(pk, pos, (uint64_t)(n), &have)))                         \
+            return st;                                                           \
     } while (0)
 
 static ts_status text_value(ts__pk *pk, const unsigned char *d, size_t len, size_t *pos,
-                            uint64_t n, int kind, const char *name, size_t at)
+                            size_t *have, uint64_t n, int kind, const char *name, size_t at)
 {
     if ((uint64_t)(len - *pos) < n)
         return fail(pk, TS_ERR_TRUNCATED, at,
                     "%s of %llu bytes runs past the end of the pickle (%zu bytes left)", name,
                     (unsigned long long)n, len - *pos);
+    ts_status st = fetch(pk, *pos, n, have);
+    if (st)
+        return st;
     ts__pk_value *v = new_value(pk, kind, at);
     if (!v)
         return pk->err->code;
@@ -612,16 +633,20 @@ ts_status ts__pk_load(ts__pk *pk, const unsigned char *data, size_t len, size_t 
     memo_clear(pk);
     *out = NULL;
     const unsigned char *d = data;
-    size_t pos = start;
+    size_t pos = start, have = start;
     ts_status st = TS_OK;
     if (pos >= len)
         return fail(pk, TS_ERR_TRUNCATED, pos, "expected a pickle, found the end of the data");
+    if ((st = fetch(pk, pos, PK_AHEAD, &have)))
+        return st;
     if (d[pos] != 0x80)
         return fail(pk, TS_ERR_FORMAT, pos, "a pickle of protocol 2 or later starts with "
                     "PROTO (0x80), found byte 0x%02x", d[pos]);
     while (st == TS_OK) {
         if (pos >= len)
             return fail(pk, TS_ERR_TRUNCATED, pos, "the pickle ends without STOP");
+        if ((st = fetch(pk, pos, PK_AHEAD, &have)))
+            return st;
         size_t at = pos;
         unsigned char op = d[pos++];
         pk->opcodes++;
@@ -787,7 +812,7 @@ ts_status ts__pk_load(ts__pk *pk, const unsigned char *data, size_t len, size_t 
             NEED(4, op == 'X' ? "BINUNICODE" : "BINBYTES");
             n = ts__le32(d + pos);
             pos += 4;
-            st = text_value(pk, d, len, &pos, n, op == 'X' ? TS__PK_STR : TS__PK_BYTES,
+            st = text_value(pk, d, len, &pos, &have, n, op == 'X' ? TS__PK_STR : TS__PK_BYTES,
                             op == 'X' ? "BINUNICODE" : "BINBYTES", at);
             break;
         case 'T': /* BINSTRING (Python 2 str, read as UTF-8 like torch.load) */
@@ -796,14 +821,14 @@ ts_status ts__pk_load(ts__pk *pk, const unsigned char *data, size_t len, size_t 
             pos += 4;
             if (n & 0x80000000u)
                 return fail(pk, TS_ERR_FORMAT, at, "BINSTRING with a negative length");
-            st = text_value(pk, d, len, &pos, n, TS__PK_STR, "BINSTRING", at);
+            st = text_value(pk, d, len, &pos, &have, n, TS__PK_STR, "BINSTRING", at);
             break;
         case 0x8c: /* SHORT_BINUNICODE */
         case 'U':  /* SHORT_BINSTRING */
         case 'C':  /* SHORT_BINBYTES */
             NEED(1, "a short string");
             n = d[pos++];
-            st = text_value(pk, d, len, &pos, n, op == 'C' ? TS__PK_BYTES : TS__PK_STR,
+            st = text_value(pk, d, len, &pos, &have, n, op == 'C' ? TS__PK_BYTES : TS__PK_STR,
                             op == 'C' ? "SHORT_BINBYTES" : op == 'U' ? "SHORT_BINSTRING"
                                                                      : "SHORT_BINUNICODE",
                             at);
@@ -814,7 +839,7 @@ ts_status ts__pk_load(ts__pk *pk, const unsigned char *data, size_t len, size_t 
             NEED(8, "an 8-byte length");
             n = ts__le64(d + pos);
             pos += 8;
-            st = text_value(pk, d, len, &pos, n, op == 0x8d ? TS__PK_STR : TS__PK_BYTES,
+            st = text_value(pk, d, len, &pos, &have, n, op == 0x8d ? TS__PK_STR : TS__PK_BYTES,
                             op == 0x8d ? "BINUNICODE8" : op == 0x8e ? "BINBYTES8"
                                                                     : "BYTEARRAY8", at);
             break;

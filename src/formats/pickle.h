@@ -20,6 +20,7 @@
 #define TSHAPE_PICKLE_H
 
 #include "../core/internal.h"
+#include "source.h"
 
 typedef enum ts__pk_kind {
     TS__PK_NONE,
@@ -97,6 +98,11 @@ typedef struct ts__pk_options {
     const char *where;       /* names the pickle in messages: "cnn/data.pkl" */
     int64_t base;            /* file offset of input byte 0, or -1 when the
                                 input is not in the file (inflated) */
+    ts__source *src;         /* when set, the input is this source's image
+                                from `base` on, and the machine asks for
+                                bytes (ts__source_need) before it reads
+                                them: a pickle of unknown length (legacy
+                                torch.save) costs what it runs over */
 } ts__pk_options;
 
 /* Limits (far above what real checkpoints use). */

@@ -264,14 +264,21 @@ static ts_status run_inplace(void *arg, ts_error *err)
     job *J = arg;
     const plan *L = J->L;
     inplace_buf *B = J->buf;
-    (void)err;
     const unsigned char *pa = ts__data_at(J->da, J->first), *pb = ts__data_at(J->db, J->first);
     const int64_t ea = J->da->dec.elem_bytes, eb = J->db->dec.elem_bytes;
     long long reported = 0;
     for (int64_t i = 0; i < J->n;) {
         size_t k = J->n - i > TS__VBLOCK ? TS__VBLOCK : (size_t)(J->n - i);
+        /* sparse sources (remote files): this step's bytes, dropped after */
+        ts_status st = ts__data_need(J->da, J->first + i, (int64_t)k, err);
+        if (!st && (st = ts__data_need(J->db, J->first + i, (int64_t)k, err)) && err)
+            err->index = 1;
+        if (st)
+            return st;
         decode_as(&J->da->dec, L->as_a, pa, k, B->xa, B->tmp);
         decode_as(&J->db->dec, L->as_b, pb, k, B->xb, B->tmp);
+        ts__data_forget(J->da, J->first + i, (int64_t)k);
+        ts__data_forget(J->db, J->first + i, (int64_t)k);
         compare_decoded(L, B->xa, B->xb, k, J->first + i, &J->part);
         pa += (int64_t)k * ea;
         pb += (int64_t)k * eb;
