@@ -495,18 +495,10 @@ void print_array_shape(cli_ctx *ctx, cli_print p, const char *key, const char *f
                        const ts_array *a)
 {
     if (a->null_shape) {
-        if (json_on(ctx, p)) {
+        if (json_on(ctx, p))
             print_null(ctx, p, key, fmt);
-        } else if (text_on(ctx, p, fmt)) {
-            const char *at = strstr(fmt, "%s");
-            if (!at) {
-                out_str(ctx, fmt);
-                return;
-            }
-            out_write(ctx, fmt, (size_t)(at - fmt));
-            out_str(ctx, "none");
-            out_str(ctx, at + 2);
-        }
+        else if (text_on(ctx, p, fmt))
+            print_string(ctx, PRINT_TEXT, NULL, fmt, "none");
         return;
     }
     print_dims(ctx, p, key, fmt, ts_shape_dims(&a->shape), ts_shape_ndim(&a->shape));

@@ -824,14 +824,27 @@ static ts_status read_whole(const char *path, const ts_open_options *opts, char 
         *out = (char *)buf;
         return st;
     }
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    int missing;
+    ts_status st = ts__read_small(path, (size_t)1 << 30, out, len, &missing, err);
+    if (st == TS_ERR_IO)
+        ts__error_prefix(err, "index '%s'", path);
+    return st;
+}
+
+ts_status ts__read_small(const char *path, size_t max, char **out, size_t *len, int *missing,
+                         ts_error *err)
+{
+    *out = NULL;
+    *missing = 0;
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     struct stat sb;
-    if (fd < 0)
-        return ts__error(err, TS_ERR_IO, "index '%s': cannot open: %s", path, strerror(errno));
-    if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode) || sb.st_size > (1 << 30)) {
+    if (fd < 0) {
+        *missing = errno == ENOENT;
+        return ts__error(err, TS_ERR_IO, "cannot open: %s", strerror(errno));
+    }
+    if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode) || (uint64_t)sb.st_size > max) {
         close(fd);
-        return ts__error(err, TS_ERR_IO, "index '%s': not a regular file of at most 1 GiB",
-                         path);
+        return ts__error(err, TS_ERR_IO, "not a regular file of at most %zu MiB", max >> 20);
     }
     size_t cap = (size_t)sb.st_size, n = 0;
     char *buf = malloc(cap ? cap : 1);

@@ -11,12 +11,8 @@
 
 #include "../core/json.h"
 
-#include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 /* config.json and the index are read whole up to this size. */
 #define SIDE_JSON_MAX ((size_t)64 << 20)
@@ -93,39 +89,22 @@ static char *compact(const char *s, size_t n)
     return out;
 }
 
+/* config.json or the index whole; a file that cannot be read is a problem
+ * (but none when it does not exist: config.json is optional). */
 static ts_status read_text(const char *path, char **text, size_t *len, char *problem,
                            size_t cap, ts_error *err)
 {
-    *text = NULL;
-    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-    struct stat sb;
-    if (fd < 0 || fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode) ||
-        (size_t)sb.st_size > SIDE_JSON_MAX) {
-        if (fd >= 0 || errno != ENOENT)
-            snprintf(problem, cap, "'%s' is not read: %s", path,
-                     fd < 0 ? strerror(errno) : "not a regular file of at most 64 MiB");
-        if (fd >= 0)
-            close(fd);
+    int missing;
+    ts_error e;
+    ts_status st = ts__read_small(path, SIDE_JSON_MAX, text, len, &missing, &e);
+    if (st == TS_ERR_IO) {
+        if (!missing)
+            snprintf(problem, cap, "'%s' is not read: %s", path, e.message);
         return TS_OK;
     }
-    size_t want = (size_t)sb.st_size, n = 0;
-    char *buf = malloc(want ? want : 1);
-    if (!buf) {
-        close(fd);
-        return ts__error(err, TS_ERR_NOMEM, "out of memory");
-    }
-    while (n < want) {
-        ssize_t k = read(fd, buf + n, want - n);
-        if (k < 0 && errno == EINTR)
-            continue;
-        if (k <= 0)
-            break;
-        n += (size_t)k;
-    }
-    close(fd);
-    *text = buf;
-    *len = n;
-    return TS_OK;
+    if (st && err)
+        *err = e;
+    return st;
 }
 
 /*

@@ -27,6 +27,13 @@ ts_status ts__model_meta_collect(const char *config, const char *index, ts_file 
                                  char *const *paths, size_t n, ts__model_meta **out,
                                  char *problem, size_t cap, ts_error *err);
 void ts__model_meta_free(ts__model_meta *mm);
+
+/* Reads the regular file at path whole, at most max bytes, into *out
+ * (malloc'd; *len bytes). Errors: TS_ERR_IO ("cannot open: ...", with
+ * *missing 1 when it does not exist; "not a regular file of at most N
+ * MiB"), TS_ERR_NOMEM (model.c). */
+ts_status ts__read_small(const char *path, size_t max, char **out, size_t *len, int *missing,
+                         ts_error *err);
 size_t ts__model_meta_count(const ts__model_meta *mm);
 const ts_model_meta *ts__model_meta_at(const ts__model_meta *mm, size_t i);
 

@@ -1543,6 +1543,30 @@ typedef struct copied {
     int64_t bytes;
 } copied;
 
+/* Reads fd `in` (path: for messages) to its end through j->buf, into the
+ * checksum j->sum (reset first) and *bytes, and with copy also into the
+ * file being written. */
+static ts_status read_through(job *j, int in, const char *path, int copy, int64_t *bytes,
+                              ts_error *err)
+{
+    XXH3_64bits_reset(j->sum);
+    *bytes = 0;
+    for (;;) {
+        ssize_t k = read(in, j->buf, PUMP_BYTES);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k < 0)
+            return io_fail(err, "cannot read", path);
+        if (k == 0)
+            return TS_OK;
+        XXH3_64bits_update(j->sum, j->buf, (size_t)k);
+        *bytes += k;
+        ts_status st = copy ? write_all(j, j->buf, (size_t)k, err) : TS_OK;
+        if (st)
+            return st;
+    }
+}
+
 /* Copies each of opts->copy_files into the folder of path (a temporary
  * each, like the outputs), keeping their checksums for verify_copies. */
 static ts_status write_copies(job *j, const char *path, copied *c, size_t *nc, ts_error *err)
@@ -1590,20 +1614,7 @@ static ts_status write_copies(job *j, const char *path, copied *c, size_t *nc, t
         }
         j->fd_path = j->files[j->nfiles - 1].tmp;
         c[*nc].file = j->nfiles - 1;
-        c[*nc].bytes = 0;
-        XXH3_64bits_reset(j->sum);
-        while (!st) {
-            ssize_t k = read(in, j->buf, PUMP_BYTES);
-            if (k < 0 && errno == EINTR)
-                continue;
-            if (k < 0)
-                st = io_fail(err, "cannot read", src);
-            if (k <= 0)
-                break;
-            XXH3_64bits_update(j->sum, j->buf, (size_t)k);
-            st = write_all(j, j->buf, (size_t)k, err);
-            c[*nc].bytes += k;
-        }
+        st = read_through(j, in, src, 1, &c[*nc].bytes, err);
         close(in);
         c[*nc].sum = XXH3_64bits_digest(j->sum);
         ts_status st2 = finish_fd(j, err);
@@ -1624,19 +1635,8 @@ static ts_status verify_copies(job *j, const copied *c, size_t nc, ts_error *err
         int in = open(f->tmp, O_RDONLY | O_CLOEXEC);
         if (in < 0)
             return io_fail(err, "cannot open", f->tmp);
-        XXH3_64bits_reset(j->sum);
         int64_t bytes = 0;
-        for (;;) {
-            ssize_t k = read(in, j->buf, PUMP_BYTES);
-            if (k < 0 && errno == EINTR)
-                continue;
-            if (k < 0)
-                st = io_fail(err, "cannot read", f->tmp);
-            if (k <= 0)
-                break;
-            XXH3_64bits_update(j->sum, j->buf, (size_t)k);
-            bytes += k;
-        }
+        st = read_through(j, in, f->tmp, 0, &bytes, err);
         close(in);
         if (!st && (bytes != c[i].bytes || XXH3_64bits_digest(j->sum) != c[i].sum))
             st = ts__error(err, TS_ERR_IO, "verifying '%s': the copy read back differs from "
