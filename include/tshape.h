@@ -2006,8 +2006,8 @@ typedef struct ts_model_meta {
  * weights (config.json, generation_config.json, tokenizer files,
  * README.md), for a conversion to copy. A file is one when its first
  * bytes match no reader of the table and, beside an index, when it is a
- * JSON file; index files (*.index.json), members and files that open as
- * tensor files are not. Paths are the folder's joined with the name, in
+ * JSON file; index files (*.index.json), members, files that open as
+ * tensor files and the external data files of ONNX members are not. Paths are the folder's joined with the name, in
  * byte order of the names; none for a model of one file. Count 0 and NULL
  * for NULL or i out of range. Owned by the model.
  */

@@ -168,6 +168,13 @@ START_TEST(test_folder)
     ck_assert_uint_eq(ts_model_other_file_count(m), 1);
     ck_assert_str_eq(ts_model_other_file(m, 0), DIR "mixed/config.json");
     ts_model_close(m);
+    /* the external data of an ONNX member is part of the model */
+    m = open_model("tests/fixtures/onnx", 0, 0);
+    for (size_t i = 0; i < ts_model_other_file_count(m); i++)
+        ck_assert_msg(!strstr(ts_model_other_file(m, i), "good_external.bin"), "%s",
+                      ts_model_other_file(m, i));
+    ck_assert_uint_gt(ts_model_count(m), 0);
+    ts_model_close(m);
     m = open_model(DIR "mixed/embed.npy", 0, 0); /* a file: none */
     ck_assert_uint_eq(ts_model_other_file_count(m), 0);
     ck_assert_ptr_null(ts_model_other_file(m, 0));

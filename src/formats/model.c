@@ -543,6 +543,31 @@ static ts_status add_other(ts_model *m, char *path, ts_error *err)
     return TS_OK;
 }
 
+/* The other files less the side files of members (ONNX external data: the
+ * model's tensors, not files beside it). */
+static void drop_side_files(ts_model *m)
+{
+    for (size_t f = 0; f < m->nfiles && m->nothers > 0; f++) {
+        if (ts_file_format(m->files[f]) != TS_FORMAT_ONNX)
+            continue;
+        const char *p = m->paths[f], *slash = strrchr(p, '/');
+        size_t dl = slash ? (size_t)(slash - p) + 1 : 0;
+        for (size_t i = 0; i < ts_file_count(m->files[f]); i++) {
+            const char *key = ts_file_array(m->files[f], i)->storage_key;
+            for (size_t k = 0; key && k < m->nothers; k++) {
+                const char *o = m->others[k];
+                if (strncmp(o, p, dl) == 0 && strcmp(o + dl, key) == 0) {
+                    free(m->others[k]);
+                    memmove(m->others + k, m->others + k + 1,
+                            (m->nothers - k - 1) * sizeof *m->others);
+                    m->nothers--;
+                    break;
+                }
+            }
+        }
+    }
+}
+
 /* 1 when the file's first bytes match no reader (it holds no tensors: a
  * JSON file, a text file, a tokenizer). */
 static int not_tensor_file(const char *path)
@@ -1297,6 +1322,8 @@ ts_status ts_model_open(const char *path, const ts_model_options *opts, ts_model
     } else {
         st = open_single(m, path, &o, err);
     }
+    if (st == TS_OK)
+        drop_side_files(m);
     /* what the model says about itself, when the members' metadata is
      * asked for: config.json beside the shards, the index's metadata */
     if (st == TS_OK && o.open && o.open->want_metadata) {
