@@ -730,14 +730,18 @@ typedef struct ts_array {
 
 /*
  * How ts_file_open reads a local file.
- *   TS_IO_AUTO   files of at most 64 KiB are read whole, others mapped
- *                read-only (mmap): headers cost the pages they touch
- *   TS_IO_MAP    always mapped
- *   TS_IO_PREAD  read with pread into a block cache, only the bytes a reader
- *                asks for, rounded to pages: on a network file system or a
- *                cold cache a header costs its own size, not the kernel's
- *                read-ahead around each page (tshape(1) ENVIRONMENT,
- *                TSHAPE_IO)
+ *   TS_IO_AUTO   files of at most 64 KiB are read whole; larger ones as with
+ *                TS_IO_PREAD
+ *   TS_IO_MAP    mapped read-only (mmap): headers cost the pages they touch
+ *                and the kernel's read-ahead around each; values are read
+ *                from the map (fastest on a warm page cache, but the pages
+ *                read count in the resident set)
+ *   TS_IO_PREAD  read with pread: headers into a page cache of the file's
+ *                own, only the bytes a reader asks for, rounded to 4 KiB
+ *                pages (a 400 MB checkpoint on a cold disk costs its headers,
+ *                not the device's read-ahead around each page); values by
+ *                steps of 256 KiB into buffers, so reading a 10 GB array
+ *                holds a few MiB (tshape(1) ENVIRONMENT, TSHAPE_IO)
  */
 typedef enum ts_io_mode { TS_IO_AUTO = 0, TS_IO_MAP = 1, TS_IO_PREAD = 2 } ts_io_mode;
 
@@ -807,30 +811,41 @@ typedef struct ts_open_options {
 typedef struct ts_file ts_file;
 
 /*
- * Opens `path` (NUL-terminated), maps it read-only (a file of at most
- * 64 KiB is read into memory instead) and parses its headers (never its
- * data), by the rules of each format's reference implementation (NumPy
- * format.py, MXNet NDArray::Load, safetensors, ggml gguf.cpp), made
- * stricter where they are lax (see README). Only regular files can be
- * mapped: a directory, FIFO or device is refused with TS_ERR_IO at once (a
+ * Opens `path` (NUL-terminated) and parses its headers (never its data),
+ * by the rules of each format's reference implementation (NumPy format.py,
+ * MXNet NDArray::Load, safetensors, ggml gguf.cpp), made stricter where they
+ * are lax (see README). A local file of at most 64 KiB is read whole; a
+ * larger one is read as opts->io says (by default with pread, only the bytes
+ * the reader parses, rounded to pages: see ts_io_mode). A URL
+ * (ts_is_url: http://, https://, hf://, s3://) is read with HTTP range
+ * requests the same way: the first request reads opts->first_fetch bytes and
+ * learns the size, later ones what the reader asks for, within
+ * opts->max_fetch bytes (tshape(1) REMOTE FILES). Only regular files are
+ * read: a directory, FIFO or device is refused with TS_ERR_IO at once (a
  * FIFO is opened non-blocking, so this never waits for a writer); read such
  * input into memory and use ts_file_open_memory.
  *   opts  NULL for defaults (auto-detect), or options initialised with
  *         TS_OPEN_OPTIONS_INIT (see ts_open_options)
  *   out   receives a new ts_file on success, NULL on failure; the caller
  *         owns it and closes it with ts_file_close
- * A file that shrinks while it is parsed (another program truncates it)
- * fails with TS_ERR_IO instead of killing the process with SIGBUS: the
- * first call installs a SIGBUS handler that turns a fault on the mapping
- * being parsed, in the parsing thread, into that error and passes every
- * other SIGBUS on to the handler installed before it (or the default).
- * A program that installs its own SIGBUS handler afterwards loses this.
- * Errors: TS_ERR_IO (with strerror text), TS_ERR_FORMAT, TS_ERR_TRUNCATED,
- * TS_ERR_UNSUPPORTED (also: opts sets fields this library does not know),
- * TS_ERR_LIMIT (also: more than 2^20 arrays in the file, tshape(1)
- * LIMITS), TS_ERR_OVERFLOW, TS_ERR_DTYPE, TS_ERR_NOMEM,
+ * A file that shrinks while it is read (another program truncates it) fails
+ * with TS_ERR_IO: a short read says so; a mapped file (TS_IO_MAP) would die
+ * of SIGBUS, so the first call installs a SIGBUS handler that turns a fault
+ * on the mapping being parsed, in the parsing thread, into that error and
+ * passes every other SIGBUS on to the handler installed before it (or the
+ * default). A program that installs its own SIGBUS handler afterwards
+ * loses this. A file read with pread or over HTTP is a reserved address
+ * range whose unread pages fault with SIGSEGV: a handler installed the same
+ * way turns a fault there (a bug of tshape's readers) into TS_ERR_FORMAT.
+ * Errors: TS_ERR_IO (with strerror text; for a URL the HTTP status, or
+ * libcurl's reason, and the URL requested), TS_ERR_FORMAT, TS_ERR_TRUNCATED,
+ * TS_ERR_UNSUPPORTED (also: opts sets fields this library does not know;
+ * libcurl cannot be loaded for a URL), TS_ERR_LIMIT (also: more than 2^20
+ * arrays in the file, tshape(1) LIMITS; a remote file's headers past
+ * opts->max_fetch), TS_ERR_OVERFLOW, TS_ERR_DTYPE, TS_ERR_NOMEM,
  * TS_ERR_INVALID_ARG (also: opts->struct_size too small, opts->format
- * without a reader, a 0/1 option with another value). err->offset is the
+ * without a reader, a 0/1 option with another value, opts->io not a
+ * ts_io_mode, a URL that does not parse). err->offset is the
  * byte offset of the problem in the file, err->index the entry (see
  * ts_error), and the message names the entry.
  */

@@ -755,7 +755,8 @@ typedef struct render_job {
 static ts_status run_render(void *arg, ts_error *err)
 {
     render_job *j = arg;
-    ts_status st = j->m->render(j->f->data, j->f->len, j->m->at, j->m->kind, j->out, err);
+    ts_status st = j->m->render(j->f->data, j->f->len, j->m->at, j->m->kind, j->f->src,
+                                j->out, err);
     return st ? st : ts__sink_flush(j->out, err);
 }
 

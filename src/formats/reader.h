@@ -107,11 +107,15 @@ void ts__scratch_free(ts_file *f, void *p);
 /*
  * Appends a metadata entry whose JSON text is written only when asked for
  * (ts_file_metadata, ts_file_metadata_write), by render(data, len, at, kind,
- * out, err) over the image the reader parsed. The reader must have checked
- * the value at `at` completely: rendering may not find new errors.
+ * src, out, err) over the image the reader parsed. The reader must have
+ * checked the value at `at` completely: rendering may not find new errors.
+ * Rendering asks src for the bytes it reads (they may have been dropped
+ * since, ts__file_release), a long value in steps it drops again, so a
+ * 100 MiB string written to a sink that stops early costs one step.
  */
 typedef ts_status (*ts__meta_render_fn)(const unsigned char *data, size_t len, uint64_t at,
-                                        uint32_t kind, ts__sink *out, ts_error *err);
+                                        uint32_t kind, ts__source *src, ts__sink *out,
+                                        ts_error *err);
 ts_status ts__file_add_lazy_metadata(ts_file *f, const char *key, size_t key_len,
                                      ts__meta_render_fn render, uint64_t at, uint32_t kind,
                                      ts_error *err);

@@ -440,9 +440,12 @@ static ts_status check_entry(ts_file *f, const char *name, const st_entry *e,
 /* Renders a metadata value: the JSON string at file offset `at` (checked
  * when the header was read), re-encoded by the library's escaper. */
 static ts_status render_meta(const unsigned char *data, size_t len, uint64_t at,
-                             uint32_t kind, ts__sink *out, ts_error *err)
+                             uint32_t kind, ts__source *src, ts__sink *out, ts_error *err)
 {
-    (void)kind;
+    /* kind: the bytes of the value's JSON text, quotes included */
+    ts_status st0 = ts__source_need(src, at, kind, err);
+    if (st0)
+        return st0;
     ts__json j;
     ts__json_str v;
     ts__json_init(&j, (const char *)data, len, NULL, NULL, NULL);
@@ -517,7 +520,8 @@ static ts_status read_metadata(ts_file *f, ts__json *j, int64_t at, int want, in
             break;
         }
         ts__json_decode(j->s, &key, k);
-        st = ts__file_add_lazy_metadata(f, k, key.len, render_meta, 8 + (uint64_t)val.at, 0, err);
+        st = ts__file_add_lazy_metadata(f, k, key.len, render_meta, 8 + (uint64_t)val.at,
+                                        (uint32_t)(val.end - val.at), err);
         ts__scratch_free(f, k);
         if (st)
             break;

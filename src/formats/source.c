@@ -224,7 +224,7 @@ ts_status ts__source_open_path(const char *path, ts__local_mode mode, ts__source
                          "not a regular file (pipes and devices cannot be mapped)");
     }
     uint64_t len = (uint64_t)sb.st_size;
-    if (mode == TS__LOCAL_SPARSE) {
+    if (mode == TS__LOCAL_SPARSE || (mode == TS__LOCAL_AUTO && len > READ_MAX)) {
         local_fetcher *lf = malloc(sizeof *lf);
         if (!lf) {
             close(fd);
@@ -732,6 +732,10 @@ ts__source_stats ts__source_get_stats(const ts__source *s)
 
 void ts__source_release(ts__source *s, uint64_t off, uint64_t len)
 {
+    if (s->kind == K_SPARSE) {
+        ts__source_forget(s, off, len);
+        return;
+    }
     if (s->kind != K_MAP || off >= s->map_len)
         return;
     if (len > s->map_len - off)

@@ -10,13 +10,13 @@
  *
  *   - a file in memory (ts_file_open_memory) or read whole (small files)
  *     holds every byte: need only checks;
- *   - a mapped local file holds every byte too; need tells the kernel what
- *     comes next (MADV_WILLNEED), and the map is MADV_RANDOM otherwise, so
- *     a fault reads a page, not the device's read-ahead of megabytes;
- *   - a sparse source (a remote file, or a local one read with pread)
- *     reserves the image's address range without memory and fills it block
- *     by block through a fetcher: the bytes asked for, rounded out to whole
- *     blocks, plus read-ahead that grows while reads go forward. A byte
+ *   - a mapped local file (TS_IO_MAP) holds every byte too;
+ *   - a sparse source (a remote file; a local one of more than 64 KiB, read
+ *     with pread) reserves the image's address range without memory and
+ *     fills it page by page through a fetcher: the bytes asked for, rounded
+ *     out to whole pages, plus read-ahead that grows while reads go
+ *     forward, so a header costs its own size on a cold disk or a network
+ *     file system, not the kernel's read-ahead around each fault. A byte
  *     that was never asked for is not readable at all: touching it faults,
  *     and the guard (mapguard.c) turns that into an error naming the
  *     reader's mistake, so a reader that forgets to ask fails every test
@@ -71,7 +71,7 @@ typedef struct ts__source_stats {
 
 /* How a local file is opened (ts__source_open_path). */
 typedef enum ts__local_mode {
-    TS__LOCAL_AUTO = 0,       /* read whole up to 64 KiB, else map */
+    TS__LOCAL_AUTO = 0,       /* read whole up to 64 KiB, else sparse */
     TS__LOCAL_MAP = 1,        /* always map (empty files excepted) */
     TS__LOCAL_SPARSE = 2      /* a sparse source over pread */
 } ts__local_mode;
@@ -194,9 +194,10 @@ ts__source_stats ts__source_get_stats(const ts__source *s);
  * nothing for other kinds. */
 void ts__source_forget(ts__source *s, uint64_t off, uint64_t len);
 
-/* Tells the kernel the bytes [off, off + len) of a map are not needed for
- * now (MADV_DONTNEED): they leave the resident set. Nothing for other
- * kinds. */
+/* The bytes [off, off + len) are not needed for now: the whole pages of a
+ * map among them leave the resident set (MADV_DONTNEED: the page cache
+ * keeps them), those of a sparse image are dropped (ts__source_forget).
+ * Nothing for other kinds. */
 void ts__source_release(ts__source *s, uint64_t off, uint64_t len);
 
 /*

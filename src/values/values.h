@@ -133,6 +133,14 @@ ts_status ts__data_need(const ts__data *d, int64_t first, int64_t n, ts_error *e
 void ts__data_forget(const ts__data *d, int64_t first, int64_t n);
 
 /*
+ * A pointer to stored contiguous elements [first, first + n): into the
+ * image for a whole source, read into buf (room for their bytes) for a
+ * sparse one; NULL on a read error (err set, prefixed with the array).
+ */
+const unsigned char *ts__data_fetch(const ts__data *d, int64_t first, int64_t n,
+                                    unsigned char *buf, ts_error *err);
+
+/*
  * Hands the stored contiguous elements [first, first + n) to fn: in one
  * run for a whole source, in runs of a few MiB read (ts__source_read) into
  * a buffer of the call's own for a sparse one. Must run under the guard.

@@ -231,7 +231,7 @@ ts_status ts__data_guard(const ts__data *d, ts__parse_fn fn, void *arg, ts_error
 
 /* Bytes of a sparse source's stored data asked for per run: a few MiB, a
  * whole number of elements or blocks. */
-#define RUN_BYTES ((int64_t)4 << 20)
+#define RUN_BYTES ((int64_t)256 << 10)
 
 ts_status ts__data_need(const ts__data *d, int64_t first, int64_t n, ts_error *err)
 {
@@ -249,6 +249,21 @@ void ts__data_forget(const ts__data *d, int64_t first, int64_t n)
         return;
     int64_t at = d->base + elem_bytes_of(&d->dec, d->lay.offset + first);
     ts__source_forget(d->source, (uint64_t)at, (uint64_t)elem_bytes_of(&d->dec, n));
+}
+
+const unsigned char *ts__data_fetch(const ts__data *d, int64_t first, int64_t n,
+                                    unsigned char *buf, ts_error *err)
+{
+    if (d->whole)
+        return ts__data_at(d, first);
+    int64_t at = d->base + elem_bytes_of(&d->dec, d->lay.offset + first);
+    ts_status st = ts__source_read(d->source, (uint64_t)at, buf,
+                                   (size_t)elem_bytes_of(&d->dec, n), err);
+    if (st) {
+        ts__values_fail(d->a, err, st);
+        return NULL;
+    }
+    return buf;
 }
 
 ts_status ts__data_runs(const ts__data *d, int64_t first, int64_t n, ts__sink_fn fn,
