@@ -1231,7 +1231,11 @@ static ts_status zcopy_guarded(void *arg, ts_error *err)
     zcopy *c = arg;
     const ts__data *d = &c->m->d;
     uint64_t off = (uint64_t)(ts__data_at(d, 0) - d->image) + c->at;
-    ts_status st = ts__source_read(d->source, off, c->dst, c->n, err);
+    ts_status st = TS_OK;
+    if (d->side) /* a side file's map (ONNX external data), not the file's source */
+        memcpy(c->dst, d->image + off, c->n);
+    else
+        st = ts__source_read(d->source, off, c->dst, c->n, err);
     if (!st && ts__file_is_mapped(c->m->p->file))
         drop_pages(d->image + off, c->n);
     return st;
