@@ -658,6 +658,12 @@ static int positive_opt(cli_ctx *ctx, const cli_args *args, const char *name, in
     return CLI_OK;
 }
 
+/* The i-th tensor's name in the model, for suggestions. */
+static const char *array_name(void *m, size_t i)
+{
+    return ts_model_array_name(m, i);
+}
+
 int cmd_show(cli_ctx *ctx, const cli_args *args)
 {
     int64_t edge, threshold;
@@ -674,6 +680,8 @@ int cmd_show(cli_ctx *ctx, const cli_args *args)
     if (!open)
         return CLI_ERROR;
     ts_error err;
+    if (cli_no_stdin(ctx, path) != CLI_OK)
+        return CLI_ERROR;
     /* a file, or a folder or index read as one model: NAME is the tensor's
      * name in the model (an unnamed array: its file's stem) */
     ts_model *m = cli_model_open(ctx, path, open, cli_flag(args, "recursive") > 0);
@@ -689,9 +697,11 @@ int cmd_show(cli_ctx *ctx, const cli_args *args)
                 strcmp(ts_model_array_name(m, i), args->ops[1]) == 0)
                 s.a = ts_model_array(m, i, &member);
         if (!s.a) {
+            char hint[1024];
+            cli_suggest_text(args->ops[1], array_name, m, ts_model_count(m), hint, sizeof hint);
             ts_model_close(m);
-            return cli_error(ctx, path, "no array named '%s'",
-                             cli_quote(args->ops[1], strlen(args->ops[1]), q, sizeof q));
+            return cli_error(ctx, path, "no array named '%s'%s",
+                             cli_quote(args->ops[1], strlen(args->ops[1]), q, sizeof q), hint);
         }
     } else if (ts_model_count(m) == 1) {
         s.a = ts_model_array(m, 0, &member);

@@ -25,7 +25,8 @@ const cli_option stats_options[] = {
               "Inf are the strings \"nan\", \"inf\", \"-inf\"."),
     CLI_FILTER_OPTIONS,
     CLI_FLAG("summary", 's', "only the model-wide line: arrays, elements, NaN/Inf totals,\n"
-                             "global absmax, the arrays with a non-finite value"),
+                             "global absmax, the first 5 arrays with a non-finite value\n"
+                             "(JSON: all of them)"),
     CLI_FLAG("recursive", 'r', "a FILE that is a folder without an index: its subfolders too"),
     CLI_REMOTE_OPTIONS,
     CLI_OPTIONS_END,
@@ -199,6 +200,9 @@ static void summarize(stats_run *r, const char *path, const char *name, const ts
         note_bad(r, path, name);
 }
 
+/* Arrays with non-finite values named in the text of --summary. */
+#define SUMMARY_NAMES 5
+
 static void print_summary(cli_ctx *ctx, stats_run *r)
 {
     char am[64];
@@ -228,10 +232,15 @@ static void print_summary(cli_ctx *ctx, stats_run *r)
     if (r->failed)
         out_printf(ctx, ", %lld unreadable", (long long)r->failed);
     out_printf(ctx, "; %zu array%s with non-finite values", r->nbad, r->nbad == 1 ? "" : "s");
-    for (size_t at = 0; at < r->bad_len; at += strlen(r->bad + at) + 1) {
+    /* the first few by name: a diverged model has thousands (JSON has all) */
+    size_t shown = 0;
+    for (size_t at = 0; at < r->bad_len && shown < SUMMARY_NAMES; at += strlen(r->bad + at) + 1) {
         out_str(ctx, at ? ", " : ": ");
         out_escaped(ctx, CLI_ESC_TEXT, r->bad + at, strlen(r->bad + at));
+        shown++;
     }
+    if (r->nbad > shown)
+        out_printf(ctx, " and %zu more", r->nbad - shown);
     out_char(ctx, '\n');
 }
 
@@ -283,6 +292,8 @@ static int stats_model(cli_ctx *ctx, stats_run *r, const char *path)
 
 static int stats_file(cli_ctx *ctx, stats_run *r, const char *path)
 {
+    if (cli_no_stdin(ctx, path) != CLI_OK)
+        return CLI_ERROR;
     if (cli_is_model_path(path))
         return stats_model(ctx, r, path);
     ts_file *f = NULL;
