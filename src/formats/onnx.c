@@ -257,6 +257,8 @@ static ts_status resolve_external(onnx_reader *r, ts_array *a, const ext_info *x
          * location was checked to stay below the model's folder). */
         if ((st = remote_side_size(r, loc, &size)))
             return st;
+        if (!(rs = ts__url_sibling(r->opts->path, loc)))
+            return ts__error(err, TS_ERR_NOMEM, "out of memory");
         goto check_range;
     }
     /* The side file: relative to the folder of the model. */
@@ -303,13 +305,13 @@ check_range:
                         "of %s (%lld)", a->name, (long long)off, (long long)want, loc,
                         (long long)size);
     }
-    /* The values layer reads the data from a local side file, by the path
+    /* The values layer reads the data from the side file, by the path
      * resolved here (the model's folder may be named relative to a working
-     * directory that changes); a remote one is not read (walk.c). */
+     * directory that changes) or the URL beside a remote model. */
     if (rs) {
         ts__data_src ds;
         memset(&ds, 0, sizeof ds);
-        ts_status st2 = ts__side_add(r->f, rs, &ds.side, err);
+        ts_status st2 = ts__side_add(r->f, rs, r->opts, &ds.side, err);
         free(rs);
         if (st2 || (st2 = ts__file_set_data_src(r->f, a, &ds, err)))
             return st2;

@@ -229,16 +229,18 @@ void ts__hdf5_end(void *state);
 /*
  * Side files of a ts_file (src/values/side.c): files beside the model that
  * hold its data (ONNX external data). ts__side_add registers a resolved
- * path once per file (the same path again gives the same id) and gives its
- * id (>= 1) for ts__data_src.side; ts__side_image maps it on first use
- * (O_NOFOLLOW, a regular file) and gives the whole file's bytes, valid
- * until ts_file_close; threads may call it at once. Errors: TS_ERR_NOMEM,
- * TS_ERR_LIMIT (add); TS_ERR_IO naming the file (image).
+ * path, or the URL beside a remote model, once per file (the same path
+ * again gives the same id; opts gives the request log) and gives its id
+ * (>= 1) for ts__data_src.side; ts__side_source opens it as a byte source
+ * on first use (a local file with O_NOFOLLOW, a regular file) and gives it,
+ * valid until ts_file_close; threads may call it at once. Errors:
+ * TS_ERR_NOMEM, TS_ERR_LIMIT (add); those of ts_file_open naming the file
+ * (source).
  */
 typedef struct ts__sides ts__sides;
-ts_status ts__side_add(ts_file *f, const char *path, int32_t *id, ts_error *err);
-ts_status ts__side_image(const ts_file *f, int32_t id, const unsigned char **image, size_t *len,
-                         ts_error *err);
+ts_status ts__side_add(ts_file *f, const char *path, const ts_open_options *opts, int32_t *id,
+                       ts_error *err);
+ts_status ts__side_source(const ts_file *f, int32_t id, ts__source **out, ts_error *err);
 void ts__sides_free(ts__sides *s);
 /* The file's side files (NULL until the first ts__side_add), and setting
  * them (the file frees them with ts__sides_free when it closes). */

@@ -2,43 +2,40 @@
  * side.c - the side files of a ts_file: ONNX external data, whose bytes are
  * in files beside the model (onnx/external_data_helper.py). The reader
  * registers each side file once (ts__side_add, at parse time, after it has
- * checked that the location stays inside the model's folder); the values
- * layer maps it on first use and keeps the map until ts_file_close
- * (ts__side_image), so reading every tensor of a file of 1,000 external
- * tensors maps it once.
- *
- * Reading the map is guarded against SIGBUS as the model's own map is
- * (walk.c guards whatever image it reads), and the side file is opened with
- * O_NOFOLLOW: a location replaced by a symbolic link since it was checked
- * is refused.
+ * checked that the location stays inside the model's folder: a path, or the
+ * URL beside a remote model); the values layer opens it as a byte source on
+ * first use and keeps it until ts_file_close (ts__side_source), so reading
+ * every tensor of a file of 1,000 external tensors opens it once. It is read
+ * as the model's own bytes are (pread in steps, or range requests), and a
+ * local one is opened with O_NOFOLLOW: a location replaced by a symbolic
+ * link since it was checked is refused.
  */
 #define _GNU_SOURCE /* O_NOFOLLOW, O_CLOEXEC */
 #include "values.h"
+#include "../remote/remote.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdlib.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 typedef struct side {
-    char *path;                  /* resolved (realpath), as registered */
-    const unsigned char *image;  /* mapped on first use, or NULL */
-    size_t len;
-    int mapped;                  /* 1: image/len are set (len may be 0) */
+    char *path;                  /* resolved (realpath) or a URL, as registered */
+    ts__source *src;             /* opened on first use, or NULL */
+    ts_log_fn log;               /* the model's request log, for a URL */
+    void *log_user;
 } side;
 
 struct ts__sides {
-    pthread_mutex_t lock;        /* held while mapping */
+    pthread_mutex_t lock;        /* held while opening */
     side *v;
     size_t n, cap;
 };
 
-static const unsigned char empty_image[1];
-
-ts_status ts__side_add(ts_file *f, const char *path, int32_t *id, ts_error *err)
+ts_status ts__side_add(ts_file *f, const char *path, const ts_open_options *opts, int32_t *id,
+                       ts_error *err)
 {
     ts__sides *s = ts__file_sides(f);
     if (!s) {
@@ -70,45 +67,35 @@ ts_status ts__side_add(ts_file *f, const char *path, int32_t *id, ts_error *err)
     if (!(e->path = malloc(n)))
         return ts__error(err, TS_ERR_NOMEM, "out of memory");
     memcpy(e->path, path, n);
+    if (opts) {
+        e->log = opts->log;
+        e->log_user = opts->log_user;
+    }
     *id = (int32_t)++s->n;
     return TS_OK;
 }
 
-/* Maps e (under the lock). */
-static ts_status map_side(side *e, ts_error *err)
+/* Opens e's byte source (under the lock): a local file as any other (read
+ * with pread in steps, a symbolic link refused), a URL with range requests. */
+static ts_status open_side(side *e, ts_error *err)
 {
-    int fd = open(e->path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
-    if (fd < 0)
-        return ts__error(err, TS_ERR_IO, "cannot open its external data file '%s': %s",
-                         e->path, strerror(errno));
-    struct stat sb;
-    if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode)) {
-        int bad = errno;
-        close(fd);
-        return ts__error(err, TS_ERR_IO, "its external data file '%s' is %s", e->path,
-                         bad ? strerror(bad) : "no longer a regular file");
+    ts_status st;
+    if (ts__is_url(e->path)) {
+        ts_open_options o = TS_OPEN_OPTIONS_INIT;
+        o.log = e->log;
+        o.log_user = e->log_user;
+        o.first_fetch = 4096; /* values are read where they are, not from the start */
+        st = ts__remote_open(e->path, &o, &e->src, err);
+    } else {
+        st = ts__source_open_path(e->path, (ts__local_mode)(TS__LOCAL_AUTO | TS__LOCAL_NOFOLLOW),
+                                  &e->src, err);
     }
-    const unsigned char *image = empty_image;
-    size_t len = (size_t)sb.st_size;
-    if (len > 0) {
-        void *m = mmap(NULL, len, PROT_READ, MAP_PRIVATE, fd, 0);
-        if (m == MAP_FAILED) {
-            int e2 = errno;
-            close(fd);
-            return ts__error(err, TS_ERR_IO, "cannot map its external data file '%s': %s",
-                             e->path, strerror(e2));
-        }
-        image = m;
-    }
-    close(fd);
-    e->image = image;
-    e->len = len;
-    e->mapped = 1;
-    return TS_OK;
+    if (st)
+        ts__error_prefix(err, "its external data file '%s'", e->path);
+    return st;
 }
 
-ts_status ts__side_image(const ts_file *f, int32_t id, const unsigned char **image, size_t *len,
-                         ts_error *err)
+ts_status ts__side_source(const ts_file *f, int32_t id, ts__source **out, ts_error *err)
 {
     ts__sides *s = ts__file_sides(f);
     if (!s || id < 1 || (size_t)id > s->n)
@@ -116,13 +103,11 @@ ts_status ts__side_image(const ts_file *f, int32_t id, const unsigned char **ima
     side *e = &s->v[id - 1];
     ts_status st = TS_OK;
     pthread_mutex_lock(&s->lock);
-    if (!e->mapped)
-        st = map_side(e, err);
+    if (!e->src)
+        st = open_side(e, err);
     pthread_mutex_unlock(&s->lock);
-    if (st == TS_OK) {
-        *image = e->image;
-        *len = e->len;
-    }
+    if (st == TS_OK)
+        *out = e->src;
     return st;
 }
 
@@ -131,8 +116,7 @@ void ts__sides_free(ts__sides *s)
     if (!s)
         return;
     for (size_t i = 0; i < s->n; i++) {
-        if (s->v[i].mapped && s->v[i].len > 0)
-            munmap((void *)(uintptr_t)s->v[i].image, s->v[i].len);
+        ts__source_close(s->v[i].src);
         free(s->v[i].path);
     }
     free(s->v);
