@@ -259,9 +259,10 @@ def checks_all(ngx, www, s3url, have_corpus):
 
     # 2. Values: statistics, show, diff --values, convert.
     for rel in ("examples/checkpoint.npz", "examples/model.safetensors", "big/torch.pt",
-                "big/arrays.npz", "examples/resnet-0000.params") + \
+                "big/arrays.npz", "examples/resnet-0000.params",
+                "fixtures/onnx/good_external.onnx") + \
             (("corpus/pytorch/cnn_legacy.pt", "corpus/onnx/cnn.onnx",
-              "corpus/hdf5/layouts.h5") if have_corpus else ()):
+              "corpus/onnx/external.onnx", "corpus/hdf5/layouts.h5") if have_corpus else ()):
         check(same_report(plain + "/" + rel, os.path.join(www, rel), ("stats",)),
               "stats of %s: remote differs from local" % rel)
     check(same_report(plain + "/examples/image.npy", os.path.join(www, "examples/image.npy"),

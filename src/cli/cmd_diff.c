@@ -222,8 +222,7 @@ static void values_json(cli_ctx *ctx, const ts_array *a, const ts_compare *c)
 static void tensor_text(const ts_array *a, char *buf, size_t cap)
 {
     char shape[512];
-    ts_shape_format(&a->shape, 0, shape, sizeof shape);
-    snprintf(buf, cap, "%s %s", shape, a->dtype_name);
+    snprintf(buf, cap, "%s %s", cli_array_shape_text(a, shape, sizeof shape), a->dtype_name);
 }
 
 static void json_tensor(cli_ctx *ctx, const char *key, const ts_model *m, size_t index)
@@ -233,7 +232,7 @@ static void json_tensor(cli_ctx *ctx, const char *key, const ts_model *m, size_t
     print_open_object(ctx, key);
     print_string(ctx, PRINT_JSON, "name", NULL, ts_model_array_name(m, index));
     print_string(ctx, PRINT_JSON, "dtype", NULL, a->dtype_name);
-    print_dims(ctx, PRINT_JSON, "shape", NULL, ts_shape_dims(&a->shape), ts_shape_ndim(&a->shape));
+    print_array_shape(ctx, PRINT_JSON, "shape", NULL, a);
     print_string(ctx, PRINT_JSON, "file", NULL, ts_model_file_path(m, f));
     print_close_object(ctx);
 }

@@ -153,7 +153,7 @@ static ts_diff_kind pair_kind(const ts_diff *d, size_t ia, size_t ib)
     const ts_array *a = ts_model_array(d->a.m, d->a.index[ia], NULL);
     const ts_array *b = ts_model_array(d->b.m, d->b.index[ib], NULL);
     int dt = strcmp(a->dtype_name, b->dtype_name) != 0;
-    int sh = !ts_shape_equal(&a->shape, &b->shape);
+    int sh = !ts_shape_equal(&a->shape, &b->shape) || a->null_shape != b->null_shape;
     return dt && sh ? TS_DIFF_DTYPE_SHAPE : dt ? TS_DIFF_DTYPE : sh ? TS_DIFF_SHAPE
                                                                    : TS_DIFF_EQUAL;
 }

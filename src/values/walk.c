@@ -68,13 +68,23 @@ ts_status ts__data_open(ts__data *d, const ts_file *f, const ts_array *a, ts_err
     d->source = ts__file_source(f);
     d->whole = ts__source_is_whole(d->source);
     d->src = ts__file_data_src(f, a);
-    /* ONNX external data: data_offset counts in the side file storage_key
-     * names, not in this image; reading the image there would give other
-     * bytes as values. */
-    if (ts_file_format(f) == TS_FORMAT_ONNX && a->storage_key)
+    /* ONNX external data: data_offset counts in the side file, whose byte
+     * source replaces the model's (side.c opens it once per file). A model
+     * read from memory has no folder to find it in. */
+    if (d->src && d->src->side) {
+        if ((st = ts__side_source(f, d->src->side, &d->source, err)))
+            return ts__values_fail(a, err, st);
+        uint64_t size;
+        d->image = ts__source_image(d->source, &size);
+        d->image_len = (size_t)size;
+        d->whole = ts__source_is_whole(d->source);
+        d->side = 1;
+    } else if (ts_file_format(f) == TS_FORMAT_ONNX && a->storage_key) {
         return ts__values_fail(a, err, ts__error(err, TS_ERR_UNSUPPORTED,
                                                  "its data is in the external file '%s', "
-                                                 "which is not read", a->storage_key));
+                                                 "which is not read here (the model was "
+                                                 "read from memory)", a->storage_key));
+    }
     int64_t storage_nbytes = d->src ? d->src->storage_nbytes : 0;
     /* A view of a storage (PyTorch): elements count from the storage's
      * start. Otherwise from the first element, at data_offset. */
@@ -84,7 +94,7 @@ ts_status ts__data_open(ts__data *d, const ts_file *f, const ts_array *a, ts_err
     d->skip = d->src ? d->src->skip : 0;
     if (d->src && d->src->kind == TS__SRC_STORED)
         d->src = NULL;
-    if (!d->src && d->base < 0)
+    if (!d->src && d->base < 0 && a->size != 0) /* no elements: no data to find */
         return ts__values_fail(a, err, ts__error(err, TS_ERR_UNSUPPORTED,
                                                  "its data is not stored in the file as is%s%s",
                                                  a->note ? ": " : "", a->note ? a->note : ""));
@@ -181,14 +191,14 @@ ts_status ts__data_open(ts__data *d, const ts_file *f, const ts_array *a, ts_err
                                    "a strided view of a deflated member cannot be read"));
     } else {
         avail = (int64_t)d->image_len - d->base;
-        what = "the file holds";
+        what = d->side ? "its external data file holds" : "the file holds";
         if ((storage_nbytes > 0 || has_storage) && storage_nbytes < avail) {
             avail = storage_nbytes;
             what = "its storage holds";
         }
     }
     if (need > avail) {
-        int view = a->storage_key || a->storage_offset != 0 || !d->contiguous;
+        int view = (a->storage_key && !d->side) || a->storage_offset != 0 || !d->contiguous;
         return ts__values_fail(a, err, ts__fail(err, TS_ERR_TRUNCATED, 0,
                                d->src ? d->src->comp_offset : a->data_offset,
                                view ? "the view reaches storage element %lld, %lld bytes, but "
