@@ -2348,6 +2348,28 @@ TS_API ts_status ts_array_read(const ts_file *f, const ts_array *a, int64_t star
                                int64_t count, ts_dtype as, void *out, ts_error *err);
 
 /*
+ * Copies `count` elements of array `a` of file `f`, starting at flat index
+ * `start` (C order, as ts_array_read), into `out` as the bytes they are
+ * stored as: the dtype's own encoding and byte order (a->byteorder), not
+ * converted, so a NumPy array of dtype a->descr over them is bit for bit
+ * what numpy.load or torch.load gives (NaN payloads, float16, bfloat16 and
+ * float8 bits, strings, datetimes, structured records included). Wherever
+ * the data is (stored, in a deflated .npz or PyTorch zip member, an ONNX
+ * typed field or external data, an HDF5 dataset read through libhdf5), in
+ * whatever storage order or view (Fortran order, PyTorch strides), out
+ * receives the elements in flat C order: count * a->itemsize bytes. GGUF
+ * block types are copied as whole blocks: start and count must be
+ * multiples of a->block_size, and out receives count / block_size *
+ * block_bytes bytes, the blocks as stored. Memory: as ts_array_read.
+ * Errors: TS_ERR_DTYPE (elements that are not whole bytes: int4, float4,
+ * float6; object arrays; itemsize 0), TS_ERR_INDEX (the range, or block
+ * types: a range that is not whole blocks), and the other errors of
+ * ts_array_read; every message starts with "array 'NAME': ".
+ */
+TS_API ts_status ts_array_read_raw(const ts_file *f, const ts_array *a, int64_t start,
+                                   int64_t count, void *out, ts_error *err);
+
+/*
  * Statistics of all elements of an array, in one pass over its data.
  * Reference: NumPy on a.astype(np.float64) (for complex, on np.abs(a)):
  *   count    a->size

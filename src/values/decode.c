@@ -714,6 +714,24 @@ ts_status ts__decoder_for(const ts_array *a, ts__decoder *d, ts_error *err)
     return TS_OK;
 }
 
+ts_status ts__decoder_raw(const ts_array *a, ts__decoder *d, ts_error *err)
+{
+    memset(d, 0, sizeof *d);
+    d->kind = TS_VALUE_NONE;
+    d->block = 1;
+    if (a->dtype == TS_DTYPE_QUANTIZED && a->block_size > 1 && a->block_bytes > 0) {
+        d->block = a->block_size;
+        d->block_bytes = a->block_bytes;
+        return TS_OK;
+    }
+    if (a->dtype == TS_DTYPE_OBJECT || a->dtype == TS_DTYPE_QUANTIZED || a->itemsize <= 0 ||
+        (a->bits > 0 && a->bits % 8 != 0))
+        return ts__error(err, TS_ERR_DTYPE, "cannot copy elements of dtype %s as bytes",
+                         a->dtype_name ? a->dtype_name : "unknown");
+    d->elem_bytes = d->block_bytes = a->itemsize;
+    return TS_OK;
+}
+
 ts_value_kind ts_array_value_kind(const ts_array *a)
 {
     ts__decoder d;
