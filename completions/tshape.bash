@@ -44,7 +44,7 @@ _tshape_options()
 _tshape_values()
 {
     case $1:$2 in
-        info:-f | info:--format) echo 'npy pytorch npz mxnet safetensors gguf tshape32 tshape64 hdf5 onnx caffe caffe2' ;;
+        info:-f | info:--format) echo 'npy pytorch pickle npz mxnet safetensors gguf tshape32 tshape64 hdf5 onnx caffe caffe2' ;;
         info:--filter) echo '' ;;
         info:--exclude) echo '' ;;
         info:--max-header) echo '' ;;

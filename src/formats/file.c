@@ -143,11 +143,8 @@ static const char *name_list(int detected, char *buf, size_t cap)
  */
 static const char *what_it_looks_like(const unsigned char *d, size_t len)
 {
-    /* HDF5 and PyTorch files that pass their probes never get here. */
-    if (d[0] == 0x80 && d[1] >= 2 && d[1] <= 5)
-        return " (it starts with a pickle protocol byte 0x80: a Python pickle, but not a "
-               "legacy PyTorch checkpoint, whose first pickle is its magic number; tshape "
-               "never runs a pickle)";
+    /* HDF5, PyTorch files and pickles that pass their probes never get
+     * here. */
     if (len > 262 && memcmp(d + 257, "ustar", 5) == 0)
         return " (it is a tar archive, such as a PyTorch tar-format checkpoint, which "
                "this tshape does not read)";

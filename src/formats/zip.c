@@ -360,3 +360,24 @@ ts_status ts__zip_readable(const ts__zip_member *m, ts_error *err)
                     "member is compressed with zip method %d; only stored (0) and "
                     "deflated (8) members can be read", m->method);
 }
+
+const char *ts__zip_method_name(int m)
+{
+    switch (m) {
+    case 0: return "stored";
+    case 1: return "shrunk";
+    case 2: case 3: case 4: case 5: return "reduced";
+    case 6: return "imploded";
+    case 8: return "deflated";
+    case 9: return "deflate64";
+    case 12: return "bzip2";
+    case 14: return "LZMA";
+    case 93: return "zstd";
+    case 95: return "xz";
+    case 96: return "JPEG";
+    case 97: return "WavPack";
+    case 98: return "PPMd";
+    case 99: return "AES-encrypted";
+    default: return "unknown";
+    }
+}

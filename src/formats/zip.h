@@ -65,4 +65,8 @@ ts_status ts__zip_read(const ts__zip *z, size_t i, unsigned char *buf, size_t n,
  * for the member's declared size. */
 ts_status ts__zip_readable(const ts__zip_member *m, ts_error *err);
 
+/* The name of zip compression method m (APPNOTE.TXT 4.4.5): "stored",
+ * "deflated", "bzip2", "LZMA", "zstd", "xz", ...; "unknown" for others. */
+const char *ts__zip_method_name(int m);
+
 #endif /* TSHAPE_ZIP_H */
