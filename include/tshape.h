@@ -2019,43 +2019,25 @@ typedef struct ts_scan_file {
 typedef struct ts_scan ts_scan;
 
 /*
- * Options for ts_scan_open: an option struct that grows, by the rule of
- * ts_open_options (initialise with TS_SCAN_OPTIONS_INIT).
- *   hidden  0 or 1: in a folder, also files and folders whose names start
- *           with '.' (0: skipped, as .git)
- */
-typedef struct ts_scan_options {
-    size_t struct_size;          /* sizeof(ts_scan_options) */
-    int hidden;
-} ts_scan_options;
-
-#define TS_SCAN_OPTIONS_INIT {sizeof(ts_scan_options), 0}
-
-/*
  * Scans `path` (NUL-terminated): a regular file, or a folder and its
  * subfolders (at most 32 levels; every regular file, in byte order of the
- * paths; symbolic links are followed to files, not to folders). A file
- * that cannot be read or scanned whole is not a failure: its ts_scan_file
- * says so (status, error) and keeps what was found before. Work and memory
- * are bounded by what the pickles hold, never by the size of tensor data
- * (storages are never read).
- *   opts  NULL for defaults, or initialised with TS_SCAN_OPTIONS_INIT
+ * paths; names starting with '.' are skipped, as for models: .git).
+ * A file that cannot be read or scanned whole is not a failure: its
+ * ts_scan_file says so (status, error) and keeps what was found before.
+ * Work and memory are bounded by what the pickles hold, never by the size
+ * of tensor data (storages are never read).
  *   out   receives a new ts_scan, NULL on failure; close it with
  *         ts_scan_close
  * Errors: TS_ERR_IO (path or a folder unreadable, with strerror text),
- * TS_ERR_NOMEM, TS_ERR_LIMIT (more than 16,777,216 files), TS_ERR_INVALID_ARG
- * (also: opts as for ts_open_options, hidden not 0/1), TS_ERR_UNSUPPORTED
- * (opts sets fields this library does not know).
+ * TS_ERR_NOMEM, TS_ERR_LIMIT (more than 16,777,216 files).
  */
-TS_API ts_status ts_scan_open(const char *path, const ts_scan_options *opts, ts_scan **out,
-                              ts_error *err);
+TS_API ts_status ts_scan_open(const char *path, ts_scan **out, ts_error *err);
 
 /* Scans an image in memory as the file `name` (NUL-terminated, used in
  * reports; may be NULL: "-"): data (len bytes; NULL only when len is 0) is
- * borrowed for the call only. Errors as ts_scan_open but TS_ERR_IO. */
+ * borrowed for the call only. Errors: TS_ERR_NOMEM. */
 TS_API ts_status ts_scan_open_memory(const void *data, size_t len, const char *name,
-                                     const ts_scan_options *opts, ts_scan **out,
-                                     ts_error *err);
+                                     ts_scan **out, ts_error *err);
 
 /* Frees the scan. Accepts NULL. */
 TS_API void ts_scan_close(ts_scan *s);

@@ -620,19 +620,14 @@ ts_status ts_file_open_memory(const void *data, size_t len, const ts_open_option
     return TS_OK;
 }
 
-ts_status ts_file_open(const char *path, const ts_open_options *opts, ts_file **out,
-                       ts_error *err)
+/* Opens, checks and maps (or reads) path into a new ts_file: *fd stays open
+ * (the caller closes it), *data and *len are the image. */
+static ts_status map_path(const char *path, ts_file **out, int *fdp, const unsigned char **datap,
+                          size_t *lenp, ts_error *err)
 {
-    TS__ARG_NONNULL(err, out);
-    *out = NULL;
-    TS__ARG_NONNULL(err, path);
-    ts_open_options o;
-    ts_status st = read_options(opts, &o, __func__, err);
-    if (st)
-        return st;
-    ts__ok(err);
     /* O_NONBLOCK: opening a FIFO must not wait for a writer; the check for
      * a regular file below then refuses it. */
+    *out = NULL;
     int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     if (fd < 0)
         return ts__error(err, TS_ERR_IO, "cannot open: %s", strerror(errno));
@@ -656,6 +651,7 @@ ts_status ts_file_open(const char *path, const ts_open_options *opts, ts_file **
         close(fd);
         return TS_ERR_NOMEM;
     }
+    *out = f;
     size_t len = (size_t)sb.st_size;
     static const unsigned char empty[1];
     const unsigned char *data = empty;
@@ -679,6 +675,7 @@ ts_status ts_file_open(const char *path, const ts_open_options *opts, ts_file **
             free(buf);
             close(fd);
             ts_file_close(f);
+            *out = NULL;
             return buf ? ts__error(err, TS_ERR_IO, "cannot read: %s", strerror(e))
                        : ts__error(err, TS_ERR_NOMEM, "out of memory for %zu bytes", len);
         }
@@ -691,12 +688,39 @@ ts_status ts_file_open(const char *path, const ts_open_options *opts, ts_file **
             int e = errno;
             close(fd);
             ts_file_close(f);
+            *out = NULL;
             return ts__error(err, TS_ERR_IO, "cannot map: %s", strerror(e));
         }
         f->map = m;
         f->map_len = len;
         data = m;
     }
+    *fdp = fd;
+    *datap = data;
+    *lenp = len;
+    f->data = data;
+    f->len = len;
+    f->nbytes = (int64_t)len;
+    return TS_OK;
+}
+
+ts_status ts_file_open(const char *path, const ts_open_options *opts, ts_file **out,
+                       ts_error *err)
+{
+    TS__ARG_NONNULL(err, out);
+    *out = NULL;
+    TS__ARG_NONNULL(err, path);
+    ts_open_options o;
+    ts_status st = read_options(opts, &o, __func__, err);
+    if (st)
+        return st;
+    ts__ok(err);
+    ts_file *f;
+    int fd;
+    const unsigned char *data;
+    size_t len;
+    if ((st = map_path(path, &f, &fd, &data, &len, err)))
+        return st;
     if (ts__test_after_map)
         ts__test_after_map();
     close(fd);
@@ -711,6 +735,29 @@ ts_status ts_file_open(const char *path, const ts_open_options *opts, ts_file **
         return st;
     }
     *out = f;
+    return TS_OK;
+}
+
+ts_status ts__file_open_image(const char *path, ts_file **out, ts_error *err)
+{
+    int fd;
+    const unsigned char *data;
+    size_t len;
+    ts_status st = map_path(path, out, &fd, &data, &len, err);
+    if (!st)
+        close(fd);
+    return st;
+}
+
+ts_status ts__file_of_memory(const void *data, size_t len, ts_file **out, ts_error *err)
+{
+    static const unsigned char empty[1];
+    *out = file_new(err);
+    if (!*out)
+        return TS_ERR_NOMEM;
+    (*out)->data = data ? data : empty;
+    (*out)->len = len;
+    (*out)->nbytes = (int64_t)len;
     return TS_OK;
 }
 

@@ -53,6 +53,8 @@ struct ts__pk {
     ts__pk_value *none, *true_, *false_;
     ts__pk_value *small[256];
     /* the current load */
+    const unsigned char *data;
+    size_t len;
     const ts__pk_options *opts;
     ts_error *err;           /* the caller's, or local_err */
     ts_error local_err;
@@ -437,8 +439,8 @@ static ts_status observe(ts__pk *pk, ts__pk_event_kind kind, unsigned char op, s
     e.at = at;
     e.a = a;
     e.b = b;
-    e.data = d;
-    e.len = len;
+    e.data = d ? d : pk->data;
+    e.len = d ? len : pk->len;
     e.pos = pos;
     ts_status st = pk->opts->observe(pk->opts->observe_ctx, &e, pk->err);
     if (skip)
@@ -964,6 +966,8 @@ ts_status ts__pk_load(ts__pk *pk, const unsigned char *data, size_t len, size_t 
                       ts_error *err)
 {
     pk->opts = opts;
+    pk->data = data;
+    pk->len = len;
     pk->err = err ? err : &pk->local_err;
     pk->sp = 0;
     pk->nmarks = 0;

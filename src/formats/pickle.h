@@ -211,6 +211,11 @@ int ts__pk_opcode_seen(const ts__pk *pk, unsigned char op);
 /* The name of opcode byte op ("BINUNICODE"), or NULL when it is none. */
 const char *ts__pk_opcode_name(unsigned char op);
 
+/* 1 when data[0..len) starts with torch's legacy magic number pickle:
+ * PROTO 2-5, an optional FRAME, LONG1 of 0x1950a86a20f9469cfc6c, memo
+ * opcodes, STOP (pytorch.c). Allocates nothing. */
+int ts__torch_legacy_magic(const unsigned char *data, size_t len);
+
 /* Name of a kind, for messages: "int", "str", "tuple", "call" ... */
 const char *ts__pk_kind_name(int kind);
 

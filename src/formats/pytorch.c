@@ -2526,7 +2526,7 @@ static int is_magic(const ts__pk_value *v)
 /* The first pickle is the magic number: PROTO, an optional FRAME, LONG1 of
  * the 10 magic bytes, optional memo opcodes, STOP. Checked without
  * allocating (probes run before the reader has any memory). */
-static int legacy_magic(const unsigned char *d, size_t len)
+int ts__torch_legacy_magic(const unsigned char *d, size_t len)
 {
     size_t p = 0;
     if (len < 2 || d[0] != 0x80 || d[1] < 2 || d[1] > 5)
@@ -2749,70 +2749,52 @@ static int member_kind(const char *name, size_t n, size_t *prefix_len)
     return M_OTHER;
 }
 
+/* One try of load_member on the first n bytes of the member. */
+typedef struct member_try {
+    ctx *c;
+    ts__pk_value **root;
+    int tries;
+} member_try;
+
+static ts_status try_member(void *arg, const unsigned char *buf, size_t n, int64_t base,
+                            ts_error *err)
+{
+    member_try *t = arg;
+    ctx *c = t->c;
+    size_t end;
+    (void)err;
+    if (t->tries++) {
+        /* run again from the start, on a fresh machine */
+        ts__pk_free(c->pk);
+        c->pk = NULL;
+        ts_status st = ts__pk_new(&c->pk, c->f, c->err);
+        if (st)
+            return st;
+    }
+    c->base = base;
+    return load(c, buf, n, 0, c->where, base, 1, t->root, &end);
+}
+
 /*
  * Loads the pickle of member mi: in place when stored; when deflated,
- * inflated into a buffer of PICKLE_FIRST_BYTES first (or the member's
- * size), and again 4 times larger, on a fresh machine, each time the
- * machine runs out of bytes before STOP. So memory follows the bytes the
- * pickle really needs, and a pickle that fails early (a bomb of BININT1
- * opcodes that overflows the value stack) stops the inflating: nothing
- * after the failure is inflated. *buf receives the inflated bytes, which
- * the tree points into (free them after using it).
+ * inflated only as far as the machine needs (ts__zip_read_growing, from
+ * PICKLE_FIRST_BYTES): a pickle that fails early (a bomb of BININT1
+ * opcodes that overflows the value stack) stops the inflating. *buf
+ * receives the inflated bytes, which the tree points into (free them
+ * after using it).
  */
 static ts_status load_member(ctx *c, size_t mi, ts__pk_value **root, unsigned char **buf)
 {
     const ts__zip_member *pm = ts__zip_member_at(c->zip, mi);
-    size_t end;
-    *buf = NULL;
     if (pm->size > MAX_PICKLE_BYTES)
         return ts__fail(c->err, TS_ERR_LIMIT, 0, pm->local_offset, "%s is %llu bytes, more "
                         "than tshape's limit of 1 GiB for a pickle", pm->name,
                         (unsigned long long)pm->size);
     c->pickle_len = (size_t)pm->size;
     c->where = pm->name;
-    if (pm->method == TS__ZIP_STORED) {
-        c->base = pm->data_offset;
-        return load(c, c->file + pm->data_offset, c->pickle_len, 0, pm->name, c->base, 1, root,
-                    &end);
-    }
-    ts_status st = ts__zip_readable(pm, c->err);
-    if (st) {
-        ts__error_prefix(c->err, "%s", pm->name);
-        return st;
-    }
-    c->base = -1;
-    unsigned char *inflated = NULL;
-    size_t got = 0, cap = pm->size < PICKLE_FIRST_BYTES ? (size_t)pm->size : PICKLE_FIRST_BYTES;
-    for (;;) {
-        unsigned char *p = ts__scratch_realloc(c->f, inflated, cap ? cap : 1, NULL);
-        if (!p) {
-            st = ts__error(c->err, TS_ERR_NOMEM, "out of memory for %s (%zu bytes)", pm->name,
-                           cap);
-            break;
-        }
-        inflated = p;
-        if ((st = ts__zip_read(c->zip, mi, inflated, cap, &got, c->err)) == TS_OK &&
-            got < cap)
-            st = ts__error(c->err, TS_ERR_TRUNCATED, "inflates to %zu bytes, not %llu", got,
-                           (unsigned long long)pm->size);
-        if (st) {
-            ts__error_prefix(c->err, "%s", pm->name);
-            break;
-        }
-        st = load(c, inflated, got, 0, pm->name, -1, 1, root, &end);
-        if (st != TS_ERR_TRUNCATED || got == pm->size)
-            break;
-        cap = pm->size / 4 < cap ? (size_t)pm->size : cap * 4;
-        ts__pk_free(c->pk);
-        if ((st = ts__pk_new(&c->pk, c->f, c->err)))
-            break;
-    }
-    if (st) {
-        ts__scratch_free(c->f, inflated);
-        return st;
-    }
-    *buf = inflated;
-    return TS_OK;
+    member_try t = {c, root, 0};
+    return ts__zip_read_growing(c->zip, mi, c->f, PICKLE_FIRST_BYTES, try_member, &t, buf,
+                                c->err);
 }
 
 /*
@@ -3026,7 +3008,7 @@ static int probe_pytorch(const unsigned char *d, size_t len)
         return 1;
     if (len >= 4 && memcmp(d, "PK\3\4", 4) == 0)
         return zip_is_torch(d, len);
-    return legacy_magic(d, len) || is_torch_tar(d, len);
+    return ts__torch_legacy_magic(d, len) || is_torch_tar(d, len);
 }
 
 /* A plain pickle (pickle.dump, joblib.dump, paddle.save): its first pickle,
