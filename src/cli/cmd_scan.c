@@ -74,7 +74,7 @@ static void print_finding(cli_ctx *ctx, const ts_scan_file *f, const ts_scan_fin
     print_open_object(ctx, NULL);
     print_string(ctx, PRINT_JSON, "type", NULL, "finding");
     print_string(ctx, PRINT_JSON, "file", NULL, f->path);
-    print_string(ctx, PRINT_ANY, "kind", "  %s", finding_kind(x->kind));
+    print_string(ctx, PRINT_ANY, "finding", "  %s", finding_kind(x->kind));
     print_string(ctx, PRINT_ANY, "class", " (%s)", ts_scan_class_name(x->cls));
     print_string(ctx, PRINT_JSON, "where", NULL, x->where);
     if (x->offset >= 0)

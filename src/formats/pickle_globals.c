@@ -219,18 +219,40 @@ static int under(const char *p, size_t n, const char *path)
     return n >= k && memcmp(p, path, k) == 0 && (n == k || p[k] == '.');
 }
 
-/* Python 2 module names that Python 3's unpickler maps (_compat_pickle
- * IMPORT_MAPPING), for the ones that matter here. */
-static void map_module(const char **m, size_t *n)
+/* Python 2 names that Python 3's unpickler maps (Lib/_compat_pickle.py,
+ * NAME_MAPPING then IMPORT_MAPPING), for the ones that matter here: the
+ * pickler writes __builtin__.long for int at protocol 2. */
+static void map_global(const char **m, size_t *ml, const char **n, size_t *nl)
 {
+    static const char *const names[][4] = {
+        {"__builtin__", "long", "builtins", "int"},
+        {"__builtin__", "unicode", "builtins", "str"},
+        {"__builtin__", "basestring", "builtins", "str"},
+        {"__builtin__", "xrange", "builtins", "range"},
+        {"__builtin__", "unichr", "builtins", "chr"},
+        {"__builtin__", "raw_input", "builtins", "input"},
+        {"__builtin__", "reduce", "functools", "reduce"},
+        {"__builtin__", "intern", "sys", "intern"},
+        {"itertools", "izip", "builtins", "zip"},
+        {"itertools", "imap", "builtins", "map"},
+        {"UserDict", "UserDict", "collections", "UserDict"},
+    };
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++)
+        if (eq(*m, *ml, names[i][0]) && eq(*n, *nl, names[i][1])) {
+            *m = names[i][2];
+            *ml = strlen(*m);
+            *n = names[i][3];
+            *nl = strlen(*n);
+            return;
+        }
     static const char *const from[] = {"__builtin__", "copy_reg", "exceptions", "cPickle",
                                        "commands", "urllib2", "httplib"};
     static const char *const to[] = {"builtins", "copyreg", "builtins", "pickle",
                                      "subprocess", "urllib.request", "http.client"};
     for (size_t i = 0; i < sizeof from / sizeof *from; i++)
-        if (eq(*m, *n, from[i])) {
+        if (eq(*m, *ml, from[i])) {
             *m = to[i];
-            *n = strlen(to[i]);
+            *ml = strlen(to[i]);
             return;
         }
 }
@@ -238,7 +260,7 @@ static void map_module(const char **m, size_t *n)
 const char *ts__global_danger(const char *module, size_t module_len, const char *name,
                               size_t name_len)
 {
-    map_module(&module, &module_len);
+    map_global(&module, &module_len, &name, &name_len);
     char path[1024];
     if (module_len + 1 + name_len >= sizeof path)
         return "reach an attribute through a path too long to check";
@@ -450,7 +472,7 @@ ts_scan_class ts__global_class(const char *module, size_t module_len, const char
 {
     const char *m = module, *n = name;
     size_t ml = module_len, nl = name_len;
-    map_module(&m, &ml);
+    map_global(&m, &ml, &n, &nl);
     char path[1024];
     size_t pl = ml + 1 + nl;
     if (pl < sizeof path) {

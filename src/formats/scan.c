@@ -793,8 +793,9 @@ static ts_status try_member(void *arg, const unsigned char *buf, size_t n, int64
             return TS_OK;
         start = (size_t)pre.data_start;
     }
-    char name[600];
-    snprintf(name, sizeof name, "%s%s", j->m->name, j->npy ? " (object array)" : "");
+    char name[600], shown[200];
+    snprintf(name, sizeof name, "%s%s", ts__printable_str(j->m->name, shown, sizeof shown),
+             j->npy ? " (object array)" : "");
     size_t end;
     uint64_t ran;
     ts_status st = scan_pickle(fs, buf, n, start, b, name, &end, &ran, err);
@@ -814,11 +815,11 @@ static ts_status try_member(void *arg, const unsigned char *buf, size_t n, int64
             k += step;
         }
         if (crc != j->m->crc32)
-            st = add_finding(fs, TS_SCAN_FINDING_ZIP, TS_SCAN_UNKNOWN, j->m->name,
+            st = add_finding(fs, TS_SCAN_FINDING_ZIP, TS_SCAN_UNKNOWN, shown,
                              j->base_shift >= 0 ? j->base_shift + j->m->local_offset : -1,
                              "member %s has CRC-32 0x%08x, the central directory says 0x%08x: "
                              "Python's zipfile (and scanners built on it) refuse the member, "
-                             "torch.load does not check it", j->m->name, crc, j->m->crc32);
+                             "torch.load does not check it", shown, crc, j->m->crc32);
     }
     return st;
 }
@@ -829,8 +830,10 @@ static ts_status scan_member(fscan *fs, const ts__zip *z, size_t i, int64_t shif
     const ts__zip_member *m = ts__zip_member_at(z, i);
     if (m->size > MAX_PICKLE_BYTES) {
         ts_error e;
+        char shown[200];
         ts__error(&e, TS_ERR_LIMIT, "%s is %llu bytes, more than tshape's limit of 1 GiB "
-                  "for a pickle", m->name, (unsigned long long)m->size);
+                  "for a pickle", ts__printable_str(m->name, shown, sizeof shown),
+                  (unsigned long long)m->size);
         file_error(fs, TS_ERR_LIMIT, &e, NULL);
         return TS_OK;
     }
@@ -867,8 +870,10 @@ static unsigned char *member_bytes(const ts__zip *z, size_t i, size_t *n, ts_err
 {
     const ts__zip_member *m = ts__zip_member_at(z, i);
     if (m->size > MAX_JSON) {
+        char shown[200];
         ts__error(e, TS_ERR_LIMIT, "%s is %llu bytes, more than tshape's limit of 64 MiB for a "
-                  "config", m->name, (unsigned long long)m->size);
+                  "config", ts__printable_str(m->name, shown, sizeof shown),
+                  (unsigned long long)m->size);
         return NULL;
     }
     unsigned char *p = malloc((size_t)m->size + 1);
@@ -902,6 +907,8 @@ static ts_status zip_differentials(fscan *fs, const ts__zip *z, const unsigned c
     for (size_t i = 0; i < n && !st; i++) {
         const ts__zip_member *m = ts__zip_member_at(z, i);
         int64_t off = shift >= 0 ? shift + m->local_offset : -1;
+        char nm[200];
+        ts__printable_str(m->name, nm, sizeof nm);
         size_t lo = (size_t)m->local_offset;
         size_t ln = ts__le16(d + lo + 26);
         int lflags = ts__le16(d + lo + 6);
@@ -909,23 +916,23 @@ static ts_status zip_differentials(fscan *fs, const ts__zip *z, const unsigned c
         if (lo + 30 + ln > len || ln != cn || memcmp(d + lo + 30, m->name, cn) != 0) {
             char shown[200];
             size_t k = lo + 30 <= len ? (len - lo - 30 < ln ? len - lo - 30 : ln) : 0;
-            st = add_finding(fs, TS_SCAN_FINDING_ZIP, TS_SCAN_UNKNOWN, m->name, off,
+            st = add_finding(fs, TS_SCAN_FINDING_ZIP, TS_SCAN_UNKNOWN, nm, off,
                              "member %s is named '%s' in its local header: Python's zipfile "
                              "refuses the member, torch.load reads it by the central "
-                             "directory's name", m->name,
+                             "directory's name", nm,
                              ts__printable((const char *)d + lo + 30, k, shown, sizeof shown));
         }
         int odd = (m->flags | lflags) & ~0x0808;
         if (!st && odd)
-            st = add_finding(fs, TS_SCAN_FINDING_ZIP, TS_SCAN_UNKNOWN, m->name, off,
+            st = add_finding(fs, TS_SCAN_FINDING_ZIP, TS_SCAN_UNKNOWN, nm, off,
                              "member %s has general-purpose flags 0x%04x (central) and 0x%04x "
                              "(local)%s: Python's zipfile (and scanners built on it) refuse "
-                             "or misread it, torch.load ignores the flags", m->name, m->flags,
+                             "or misread it, torch.load ignores the flags", nm, m->flags,
                              lflags, (m->flags | lflags) & 1 ? ", the encryption bit set" : "");
         if (!st && !(lflags & 8) && ts__le32(d + lo + 14) != m->crc32)
-            st = add_finding(fs, TS_SCAN_FINDING_ZIP, TS_SCAN_UNKNOWN, m->name, off,
+            st = add_finding(fs, TS_SCAN_FINDING_ZIP, TS_SCAN_UNKNOWN, nm, off,
                              "member %s has CRC-32 0x%08x in its local header, 0x%08x in the "
-                             "central directory: readers disagree", m->name,
+                             "central directory: readers disagree", nm,
                              ts__le32(d + lo + 14), m->crc32);
     }
     /* duplicate names */
@@ -935,13 +942,16 @@ static ts_status zip_differentials(fscan *fs, const ts__zip *z, const unsigned c
     for (size_t i = 0; i < n; i++)
         v[i] = ts__zip_member_at(z, i);
     qsort(v, n, sizeof *v, cmp_names);
-    for (size_t i = 1; i < n && !st; i++)
-        if (strcmp(v[i]->name, v[i - 1]->name) == 0 && (i < 2 || strcmp(v[i]->name,
-                                                                        v[i - 2]->name)))
-            st = add_finding(fs, TS_SCAN_FINDING_ZIP, TS_SCAN_UNKNOWN, v[i]->name,
+    for (size_t i = 1; i < n && !st; i++) {
+        char nm[200];
+        if (strcmp(v[i]->name, v[i - 1]->name) == 0 &&
+            (i < 2 || strcmp(v[i]->name, v[i - 2]->name)))
+            st = add_finding(fs, TS_SCAN_FINDING_ZIP, TS_SCAN_UNKNOWN,
+                             ts__printable_str(v[i]->name, nm, sizeof nm),
                              shift >= 0 ? shift + v[i]->local_offset : -1,
                              "two members are named %s: readers disagree on which one they "
-                             "read; tshape scans both", v[i]->name);
+                             "read; tshape scans both", nm);
+    }
     free(v);
     return st;
 }
@@ -956,6 +966,12 @@ static const char *folder_of(const char *name, char *buf, size_t cap)
     memcpy(buf, name, k);
     buf[k] = '\0';
     return buf;
+}
+
+/* Text of JSON or zip names for messages (one line, bounded). */
+static const char *shown(const char *s, char *buf, size_t cap)
+{
+    return s ? ts__printable_str(s, buf, cap) : NULL;
 }
 
 static ts_status scan_zip(fscan *fs, const unsigned char *d, size_t len, int64_t shift)
@@ -1026,11 +1042,13 @@ static ts_status scan_zip(fscan *fs, const unsigned char *d, size_t len, int64_t
     }
     if (!st)
         st = zip_differentials(fs, z, d, len, shift);
+    char s1[200], s2[200], s3[200];
     if (!st && pkl_folders)
-        st = add_finding(fs, TS_SCAN_FINDING_ZIP, TS_SCAN_UNKNOWN, other, -1,
-                         "data.pkl in two folders, %s/ and %s/: torch.load reads %s "
-                         "(the folder of the first member); tshape scans both", folder[0]
-                         ? folder : "(none)", other, torch ? want : "neither");
+        st = add_finding(fs, TS_SCAN_FINDING_ZIP, TS_SCAN_UNKNOWN, shown(other, s2, sizeof s2),
+                         -1, "data.pkl in two folders, %s/ and %s/: torch.load reads %s "
+                         "(the folder of the first member); tshape scans both",
+                         folder[0] ? shown(folder, s1, sizeof s1) : "(none)", s2,
+                         torch ? shown(want, s3, sizeof s3) : "neither");
     for (size_t i = 0; i < n && !st; i++) {
         const ts__zip_member *m = ts__zip_member_at(z, i);
         if (ends_with(m->name, ".pkl") || ends_with(m->name, ".debug_pkl") ||
@@ -1045,7 +1063,8 @@ static ts_status scan_zip(fscan *fs, const unsigned char *d, size_t len, int64_t
                 file_error(fs, e.code, &e, NULL);
                 continue;
             }
-            st = scan_keras_json(fs, (const char *)text, got, m->name);
+            char where[200];
+            st = scan_keras_json(fs, (const char *)text, got, shown(m->name, where, sizeof where));
             free(text);
         }
     }
@@ -1234,9 +1253,11 @@ static ts_status keras_object(kwalk *w, json_t *o, int in_layers)
     const char *cls = jstr(o, "class_name"), *module = jstr(o, "module");
     json_t *config = json_object_get(o, "config");
     const char *lname = jstr(config, "name");
-    char who[200];
-    snprintf(who, sizeof who, "%s%s%s%s", cls ? cls : "object", lname ? " '" : "",
-             lname ? lname : "", lname ? "'" : "");
+    char who[400], c1[160], c2[160], mod[160];
+    snprintf(who, sizeof who, "%s%s%s%s", cls ? shown(cls, c1, sizeof c1) : "object",
+             lname ? " '" : "", lname ? shown(lname, c2, sizeof c2) : "", lname ? "'" : "");
+    if (module)
+        shown(module, mod, sizeof mod);
     if (cls && (strcmp(cls, "Lambda") == 0 || strcmp(cls, "__lambda__") == 0)) {
         json_t *fn = strcmp(cls, "Lambda") == 0 ? json_object_get(config, "function") : o;
         const char *fmod = jstr(fn, "module"), *fname = json_is_object(fn)
@@ -1247,7 +1268,8 @@ static ts_status keras_object(kwalk *w, json_t *o, int in_layers)
             return add_finding(fs, TS_SCAN_FINDING_KERAS, c == TS_SCAN_DANGEROUS ? c
                                : TS_SCAN_UNKNOWN, w->where, -1,
                                "Keras layer %s calls %s.%s, which Keras imports when it loads "
-                               "the model%s%s", who, fmod, fname,
+                               "the model%s%s", who, shown(fmod, c1, sizeof c1),
+                               shown(fname, c2, sizeof c2),
                                c == TS_SCAN_DANGEROUS ? ": it would " : "",
                                c == TS_SCAN_DANGEROUS ? what : "");
         }
@@ -1259,12 +1281,12 @@ static ts_status keras_object(kwalk *w, json_t *o, int in_layers)
     if (cls && module && strncmp(module, "keras", 5) != 0 && strcmp(module, "builtins") != 0)
         return add_finding(fs, TS_SCAN_FINDING_KERAS, TS_SCAN_UNKNOWN, w->where, -1,
                            "Keras custom object %s of module %s: Keras imports it when it "
-                           "loads the model", who, module);
+                           "loads the model", who, mod);
     const char *reg = jstr(o, "registered_name");
     if (cls && reg && strchr(reg, '>'))
         return add_finding(fs, TS_SCAN_FINDING_KERAS, TS_SCAN_UNKNOWN, w->where, -1,
                            "Keras custom object %s registered as %s: the loader needs its "
-                           "code", who, reg);
+                           "code", who, shown(reg, c1, sizeof c1));
     if (cls && in_layers && !module && !keras_builtin(cls))
         return add_finding(fs, TS_SCAN_FINDING_KERAS, TS_SCAN_UNKNOWN, w->where, -1,
                            "Keras custom layer %s: not a Keras layer; the loader needs its "
