@@ -659,7 +659,8 @@ static ts_status scan_stream(fscan *fs, const unsigned char *d, size_t len, size
 /* ---- torch legacy ------------------------------------------------------- */
 
 /* The five pickles of a legacy torch.save file; its storages follow. */
-static ts_status scan_legacy(fscan *fs, const unsigned char *d, size_t len, int64_t base)
+static ts_status scan_legacy(fscan *fs, const unsigned char *d, size_t len, int64_t base,
+                               const char *name)
 {
     static const char *const names[5] = {"magic number pickle", "protocol version pickle",
                                          "sys_info pickle", "object pickle",
@@ -670,7 +671,12 @@ static ts_status scan_legacy(fscan *fs, const unsigned char *d, size_t len, int6
         ts_error e;
         size_t end = 0;
         uint64_t ran;
-        ts_status st = scan_pickle(fs, d, len, pos, base, names[i], &end, &ran, &e);
+        char nm[600];
+        if (fs->depth)
+            snprintf(nm, sizeof nm, "%s > %s", name, names[i]);
+        else
+            snprintf(nm, sizeof nm, "%s", names[i]);
+        ts_status st = scan_pickle(fs, d, len, pos, base, nm, &end, &ran, &e);
         if (st == TS_ERR_NOMEM)
             return st;
         if (st) {
@@ -1393,7 +1399,7 @@ static ts_status scan_content(fscan *fs, const unsigned char *d, size_t len, int
             fs->wo[0].verdict = fs->wo[1].verdict = TS_SCAN_WO_ACCEPTED;
             fs->wo_reads = 1;
         }
-        ts_status st = scan_legacy(fs, d, len, base);
+        ts_status st = scan_legacy(fs, d, len, base, name);
         fs->wo_reads = saved;
         return st;
     }
@@ -1453,7 +1459,7 @@ static ts_status extension_notes(fscan *fs)
 {
     const char *path = rec(fs)->path, *slash = strrchr(path, '/');
     const char *dot = strrchr(slash ? slash : path, '.');
-    if (!dot)
+    if (!dot || fs->status != TS_OK)
         return TS_OK;
     int torchy = !strcmp(dot, ".bin") || !strcmp(dot, ".pt") || !strcmp(dot, ".pth") ||
                  !strcmp(dot, ".ckpt");
