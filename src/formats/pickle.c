@@ -892,15 +892,18 @@ static ts_status make_call(ts__pk *pk, ts__pk_value *callee, ts__pk_value *args,
                     ts__pk_kind_name(args->kind));
     ts__pk_value *c;
     if (callee->kind == TS__PK_GLOBAL) {
+        /* module.name for messages, made only when one is written */
         char m[160], g[160];
-        ts__printable(callee->u.g.module, callee->u.g.module_len, m, sizeof m);
-        ts__printable(callee->u.g.name, callee->u.g.name_len, g, sizeof g);
+#define NAMES()                                                                  \
+    (ts__printable(callee->u.g.module, callee->u.g.module_len, m, sizeof m),      \
+     ts__printable(callee->u.g.name, callee->u.g.name_len, g, sizeof g))
         int role = callee->role;
+        int od = text_eq(callee->u.g.name, callee->u.g.name_len, "OrderedDict");
         if (object) {
             if (role != TS__PK_CLASS && role != TS__PK_INERT)
-                return fail(pk, TS_ERR_UNSUPPORTED, at, "refusing the file: %s instantiates "
-                            "%s.%s; only TorchScript classes are allowed and nothing was "
-                            "executed", name, m, g);
+                return NAMES(), fail(pk, TS_ERR_UNSUPPORTED, at, "refusing the file: %s "
+                                     "instantiates %s.%s; only TorchScript classes are "
+                                     "allowed and nothing was executed", name, m, g);
             c = new_value(pk, TS__PK_OBJECT, at);
         } else if (role == TS__PK_CALLABLE || role == TS__PK_INERT) {
             c = new_value(pk, TS__PK_CALL, at);
@@ -911,9 +914,9 @@ static ts_status make_call(ts__pk *pk, ts__pk_value *callee, ts__pk_value *args,
             size_t n = args->u.seq.n;
             ts__pk_value *last = n ? args->u.seq.v[n - 1] : NULL;
             int items = last && (last->kind == TS__PK_LIST || last->kind == TS__PK_DICT);
-            if (n > 2 || (n == 2 && !items))
-                return fail(pk, TS_ERR_FORMAT, at, "%s.%s takes no argument or a list "
-                            "of pairs, found %zu arguments", m, g, n);
+            if (n > 2 || (n == 2 && !items) || (od && n && !items))
+                return NAMES(), fail(pk, TS_ERR_FORMAT, at, "%s.%s takes no argument or a "
+                                     "list of pairs, found %zu arguments", m, g, n);
             c = new_value(pk, TS__PK_DICT, at);
             if (c && items && last->kind == TS__PK_LIST) {
                 c->args = last;
@@ -926,9 +929,11 @@ static ts_status make_call(ts__pk *pk, ts__pk_value *callee, ts__pk_value *args,
                 return st;
             args = NULL;
         } else {
-            return fail(pk, TS_ERR_UNSUPPORTED, at, "refusing the file: %s calls %s.%s, "
-                        "which is allowed only as a value; nothing was executed", name, m, g);
+            return NAMES(), fail(pk, TS_ERR_UNSUPPORTED, at, "refusing the file: %s calls "
+                                 "%s.%s, which is allowed only as a value; nothing was "
+                                 "executed", name, m, g);
         }
+#undef NAMES
     } else if (callee->kind == TS__PK_CALL || callee->kind == TS__PK_OBJECT) {
         /* calling what an inert call returned: another placeholder */
         c = new_value(pk, object ? TS__PK_OBJECT : TS__PK_CALL, at);

@@ -27,6 +27,7 @@
 
 #include <errno.h>
 #include <jansson.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/stat.h>
@@ -41,6 +42,7 @@
 #define NPY_FIRST ((size_t)4096)            /* of an npz member's header */
 #define MAX_JSON ((size_t)64 << 20)         /* a Keras config */
 #define MAX_JSON_DEPTH 200
+#define THREAD_FILES 64                     /* a folder of fewer: one thread */
 
 /* ------------------------------------------------------------------------ */
 /* The scan object                                                           */
@@ -151,6 +153,13 @@ typedef struct fscan {
     int64_t pickle_base;     /* file offset of its byte 0, or -1 */
     int joblib;
     int memory;              /* an image in memory: no path to open */
+    ts__pk *pk;              /* the file's machine, for pickles that do not
+                                run inside another's load; loading = 1
+                                while one does */
+    int loading;
+    size_t *seen;            /* this file's globals, by (pickle, opcode,
+                                module, name): index + 1; 0 free */
+    size_t seen_cap, seen_n;
     size_t more_globals;     /* not listed past MAX_GLOBALS */
 } fscan;
 
@@ -287,20 +296,51 @@ static int wo_build_ok(const ts__pk_value *t)
 
 /* ---- globals -------------------------------------------------------------- */
 
+/* FNV-1a of a global's identity in a file: its pickle (an address), its
+ * opcode (static text) and its names. */
+static uint64_t global_hash(const char *pickle, const char *op, const char *m, size_t ml,
+                            const char *n, size_t nl)
+{
+    uint64_t h = 1469598103934665603ull ^ (uint64_t)(uintptr_t)pickle ^
+                 (uint64_t)(uintptr_t)op << 7;
+    for (size_t i = 0; i < ml; i++)
+        h = (h ^ (unsigned char)m[i]) * 1099511628211ull;
+    h = (h ^ 0xff) * 1099511628211ull;
+    for (size_t i = 0; i < nl; i++)
+        h = (h ^ (unsigned char)n[i]) * 1099511628211ull;
+    return h ^ h >> 29;
+}
+
+/* 1 when text (NUL-terminated) is the n bytes at p. */
+static int same_text(const char *text, const char *p, size_t n)
+{
+    return strncmp(text, p, n) == 0 && text[n] == '\0';
+}
+
 static ts_status record_global(fscan *fs, const ts__pk_event *e)
 {
     ts_scan *s = fs->s;
+    const char *op = ts__pk_opcode_name(e->op);
+    /* named again in this pickle: counted (printable names compare as
+     * written; others get a record of their own, harmlessly) */
+    uint64_t h = global_hash(fs->pickle_name, op, e->module, e->module_len, e->name,
+                             e->name_len);
+    size_t slot = 0;
+    if (fs->seen_cap) {
+        for (slot = (size_t)h & (fs->seen_cap - 1); fs->seen[slot];
+             slot = (slot + 1) & (fs->seen_cap - 1)) {
+            ts_scan_global *g = &s->globals[fs->seen[slot] - 1];
+            if (g->pickle == fs->pickle_name && g->opcode == op &&
+                same_text(g->module, e->module, e->module_len) &&
+                same_text(g->name, e->name, e->name_len)) {
+                g->count++;
+                return TS_OK;
+            }
+        }
+    }
     char m[256], n[256];
     ts__printable(e->module, e->module_len, m, sizeof m);
     ts__printable(e->name, e->name_len, n, sizeof n);
-    const char *op = ts__pk_opcode_name(e->op);
-    for (size_t i = fs->pickle_globals; i < s->nglobals; i++) {
-        ts_scan_global *g = &s->globals[i];
-        if (strcmp(g->module, m) == 0 && strcmp(g->name, n) == 0 && strcmp(g->opcode, op) == 0) {
-            g->count++;
-            return TS_OK;
-        }
-    }
     const char *what;
     ts_scan_class cls = ts__global_class(e->module, e->module_len, e->name, e->name_len, &what);
     int w113 = ts__wo_global(TS__WO_1_13, e->module, e->module_len, e->name, e->name_len);
@@ -346,6 +386,33 @@ static ts_status record_global(fscan *fs, const ts__pk_event *e)
         return nomem();
     s->nglobals++;
     rec(fs)->nglobals++;
+    /* remembered for the repeats (the table stays at most half full) */
+    if (2 * (fs->seen_n + 1) > fs->seen_cap) {
+        size_t cap = fs->seen_cap ? fs->seen_cap * 2 : 64;
+        size_t *t = calloc(cap, sizeof *t);
+        if (!t)
+            return nomem();
+        free(fs->seen);
+        fs->seen = t;
+        fs->seen_cap = cap;
+        fs->seen_n = 0;
+        /* re-entered from the file's records */
+        for (size_t i = rec(fs)->first_global; i + 1 < s->nglobals; i++)
+            if (s->globals[i].pickle) {
+                ts_scan_global *x = &s->globals[i];
+                uint64_t k = global_hash(x->pickle, x->opcode, x->module, strlen(x->module),
+                                         x->name, strlen(x->name));
+                size_t j = (size_t)k & (cap - 1);
+                while (t[j])
+                    j = (j + 1) & (cap - 1);
+                t[j] = i + 1;
+                fs->seen_n++;
+            }
+        for (slot = (size_t)h & (cap - 1); t[slot]; slot = (slot + 1) & (cap - 1))
+            ;
+    }
+    fs->seen[slot] = s->nglobals;
+    fs->seen_n++;
     return TS_OK;
 }
 
@@ -579,13 +646,20 @@ static ts_status scan_pickle(fscan *fs, const unsigned char *d, size_t len, size
                              int64_t base, const char *name, size_t *end, uint64_t *ran,
                              ts_error *err)
 {
-    ts__pk *pk;
-    ts_status st = ts__pk_new(&pk, fs->f, err);
+    /* the file's machine, unless this pickle is found while another runs
+     * on it (bytes of a call's arguments): then one of its own */
+    ts__pk *pk = fs->loading ? NULL : fs->pk;
+    ts_status st = pk ? TS_OK : ts__pk_new(&pk, fs->f, err);
     if (st)
         return st;
+    if (!fs->loading)
+        fs->pk = pk;
+    int own = pk != fs->pk;
+    uint64_t before = ts__pk_opcodes(pk);
     fs->pickle_name = sdup(fs->s, name, strlen(name));
     if (!fs->pickle_name) {
-        ts__pk_free(pk);
+        if (own)
+            ts__pk_free(pk);
         return nomem();
     }
     fs->pickle_base = base;
@@ -599,8 +673,11 @@ static ts_status scan_pickle(fscan *fs, const unsigned char *d, size_t len, size
     o.observe = scan_observe;
     o.observe_ctx = fs;
     ts__pk_value *v;
+    int was = fs->loading;
+    fs->loading = 1;
     st = ts__pk_load(pk, d, len, start, &o, &v, end, err);
-    *ran = ts__pk_opcodes(pk);
+    fs->loading = was;
+    *ran = ts__pk_opcodes(pk) - before;
     fs->npickles++;
     if (fs->wo_reads) {
         /* the opcodes the weights_only unpicklers run */
@@ -616,7 +693,8 @@ static ts_status scan_pickle(fscan *fs, const unsigned char *d, size_t len, size
                     break;
                 }
     }
-    ts__pk_free(pk);
+    if (own)
+        ts__pk_free(pk);
     return st;
 }
 
@@ -762,6 +840,9 @@ static void job_restore(member_job *j)
     rec(fs)->nfindings = j->file_findings;
     fs->npickles = j->npickles;
     fs->safe_len = j->safe_len;
+    if (fs->seen_cap) /* it may name records of the try being undone */
+        memset(fs->seen, 0, fs->seen_cap * sizeof *fs->seen);
+    fs->seen_n = 0;
     if (fs->safe)
         fs->safe[fs->safe_len] = '\0';
     memcpy(fs->wo, j->wo, sizeof j->wo);
@@ -1195,6 +1276,9 @@ static ts_status scan_compressed(fscan *fs, const unsigned char *d, size_t len, 
         }
         fs->s->nglobals = g;
         fs->s->nfindings = fi;
+        if (fs->seen_cap)
+            memset(fs->seen, 0, fs->seen_cap * sizeof *fs->seen);
+        fs->seen_n = 0;
         rec(fs)->nglobals = rg;
         rec(fs)->nfindings = rf;
         fs->npickles = np;
@@ -1343,7 +1427,22 @@ static ts_status scan_keras_json(fscan *fs, const char *text, size_t n, const ch
 
 /* An HDF5 file: a Keras .h5 model holds its model_config (JSON) as an
  * attribute, read through hdf5.c (libhdf5). */
+/* libhdf5 (serial) must be called from one thread at a time. */
+static pthread_mutex_t hdf5_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static ts_status scan_hdf5_locked(fscan *fs, const char *path, const unsigned char *d,
+                                  size_t len);
+
 static ts_status scan_hdf5(fscan *fs, const char *path, const unsigned char *d, size_t len)
+{
+    pthread_mutex_lock(&hdf5_lock);
+    ts_status st = scan_hdf5_locked(fs, path, d, len);
+    pthread_mutex_unlock(&hdf5_lock);
+    return st;
+}
+
+static ts_status scan_hdf5_locked(fscan *fs, const char *path, const unsigned char *d,
+                                  size_t len)
 {
     fs->container = "hdf5";
     ts_open_options o = TS_OPEN_OPTIONS_INIT;
@@ -1520,10 +1619,14 @@ static ts_status scan_file(ts_scan *s, const char *path, const void *mem, size_t
     if (!st) {
         size_t len;
         const unsigned char *d = ts__file_image(fs.f, &len);
-        st = ts__guarded_parse(d, len, scan_run, &fs, &e);
+        st = ts__file_is_mapped(fs.f) ? ts__guarded_parse(d, len, scan_run, &fs, &e)
+                                      : scan_run(&fs, &e);
+        ts__pk_free(fs.pk);
+        fs.pk = NULL;
         if (st == TS_ERR_NOMEM) {
             ts_file_close(fs.f);
             free(fs.safe);
+            free(fs.seen);
             return ts__error(err, TS_ERR_NOMEM, "out of memory");
         }
     }
@@ -1534,6 +1637,7 @@ static ts_status scan_file(ts_scan *s, const char *path, const void *mem, size_t
                          "%zu more distinct globals than tshape lists (%zu)", fs.more_globals,
                          MAX_GLOBALS);
     ts_file_close(fs.f);
+    free(fs.seen);
     r = &s->files[fs.file];
     r->container = fs.container;
     r->npickles = fs.npickles;
@@ -1576,12 +1680,107 @@ static ts_status scan_file(ts_scan *s, const char *path, const void *mem, size_t
 /* The API                                                                   */
 /* ------------------------------------------------------------------------ */
 
+
 static ts_scan *scan_new(ts_error *err)
 {
     ts_scan *s = calloc(1, sizeof *s);
     if (!s)
         ts__error(err, TS_ERR_NOMEM, "out of memory");
     return s;
+}
+
+/* Appends the records of p to s (p is emptied; its strings move with
+ * their chunks). */
+static ts_status absorb(ts_scan *s, ts_scan *p, ts_error *err)
+{
+    size_t f0 = s->nfiles, g0 = s->nglobals, x0 = s->nfindings;
+    while (s->files_cap < f0 + p->nfiles)
+        if (grow((void **)&s->files, &s->files_cap, s->files_cap, sizeof *s->files))
+            return ts__error(err, TS_ERR_NOMEM, "out of memory");
+    while (s->globals_cap < g0 + p->nglobals)
+        if (grow((void **)&s->globals, &s->globals_cap, s->globals_cap, sizeof *s->globals))
+            return ts__error(err, TS_ERR_NOMEM, "out of memory");
+    while (s->findings_cap < x0 + p->nfindings)
+        if (grow((void **)&s->findings, &s->findings_cap, s->findings_cap,
+                 sizeof *s->findings))
+            return ts__error(err, TS_ERR_NOMEM, "out of memory");
+    for (size_t i = 0; i < p->nfiles; i++) {
+        s->files[f0 + i] = p->files[i];
+        s->files[f0 + i].first_global += g0;
+        s->files[f0 + i].first_finding += x0;
+    }
+    for (size_t i = 0; i < p->nglobals; i++) {
+        s->globals[g0 + i] = p->globals[i];
+        s->globals[g0 + i].file += f0;
+    }
+    for (size_t i = 0; i < p->nfindings; i++) {
+        s->findings[x0 + i] = p->findings[i];
+        s->findings[x0 + i].file += f0;
+    }
+    s->nfiles += p->nfiles;
+    s->nglobals += p->nglobals;
+    s->nfindings += p->nfindings;
+    s->errors += p->errors;
+    p->nfiles = p->nglobals = p->nfindings = 0;
+    chunk **tail = &p->chunks;
+    while (*tail)
+        tail = &(*tail)->next;
+    *tail = s->chunks;
+    s->chunks = p->chunks;
+    p->chunks = NULL;
+    return TS_OK;
+}
+
+/* The files [from, to) of a folder, on one thread, into a scan of its own. */
+typedef struct scan_job {
+    char **paths;
+    size_t from, to;
+    ts_scan *part;
+    ts_status st;
+    ts_error err;
+} scan_job;
+
+static void *scan_worker(void *arg)
+{
+    scan_job *j = arg;
+    j->part = scan_new(&j->err);
+    j->st = j->part ? TS_OK : TS_ERR_NOMEM;
+    for (size_t i = j->from; i < j->to && !j->st; i++)
+        j->st = scan_file(j->part, j->paths[i], NULL, 0, &j->err);
+    return NULL;
+}
+
+/* A folder's files, on up to 4 threads (each a contiguous range, merged in
+ * path order), or on this one for a small folder. */
+static ts_status scan_files(ts_scan *s, char **paths, size_t n, ts_error *err)
+{
+    int threads = n >= THREAD_FILES ? ts__cpu_count(4) : 1;
+    if (threads == 1) {
+        ts_status st = TS_OK;
+        for (size_t i = 0; i < n && !st; i++)
+            st = scan_file(s, paths[i], NULL, 0, err);
+        return st;
+    }
+    scan_job jobs[4];
+    memset(jobs, 0, sizeof jobs);
+    for (int t = 0; t < threads; t++) {
+        jobs[t].paths = paths;
+        jobs[t].from = n * (size_t)t / (size_t)threads;
+        jobs[t].to = n * (size_t)(t + 1) / (size_t)threads;
+    }
+    ts__run_jobs(scan_worker, jobs, sizeof *jobs, threads);
+    ts_status st = TS_OK;
+    for (int t = 0; t < threads; t++) {
+        if (!st && jobs[t].st) {
+            st = jobs[t].st;
+            if (err)
+                *err = jobs[t].err;
+        }
+        if (!st && jobs[t].part)
+            st = absorb(s, jobs[t].part, err);
+        ts_scan_close(jobs[t].part);
+    }
+    return st;
 }
 
 ts_status ts_scan_open(const char *path, ts_scan **out, ts_error *err)
@@ -1601,11 +1800,10 @@ ts_status ts_scan_open(const char *path, ts_scan **out, ts_error *err)
         char **paths = NULL;
         size_t n = 0;
         st = ts__folder_files(path, &paths, &n, err);
-        for (size_t i = 0; i < n; i++) {
-            if (!st)
-                st = scan_file(s, paths[i], NULL, 0, err);
+        if (!st)
+            st = scan_files(s, paths, n, err);
+        for (size_t i = 0; i < n; i++)
             free(paths[i]);
-        }
         free(paths);
     } else {
         st = scan_file(s, path, NULL, 0, err);

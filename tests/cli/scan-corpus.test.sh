@@ -116,6 +116,16 @@ if n < 40:
 sys.exit(1 if bad else 0)
 PY
 
+# ---- a folder of more than 64 files is scanned on several threads: the
+# same records, in path order, as file by file
+"$TSHAPE" --json scan tests/fixtures/scan > "$tmp/threads.json" 2>/dev/null
+find tests/fixtures/scan -type f ! -name '.*' | LC_ALL=C sort | while read -r f; do
+    "$TSHAPE" --json scan "$f" 2>/dev/null
+done > "$tmp/one-by-one.json"
+[ "$(grep -c . "$tmp/threads.json")" -gt 200 ] || bad "threads: too few records"
+cmp -s "$tmp/threads.json" "$tmp/one-by-one.json" ||
+    bad "a folder's records differ from its files' one by one: $(diff "$tmp/threads.json" "$tmp/one-by-one.json" | head -5)"
+
 # ---- JSON records and SARIF
 { "$TSHAPE" --json scan tests/fixtures/scan; "$TSHAPE" --json scan tests/fixtures/pytorch; } \
     2>/dev/null > "$tmp/all.json"
