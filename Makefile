@@ -48,7 +48,7 @@ CHECK_CFLAGS := $(shell pkg-config --cflags check 2>/dev/null)
 CHECK_LIBS   := $(shell pkg-config --libs check 2>/dev/null || echo -lcheck -lsubunit -lm -lrt -lpthread)
 
 B := build
-LIB_SRC  := $(sort $(wildcard src/core/*.c src/ops/*.c src/formats/*.c src/values/*.c))
+LIB_SRC  := $(sort $(wildcard src/core/*.c src/ops/*.c src/formats/*.c src/values/*.c src/remote/*.c))
 CLI_SRC  := $(sort $(wildcard src/cli/*.c))
 TEST_SRC := $(sort $(wildcard tests/check_*.c))
 LIB_OBJ  := $(LIB_SRC:%.c=$(B)/%.o)

@@ -16,11 +16,11 @@ _tshape_file_commands=' info stats show '
 _tshape_options()
 {
     case $1 in
-        info) echo '-f --format --filter --exclude -s --summary -m --metadata --max-header --stored-order -r --recursive -l --group --top --tensors' ;;
-        diff) echo '-p --strip-prefix --rename -r --recursive --values --rtol --atol --equal-nan -q --quiet' ;;
-        convert) echo '-t --to --filter --exclude -p --strip-prefix --rename -f --force --cast --dequantize -z --compress --max-shard-size --no-verify' ;;
-        stats) echo '--filter --exclude -s --summary' ;;
-        show) echo '-i --index --edgeitems --threshold' ;;
+        info) echo '-f --format --filter --exclude -s --summary -m --metadata --max-header --stored-order -r --recursive -l --group --top --tensors --max-fetch -v --verbose' ;;
+        diff) echo '-p --strip-prefix --rename -r --recursive --values --rtol --atol --equal-nan -q --quiet --max-fetch -v --verbose' ;;
+        convert) echo '-t --to --filter --exclude -p --strip-prefix --rename -f --force --cast --dequantize -z --compress --max-shard-size --no-verify --max-fetch -v --verbose' ;;
+        stats) echo '--filter --exclude -s --summary --max-fetch -v --verbose' ;;
+        show) echo '-i --index --edgeitems --threshold --max-fetch -v --verbose' ;;
         scan) echo '--sarif' ;;
         reshape) echo '--mxnet --reverse' ;;
         transpose) echo '--axes' ;;
@@ -50,10 +50,12 @@ _tshape_values()
         info:--exclude) echo '' ;;
         info:--max-header) echo '' ;;
         info:--top) echo '' ;;
+        info:--max-fetch) echo '' ;;
         diff:-p | diff:--strip-prefix) echo '' ;;
         diff:--rename) echo '' ;;
         diff:--rtol) echo '' ;;
         diff:--atol) echo '' ;;
+        diff:--max-fetch) echo '' ;;
         convert:-t | convert:--to) echo 'safetensors npz npy-dir' ;;
         convert:--filter) echo '' ;;
         convert:--exclude) echo '' ;;
@@ -62,11 +64,14 @@ _tshape_values()
         convert:--cast) echo 'float16 bfloat16 float32 float64 complex64 complex128' ;;
         convert:--dequantize) echo '' ;;
         convert:--max-shard-size) echo '' ;;
+        convert:--max-fetch) echo '' ;;
         stats:--filter) echo '' ;;
         stats:--exclude) echo '' ;;
+        stats:--max-fetch) echo '' ;;
         show:-i | show:--index) echo '' ;;
         show:--edgeitems) echo '' ;;
         show:--threshold) echo '' ;;
+        show:--max-fetch) echo '' ;;
         transpose:--axes) echo '' ;;
         squeeze:--axis) echo '' ;;
         strides:--dtype) echo 'float32 float64 float16 uint8 int32 int8 int64 bool int16 uint16 uint32 uint64 bfloat16 complex64 complex128 float128 complex256 float8_e5m2 float8_e4m3fn float8_e4m3fnuz float8_e5m2fnuz float8_e8m0fnu datetime64 timedelta64 object' ;;

@@ -723,6 +723,30 @@ typedef struct ts_array {
 } ts_array;
 
 /*
+ * How ts_file_open reads a local file.
+ *   TS_IO_AUTO   files of at most 64 KiB are read whole; larger ones as with
+ *                TS_IO_PREAD
+ *   TS_IO_MAP    mapped read-only (mmap): headers cost the pages they touch
+ *                and the kernel's read-ahead around each; values are read
+ *                from the map (fastest on a warm page cache, but the pages
+ *                read count in the resident set)
+ *   TS_IO_PREAD  read with pread: headers into a page cache of the file's
+ *                own, only the bytes a reader asks for, rounded to 4 KiB
+ *                pages (a 400 MB checkpoint on a cold disk costs its headers,
+ *                not the device's read-ahead around each page); values by
+ *                steps of 256 KiB into buffers, so reading a 10 GB array
+ *                holds a few MiB (tshape(1) ENVIRONMENT, TSHAPE_IO)
+ */
+typedef enum ts_io_mode { TS_IO_AUTO = 0, TS_IO_MAP = 1, TS_IO_PREAD = 2 } ts_io_mode;
+
+/* A line of text for a log (no newline); `user` is the caller's pointer. */
+typedef void (*ts_log_fn)(void *user, const char *line);
+
+/* Bytes that reading the headers of a remote file may fetch by default
+ * (ts_open_options.max_fetch): 64 MiB, enough for a GGUF vocabulary. */
+#define TS_DEFAULT_MAX_FETCH ((uint64_t)64 << 20)
+
+/*
  * Options for opening a file: an option struct that grows. Fields are only
  * ever appended, and every field's default is 0, so:
  *   - initialise with TS_OPEN_OPTIONS_INIT (or memset to 0 and set
@@ -753,39 +777,69 @@ typedef struct ts_open_options {
                                     without a signature, its extension
                                     (ONNX, Caffe, Caffe2 are detected only
                                     with a known extension). */
+    /* Fields below were appended after the first version. */
+    uint64_t max_fetch;          /* remote files: the most bytes reading the
+                                    headers may fetch (data reads are not
+                                    counted); 0: TS_DEFAULT_MAX_FETCH.
+                                    Past it, TS_ERR_LIMIT names the option */
+    ts_io_mode io;               /* local files: how bytes are read (see
+                                    ts_io_mode); TS_IO_AUTO (0) by default */
+    ts_log_fn log;               /* remote files: called with one line per
+                                    HTTP request (method, URL, range, status,
+                                    bytes, milliseconds), from the thread that
+                                    made it; NULL: silent */
+    void *log_user;              /* passed to log */
+    uint64_t first_fetch;        /* remote files: bytes of the first request,
+                                    which also learns the file's size; 0:
+                                    100000 (huggingface_hub's, enough for
+                                    97% of safetensors headers). ts_model_open
+                                    sizes it for the shards of a remote model
+                                    from the first shard's header when 0 */
 } ts_open_options;
 
 /* Initialiser of a ts_open_options with every option at its default. */
-#define TS_OPEN_OPTIONS_INIT {sizeof(ts_open_options), TS_FORMAT_AUTO, 0, 0, 0, NULL}
+#define TS_OPEN_OPTIONS_INIT {sizeof(ts_open_options), TS_FORMAT_AUTO, 0, 0, 0, NULL, 0, \
+                              TS_IO_AUTO, NULL, NULL, 0}
 
 /* An opened, parsed file: a list of arrays and optional metadata. */
 typedef struct ts_file ts_file;
 
 /*
- * Opens `path` (NUL-terminated), maps it read-only (a file of at most
- * 64 KiB is read into memory instead) and parses its headers (never its
- * data), by the rules of each format's reference implementation (NumPy
- * format.py, MXNet NDArray::Load, safetensors, ggml gguf.cpp), made
- * stricter where they are lax (see README). Only regular files can be
- * mapped: a directory, FIFO or device is refused with TS_ERR_IO at once (a
+ * Opens `path` (NUL-terminated) and parses its headers (never its data),
+ * by the rules of each format's reference implementation (NumPy format.py,
+ * MXNet NDArray::Load, safetensors, ggml gguf.cpp), made stricter where they
+ * are lax (see README). A local file of at most 64 KiB is read whole; a
+ * larger one is read as opts->io says (by default with pread, only the bytes
+ * the reader parses, rounded to pages: see ts_io_mode). A URL
+ * (ts_is_url: http://, https://, hf://, s3://) is read with HTTP range
+ * requests the same way: the first request reads opts->first_fetch bytes and
+ * learns the size, later ones what the reader asks for, within
+ * opts->max_fetch bytes (tshape(1) REMOTE FILES). Only regular files are
+ * read: a directory, FIFO or device is refused with TS_ERR_IO at once (a
  * FIFO is opened non-blocking, so this never waits for a writer); read such
  * input into memory and use ts_file_open_memory.
  *   opts  NULL for defaults (auto-detect), or options initialised with
  *         TS_OPEN_OPTIONS_INIT (see ts_open_options)
  *   out   receives a new ts_file on success, NULL on failure; the caller
  *         owns it and closes it with ts_file_close
- * A file that shrinks while it is parsed (another program truncates it)
- * fails with TS_ERR_IO instead of killing the process with SIGBUS: the
- * first call installs a SIGBUS handler that turns a fault on the mapping
- * being parsed, in the parsing thread, into that error and passes every
- * other SIGBUS on to the handler installed before it (or the default).
- * A program that installs its own SIGBUS handler afterwards loses this.
- * Errors: TS_ERR_IO (with strerror text), TS_ERR_FORMAT, TS_ERR_TRUNCATED,
- * TS_ERR_UNSUPPORTED (also: opts sets fields this library does not know),
- * TS_ERR_LIMIT (also: more than 2^20 arrays in the file, tshape(1)
- * LIMITS), TS_ERR_OVERFLOW, TS_ERR_DTYPE, TS_ERR_NOMEM,
+ * A file that shrinks while it is read (another program truncates it) fails
+ * with TS_ERR_IO: a short read says so; a mapped file (TS_IO_MAP) would die
+ * of SIGBUS, so the first call installs a SIGBUS handler that turns a fault
+ * on the mapping being parsed, in the parsing thread, into that error and
+ * passes every other SIGBUS on to the handler installed before it (or the
+ * default). A program that installs its own SIGBUS handler afterwards
+ * loses this. A file read with pread or over HTTP is a reserved address
+ * range whose unread pages fault with SIGSEGV: a handler installed the same
+ * way turns a fault there (a bug of tshape's readers) into TS_ERR_FORMAT.
+ * Errors: TS_ERR_IO (with strerror text; for a URL the HTTP status, or
+ * libcurl's reason, and the URL requested), TS_ERR_FORMAT, TS_ERR_TRUNCATED,
+ * TS_ERR_UNSUPPORTED (also: opts sets fields this library does not know;
+ * libcurl cannot be loaded for a URL), TS_ERR_LIMIT (also: more than 2^20
+ * arrays in the file, tshape(1) LIMITS; a remote file's headers past
+ * opts->max_fetch), TS_ERR_OVERFLOW, TS_ERR_DTYPE, TS_ERR_NOMEM,
  * TS_ERR_INVALID_ARG (also: opts->struct_size too small, opts->format
- * without a reader, a 0/1 option with another value). err->offset is the
+ * without a reader, a 0/1 option with another value, opts->io not a
+ * ts_io_mode, a URL that does not parse). err->offset is the
  * byte offset of the problem in the file, err->index the entry (see
  * ts_error), and the message names the entry.
  */
@@ -1852,6 +1906,34 @@ TS_API ts_status ts_model_open(const char *path, const ts_model_options *opts, t
 
 /* Closes every member and frees the model. Accepts NULL. */
 TS_API void ts_model_close(ts_model *m);
+
+/*
+ * 1 when ts_model_open reads `path` as a model of several files rather than
+ * as one file: a local folder, an *.index.json (local or remote), a Hub
+ * repository (hf://ORG/NAME or hf://ORG/NAME@REVISION) or a URL ending in
+ * '/'; 0 otherwise (also for NULL and for a path that does not exist).
+ */
+TS_API int ts_model_path(const char *path);
+
+/*
+ * 1 when `path` is a URL that ts_file_open and ts_model_open read remotely:
+ * http:// and https:// (range requests through libcurl), hf:// (the Hugging
+ * Face Hub: hf://ORG/NAME[@REVISION][/PATH], resolved against HF_ENDPOINT,
+ * default https://huggingface.co, with HF_TOKEN as a bearer token) and
+ * s3:// (s3://BUCKET/KEY, anonymous or signed with AWS SigV4 from
+ * AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_SESSION_TOKEN, AWS_REGION;
+ * AWS_ENDPOINT_URL for S3-compatible stores). tshape(1) ENVIRONMENT lists
+ * every variable. 0 for local paths and NULL.
+ */
+TS_API int ts_is_url(const char *path);
+
+/*
+ * Requests and bytes the file's byte source has read so far: for a remote
+ * file the HTTP requests (a redirect followed counts) and the bytes of
+ * their answers; for a local file the reads (a mapped file counts 0). Either
+ * out-pointer may be NULL; a NULL file gives 0 and 0.
+ */
+TS_API void ts_file_io_stats(const ts_file *f, uint64_t *requests, uint64_t *bytes);
 
 /* The index file's path, or NULL when the model has none (or m is NULL). */
 TS_API const char *ts_model_index(const ts_model *m);

@@ -296,6 +296,11 @@ START_TEST(test_files)
     ck_assert_uint_eq(ts_file_metadata_count(NULL), 0);
     ck_assert_int_eq(ts_file_metadata(NULL, 0, &key, &val), 0);
     ck_assert_str_eq(key, "k");
+    uint64_t requests = 9, bytes = 9;
+    ts_file_io_stats(NULL, &requests, &bytes);
+    ck_assert_uint_eq(requests, 0);
+    ck_assert_uint_eq(bytes, 0);
+    ts_file_io_stats(NULL, NULL, NULL);
 
     EXPECT(ts_file_open(NULL, NULL, &f, EP), BAD, "ts_file_open: path is NULL");
     ck_assert_ptr_null(f);
@@ -682,6 +687,20 @@ START_TEST(test_models)
     ck_assert_uint_eq(ts_model_issue_count(NULL), 0);
     ck_assert_uint_eq(ts_model_error_count(NULL), 0);
     ck_assert_ptr_null(ts_model_issue_at(NULL, 0));
+    ck_assert_int_eq(ts_model_path(NULL), 0);
+    ck_assert_int_eq(ts_model_path(dir), 1);
+    ck_assert_int_eq(ts_model_path("tests/fixtures/model/hf/model.safetensors.index.json"), 1);
+    ck_assert_int_eq(ts_model_path("examples/image.npy"), 0);
+    ck_assert_int_eq(ts_model_path("hf://org/name"), 1);
+    ck_assert_int_eq(ts_model_path("hf://org/name@v1"), 1);
+    ck_assert_int_eq(ts_model_path("hf://org/name/model.safetensors"), 0);
+    ck_assert_int_eq(ts_model_path("https://host/models/x/"), 1);
+    ck_assert_int_eq(ts_model_path("https://host/x.index.json"), 1);
+    ck_assert_int_eq(ts_is_url(NULL), 0);
+    ck_assert_int_eq(ts_is_url("examples/image.npy"), 0);
+    ck_assert_int_eq(ts_is_url("HTTPS://host/x"), 1);
+    ck_assert_int_eq(ts_is_url("s3://b/k"), 1);
+    ck_assert_int_eq(ts_is_url("ftp://host/x"), 0);
 
     EXPECT(ts_model_open(NULL, NULL, &m, EP), BAD, "ts_model_open: path is NULL");
     ck_assert_ptr_null(m);

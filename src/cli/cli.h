@@ -111,6 +111,10 @@ typedef struct cli_args {
 /* The value of the last --NAME given, or NULL. NAME must be in the
  * command's table (the program aborts otherwise: a programming error). */
 const char *cli_opt(const cli_args *a, const char *name);
+/* The value of option `name` as a SIZE: a whole number of bytes with an
+ * optional unit B, KB/MB/GB/TB (powers of 1000, as Hugging Face's "5GB") or
+ * KiB/MiB/GiB/TiB, above 0, into *out. A usage error names the option. */
+int cli_opt_size(cli_ctx *ctx, const cli_args *a, const char *name, int64_t *out);
 /* How many times the flag --NAME was given. */
 int cli_flag(const cli_args *a, const char *name);
 /* The last value of option `name` into *value (NULL when not given), which
@@ -188,6 +192,22 @@ const char *cli_choices(const cli_option *o, char *buf, size_t cap);
     CLI_VALUE("filter", 0, "GLOB",                                                    \
               "only entries whose name matches GLOB (fnmatch; repeatable)"), \
     CLI_VALUE("exclude", 0, "GLOB", "leave out entries whose name matches GLOB (repeatable)")
+
+/* The options of commands that read files, for remote ones (URLs). */
+#define CLI_REMOTE_OPTIONS                                                             \
+    CLI_VALUE("max-fetch", 0, "SIZE",                                                 \
+              "URLs: the most bytes reading a file's headers may fetch (default "     \
+              "64MiB)"),                                                              \
+    CLI_FLAG("verbose", 'v', "URLs: print each request (range, status, bytes, ms) "   \
+                             "on standard error")
+
+/*
+ * The open options of a file command: --max-fetch and --verbose
+ * (CLI_REMOTE_OPTIONS) and the TSHAPE_IO environment variable (pread, map)
+ * into *o; returns o, or NULL after a usage error.
+ */
+const ts_open_options *cli_open_options(cli_ctx *ctx, const cli_args *args,
+                                        ts_open_options *o);
 
 typedef struct cli_filter {
     const cli_args *args;

@@ -39,6 +39,7 @@ const cli_option diff_options[] = {
     CLI_VALUE("atol", 0, "A", "absolute tolerance of --values (default 1e-08)"),
     CLI_FLAG("equal-nan", 0, "with --values, NaN is close to NaN"),
     CLI_FLAG("quiet", 'q', "print nothing; only the exit status"),
+    CLI_REMOTE_OPTIONS,
     CLI_OPTIONS_END,
 };
 
@@ -56,6 +57,7 @@ typedef struct diff_opts {
     int quiet, recursive;
     int values;             /* --values */
     ts_compare_options cmp;
+    ts_open_options open;   /* --max-fetch, --verbose, TSHAPE_IO */
 } diff_opts;
 
 /* The kinds of difference, in the order of a report's counts. */
@@ -83,6 +85,8 @@ static void free_opts(diff_opts *o)
 static int get_options(cli_ctx *ctx, const cli_args *args, diff_opts *o)
 {
     memset(o, 0, sizeof *o);
+    if (!cli_open_options(ctx, args, &o->open))
+        return CLI_ERROR;
     if (cli_names_get(ctx, args, &o->names) != CLI_OK)
         return CLI_ERROR;
     const ts_compare_options dflt = TS_COMPARE_OPTIONS_INIT;
@@ -114,7 +118,7 @@ static int cmp_key(const void *x, const void *y)
 
 static int load_side(cli_ctx *ctx, const diff_opts *o, side *s, int is_a)
 {
-    s->m = cli_model_open(ctx, s->path, NULL, o->recursive);
+    s->m = cli_model_open(ctx, s->path, &o->open, o->recursive);
     if (!s->m)
         return CLI_ERROR;
     s->n = ts_model_count(s->m);

@@ -37,6 +37,7 @@ const cli_option info_options[] = {
     CLI_VALUE("top", 0, "N", "--summary of a model: the N largest tensors (default 5)"),
     CLI_FLAG("tensors", 0, "--summary --json of a model: list every tensor in the model record "
                            "(key tensors), as the text summary does"),
+    CLI_REMOTE_OPTIONS,
     CLI_OPTIONS_END,
 };
 
@@ -738,7 +739,8 @@ static int get_options(cli_ctx *ctx, const cli_args *args, info_opts *o)
     const char *v;
     ts_error err;
     memset(o, 0, sizeof *o);
-    o->open.struct_size = sizeof o->open;
+    if (!cli_open_options(ctx, args, &o->open))
+        return CLI_ERROR;
     if ((v = cli_opt(args, "format")) && ts_format_from_name(v, &o->open.format, &err) != TS_OK)
         return cli_usage(ctx, "%s", err.message);
     if ((v = cli_opt(args, "max-header"))) {

@@ -31,6 +31,7 @@ const cli_option show_options[] = {
                                          "indices (negative counts from the end)"),
     CLI_VALUE("edgeitems", 0, "N", "items shown at each edge when summarising (default 3)"),
     CLI_VALUE("threshold", 0, "N", "summarise arrays of more than N elements (default 1000)"),
+    CLI_REMOTE_OPTIONS,
     CLI_OPTIONS_END,
 };
 
@@ -666,9 +667,13 @@ int cmd_show(cli_ctx *ctx, const cli_args *args)
     if (args->nops > 2)
         return cli_usage(ctx, "expected FILE [NAME], got %d operands", args->nops);
     const char *path = args->ops[0];
+    ts_open_options oo;
+    const ts_open_options *open = cli_open_options(ctx, args, &oo);
+    if (!open)
+        return CLI_ERROR;
     ts_file *f = NULL;
     ts_error err;
-    if (ts_file_open(path, NULL, &f, &err) != TS_OK)
+    if (ts_file_open(path, open, &f, &err) != TS_OK)
         return cli_error(ctx, path, "%s", err.message);
     show s;
     memset(&s, 0, sizeof s);

@@ -25,6 +25,7 @@ const cli_option stats_options[] = {
     CLI_FILTER_OPTIONS,
     CLI_FLAG("summary", 's', "only the model-wide line: arrays, elements, NaN/Inf totals,\n"
                              "global absmax, the arrays with a non-finite value"),
+    CLI_REMOTE_OPTIONS,
     CLI_OPTIONS_END,
 };
 
@@ -45,6 +46,7 @@ typedef struct stats_run {
     char *bad;              /* names of arrays with a non-finite value */
     size_t bad_len, nbad;
     cli_progress progress;
+    ts_open_options open;   /* --max-fetch, --verbose, TSHAPE_IO */
 } stats_run;
 
 static const char *const header[NCOLS] = {"file", "name", "dtype", "shape", "count",
@@ -236,7 +238,7 @@ static int stats_file(cli_ctx *ctx, stats_run *r, const char *path)
 {
     ts_file *f = NULL;
     ts_error err;
-    if (ts_file_open(path, NULL, &f, &err) != TS_OK)
+    if (ts_file_open(path, &r->open, &f, &err) != TS_OK)
         return cli_error(ctx, path, "%s", err.message);
     int status = CLI_OK;
     ts_stats_options o = TS_STATS_OPTIONS_INIT;
@@ -272,6 +274,8 @@ int cmd_stats(cli_ctx *ctx, const cli_args *args)
         return cli_usage(ctx, "missing FILE");
     stats_run r;
     memset(&r, 0, sizeof r);
+    if (!cli_open_options(ctx, args, &r.open))
+        return CLI_ERROR;
     cli_filter_init(&r.filter, args);
     r.summary = cli_flag(args, "summary") > 0;
     r.many_files = args->nops > 1;

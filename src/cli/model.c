@@ -14,11 +14,35 @@
 
 int cli_is_model_path(const char *path)
 {
-    struct stat sb;
-    size_t n = strlen(path);
-    if (n >= 11 && strcmp(path + n - 11, ".index.json") == 0)
-        return 1;
-    return stat(path, &sb) == 0 && S_ISDIR(sb.st_mode);
+    return ts_model_path(path);
+}
+
+/* --verbose: each request of a remote file, on standard error. */
+static void log_request(void *user, const char *line)
+{
+    (void)user;
+    fprintf(stderr, "tshape: %s\n", line);
+}
+
+const ts_open_options *cli_open_options(cli_ctx *ctx, const cli_args *args,
+                                        ts_open_options *o)
+{
+    ts_open_options init = TS_OPEN_OPTIONS_INIT;
+    *o = init;
+    const char *io = getenv("TSHAPE_IO");
+    if (io && strcmp(io, "pread") == 0)
+        o->io = TS_IO_PREAD;
+    else if (io && strcmp(io, "map") == 0)
+        o->io = TS_IO_MAP;
+    if (cli_flag(args, "verbose") > 0)
+        o->log = log_request;
+    int64_t bytes;
+    if (cli_opt(args, "max-fetch")) {
+        if (cli_opt_size(ctx, args, "max-fetch", &bytes) != CLI_OK)
+            return NULL;
+        o->max_fetch = (uint64_t)bytes;
+    }
+    return o;
 }
 
 ts_model *cli_model_open(cli_ctx *ctx, const char *path, const ts_open_options *open,

@@ -8,9 +8,10 @@
 
 #include "cli.h"
 
-/* 1 when path is read as a model rather than a file: a folder, or an
- * index file (*.index.json). */
+/* 1 when path is read as a model rather than a file: a folder, an index
+ * file (*.index.json), a remote folder (ts_model_path). */
 int cli_is_model_path(const char *path);
+
 
 /*
  * Opens the model at path (ts_model_open with the member options `open`)

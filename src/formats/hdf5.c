@@ -28,6 +28,7 @@
  * libhdf5 by hyperslab into its fixed buffer (ts__hdf5_read).
  */
 #include "reader.h"
+#include "../remote/remote.h"
 
 #include <dlfcn.h>
 #include <jansson.h>
@@ -201,18 +202,22 @@ const char *__lsan_default_options(void)
 
 static const unsigned char signature[8] = {0x89, 'H', 'D', 'F', '\r', '\n', 0x1a, '\n'};
 
-/* Offset of the signature: 0, 512, 1024, 2048, ... (a user block), or -1. */
-static int64_t find_signature(const unsigned char *data, size_t len)
+/* Offset of the signature: 0, 512, 1024, 2048, ... (a user block), or -1.
+ * A sparse source (a remote file) is searched only in the bytes it holds
+ * (the first request's, 100,000 by default), so probing a file of another
+ * format costs no request: a user block past them is found only in local
+ * files (tshape(1), LIMITS). */
+static int64_t find_signature(const unsigned char *data, size_t len, const ts__source *src)
 {
-    for (uint64_t at = 0; at + 8 <= len; at = at ? at * 2 : 512)
+    for (uint64_t at = 0; at + 8 <= len && ts__source_has(src, at, 8); at = at ? at * 2 : 512)
         if (memcmp(data + at, signature, 8) == 0)
             return (int64_t)at;
     return -1;
 }
 
-static int probe_hdf5(const unsigned char *data, size_t len)
+static int probe_hdf5(const unsigned char *data, size_t len, ts__source *src)
 {
-    return find_signature(data, len) >= 0;
+    return find_signature(data, len, src) >= 0;
 }
 
 static uint64_t le_n(const unsigned char *p, int n)
@@ -816,18 +821,24 @@ static ts_status keras_metadata(ts_file *f, hid_t file, ts_error *err)
 static ts_status read_hdf5(ts_file *f, const unsigned char *data, size_t len,
                            const ts_open_options *opts, ts_error *err)
 {
-    int64_t at = find_signature(data, len);
+    int64_t at = find_signature(data, len, ts__file_source(f));
     if (at < 0)
         return ts__fail(err, TS_ERR_FORMAT, 0, 0,
                         "not an HDF5 file: no signature \\x89HDF\\r\\n\\x1a\\n at byte 0, 512, "
                         "1024 or a later power of two");
-    ts_status st = check_superblock(data, len, at, err);
-    if (st)
+    /* The superblock fields checked here: at most 8 + 28 + 3 * 8 bytes. */
+    ts_status st = ts__file_need(f, (uint64_t)at, 64, err);
+    if (st || (st = check_superblock(data, len, at, err)))
         return st;
     if (load_api() < 0)
         return ts__error(err, TS_ERR_UNSUPPORTED, "%s", api_error);
     hid_t file;
-    if (opts->path) {
+    /* A remote file is handed over whole: libhdf5 reads where it likes
+     * (the fetch budget bounds it). */
+    int remote = opts->path && ts__is_url(opts->path);
+    if (remote && (st = ts__file_need(f, 0, len, err)))
+        return st;
+    if (opts->path && !remote) {
         file = api.H5Fopen(opts->path, 0, 0);
     } else {
         hid_t fapl = api.H5Pcreate(*api.fapl_class);
@@ -850,7 +861,8 @@ static ts_status read_hdf5(ts_file *f, const unsigned char *data, size_t len,
     }
     ts__file_set_version(f, version);
     h5_reader r = {f, len, err, TS_OK, NULL, 0, 0, NULL};
-    if (opts->path && !(r.path = ts__file_strndup(f, opts->path, strlen(opts->path), err))) {
+    if (opts->path && !remote &&
+        !(r.path = ts__file_strndup(f, opts->path, strlen(opts->path), err))) {
         api.H5Fclose(file);
         return TS_ERR_NOMEM;
     }

@@ -9,6 +9,7 @@
  * every folder entry costs a stat. */
 #define _DEFAULT_SOURCE
 #include "reader.h"
+#include "../remote/remote.h"
 
 #include "../core/json.h"
 
@@ -28,6 +29,8 @@
 #define MAX_FILES (1u << 24)
 #define MAX_DEPTH 32
 #define MAX_THREADS 64
+/* Shards of a remote model opened at once (they wait on requests). */
+#define REMOTE_THREADS 8
 #define NONE ((size_t)-1)
 
 /* Size of the first version of ts_model_options (up to open). */
@@ -259,6 +262,10 @@ static void run_job(const pool *p, job *j)
     j->status = ts_file_open(j->path, p->open, &j->file, &j->err);
     if (j->status == TS_OK)
         return;
+    if (ts__is_url(j->path)) {
+        j->missing = ts__remote_missing(&j->err);
+        return;
+    }
     if (access(j->path, F_OK) != 0 && errno == ENOENT) {
         j->missing = 1;
         return;
@@ -299,6 +306,28 @@ static int64_t now_us(void)
  * for their start and their memory arenas. */
 #define POOL_DELAY_US 5000
 
+/*
+ * The first request for the shards of a remote model, from one of them: a
+ * safetensors shard's header (8 + its length, where the data starts) twice
+ * over, at least 16 KiB, at most 100,000 bytes; 0 (the default) for other
+ * formats. A shard with a longer header costs a second request.
+ */
+static uint64_t first_fetch_like(const ts_file *f)
+{
+    if (ts_file_format(f) != TS_FORMAT_SAFETENSORS)
+        return 0;
+    int64_t start = -1;
+    for (size_t i = 0; i < ts_file_count(f); i++) {
+        int64_t d = ts_file_array(f, i)->data_offset;
+        if (d >= 0 && (start < 0 || d < start))
+            start = d;
+    }
+    if (start < 0)
+        return 0;
+    uint64_t want = (uint64_t)start * 2;
+    return want < 16384 ? 16384 : want > 100000 ? 100000 : want;
+}
+
 /* Runs every job; with threads > 1 and several jobs, this thread starts
  * and, when the jobs take longer than POOL_DELAY_US, a pool of threads
  * takes the rest with it (falling back to this thread alone when none can
@@ -311,8 +340,8 @@ static void run_jobs(job *jobs, size_t n, int threads, const ts_open_options *op
     p.jobs = jobs;
     p.open = open;
     p.probe = probe;
-    if (threads <= 0)
-        threads = ts__cpu_count(4);
+    if (threads <= 0) /* remote shards wait on the network, not the CPU */
+        threads = n > 0 && ts__is_url(jobs[0].path) ? REMOTE_THREADS : ts__cpu_count(4);
     if ((size_t)threads > n)
         threads = (int)n;
     if (threads <= 1) {
@@ -323,6 +352,24 @@ static void run_jobs(job *jobs, size_t n, int threads, const ts_open_options *op
     pthread_t tid[MAX_THREADS];
     int started = 0;
     int64_t t0 = now_us();
+    /* Remote shards: the first one alone, then the rest at once, their
+     * first requests sized from the first one's header. */
+    ts_open_options sized;
+    int remote = ts__is_url(jobs[0].path);
+    if (remote) {
+        size_t i = atomic_fetch_add(&p.next, 1);
+        run_job(&p, &jobs[i]);
+        if (open && open->first_fetch == 0 && jobs[i].file) {
+            sized = *open;
+            sized.first_fetch = first_fetch_like(jobs[i].file);
+            p.open = &sized;
+        }
+        for (int k = 1; k < threads; k++)
+            if (pthread_create(&tid[started], NULL, worker, &p) == 0)
+                started++;
+        if (started == 0)
+            started = -1; /* none could start: go on alone */
+    }
     for (;;) {
         size_t i = atomic_fetch_add(&p.next, 1);
         if (i >= p.n)
@@ -674,8 +721,17 @@ static int cmp_issue_name(const void *a, const void *b)
 }
 
 /* The whole file at path, in a malloc'ed buffer. */
-static ts_status read_whole(const char *path, char **out, size_t *len, ts_error *err)
+static ts_status read_whole(const char *path, const ts_open_options *opts, char **out,
+                            size_t *len, ts_error *err)
 {
+    if (ts__is_url(path)) {
+        unsigned char *buf;
+        ts_status st = ts__remote_read_all(path, opts, (size_t)1 << 30, &buf, len, NULL, err);
+        if (st)
+            ts__error_prefix(err, "index '%s'", path);
+        *out = (char *)buf;
+        return st;
+    }
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     struct stat sb;
     if (fd < 0)
@@ -832,7 +888,7 @@ static ts_status open_indexed(ts_model *m, const char *dir, const char *index_pa
     size_t len = 0, npairs = 0;
     char *text = NULL, *arena = NULL;
     wm_pair *pairs = NULL;
-    ts_status st = read_whole(index_path, &text, &len, err);
+    ts_status st = read_whole(index_path, o->open, &text, &len, err);
     if (st)
         return st;
     name_table t = {NULL, 0, 0};
@@ -890,7 +946,8 @@ static ts_status open_indexed(ts_model *m, const char *dir, const char *index_pa
         goto done;
     }
     for (size_t i = 0; i < shards.n; i++)
-        if (!(jobs[i].path = join(dir, shards.v[i]))) {
+        if (!(jobs[i].path = dir ? join(dir, shards.v[i])
+                                 : ts__url_sibling(index_path, shards.v[i]))) {
             st = ts__error(err, TS_ERR_NOMEM, "out of memory");
             goto done;
         }
@@ -918,8 +975,9 @@ static ts_status open_indexed(ts_model *m, const char *dir, const char *index_pa
             qsort(m->issues.v + k, m->issues.n - k, sizeof *m->issues.v, cmp_issue_name);
     }
     /* Files beside the index, of a format of the shards, that it does not
-     * name: probably a shard left from another version of the model. */
-    if (st == TS_OK && m->nfiles > 0) {
+     * name: probably a shard left from another version of the model. (A
+     * remote folder, dir NULL, cannot be listed.) */
+    if (st == TS_OK && m->nfiles > 0 && dir) {
         list names = {NULL, 0, 0};
         st = read_dir(dir, &names, err);
         for (size_t i = 0; st == TS_OK && i < names.n; i++) {
@@ -1007,6 +1065,57 @@ static ts_status read_model_options(const ts_model_options *opts, ts_model_optio
     return TS_OK;
 }
 
+/* A model of the one file at path. */
+static ts_status open_single(ts_model *m, const char *path, const ts_model_options *o,
+                             ts_error *err)
+{
+    ts_file *f = NULL;
+    ts_status st = ts_file_open(path, o->open, &f, err);
+    if (st == TS_OK && (st = alloc_members(m, 1, err)) == TS_OK) {
+        m->files[0] = f;
+        f = NULL;
+        if (!(m->paths[0] = dupstr(path)))
+            st = ts__error(err, TS_ERR_NOMEM, "out of memory");
+        m->nfiles = 1;
+        if (st == TS_OK)
+            st = assemble_plain(m, err);
+    }
+    ts_file_close(f);
+    return st;
+}
+
+/* A remote model: a file, an index (its shards are the URLs beside it), or
+ * a folder (a Hub repository), whose index or weights file is found first. */
+static ts_status open_url(const char *path, const ts_model_options *o, ts_model **out,
+                          ts_error *err)
+{
+    char *found = NULL;
+    ts_status st = TS_OK;
+    if (ts__url_is_folder(path) && (st = ts__remote_find_model(path, o->open, &found, err)))
+        return st;
+    const char *url = found ? found : path;
+    ts_model *m = calloc(1, sizeof *m);
+    if (!m) {
+        free(found);
+        return ts__error(err, TS_ERR_NOMEM, "out of memory");
+    }
+    if (ends_with(url, ".index.json")) {
+        if (!(m->index = dupstr(url)))
+            st = ts__error(err, TS_ERR_NOMEM, "out of memory");
+        else
+            st = open_indexed(m, NULL, m->index, o, err);
+    } else {
+        st = open_single(m, url, o, err);
+    }
+    free(found);
+    if (st != TS_OK) {
+        ts_model_close(m);
+        return st;
+    }
+    *out = m;
+    return TS_OK;
+}
+
 ts_status ts_model_open(const char *path, const ts_model_options *opts, ts_model **out,
                         ts_error *err)
 {
@@ -1018,6 +1127,8 @@ ts_status ts_model_open(const char *path, const ts_model_options *opts, ts_model
     if (st)
         return st;
     ts__ok(err);
+    if (ts__is_url(path))
+        return open_url(path, &o, out, err);
     struct stat sb;
     if (stat(path, &sb) != 0)
         return ts__error(err, TS_ERR_IO, "cannot open: %s", strerror(errno));
@@ -1055,18 +1166,7 @@ ts_status ts_model_open(const char *path, const ts_model_options *opts, ts_model
             st = open_indexed(m, dir, m->index, &o, err);
         }
     } else {
-        ts_file *f = NULL;
-        st = ts_file_open(path, o.open, &f, err);
-        if (st == TS_OK && (st = alloc_members(m, 1, err)) == TS_OK) {
-            m->files[0] = f;
-            f = NULL;
-            if (!(m->paths[0] = dupstr(path)))
-                st = ts__error(err, TS_ERR_NOMEM, "out of memory");
-            m->nfiles = 1;
-            if (st == TS_OK)
-                st = assemble_plain(m, err);
-        }
-        ts_file_close(f);
+        st = open_single(m, path, &o, err);
     }
     free(dir);
     if (st != TS_OK) {
@@ -1075,6 +1175,23 @@ ts_status ts_model_open(const char *path, const ts_model_options *opts, ts_model
     }
     *out = m;
     return TS_OK;
+}
+
+int ts_model_path(const char *path)
+{
+    if (!path)
+        return 0;
+    if (ends_with(path, ".index.json"))
+        return 1;
+    if (ts__is_url(path))
+        return ts__url_is_folder(path);
+    struct stat sb;
+    return stat(path, &sb) == 0 && S_ISDIR(sb.st_mode);
+}
+
+int ts_is_url(const char *path)
+{
+    return path && ts__is_url(path);
 }
 
 void ts_model_close(ts_model *m)

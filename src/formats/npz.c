@@ -17,8 +17,9 @@
 
 #include <stdlib.h>
 
-static int probe_npz(const unsigned char *d, size_t len)
+static int probe_npz(const unsigned char *d, size_t len, ts__source *src)
 {
+    (void)src;
     /* np.load: "PK\x03\x04" (a member) or "PK\x05\x06" (an empty zip). */
     return len >= 4 && d[0] == 'P' && d[1] == 'K' &&
            ((d[2] == 3 && d[3] == 4) || (d[2] == 5 && d[3] == 6));

@@ -617,6 +617,22 @@ static ts_status global_line(ts__pk *pk, const unsigned char *d, size_t len, siz
 
 /* ---- the loop ------------------------------------------------------------ */
 
+/* Bytes asked for at each opcode of a pickle read from a source: more than
+ * any opcode's fixed operands and GLOBAL's two lines. */
+#define PK_AHEAD 4096
+
+/* With opts->src: makes input bytes [pos, pos + n) readable (*have: the
+ * end of what is known to be there). */
+static ts_status fetch(ts__pk *pk, size_t pos, uint64_t n, size_t *have)
+{
+    if (!pk->opts->src || pos + n <= *have)
+        return TS_OK;
+    ts_status st = ts__source_need(pk->opts->src, (uint64_t)pk->opts->base + pos, n, pk->err);
+    if (!st)
+        *have = pos + (size_t)n;
+    return st;
+}
+
 #define NEED(n, name)                                                            \
     do {                                                                         \
         if ((uint64_t)(len - pos) < (uint64_t)(n))                               \
@@ -624,15 +640,20 @@ static ts_status global_line(ts__pk *pk, const unsigned char *d, size_t len, siz
                         "the pickle ends inside %s: it needs %llu more bytes, "  \
                         "%zu are left", (name), (unsigned long long)(n),         \
                         len - pos);                                              \
+        if ((st = fetch(pk, pos, (uint64_t)(n), &have)))                         \
+            return st;                                                           \
     } while (0)
 
 static ts_status text_value(ts__pk *pk, const unsigned char *d, size_t len, size_t *pos,
-                            uint64_t n, int kind, const char *name, size_t at)
+                            size_t *have, uint64_t n, int kind, const char *name, size_t at)
 {
     if ((uint64_t)(len - *pos) < n)
         return fail(pk, TS_ERR_TRUNCATED, at,
                     "%s of %llu bytes runs past the end of the pickle (%zu bytes left)", name,
                     (unsigned long long)n, len - *pos);
+    ts_status st = fetch(pk, *pos, n, have);
+    if (st)
+        return st;
     ts__pk_value *v = new_value(pk, kind, at);
     if (!v)
         return pk->err->code;
@@ -980,13 +1001,15 @@ ts_status ts__pk_load(ts__pk *pk, const unsigned char *data, size_t len, size_t 
     memo_clear(pk);
     *out = NULL;
     const unsigned char *d = data;
-    size_t pos = start;
+    size_t pos = start, have = start;
     ts_status st = TS_OK;
     if (pos >= len)
         return fail(pk, TS_ERR_TRUNCATED, pos, "expected a pickle, found the end of the data");
     while (st == TS_OK) {
         if (pos >= len)
             return fail(pk, TS_ERR_TRUNCATED, pos, "the pickle ends without STOP");
+        if ((st = fetch(pk, pos, PK_AHEAD, &have)))
+            return st;
         size_t at = pos;
         unsigned char op = d[pos++];
         pk->opcodes++;
@@ -1222,7 +1245,7 @@ ts_status ts__pk_load(ts__pk *pk, const unsigned char *data, size_t len, size_t 
             NEED(4, op == 'X' ? "BINUNICODE" : "BINBYTES");
             n = ts__le32(d + pos);
             pos += 4;
-            st = text_value(pk, d, len, &pos, n, op == 'X' ? TS__PK_STR : TS__PK_BYTES,
+            st = text_value(pk, d, len, &pos, &have, n, op == 'X' ? TS__PK_STR : TS__PK_BYTES,
                             op == 'X' ? "BINUNICODE" : "BINBYTES", at);
             break;
         case 'T': /* BINSTRING (Python 2 str, read as UTF-8 like torch.load) */
@@ -1231,14 +1254,14 @@ ts_status ts__pk_load(ts__pk *pk, const unsigned char *data, size_t len, size_t 
             pos += 4;
             if (n & 0x80000000u)
                 return fail(pk, TS_ERR_FORMAT, at, "BINSTRING with a negative length");
-            st = text_value(pk, d, len, &pos, n, TS__PK_STR, "BINSTRING", at);
+            st = text_value(pk, d, len, &pos, &have, n, TS__PK_STR, "BINSTRING", at);
             break;
         case 0x8c: /* SHORT_BINUNICODE */
         case 'U':  /* SHORT_BINSTRING */
         case 'C':  /* SHORT_BINBYTES */
             NEED(1, "a short string");
             n = d[pos++];
-            st = text_value(pk, d, len, &pos, n, op == 'C' ? TS__PK_BYTES : TS__PK_STR,
+            st = text_value(pk, d, len, &pos, &have, n, op == 'C' ? TS__PK_BYTES : TS__PK_STR,
                             ts__pk_opcode_name(op), at);
             break;
         case 0x8d: /* BINUNICODE8 */
@@ -1247,7 +1270,7 @@ ts_status ts__pk_load(ts__pk *pk, const unsigned char *data, size_t len, size_t 
             NEED(8, "an 8-byte length");
             n = ts__le64(d + pos);
             pos += 8;
-            st = text_value(pk, d, len, &pos, n, op == 0x8d ? TS__PK_STR : TS__PK_BYTES,
+            st = text_value(pk, d, len, &pos, &have, n, op == 0x8d ? TS__PK_STR : TS__PK_BYTES,
                             ts__pk_opcode_name(op), at);
             break;
         case 'q': /* BINPUT */
@@ -1403,8 +1426,8 @@ ts_status ts__pk_load(ts__pk *pk, const unsigned char *data, size_t len, size_t 
                             ts__pk_opcode_name(op));
             if (op == 'P') {
                 if ((st = line_at(pk, d, len, &pos, "PERSID's text", at, &s1, &n1)) ||
-                    (st = text_value(pk, (const unsigned char *)s1, n1, &(size_t){0}, n1,
-                                     TS__PK_STR, "PERSID", at)))
+                    (st = text_value(pk, (const unsigned char *)s1, n1, &(size_t){0},
+                                     &(size_t){SIZE_MAX}, n1, TS__PK_STR, "PERSID", at)))
                     break;
             }
             if ((st = need_items(pk, 1, ts__pk_opcode_name(op), at)) ||

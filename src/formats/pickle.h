@@ -25,6 +25,7 @@
 #define TSHAPE_PICKLE_H
 
 #include "../core/internal.h"
+#include "source.h"
 
 typedef enum ts__pk_kind {
     TS__PK_NONE,
@@ -161,6 +162,11 @@ typedef struct ts__pk_options {
                                 input is not in the file (inflated) */
     ts__pk_observe_fn observe; /* NULL, or called for each event */
     void *observe_ctx;
+    ts__source *src;         /* when set, the input is this source's image
+                                from `base` on, and the machine asks for
+                                bytes (ts__source_need) before it reads
+                                them: a pickle of unknown length (legacy
+                                torch.save) costs what it runs over */
 } ts__pk_options;
 
 /* Limits (far above what real checkpoints use: torch.save pushes a few

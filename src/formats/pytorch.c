@@ -2479,6 +2479,9 @@ static ts_status load(ctx *c, const unsigned char *d, size_t len, size_t start,
         o.observe_ctx = c;
     }
     c->pk_data = d;
+    /* The legacy container's pickles are read from the file itself, whose
+     * bytes are asked for as the machine reaches them. */
+    o.src = d == c->file ? ts__file_source(c->f) : NULL;
     return ts__pk_load(c->pk, d, len, start, &o, out, end, c->err);
 }
 
@@ -2544,10 +2547,42 @@ int ts__torch_legacy_magic(const unsigned char *d, size_t len)
 
 /* The storages follow the last pickle, each an 8-byte element count and
  * its bytes, in the order of the key list. */
+/* Asks for the 8-byte element count before each storage in the key list,
+ * all at once (the storages' sizes come from the pickle), so a remote file
+ * costs one request for them. Keys the check below refuses end the list. */
+static ts_status legacy_need_counts(ctx *c)
+{
+    const ts__pk_value *keys = c->legacy_keys;
+    ts__range *r = ts__scratch_alloc(c->f, (keys->u.seq.n ? keys->u.seq.n : 1) * sizeof *r,
+                                     c->err);
+    if (!r)
+        return TS_ERR_NOMEM;
+    size_t n = 0;
+    uint64_t pos = c->legacy_data;
+    for (size_t i = 0; i < keys->u.seq.n && c->file_len - pos >= 8; i++) {
+        const ts__pk_value *k = keys->u.seq.v[i];
+        size_t idx;
+        if (k->kind != TS__PK_STR || !strmap_get(&c->keys, (const char *)k->u.s.p, k->u.s.n, &idx))
+            break;
+        r[n].off = pos;
+        r[n++].len = 8;
+        uint64_t nbytes = (uint64_t)c->storages[idx]->nbytes;
+        if (nbytes > c->file_len - pos - 8)
+            break;
+        pos += 8 + nbytes;
+    }
+    ts_status st = ts__source_need_ranges(ts__file_source(c->f), r, n, c->err);
+    ts__scratch_free(c->f, r);
+    return st;
+}
+
 static ts_status legacy_locate(ctx *c)
 {
     size_t pos = c->legacy_data;
     const ts__pk_value *keys = c->legacy_keys;
+    ts_status st0 = legacy_need_counts(c);
+    if (st0)
+        return st0;
     for (size_t i = 0; i < keys->u.seq.n; i++) {
         const ts__pk_value *k = keys->u.seq.v[i];
         char kt[96];
@@ -2963,25 +2998,31 @@ static int is_torch_tar(const unsigned char *d, size_t len)
  * allocates nothing (probes run before the reader has any memory); when
  * there is no directory (a truncated file), the first member's name:
  * torch.save writes data.pkl first, TorchScript its data/ members. */
-static int zip_is_torch(const unsigned char *d, size_t len)
+static int zip_is_torch(const unsigned char *d, size_t len, ts__source *src)
 {
     size_t p;
     if (len >= 22) {
         size_t lo = len - 22 > 65535 ? len - 22 - 65535 : 0;
+        if (!ts__probe_need(src, lo, len - lo))
+            return 0;
         for (size_t e = len - 22;; e--) {
             if (memcmp(d + e, "PK\5\6", 4) == 0 && ts__le16(d + e + 20) <= len - e - 22) {
                 uint64_t count = ts__le16(d + e + 10), off = ts__le32(d + e + 16);
                 if (e >= 20 && memcmp(d + e - 20, "PK\6\7", 4) == 0) {
                     uint64_t rec = ts__le64(d + e - 20 + 8);
-                    if (rec <= e - 20 && e - 20 - rec >= 56 && memcmp(d + rec, "PK\6\6", 4) == 0) {
+                    if (rec <= e - 20 && e - 20 - rec >= 56 && ts__probe_need(src, rec, 56) &&
+                        memcmp(d + rec, "PK\6\6", 4) == 0) {
                         count = ts__le64(d + rec + 32);
                         off = ts__le64(d + rec + 48);
                     }
                 }
-                for (uint64_t i = 0; i < count && off <= len && len - off >= 46 &&
+                /* The directory ends at the end record (or the zip64 one). */
+                if (off < e && !ts__probe_need(src, off, e - off))
+                    return 0;
+                for (uint64_t i = 0; i < count && off <= e && e - off >= 46 &&
                                      memcmp(d + off, "PK\1\2", 4) == 0; i++) {
                     size_t n = ts__le16(d + off + 28);
-                    if (n > len - off - 46)
+                    if (n > e - off - 46)
                         break;
                     int k = member_kind((const char *)d + off + 46, n, &p);
                     if (k != M_OTHER && k != M_STORAGE)
@@ -3002,12 +3043,12 @@ static int zip_is_torch(const unsigned char *d, size_t len)
     return member_kind((const char *)d + 30, n, &p) != M_OTHER;
 }
 
-static int probe_pytorch(const unsigned char *d, size_t len)
+static int probe_pytorch(const unsigned char *d, size_t len, ts__source *src)
 {
     if (len >= 8 && memcmp(d, "PYTORCH1", 8) == 0)
         return 1;
     if (len >= 4 && memcmp(d, "PK\3\4", 4) == 0)
-        return zip_is_torch(d, len);
+        return zip_is_torch(d, len, src);
     return ts__torch_legacy_magic(d, len) || is_torch_tar(d, len);
 }
 
@@ -3107,8 +3148,9 @@ static ts_status read_pickle(ts_file *f, const unsigned char *data, size_t len,
 
 /* PROTO 2..5 first: what pickle.dump writes (torch's legacy magic is tried
  * first, by the pytorch row). */
-static int probe_pickle(const unsigned char *d, size_t len)
+static int probe_pickle(const unsigned char *d, size_t len, ts__source *src)
 {
+    (void)src;
     return len >= 2 && d[0] == 0x80 && d[1] >= 2 && d[1] <= 5;
 }
 

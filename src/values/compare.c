@@ -257,6 +257,9 @@ typedef struct job {
 
 typedef struct inplace_buf {
     double xa[2 * TS__VBLOCK], xb[2 * TS__VBLOCK], tmp[TS__VBLOCK];
+    /* the stored bytes of a step of a sparse source (a remote file, or a
+     * local one read with pread): TS__VBLOCK elements of at most 32 bytes */
+    unsigned char ra[32 * TS__VBLOCK], rb[32 * TS__VBLOCK];
 } inplace_buf;
 
 static ts_status run_inplace(void *arg, ts_error *err)
@@ -264,17 +267,20 @@ static ts_status run_inplace(void *arg, ts_error *err)
     job *J = arg;
     const plan *L = J->L;
     inplace_buf *B = J->buf;
-    (void)err;
-    const unsigned char *pa = ts__data_at(J->da, J->first), *pb = ts__data_at(J->db, J->first);
-    const int64_t ea = J->da->dec.elem_bytes, eb = J->db->dec.elem_bytes;
     long long reported = 0;
     for (int64_t i = 0; i < J->n;) {
         size_t k = J->n - i > TS__VBLOCK ? TS__VBLOCK : (size_t)(J->n - i);
+        const unsigned char *pa = ts__data_fetch(J->da, J->first + i, (int64_t)k, B->ra, err);
+        const unsigned char *pb = pa ? ts__data_fetch(J->db, J->first + i, (int64_t)k, B->rb,
+                                                      err) : NULL;
+        if (!pb) {
+            if (pa && err)
+                err->index = 1;
+            return err ? err->code : TS_ERR_IO;
+        }
         decode_as(&J->da->dec, L->as_a, pa, k, B->xa, B->tmp);
         decode_as(&J->db->dec, L->as_b, pb, k, B->xb, B->tmp);
         compare_decoded(L, B->xa, B->xb, k, J->first + i, &J->part);
-        pa += (int64_t)k * ea;
-        pb += (int64_t)k * eb;
         i += (int64_t)k;
         long long now = atomic_fetch_add(J->done, (long long)k) + (long long)k;
         if (J->reporter && J->opts->progress) {
@@ -697,7 +703,9 @@ ts_status ts_array_compare(const ts_file *fa, const ts_array *a, const ts_file *
     part_init(&P);
     int inplace = !da.src && !db.src && da.c_order && db.c_order && da.dec.block == 1 &&
                   db.dec.block == 1 && da.implicit_zeros == 0 && db.implicit_zeros == 0 &&
-                  a->storage == TS_STORAGE_DENSE && b->storage == TS_STORAGE_DENSE;
+                  a->storage == TS_STORAGE_DENSE && b->storage == TS_STORAGE_DENSE &&
+                  ((da.whole && db.whole) ||
+                   (da.dec.elem_bytes <= 32 && db.dec.elem_bytes <= 32)); /* inplace_buf */
     if (a->size == 0) {
         st = TS_OK;
     } else if (inplace) {

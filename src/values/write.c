@@ -1171,12 +1171,12 @@ typedef struct zcopy {
 static ts_status zcopy_guarded(void *arg, ts_error *err)
 {
     zcopy *c = arg;
-    (void)err;
-    const unsigned char *src = ts__data_at(&c->m->d, 0) + c->at;
-    memcpy(c->dst, src, c->n);
-    if (ts__file_is_mapped(c->m->p->file))
-        drop_pages(src, c->n);
-    return TS_OK;
+    const ts__data *d = &c->m->d;
+    uint64_t off = (uint64_t)(ts__data_at(d, 0) - d->image) + c->at;
+    ts_status st = ts__source_read(d->source, off, c->dst, c->n, err);
+    if (!st && ts__file_is_mapped(c->m->p->file))
+        drop_pages(d->image + off, c->n);
+    return st;
 }
 
 static zip_int64_t zsource(void *user, void *data, zip_uint64_t len, zip_source_cmd_t cmd)
