@@ -2111,7 +2111,8 @@ typedef struct ts_scan ts_scan;
  *   out   receives a new ts_scan, NULL on failure; close it with
  *         ts_scan_close
  * Errors: TS_ERR_IO (path or a folder unreadable, with strerror text),
- * TS_ERR_NOMEM, TS_ERR_LIMIT (more than 16,777,216 files).
+ * TS_ERR_NOMEM, TS_ERR_LIMIT (more than 16,777,216 files),
+ * TS_ERR_UNSUPPORTED (a URL, ts_is_url: scans read local files).
  */
 TS_API ts_status ts_scan_open(const char *path, ts_scan **out, ts_error *err);
 

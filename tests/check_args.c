@@ -773,6 +773,8 @@ START_TEST(test_scan)
     ck_assert_ptr_null(s);
     EXPECT(ts_scan_open("tests", NULL, EP), BAD, "ts_scan_open: out is NULL");
     EXPECT(ts_scan_open("tests/no such file", &s, EP), TS_ERR_IO, NULL);
+    EXPECT(ts_scan_open("hf://org/model/pytorch_model.bin", &s, EP), TS_ERR_UNSUPPORTED,
+           "a URL: scan reads local files and folders (download the file to scan it)");
     s = (ts_scan *)1;
     EXPECT(ts_scan_open_memory(NULL, 3, "x", &s, EP), BAD,
            "ts_scan_open_memory: data is NULL but len is 3");

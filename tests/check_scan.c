@@ -13,6 +13,7 @@
 
 #include "formats/pickle.h"
 #include "formats/pickle_globals.h"
+#include "formats/reader.h"
 #include "testutil.h"
 
 /* ---- classes -------------------------------------------------------------- */
@@ -349,7 +350,8 @@ START_TEST(test_scan_weights_only)
         {obj, sizeof obj - 1, TS_SCAN_WO_REFUSED, TS_SCAN_WO_REFUSED,
          "GLOBAL argparse.Namespace is not on torch 1.13's weights_only allowlist",
          "NEWOBJ at byte 160 instantiates a class (the weights_only unpickler of torch 2.4 "
-         "instantiates only torch.nn.Parameter)", NULL},
+         "instantiates only torch.nn.Parameter; torch 2.5 and later also those passed "
+         "to add_safe_globals)", NULL},
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         data[0] = cases[i].p;
@@ -447,6 +449,58 @@ START_TEST(test_numpy_in_pickle)
 }
 END_TEST
 
+/* Protocol 0 text lines longer than the machine's 4 KiB steps, and plain
+ * pickles read through a strict sparse source (as a remote file or a local
+ * one of more than 64 KiB): every byte the reader touches was asked for. */
+START_TEST(test_long_lines_sparse)
+{
+    size_t n = 5000;
+    char *p = malloc(n + 4);
+    ck_assert_ptr_nonnull(p);
+    p[0] = 'V';
+    memset(p + 1, 'y', n);
+    memcpy(p + 1 + n, "\n.", 2);
+    ts__pk *pk;
+    ts__pk_value *v;
+    ts_error err;
+    ck_assert_msg(run(p, n + 3, &v, &err, &pk) == TS_OK, "%s", err.message);
+    ck_assert_int_eq(v->kind, TS__PK_STR);
+    ck_assert_uint_eq(v->u.s.n, n);
+    ts__pk_free(pk);
+    /* numbers stay within 1024 bytes */
+    p[0] = 'I';
+    memset(p + 1, '7', n);
+    ck_assert_int_eq(run(p, n + 3, &v, &err, &pk), TS_ERR_LIMIT);
+    ck_assert_str_eq(err.message, "t byte 0: INT's text is longer than 1024 bytes");
+    ts__pk_free(pk);
+    free(p);
+
+    static const struct {
+        const char *name;
+        ts_format format;
+        size_t arrays;
+    } files[] = {{"scan/clean/protocol0.pkl", TS_FORMAT_PICKLE, 1},
+                 {"scan/clean/large.joblib", TS_FORMAT_AUTO, 3},
+                 {"scan/clean/arrays.pkl", TS_FORMAT_AUTO, 3}};
+    for (size_t i = 0; i < sizeof files / sizeof *files; i++) {
+        char path[256];
+        size_t len;
+        unsigned char *d = tu_read_file(tu_fixture(path, sizeof path, files[i].name), &len);
+        ck_assert_ptr_nonnull(d);
+        ts_open_options o = TS_OPEN_OPTIONS_INIT;
+        o.format = files[i].format;
+        int before = ts__unfetched_faults;
+        ts_file *f;
+        ck_assert_msg(ts__file_open_memory_sparse(d, len, &o, &f, &err) == TS_OK, "%s: %s",
+                      files[i].name, err.message);
+        ck_assert_int_eq(ts__unfetched_faults, before);
+        ck_assert_uint_eq(ts_file_count(f), files[i].arrays);
+        ts_file_close(f);
+        free(d);
+    }
+}
+END_TEST
+
 Suite *scan_suite(void)
 {
     Suite *s = suite_create("scan");
@@ -458,6 +512,7 @@ Suite *scan_suite(void)
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, test_protocol0);
     tcase_add_test(tc, test_limits);
+    tcase_add_test(tc, test_long_lines_sparse);
     suite_add_tcase(s, tc);
     tc = tcase_create("scan");
     tcase_set_timeout(tc, 60);

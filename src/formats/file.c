@@ -151,6 +151,15 @@ static const char *what_it_looks_like(const unsigned char *d, size_t len)
         return " (its first bytes look like a protocol buffer: an ONNX model or a Caffe "
                "or Caffe2 file, which are recognised by their extension .onnx, "
                ".caffemodel, .binaryproto or .pb; or use --format onnx, caffe or caffe2)";
+    /* Pickles of protocols 0 and 1 have no PROTO: a MARK and a dict or list
+     * (protocol 0), an empty dict or list and BINPUT or MARK (1). */
+    if ((d[0] == '(' && (d[1] == 'd' || d[1] == 'l')) ||
+        ((d[0] == '}' || d[0] == ']') && (d[1] == 'q' || d[1] == '(')))
+        return " (it looks like a pickle of protocol 0 or 1, which has no signature: "
+               "--format pickle reads it)";
+    if (d[0] == 0x78 && ((unsigned)d[0] << 8 | d[1]) % 31 == 0)
+        return " (it looks like a zlib stream, such as a compressed joblib dump: decompress "
+               "it first; tshape scan reads it as it is)";
     return "";
 }
 

@@ -583,19 +583,32 @@ static ts_status make_global(ts__pk *pk, const char *mod, size_t ml, const char 
     return TS_OK;
 }
 
-/* One '\n'-terminated line at *pos (GLOBAL's operands, protocol 0 text):
- * *s and *n without the newline. */
+static ts_status fetch(ts__pk *pk, size_t pos, uint64_t n, size_t *have);
+
+/* One '\n'-terminated line at *pos of at most max bytes (GLOBAL's operands,
+ * protocol 0 text): *s and *n without the newline. With a source, the
+ * bytes are asked for in growing steps until the newline. */
 static ts_status line_at(ts__pk *pk, const unsigned char *d, size_t len, size_t *pos,
-                         const char *what, size_t at, const char **s, size_t *n)
+                         size_t *have, size_t max, const char *what, size_t at,
+                         const char **s, size_t *n)
 {
-    size_t limit = len - *pos;
-    if (limit > TS__PK_MAX_GLOBAL_LINE + 1)
-        limit = TS__PK_MAX_GLOBAL_LINE + 1;
-    const unsigned char *nl = memchr(d + *pos, '\n', limit);
+    size_t limit = len - *pos, from = 0, avail = 0;
+    if (limit > max + 1)
+        limit = max + 1;
+    const unsigned char *nl = NULL;
+    while (!nl && avail < limit) {
+        avail = from < 2048 ? 4096 : 2 * from;
+        if (avail > limit)
+            avail = limit;
+        ts_status st = fetch(pk, *pos, avail, have);
+        if (st)
+            return st;
+        nl = memchr(d + *pos + from, '\n', avail - from);
+        from = avail;
+    }
     if (!nl) {
-        if (limit == TS__PK_MAX_GLOBAL_LINE + 1)
-            return fail(pk, TS_ERR_LIMIT, at, "%s is longer than %d bytes", what,
-                        TS__PK_MAX_GLOBAL_LINE);
+        if (limit == max + 1)
+            return fail(pk, TS_ERR_LIMIT, at, "%s is longer than %zu bytes", what, max);
         return fail(pk, TS_ERR_TRUNCATED, at, "the pickle ends inside %s", what);
     }
     *s = (const char *)d + *pos;
@@ -605,11 +618,12 @@ static ts_status line_at(ts__pk *pk, const unsigned char *d, size_t len, size_t 
 }
 
 static ts_status global_line(ts__pk *pk, const unsigned char *d, size_t len, size_t *pos,
-                             const char *what, size_t at, const char **s, size_t *n)
+                             size_t *have, const char *what, size_t at, const char **s,
+                             size_t *n)
 {
     char w[48];
     snprintf(w, sizeof w, "GLOBAL's %s", what);
-    ts_status st = line_at(pk, d, len, pos, w, at, s, n);
+    ts_status st = line_at(pk, d, len, pos, have, TS__PK_MAX_GLOBAL_LINE, w, at, s, n);
     if (!st && *n == 0)
         return fail(pk, TS_ERR_FORMAT, at, "GLOBAL's %s is empty", what);
     return st;
@@ -632,6 +646,10 @@ static ts_status fetch(ts__pk *pk, size_t pos, uint64_t n, size_t *have)
         *have = pos + (size_t)n;
     return st;
 }
+
+/* A protocol 0 number or id line into s1, n1. */
+#define NUM_LINE(what)                                                           \
+    line_at(pk, d, len, &pos, &have, TS__PK_MAX_GLOBAL_LINE, (what), at, &s1, &n1)
 
 #define NEED(n, name)                                                            \
     do {                                                                         \
@@ -1184,8 +1202,7 @@ ts_status ts__pk_load(ts__pk *pk, const unsigned char *data, size_t len, size_t 
             break;
         case 'I': /* INT (protocol 0): "00"/"01" are False/True */
         case 'L': /* LONG (protocol 0) */
-            if ((st = line_at(pk, d, len, &pos, op == 'I' ? "INT's text" : "LONG's text", at,
-                              &s1, &n1)))
+            if ((st = NUM_LINE(op == 'I' ? "INT's text" : "LONG's text")))
                 break;
             if (op == 'I' && n1 == 2 && s1[0] == '0' && (s1[1] == '0' || s1[1] == '1'))
                 st = push(pk, s1[1] == '1' ? constant(pk, &pk->true_, TS__PK_BOOL, 1)
@@ -1195,7 +1212,7 @@ ts_status ts__pk_load(ts__pk *pk, const unsigned char *data, size_t len, size_t 
             break;
         case 'F': { /* FLOAT (protocol 0): float(text) */
             char tmp[TS__PK_MAX_GLOBAL_LINE + 1], *e;
-            if ((st = line_at(pk, d, len, &pos, "FLOAT's text", at, &s1, &n1)))
+            if ((st = NUM_LINE("FLOAT's text")))
                 break;
             size_t k = 0;
             for (size_t i = 0; i < n1; i++)
@@ -1236,8 +1253,9 @@ ts_status ts__pk_load(ts__pk *pk, const unsigned char *data, size_t len, size_t 
             break;
         case 'S': /* STRING (protocol 0): a quoted repr */
         case 'V': /* UNICODE (protocol 0): raw-unicode-escape */
-            if ((st = line_at(pk, d, len, &pos, op == 'S' ? "STRING's text" : "UNICODE's text",
-                              at, &s1, &n1)) == TS_OK)
+            if ((st = line_at(pk, d, len, &pos, &have, TS__PK_MAX_TEXT_LINE,
+                              op == 'S' ? "STRING's text" : "UNICODE's text", at, &s1,
+                              &n1)) == TS_OK)
                 st = text_string(pk, s1, n1, op == 'V', at);
             break;
         case 'X': /* BINUNICODE */
@@ -1285,7 +1303,7 @@ ts_status ts__pk_load(ts__pk *pk, const unsigned char *data, size_t len, size_t 
                 n = ts__le32(d + pos);
                 pos += 4;
             } else if (op == 'p') {
-                if ((st = line_at(pk, d, len, &pos, "PUT's text", at, &s1, &n1)))
+                if ((st = NUM_LINE("PUT's text")))
                     break;
                 int64_t v;
                 if (n1 == 0 || ts_parse_i64(s1, n1, 0, &v, NULL) != TS_OK)
@@ -1310,7 +1328,7 @@ ts_status ts__pk_load(ts__pk *pk, const unsigned char *data, size_t len, size_t 
                 n = ts__le32(d + pos);
                 pos += 4;
             } else {
-                if ((st = line_at(pk, d, len, &pos, "GET's text", at, &s1, &n1)))
+                if ((st = NUM_LINE("GET's text")))
                     break;
                 int64_t v;
                 if (n1 == 0 || ts_parse_i64(s1, n1, 0, &v, NULL) != TS_OK)
@@ -1324,8 +1342,8 @@ ts_status ts__pk_load(ts__pk *pk, const unsigned char *data, size_t len, size_t 
             st = push(pk, a, at);
             break;
         case 'c': /* GLOBAL */
-            if ((st = global_line(pk, d, len, &pos, "module", at, &s1, &n1)) ||
-                (st = global_line(pk, d, len, &pos, "name", at, &s2, &n2)) ||
+            if ((st = global_line(pk, d, len, &pos, &have, "module", at, &s1, &n1)) ||
+                (st = global_line(pk, d, len, &pos, &have, "name", at, &s2, &n2)) ||
                 (st = make_global(pk, s1, n1, s2, n2, op, at, &a)))
                 break;
             st = push(pk, a, at);
@@ -1344,8 +1362,8 @@ ts_status ts__pk_load(ts__pk *pk, const unsigned char *data, size_t len, size_t 
                 st = push(pk, c, at);
             break;
         case 'i': /* INST: module, name lines; the arguments above the mark */
-            if ((st = global_line(pk, d, len, &pos, "module", at, &s1, &n1)) ||
-                (st = global_line(pk, d, len, &pos, "name", at, &s2, &n2)) ||
+            if ((st = global_line(pk, d, len, &pos, &have, "module", at, &s1, &n1)) ||
+                (st = global_line(pk, d, len, &pos, &have, "name", at, &s2, &n2)) ||
                 (st = make_global(pk, s1, n1, s2, n2, op, at, &a)) ||
                 (st = pop_mark(pk, "INST", at, &mark)) ||
                 (st = push(pk, a, at)))
@@ -1425,7 +1443,7 @@ ts_status ts__pk_load(ts__pk *pk, const unsigned char *data, size_t len, size_t 
                             "(a persistent id) is not allowed in this pickle",
                             ts__pk_opcode_name(op));
             if (op == 'P') {
-                if ((st = line_at(pk, d, len, &pos, "PERSID's text", at, &s1, &n1)) ||
+                if ((st = NUM_LINE("PERSID's text")) ||
                     (st = text_value(pk, (const unsigned char *)s1, n1, &(size_t){0},
                                      &(size_t){SIZE_MAX}, n1, TS__PK_STR, "PERSID", at)))
                     break;

@@ -179,7 +179,8 @@ typedef struct ts__pk_options {
 #define TS__PK_MAX_MARKS 1000           /* open MARKs */
 #define TS__PK_MAX_DEPTH 1000           /* value nesting */
 #define TS__PK_MAX_GLOBAL_LINE 1024     /* GLOBAL module and name lines,
-                                           protocol 0 text lines */
+                                           protocol 0 numbers and ids */
+#define TS__PK_MAX_TEXT_LINE (64u << 20) /* protocol 0 STRING and UNICODE */
 
 typedef struct ts__pk ts__pk;
 

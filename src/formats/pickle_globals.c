@@ -367,7 +367,7 @@ static const known knowns[] = {
     {"builtins.NoneType", D, "a builtin type"},
     {"builtins.Ellipsis", D, "a builtin value"},
     {"builtins.NotImplemented", D, "a builtin value"},
-    {"_codecs.encode", D, "bytes written as text (pickle protocol 2)"},
+    {"_codecs.encode", D, "bytes written as text (pickle protocols 0 to 2)"},
     {"collections.OrderedDict", D, "a collections type"},
     {"collections.Counter", D, "a collections type"},
     {"collections.defaultdict", D, "a collections type"},

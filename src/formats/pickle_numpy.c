@@ -166,7 +166,7 @@ static void data_of(const ts__pk_value *raw, ts__np_array *out)
     else if (raw && raw->kind == TS__PK_CALL && raw->func && raw->func->kind == TS__PK_GLOBAL &&
              text_is((const unsigned char *)raw->func->u.g.module, raw->func->u.g.module_len,
                      "_codecs"))
-        out->why = "its bytes are written as latin-1 text (pickle protocol 2): not "
+        out->why = "its bytes are written as latin-1 text (pickle protocols 0 to 2): not "
                    "addressable";
     else if (raw && (raw->kind == TS__PK_LIST || raw->kind == TS__PK_TUPLE))
         out->why = "the array holds Python objects";
@@ -334,7 +334,7 @@ ts_status ts__np_scalar_json(const ts__pk_value *v, char *buf, size_t cap, ts_er
     return TS_OK;
 }
 
-ts_status ts__joblib_build(ts__pk_event *e, int *nested, ts_error *err)
+static ts_status joblib_build(ts__pk_event *e, int *nested, ts_error *err)
 {
     *nested = 0;
     e->skip = 0;
@@ -375,4 +375,12 @@ ts_status ts__joblib_build(ts__pk_event *e, int *nested, ts_error *err)
     w->data_at = (int64_t)pos;
     e->skip = pos - e->pos + (size_t)nbytes;
     return TS_OK;
+}
+
+ts_status ts__joblib_build(ts__pk_event *e, const char *where, int *nested, ts_error *err)
+{
+    ts_status st = joblib_build(e, nested, err);
+    if (st)
+        ts__error_prefix(err, "%s byte %zu", where, e->at);
+    return st;
 }

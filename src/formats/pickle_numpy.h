@@ -60,9 +60,9 @@ ts_status ts__np_scalar_json(const ts__pk_value *v, char *buf, size_t cap, ts_er
  * numpy_array_alignment_bytes): *skip receives their count, target->data_at
  * their input offset. An object array is a pickle there instead: *nested
  * is set to 1 and *skip to 0, and the caller loads it (its end is the
- * skip). Other targets: *skip 0. Errors: TS_ERR_FORMAT, TS_ERR_TRUNCATED,
- * TS_ERR_OVERFLOW.
+ * skip). Other targets: *skip 0. Errors (prefixed "<where> byte <at>"):
+ * TS_ERR_FORMAT, TS_ERR_TRUNCATED, TS_ERR_OVERFLOW.
  */
-ts_status ts__joblib_build(ts__pk_event *e, int *nested, ts_error *err);
+ts_status ts__joblib_build(ts__pk_event *e, const char *where, int *nested, ts_error *err);
 
 #endif /* TSHAPE_PICKLE_NUMPY_H */

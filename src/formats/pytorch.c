@@ -2432,13 +2432,9 @@ static ts_status plain_observe(void *vc, ts__pk_event *e, ts_error *err)
     int nested = 0;
     if (e->kind != TS__PK_EV_BUILD)
         return TS_OK;
-    ts_status st = ts__joblib_build(e, &nested, err);
-    if (st) {
-        char where[64];
-        snprintf(where, sizeof where, "%s byte %zu", c->where, e->at);
-        ts__error_prefix(err, "%s", where);
+    ts_status st = ts__joblib_build(e, c->where, &nested, err);
+    if (st)
         return st;
-    }
     if (e->skip || nested)
         c->joblib = 1;
     if (nested) {
@@ -2453,6 +2449,7 @@ static ts_status plain_observe(void *vc, ts__pk_event *e, ts_error *err)
         o.ctx = c;
         o.where = "joblib object array pickle";
         o.base = c->base >= 0 ? c->base : -1;
+        o.src = e->data == c->file ? ts__file_source(c->f) : NULL;
         if ((st = ts__pk_new(&pk, c->f, err)))
             return st;
         st = ts__pk_load(pk, e->data, e->len, e->pos, &o, &v, &end, err);

@@ -24,6 +24,7 @@
 #include "pickle_numpy.h"
 #include "reader.h"
 #include "zip.h"
+#include "../remote/remote.h"
 
 #include <errno.h>
 #include <jansson.h>
@@ -538,6 +539,10 @@ static ts_status scan_args(fscan *fs, const ts__pk_value *args, const unsigned c
 
 static ts_status scan_observe(void *vfs, ts__pk_event *e, ts_error *err)
 {
+    /* torch 2.5 (pytorch PR 129251) runs NEWOBJ and BUILD on classes
+     * passed to add_safe_globals too */
+    static const char *const later[2] = {"", "; torch 2.5 and later also those passed to "
+                                             "add_safe_globals"};
     fscan *fs = vfs;
     ts_status st = TS_OK;
     switch (e->kind) {
@@ -560,8 +565,8 @@ static ts_status scan_observe(void *vfs, ts__pk_event *e, ts_error *err)
                                                          "Parameter")))
             for (int v = 0; v < 2; v++)
                 wo_refuse(fs, v, "%s at byte %zu instantiates a class (the weights_only "
-                          "unpickler of %s instantiates only torch.nn.Parameter)",
-                          ts__pk_opcode_name(e->op), e->at, wo_names[v]);
+                          "unpickler of %s instantiates only torch.nn.Parameter%s)",
+                          ts__pk_opcode_name(e->op), e->at, wo_names[v], later[v]);
         return scan_args(fs, e->b, e->data);
     case TS__PK_EV_BUILD: {
         if (e->a->kind == TS__PK_GLOBAL) {
@@ -579,15 +584,11 @@ static ts_status scan_observe(void *vfs, ts__pk_event *e, ts_error *err)
         if (fs->wo_reads && !wo_build_ok(e->a))
             for (int v = 0; v < 2; v++)
                 wo_refuse(fs, v, "BUILD at byte %zu sets the state of a %s (the weights_only "
-                          "unpickler of %s builds only Tensor, Parameter and OrderedDict)",
-                          e->at, ts__pk_kind_name(e->a->kind), wo_names[v]);
+                          "unpickler of %s builds only Tensor, Parameter and OrderedDict%s)",
+                          e->at, ts__pk_kind_name(e->a->kind), wo_names[v], later[v]);
         int nested;
-        if ((st = ts__joblib_build(e, &nested, err))) {
-            char w[600];
-            snprintf(w, sizeof w, "%s byte %zu", fs->pickle_name, e->at);
-            ts__error_prefix(err, "%s", w);
+        if ((st = ts__joblib_build(e, fs->pickle_name, &nested, err)))
             return st;
-        }
         if (e->skip || nested)
             fs->joblib = 1;
         if (nested) {
@@ -1546,8 +1547,8 @@ static ts_status scan_content(fscan *fs, const unsigned char *d, size_t len, int
         for (int v = 0; v < 2; v++) {
             fs->wo[v].verdict = TS_SCAN_WO_REFUSED;
             snprintf(fs->wo[v].why, sizeof fs->wo[v].why, "not a torch.save file: torch.load "
-                     "runs its first pickle (weights_only=False: unrestricted), then fails "
-                     "on the magic number");
+                     "reads its first pickle, with the weights_only unpickler, as the "
+                     "magic number of a legacy file, and this one is not");
         }
     return TS_OK;
 }
@@ -1790,6 +1791,9 @@ ts_status ts_scan_open(const char *path, ts_scan **out, ts_error *err)
     TS__ARG_NONNULL(err, path);
     ts_status st;
     ts__ok(err);
+    if (ts__is_url(path))
+        return ts__error(err, TS_ERR_UNSUPPORTED, "a URL: scan reads local files and folders "
+                         "(download the file to scan it)");
     struct stat sb;
     if (stat(path, &sb) != 0)
         return ts__error(err, TS_ERR_IO, "cannot open: %s", strerror(errno));
