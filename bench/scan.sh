@@ -100,7 +100,8 @@ b=build/bench
 mkdir -p "$b"
 ${CC:-cc} -std=c11 -O2 -Wall -Wextra -o "$b/maxrss" bench/maxrss.c
 set -- $("$b/maxrss" 60 "$tshape" scan "$d/scan_400mb.pt")
-echo "peak resident memory of the 400 MB scan: $1 KiB (the file: $(($(wc -c < "$d/scan_400mb.pt") / 1024)) KiB)"
+echo "peak resident memory of the 400 MB scan: $1 KiB" \
+    "(the file: $(($(wc -c < "$d/scan_400mb.pt") / 1024)) KiB)"
 
 genops='import pickletools, sys, os
 d = sys.argv[1]
@@ -112,4 +113,5 @@ for name in sorted(os.listdir(d)):
 print(n)'
 ts=$(best_of 5 "$tshape" scan "$d/scan_1000")
 tp=$(best_of 5 "$py" -c "$genops" "$d/scan_1000")
-echo "1,000 pickles: tshape scan ${ts} s, Python pickletools.genops loop ${tp} s: tshape is $(ratio "$tp" "$ts")x faster (goal >= 20x)"
+echo "1,000 pickles: tshape scan ${ts} s, Python pickletools.genops loop ${tp} s:" \
+    "tshape is $(ratio "$tp" "$ts")x faster (goal >= 20x)"

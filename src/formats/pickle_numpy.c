@@ -114,7 +114,8 @@ ts_status ts__np_dtype_descr(const ts__pk_value *dt, char *buf, size_t cap, ts_e
     if ((kind == 'M' || kind == 'm') && st && st->u.seq.n >= 9) {
         /* metadata ({}, (b'ns', num, den, events)) */
         const ts__pk_value *md = st->u.seq.v[8];
-        const ts__pk_value *u = md->kind == TS__PK_TUPLE && md->u.seq.n == 2 ? md->u.seq.v[1] : NULL;
+        const ts__pk_value *u =
+            md->kind == TS__PK_TUPLE && md->u.seq.n == 2 ? md->u.seq.v[1] : NULL;
         if (!u || u->kind != TS__PK_TUPLE || u->u.seq.n < 2 ||
             (u->u.seq.v[0]->kind != TS__PK_BYTES && u->u.seq.v[0]->kind != TS__PK_STR) ||
             u->u.seq.v[0]->u.s.n > 16 || u->u.seq.v[1]->kind != TS__PK_INT)

@@ -124,7 +124,8 @@ find tests/fixtures/scan -type f ! -name '.*' | LC_ALL=C sort | while read -r f;
 done > "$tmp/one-by-one.json"
 [ "$(grep -c . "$tmp/threads.json")" -gt 200 ] || bad "threads: too few records"
 cmp -s "$tmp/threads.json" "$tmp/one-by-one.json" ||
-    bad "a folder's records differ from its files' one by one: $(diff "$tmp/threads.json" "$tmp/one-by-one.json" | head -5)"
+    bad "a folder's records differ from its files' one by one:" \
+        "$(diff "$tmp/threads.json" "$tmp/one-by-one.json" | head -5)"
 
 # ---- JSON records and SARIF
 { "$TSHAPE" --json scan tests/fixtures/scan; "$TSHAPE" --json scan tests/fixtures/pytorch; } \
