@@ -735,7 +735,12 @@ ts_status ts__file_open_image(const char *path, ts_file **out, ts_error *err)
 {
     *out = NULL;
     ts__source *src;
-    ts_status st = ts__source_open_path(path, TS__LOCAL_MAP, &src, err);
+    /* a small file is read whole (AUTO), a larger one mapped */
+    ts_status st = ts__source_open_path(path, TS__LOCAL_AUTO, &src, err);
+    if (!st && !ts__source_is_whole(src)) {
+        ts__source_close(src);
+        st = ts__source_open_path(path, TS__LOCAL_MAP, &src, err);
+    }
     return st ? st : file_of_source(src, out, err);
 }
 

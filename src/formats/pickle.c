@@ -18,12 +18,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+/* Values are made in blocks that grow from 32 (a small pickle touches
+ * little memory) to 1024. */
 #define BLOCK_VALUES 1024
+#define BLOCK_FIRST 32
 
 typedef struct block {
     struct block *next;
-    size_t used;
-    ts__pk_value v[BLOCK_VALUES];
+    size_t used, cap;
+    ts__pk_value v[];
 } block;
 
 /* Text decoded from protocol 0 opcodes (STRING, UNICODE, long INT). */
@@ -260,13 +263,15 @@ static ts__pk_value *new_value(ts__pk *pk, int kind, size_t at)
         return NULL;
     }
     block *b = pk->blocks;
-    if (!b || b->used == BLOCK_VALUES) {
-        b = mem_realloc(pk->file, NULL, sizeof *b);
+    if (!b || b->used == b->cap) {
+        size_t cap = !b ? BLOCK_FIRST : b->cap < BLOCK_VALUES ? 2 * b->cap : BLOCK_VALUES;
+        b = mem_realloc(pk->file, NULL, sizeof *b + cap * sizeof b->v[0]);
         if (!b) {
             ts__error(pk->err, TS_ERR_NOMEM, "out of memory for pickle values");
             return NULL;
         }
         b->used = 0;
+        b->cap = cap;
         b->next = pk->blocks;
         pk->blocks = b;
     }
@@ -621,11 +626,9 @@ static ts_status global_line(ts__pk *pk, const unsigned char *d, size_t len, siz
                              size_t *have, const char *what, size_t at, const char **s,
                              size_t *n)
 {
-    char w[48];
-    snprintf(w, sizeof w, "GLOBAL's %s", what);
-    ts_status st = line_at(pk, d, len, pos, have, TS__PK_MAX_GLOBAL_LINE, w, at, s, n);
+    ts_status st = line_at(pk, d, len, pos, have, TS__PK_MAX_GLOBAL_LINE, what, at, s, n);
     if (!st && *n == 0)
-        return fail(pk, TS_ERR_FORMAT, at, "GLOBAL's %s is empty", what);
+        return fail(pk, TS_ERR_FORMAT, at, "%s is empty", what);
     return st;
 }
 
@@ -1342,8 +1345,8 @@ ts_status ts__pk_load(ts__pk *pk, const unsigned char *data, size_t len, size_t 
             st = push(pk, a, at);
             break;
         case 'c': /* GLOBAL */
-            if ((st = global_line(pk, d, len, &pos, &have, "module", at, &s1, &n1)) ||
-                (st = global_line(pk, d, len, &pos, &have, "name", at, &s2, &n2)) ||
+            if ((st = global_line(pk, d, len, &pos, &have, "GLOBAL's module", at, &s1, &n1)) ||
+                (st = global_line(pk, d, len, &pos, &have, "GLOBAL's name", at, &s2, &n2)) ||
                 (st = make_global(pk, s1, n1, s2, n2, op, at, &a)))
                 break;
             st = push(pk, a, at);
@@ -1362,8 +1365,8 @@ ts_status ts__pk_load(ts__pk *pk, const unsigned char *data, size_t len, size_t 
                 st = push(pk, c, at);
             break;
         case 'i': /* INST: module, name lines; the arguments above the mark */
-            if ((st = global_line(pk, d, len, &pos, &have, "module", at, &s1, &n1)) ||
-                (st = global_line(pk, d, len, &pos, &have, "name", at, &s2, &n2)) ||
+            if ((st = global_line(pk, d, len, &pos, &have, "GLOBAL's module", at, &s1, &n1)) ||
+                (st = global_line(pk, d, len, &pos, &have, "GLOBAL's name", at, &s2, &n2)) ||
                 (st = make_global(pk, s1, n1, s2, n2, op, at, &a)) ||
                 (st = pop_mark(pk, "INST", at, &mark)) ||
                 (st = push(pk, a, at)))

@@ -32,13 +32,19 @@
 
 #include <stdio.h>
 
+/* (The first bytes are compared before the lengths: most table entries
+ * differ there.) */
 static int eq(const char *a, size_t n, const char *lit)
 {
+    if (!n || a[0] != lit[0])
+        return !n && !lit[0];
     return strlen(lit) == n && memcmp(a, lit, n) == 0;
 }
 
 static int starts(const char *a, size_t n, const char *lit)
 {
+    if (n && lit[0] && a[0] != lit[0])
+        return 0;
     size_t k = strlen(lit);
     return n >= k && memcmp(a, lit, k) == 0;
 }
@@ -215,6 +221,8 @@ static const char *const code_names[] = {
 /* Path p (n bytes) is `path`, or an attribute below it. */
 static int under(const char *p, size_t n, const char *path)
 {
+    if (n && path[0] && p[0] != path[0])
+        return 0;
     size_t k = strlen(path);
     return n >= k && memcmp(p, path, k) == 0 && (n == k || p[k] == '.');
 }

@@ -257,8 +257,8 @@ const unsigned char *ts__file_image(const ts_file *f, size_t *len);
 int ts__file_is_mapped(const ts_file *f);
 
 /*
- * A ts_file over the image of `path`, mapped whole (ts__source_open_path's
- * checks; every byte readable without asking, a page read when touched),
+ * A ts_file over the whole image of `path` (ts__source_open_path's checks;
+ * read when small, else mapped: every byte readable without asking),
  * that no reader parses: for code that reads the bytes
  * with the readers' helpers (scan.c: zip.c, pickle.c, npy_header.c). Its
  * scratch memory is the caller's. Close it with ts_file_close. Errors:
