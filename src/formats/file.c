@@ -627,9 +627,9 @@ static ts_status guarded(const ts_file *f, ts__parse_fn fn, void *arg, ts_error 
     return fn(arg, err);
 }
 
-/* Parses the file of source src (which f takes over, also on failure). */
-static ts_status open_source(ts__source *src, ts_open_options *o, ts_file **out,
-                             ts_error *err)
+/* A ts_file over source src (taken over, also on failure) that no reader
+ * parses. */
+static ts_status file_of_source(ts__source *src, ts_file **out, ts_error *err)
 {
     ts_file *f = file_new(err);
     if (!f) {
@@ -641,10 +641,22 @@ static ts_status open_source(ts__source *src, ts_open_options *o, ts_file **out,
     f->data = ts__source_image(src, &size);
     f->len = (size_t)size;
     f->nbytes = (int64_t)size;
+    *out = f;
+    return TS_OK;
+}
+
+/* Parses the file of source src (which f takes over, also on failure). */
+static ts_status open_source(ts__source *src, ts_open_options *o, ts_file **out,
+                             ts_error *err)
+{
+    ts_file *f;
+    ts_status st = file_of_source(src, &f, err);
+    if (st)
+        return st;
     if (ts__test_after_map)
         ts__test_after_map();
     parse_job job = {f, o};
-    ts_status st = guarded(f, run_parse, &job, err);
+    st = guarded(f, run_parse, &job, err);
     if (st) {
         ts_file_close(f);
         return st;
@@ -711,24 +723,6 @@ ts_status ts_file_open(const char *path, const ts_open_options *opts, ts_file **
     if (!o.path)
         o.path = path;
     return open_source(src, &o, out, err);
-}
-
-/* A ts_file over source src (taken over, also on failure) that no reader
- * parses. */
-static ts_status file_of_source(ts__source *src, ts_file **out, ts_error *err)
-{
-    ts_file *f = file_new(err);
-    if (!f) {
-        ts__source_close(src);
-        return TS_ERR_NOMEM;
-    }
-    f->src = src;
-    uint64_t size;
-    f->data = ts__source_image(src, &size);
-    f->len = (size_t)size;
-    f->nbytes = (int64_t)size;
-    *out = f;
-    return TS_OK;
 }
 
 ts_status ts__file_open_image(const char *path, ts_file **out, ts_error *err)

@@ -437,16 +437,8 @@ static ts_status observe(ts__pk *pk, ts__pk_event_kind kind, unsigned char op, s
         *skip = 0;
     if (!pk->opts->observe)
         return TS_OK;
-    ts__pk_event e;
-    memset(&e, 0, sizeof e);
-    e.kind = kind;
-    e.op = op;
-    e.at = at;
-    e.a = a;
-    e.b = b;
-    e.data = d ? d : pk->data;
-    e.len = d ? len : pk->len;
-    e.pos = pos;
+    ts__pk_event e = {.kind = kind, .op = op, .at = at, .a = a, .b = b,
+                      .data = d ? d : pk->data, .len = d ? len : pk->len, .pos = pos};
     ts_status st = pk->opts->observe(pk->opts->observe_ctx, &e, pk->err);
     if (skip)
         *skip = e.skip;
@@ -539,15 +531,8 @@ static ts_status make_global(ts__pk *pk, const char *mod, size_t ml, const char 
                              size_t nl, unsigned char op, size_t at, ts__pk_value **out)
 {
     if (pk->opts->observe) {
-        ts__pk_event e;
-        memset(&e, 0, sizeof e);
-        e.kind = TS__PK_EV_GLOBAL;
-        e.op = op;
-        e.at = at;
-        e.module = mod;
-        e.module_len = ml;
-        e.name = name;
-        e.name_len = nl;
+        ts__pk_event e = {.kind = TS__PK_EV_GLOBAL, .op = op, .at = at, .module = mod,
+                          .module_len = ml, .name = name, .name_len = nl};
         ts_status st = pk->opts->observe(pk->opts->observe_ctx, &e, pk->err);
         if (st)
             return st;
