@@ -980,6 +980,18 @@ static ts_status make_call(ts__pk *pk, ts__pk_value *callee, ts__pk_value *args,
     return TS_OK;
 }
 
+/* make_call on the top two values (callee, args), which it replaces. */
+static ts_status call_top(ts__pk *pk, int object, unsigned char op, size_t at)
+{
+    ts__pk_value *c;
+    ts_status st = make_call(pk, pk->stack[pk->sp - 2], pk->stack[pk->sp - 1], object, op, at,
+                             &c);
+    if (st)
+        return st;
+    pk->sp -= 2;
+    return push(pk, c, at);
+}
+
 /* Which opcodes this machine refuses, and why. */
 static const char *refused_opcode(unsigned char op)
 {
@@ -1360,33 +1372,21 @@ ts_status ts__pk_load(ts__pk *pk, const unsigned char *data, size_t len, size_t 
             memmove(pk->stack + mark + 1, pk->stack + mark,
                     (pk->sp - 1 - mark) * sizeof *pk->stack);
             pk->stack[mark] = a;
-            if ((st = collect(pk, TS__PK_TUPLE, mark + 1, at)) ||
-                (st = make_call(pk, pk->stack[pk->sp - 2], pk->stack[pk->sp - 1], 1, op, at,
-                                &c)))
-                break;
-            pk->sp -= 2;
-            st = push(pk, c, at);
+            if ((st = collect(pk, TS__PK_TUPLE, mark + 1, at)) == TS_OK)
+                st = call_top(pk, 1, op, at);
             break;
         case 'o': /* OBJ: the class and its arguments above the mark */
             if ((st = pop_mark(pk, "OBJ", at, &mark)))
                 break;
             if (pk->sp == mark)
                 return fail(pk, TS_ERR_FORMAT, at, "OBJ without a class above its MARK");
-            if ((st = collect(pk, TS__PK_TUPLE, mark + 1, at)) ||
-                (st = make_call(pk, pk->stack[pk->sp - 2], pk->stack[pk->sp - 1], 1, op, at,
-                                &c)))
-                break;
-            pk->sp -= 2;
-            st = push(pk, c, at);
+            if ((st = collect(pk, TS__PK_TUPLE, mark + 1, at)) == TS_OK)
+                st = call_top(pk, 1, op, at);
             break;
         case 'R': /* REDUCE */
         case 0x81: /* NEWOBJ */
-            if ((st = need_items(pk, 2, ts__pk_opcode_name(op), at)) ||
-                (st = make_call(pk, pk->stack[pk->sp - 2], pk->stack[pk->sp - 1], op == 0x81,
-                                op, at, &c)))
-                break;
-            pk->sp -= 2;
-            st = push(pk, c, at);
+            if ((st = need_items(pk, 2, ts__pk_opcode_name(op), at)) == TS_OK)
+                st = call_top(pk, op == 0x81, op, at);
             break;
         case 0x92: /* NEWOBJ_EX: class, args, kwargs (kept as the state's place
                       is BUILD's: the kwargs are dropped, their globals seen) */
