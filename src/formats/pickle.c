@@ -1460,3 +1460,19 @@ ts_status ts__pk_load(ts__pk *pk, const unsigned char *data, size_t len, size_t 
     }
     return st;
 }
+
+ts_status ts__pk_skip_nested(ts_file *f, ts__pk_event *e, const ts__pk_options *opts,
+                             ts_error *err)
+{
+    ts__pk *pk;
+    ts__pk_value *v;
+    size_t end = 0;
+    ts_status st = ts__pk_new(&pk, f, err);
+    if (st)
+        return st;
+    st = ts__pk_load(pk, e->data, e->len, e->pos, opts, &v, &end, err);
+    ts__pk_free(pk);
+    if (!st)
+        e->skip = end - e->pos;
+    return st;
+}

@@ -209,6 +209,12 @@ ts_status ts__pk_load(ts__pk *pk, const unsigned char *data, size_t len, size_t 
                       const ts__pk_options *opts, ts__pk_value **out, size_t *end,
                       ts_error *err);
 
+/* For an observer: loads the pickle that starts at e->pos of the event's
+ * input (joblib's object array) on a machine of its own, whose values are
+ * dropped, and sets e->skip to its length. Errors: those of ts__pk_load. */
+ts_status ts__pk_skip_nested(ts_file *f, ts__pk_event *e, const ts__pk_options *opts,
+                             ts_error *err);
+
 /* Number of opcodes run by the machine so far, over all loads. */
 uint64_t ts__pk_opcodes(const ts__pk *pk);
 

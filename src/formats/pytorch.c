@@ -2440,9 +2440,6 @@ static ts_status plain_observe(void *vc, ts__pk_event *e, ts_error *err)
     if (nested) {
         /* an object array: its own pickle, run on a machine of its own
          * only to find where it ends */
-        ts__pk *pk;
-        ts__pk_value *v;
-        size_t end = 0;
         ts__pk_options o;
         memset(&o, 0, sizeof o);
         o.classify = classify;
@@ -2450,12 +2447,7 @@ static ts_status plain_observe(void *vc, ts__pk_event *e, ts_error *err)
         o.where = "joblib object array pickle";
         o.base = c->base >= 0 ? c->base : -1;
         o.src = e->data == c->file ? ts__file_source(c->f) : NULL;
-        if ((st = ts__pk_new(&pk, c->f, err)))
-            return st;
-        st = ts__pk_load(pk, e->data, e->len, e->pos, &o, &v, &end, err);
-        ts__pk_free(pk);
-        if (!st)
-            e->skip = end - e->pos;
+        st = ts__pk_skip_nested(c->f, e, &o, err);
     }
     return st;
 }

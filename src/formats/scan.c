@@ -599,9 +599,6 @@ static ts_status scan_observe(void *vfs, ts__pk_event *e, ts_error *err)
             size_t sg = fs->pickle_globals;
             char name[512];
             snprintf(name, sizeof name, "%s > object array at byte %zu", saved, e->pos);
-            ts__pk *pk;
-            if ((st = ts__pk_new(&pk, fs->f, err)))
-                return st;
             ts__pk_options o;
             memset(&o, 0, sizeof o);
             o.classify = scan_classify;
@@ -613,15 +610,9 @@ static ts_status scan_observe(void *vfs, ts__pk_event *e, ts_error *err)
             fs->pickle_globals = fs->s->nglobals;
             o.where = fs->pickle_name ? fs->pickle_name : "pickle";
             o.base = sb;
-            ts__pk_value *v;
-            size_t end = 0;
-            st = fs->pickle_name ? ts__pk_load(pk, e->data, e->len, e->pos, &o, &v, &end, err)
-                                 : nomem();
-            ts__pk_free(pk);
+            st = fs->pickle_name ? ts__pk_skip_nested(fs->f, e, &o, err) : nomem();
             fs->pickle_name = saved;
             fs->pickle_globals = sg;
-            if (!st)
-                e->skip = end - e->pos;
         }
         return st;
     }
