@@ -116,6 +116,30 @@ if n < 40:
 sys.exit(1 if bad else 0)
 PY
 
+# ---- torch 1.13's weights_only answers (gen_scan_clean.py ran torch.load
+# (weights_only=True) on each file) against tshape's
+"$TSHAPE" --json scan tests/fixtures/scan/clean tests/fixtures/scan/routine \
+    > "$tmp/wo.json" 2>/dev/null
+"$py" - "$tmp/wo.json" tests/fixtures/scan/routine/weights_only.json <<'PY' || fail=1
+import json, sys
+verdicts = {}
+for line in open(sys.argv[1]):
+    r = json.loads(line)
+    if r["type"] == "verdict":
+        verdicts[r["file"][len("tests/fixtures/"):]] = r["weights_only"]
+exp = json.load(open(sys.argv[2]))["loads"]
+bad = 0
+for f, loads in exp.items():
+    wo = verdicts.get(f)
+    mine = wo["torch_1_13"]["verdict"] if wo else None
+    if loads != (mine in ("accepted", "torch.jit.load")):
+        print("weights_only: %s: torch 1.13 %s it, tshape says %s" % (
+            f, "loads" if loads else "refuses", mine)); bad += 1
+if len(exp) < 40 or sum(exp.values()) < 10:
+    print("weights_only: only %d files" % len(exp)); bad += 1
+sys.exit(1 if bad else 0)
+PY
+
 # ---- a folder of more than 64 files is scanned on several threads: the
 # same records, in path order, as file by file
 "$TSHAPE" --json scan tests/fixtures/scan > "$tmp/threads.json" 2>/dev/null
