@@ -889,6 +889,29 @@ TS_API size_t ts_file_count(const ts_file *f);
 TS_API const ts_array *ts_file_array(const ts_file *f, size_t i);
 
 /*
+ * The size of an array's elements, as `tshape info --json` reports it (man
+ * page, JSON RECORDS): "block_size elements take block_bytes bytes" always
+ * holds.
+ *   itemsize     bytes per element; -1 when an element is not a whole
+ *                number of bytes (float4, float6, int4, GGUF blocks) or the
+ *                dtype has no size (an MXNet "none" array, NumPy's
+ *                zero-sized flexible types such as S0)
+ *   bits         bits per element; -1 for block-quantized types
+ *   block_size   elements per block: GGUF's 32 or 256, the elements that
+ *                fill whole bytes for sub-byte types (float4: 2, float6: 4,
+ *                bits / gcd(bits, 8)), otherwise 1
+ *   block_bytes  bytes per block (itemsize when block_size is 1); -1 when
+ *                unknown
+ */
+typedef struct ts_element_size {
+    int64_t itemsize, bits, block_size, block_bytes;
+} ts_element_size;
+
+/* Fills *out for array a by the rule above (all -1 but block_size 1 when a
+ * is NULL; nothing when out is NULL). Never fails. */
+TS_API void ts_array_element_size(const ts_array *a, ts_element_size *out);
+
+/*
  * Metadata entries (safetensors __metadata__, GGUF key/values), collected
  * only when opts->want_metadata was set, in file order. *key is the key
  * (NUL-terminated; keys containing a NUL byte are rejected when the file is
@@ -2360,6 +2383,10 @@ typedef enum ts_scan_wo {
                                 restrict before torch 2.6 (CVE-2025-32434) */
 } ts_scan_wo;
 
+/* The kind's word as `tshape --json scan` writes it: "zip", "pickle",
+ * "keras", "note"; "unknown" outside the enum. Never NULL. */
+TS_API const char *ts_scan_finding_kind_name(ts_scan_finding_kind k);
+
 /* "n/a", "accepted", "allowlist", "refused", "torch.jit.load"; "unknown"
  * outside the enum. Never NULL. */
 TS_API const char *ts_scan_wo_name(ts_scan_wo w);
@@ -2618,6 +2645,56 @@ typedef struct ts_stats_options {
  */
 TS_API ts_status ts_array_stats(const ts_file *f, const ts_array *a,
                                 const ts_stats_options *opts, ts_stats *out, ts_error *err);
+
+/*
+ * A statistics summary: the model-wide line of `tshape stats --summary`,
+ * added up over arrays one ts_stats at a time, so that C and Python users
+ * get the CLI's answer:
+ *   arrays       arrays added (ts_stats_summary_add)
+ *   elements     the sum of their counts
+ *   nan, posinf, neginf  the sums of their NaN, +Inf and -Inf counts
+ *   failed       arrays whose values could not be read
+ *                (ts_stats_summary_fail)
+ *   absmax       the largest absmax of the arrays (NaN ignored); NaN when
+ *                none has one
+ *   nonfinite    arrays with at least one NaN or infinity, each named by
+ *                ts_stats_summary_nonfinite_at, in the order added: "NAME",
+ *                with the flag TS_STATS_SUMMARY_FILES "FILE:NAME", and
+ *                "FILE" for an array without a name (a .npy file)
+ * The sums stop at INT64_MAX instead of wrapping. Memory: the names of the
+ * arrays with non-finite values.
+ */
+typedef struct ts_stats_summary ts_stats_summary;
+
+typedef struct ts_stats_totals {
+    int64_t arrays, elements, nan, posinf, neginf, failed;
+    double absmax;
+    size_t nonfinite;
+} ts_stats_totals;
+
+/* ts_stats_summary_new flags: name arrays "FILE:NAME" (several files). */
+#define TS_STATS_SUMMARY_FILES 0x1u
+
+/* A new empty summary (free it with ts_stats_summary_free). Errors:
+ * TS_ERR_NOMEM; TS_ERR_INVALID_ARG (also: unknown flag bits). */
+TS_API ts_status ts_stats_summary_new(unsigned flags, ts_stats_summary **out, ts_error *err);
+
+/* Frees the summary and its names. Accepts NULL. */
+TS_API void ts_stats_summary_free(ts_stats_summary *s);
+
+/* Adds the statistics st of the array `name` of `file` (both
+ * NUL-terminated; "" for an array without a name). Errors: TS_ERR_NOMEM
+ * (nothing added). */
+TS_API ts_status ts_stats_summary_add(ts_stats_summary *s, const char *file, const char *name,
+                                      const ts_stats *st, ts_error *err);
+
+/* Counts an array whose statistics could not be computed. Accepts NULL. */
+TS_API void ts_stats_summary_fail(ts_stats_summary *s);
+
+/* The totals (NULL for NULL), owned by the summary; the i-th array with a
+ * non-finite value (NULL when i >= nonfinite or s is NULL). */
+TS_API const ts_stats_totals *ts_stats_summary_totals(const ts_stats_summary *s);
+TS_API const char *ts_stats_summary_nonfinite_at(const ts_stats_summary *s, size_t i);
 
 /*
  * Comparison of the values of two arrays of the same shape, element by

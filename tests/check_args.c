@@ -847,6 +847,36 @@ START_TEST(test_diffs)
     ck_assert_int_eq(ts_diff_compare_values(d, 0, NULL, NULL), TS_OK);
     ck_assert_int_eq(ts_diff_pair_at(d, 0)->values, TS_DIFF_VALUES_COMPARED);
     ts_diff_free(d);
+    ck_assert_str_eq(ts_scan_finding_kind_name((ts_scan_finding_kind)0), "unknown");
+    ck_assert_str_eq(ts_scan_finding_kind_name(TS_SCAN_FINDING_NOTE), "note");
+    ts_element_size es = {0, 0, 0, 0};
+    ts_array_element_size(NULL, NULL);
+    ts_array_element_size(NULL, &es);
+    ck_assert_int_eq(es.itemsize, -1);
+    ck_assert_int_eq(es.block_size, 1);
+    EXPECT(ts_array_read_raw(NULL, NULL, 0, 0, NULL, EP), BAD, "ts_array_read_raw: f is NULL");
+    ts_stats_summary *ss = (ts_stats_summary *)1;
+    EXPECT(ts_stats_summary_new(0, NULL, EP), BAD, "ts_stats_summary_new: out is NULL");
+    EXPECT(ts_stats_summary_new(2, &ss, EP), BAD,
+           "ts_stats_summary_new: unknown flag bits 0x2 in flags (known: 0x1)");
+    ck_assert_ptr_null(ss);
+    ts_stats_summary_free(NULL);
+    ts_stats_summary_fail(NULL);
+    ck_assert_ptr_null(ts_stats_summary_totals(NULL));
+    ck_assert_ptr_null(ts_stats_summary_nonfinite_at(NULL, 0));
+    ck_assert_int_eq(ts_stats_summary_new(0, &ss, NULL), TS_OK);
+    ts_stats st0;
+    memset(&st0, 0, sizeof st0);
+    EXPECT(ts_stats_summary_add(NULL, "f", "n", &st0, EP), BAD,
+           "ts_stats_summary_add: s is NULL");
+    EXPECT(ts_stats_summary_add(ss, NULL, "n", &st0, EP), BAD,
+           "ts_stats_summary_add: file is NULL");
+    EXPECT(ts_stats_summary_add(ss, "f", NULL, &st0, EP), BAD,
+           "ts_stats_summary_add: name is NULL");
+    EXPECT(ts_stats_summary_add(ss, "f", "n", NULL, EP), BAD,
+           "ts_stats_summary_add: st is NULL");
+    ck_assert_ptr_null(ts_stats_summary_nonfinite_at(ss, 0));
+    ts_stats_summary_free(ss);
     ck_assert_ptr_null(ts_model_file_label(NULL, 0));
     ck_assert_ptr_null(ts_model_file_label(m, 1));
     ck_assert_str_eq(ts_model_file_label(m, 0), "f4.npy");

@@ -112,6 +112,17 @@ const char *ts_scan_class_name(ts_scan_class c)
     return "unknown";
 }
 
+const char *ts_scan_finding_kind_name(ts_scan_finding_kind k)
+{
+    switch (k) {
+    case TS_SCAN_FINDING_ZIP: return "zip";
+    case TS_SCAN_FINDING_PICKLE: return "pickle";
+    case TS_SCAN_FINDING_KERAS: return "keras";
+    case TS_SCAN_FINDING_NOTE: return "note";
+    }
+    return "unknown";
+}
+
 const char *ts_scan_wo_name(ts_scan_wo w)
 {
     switch (w) {
