@@ -131,6 +131,12 @@ class Stats(ctypes.Structure):
                 ("posinf", c_int64), ("neginf", c_int64), ("ntrue", c_int64)]
 
 
+class StatsTotals(ctypes.Structure):
+    _fields_ = [("arrays", c_int64), ("elements", c_int64), ("nan", c_int64),
+                ("posinf", c_int64), ("neginf", c_int64), ("failed", c_int64),
+                ("absmax", c_double), ("nonfinite", c_size_t)]
+
+
 class StatsOptions(ctypes.Structure):
     _fields_ = [("struct_size", c_size_t), ("nthreads", c_int), ("progress", c_void_p),
                 ("progress_ctx", c_void_p)]
@@ -308,6 +314,8 @@ PROTOTYPES = {
     "ts_model_issue_count": (c_size_t, [P]),
     "ts_model_error_count": (c_size_t, [P]),
     "ts_model_issue_at": (POINTER(ModelIssue), [P, c_size_t]),
+    "ts_model_other_file_count": (c_size_t, [P]),
+    "ts_model_other_file": (c_char_p, [P, c_size_t]),
     "ts_model_metadata_count": (c_size_t, [P]),
     "ts_model_metadata_at": (POINTER(ModelMeta), [P, c_size_t]),
     "ts_tensor_role": (c_int, [c_char_p, c_int]),
@@ -362,6 +370,13 @@ PROTOTYPES = {
     "ts_scan_global_at": (POINTER(ScanGlobal), [P, c_size_t]),
     "ts_scan_finding_at": (POINTER(ScanFinding), [P, c_size_t]),
     "ts_scan_finding_kind_name": (c_char_p, [c_int]),
+    "ts_write_check": (status, [POINTER(WriteTensor), POINTER(WriteOptions), E]),
+    "ts_stats_summary_new": (status, [c_unsigned, POINTER(P), E]),
+    "ts_stats_summary_free": (None, [P]),
+    "ts_stats_summary_add": (status, [P, c_char_p, c_char_p, POINTER(Stats), E]),
+    "ts_stats_summary_fail": (None, [P]),
+    "ts_stats_summary_totals": (POINTER(StatsTotals), [P]),
+    "ts_stats_summary_nonfinite_at": (c_char_p, [P, c_size_t]),
     "ts_write": (status, [c_char_p, POINTER(WriteTensor), c_size_t, POINTER(WriteOptions),
                           POINTER(WriteResult), E]),
 }

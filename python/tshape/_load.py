@@ -10,7 +10,6 @@ chunked or compressed datasets, remote files).
 """
 import ctypes
 import mmap as _mmap
-import os
 import warnings
 
 import numpy as np
@@ -200,7 +199,3 @@ def load(path, names=None, *, mmap=True, dequantize=False, recursive=False, form
     finally:
         if model is not path:
             model.close()
-
-
-def _fsencode(p):
-    return os.fsencode(p)

@@ -25,10 +25,12 @@ def _i64s(values):
 
 
 def _call_out(fn, *args):
-    """Calls fn(*args, out, err) with a fresh output shape; its dims."""
+    """Calls fn(*args, out, err) with a fresh output shape; its dims. CShape
+    arguments are passed by reference (and kept alive for the call)."""
     out = CShape()
     err = _err()
-    check(fn(*args, out.ref, ctypes.byref(err)), err)
+    cargs = [a.ref if isinstance(a, CShape) else a for a in args]
+    check(fn(*cargs, out.ref, ctypes.byref(err)), err)
     return out.dims()
 
 
@@ -114,7 +116,7 @@ def reshape(shape, target, *, mxnet=False, reverse=False):
     reverse=True matching them right to left. The size always matches
     (SizeError otherwise)."""
     flags = (0x1 if mxnet else 0) | (0x2 if reverse else 0)
-    return _call_out(lib.ts_reshape, CShape(as_dims(shape)).ref, CShape(as_dims(target)).ref,
+    return _call_out(lib.ts_reshape, CShape(as_dims(shape)), CShape(as_dims(target)),
                      flags)
 
 
@@ -155,12 +157,12 @@ def moveaxis(shape, source, destination):
     if n != m:
         from ._errors import AxisError
         raise AxisError(5, "moveaxis: %d source axes and %d destinations" % (n, m))
-    return _call_out(lib.ts_moveaxis, CShape(as_dims(shape)).ref, src, dst, n)
+    return _call_out(lib.ts_moveaxis, CShape(as_dims(shape)), src, dst, n)
 
 
 def flatten(shape, start_dim=0, end_dim=-1):
     """torch.flatten's shape: dims start_dim..end_dim (inclusive) merged."""
-    return _call_out(lib.ts_flatten, CShape(as_dims(shape)).ref, start_dim, end_dim)
+    return _call_out(lib.ts_flatten, CShape(as_dims(shape)), start_dim, end_dim)
 
 
 def strides(shape, itemsize=1, order="C"):
@@ -169,7 +171,8 @@ def strides(shape, itemsize=1, order="C"):
     dims = as_dims(shape)
     out = (c_int64 * max(len(dims), 1))()
     err = _err()
-    check(lib.ts_strides(CShape(dims).ref, itemsize, order.encode(), out, ctypes.byref(err)),
+    cs = CShape(dims)
+    check(lib.ts_strides(cs.ref, itemsize, order.encode(), out, ctypes.byref(err)),
           err)
     return tuple(out[:len(dims)])
 
@@ -180,7 +183,8 @@ def is_contiguous(shape, strides, order="C", itemsize=1):
     dims = as_dims(shape)
     arr, _ = _i64s(strides)
     fn = lib.ts_is_c_contiguous if order == "C" else lib.ts_is_f_contiguous
-    return bool(fn(CShape(dims).ref, arr, itemsize))
+    cs = CShape(dims)
+    return bool(fn(cs.ref, arr, itemsize))
 
 
 def ravel_index(index, shape, order="C", mode="raise"):
@@ -192,7 +196,8 @@ def ravel_index(index, shape, order="C", mode="raise"):
     idx, n = _i64s(index)
     v = c_int64(0)
     err = _err()
-    check(lib.ts_ravel_index(CShape(as_dims(shape)).ref, idx, n, order.encode(), marr,
+    cs = CShape(as_dims(shape))
+    check(lib.ts_ravel_index(cs.ref, idx, n, order.encode(), marr,
                              len(ms), ctypes.byref(v), ctypes.byref(err)), err)
     return v.value
 
@@ -202,7 +207,8 @@ def unravel_index(flat, shape, order="C"):
     dims = as_dims(shape)
     out = (c_int64 * max(len(dims), 1))()
     err = _err()
-    check(lib.ts_unravel_index(CShape(dims).ref, flat, order.encode(), out,
+    cs = CShape(dims)
+    check(lib.ts_unravel_index(cs.ref, flat, order.encode(), out,
                                ctypes.byref(err)), err)
     return tuple(out[:len(dims)])
 
@@ -223,7 +229,7 @@ def _einops(op, pattern, shape, sizes):
     arr = (AxisSize * max(len(items), 1))()
     for k, (name, (_, v)) in enumerate(zip(names, items)):
         arr[k] = AxisSize(name, len(name), int(v))
-    return _call_out(lib.ts_einops_shape, op, enc(pattern), CShape(as_dims(shape)).ref, arr,
+    return _call_out(lib.ts_einops_shape, op, enc(pattern), CShape(as_dims(shape)), arr,
                      len(items))
 
 
@@ -295,7 +301,8 @@ def conv_output_shape(shape, out_channels, kernel, stride=1, padding=0, dilation
                 out_channels)
     out, w = CShape(), CShape()
     err = _err()
-    check(lib.ts_conv_shape(CShape(dims).ref, ctypes.byref(p), out.ref, w.ref,
+    cin = CShape(dims)
+    check(lib.ts_conv_shape(cin.ref, ctypes.byref(p), out.ref, w.ref,
                             ctypes.byref(err)), err)
     return (out.dims(), w.dims()) if weight else out.dims()
 
@@ -309,7 +316,8 @@ def conv_transpose_output_shape(shape, out_channels, kernel, stride=1, padding=0
                 out_channels, output_padding)
     out, w = CShape(), CShape()
     err = _err()
-    check(lib.ts_conv_transpose_shape(CShape(dims).ref, ctypes.byref(p), out.ref, w.ref,
+    cin = CShape(dims)
+    check(lib.ts_conv_transpose_shape(cin.ref, ctypes.byref(p), out.ref, w.ref,
                                       ctypes.byref(err)), err)
     return (out.dims(), w.dims()) if weight else out.dims()
 
@@ -321,13 +329,13 @@ def pool_output_shape(shape, kernel, stride=None, padding=0, dilation=1, *, kind
     dims = as_dims(shape)
     p = _params(_nspatial(dims, kernel), kernel, kernel if stride is None else stride,
                 padding, dilation, 1, 1, ceil_mode=ceil_mode)
-    return _call_out(lib.ts_pool_shape, CShape(dims).ref, {"max": 0, "avg": 1}[kind],
+    return _call_out(lib.ts_pool_shape, CShape(dims), {"max": 0, "avg": 1}[kind],
                      ctypes.byref(p))
 
 
 def matmul(a, b):
     """numpy.matmul's output shape (1-D promotion, broadcast batch dims)."""
-    return _call_out(lib.ts_matmul_shape, CShape(as_dims(a)).ref, CShape(as_dims(b)).ref)
+    return _call_out(lib.ts_matmul_shape, CShape(as_dims(a)), CShape(as_dims(b)))
 
 
 def linear(shape, out_features, *, in_features=None, weight=False):
@@ -338,7 +346,8 @@ def linear(shape, out_features, *, in_features=None, weight=False):
         in_features = dims[-1] if dims else 0
     out, w = CShape(), CShape()
     err = _err()
-    check(lib.ts_linear_shape(CShape(dims).ref, in_features, out_features, out.ref, w.ref,
+    cin = CShape(dims)
+    check(lib.ts_linear_shape(cin.ref, in_features, out_features, out.ref, w.ref,
                               ctypes.byref(err)), err)
     return (out.dims(), w.dims()) if weight else out.dims()
 
