@@ -16,7 +16,7 @@ from . import _errors
 from ._lib import (CompareOptions, DiffOptions, Stats, StatsOptions, WriteOptions, WriteResult,
                    WriteTensor, lib)
 from ._model import Model
-from ._util import check, dec, enc, new_error
+from ._util import check, enc, new_error, text
 
 VALUE_INT, VALUE_UINT, VALUE_BOOL, VALUE_COMPLEX = 2, 3, 1, 5
 
@@ -119,7 +119,7 @@ def stats(*paths, filter=None, exclude=None, recursive=False, threads=0, errors=
                     st = lib.ts_array_stats(f, p, ctypes.byref(so), ctypes.byref(s),
                                             ctypes.byref(err))
                     if st != 0:
-                        e = _errors.from_report(st, err, dec(fpath))
+                        e = _errors.from_report(st, err, text(fpath))
                         if errors == "raise":
                             raise e
                         res.errors.append(e)
@@ -127,9 +127,9 @@ def stats(*paths, filter=None, exclude=None, recursive=False, threads=0, errors=
                         continue
                     check(lib.ts_stats_summary_add(ssum, fpath, name, ctypes.byref(s),
                                                    ctypes.byref(err)), err)
-                    res.records.append(_stats_record(dec(fpath), dec(name), m._array(i), s))
+                    res.records.append(_stats_record(text(fpath), text(name), m._array(i), s))
         t = lib.ts_stats_summary_totals(ssum).contents
-        names = [dec(lib.ts_stats_summary_nonfinite_at(ssum, k)) for k in range(t.nonfinite)]
+        names = [text(lib.ts_stats_summary_nonfinite_at(ssum, k)) for k in range(t.nonfinite)]
         res.summary = {"summary": {"arrays": t.arrays, "elements": t.elements, "nan": t.nan,
                                    "posinf": t.posinf, "neginf": t.neginf,
                                    "absmax": json_number(t.absmax), "failed": t.failed,
@@ -173,9 +173,9 @@ def _tensor_record(m, index):
     member = ctypes.c_size_t(0)
     p = lib.ts_model_array(m, index, ctypes.byref(member))
     a = p.contents
-    return {"name": dec(lib.ts_model_array_name(m, index)), "dtype": dec(a.dtype_name),
+    return {"name": text(lib.ts_model_array_name(m, index)), "dtype": text(a.dtype_name),
             "shape": None if a.null_shape else list(a.shape.dims()),
-            "file": dec(lib.ts_model_file_path(m, member.value))}
+            "file": text(lib.ts_model_file_path(m, member.value))}
 
 
 def _values_record(ma, pair):
@@ -248,14 +248,14 @@ def diff(a, b, *, strip_prefix=(), strip_prefix_a=(), strip_prefix_b=(), rename=
         check(st, err, (ma.path, mb.path)[1 if (st == 10 and err.index == 1) else 0])
         for k in range(lib.ts_diff_duplicate_count(d)):
             side = ctypes.c_uint(0)
-            nm = dec(lib.ts_diff_duplicate_at(d, k, ctypes.byref(side), None))
+            nm = text(lib.ts_diff_duplicate_at(d, k, ctypes.byref(side), None))
             res.warnings.append("%s: warning: tensor '%s' appears more than once; the first "
                                 "is compared" % ((ma.path, mb.path)[side.value == 2], nm))
         for k in range(lib.ts_namemap_prefix_count(names)):
             p = lib.ts_namemap_prefix_at(names, k).contents
             if p.hits_a + p.hits_b == 0:
                 res.warnings.append("warning: --%s '%s' matches no name of %s"
-                                    % (options[k], dec(p.prefix),
+                                    % (options[k], text(p.prefix),
                                        {3: "A or B", 1: "A", 2: "B"}[p.sides]))
         co = CompareOptions()
         co.struct_size = ctypes.sizeof(CompareOptions)
@@ -268,7 +268,7 @@ def diff(a, b, *, strip_prefix=(), strip_prefix_a=(), strip_prefix_b=(), rename=
                     m, idx = (mb, pair.b) if err.index == 1 else (ma, pair.a)
                     member = ctypes.c_size_t(0)
                     lib.ts_model_array(m._handle, idx, ctypes.byref(member))
-                    e = _errors.from_report(st, err, dec(lib.ts_model_file_path(
+                    e = _errors.from_report(st, err, text(lib.ts_model_file_path(
                         m._handle, member.value)))
                     if err.index not in (0, 1):
                         raise e
@@ -278,8 +278,8 @@ def diff(a, b, *, strip_prefix=(), strip_prefix_a=(), strip_prefix_b=(), rename=
                 continue
             none = ctypes.c_size_t(-1).value
             res.differences.append({
-                "kind": dec(lib.ts_diff_kind_name(pair.kind)),
-                "name": dec(pair.name),
+                "kind": text(lib.ts_diff_kind_name(pair.kind)),
+                "name": text(pair.name),
                 "a": None if pair.a == none else _tensor_record(ma._handle, pair.a),
                 "b": None if pair.b == none else _tensor_record(mb._handle, pair.b),
                 "values": _values_record(ma._handle, pair) if pair.values == 1 else None})
@@ -288,9 +288,9 @@ def diff(a, b, *, strip_prefix=(), strip_prefix_a=(), strip_prefix_b=(), rename=
             lib.ts_diff_metadata_at(d, k, ctypes.byref(label), ctypes.byref(va),
                                     ctypes.byref(vb))
             res.metadata.append({
-                "metadata_key": dec(label.value),
-                "a": None if va.value is None else json.loads(dec(va.value)),
-                "b": None if vb.value is None else json.loads(dec(vb.value)),
+                "metadata_key": text(label.value),
+                "a": None if va.value is None else json.loads(text(va.value)),
+                "b": None if vb.value is None else json.loads(text(vb.value)),
                 "only": "b" if va.value is None else "a" if vb.value is None else None})
         t = lib.ts_diff_totals_of(d).contents
         res.totals = {"equal": t.kinds[0], "different": t.different, "only_a": t.kinds[1],
@@ -342,37 +342,37 @@ def scan(path):
     check(lib.ts_scan_open(enc(path), ctypes.byref(s), ctypes.byref(err)), err, path)
     try:
         res = ScanResult()
-        cls = lambda c: dec(lib.ts_scan_class_name(c))  # noqa: E731
+        cls = lambda c: text(lib.ts_scan_class_name(c))  # noqa: E731
         for i in range(lib.ts_scan_file_count(s)):
             f = lib.ts_scan_file_at(s, i).contents
-            fpath = dec(f.path)
+            fpath = text(f.path)
             for k in range(f.nglobals):
                 g = lib.ts_scan_global_at(s, f.first_global + k).contents
                 res.records.append({
-                    "type": "global", "file": fpath, "pickle": dec(g.pickle),
+                    "type": "global", "file": fpath, "pickle": text(g.pickle),
                     "offset": g.offset,
                     "file_offset": g.file_offset if g.file_offset >= 0 else None,
-                    "opcode": dec(g.opcode), "module": dec(g.module), "name": dec(g.name),
-                    "count": g.count, "class": cls(g.cls), "what": dec(g.what),
+                    "opcode": text(g.opcode), "module": text(g.module), "name": text(g.name),
+                    "count": g.count, "class": cls(g.cls), "what": text(g.what),
                     "torch_1_13": bool(g.torch_1_13), "torch_2_4": bool(g.torch_2_4)})
             for k in range(f.nfindings):
                 x = lib.ts_scan_finding_at(s, f.first_finding + k).contents
                 res.records.append({
                     "type": "finding", "file": fpath,
-                    "finding": dec(lib.ts_scan_finding_kind_name(x.kind)),
-                    "class": cls(x.cls), "where": dec(x.where),
-                    "offset": x.offset if x.offset >= 0 else None, "message": dec(x.message)})
+                    "finding": text(lib.ts_scan_finding_kind_name(x.kind)),
+                    "class": cls(x.cls), "where": text(x.where),
+                    "offset": x.offset if x.offset >= 0 else None, "message": text(x.message)})
             wo = None
             if f.torch_1_13 != 0 or f.torch_2_4 != 0:
-                safe = dec(f.safe_globals)
-                wo = {"torch_1_13": {"verdict": dec(lib.ts_scan_wo_name(f.torch_1_13)),
-                                     "why": dec(f.why_1_13)},
-                      "torch_2_4": {"verdict": dec(lib.ts_scan_wo_name(f.torch_2_4)),
-                                    "why": dec(f.why_2_4),
+                safe = text(f.safe_globals)
+                wo = {"torch_1_13": {"verdict": text(lib.ts_scan_wo_name(f.torch_1_13)),
+                                     "why": text(f.why_1_13)},
+                      "torch_2_4": {"verdict": text(lib.ts_scan_wo_name(f.torch_2_4)),
+                                    "why": text(f.why_2_4),
                                     "safe_globals": safe.split(", ") if safe else []}}
             res.records.append({
-                "type": "verdict", "file": fpath, "container": dec(f.container),
-                "verdict": cls(f.verdict), "error": dec(f.error), "pickles": f.npickles,
+                "type": "verdict", "file": fpath, "container": text(f.container),
+                "verdict": cls(f.verdict), "error": text(f.error), "pickles": f.npickles,
                 "globals": f.nglobals, "findings": f.nfindings, "weights_only": wo})
         res.verdict = cls(lib.ts_scan_verdict(s))
         res.errors = lib.ts_scan_error_count(s)
@@ -499,7 +499,7 @@ def convert(src, dst, *, to=None, filter=None, exclude=None, strip_prefix=(), re
         copies = []
         if fmt != 2 and os.path.isdir(dst) and _is_model_path(src):
             for k in range(lib.ts_model_other_file_count(h)):
-                o = dec(lib.ts_model_other_file(h, k))
+                o = text(lib.ts_model_other_file(h, k))
                 target = os.path.join(dst, os.path.basename(o))
                 if not os.path.isfile(o) or (os.path.exists(target)
                                              and os.path.samefile(o, target)):
@@ -516,7 +516,7 @@ def convert(src, dst, *, to=None, filter=None, exclude=None, strip_prefix=(), re
             key = p.contents.storage_key
             if key is not None and m.files and lib.ts_file_format(
                     lib.ts_model_file(h, member)) != 9:
-                shared.setdefault((member, key), []).append(dec(mapped))
+                shared.setdefault((member, key), []).append(text(mapped))
         sharded = wo.max_shard_size > 0 and r.files > 1
         index = None
         if sharded:
@@ -525,8 +525,8 @@ def convert(src, dst, *, to=None, filter=None, exclude=None, strip_prefix=(), re
         return {"wrote": out, "to": to, "source": src, "tensors": r.tensors,
                 "bytes": r.data_bytes, "files": r.files, "index": index,
                 "file_bytes": r.file_bytes, "verified": bool(verify),
-                "copied": [os.path.basename(dec(c)) for c in copies],
-                "shared": [{"storage": dec(k[1]), "tensors": v}
+                "copied": [os.path.basename(text(c)) for c in copies],
+                "shared": [{"storage": text(k[1]), "tensors": v}
                            for k, v in sorted(shared.items(), key=lambda kv: (kv[0][0],
                                                                               kv[0][1]))
                            if len(v) > 1]}

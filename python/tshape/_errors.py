@@ -99,7 +99,7 @@ def error_of(code, message, offset=None, column=None, entry=None, path=None):
 
 def from_report(code, err, path=None):
     """The exception for a failed call's status and its ts_error."""
-    msg = err.message.decode("utf-8", "replace")
+    msg = err.message.decode("utf-8", "backslashreplace")
     offset = err.offset if err.offset >= 0 else None
     column = err.column if err.column > 0 else None
     entry = err.index if err.index >= 0 else None

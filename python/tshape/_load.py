@@ -126,7 +126,11 @@ def read_array(model, i, *, mmap=True, dequantize=False, maps=None, notes=None):
     if raw_note and notes is not None:
         notes.append("%s: %s (install ml_dtypes for its NumPy type)" % (a.name, raw_note))
     if dt.itemsize == 0 or a.size == 0:
-        return np.zeros(shape, dtype=dt)
+        try:
+            return np.zeros(shape, dtype=dt)
+        except ValueError as e:  # a 0 dim beside dims whose product NumPy cannot hold
+            raise _errors.UnsupportedError(13, "array %r: shape %s is not a NumPy array: %s"
+                                           % (a.name, tuple(shape), e), path=a.file) from None
     return _view_or_copy(model, i, a, dt, shape, a.size, dt.itemsize, mmap, maps,
                          "F" if a.order == "F" else "C")
 

@@ -7,7 +7,7 @@ import numpy as np
 
 from . import _errors
 from ._lib import ElementSize, ModelOptions, lib, open_options
-from ._util import check, dec, enc, new_error
+from ._util import check, dec, enc, new_error, path_text, text
 
 STORAGE_NAMES = {0: "default", 1: "row_sparse", 2: "csr"}
 
@@ -87,7 +87,7 @@ class Array:
         """The record of `tshape --json info` for this tensor (man page, JSON
         RECORDS), key for key in the same order."""
         return {
-            "file": self.file, "format": self.format, "version": self.version,
+            "file": path_text(self.file), "format": self.format, "version": self.version,
             "name": self._name_in_file(),
             "shape": None if self.shape is None else list(self.shape),
             "ndim": self.ndim, "dtype": self.dtype_name, "descr": self.descr,
@@ -128,7 +128,7 @@ def make_array(model, i):
     r.index = i
     r.member = member.value
     f = lib.ts_model_file(m, member.value)
-    r.name = dec(lib.ts_model_array_name(m, i))
+    r.name = text(lib.ts_model_array_name(m, i))
     r.file = dec(lib.ts_model_file_path(m, member.value))
     r.format = dec(lib.ts_format_name(lib.ts_file_format(f)))
     v = dec(lib.ts_file_version(f))
@@ -136,9 +136,9 @@ def make_array(model, i):
     null = bool(a.null_shape)
     r.shape = _shape_or_none(a.shape, null)
     r.ndim = None if null else a.shape.ndim
-    r.dtype_name = dec(a.dtype_name)
-    r.descr = dec(a.descr)
-    r.format_dtype = dec(a.format_dtype)
+    r.dtype_name = text(a.dtype_name)
+    r.descr = text(a.descr)
+    r.format_dtype = text(a.format_dtype)
     r.byteorder = a.byteorder.decode("latin-1")
     try:
         r.dtype = numpy_dtype(r.dtype_name, r.descr, r.byteorder)
@@ -162,11 +162,11 @@ def make_array(model, i):
     r.data_offset = a.data_offset if a.data_offset >= 0 else None
     r.storage = STORAGE_NAMES.get(a.storage, "unknown")
     r.storage_shape = a.storage_shape.dims() if a.storage != 0 else None
-    r.device = dec(a.device)
+    r.device = text(a.device)
     r.strides = None if null else strides
     r.storage_offset = a.storage_offset
-    r.storage_key = dec(a.storage_key)
-    r.note = dec(a.note)
+    r.storage_key = text(a.storage_key)
+    r.note = text(a.note)
     r.role = dec(lib.ts_role_name(lib.ts_tensor_role(enc(r.name), a.dtype)))
     return r
 
@@ -192,8 +192,8 @@ class Issue:
         self.kind = self.KINDS.get(c.kind, "unknown")
         self.is_error = bool(c.is_error)
         self.path = dec(c.path)
-        self.name = dec(c.name)
-        self.message = dec(c.message)
+        self.name = text(c.name)
+        self.message = text(c.message)
 
     def __repr__(self):
         return "<tshape.Issue %s: %s>" % ("error" if self.is_error else "warning",
@@ -314,14 +314,14 @@ class Model:
 
     def _c_name(self, i):
         p = lib.ts_model_array(self._live(), i, None)
-        return dec(p.contents.name)
+        return text(p.contents.name)
 
     def _names_map(self):
         if self._by_name is None:
             h = self._live()
             by = {}
             for i in range(lib.ts_model_count(h)):
-                by.setdefault(dec(lib.ts_model_array_name(h, i)), i)
+                by.setdefault(text(lib.ts_model_array_name(h, i)), i)
             self._by_name = by
         return self._by_name
 
@@ -338,7 +338,7 @@ class Model:
     def names(self):
         """The tensors' names, in order."""
         h = self._live()
-        return [dec(lib.ts_model_array_name(h, i)) for i in range(lib.ts_model_count(h))]
+        return [text(lib.ts_model_array_name(h, i)) for i in range(lib.ts_model_count(h))]
 
     def keys(self):
         return self.names
@@ -379,8 +379,9 @@ class Model:
         src = {1: "config", 2: "index", 3: "member"}
         for i in range(lib.ts_model_metadata_count(h)):
             e = lib.ts_model_metadata_at(h, i).contents
-            out.append({"source": src.get(e.source, "unknown"), "path": dec(e.path),
-                        "key": dec(e.key), "value": dec(e.value), "files": e.files})
+            out.append({"source": src.get(e.source, "unknown"), "path": path_text(dec(e.path)),
+                        "key": text(e.key), "value": _json_value(text(e.value)),
+                        "files": e.files})
         return out
 
     @property
@@ -398,16 +399,16 @@ class Model:
                     if val.value is None:
                         raise _errors.FileError(10, "metadata %r cannot be read"
                                                 % dec(key.value), path=self.path)
-                    out[dec(key.value)] = _json_value(dec(val.value))
+                    out[text(key.value)] = _json_value(text(val.value))
             return out
         out, per = {}, {}
         for e in self.metadata_entries:
             per.setdefault(e["key"], []).append(e)
         for key, es in per.items():
             if len(es) == 1 or all(x["value"] == es[0]["value"] for x in es):
-                out[key] = _json_value(es[0]["value"])
+                out[key] = es[0]["value"]
             else:
-                out[key] = {x["path"]: _json_value(x["value"]) for x in es}
+                out[key] = {x["path"]: x["value"] for x in es}
         return out
 
     # ---- summary ----------------------------------------------------------------

@@ -282,7 +282,12 @@ def _params(nspatial, kernel, stride, padding, dilation, groups, out_channels,
     return p
 
 
-def _nspatial(shape, kernel):
+def _nspatial(shape, kernel, spatial):
+    """The spatial dims: `spatial`, else one per kernel value, else the
+    shape's dims after N and C (a 3-D shape is a batched 1-d input, as
+    `tshape conv` reads it; pass spatial=2 for an unbatched 2-d one)."""
+    if spatial is not None:
+        return int(spatial)
     if not isinstance(kernel, int):
         return len(tuple(kernel))
     n = len(shape) - 2
@@ -290,14 +295,16 @@ def _nspatial(shape, kernel):
 
 
 def conv_output_shape(shape, out_channels, kernel, stride=1, padding=0, dilation=1, groups=1,
-                      *, weight=False):
+                      *, spatial=None, weight=False):
     """The output shape of torch.nn.Conv1d/2d/3d on an input of `shape`,
     (N, C, *spatial) or unbatched (C, *spatial). kernel, stride, padding,
     dilation: an int or one per spatial dim; padding may be 'same' or
-    'valid' (ONNX auto_pad SAME_UPPER/VALID; 'same_lower' too). With
-    weight=True, returns (output shape, weight shape)."""
+    'valid' (ONNX auto_pad SAME_UPPER/VALID; 'same_lower' too). spatial:
+    1, 2 or 3 spatial dims (default: from a kernel tuple, else the dims
+    after N and C). With weight=True, returns (output shape, weight
+    shape)."""
     dims = as_dims(shape)
-    p = _params(_nspatial(dims, kernel), kernel, stride, padding, dilation, groups,
+    p = _params(_nspatial(dims, kernel, spatial), kernel, stride, padding, dilation, groups,
                 out_channels)
     out, w = CShape(), CShape()
     err = _err()
@@ -308,11 +315,12 @@ def conv_output_shape(shape, out_channels, kernel, stride=1, padding=0, dilation
 
 
 def conv_transpose_output_shape(shape, out_channels, kernel, stride=1, padding=0,
-                                output_padding=0, dilation=1, groups=1, *, weight=False):
+                                output_padding=0, dilation=1, groups=1, *, spatial=None,
+                                weight=False):
     """The output shape of torch.nn.ConvTranspose1d/2d/3d (see
     conv_output_shape); output_padding per axis."""
     dims = as_dims(shape)
-    p = _params(_nspatial(dims, kernel), kernel, stride, padding, dilation, groups,
+    p = _params(_nspatial(dims, kernel, spatial), kernel, stride, padding, dilation, groups,
                 out_channels, output_padding)
     out, w = CShape(), CShape()
     err = _err()
@@ -323,11 +331,11 @@ def conv_transpose_output_shape(shape, out_channels, kernel, stride=1, padding=0
 
 
 def pool_output_shape(shape, kernel, stride=None, padding=0, dilation=1, *, kind="max",
-                      ceil_mode=False):
+                      ceil_mode=False, spatial=None):
     """The output shape of torch.nn.MaxPool/AvgPool 1d/2d/3d (stride
     defaults to the kernel, as PyTorch's)."""
     dims = as_dims(shape)
-    p = _params(_nspatial(dims, kernel), kernel, kernel if stride is None else stride,
+    p = _params(_nspatial(dims, kernel, spatial), kernel, kernel if stride is None else stride,
                 padding, dilation, 1, 1, ceil_mode=ceil_mode)
     return _call_out(lib.ts_pool_shape, CShape(dims), {"max": 0, "avg": 1}[kind],
                      ctypes.byref(p))

@@ -3,7 +3,7 @@
 import ctypes
 
 from ._lib import SummaryOptions, SummarySum, lib
-from ._util import check, dec, new_error
+from ._util import check, new_error, text
 
 ROLE_KEYS = ("parameters", "buffers", "optimizer_state")
 
@@ -25,7 +25,7 @@ def total(summary, files):
         name = lib.ts_summary_dtype_at(summary, i, ctypes.byref(d))
         if name is None:
             break
-        dtypes[dec(name)] = _sum(d.contents)
+        dtypes[text(name)] = _sum(d.contents)
         overflow |= bool(d.contents.size_overflow or d.contents.nbytes_overflow)
         i += 1
     out = {"files": files}
@@ -41,8 +41,8 @@ def _tensor(model, name, dtype, dims, size, nbytes, role, i):
     member = ctypes.c_size_t(0)
     lib.ts_model_array(model._handle, i, ctypes.byref(member))
     return {"name": name, "shape": list(dims), "dtype": dtype, "size": size,
-            "nbytes": None if nbytes < 0 else nbytes, "role": dec(lib.ts_role_name(role)),
-            "file": dec(lib.ts_model_file_path(model._handle, member.value))}
+            "nbytes": None if nbytes < 0 else nbytes, "role": text(lib.ts_role_name(role)),
+            "file": text(lib.ts_model_file_path(model._handle, member.value))}
 
 
 def model_summary(model, *, top=5, group=False, tensors=False, filter=None, exclude=None):
@@ -69,18 +69,18 @@ def model_summary(model, *, top=5, group=False, tensors=False, filter=None, excl
         largest = []
         for k in range(lib.ts_summary_largest_count(s)):
             t = lib.ts_summary_largest(s, k).contents
-            largest.append(_tensor(model, dec(t.name), dec(t.dtype), t.dims[:t.ndim], t.size,
+            largest.append(_tensor(model, text(t.name), text(t.dtype), t.dims[:t.ndim], t.size,
                                    t.nbytes, t.role, t.tag))
         groups = None
         if group:
             groups = []
             for k in range(lib.ts_summary_group_count(s)):
                 g = lib.ts_summary_group_at(s, k).contents
-                layers = dec(g.layers)
-                groups.append({"name": dec(g.name), "shape": list(g.first.dims[:g.first.ndim]),
-                               "dtype": dec(g.first.dtype), "count": g.count,
+                layers = text(g.layers)
+                groups.append({"name": text(g.name), "shape": list(g.first.dims[:g.first.ndim]),
+                               "dtype": text(g.first.dtype), "count": g.count,
                                "layers": layers if layers else None,
-                               "role": dec(lib.ts_role_name(g.first.role))})
+                               "role": text(lib.ts_role_name(g.first.role))})
         tlist = None
         if tensors:
             tlist = []
@@ -88,7 +88,7 @@ def model_summary(model, *, top=5, group=False, tensors=False, filter=None, excl
                 p = lib.ts_model_array(h, i, None)
                 a = p.contents
                 name = lib.ts_model_array_name(h, i)
-                tlist.append(_tensor(model, dec(name), dec(lib.ts_summary_dtype(p)),
+                tlist.append(_tensor(model, text(name), text(lib.ts_summary_dtype(p)),
                                      a.shape.dims(), a.size, a.nbytes,
                                      lib.ts_tensor_role(name, a.dtype), i))
         return {"model": model.path, "index": model.index,

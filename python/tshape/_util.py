@@ -1,5 +1,6 @@
 """Helpers shared by the module's parts: bytes <-> str, status checks,
 shapes in and out of the library."""
+import codecs
 import ctypes
 import os
 
@@ -15,8 +16,27 @@ def enc(s):
 
 
 def dec(b):
-    """bytes from the library -> str (None stays None)."""
+    """A path from the library -> str (None stays None); bytes that are not
+    UTF-8 are kept as surrogates (os.fsdecode's rule), so it opens again."""
     return None if b is None else b.decode("utf-8", "surrogateescape")
+
+
+def _each_byte(e):
+    return "\ufffd" * (e.end - e.start), e.end
+
+
+codecs.register_error("tshape-text", _each_byte)
+
+
+def text(b):
+    """Text from a file (names, dtypes, notes, keys) -> str, as the CLI's
+    JSON writes it: each byte that is not part of valid UTF-8 is U+FFFD."""
+    return None if b is None else b.decode("utf-8", "tshape-text")
+
+
+def path_text(p):
+    """A path (str) as the CLI's JSON writes it."""
+    return None if p is None else text(p.encode("utf-8", "surrogateescape"))
 
 
 def check(status, err, path=None):
