@@ -2,6 +2,7 @@
 (ts_model_open), its tensors as Array records and its metadata."""
 import ctypes
 import json
+import weakref
 
 import numpy as np
 
@@ -76,19 +77,40 @@ class Array:
                  "block_size", "block_bytes", "byteorder", "order", "c_contiguous",
                  "f_contiguous", "flat2d", "data_offset", "storage", "storage_shape",
                  "device", "strides", "storage_offset", "storage_key", "note", "role",
-                 "index", "member", "_model")
+                 "index", "member", "_model", "_p", "_name_in_file", "__weakref__")
 
     def __repr__(self):
         shape = "none" if self.shape is None else "(%s)" % ",".join(
             str(d) for d in self.shape) + ("," if len(self.shape) == 1 else "")
         return "<tshape.Array %s %s %s>" % (self.name, shape, self.dtype_name)
 
+    # Fields are read from the library's ts_array when first asked for, in
+    # groups (listing a million tensors' names costs no dtype or layout
+    # work); closing the model reads every field of the records made.
+    def __getattr__(self, key):
+        fill = _FILLERS.get(key)
+        if fill is None or key.startswith("__"):
+            raise AttributeError(key)
+        if self._p is None:
+            raise ValueError("tshape: the model of %r was closed before its %s was read"
+                             % (self.name, key))
+        fill(self)
+        return object.__getattribute__(self, key)
+
+    def _materialize(self):
+        """Reads the fields not read yet (the model is about to be closed)."""
+        if self._p is not None:
+            for fill in _FILL_ORDER:
+                if not _has(self, _FILL_FIRST[fill]):
+                    fill(self)
+            self._p = None
+
     def to_dict(self):
         """The record of `tshape --json info` for this tensor (man page, JSON
         RECORDS), key for key in the same order."""
         return {
             "file": path_text(self.file), "format": self.format, "version": self.version,
-            "name": self._name_in_file(),
+            "name": self._name_in_file,
             "shape": None if self.shape is None else list(self.shape),
             "ndim": self.ndim, "dtype": self.dtype_name, "descr": self.descr,
             "format_dtype": self.format_dtype, "itemsize": self.itemsize, "bits": self.bits,
@@ -104,70 +126,115 @@ class Array:
             "storage_offset": self.storage_offset, "storage_key": self.storage_key,
             "note": self.note}
 
-    def _name_in_file(self):
-        return self._model._c_name(self.index)
-
     def read(self, *, mmap=True, dequantize=False):
         """This tensor's values as a NumPy array (see tshape.load)."""
         from ._load import read_array
         return read_array(self._model, self.index, mmap=mmap, dequantize=dequantize)
 
 
-def _shape_or_none(shape, null):
-    return None if null else shape.dims()
-
-
-def make_array(model, i):
-    """The Array record of tensor i of a model."""
-    m = model._handle
-    member = ctypes.c_size_t(0)
-    p = lib.ts_model_array(m, i, ctypes.byref(member))
-    a = p.contents
-    r = Array.__new__(Array)
-    r._model = model
-    r.index = i
-    r.member = member.value
-    f = lib.ts_model_file(m, member.value)
-    r.name = text(lib.ts_model_array_name(m, i))
-    r.file = dec(lib.ts_model_file_path(m, member.value))
+def _fill_file(r):
+    m = r._model._handle
+    f = lib.ts_model_file(m, r.member)
+    r.file = dec(lib.ts_model_file_path(m, r.member))
     r.format = dec(lib.ts_format_name(lib.ts_file_format(f)))
     v = dec(lib.ts_file_version(f))
     r.version = v if v else None
+
+
+def _fill_basic(r):
+    a = r._p.contents
     null = bool(a.null_shape)
-    r.shape = _shape_or_none(a.shape, null)
+    r.shape = None if null else a.shape.dims()
     r.ndim = None if null else a.shape.ndim
     r.dtype_name = text(a.dtype_name)
     r.descr = text(a.descr)
     r.format_dtype = text(a.format_dtype)
     r.byteorder = a.byteorder.decode("latin-1")
-    try:
-        r.dtype = numpy_dtype(r.dtype_name, r.descr, r.byteorder)
-    except (TypeError, ValueError, SyntaxError):
-        r.dtype = None
-    es = _element_size(p)
-    r.itemsize, r.bits, r.block_size, r.block_bytes = es
     r.size = a.size
     r.nbytes = a.nbytes if a.nbytes >= 0 else None
-    strides = a.strides.dims()
+    r.order = "F" if a.fortran_order else "C"
+    r.data_offset = a.data_offset if a.data_offset >= 0 else None
+    r.storage = STORAGE_NAMES.get(a.storage, "unknown")
+    r.storage_shape = a.storage_shape.dims() if a.storage != 0 else None
+    r.device = text(a.device)
+    r.strides = None if null else a.strides.dims()
+    r.storage_offset = a.storage_offset
+    r.storage_key = text(a.storage_key)
+    r.note = text(a.note)
+    r._name_in_file = text(a.name)
+
+
+_DTYPES = {}
+
+
+def _fill_dtype(r):
+    key = (r.dtype_name, r.descr, r.byteorder)
+    dt = _DTYPES.get(key, False)
+    if dt is False:
+        try:
+            dt = numpy_dtype(*key)
+        except (TypeError, ValueError, SyntaxError):
+            dt = None
+        _DTYPES[key] = dt
+    r.dtype = dt
+
+
+def _fill_size(r):
+    r.itemsize, r.bits, r.block_size, r.block_bytes = _element_size(r._p)
+
+
+def _fill_layout(r):
+    a = r._p.contents
+    strides = r.strides or ()
     sarr = (ctypes.c_int64 * max(len(strides), 1))(*strides)
     r.c_contiguous = bool(lib.ts_is_c_contiguous(ctypes.byref(a.shape), sarr, 1))
     r.f_contiguous = bool(lib.ts_is_f_contiguous(ctypes.byref(a.shape), sarr, 1))
-    r.order = "F" if a.fortran_order else "C"
-    if null:
+    if a.null_shape:
         r.flat2d = None
     else:
         f2 = (ctypes.c_int64 * 2)()
         r.flat2d = tuple(f2) if lib.ts_shape_flat2d(ctypes.byref(a.shape), f2, None) == 0 \
             else None
-    r.data_offset = a.data_offset if a.data_offset >= 0 else None
-    r.storage = STORAGE_NAMES.get(a.storage, "unknown")
-    r.storage_shape = a.storage_shape.dims() if a.storage != 0 else None
-    r.device = text(a.device)
-    r.strides = None if null else strides
-    r.storage_offset = a.storage_offset
-    r.storage_key = text(a.storage_key)
-    r.note = text(a.note)
-    r.role = dec(lib.ts_role_name(lib.ts_tensor_role(enc(r.name), a.dtype)))
+
+
+def _fill_role(r):
+    r.role = text(lib.ts_role_name(lib.ts_tensor_role(enc(r.name), r._p.contents.dtype)))
+
+
+_FILLERS, _FILL_FIRST, _FILL_ORDER = {}, {}, []
+for _fill, _keys in ((_fill_file, ("file", "format", "version")),
+                     (_fill_basic, ("shape", "ndim", "dtype_name", "descr", "format_dtype",
+                                    "byteorder", "size", "nbytes", "order", "data_offset",
+                                    "storage", "storage_shape", "device", "strides",
+                                    "storage_offset", "storage_key", "note", "_name_in_file")),
+                     (_fill_dtype, ("dtype",)),
+                     (_fill_size, ("itemsize", "bits", "block_size", "block_bytes")),
+                     (_fill_layout, ("c_contiguous", "f_contiguous", "flat2d")),
+                     (_fill_role, ("role",))):
+    for _k in _keys:
+        _FILLERS[_k] = _fill
+    _FILL_FIRST[_fill] = _keys[0]
+    _FILL_ORDER.append(_fill)
+
+
+def _has(obj, slot):
+    try:
+        object.__getattribute__(obj, slot)
+        return True
+    except AttributeError:
+        return False
+
+
+def make_array(model, i):
+    """The Array record of tensor i of a model (fields read on demand)."""
+    m = model._handle
+    member = ctypes.c_size_t(0)
+    r = Array.__new__(Array)
+    r._p = lib.ts_model_array(m, i, ctypes.byref(member))
+    r._model = model
+    r.index = i
+    r.member = member.value
+    r.name = text(lib.ts_model_array_name(m, i))
     return r
 
 
@@ -234,7 +301,7 @@ class Model:
                  stored_order=False):
         self.path = str(path) if not isinstance(path, str) else path
         self._handle = None
-        self._arrays = {}
+        self._arrays = weakref.WeakValueDictionary()  # the records users still hold
         self._by_name = None
         fmt = ctypes.c_int(0)
         err = new_error()
@@ -255,9 +322,12 @@ class Model:
 
     # ---- life ----------------------------------------------------------------
     def close(self):
-        """Closes every member file. Arrays from tshape.load stay valid
-        (their maps are their own)."""
+        """Closes every member file. The Array records made so far keep
+        every field (they are read now), and the arrays tshape.load gave
+        stay valid (their maps are their own)."""
         if self._handle:
+            for a in list(self._arrays.values()):
+                a._materialize()
             lib.ts_model_close(self._handle)
             self._handle = None
 
@@ -311,10 +381,6 @@ class Model:
         if a is None:
             a = self._arrays[i] = make_array(self, i)
         return a
-
-    def _c_name(self, i):
-        p = lib.ts_model_array(self._live(), i, None)
-        return text(p.contents.name)
 
     def _names_map(self):
         if self._by_name is None:
