@@ -2418,7 +2418,11 @@ typedef struct ts_scan ts_scan;
 /*
  * Scans `path` (NUL-terminated): a regular file, or a folder and its
  * subfolders (at most 32 levels; every regular file, in byte order of the
- * paths; names starting with '.' are skipped, as for models: .git).
+ * paths; names starting with '.' are skipped, as for models: .git), or a
+ * URL (ts_is_url): a file, read by range requests for what the scan reads
+ * (zip directories and pickles; other kinds whole, within the default fetch
+ * budget), or a model (ts_model_path: an index, a Hub repository), whose
+ * files are scanned.
  * A file that cannot be read or scanned whole is not a failure: its
  * ts_scan_file says so (status, error) and keeps what was found before.
  * Work and memory are bounded by what the pickles hold, never by the size
@@ -2426,8 +2430,8 @@ typedef struct ts_scan ts_scan;
  *   out   receives a new ts_scan, NULL on failure; close it with
  *         ts_scan_close
  * Errors: TS_ERR_IO (path or a folder unreadable, with strerror text),
- * TS_ERR_NOMEM, TS_ERR_LIMIT (more than 16,777,216 files),
- * TS_ERR_UNSUPPORTED (a URL, ts_is_url: scans read local files).
+ * TS_ERR_NOMEM, TS_ERR_LIMIT (more than 16,777,216 files), and for a model
+ * URL those of ts_model_open.
  */
 TS_API ts_status ts_scan_open(const char *path, ts_scan **out, ts_error *err);
 

@@ -726,10 +726,16 @@ ts_status ts_file_open(const char *path, const ts_open_options *opts, ts_file **
     return open_source(src, &o, out, err);
 }
 
-ts_status ts__file_open_image(const char *path, ts_file **out, ts_error *err)
+ts_status ts__file_open_image(const char *path, const ts_open_options *opts, ts_file **out,
+                              ts_error *err)
 {
     *out = NULL;
     ts__source *src;
+    /* a URL: range requests, the bytes asked for (ts__file_need) */
+    if (ts__is_url(path)) {
+        ts_status st = ts__remote_open(path, opts, &src, err);
+        return st ? st : file_of_source(src, out, err);
+    }
     /* a small file is read whole (AUTO), a larger one mapped */
     ts_status st = ts__source_open_path(path, TS__LOCAL_AUTO, &src, err);
     if (!st && !ts__source_is_whole(src)) {

@@ -282,13 +282,15 @@ int ts__file_is_mapped(const ts_file *f);
 
 /*
  * A ts_file over the whole image of `path` (ts__source_open_path's checks;
- * read when small, else mapped: every byte readable without asking),
- * that no reader parses: for code that reads the bytes
+ * read when small, else mapped: every byte readable without asking; a URL
+ * is a sparse source, bytes asked for with ts__file_need, opened with opts,
+ * which may be NULL), that no reader parses: for code that reads the bytes
  * with the readers' helpers (scan.c: zip.c, pickle.c, npy_header.c). Its
  * scratch memory is the caller's. Close it with ts_file_close. Errors:
  * those of ts_file_open before parsing (TS_ERR_IO, TS_ERR_NOMEM).
  */
-ts_status ts__file_open_image(const char *path, ts_file **out, ts_error *err);
+ts_status ts__file_open_image(const char *path, const ts_open_options *opts, ts_file **out,
+                              ts_error *err);
 /* The same over data (len bytes, borrowed; must outlive the file). */
 ts_status ts__file_of_memory(const void *data, size_t len, ts_file **out, ts_error *err);
 

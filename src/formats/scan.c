@@ -675,6 +675,11 @@ static ts_status scan_pickle(fscan *fs, const unsigned char *d, size_t len, size
     o.base = base;
     o.observe = scan_observe;
     o.observe_ctx = fs;
+    /* a pickle of a remote file's own bytes: asked for as the machine reads */
+    size_t image_len;
+    if (fs->f && base == 0 && d == ts__file_image(fs->f, &image_len) &&
+        !ts__source_is_whole(ts__file_source(fs->f)))
+        o.src = ts__file_source(fs->f);
     ts__pk_value *v;
     int was = fs->loading;
     fs->loading = 1;
@@ -1000,7 +1005,11 @@ static ts_status zip_differentials(fscan *fs, const ts__zip *z, const unsigned c
         char nm[200];
         ts__printable_str(m->name, nm, sizeof nm);
         size_t lo = (size_t)m->local_offset;
+        if (shift >= 0 && (st = ts__file_need(fs->f, (uint64_t)shift + lo, 30, NULL)))
+            break;
         size_t ln = ts__le16(d + lo + 26);
+        if (shift >= 0 && (st = ts__file_need(fs->f, (uint64_t)shift + lo + 30, ln, NULL)))
+            break;
         int lflags = ts__le16(d + lo + 6);
         size_t cn = strlen(m->name);
         if (lo + 30 + ln > len || ln != cn || memcmp(d + lo + 30, m->name, cn) != 0) {
@@ -1493,6 +1502,19 @@ static ts_status scan_content(fscan *fs, const unsigned char *d, size_t len, int
 {
     if (len >= 4 && (memcmp(d, "PK\3\4", 4) == 0 || memcmp(d, "PK\5\6", 4) == 0))
         return scan_zip(fs, d, len, base);
+    /* The kinds read here whole (a remote file: asked for whole, within
+     * the fetch budget); zips and pickles ask for what they read. */
+    int whole = fs->depth == 0 && fs->f && base == 0 &&
+                !ts__source_is_whole(ts__file_source(fs->f)) &&
+                !ts__torch_legacy_magic(d, len) && !(len >= 1 && d[0] == 0x80);
+    if (whole) {
+        ts_error e;
+        ts_status st = ts__file_need(fs->f, 0, len, &e);
+        if (st) {
+            file_error(fs, st, &e, NULL);
+            return st == TS_ERR_NOMEM ? st : TS_OK;
+        }
+    }
     if (ts__npy_has_magic(d, len))
         return scan_npy(fs, d, len, base, name);
     if (ts__torch_legacy_magic(d, len)) {
@@ -1616,14 +1638,17 @@ static ts_status scan_file(ts_scan *s, const char *path, const void *mem, size_t
     fs.memory = mem != NULL;
     ts_error e;
     ts_status st = mem ? ts__file_of_memory(mem, memlen, &fs.f, &e)
-                       : ts__file_open_image(path, &fs.f, &e);
+                       : ts__file_open_image(path, NULL, &fs.f, &e);
     if (st == TS_ERR_NOMEM)
         return ts__error(err, TS_ERR_NOMEM, "out of memory");
     if (!st) {
         size_t len;
         const unsigned char *d = ts__file_image(fs.f, &len);
-        st = ts__file_is_mapped(fs.f) ? ts__guarded_parse(d, len, scan_run, &fs, &e)
-                                      : scan_run(&fs, &e);
+        const void *lo, *hi;
+        ts__source_sparse_range(ts__file_source(fs.f), &lo, &hi);
+        st = lo ? ts__guarded_sparse(lo, hi, scan_run, &fs, &e)
+             : ts__file_is_mapped(fs.f) ? ts__guarded_parse(d, len, scan_run, &fs, &e)
+                                        : scan_run(&fs, &e);
         ts__pk_free(fs.pk);
         fs.pk = NULL;
         if (st == TS_ERR_NOMEM) {
@@ -1786,6 +1811,41 @@ static ts_status scan_files(ts_scan *s, char **paths, size_t n, ts_error *err)
     return st;
 }
 
+/* A URL: a file, or a model (an index, a Hub repository) whose files are
+ * scanned one by one, each by range requests for what it reads. */
+static ts_status scan_url(const char *url, ts_scan **out, ts_error *err)
+{
+    ts_scan *s = scan_new(err);
+    if (!s)
+        return TS_ERR_NOMEM;
+    ts_status st;
+    if (ts_model_path(url)) {
+        ts_model *m = NULL;
+        st = ts_model_open(url, NULL, &m, err);
+        size_t n = ts_model_file_count(m);
+        char **paths = st ? NULL : calloc(n ? n : 1, sizeof *paths);
+        if (!st && !paths)
+            st = ts__error(err, TS_ERR_NOMEM, "out of memory");
+        for (size_t i = 0; !st && i < n; i++)
+            if (!(paths[i] = ts__strdup(ts_model_file_path(m, i))))
+                st = ts__error(err, TS_ERR_NOMEM, "out of memory");
+        ts_model_close(m);
+        if (!st)
+            st = scan_files(s, paths, n, err);
+        for (size_t i = 0; paths && i < n; i++)
+            free(paths[i]);
+        free(paths);
+    } else {
+        st = scan_file(s, url, NULL, 0, err);
+    }
+    if (st) {
+        ts_scan_close(s);
+        return st;
+    }
+    *out = s;
+    return TS_OK;
+}
+
 ts_status ts_scan_open(const char *path, ts_scan **out, ts_error *err)
 {
     TS__ARG_NONNULL(err, out);
@@ -1794,8 +1854,7 @@ ts_status ts_scan_open(const char *path, ts_scan **out, ts_error *err)
     ts_status st;
     ts__ok(err);
     if (ts__is_url(path))
-        return ts__error(err, TS_ERR_UNSUPPORTED, "a URL: scan reads local files and folders "
-                         "(download the file to scan it)");
+        return scan_url(path, out, err);
     struct stat sb;
     if (stat(path, &sb) != 0)
         return ts__error(err, TS_ERR_IO, "cannot open: %s", strerror(errno));
