@@ -506,6 +506,11 @@ def convert(src, dst, *, to=None, filter=None, exclude=None, strip_prefix=(), re
                     continue
                 if os.path.getsize(o) <= 64 << 20:
                     copies.append(enc(o))
+                else:
+                    import warnings
+                    warnings.warn("tshape.convert: %s: not copied: %s (files above 64 MiB are "
+                                  "not small files of a model folder)"
+                                  % (src, os.path.basename(o)), stacklevel=2)
         carr = (ctypes.c_char_p * max(len(copies), 1))(*copies)
         wo.copy_files, wo.copy_count = (carr if copies else None), len(copies)
         r = WriteResult()
