@@ -1,11 +1,10 @@
 """tshape.stats, diff, scan and convert return the CLI's JSON records."""
-import json
 import os
 
 import pytest
 
 import tshape
-from conftest import cli, cli_json
+from conftest import cli_json
 
 STATS_RUNS = [
     ["examples/checkpoint.npz"],

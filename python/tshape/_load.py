@@ -16,7 +16,7 @@ import numpy as np
 
 from . import _errors
 from ._lib import lib
-from ._model import Model, numpy_dtype
+from ._model import Model
 from ._util import check, new_error
 
 # NumPy has no dtype for these: raw bits of this width when ml_dtypes is

@@ -55,6 +55,12 @@ run_suite() { # PYTHON [ENV...]: the whole suite, from the repository root
     [ $rc = 0 ] || { tail -40 "$out" >&2; fail "pytest failed ($p)"; }
 }
 
+# 0. no unused import or undefined name (when pyflakes is installed)
+if "$py" -m pyflakes --version >/dev/null 2>&1; then
+    "$py" -m pyflakes python/tshape python/tests python/setup.py bench/python.py ||
+        fail "pyflakes"
+fi
+
 # 1. the source tree against the build under test
 echo "python.test.sh: against $lib"
 run_suite "$py" PYTHONPATH="$root/python" TSHAPE_LIBRARY="$lib"
