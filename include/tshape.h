@@ -613,7 +613,9 @@ typedef enum ts_format {
     TS_FORMAT_ONNX = 9,          /* ONNX ModelProto (.onnx) */
     TS_FORMAT_HDF5 = 10,         /* HDF5 / Keras weights (.h5, .hdf5) */
     TS_FORMAT_CAFFE = 11,        /* Caffe NetParameter / BlobProto (.caffemodel) */
-    TS_FORMAT_CAFFE2 = 12        /* Caffe2 TensorProtos or init NetDef (.pb) */
+    TS_FORMAT_CAFFE2 = 12,       /* Caffe2 TensorProtos or init NetDef (.pb) */
+    TS_FORMAT_TFLITE = 13,       /* TensorFlow Lite FlatBuffer (.tflite) */
+    TS_FORMAT_TFJS = 14          /* TensorFlow.js model.json or weights manifest */
 } ts_format;
 
 /*
@@ -794,11 +796,16 @@ typedef struct ts_open_options {
                                     97% of safetensors headers). ts_model_open
                                     sizes it for the shards of a remote model
                                     from the first shard's header when 0 */
+    int want_activations;        /* 0 or 1: also report the tensors whose data
+                                    is not in the file (TFLite activations,
+                                    graph inputs and outputs: data_offset -1,
+                                    a note saying so); 0: only tensors with
+                                    data */
 } ts_open_options;
 
 /* Initialiser of a ts_open_options with every option at its default. */
 #define TS_OPEN_OPTIONS_INIT {sizeof(ts_open_options), TS_FORMAT_AUTO, 0, 0, 0, NULL, 0, \
-                              TS_IO_AUTO, NULL, NULL, 0}
+                              TS_IO_AUTO, NULL, NULL, 0, 0}
 
 /* An opened, parsed file: a list of arrays and optional metadata. */
 typedef struct ts_file ts_file;

@@ -26,9 +26,11 @@ const cli_option info_options[] = {
                "caffe and caffe2 from the extension and protobuf structure):", "@formats"),
     CLI_FILTER_OPTIONS,
     CLI_FLAG("summary", 's', "one line per array (file, name, dtype, shape) and totals"),
-    CLI_FLAG("metadata", 'm', "show safetensors __metadata__, GGUF key/values, ONNX graph "
-                              "inputs/outputs and opsets, and the values of a PyTorch "
-                              "checkpoint that are not tensors"),
+    CLI_FLAG("metadata", 'm', "show safetensors __metadata__, GGUF key/values, ONNX and TFLite "
+                              "graph inputs/outputs, opsets and counts, and the values of a "
+                              "PyTorch checkpoint that are not tensors"),
+    CLI_FLAG("all", 'a', "also the tensors whose data is not in the file (TFLite activations, "
+                         "graph inputs and outputs), marked by data_offset -1 and their note"),
     CLI_VALUE("max-header", 0, "N", "largest .npy header accepted, in bytes (default 10000)"),
     CLI_FLAG("stored-order", 0, "GGUF: show dims as stored (innermost first)"),
     CLI_FLAG("recursive", 'r', "a FILE that is a folder without an index: its subfolders too"),
@@ -745,6 +747,7 @@ static int get_options(cli_ctx *ctx, const cli_args *args, info_opts *o)
      * attributes go through libhdf5). */
     o->open.want_metadata = o->metadata;
     o->open.gguf_stored_order = cli_flag(args, "stored-order") > 0;
+    o->open.want_activations = cli_flag(args, "all") > 0;
     o->recursive = cli_flag(args, "recursive") > 0;
     o->tty = isatty(STDOUT_FILENO);
     return CLI_OK;

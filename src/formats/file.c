@@ -534,6 +534,9 @@ static ts_status read_options(const ts_open_options *opts, ts_open_options *o,
                            o->gguf_stored_order);
     if (o->want_metadata != 0 && o->want_metadata != 1)
         return ts__bad_arg(err, fn, "opts->want_metadata is %d, not 0 or 1", o->want_metadata);
+    if (o->want_activations != 0 && o->want_activations != 1)
+        return ts__bad_arg(err, fn, "opts->want_activations is %d, not 0 or 1",
+                           o->want_activations);
     if (o->io != TS_IO_AUTO && o->io != TS_IO_MAP && o->io != TS_IO_PREAD)
         return ts__bad_arg(err, fn, "opts->io is %d, not a ts_io_mode", (int)o->io);
     return TS_OK;
