@@ -829,7 +829,7 @@ static ts_status meta_io(tfl *r, const tfl_graph *g, int outputs)
                                  ? &tfl_types[x.type] : NULL;
         const char *dt = !ty ? "unknown"
                          : ty->dtype == TS_DTYPE_UNKNOWN ? ty->dtype_name
-                         : ty->dtype == TS_DTYPE_OBJECT ? "string" : ts_dtype_name(ty->dtype);
+                                                         : ts_dtype_name(ty->dtype);
         char buf[64];
         st = jtext_add(&j, k ? ",{\"name\":" : "{\"name\":", r->err);
         if (!st)
