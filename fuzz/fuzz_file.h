@@ -123,6 +123,8 @@ static void fuzz_file(const uint8_t *data, size_t size, ts_format format,
     opts.format = format;
     opts.want_metadata = 1;
     opts.gguf_stored_order = stored_order;
+    /* tensors without data too (TFLite activations), for odd sizes */
+    opts.want_activations = (int)(size & 1);
     ts_file *f = (ts_file *)1;
     ts_error err;
     ts_status st = ts_file_open_memory(data, size, &opts, &f, &err);

@@ -464,6 +464,8 @@ static ts_status tensor(tfl *r, size_t data, size_t i, tfl_tensor *x)
         (st = get_u8(r, &t, 5, "is_variable", &b)) ||
         (st = int_dims(r, &t, 7, "shape_signature", &x->sig_ndim, x->sig, &present)))
         return st;
+    if (!x->name)
+        x->name = (const unsigned char *)""; /* a tensor without a name: "" */
     x->buffer = u;
     x->variable = b != 0;
     if (!present)
