@@ -219,7 +219,7 @@ static ts_format detect_by_extension(const unsigned char *data, size_t len, cons
             continue;
         if (r->probe && r->probe(data, len, src))
             return r->info.format;
-        if (first == TS_FORMAT_AUTO)
+        if (first == TS_FORMAT_AUTO && !r->probe_required)
             first = r->info.format;
     }
     return first;
@@ -258,6 +258,11 @@ ts_array *ts__file_add_array(ts_file *f, ts_error *err)
     a->storage = TS_STORAGE_DENSE;
     ts_shape_init(&a->strides);
     return a;
+}
+
+ts_array *ts__file_array_mut(ts_file *f, size_t i)
+{
+    return i < f->count ? &f->arrays[i] : NULL;
 }
 
 static scratch *scratch_of(void *p)

@@ -1318,4 +1318,5 @@ const ts__reader ts__reader_onnx = {
      "ONNX model (initializers, Constant nodes, subgraphs; external data)", "data_type"},
     probe_onnx,
     read_onnx,
+    0,
 };

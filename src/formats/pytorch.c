@@ -2738,4 +2738,5 @@ const ts__reader ts__reader_pytorch = {
      "storage type"},
     probe_pytorch,
     read_pytorch,
+    0,
 };

@@ -36,6 +36,11 @@ typedef struct ts__reader {
     /* Parses the file; on failure the caller closes the partial ts_file. */
     ts_status (*read)(ts_file *f, const unsigned char *data, size_t len,
                       const ts_open_options *opts, ts_error *err);
+    /* 1: a format detected by its extension only when its probe accepts the
+     * bytes (a ".json" file is not claimed for TensorFlow.js unless it looks
+     * like its model or manifest); 0: a file of its extension that no probe
+     * accepts is read by it, which then says what is wrong. */
+    int probe_required;
 } ts__reader;
 
 /*
@@ -82,6 +87,9 @@ extern int ts__hdf5_skip_vlen_attrs;
  * past TS__MAX_ARRAYS arrays (TS_ERR_LIMIT).
  */
 ts_array *ts__file_add_array(ts_file *f, ts_error *err);
+/* Array i of f for its reader to change (a reader that places its arrays
+ * after reading them all), or NULL when i is out of range. */
+ts_array *ts__file_array_mut(ts_file *f, size_t i);
 
 /* Copies n bytes of s (need not be NUL-terminated) into storage owned by f
  * and returns the NUL-terminated copy, or NULL (err set) on failure. */
@@ -222,6 +230,26 @@ ts_status ts__hdf5_begin(const ts__data_src *src, const unsigned char *image, si
                          size_t itemsize, int64_t count, void **state, ts_error *err);
 ts_status ts__hdf5_read(void *state, int64_t first, int64_t n, void *out, ts_error *err);
 void ts__hdf5_end(void *state);
+
+/*
+ * Side files (sidefile.c): files beside a model that hold its data, named
+ * by the model relative to its own folder (ONNX external data, TF.js weight
+ * shards). ts__side_check_name refuses a name (n bytes) that is empty,
+ * holds a NUL byte, is absolute or has a ".." part: TS_ERR_FORMAT, "<kind>
+ * path leaves the model folder: <who> has location '...'" (kind: "external
+ * data", "weights"; who: what names it). ts__side_locate finds a checked
+ * name beside o->path (not NULL): for a URL the file beside it (one
+ * request, for its size); for a local model a regular file, not a symbolic
+ * link, whose resolved path lies inside the model's resolved folder, which
+ * *resolved receives (malloc'ed; NULL for a URL). *size: its bytes. Errors:
+ * TS_ERR_IO (it cannot be read, a request failed), TS_ERR_FORMAT,
+ * TS_ERR_NOMEM. err->offset is `at`.
+ */
+ts_status ts__side_check_name(const char *loc, size_t n, const char *kind, const char *who,
+                              size_t at, ts_error *err);
+ts_status ts__side_locate(const ts_open_options *o, const char *loc, const char *kind,
+                          const char *who, size_t at, char **resolved, int64_t *size,
+                          ts_error *err);
 
 /*
  * Tells the system that the reader is done with bytes [offset, offset +

@@ -1032,4 +1032,5 @@ const ts__reader ts__reader_tflite = {
      "TensorType"},
     probe_tflite,
     read_tflite,
+    0,
 };

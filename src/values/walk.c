@@ -71,7 +71,8 @@ ts_status ts__data_open(ts__data *d, const ts_file *f, const ts_array *a, ts_err
     /* ONNX external data: data_offset counts in the side file storage_key
      * names, not in this image; reading the image there would give other
      * bytes as values. */
-    if (ts_file_format(f) == TS_FORMAT_ONNX && a->storage_key)
+    if ((ts_file_format(f) == TS_FORMAT_ONNX || ts_file_format(f) == TS_FORMAT_TFJS) &&
+        a->storage_key)
         return ts__values_fail(a, err, ts__error(err, TS_ERR_UNSUPPORTED,
                                                  "its data is in the external file '%s', "
                                                  "which is not read", a->storage_key));
