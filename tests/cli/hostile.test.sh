@@ -170,6 +170,7 @@ while read -r src; do
         *.pb) modes="- caffe2 onnx";;
         *.h5) modes="- hdf5";;
         *.tflite) modes="- tflite";;
+        *.json) modes="- tfjs";;
         *.tshape) modes="tshape32 tshape64";;
         *) modes="-";;
     esac
