@@ -581,8 +581,8 @@ static ts_status add_tensor(tfl *r, const tfl_graph *g, size_t i, const tfl_tens
     const char *shown = ts__printable((const char *)x->name, x->name_len, nb, sizeof nb);
     if (memchr(x->name, '\0', x->name_len))
         return ts__fail(r->err, TS_ERR_FORMAT, 0, (int64_t)x->pos,
-                        "tensor %zu of subgraph %zu: its name '%s' contains a NUL byte", i,
-                        g->index, shown);
+                        "subgraph %zu tensor %zu: its name '%s' contains a NUL byte",
+                        g->index, i, shown);
     if (x->buffer >= r->nbuf && !(x->buffer == 0 && r->nbuf == 0))
         return ts__fail(r->err, TS_ERR_FORMAT, 0, (int64_t)x->pos,
                         "tensor '%s': buffer %lu, but the model has %zu buffers", shown,
@@ -981,8 +981,14 @@ static ts_status read_tflite(ts_file *f, const unsigned char *data, size_t len,
         r.buf_user = ts__scratch_alloc(f, r.nbuf * sizeof *r.buf_user, err);
         if (!r.buf_user)
             return TS_ERR_NOMEM;
-        for (size_t k = 0; k < r.nbuf; k++)
+        /* Every buffer is checked, used or not, as the Verifier does: a
+         * file cut inside one is truncated, whichever tensor needs it. */
+        for (size_t k = 0; k < r.nbuf; k++) {
+            tfl_buf b;
             r.buf_user[k] = -1;
+            if ((st = buffer(&r, (uint32_t)k, &b)))
+                return st;
+        }
     }
     uint64_t n_ops = 0;
     tfl_graph main_graph;
