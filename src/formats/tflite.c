@@ -327,15 +327,22 @@ typedef struct tfl_buf {
     uint64_t off, size;      /* where, in the file */
 } tfl_buf;
 
+/* Buffer b's table, and the position of its data vector (0: none). */
+static ts_status buffer_table(tfl *r, uint32_t b, char *what, size_t cap, fbt *t, size_t *pos)
+{
+    snprintf(what, cap, "buffer %lu", (unsigned long)b);
+    ts_status st = element(r, r->buf_vec, b, what, t);
+    return st ? st : ref(r, t, 0, what, pos);
+}
+
 static ts_status buffer(tfl *r, uint32_t b, tfl_buf *out)
 {
     char what[64];
-    snprintf(what, sizeof what, "buffer %lu", (unsigned long)b);
     fbt t;
     size_t pos, n = 0, data = 0;
     uint64_t off, size;
-    ts_status st = element(r, r->buf_vec, b, what, &t);
-    if (!st && !(st = ref(r, &t, 0, what, &pos)) && pos)
+    ts_status st = buffer_table(r, b, what, sizeof what, &t, &pos);
+    if (!st && pos)
         st = vector(r, pos, 1, what, &n, &data);
     if (st || (st = get_u64(r, &t, 1, what, &off)) || (st = get_u64(r, &t, 2, what, &size)))
         return st;
@@ -982,10 +989,28 @@ static ts_status read_tflite(ts_file *f, const unsigned char *data, size_t len,
         if (!r.buf_user)
             return TS_ERR_NOMEM;
         /* Every buffer is checked, used or not, as the Verifier does: a
-         * file cut inside one is truncated, whichever tensor needs it. */
+         * file cut inside one is truncated, whichever tensor needs it. The
+         * lengths of the data vectors lie before the data, all over the
+         * file: they are asked for at once (one request for a remote
+         * file), after the tables, which lie together. */
+        ts__range *rg = ts__scratch_alloc(f, r.nbuf * sizeof *rg, err);
+        size_t m = 0;
+        if (!rg)
+            return TS_ERR_NOMEM;
+        for (size_t k = 0; k < r.nbuf; k++) {
+            char what[64];
+            fbt t;
+            r.buf_user[k] = -1;
+            if ((st = buffer_table(&r, (uint32_t)k, what, sizeof what, &t, &pos)))
+                return st;
+            if (pos)
+                rg[m++] = (ts__range){pos, 4, NULL};
+        }
+        if ((st = ts__source_need_ranges(ts__file_source(f), rg, m, err)))
+            return st;
+        ts__scratch_free(f, rg);
         for (size_t k = 0; k < r.nbuf; k++) {
             tfl_buf b;
-            r.buf_user[k] = -1;
             if ((st = buffer(&r, (uint32_t)k, &b)))
                 return st;
         }
