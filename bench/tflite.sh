@@ -3,7 +3,7 @@
 # same model (64 float32 tensors in one subgraph, each with its buffer, data
 # inside the FlatBuffer as TensorFlow's converter lays it out: tables first,
 # buffer data last) with 4 MB and with 400 MB of weights, written sparse in a
-# temporary directory by a small forward FlatBuffers writer below. For each:
+# temporary directory by tests/remote_files.py's tflite_model. For each:
 # best-of-5 wall time, the largest maximum resident set and minor page
 # faults (/usr/bin/time -v), and the ratios 400 MB / 4 MB (the issue asks for
 # the same time and the same page faults). Then the same with TSHAPE_IO=map
@@ -21,83 +21,11 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
 $py - "$tmp" <<'PY'
-import os, struct, sys
-d = sys.argv[1]
-
-def write(path, total, n=64):
-    per = total // n // 4 * 4
-    out = bytearray()
-    def at():
-        return len(out)
-    def align(k):
-        out.extend(b"\0" * (-len(out) % k))
-    def u32(v):
-        out.extend(struct.pack("<I", v))
-    def patch(pos, target):          # a uoffset at pos pointing to target
-        struct.pack_into("<I", out, pos, target - pos)
-    def table(fields):               # fields: list of (id, kind); returns table pos, slot positions
-        nslots = max([i for i, _ in fields], default=-1) + 1
-        align(4)
-        vt = at()
-        size = {"u32": 4, "off": 4, "i8": 1}
-        voffs, pos = {}, 4
-        for i, k in fields:
-            voffs[i] = pos
-            pos += 4
-        out.extend(struct.pack("<HH", 4 + 2 * nslots, pos))
-        for i in range(nslots):
-            out.extend(struct.pack("<H", voffs.get(i, 0)))
-        align(4)
-        t = at()
-        u32(t - vt)                   # soffset: vtable = table - soffset
-        out.extend(b"\0" * (pos - 4))
-        return t, {i: t + o for i, o in voffs.items()}
-    u32(0); out.extend(b"TFL3")
-    model, ms = table([(0, "u32"), (2, "off"), (4, "off")])
-    patch(0, model)
-    struct.pack_into("<I", out, ms[0], 3)
-    align(4); subs = at(); u32(1); sub_slot = at(); u32(0)
-    patch(ms[2], subs)
-    sg, ss = table([(0, "off")])
-    patch(sub_slot, sg)
-    align(4); tv = at(); u32(n); tslots = [at() + 4 * i for i in range(n)]; out.extend(b"\0" * 4 * n)
-    patch(ss[0], tv)
-    for i in range(n):
-        t, ts = table([(0, "off"), (2, "u32"), (3, "off")])
-        patch(tslots[i], t)
-        struct.pack_into("<I", out, ts[2], i + 1)
-        align(4); shp = at(); u32(1); u32(per // 4); patch(ts[0], shp)
-        name = b"layer.%d.weight" % i
-        nm = at(); u32(len(name)); out.extend(name + b"\0"); patch(ts[3], nm)
-    align(4); bv = at(); u32(n + 1); bslots = [at() + 4 * i for i in range(n + 1)]
-    out.extend(b"\0" * 4 * (n + 1))
-    patch(ms[4], bv)
-    data_slots = []
-    for i in range(n + 1):
-        b, bs = table([(0, "off")] if i else [])   # buffer 0: empty
-        patch(bslots[i], b)
-        if i:
-            data_slots.append(bs[0])
-    with open(path, "wb") as f:
-        # buffer data last: u32 length, 16-byte aligned elements, zeros (sparse)
-        pos = len(out)
-        layout = []
-        for s in data_slots:
-            pos += -(pos + 4) % 16
-            layout.append(pos)
-            pos += 4 + per
-        for s, p in zip(data_slots, layout):
-            patch(s, p)
-        f.write(out)
-        for p in layout:
-            f.seek(p)
-            f.write(struct.pack("<I", per))
-            f.seek(per, 1)
-        f.truncate(pos)
-    return per
-
-write(os.path.join(d, "small.tflite"), 4 * 1000 * 1000)
-write(os.path.join(d, "big.tflite"), 400 * 1000 * 1000)
+import os, sys
+sys.path.insert(0, "tests")
+from remote_files import tflite_model
+tflite_model(os.path.join(sys.argv[1], "small.tflite"), 64, 4 * 1000 * 1000 // 64 // 4 * 4)
+tflite_model(os.path.join(sys.argv[1], "big.tflite"), 64, 400 * 1000 * 1000 // 64 // 4 * 4)
 PY
 
 stat_of() { # KEY CMD...: the largest "KEY" of /usr/bin/time -v over 3 runs
