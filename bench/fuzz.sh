@@ -150,10 +150,13 @@ for h in $harnesses; do
         fuzz_shape_parse)
             seed_text "$d" '(3,4,5)' '[3, 4]' '(3,)' '()' '5' '(3L, 4l)' ' ( 1 , 2 , ) ' \
                 '(-1,4)' '(9223372036854775807,2)' '(4294967296,4294967296)' \
+                'torch.Size([3, 4])' 'torch.Size([])' 'TensorShape([None, 4])' \
+                'tf.TensorShape([2, 5])' 'TensorShape(None)' '(None, 28, 28)' \
                 '\002\000\000\000\003\000\000\000\004\000\000\000';;
         fuzz_dtype)
             seed_text "$d" '<f4' '|b1' '>c16' '<M8[ns]' 'float32' 'bf16' '12' '|S5' '<U3' \
-                '|V16' '|O' '\002\040\001\000' '\006\010\001\000';;
+                '|V16' '|O' 'torch.float16' 'tf.half' 'np.float_' \
+                '\002\040\001\000' '\006\010\001\000';;
         fuzz_einsum)
             seed_text "$d" 'ij,jk->ik\n(2,3)\n(3,4)' '...ij->...ji\n(5,2,3)' 'ii\n(3,3)' \
                 'ij,j\n(2,3)\n(1,)' 'ba\n(2,3)';;

@@ -8,7 +8,7 @@
 # Installed as share/bash-completion/completions/tshape; to try it from a
 # checkout: . completions/tshape.bash
 
-_tshape_commands='size ndim norm flat2d flat3d prod eq get info diff convert stats show formats reshape broadcast transpose squeeze expand moveaxis flatten strides contiguous view ravel unravel iter slice chip einsum compose rearrange reduce repeat parse-shape extend shrink resize jagged conv convtranspose pool linear matmul cat concat stack dim'
+_tshape_commands='size ndim norm flat2d flat3d prod eq get info diff convert stats show formats reshape broadcast transpose squeeze expand moveaxis flatten strides contiguous view ravel unravel iter slice chip einsum compose rearrange reduce repeat parse-shape extend shrink resize jagged conv convtranspose pool linear matmul cat concat stack dim help'
 _tshape_globals='-j --json -h --help -V --version'
 _tshape_file_commands=' info stats show '
 
@@ -17,7 +17,7 @@ _tshape_options()
 {
     case $1 in
         info) echo '-f --format --filter --exclude -s --summary -m --metadata -a --all --max-header --stored-order -r --recursive -l --group --top --tensors --max-fetch -v --verbose' ;;
-        diff) echo '-p --strip-prefix --rename -r --recursive --values --rtol --atol --equal-nan -q --quiet --max-fetch -v --verbose' ;;
+        diff) echo '-p --strip-prefix --strip-prefix-a --strip-prefix-b --rename --filter --exclude -r --recursive --values --rtol --atol --equal-nan -m --metadata -q --quiet --max-fetch -v --verbose' ;;
         convert) echo '-t --to --filter --exclude -p --strip-prefix --rename -f --force --cast --dequantize -z --compress --max-shard-size --no-verify --max-fetch -v --verbose' ;;
         stats) echo '--filter --exclude -s --summary --max-fetch -v --verbose' ;;
         show) echo '-i --index --edgeitems --threshold --max-fetch -v --verbose' ;;
@@ -51,7 +51,11 @@ _tshape_values()
         info:--top) echo '' ;;
         info:--max-fetch) echo '' ;;
         diff:-p | diff:--strip-prefix) echo '' ;;
+        diff:--strip-prefix-a) echo '' ;;
+        diff:--strip-prefix-b) echo '' ;;
         diff:--rename) echo '' ;;
+        diff:--filter) echo '' ;;
+        diff:--exclude) echo '' ;;
         diff:--rtol) echo '' ;;
         diff:--atol) echo '' ;;
         diff:--max-fetch) echo '' ;;

@@ -551,11 +551,19 @@ TS_API int64_t ts_dtype_itemsize(ts_dtype dt);
 
 /*
  * Looks up a user spelling (text NUL-terminated): canonical names
- * ("float32", "bf16", "bfloat16"), NumPy type codes with or without byte
- * order ("f4", "<f4", "|b1", "i8", "c8"), and MXNet type flags as decimal
- * ("0".."12"). *out receives the dtype.
- * Errors: TS_ERR_DTYPE ("unknown dtype 'x'"; an out-of-range flag as
- * ts_dtype_from_mshadow_flag).
+ * ("float32", "bf16", "bfloat16", "half", "float", "double"), NumPy type
+ * codes with or without byte order ("f4", "<f4", "|b1", "i8", "c8"), MXNet
+ * type flags as decimal ("0".."12"), and the dtypes frameworks print, with
+ * their module prefix: PyTorch's "torch.float16", "torch.half",
+ * "torch.float" (float32), "torch.double", "torch.long" (int64),
+ * "torch.int" (int32), "torch.short", "torch.cfloat", "torch.cdouble";
+ * TensorFlow's "tf.float32", "tf.half", "tf.double"; NumPy's "np." and
+ * "numpy." names ("np.float32", "np.single", "np.float_" (float64),
+ * "np.int_" (int64), "np.intc" (int32), "np.byte" ...) and JAX's "jnp.".
+ * *out receives the dtype.
+ * Errors: TS_ERR_DTYPE ("unknown dtype 'x'", also a framework dtype tshape
+ * has no type for, such as torch.qint8 or tf.string; an out-of-range flag
+ * as ts_dtype_from_mshadow_flag).
  */
 TS_API ts_status ts_dtype_from_string(const char *text, ts_dtype *out, ts_error *err);
 
@@ -1972,6 +1980,203 @@ TS_API size_t ts_model_error_count(const ts_model *m);
 TS_API const ts_model_issue *ts_model_issue_at(const ts_model *m, size_t i);
 
 /* ------------------------------------------------------------------------ */
+/* Summaries: totals, parameters, the largest tensors, layer groups         */
+/* (src/formats/role.c, src/formats/summary.c)                              */
+/* ------------------------------------------------------------------------ */
+
+/* What a tensor of a checkpoint is for (ts_tensor_role). Append-only. */
+typedef enum ts_role {
+    TS_ROLE_PARAMETER = 0,       /* learned: counted by torch's
+                                    sum(p.numel() for p in model.parameters()) */
+    TS_ROLE_BUFFER = 1,          /* state a model keeps but does not learn */
+    TS_ROLE_OPTIMIZER_STATE = 2  /* an optimizer's per-parameter state */
+} ts_role;
+
+/* Number of roles: valid values are 0..TS_ROLE_COUNT-1. */
+#define TS_ROLE_COUNT 3
+
+/*
+ * The role of a tensor named `name` (NUL-terminated: its name in the file or
+ * model, such as "model.layer1.0.bn1.running_mean"; NULL counts as "") whose
+ * dtype is `dtype`. Files record no such flag, so the rule goes by name and
+ * dtype. "Parameters" mean one thing everywhere: what PyTorch counts in
+ * sum(p.numel() for p in model.parameters()), so that a checkpoint holding
+ * the optimizer's state beside the model is not counted twice. The first
+ * rule that matches wins:
+ *   1. TS_ROLE_OPTIMIZER_STATE:
+ *      - the first component of the name (up to the first '.' or '/')
+ *        contains "optimizer": the keys under which checkpoints keep
+ *        torch.optim.Optimizer.state_dict() ("optimizer"; the PyTorch
+ *        tutorial's "optimizer_state_dict"; PyTorch Lightning's
+ *        "optimizer_states"; fairseq's "last_optimizer_state") and Keras's
+ *        "optimizer_weights" group;
+ *      - "state.N...." with N all digits: Optimizer.state_dict() saved
+ *        alone (torch/optim/optimizer.py: {"state": {0: {...}}, ...});
+ *      - any component (between '.' and '/') that is a per-parameter state
+ *        key of torch.optim: momentum_buffer (SGD), exp_avg, exp_avg_sq,
+ *        max_exp_avg_sq (Adam, AdamW, NAdam, RAdam, Adamax), exp_inf
+ *        (Adamax), square_avg, grad_avg (RMSprop), acc_delta (Adadelta);
+ *   2. TS_ROLE_BUFFER:
+ *      - MXNet "aux:" names (the format's auxiliary states);
+ *      - a last component (after '.', '/', ':' or '_'; a Keras ":0" suffix
+ *        dropped) that is running_mean, running_var, num_batches_tracked
+ *        (torch.nn BatchNorm buffers), moving_mean, moving_var or
+ *        moving_variance (Keras non-trainable BatchNormalization weights,
+ *        MXNet BatchNorm statistics);
+ *      - a dtype that is neither floating point nor complex (bool, integers,
+ *        strings, datetimes, structured, object): torch lets only floating
+ *        point and complex tensors require gradients, so such a tensor is
+ *        never a parameter (position ids, attention masks, step counters,
+ *        packed int4 weights of GPTQ layers, which are buffers there too).
+ *        GGUF block types (TS_DTYPE_QUANTIZED) hold the weights of
+ *        parameters and stay parameters; TS_DTYPE_UNKNOWN goes by name;
+ *   3. TS_ROLE_PARAMETER: every other tensor. A floating point buffer with
+ *      none of the names above (a rotary embedding's inv_freq) is counted
+ *      as a parameter: only the model's code could tell.
+ * Never fails.
+ */
+TS_API ts_role ts_tensor_role(const char *name, ts_dtype dtype);
+
+/* The role's word, as summaries print it and JSON keys its totals:
+ * "parameter", "buffer", "optimizer_state"; "unknown" outside the enum.
+ * Static text. */
+TS_API const char *ts_role_name(ts_role role);
+
+/*
+ * A summary: the totals and highlights of a set of tensors added one at a
+ * time, as `tshape info --summary` prints them, computed here so that C
+ * and Python users get the same answers:
+ *   - sums (tensors, elements, bytes) of every tensor added, per role
+ *     (ts_tensor_role) and per dtype (keyed by ts_summary_dtype's spelling,
+ *     in the order first added);
+ *   - with options top N, the N largest tensors by nbytes, largest first
+ *     (ties: the one added first; an unknown nbytes counts as -1);
+ *   - with options group 1, the tensors whose names differ only in layer
+ *     numbers and that have the same dtype spelling and shape, collapsed
+ *     into groups, in the order first added. A layer number is a component
+ *     of the name between dots (or at its start or end) of 1 to 9 decimal
+ *     digits: the module paths of PyTorch's nn.ModuleList
+ *     ("model.layers.12.mlp.up_proj.weight"), as llama.cpp's
+ *     gguf-py/scripts/gguf_dump.py groups block tensors "blk.N.". A group
+ *     of tensors "model.layers.0.x" .. "model.layers.31.x" is reported as
+ *     "model.layers.#.x", count 32, layers "0-31".
+ * Everything reported is copied into the summary: tensors may come from
+ * files closed afterwards. The pointers the query functions return stay
+ * valid until the next ts_summary_add or ts_summary_free. Memory: the dtype
+ * list, the top N tensors, and with group the groups with their layer
+ * numbers (8 bytes per tensor).
+ */
+typedef struct ts_summary ts_summary;
+
+/*
+ * Options of ts_summary_new: an option struct that grows, by the rule of
+ * ts_open_options (initialise with TS_SUMMARY_OPTIONS_INIT; struct_size 0
+ * or too small is TS_ERR_INVALID_ARG, unknown nonzero bytes beyond this
+ * version's struct TS_ERR_UNSUPPORTED). NULL: defaults.
+ */
+typedef struct ts_summary_options {
+    size_t struct_size;          /* sizeof(ts_summary_options) */
+    int64_t top;                 /* 0..1048576: how many of the largest
+                                    tensors to keep (default 0) */
+    int group;                   /* 0 or 1: collect layer groups (default 0) */
+} ts_summary_options;
+
+#define TS_SUMMARY_OPTIONS_INIT {sizeof(ts_summary_options), 0, 0}
+
+/*
+ * A sum over tensors that never wraps: a sum that would not fit in int64
+ * stops at the last value that fitted and sets its overflow flag (print it
+ * as "overflow", JSON null).
+ */
+typedef struct ts_summary_sum {
+    int64_t tensors;             /* tensors counted */
+    int64_t size;                /* elements */
+    int64_t nbytes;              /* bytes, of the tensors whose nbytes is known */
+    int size_overflow;           /* 1: size does not fit in int64 */
+    int nbytes_overflow;         /* 1: nbytes does not fit in int64 */
+    int nbytes_unknown;          /* 1: some tensors have no known nbytes
+                                    (NumPy object arrays: pickled) */
+} ts_summary_sum;
+
+/* One tensor of a summary (largest, groups); owned by the summary. */
+typedef struct ts_summary_tensor {
+    const char *name;            /* as given to ts_summary_add */
+    const char *dtype;           /* ts_summary_dtype's spelling */
+    const int64_t *dims;         /* the shape: ndim dims */
+    int ndim;
+    int64_t size;                /* elements */
+    int64_t nbytes;              /* bytes; -1 when unknown */
+    ts_role role;
+    size_t tag;                  /* as given to ts_summary_add */
+} ts_summary_tensor;
+
+/* One group of tensors (options group); owned by the summary. */
+typedef struct ts_summary_group {
+    const char *name;            /* the name with '#' for each layer number
+                                    when count > 1, else the tensor's name */
+    const char *layers;          /* the layer numbers in ascending order,
+                                    consecutive runs as ranges: "0-31",
+                                    "0-3,5,7-9"; "" when count is 1 or the
+                                    names have no layer number */
+    int64_t count;               /* tensors in the group */
+    ts_summary_tensor first;     /* the first one added */
+} ts_summary_group;
+
+/*
+ * A new empty summary with options opts (NULL: defaults); free it with
+ * ts_summary_free. Errors: TS_ERR_NOMEM; TS_ERR_INVALID_ARG (also: opts as
+ * above, top outside 0..1048576, group not 0/1), TS_ERR_UNSUPPORTED.
+ */
+TS_API ts_status ts_summary_new(const ts_summary_options *opts, ts_summary **out,
+                                ts_error *err);
+
+/* Frees the summary and everything it reported. Accepts NULL. */
+TS_API void ts_summary_free(ts_summary *s);
+
+/*
+ * Adds tensor `a` under the name `name` (NUL-terminated; NULL: a->name),
+ * with its role ts_tensor_role(name, a->dtype). `tag` is any number the
+ * caller wants back with the tensor in ts_summary_largest and
+ * ts_summary_group_at (a model's tensor index: ts_model_array(m, tag, ...)).
+ * Nothing of `a` or `name` is kept. Errors: TS_ERR_NOMEM (the sums include
+ * the tensor; what failed to be recorded is the largest or group entry).
+ */
+TS_API ts_status ts_summary_add(ts_summary *s, const char *name, const ts_array *a, size_t tag,
+                                ts_error *err);
+
+/* The sums of every tensor added, and of those of one role (NULL when s
+ * is NULL or role is outside the enum). Owned by the summary. */
+TS_API const ts_summary_sum *ts_summary_total(const ts_summary *s);
+TS_API const ts_summary_sum *ts_summary_role(const ts_summary *s, ts_role role);
+
+/* The dtypes met, in the order first added (0 for NULL): the i-th one's
+ * spelling is returned and its sums stored in *sum when sum is not NULL;
+ * NULL when i is out of range. */
+TS_API size_t ts_summary_dtype_count(const ts_summary *s);
+TS_API const char *ts_summary_dtype_at(const ts_summary *s, size_t i,
+                                       const ts_summary_sum **sum);
+
+/* The largest tensors kept (at most options top), largest first; NULL when
+ * i is out of range. */
+TS_API size_t ts_summary_largest_count(const ts_summary *s);
+TS_API const ts_summary_tensor *ts_summary_largest(const ts_summary *s, size_t i);
+
+/* The groups (options group; 0 without it), in the order first added. The
+ * layer texts are made on the first call after an add, which is why s is
+ * not const; NULL when i is out of range or that text cannot be allocated. */
+TS_API size_t ts_summary_group_count(const ts_summary *s);
+TS_API const ts_summary_group *ts_summary_group_at(ts_summary *s, size_t i);
+
+/*
+ * The dtype as summaries spell it: a->dtype_name, except for NumPy's
+ * flexible types (bytes, str, void), whose names count bits ("str224"),
+ * the descr NumPy prints for them ("<U7", "S5", "V12"; a '|' byte order
+ * dropped, as numpy.dtype's str does not show it for them). Owned by the
+ * array; "" for NULL.
+ */
+TS_API const char *ts_summary_dtype(const ts_array *a);
+
+/* ------------------------------------------------------------------------ */
 /* Values: decoding and statistics of the stored data (src/values)           */
 /* ------------------------------------------------------------------------ */
 
@@ -2155,12 +2360,18 @@ TS_API ts_status ts_array_stats(const ts_file *f, const ts_array *a,
  *   notclose   elements for which close() is false
  *   first      flat index (C order, as NumPy's a.flat; see ts_unravel_index)
  *              of the first element not close, -1 when all are close
- *   max_abs    the largest |x - y| (float64; +Inf when one side is infinite
- *              and the other not) over the elements where neither x nor y is
- *              NaN; pairs with x == y count 0. 0 when there are none.
- *   max_rel    the largest |x - y| / |y| over the same elements with y
- *              finite and nonzero (numpy.testing.assert_allclose's "Max
- *              relative difference" leaves out y == 0 too); 0 when none.
+ *   max_abs    the largest |x - y| (float64), as NumPy's
+ *              np.max(np.abs(a - b)): +Inf when one side is infinite and the
+ *              other not; NaN when some pair has a NaN (np.max propagates
+ *              it), except pairs of two NaN that equal_nan makes close,
+ *              which count 0 as numpy.testing.assert_allclose(equal_nan=True)
+ *              leaves them out; pairs with x == y (the same infinity, 0 and
+ *              -0) count 0. 0 when there are no elements.
+ *   max_rel    the largest |x - y| / |y| over the same pairs, as NumPy's
+ *              np.max(np.abs(a - b) / np.abs(b)): +Inf where y is 0 and x is
+ *              not (NumPy's division by 0); +Inf where y is infinite and x is
+ *              not the same infinity (deliberately: NumPy's inf / inf gives a
+ *              NaN neither value holds); NaN as max_abs is; x == y counts 0.
  *   nan_a, nan_b  NaN elements of a and of b (complex: a NaN part)
  */
 typedef struct ts_compare {

@@ -755,6 +755,58 @@ START_TEST(test_models)
 }
 END_TEST
 
+/* Summaries (src/formats/role.c, summary.c): roles, ts_summary. */
+START_TEST(test_summaries)
+{
+    ts_summary *s = (ts_summary *)1;
+    ck_assert_int_eq(ts_tensor_role(NULL, TS_DTYPE_FLOAT32), TS_ROLE_PARAMETER);
+    ck_assert_int_eq(ts_tensor_role("w", (ts_dtype)99), TS_ROLE_PARAMETER);
+    ck_assert_str_eq(ts_role_name((ts_role)3), "unknown");
+    ck_assert_str_eq(ts_role_name((ts_role)-1), "unknown");
+    ck_assert_str_eq(ts_summary_dtype(NULL), "");
+    ts_summary_free(NULL);
+    ck_assert_ptr_null(ts_summary_total(NULL));
+    ck_assert_ptr_null(ts_summary_role(NULL, TS_ROLE_BUFFER));
+    ck_assert_uint_eq(ts_summary_dtype_count(NULL), 0);
+    ck_assert_ptr_null(ts_summary_dtype_at(NULL, 0, NULL));
+    ck_assert_uint_eq(ts_summary_largest_count(NULL), 0);
+    ck_assert_ptr_null(ts_summary_largest(NULL, 0));
+    ck_assert_uint_eq(ts_summary_group_count(NULL), 0);
+    ck_assert_ptr_null(ts_summary_group_at(NULL, 0));
+
+    EXPECT(ts_summary_new(NULL, NULL, EP), BAD, "ts_summary_new: out is NULL");
+    ts_summary_options o;
+    memset(&o, 0, sizeof o);
+    EXPECT(ts_summary_new(&o, &s, EP), BAD, NULL);
+    ck_assert_ptr_null(s);
+    ck_assert_msg(strncmp(E.message, "ts_summary_new: opts->struct_size is 0: initialise the "
+                          "options with TS_SUMMARY_OPTIONS_INIT", 89) == 0, "%s", E.message);
+    o = (ts_summary_options)TS_SUMMARY_OPTIONS_INIT;
+    o.top = -1;
+    EXPECT(ts_summary_new(&o, &s, EP), BAD, "ts_summary_new: opts->top is -1, not 0..1048576");
+    o.top = (1 << 20) + 1;
+    EXPECT(ts_summary_new(&o, &s, EP), BAD,
+           "ts_summary_new: opts->top is 1048577, not 0..1048576");
+    o.top = 0;
+    o.group = 2;
+    EXPECT(ts_summary_new(&o, &s, EP), BAD, "ts_summary_new: opts->group is 2, not 0 or 1");
+
+    ck_assert_int_eq(ts_summary_new(NULL, &s, NULL), TS_OK);
+    ts_file *f = NULL;
+    ck_assert_int_eq(ts_file_open("tests/fixtures/values/f4.npy", NULL, &f, NULL), TS_OK);
+    EXPECT(ts_summary_add(NULL, "x", ts_file_array(f, 0), 0, EP), BAD,
+           "ts_summary_add: s is NULL");
+    EXPECT(ts_summary_add(s, "x", NULL, 0, EP), BAD, "ts_summary_add: a is NULL");
+    ck_assert_int_eq(ts_summary_add(s, NULL, ts_file_array(f, 0), 0, NULL), TS_OK);
+    ck_assert_ptr_null(ts_summary_role(s, (ts_role)3));
+    ck_assert_ptr_null(ts_summary_dtype_at(s, 1, NULL));
+    ck_assert_ptr_null(ts_summary_largest(s, 0)); /* top 0: none kept */
+    ck_assert_ptr_null(ts_summary_group_at(s, 0)); /* no groups without group */
+    ts_file_close(f);
+    ts_summary_free(s);
+}
+END_TEST
+
 /* Values (src/values): ts_array_value_kind, ts_array_read, ts_array_stats,
  * ts_array_compare and ts_write. */
 START_TEST(test_values)
@@ -942,6 +994,7 @@ Suite *args_suite(void)
     tcase_add_test(tc, test_jagged);
     tcase_add_test(tc, test_dlpack);
     tcase_add_test(tc, test_models);
+    tcase_add_test(tc, test_summaries);
     tcase_add_test(tc, test_values);
     tcase_add_test(tc, test_layer_shapes);
     suite_add_tcase(s, tc);

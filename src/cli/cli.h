@@ -221,6 +221,30 @@ void cli_filter_init(cli_filter *f, const cli_args *args);
  * '.'. */
 int cli_filter_match(const cli_filter *f, const char *name);
 
+/* ---- suggestions (suggest.c) ------------------------------------------- */
+
+/* The i-th name of a list, for cli_suggest. */
+typedef const char *(*cli_name_fn)(void *ctx, size_t i);
+#define CLI_SUGGEST_MAX 3
+/* The names of a list of n closest to `word` (a misspelt command or array
+ * name): those within an edit distance (optimal string alignment) of a
+ * third of the word (at least 2), that begin with the word (counted as
+ * one edit), or that the word ends or that end it after a '.', '/' or ':'
+ * (a prefix left out or added); of those, the ones
+ * as close as the closest, at most `max` (<= CLI_SUGGEST_MAX), into best[]
+ * as indices, in list order among equals. Returns how many. */
+size_t cli_suggest(const char *word, cli_name_fn name_at, void *ctx, size_t n, size_t *best,
+                   size_t max);
+/* "; did you mean 'size'?" or "; did you mean 'a', 'b' or 'c'?" (names
+ * escaped), or "" when nothing is close, into buf; returns buf. */
+const char *cli_suggest_text(const char *word, cli_name_fn name_at, void *ctx, size_t n,
+                             char *buf, size_t cap);
+
+/* The command named `name`, or NULL (main.c). */
+const cli_command *cli_find_command(const char *name);
+/* cli_suggest_text over the command names. */
+const char *cli_command_suggestion(const char *word, char *buf, size_t cap);
+
 /* ---- standard output (output.c) ----------------------------------------- */
 
 void out_write(cli_ctx *ctx, const char *s, size_t n);

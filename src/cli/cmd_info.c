@@ -25,7 +25,8 @@ const cli_option info_options[] = {
                "force the format (default: detect from the magic bytes, or for onnx, "
                "caffe and caffe2 from the extension and protobuf structure):", "@formats"),
     CLI_FILTER_OPTIONS,
-    CLI_FLAG("summary", 's', "one line per array (file, name, dtype, shape) and totals"),
+    CLI_FLAG("summary", 's', "one line per array (file, name, dtype, shape); the totals on\n"
+                             "standard error (JSON: a last record); a folder: the model summary"),
     CLI_FLAG("metadata", 'm', "show safetensors __metadata__, GGUF key/values, ONNX and TFLite "
                               "graph inputs/outputs, opsets and counts, and the values of a "
                               "PyTorch checkpoint that are not tensors"),
@@ -34,11 +35,11 @@ const cli_option info_options[] = {
     CLI_VALUE("max-header", 0, "N", "largest .npy header accepted, in bytes (default 10000)"),
     CLI_FLAG("stored-order", 0, "GGUF: show dims as stored (innermost first)"),
     CLI_FLAG("recursive", 'r', "a FILE that is a folder without an index: its subfolders too"),
-    CLI_FLAG("group", 'l', "--summary of a model: collapse names that differ only in layer "
-                           "numbers"),
-    CLI_VALUE("top", 0, "N", "--summary of a model: the N largest tensors (default 5)"),
-    CLI_FLAG("tensors", 0, "--summary --json of a model: list every tensor in the model record "
-                           "(key tensors), as the text summary does"),
+    CLI_FLAG("group", 'l', "the model summary (implied), names that differ only in layer\n"
+                           "numbers collapsed into one line"),
+    CLI_VALUE("top", 0, "N", "the model summary (implied) with the N largest tensors (default 5)"),
+    CLI_FLAG("tensors", 0, "the model summary (implied); with --json every tensor in its record\n"
+                           "(key tensors), as the text summary lists them"),
     CLI_REMOTE_OPTIONS,
     CLI_OPTIONS_END,
 };
@@ -52,25 +53,10 @@ typedef struct info_opts {
     int recursive;          /* -r: folders' subfolders too */
 } info_opts;
 
-/* Sums for --summary, of all arrays or of one dtype. A sum that does not
- * fit in int64 stops there and is reported as "overflow" (JSON null). */
-typedef struct sums {
-    int64_t arrays, size, nbytes;
-    int size_overflow, nbytes_overflow;
-    int nbytes_unknown;     /* object arrays: the pickle's size is unknown */
-} sums;
-
-typedef struct dtype_total {
-    char name[64];
-    sums s;
-} dtype_total;
-
+/* What --summary adds up over the files (ts_summary computes the sums). */
 typedef struct totals {
     int64_t files;          /* files opened */
-    sums all;
-    sums params, buffers;   /* split by is_buffer() */
-    dtype_total *by_dtype;
-    size_t n_dtypes, cap;
+    ts_summary *sum;
 } totals;
 
 /* Summary rows are buffered so that columns can be aligned on a terminal;
@@ -332,79 +318,6 @@ static int report_metadata(cli_ctx *ctx, const char *path, const ts_file *f)
 
 /* ---- summary ------------------------------------------------------------------ */
 
-/* *sum += v, or the overflow flag once it no longer fits. */
-static void add_checked(int64_t *sum, int64_t v, int *overflow)
-{
-    if (!*overflow && __builtin_add_overflow(*sum, v, sum))
-        *overflow = 1;
-}
-
-static void add_sums(sums *s, const ts_array *a)
-{
-    s->arrays++;
-    add_checked(&s->size, a->size, &s->size_overflow);
-    if (a->nbytes < 0)
-        s->nbytes_unknown = 1;
-    else
-        add_checked(&s->nbytes, a->nbytes, &s->nbytes_overflow);
-}
-
-static const char *summary_dtype(const ts_array *a);
-/*
- * Whether an array is a buffer (state the framework updates but does not
- * train) rather than a parameter, so --summary can give the parameter count
- * the framework reports. The readers record no such flag, so the rule is by
- * name (man page, info --summary):
- *   - MXNet "aux:" names: the file's own word for auxiliary states;
- *   - a last name component (after '.', '/', ':' or '_'; a Keras ":0" suffix
- *     dropped) of running_mean, running_var, num_batches_tracked (PyTorch
- *     BatchNorm buffers), moving_mean, moving_var, moving_variance (Keras
- *     non-trainable weights, MXNet BatchNorm aux states in symbol names).
- */
-static int is_buffer(const ts_array *a)
-{
-    static const char *const words[] = {"running_mean", "running_var", "num_batches_tracked",
-                                        "moving_mean", "moving_var", "moving_variance"};
-    const char *name = a->name;
-    size_t n = strlen(name);
-    if (strncmp(name, "aux:", 4) == 0)
-        return 1;
-    if (n > 2 && strcmp(name + n - 2, ":0") == 0)
-        n -= 2;
-    for (size_t i = 0; i < sizeof words / sizeof words[0]; i++) {
-        size_t w = strlen(words[i]);
-        if (n >= w && memcmp(name + n - w, words[i], w) == 0 &&
-            (n == w || strchr("./:_", name[n - w - 1])))
-            return 1;
-    }
-    return 0;
-}
-
-
-static void add_total(totals *t, const ts_array *a)
-{
-    dtype_total *d = NULL;
-    for (size_t i = 0; i < t->n_dtypes && !d; i++)
-        if (strcmp(t->by_dtype[i].name, summary_dtype(a)) == 0)
-            d = &t->by_dtype[i];
-    if (!d) {
-        if (t->n_dtypes == t->cap) {
-            size_t cap = t->cap ? t->cap * 2 : 8;
-            dtype_total *p = realloc(t->by_dtype, cap * sizeof *p);
-            if (!p)
-                return;
-            t->by_dtype = p;
-            t->cap = cap;
-        }
-        d = &t->by_dtype[t->n_dtypes++];
-        memset(d, 0, sizeof *d);
-        snprintf(d->name, sizeof d->name, "%s", summary_dtype(a));
-    }
-    add_sums(&t->all, a);
-    add_sums(&d->s, a);
-    add_sums(is_buffer(a) ? &t->buffers : &t->params, a);
-}
-
 /* Escaped copy of s, for a summary column. */
 static char *column(const char *s)
 {
@@ -465,19 +378,6 @@ static void flush_rows(cli_ctx *ctx, rows *r)
     r->n = r->cap = 0;
 }
 
-/* The dtype as the summary's column and totals spell it: the canonical
- * name, but NumPy's descr for the flexible types, whose names count bits
- * ("<U7", "S5", "V12" where dtype_name says str224, bytes40, void96; the
- * '|' of "not applicable" is dropped, as NumPy's repr does). */
-static const char *summary_dtype(const ts_array *a)
-{
-    const int flexible = a->dtype == TS_DTYPE_BYTES || a->dtype == TS_DTYPE_UNICODE ||
-                         a->dtype == TS_DTYPE_VOID;
-    if (flexible && a->descr && a->descr[0])
-        return a->descr[0] == '|' ? a->descr + 1 : a->descr;
-    return a->dtype_name;
-}
-
 /* One array of --summary: the columns file, name, dtype, shape, whatever
  * the number of files, so `cut -f3` is always the dtype. */
 static void summary_row(cli_ctx *ctx, rows *r, const char *path, const ts_array *a)
@@ -490,111 +390,30 @@ static void summary_row(cli_ctx *ctx, rows *r, const char *path, const ts_array 
         print_string(ctx, PRINT_JSON, "descr", NULL, a->descr);
         print_dims(ctx, PRINT_JSON, "shape", NULL, ts_shape_dims(&a->shape),
                    ts_shape_ndim(&a->shape));
-        print_bool(ctx, PRINT_JSON, "buffer", NULL, is_buffer(a));
+        print_string(ctx, PRINT_JSON, "role", NULL,
+                     ts_role_name(ts_tensor_role(a->name, a->dtype)));
         print_close_object(ctx);
         return;
     }
     char shape[512];
     ts_shape_format(&a->shape, 0, shape, sizeof shape);
-    add_row(r, path, a->name[0] ? a->name : "-", summary_dtype(a), shape);
+    add_row(r, path, a->name[0] ? a->name : "-", ts_summary_dtype(a), shape);
     if (r->stream)
         flush_rows(ctx, r);
 }
 
-/* A sum as a JSON number, or null when it overflowed (or is unknown). */
-static void json_sum(cli_ctx *ctx, const char *key, int64_t v, int null)
-{
-    if (null)
-        print_null(ctx, PRINT_JSON, key, NULL);
-    else
-        print_int(ctx, PRINT_JSON, key, NULL, v);
-}
-
-/* nbytes is null when some are unknown (object arrays), as the text's
- * "unknown" and "+unknown" say: a number would pass for the whole. */
-static void json_sums(cli_ctx *ctx, const sums *s)
-{
-    print_int(ctx, PRINT_JSON, "arrays", NULL, s->arrays);
-    json_sum(ctx, "size", s->size, s->size_overflow);
-    json_sum(ctx, "nbytes", s->nbytes, s->nbytes_overflow || s->nbytes_unknown);
-}
-
-/* JSON {"total":{"arrays":..,"size":..,"nbytes":..,"overflow":..,"dtypes":{..}}}. */
-static void summary_total_json(cli_ctx *ctx, const totals *t)
-{
-    int overflow = t->all.size_overflow || t->all.nbytes_overflow;
-    for (size_t i = 0; i < t->n_dtypes; i++)
-        overflow |= t->by_dtype[i].s.size_overflow || t->by_dtype[i].s.nbytes_overflow;
-    print_open_object(ctx, NULL);
-    print_open_object(ctx, "total");
-    print_int(ctx, PRINT_JSON, "files", NULL, t->files);
-    json_sums(ctx, &t->all);
-    print_bool(ctx, PRINT_JSON, "overflow", NULL, overflow);
-    print_open_object(ctx, "parameters");
-    json_sums(ctx, &t->params);
-    print_close_object(ctx);
-    print_open_object(ctx, "buffers");
-    json_sums(ctx, &t->buffers);
-    print_close_object(ctx);
-    print_open_object(ctx, "dtypes");
-    for (size_t i = 0; i < t->n_dtypes; i++) {
-        print_open_object(ctx, t->by_dtype[i].name);
-        json_sums(ctx, &t->by_dtype[i].s);
-        print_close_object(ctx);
-    }
-    print_close_object(ctx);
-    print_close_object(ctx);
-    print_close_object(ctx);
-}
-
-/* A sum as text: the number, or "overflow". */
-static void text_sum(cli_ctx *ctx, int64_t v, int overflow)
-{
-    if (overflow)
-        out_str(ctx, "overflow");
-    else
-        out_i64(ctx, v);
-}
-
-/* "arrays=2 size=224 nbytes=896": the JSON keys, so text and JSON say the
- * same thing in the same words. nbytes is "896+unknown" when object arrays
- * of unknown size are part of the sum, "unknown" when all of it is. */
-static void text_sums(cli_ctx *ctx, const sums *s)
-{
-    out_printf(ctx, "arrays=%lld size=", (long long)s->arrays);
-    text_sum(ctx, s->size, s->size_overflow);
-    out_str(ctx, " nbytes=");
-    if (s->nbytes_unknown && s->nbytes == 0 && !s->nbytes_overflow) {
-        out_str(ctx, "unknown");
-        return;
-    }
-    text_sum(ctx, s->nbytes, s->nbytes_overflow);
-    if (s->nbytes_unknown)
-        out_str(ctx, "+unknown");
-}
-
-/* "total: arrays=3 size=225 nbytes=904 | float32: arrays=2 ...; int64: ..." */
+/* The totals after the rows: JSON {"total":{...}} on standard output; text
+ * "total: ..." on standard error, so that the rows alone go down a pipeline
+ * (info --summary FILE | cut -f4 | tshape size). */
 static void summary_total(cli_ctx *ctx, const totals *t)
 {
     if (ctx->json) {
-        summary_total_json(ctx, t);
-        return;
+        print_open_object(ctx, NULL);
+        cli_total_json(ctx, t->files, t->sum);
+        print_close_object(ctx);
+    } else {
+        cli_total_line(ctx, t->files, t->sum);
     }
-    out_printf(ctx, "total: files=%lld ", (long long)t->files);
-    text_sums(ctx, &t->all);
-    for (size_t i = 0; i < t->n_dtypes; i++) {
-        out_str(ctx, i ? "; " : " | ");
-        out_escaped(ctx, CLI_ESC_TEXT, t->by_dtype[i].name, strlen(t->by_dtype[i].name));
-        out_str(ctx, ": ");
-        text_sums(ctx, &t->by_dtype[i].s);
-    }
-    if (t->buffers.arrays > 0) { /* the split, where there is one */
-        out_str(ctx, " | parameters: ");
-        text_sums(ctx, &t->params);
-        out_str(ctx, "; buffers: ");
-        text_sums(ctx, &t->buffers);
-    }
-    out_char(ctx, '\n');
 }
 
 /* ---- reading files ------------------------------------------------------------ */
@@ -711,7 +530,11 @@ static int info_file(cli_ctx *ctx, const info_opts *o, const char *path, totals 
             continue;
         if (o->summary) {
             summary_row(ctx, r, shown, a);
-            add_total(t, a);
+            if (ts_summary_add(t->sum, NULL, a, i, &err) != TS_OK) {
+                ts_file_close(f);
+                free(mem);
+                return cli_error(ctx, shown, "%s", err.message);
+            }
         } else {
             report_array(ctx, shown, f, a);
         }
@@ -753,14 +576,17 @@ static int get_options(cli_ctx *ctx, const cli_args *args, info_opts *o)
     return CLI_OK;
 }
 
-/* --summary is the model summary (model.c) with --group or when a FILE is
- * a folder or an index. */
-static int wants_model_summary(const cli_args *args)
+/* The model summary (model.c) is what --summary gives for a folder or an
+ * index, and what --group, --top and --tensors ask for whatever FILE is
+ * (they belong to it: each implies it, --summary or not). */
+static int wants_model_summary(const info_opts *o, const cli_args *args)
 {
-    int model = cli_flag(args, "group") > 0;
-    for (int i = 0; i < args->nops && !model; i++)
-        model = strcmp(args->ops[i], "-") != 0 && cli_is_model_path(args->ops[i]);
-    return model;
+    if (cli_flag(args, "group") || cli_opt(args, "top") || cli_flag(args, "tensors"))
+        return 1;
+    for (int i = 0; i < args->nops && o->summary; i++)
+        if (strcmp(args->ops[i], "-") != 0 && cli_is_model_path(args->ops[i]))
+            return 1;
+    return 0;
 }
 
 int cmd_info(cli_ctx *ctx, const cli_args *args)
@@ -770,16 +596,25 @@ int cmd_info(cli_ctx *ctx, const cli_args *args)
         return CLI_ERROR;
     if (args->nops == 0)
         return cli_usage(ctx, "missing FILE");
-    if (o.summary && wants_model_summary(args)) {
+    if (wants_model_summary(&o, args)) {
         cli_summary_opts so = {&o.open, &o.filter, o.recursive, cli_flag(args, "group") > 0, 5,
                                cli_flag(args, "tensors") > 0};
         const char *top = cli_opt(args, "top");
-        if (top && (cli_arg_i64(ctx, top, "--top", &so.top) || so.top < 0))
-            return so.top < 0 ? cli_usage(ctx, "--top must not be negative") : CLI_ERROR;
+        if (top && cli_arg_i64(ctx, top, "--top", &so.top))
+            return CLI_ERROR;
+        if (so.top < 0 || so.top > CLI_TOP_MAX)
+            return cli_usage(ctx, "--top must be 0..%d, not %lld", CLI_TOP_MAX,
+                             (long long)so.top);
+        for (int i = 0; i < args->nops; i++)
+            if (strcmp(args->ops[i], "-") == 0)
+                return cli_usage(ctx, "the model summary (--summary of a folder, --group, "
+                                      "--top, --tensors) reads files, not standard input");
         return cli_model_summary(ctx, &so, args->ops, args->nops);
     }
-    totals t;
-    memset(&t, 0, sizeof t);
+    totals t = {0, NULL};
+    ts_error err;
+    if (o.summary && ts_summary_new(NULL, &t.sum, &err) != TS_OK)
+        return cli_error(ctx, NULL, "%s", err.message);
     rows r = {NULL, 0, 0, o.tty, !o.tty && !o.metadata};
     int status = CLI_OK, opened = 0;
     for (int i = 0; i < args->nops && !ctx->out.closed; i++) {
@@ -792,6 +627,6 @@ int cmd_info(cli_ctx *ctx, const cli_args *args)
         flush_rows(ctx, &r);
         summary_total(ctx, &t);
     }
-    free(t.by_dtype);
+    ts_summary_free(t.sum);
     return status;
 }

@@ -656,6 +656,12 @@ static int positive_opt(cli_ctx *ctx, const cli_args *args, const char *name, in
     return CLI_OK;
 }
 
+/* The i-th array's name, for suggestions. */
+static const char *array_name(void *f, size_t i)
+{
+    return ts_file_array(f, i)->name;
+}
+
 int cmd_show(cli_ctx *ctx, const cli_args *args)
 {
     int64_t edge, threshold;
@@ -684,9 +690,11 @@ int cmd_show(cli_ctx *ctx, const cli_args *args)
             if (strcmp(ts_file_array(f, i)->name, args->ops[1]) == 0)
                 s.a = ts_file_array(f, i);
         if (!s.a) {
+            char hint[1024];
+            cli_suggest_text(args->ops[1], array_name, f, ts_file_count(f), hint, sizeof hint);
             ts_file_close(f);
-            return cli_error(ctx, path, "no array named '%s'",
-                             cli_quote(args->ops[1], strlen(args->ops[1]), q, sizeof q));
+            return cli_error(ctx, path, "no array named '%s'%s",
+                             cli_quote(args->ops[1], strlen(args->ops[1]), q, sizeof q), hint);
         }
     } else if (ts_file_count(f) == 1) {
         s.a = ts_file_array(f, 0);

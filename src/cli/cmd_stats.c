@@ -24,7 +24,8 @@ const cli_option stats_options[] = {
               "Inf are the strings \"nan\", \"inf\", \"-inf\"."),
     CLI_FILTER_OPTIONS,
     CLI_FLAG("summary", 's', "only the model-wide line: arrays, elements, NaN/Inf totals,\n"
-                             "global absmax, the arrays with a non-finite value"),
+                             "global absmax, the first 5 arrays with a non-finite value\n"
+                             "(JSON: all of them)"),
     CLI_REMOTE_OPTIONS,
     CLI_OPTIONS_END,
 };
@@ -198,6 +199,9 @@ static void summarize(stats_run *r, const char *path, const ts_array *a, const t
         note_bad(r, path, a->name);
 }
 
+/* Arrays with non-finite values named in the text of --summary. */
+#define SUMMARY_NAMES 5
+
 static void print_summary(cli_ctx *ctx, stats_run *r)
 {
     char am[64];
@@ -227,10 +231,15 @@ static void print_summary(cli_ctx *ctx, stats_run *r)
     if (r->failed)
         out_printf(ctx, ", %lld unreadable", (long long)r->failed);
     out_printf(ctx, "; %zu array%s with non-finite values", r->nbad, r->nbad == 1 ? "" : "s");
-    for (size_t at = 0; at < r->bad_len; at += strlen(r->bad + at) + 1) {
+    /* the first few by name: a diverged model has thousands (JSON has all) */
+    size_t shown = 0;
+    for (size_t at = 0; at < r->bad_len && shown < SUMMARY_NAMES; at += strlen(r->bad + at) + 1) {
         out_str(ctx, at ? ", " : ": ");
         out_escaped(ctx, CLI_ESC_TEXT, r->bad + at, strlen(r->bad + at));
+        shown++;
     }
+    if (r->nbad > shown)
+        out_printf(ctx, " and %zu more", r->nbad - shown);
     out_char(ctx, '\n');
 }
 

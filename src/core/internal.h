@@ -224,6 +224,9 @@ const char *ts__dims_str(const int64_t *dims, int n, char *buf, size_t cap);
 /* Same for a shape. */
 const char *ts__shape_str(const ts_shape *s, char *buf, size_t cap);
 
+/* A malloc'ed copy of s (NUL-terminated), or NULL when out of memory. */
+char *ts__strdup(const char *s);
+
 /* Length (1..4) of the valid UTF-8 sequence at p, of which n bytes are
  * readable; 0 when the bytes there are not valid UTF-8 (RFC 3629). */
 size_t ts__utf8_len(const unsigned char *p, size_t n);

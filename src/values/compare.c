@@ -40,6 +40,8 @@
 typedef struct part {
     int64_t notclose, first, nan_a, nan_b;
     double max_abs, max_rel;
+    int nan_diff;           /* a pair with a NaN that is not an equal NaN
+                               pair: max_abs and max_rel are NaN (np.max) */
     /* When the elements come in another order than flat C order (see
      * "order" below): every element not close also marks flags[position -
      * flag_base], and the caller maps the marks to C indices. */
@@ -63,6 +65,15 @@ static void part_merge(part *A, const part *B)
     A->nan_b += B->nan_b;
     A->max_abs = B->max_abs > A->max_abs ? B->max_abs : A->max_abs;
     A->max_rel = B->max_rel > A->max_rel ? B->max_rel : A->max_rel;
+    A->nan_diff |= B->nan_diff;
+}
+
+/* |x - y| / |y| of a pair that differs (d = |x - y| > 0, not NaN): NumPy's
+ * abs(a - b) / abs(b), inf when y is 0; inf too when y is infinite (where
+ * IEEE's inf / inf would report a NaN that neither value holds). */
+static double rel_diff(double d, double ab)
+{
+    return ab > 0 && ab < INFINITY ? d / ab : INFINITY;
 }
 
 typedef struct rule {
@@ -91,8 +102,8 @@ static void kernel_float(const rule *R, const double *x, const double *y, size_t
         if (d <= atol + rtol * ab && ab < INFINITY) {
             /* close, both finite (the common case) */
             ma = d > ma ? d : ma;
-            if (d > 0 && ab > 0) {
-                double r = d / ab;
+            if (d > 0) {
+                double r = rel_diff(d, ab);
                 mr = r > mr ? r : mr;
             }
             continue;
@@ -103,16 +114,16 @@ static void kernel_float(const rule *R, const double *x, const double *y, size_t
         if (a == b)
             continue;   /* the same infinity */
         if (na || nb) {
-            if (!(R->equal_nan && na && nb))
+            if (!(R->equal_nan && na && nb)) {
                 not_close(P, at + (int64_t)i);
+                P->nan_diff = 1;
+            }
             continue;
         }
         not_close(P, at + (int64_t)i);
         ma = d > ma ? d : ma;
-        if (ab > 0 && ab < INFINITY) {
-            double r = d / ab;
-            mr = r > mr ? r : mr;
-        }
+        double r = rel_diff(d, ab);
+        mr = r > mr ? r : mr;
     }
     P->max_abs = ma;
     P->max_rel = mr;
@@ -128,8 +139,10 @@ static void kernel_complex(const rule *R, const double *x, const double *y, size
         P->nan_a += na;
         P->nan_b += nb;
         if (na || nb) {
-            if (!(R->equal_nan && na && nb))
+            if (!(R->equal_nan && na && nb)) {
                 not_close(P, at + (int64_t)i);
+                P->nan_diff = 1;
+            }
             continue;
         }
         if (ar == br && ai == bi)
@@ -138,13 +151,13 @@ static void kernel_complex(const rule *R, const double *x, const double *y, size
         int bfinite = fabs(br) < INFINITY && fabs(bi) < INFINITY;
         if (!(d <= R->atol + R->rtol * ab && bfinite))
             not_close(P, at + (int64_t)i);
-        if (d == d) {
-            P->max_abs = d > P->max_abs ? d : P->max_abs;
-            if (ab > 0 && bfinite) {
-                double r = d / ab;
-                P->max_rel = r > P->max_rel ? r : P->max_rel;
-            }
+        if (d != d) {               /* inf - inf in a part: no number */
+            P->nan_diff = 1;
+            continue;
         }
+        P->max_abs = d > P->max_abs ? d : P->max_abs;
+        double r = bfinite ? rel_diff(d, ab) : INFINITY;
+        P->max_rel = r > P->max_rel ? r : P->max_rel;
     }
 }
 
@@ -180,10 +193,8 @@ static void kernel_int(const rule *R, const void *x, int sx, const void *y, int 
         if (!close)
             not_close(P, at + (int64_t)i);
         P->max_abs = dd > P->max_abs ? dd : P->max_abs;
-        if (ab > 0) {
-            double r = dd / ab;
-            P->max_rel = r > P->max_rel ? r : P->max_rel;
-        }
+        double r = rel_diff(dd, ab);
+        P->max_rel = r > P->max_rel ? r : P->max_rel;
     }
 }
 
@@ -743,8 +754,8 @@ ts_status ts_array_compare(const ts_file *fa, const ts_array *a, const ts_file *
     out->count = a->size;
     out->notclose = P.notclose;
     out->first = P.first;
-    out->max_abs = P.max_abs;
-    out->max_rel = P.max_rel;
+    out->max_abs = P.nan_diff ? NAN : P.max_abs;
+    out->max_rel = P.nan_diff ? NAN : P.max_rel;
     out->nan_a = P.nan_a;
     out->nan_b = P.nan_b;
     return TS_OK;
