@@ -728,7 +728,15 @@ typedef struct ts_array {
                                     when the array owns its data */
     const char *storage_key;     /* the storage this array is a view of
                                     (PyTorch "archive/data/0"), NULL when the
-                                    array owns its data */
+                                    array owns its data; TF.js: the shard its
+                                    data starts in */
+    ts_dtype dequantized_dtype;  /* quantised data (TFLite scale/zero point,
+                                    TF.js scale/min or float16): the dtype the
+                                    stored values stand for (float32);
+                                    TS_DTYPE_UNKNOWN when the values are what
+                                    dtype says. Summaries give such a tensor
+                                    the role of this dtype (a uint8-quantised
+                                    weight is a parameter) */
 } ts_array;
 
 /*
@@ -2135,7 +2143,8 @@ TS_API void ts_summary_free(ts_summary *s);
 
 /*
  * Adds tensor `a` under the name `name` (NUL-terminated; NULL: a->name),
- * with its role ts_tensor_role(name, a->dtype). `tag` is any number the
+ * with its role ts_tensor_role(name, a->dtype) (a->dequantized_dtype when
+ * it is not TS_DTYPE_UNKNOWN). `tag` is any number the
  * caller wants back with the tensor in ts_summary_largest and
  * ts_summary_group_at (a model's tensor index: ts_model_array(m, tag, ...)).
  * Nothing of `a` or `name` is kept. Errors: TS_ERR_NOMEM (the sums include

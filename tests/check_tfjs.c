@@ -54,6 +54,8 @@ START_TEST(test_graph_model)
     a = find(f, "half");
     ck_assert_int_eq(a->dtype, TS_DTYPE_FLOAT16);
     ck_assert_str_eq(a->note, "quantized float16 of float32");
+    ck_assert_int_eq(a->dequantized_dtype, TS_DTYPE_FLOAT32);
+    ck_assert_int_eq(find(f, "ids")->dequantized_dtype, TS_DTYPE_UNKNOWN);
     a = find(f, "empty");
     ck_assert_str_eq(a->storage_key, "group1-shard7of7.bin");
     ck_assert_int_eq(a->data_offset, 5);

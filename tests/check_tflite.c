@@ -107,6 +107,9 @@ START_TEST(test_notes_and_metadata)
     ck_assert_str_eq(find(f, "w_axis3")->note,
                      "quantized per-axis on axis 3: 4 scales, 4 zero points");
     ck_assert_str_eq(find(f, "u8")->note, "quantized per-tensor: scale 0.0078125, zero_point 128");
+    ck_assert_int_eq(find(f, "u8")->dequantized_dtype, TS_DTYPE_FLOAT32);
+    ck_assert_int_eq(find(f, "custom")->dequantized_dtype, TS_DTYPE_UNKNOWN);
+    ck_assert_int_eq(find(f, "float_noq")->dequantized_dtype, TS_DTYPE_UNKNOWN);
     ck_assert_str_eq(find(f, "custom")->note, "custom quantization (QuantizationDetails type 1)");
     ts_file_close(f);
 

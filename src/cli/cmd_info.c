@@ -391,7 +391,8 @@ static void summary_row(cli_ctx *ctx, rows *r, const char *path, const ts_array 
         print_dims(ctx, PRINT_JSON, "shape", NULL, ts_shape_dims(&a->shape),
                    ts_shape_ndim(&a->shape));
         print_string(ctx, PRINT_JSON, "role", NULL,
-                     ts_role_name(ts_tensor_role(a->name, a->dtype)));
+                     ts_role_name(ts_tensor_role(a->name, a->dequantized_dtype != TS_DTYPE_UNKNOWN
+                                                                 ? a->dequantized_dtype : a->dtype)));
         print_close_object(ctx);
         return;
     }

@@ -250,6 +250,7 @@ ts_array *ts__file_add_array(ts_file *f, ts_error *err)
     ts_shape_init(&a->shape);
     ts_shape_init(&a->storage_shape);
     a->dtype = TS_DTYPE_UNKNOWN;
+    a->dequantized_dtype = TS_DTYPE_UNKNOWN;
     a->dtype_name = "unknown";
     a->format_dtype = "";
     a->byteorder = '|';

@@ -401,6 +401,8 @@ static ts_status read_weight(tj *r, size_t index)
         ts__error_prefix(r->err, "weight '%s'", ts__printable(e.name, e.name_len, nb, sizeof nb));
         return st;
     }
+    if (e.quant)
+        a->dequantized_dtype = e.dtype->dtype;
     if (e.quant && e.quant->dtype == TS_DTYPE_FLOAT16)
         a->note = ts__file_printf(r->f, r->err, "quantized float16 of %s", e.dtype->name);
     else if (e.quant)

@@ -648,6 +648,8 @@ static ts_status add_tensor(tfl *r, const tfl_graph *g, size_t i, const tfl_tens
     }
     if ((st = quant_note(r, x, shown, note, sizeof note)))
         return st;
+    if (x->n_scale > 0 && fixed)
+        a->dequantized_dtype = TS_DTYPE_FLOAT32; /* f = scale * (q - zero_point) */
     if (x->sig_ndim >= 0) {
         char sb[TS__SHAPE_STR_MAX];
         dims_text(x->sig, x->sig_ndim, sb, sizeof sb);
