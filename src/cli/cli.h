@@ -209,6 +209,10 @@ const char *cli_choices(const cli_option *o, char *buf, size_t cap);
 const ts_open_options *cli_open_options(cli_ctx *ctx, const cli_args *args,
                                         ts_open_options *o);
 
+/* CLI_OK, or an error (CLI_ERROR) when path is "-": only info reads
+ * standard input (a stream read whole); the other file commands say so. */
+int cli_no_stdin(cli_ctx *ctx, const char *path);
+
 typedef struct cli_filter {
     const cli_args *args;
     int include;          /* how many --filter were given */

@@ -330,7 +330,7 @@ int cmd_convert(cli_ctx *ctx, const cli_args *args)
         return CLI_ERROR;
     }
     ts_open_options oo;
-    if (!cli_open_options(ctx, args, &oo)) {
+    if (cli_no_stdin(ctx, in) != CLI_OK || !cli_open_options(ctx, args, &oo)) {
         cli_names_free(&names);
         return CLI_ERROR;
     }

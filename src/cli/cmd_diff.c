@@ -138,6 +138,8 @@ static int cmp_key(const void *x, const void *y)
 
 static int load_side(cli_ctx *ctx, diff_opts *o, side *s, int is_a)
 {
+    if (cli_no_stdin(ctx, s->path) != CLI_OK)
+        return CLI_ERROR;
     s->m = cli_model_open(ctx, s->path, &o->open, o->recursive);
     if (!s->m)
         return CLI_ERROR;

@@ -420,13 +420,33 @@ static void summary_total(cli_ctx *ctx, const totals *t)
 /* ---- reading files ------------------------------------------------------------ */
 
 /* Reads all of stdin into a malloc'ed buffer for "-": at most
- * CLI_STDIN_MAX bytes (LIMITS in the man page), doubling as it goes. */
-static unsigned char *slurp_stdin(size_t *len, const char **error)
+ * CLI_STDIN_MAX bytes (LIMITS in the man page), doubling as it goes. Once
+ * the first 64 KiB are in (or all of it, when shorter), a stream whose
+ * format cannot be told from them, or that declares a header past a limit,
+ * is refused at once with the library's words (*early_error, status
+ * *early_status): the rest is not read. */
+static unsigned char *slurp_stdin(size_t *len, const char **error, const ts_open_options *o,
+                                  ts_error *early_error, ts_status *early_status)
 {
     size_t cap = 1 << 16, n = 0;
     unsigned char *buf = malloc(cap);
+    int checked = 0;
     *error = NULL;
+    *early_status = TS_OK;
     while (buf) {
+        if (!checked && (n == cap || n >= (1 << 16))) {
+            /* the first bytes say what the stream is, or that it is not */
+            checked = 1;
+            ts_file *f = NULL;
+            ts_status st = ts_file_open_memory(buf, n, o, &f, early_error);
+            ts_file_close(f);
+            if ((st == TS_ERR_FORMAT && ts_format_detect(buf, n) == TS_FORMAT_AUTO &&
+                 o->format == TS_FORMAT_AUTO) || st == TS_ERR_LIMIT) {
+                *early_status = st;
+                free(buf);
+                return NULL;
+            }
+        }
         if (n == cap) {
             if (cap > CLI_STDIN_MAX) {
                 free(buf);
@@ -498,7 +518,10 @@ static int info_file(cli_ctx *ctx, const info_opts *o, const char *path, totals 
     } else if (strcmp(path, "-") == 0) {
         const char *why;
         shown = "<stdin>";
-        mem = slurp_stdin(&len, &why);
+        ts_status early;
+        mem = slurp_stdin(&len, &why, &o->open, &err, &early);
+        if (!mem && early)
+            return cli_error(ctx, shown, "%s", err.message);
         if (!mem)
             return cli_error(ctx, shown, "cannot read: %s", why);
         st = ts_file_open_memory(mem, len, &o->open, &f, &err);

@@ -679,6 +679,8 @@ int cmd_show(cli_ctx *ctx, const cli_args *args)
         return CLI_ERROR;
     ts_file *f = NULL;
     ts_error err;
+    if (cli_no_stdin(ctx, path) != CLI_OK)
+        return CLI_ERROR;
     if (ts_file_open(path, open, &f, &err) != TS_OK)
         return cli_error(ctx, path, "%s", err.message);
     show s;

@@ -247,6 +247,8 @@ static int stats_file(cli_ctx *ctx, stats_run *r, const char *path)
 {
     ts_file *f = NULL;
     ts_error err;
+    if (cli_no_stdin(ctx, path) != CLI_OK)
+        return CLI_ERROR;
     if (ts_file_open(path, &r->open, &f, &err) != TS_OK)
         return cli_error(ctx, path, "%s", err.message);
     int status = CLI_OK;

@@ -17,6 +17,14 @@ int cli_is_model_path(const char *path)
     return ts_model_path(path);
 }
 
+int cli_no_stdin(cli_ctx *ctx, const char *path)
+{
+    if (strcmp(path, "-") != 0)
+        return CLI_OK;
+    return cli_error(ctx, "-", "only info reads standard input; save it to a file and name "
+                               "the file (or /dev/stdin when it is redirected from one)");
+}
+
 /* --verbose: each request of a remote file, on standard error. */
 static void log_request(void *user, const char *line)
 {
