@@ -618,7 +618,7 @@ static ts_status add_tensor(tfl *r, const tfl_graph *g, size_t i, const tfl_tens
     memcpy(ts_shape_dims_mut(&a->shape), x->dims, (size_t)x->ndim * sizeof *x->dims);
     const tfl_type *ty = x->type < TFL_NTYPES && tfl_types[x->type].name ? &tfl_types[x->type]
                                                                          : NULL;
-    char note[768] = "";
+    char note[1024] = ""; /* bounded parts: at most about 600 bytes */
     int fixed = ty && ty->dtype != TS_DTYPE_UNKNOWN && ty->dtype != TS_DTYPE_OBJECT;
     if (ty) {
         a->format_dtype = ty->name;
@@ -688,17 +688,24 @@ static ts_status add_tensor(tfl *r, const tfl_graph *g, size_t i, const tfl_tens
         if (b.outside)
             note_add(note, sizeof note, "data outside the FlatBuffer (buffer offset/size)");
     }
+    /* the parts above are short; a name may be long (the note is built
+     * whole, never cut) */
+    const char *shares = NULL;
     if (b.has && r->buf_user) {
         int64_t *u = &r->buf_user[x->buffer];
         if (*u >= 0)
-            note_add(note, sizeof note, "shares buffer %lu with '%s'",
-                     (unsigned long)x->buffer, ts_file_array(r->f, (size_t)*u)->name);
+            shares = ts_file_array(r->f, (size_t)*u)->name;
         else
             *u = (int64_t)ts_file_count(r->f) - 1;
     }
-    if (note[0] && !(a->note = ts__file_strndup(r->f, note, strlen(note), r->err)))
-        return TS_ERR_NOMEM;
-    return TS_OK;
+    if (shares && (st = visit(r, strlen(shares), x->pos)))
+        return st;
+    if (shares)
+        a->note = ts__file_printf(r->f, r->err, "%s%sshares buffer %lu with '%s'", note,
+                                  note[0] ? "; " : "", (unsigned long)x->buffer, shares);
+    else if (note[0])
+        a->note = ts__file_strndup(r->f, note, strlen(note), r->err);
+    return a->note || (!shares && !note[0]) ? TS_OK : TS_ERR_NOMEM;
 }
 
 /* Reads an index vector field (SubGraph inputs, outputs): every index must
