@@ -167,6 +167,9 @@ for h in $harnesses; do
         fuzz_jagged)
             seed_text "$d" '{(10,),(20,),(30,)}' '{(10,20),(30,40)}' \
                 'tile (5,10,15) (5,10,15)' '{{(1,2)},{(3,4),(5,6)}}' '(10,20)' '{}';;
+        fuzz_npyname)
+            seed_text "$d" 'dense/kernel:0' '-rf' 'a\nb' 'bell\a' '\342\200\256evil' '100%' \
+                'sub/-x' '\302\205' '%2D' '%E2%80%AE' '../up' 'a//b' 'x/.';;
     esac
 done
 

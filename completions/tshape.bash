@@ -18,9 +18,9 @@ _tshape_options()
     case $1 in
         info) echo '-f --format --filter --exclude -s --summary -m --metadata -a --all --max-header --stored-order -r --recursive -l --group --top --tensors --max-fetch -v --verbose' ;;
         diff) echo '-p --strip-prefix --strip-prefix-a --strip-prefix-b --rename --filter --exclude -r --recursive --values --rtol --atol --equal-nan -m --metadata -q --quiet --max-fetch -v --verbose' ;;
-        convert) echo '-t --to --filter --exclude -p --strip-prefix --rename -f --force --cast --dequantize -z --compress --max-shard-size --no-verify --max-fetch -v --verbose' ;;
-        stats) echo '--filter --exclude -s --summary --max-fetch -v --verbose' ;;
-        show) echo '-i --index --edgeitems --threshold --max-fetch -v --verbose' ;;
+        convert) echo '-t --to --filter --exclude -p --strip-prefix --rename -f --force --cast --dequantize -z --compress --max-shard-size --no-verify --skip-unsupported --max-fetch -v --verbose' ;;
+        stats) echo '--filter --exclude -s --summary -r --recursive --max-fetch -v --verbose' ;;
+        show) echo '-i --index --edgeitems --threshold -r --recursive --max-fetch -v --verbose' ;;
         reshape) echo '--mxnet --reverse' ;;
         transpose) echo '--axes' ;;
         squeeze) echo '--axis' ;;

@@ -728,8 +728,15 @@ typedef struct ts_array {
                                     when the array owns its data */
     const char *storage_key;     /* the storage this array is a view of
                                     (PyTorch "archive/data/0"), NULL when the
-                                    array owns its data; TF.js: the shard its
-                                    data starts in */
+                                    array owns its data; ONNX external data:
+                                    the side file's location; TF.js: the
+                                    shard its data starts in */
+    int null_shape;              /* 1: the array has no shape at all (an HDF5
+                                    null dataspace, H5S_NULL, which h5py
+                                    reads as h5py.Empty): reports show no
+                                    shape, and `shape` is (0,) so that size
+                                    and nbytes are 0 for code that does not
+                                    look at this field. 0 otherwise */
     ts_dtype dequantized_dtype;  /* quantised data (TFLite scale/zero point,
                                     TF.js scale/min or float16): the dtype the
                                     stored values stand for (float32);
@@ -1894,8 +1901,20 @@ typedef enum ts_model_issue_kind {
                                        the index says */
     TS_MODEL_TENSOR_UNLISTED = 6,   /* warning: a shard has a tensor the index
                                        does not name */
-    TS_MODEL_SHARD_UNLISTED = 7     /* warning: a file of the shards' format
+    TS_MODEL_SHARD_UNLISTED = 7,    /* warning: a file of the shards' format
                                        beside the index, not named by it */
+    TS_MODEL_NAME_REPEATED = 8,     /* warning: without an index, a member
+                                       repeats tensor names of an earlier
+                                       one (separate checkpoints, not
+                                       shards); the first is kept in
+                                       lookups by name */
+    TS_MODEL_FOLDERS_SKIPPED = 9,   /* warning: without an index, subfolders
+                                       were not read (opts->recursive 0, or
+                                       deeper than 32 levels); path is the
+                                       first of them */
+    TS_MODEL_METADATA_UNREAD = 10   /* warning: with metadata asked for, the
+                                       folder's config.json (or the index's
+                                       metadata) could not be read as JSON */
 } ts_model_issue_kind;
 
 /* One issue; owned by the model, valid until ts_model_close. */
@@ -1977,9 +1996,66 @@ TS_API const ts_array *ts_model_array(const ts_model *m, size_t i, size_t *file)
 /* The name of tensor i in the model: the array's name, or for an array
  * without one (a .npy file) its member's path from the model's folder
  * without the extension ("embed", "sub/embed"; for a model of one file,
- * the file's name without folder and extension). NULL when i is out of
- * range or m is NULL. */
+ * the file's name without folder and extension), with the %XX escapes of
+ * ts_write's npy folders undone ("%2Drf" is "-rf"; a '%' not followed by
+ * such an escape stays). NULL when i is out of range or m is NULL. */
 TS_API const char *ts_model_array_name(const ts_model *m, size_t i);
+
+/*
+ * What a model says about itself besides its tensors, collected by
+ * ts_model_open when opts->open asks for metadata (want_metadata 1; else
+ * there is none): for a folder or an index, first every top-level entry of
+ * the folder's config.json (Hugging Face's model_type, architectures,
+ * hidden_size, ...: the configuration transformers reads), then the
+ * entries of the index's "metadata" object (total_size), then the members'
+ * own metadata (safetensors __metadata__, GGUF key/values, HDF5
+ * attributes; see ts_file_metadata), each (key, value) pair once, in the
+ * order first met, with the number of members that hold it: the shards of
+ * one model give one "format": "pt" held by all of them.
+ *   source  TS_MODEL_META_CONFIG, _INDEX or _MEMBER
+ *   path    the file it comes from (config.json, the index, or the first
+ *           member holding it)
+ *   key     the entry's key
+ *   value   its JSON text (config.json and index values compacted: no
+ *           whitespace outside strings; member values as ts_file_metadata
+ *           gives them)
+ *   files   _MEMBER: members holding this key with this value; else 1
+ * A config.json that cannot be read or is not a JSON object is a warning
+ * (TS_MODEL_METADATA_UNREAD) and gives no entries; a missing one gives
+ * none. Owned by the model, valid until ts_model_close.
+ */
+typedef enum ts_model_meta_source {
+    TS_MODEL_META_CONFIG = 1,
+    TS_MODEL_META_INDEX = 2,
+    TS_MODEL_META_MEMBER = 3
+} ts_model_meta_source;
+
+typedef struct ts_model_meta {
+    ts_model_meta_source source;
+    const char *path;
+    const char *key;
+    const char *value;
+    size_t files;
+} ts_model_meta;
+
+/*
+ * The files of a model's folder that hold no tensors (its top level only,
+ * names not starting with '.'): what save_pretrained writes beside the
+ * weights (config.json, generation_config.json, tokenizer files,
+ * README.md), for a conversion to copy. A file is one when its first
+ * bytes match no reader of the table and, beside an index, when it is a
+ * JSON file; index files (*.index.json), members, files that open as
+ * tensor files and the external data files of ONNX members are not. Paths are the folder's joined with the name, in
+ * byte order of the names; none for a model of one file. Count 0 and NULL
+ * for NULL or i out of range. Owned by the model.
+ */
+TS_API size_t ts_model_other_file_count(const ts_model *m);
+TS_API const char *ts_model_other_file(const ts_model *m, size_t i);
+
+/* The number of metadata entries (0 for NULL), and the i-th (NULL when i
+ * is out of range or m is NULL). */
+TS_API size_t ts_model_metadata_count(const ts_model *m);
+TS_API const ts_model_meta *ts_model_metadata_at(const ts_model *m, size_t i);
 
 /* Issues in a fixed order (index problems, then members in order), and
  * how many are errors; 0 / NULL for NULL or i out of range. */
@@ -2192,7 +2268,9 @@ TS_API const char *ts_summary_dtype(const ts_array *a);
 /*
  * Unlike everything above, these functions read an array's data, not only
  * its header. The data is read from the file's map (ts_file_open) or image
- * (ts_file_open_memory): at data_offset for stored data, through zlib for a
+ * (ts_file_open_memory): at data_offset for stored data (for ONNX external
+ * data, in the side file: mapped once per file on first use, opened without
+ * following a symbolic link), through zlib for a
  * deflated .npz member (streamed through a fixed 256 KiB buffer, never
  * inflated whole), for an ONNX initializer whose values are in
  * TensorProto's typed fields (float_data, int32_data, int64_data,
@@ -2216,7 +2294,13 @@ TS_API const char *ts_summary_dtype(const ts_array *a);
  * q8_k, tq1_0, tq2_0, iq4_nl, iq4_xs, dequantized to float32 exactly as
  * ggml's dequantize_row_* (ggml-quants.c) computes them, and q8_1 (which
  * ggml only quantizes) as d * qs, then widened to double. Conversions to
- * double are exact. Any other dtype (longdouble, float6/4, datetime,
+ * double are exact, but for float128 and complex256 (NumPy's names for the
+ * C long double of the machine that wrote them, in 16 bytes: read, as NumPy
+ * does, as this machine's long double when that is x87 80-bit extended
+ * precision (x86-64) or IEEE binary128 (aarch64 and others), else
+ * TS_ERR_DTYPE), whose values are rounded to the nearest double (beyond
+ * float64's range: +-Inf, as NumPy's astype(np.float64)). Any other dtype
+ * (float96, float6/4, datetime,
  * strings, structured, the GGUF types whose decoding needs ggml's large grid
  * tables: iq2_xxs, iq2_xs, iq2_s, iq3_xxs, iq3_s, iq1_s, iq1_m, and newer
  * ones such as mxfp4) is TS_ERR_DTYPE naming the array and the dtype.
@@ -2259,11 +2343,13 @@ TS_API ts_value_kind ts_array_value_kind(const ts_array *a);
  * TS_ERR_INDEX (start < 0, count < 0 or start + count > a->size),
  * TS_ERR_UNSUPPORTED (no readable data: data_offset -1 without a stream or
  * storage record, MXNet sparse storage, a non-contiguous view of a deflated
- * storage), TS_ERR_LAYOUT (negative strides),
+ * storage, ONNX external data of a model opened from memory without a
+ * path), TS_ERR_LAYOUT (negative strides),
  * TS_ERR_TRUNCATED (a view or data reaching past its storage or the file),
  * TS_ERR_FORMAT (a deflate stream that fails to inflate, or, when a call
  * inflates a whole member, whose size or CRC-32 differs from the zip
- * directory's), TS_ERR_IO (file shrank), TS_ERR_NOMEM; TS_ERR_INVALID_ARG
+ * directory's), TS_ERR_IO (file shrank; an ONNX side file that cannot be
+ * opened or mapped), TS_ERR_NOMEM; TS_ERR_INVALID_ARG
  * (the argument rule: f or a NULL, out NULL with count > 0, `as` not one of
  * the four types above).
  */
@@ -2474,7 +2560,9 @@ TS_API ts_status ts_array_compare(const ts_file *fa, const ts_array *a, const ts
  *                U8..U64, I8..I64, F16, BF16, F32, F64, F8_E5M2, F8_E4M3
  *                (float8_e4m3fn), F8_E4M3FNUZ, F8_E5M2FNUZ, F8_E8M0, C64
  *                (complex64, safetensors >= 0.7). complex128 and NumPy-only
- *                dtypes (strings, datetime, longdouble) are TS_ERR_DTYPE.
+ *                dtypes (strings, datetime, float128, complex256) are
+ *                TS_ERR_DTYPE (a cast to float64 or complex64 converts the
+ *                last two).
  *   npy          [numpy/lib/format.py _write_array_header, NumPy 1.24]:
  *                version 1.0 (2.0 when the header needs more than 65535
  *                bytes), the dict {'descr', 'fortran_order': False,
@@ -2482,12 +2570,22 @@ TS_API ts_status ts_array_compare(const ts_file *fa, const ts_array *a, const ts
  *                padding, padded with spaces and a '\n' so the data starts
  *                at a multiple of 64: the bytes of np.save. dtypes: bool,
  *                int8..int64, uint8..uint64, float16, float32, float64,
- *                complex64, complex128; bfloat16 and float8 (which NumPy
- *                lacks) are TS_ERR_DTYPE unless cast.
+ *                complex64, complex128, float128 and complex256 (their
+ *                bytes, as the source holds them); bfloat16 and float8
+ *                (which NumPy lacks) are TS_ERR_DTYPE unless cast.
  *   npz          [numpy/lib/npyio.py savez]: a zip (written by libzip) of one
  *                member "NAME.npy" per array, stored (np.savez) or deflated
  *                (np.savez_compressed); zip64 as libzip needs it.
- *   npy folder   a new folder holding NAME.npy per array.
+ *   npy folder   a new folder holding NAME.npy per array: a '/' in NAME makes
+ *                subfolders (HDF5 "dense/kernel:0" is dense/kernel:0.npy);
+ *                in each part, control (C0, DEL, C1), bidirectional
+ *                (U+061C, U+200E, U+200F, U+202A..E, U+2066..9) and line
+ *                separator (U+2028, U+2029) characters, a '-' that starts
+ *                the part and '%' are written as %XX per UTF-8 byte (RFC
+ *                3986 percent-encoding, upper-case); ts_model_open undoes
+ *                exactly these escapes when it names the arrays of .npy
+ *                files (ts_model_array_name), so a folder read back with
+ *                recursive gives every name as it was.
  *
  * Safety: everything is written to temporary files in the target's folder
  * (mkstemp/mkdtemp: ".NAME.tshape-XXXXXX"), flushed with fsync, verified
@@ -2523,8 +2621,9 @@ typedef struct ts_write_tensor {
  *   cast            0: dtypes kept; 1: arrays of the kind of cast_dtype are
  *                   converted to it: a floating cast_dtype (float16,
  *                   bfloat16, float32, float64) converts every floating array
- *                   (float16/32/64, bfloat16, float8), complex64/complex128
- *                   every complex array; others keep their dtype. Rounding
+ *                   (float16/32/64, bfloat16, float8, float128),
+ *                   complex64/complex128 every complex array (complex256
+ *                   too); others keep their dtype. Rounding
  *                   is to nearest, ties to even (IEEE 754 roundTiesToEven)
  *                   from the exact value, overflow gives +-Inf, NaN stays
  *                   NaN (its payload is not kept)
@@ -2550,6 +2649,16 @@ typedef struct ts_write_tensor {
  *   progress        called after each piece of data (at most about every 8
  *                   MiB) with the data bytes done and in all; returns 0 to
  *                   go on, nonzero to stop with TS_ERR_CANCELED. May be NULL.
+ *   copy_files, copy_count  safetensors and npz: files (paths,
+ *                   NUL-terminated) copied byte for byte into the folder of
+ *                   `path` under their own names, with the arrays: written
+ *                   under temporary names, verified (XXH3-64 of the bytes
+ *                   read back), renamed into place with the rest, never
+ *                   replacing a file without overwrite, all or nothing, as
+ *                   save_pretrained leaves config.json beside the weights.
+ *                   A file that already is its target (same device and
+ *                   inode) is left as it is. Not counted in
+ *                   ts_write_result's files and file_bytes. NULL/0: none.
  */
 typedef struct ts_write_options {
     size_t struct_size;          /* sizeof(ts_write_options) */
@@ -2566,12 +2675,14 @@ typedef struct ts_write_options {
     const char *source_file;
     int (*progress)(void *ctx, int64_t done, int64_t total);
     void *progress_ctx;
+    const char *const *copy_files;
+    size_t copy_count;
 } ts_write_options;
 
 /* Initialiser of a ts_write_options with every option at its default. */
 #define TS_WRITE_OPTIONS_INIT                                                  \
     {sizeof(ts_write_options), TS_WRITE_SAFETENSORS, 0, 0, TS_DTYPE_FLOAT32, 0, \
-     TS_DTYPE_FLOAT32, 0, 0, 0, NULL, NULL, NULL, NULL}
+     TS_DTYPE_FLOAT32, 0, 0, 0, NULL, NULL, NULL, NULL, NULL, 0}
 
 /* What ts_write wrote (a fixed layout: it never grows). */
 typedef struct ts_write_result {
@@ -2590,21 +2701,46 @@ typedef struct ts_write_result {
  * Errors: TS_ERR_INVALID_ARG (the argument rule: path NULL, tensors NULL
  * with n > 0, a NULL name/file/array; opts as for ts_open_options, a flag
  * not 0/1, format, cast_dtype or dequantize_dtype not one of those listed,
- * max_shard_size < 0 or given for another format), TS_ERR_UNSUPPORTED (opts
+ * max_shard_size < 0 or given for another format, copy_files NULL with
+ * copy_count > 0 or holding NULL, or given for npy folders), TS_ERR_UNSUPPORTED (opts
  * sets fields this library does not know), TS_ERR_VALUE (two arrays with
  * one name; a name that is empty, not valid UTF-8, or, for npz and npy
- * folders, holds '/' or NUL or is "." or ".."), TS_ERR_DTYPE (a dtype the
+ * folders, has an empty or ".." part (npy folders: or a "." part), which
+ * would leave the folder), TS_ERR_DTYPE (a dtype the
  * format cannot hold, naming the array and saying what --cast or
  * --dequantize would do), every error of ts_array_read (a source that
- * cannot be read, naming the array), TS_ERR_IO (create/write/fsync/rename
+ * cannot be read, naming the array), TS_ERR_IO (the folder of `path` does
+ * not exist or is not a folder, named; create/write/fsync/rename
  * failed, with strerror text: ENOSPC, EFBIG beyond RLIMIT_FSIZE (the caller
- * ignores SIGXFSZ to get it), EEXIST without overwrite; or verification
+ * ignores SIGXFSZ to get it), EEXIST without overwrite; a file to copy that
+ * cannot be read, or would be written twice; or verification
  * found a difference, naming the file and array), TS_ERR_CANCELED,
  * TS_ERR_NOMEM, TS_ERR_OVERFLOW. Every message names the array concerned
  * ("array 'NAME': ...").
  */
 TS_API ts_status ts_write(const char *path, const ts_write_tensor *tensors, size_t n,
                           const ts_write_options *opts, ts_write_result *out, ts_error *err);
+
+/*
+ * Whether ts_write with options opts (NULL: defaults) could write tensor t,
+ * from its header alone: its name, dtype and storage by the rules above
+ * (with opts' format, cast and dequantize), and where its data is (inside
+ * its file or storage, in a form the values layer reads: ts_array_read's
+ * checks before any byte is read). Nothing is written or read. So a caller
+ * can name every tensor that cannot be written before writing any (tshape
+ * convert lists them all, and with --skip-unsupported writes the others).
+ * Returns TS_OK, or the error ts_write would give for this tensor:
+ * TS_ERR_DTYPE (a dtype the format cannot hold: strings, object, a GGUF
+ * block type without dequantize, bfloat16 for npy without cast),
+ * TS_ERR_UNSUPPORTED (MXNet sparse storage, an array without a shape,
+ * data not stored in a readable form), TS_ERR_VALUE (a name the format
+ * cannot hold), TS_ERR_TRUNCATED, TS_ERR_LAYOUT, TS_ERR_OVERFLOW (data
+ * outside its storage or file), TS_ERR_IO (an ONNX side file that cannot
+ * be opened); the message starts with "array 'NAME': ". TS_ERR_INVALID_ARG
+ * and TS_ERR_UNSUPPORTED for t or opts as ts_write.
+ */
+TS_API ts_status ts_write_check(const ts_write_tensor *t, const ts_write_options *opts,
+                                ts_error *err);
 
 /* ------------------------------------------------------------------------ */
 /* Layer shapes: convolution, pooling, matmul, linear, concat, stack        */

@@ -691,6 +691,10 @@ START_TEST(test_models)
     ck_assert_uint_eq(ts_model_issue_count(NULL), 0);
     ck_assert_uint_eq(ts_model_error_count(NULL), 0);
     ck_assert_ptr_null(ts_model_issue_at(NULL, 0));
+    ck_assert_uint_eq(ts_model_metadata_count(NULL), 0);
+    ck_assert_uint_eq(ts_model_other_file_count(NULL), 0);
+    ck_assert_ptr_null(ts_model_other_file(NULL, 0));
+    ck_assert_ptr_null(ts_model_metadata_at(NULL, 0));
     ck_assert_int_eq(ts_model_path(NULL), 0);
     ck_assert_int_eq(ts_model_path(dir), 1);
     ck_assert_int_eq(ts_model_path("tests/fixtures/model/hf/model.safetensors.index.json"), 1);
@@ -750,6 +754,7 @@ START_TEST(test_models)
     ck_assert_ptr_null(ts_model_file(m, ts_model_file_count(m)));
     ck_assert_ptr_null(ts_model_file_path(m, ts_model_file_count(m)));
     ck_assert_ptr_null(ts_model_issue_at(m, ts_model_issue_count(m)));
+    ck_assert_ptr_null(ts_model_metadata_at(m, ts_model_metadata_count(m)));
     ck_assert_ptr_nonnull(ts_model_array(m, 0, NULL));
     ts_model_close(m);
 }
@@ -909,6 +914,23 @@ START_TEST(test_values)
     wgrown.later = 1;
     EXPECT(ts_write(out, &t, 1, &wgrown.o, &r, EP), TS_ERR_UNSUPPORTED, NULL);
     EXPECT(ts_write(out, &t, 1, NULL, NULL, EP), TS_ERR_IO, NULL);
+    w2 = (ts_write_options)TS_WRITE_OPTIONS_INIT;
+    w2.copy_count = 2;
+    EXPECT(ts_write(out, &t, 1, &w2, &r, EP), BAD, "ts_write: opts->copy_files is NULL but "
+                                                   "copy_count is 2");
+    const char *const one_null[] = {NULL};
+    w2.copy_files = one_null;
+    w2.copy_count = 1;
+    EXPECT(ts_write(out, &t, 1, &w2, &r, EP), BAD, "ts_write: opts->copy_files[0] is NULL");
+    EXPECT(ts_write_check(NULL, NULL, EP), BAD, "ts_write_check: t is NULL");
+    EXPECT(ts_write_check(&tnull, NULL, EP), BAD,
+           "ts_write_check: t has a NULL name, file or array");
+    snprintf(msg, sizeof msg, "ts_write_check: opts->struct_size is 0: initialise the "
+             "options with TS_WRITE_OPTIONS_INIT (struct_size = sizeof(ts_write_options) = %zu)",
+             sizeof w);
+    EXPECT(ts_write_check(&t, &w, EP), BAD, msg);
+    EXPECT(ts_write_check(&t, &wgrown.o, EP), TS_ERR_UNSUPPORTED, NULL);
+    ck_assert_int_eq(ts_write_check(&t, NULL, NULL), TS_OK);
     ts_file_close(f);
 }
 END_TEST

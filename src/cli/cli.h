@@ -325,6 +325,13 @@ void print_null(cli_ctx *ctx, cli_print p, const char *key, const char *fmt);
 /* A list of dims: JSON [3,4]; text (3,4). */
 void print_dims(cli_ctx *ctx, cli_print p, const char *key, const char *fmt, const int64_t *d,
                 int n);
+/* An array's shape: print_dims of a->shape, or for an array without a
+ * shape (a->null_shape: an HDF5 null dataspace) JSON null and text "none". */
+void print_array_shape(cli_ctx *ctx, cli_print p, const char *key, const char *fmt,
+                       const ts_array *a);
+/* The text of an array's shape, "(3,4)", or "none" for an array without
+ * one, into buf; returns buf. */
+const char *cli_array_shape_text(const ts_array *a, char *buf, size_t cap);
 /* JSON text written verbatim (the library's metadata values); as text,
  * the JSON with CLI_ESC_SAFE. */
 void print_json_text(cli_ctx *ctx, cli_print p, const char *key, const char *fmt,
@@ -338,6 +345,9 @@ void print_json_text(cli_ctx *ctx, cli_print p, const char *key, const char *fmt
  * 0, or -1 with *err filled when the library could not render it. */
 int print_metadata_value(cli_ctx *ctx, const char *key, const char *fmt, const ts_file *f,
                          size_t i, ts_error *err);
+/* A JSON value held as text (a model's metadata): in JSON under key as it
+ * is; as text in fmt, escaped and cut as print_metadata_value does. */
+void print_json_value(cli_ctx *ctx, const char *key, const char *fmt, const char *json);
 /* The line that stands for a stdin line without a result, so output stays
  * aligned with input: empty, or "null" in JSON. */
 void print_no_result(cli_ctx *ctx);

@@ -233,7 +233,7 @@ static diff_kind compare_pair(cli_ctx *ctx, const diff_opts *o, const side *sa, 
     size_t fa, fb;
     const ts_array *a = tensor(sa, ia, &fa), *b = tensor(sb, ib, &fb);
     int dt = strcmp(a->dtype_name, b->dtype_name) != 0;
-    int sh = !ts_shape_equal(&a->shape, &b->shape);
+    int sh = !ts_shape_equal(&a->shape, &b->shape) || a->null_shape != b->null_shape;
     diff_kind k = dt && sh ? DIFF_DTYPE_SHAPE : dt ? DIFF_DTYPE : sh ? DIFF_SHAPE : DIFF_EQUAL;
     pv->compared = pv->unreadable = 0;
     if (!o->values || sh)
@@ -334,8 +334,7 @@ static void values_json(cli_ctx *ctx, const ts_array *a, const ts_compare *c)
 static void tensor_text(const ts_array *a, char *buf, size_t cap)
 {
     char shape[512];
-    ts_shape_format(&a->shape, 0, shape, sizeof shape);
-    snprintf(buf, cap, "%s %s", shape, a->dtype_name);
+    snprintf(buf, cap, "%s %s", cli_array_shape_text(a, shape, sizeof shape), a->dtype_name);
 }
 
 static void json_tensor(cli_ctx *ctx, const char *key, const side *s, size_t i)
@@ -345,7 +344,7 @@ static void json_tensor(cli_ctx *ctx, const char *key, const side *s, size_t i)
     print_open_object(ctx, key);
     print_string(ctx, PRINT_JSON, "name", NULL, ts_model_array_name(s->m, s->index[i]));
     print_string(ctx, PRINT_JSON, "dtype", NULL, a->dtype_name);
-    print_dims(ctx, PRINT_JSON, "shape", NULL, ts_shape_dims(&a->shape), ts_shape_ndim(&a->shape));
+    print_array_shape(ctx, PRINT_JSON, "shape", NULL, a);
     print_string(ctx, PRINT_JSON, "file", NULL, ts_model_file_path(s->m, f));
     print_close_object(ctx);
 }

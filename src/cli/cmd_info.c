@@ -206,7 +206,9 @@ static void report_layout(cli_ctx *ctx, const ts_array *a)
     print_bool(ctx, PRINT_JSON, "f_contiguous", NULL, fo);
 
     int64_t f2[2];
-    if (ts_shape_flat2d(&a->shape, f2, NULL) == TS_OK)
+    if (a->null_shape)
+        print_null(ctx, PRINT_ANY, "flat2d", "  flat2d         none\n");
+    else if (ts_shape_flat2d(&a->shape, f2, NULL) == TS_OK)
         print_dims(ctx, PRINT_ANY, "flat2d", line(fmt, sizeof fmt, "flat2d"), f2, 2);
     else
         print_null(ctx, PRINT_ANY, "flat2d", "  flat2d         overflows int64\n");
@@ -230,8 +232,11 @@ static void report_storage(cli_ctx *ctx, const ts_array *a)
     else
         print_null(ctx, PRINT_JSON, "storage_shape", NULL);
     print_string(ctx, PRINT_ANY, "device", line(fmt, sizeof fmt, "device"), a->device);
-    print_dims(ctx, PRINT_JSON, "strides", NULL, ts_shape_dims(&a->strides),
-               ts_shape_ndim(&a->strides));
+    if (a->null_shape)
+        print_null(ctx, PRINT_JSON, "strides", NULL);
+    else
+        print_dims(ctx, PRINT_JSON, "strides", NULL, ts_shape_dims(&a->strides),
+                   ts_shape_ndim(&a->strides));
     print_int(ctx, a->storage_key ? PRINT_ANY : PRINT_JSON, "storage_offset",
               line(fmt, sizeof fmt, "storage_offset"), a->storage_offset);
     print_string(ctx, PRINT_ANY, "storage_key", line(fmt, sizeof fmt, "storage_key"),
@@ -242,7 +247,6 @@ static void report_storage(cli_ctx *ctx, const ts_array *a)
 static void report_array(cli_ctx *ctx, const char *path, const ts_file *f, const ts_array *a)
 {
     char buf[256], fmt[32];
-    const int64_t *dims = ts_shape_dims(&a->shape);
     int ndim = ts_shape_ndim(&a->shape);
     const char *format = ts_format_name(ts_file_format(f)), *version = ts_file_version(f);
 
@@ -254,8 +258,11 @@ static void report_array(cli_ctx *ctx, const char *path, const ts_file *f, const
     print_string(ctx, PRINT_TEXT, NULL, line(fmt, sizeof fmt, "format"), buf);
     print_string(ctx, PRINT_JSON, "version", NULL, version[0] ? version : NULL);
     print_string(ctx, PRINT_JSON, "name", NULL, a->name);
-    print_dims(ctx, PRINT_ANY, "shape", line(fmt, sizeof fmt, "shape"), dims, ndim);
-    print_int(ctx, PRINT_ANY, "ndim", line(fmt, sizeof fmt, "ndim"), ndim);
+    print_array_shape(ctx, PRINT_ANY, "shape", line(fmt, sizeof fmt, "shape"), a);
+    if (a->null_shape)
+        print_null(ctx, PRINT_ANY, "ndim", "  ndim           none\n");
+    else
+        print_int(ctx, PRINT_ANY, "ndim", line(fmt, sizeof fmt, "ndim"), ndim);
     report_dtype(ctx, f, a);
     print_int(ctx, PRINT_ANY, "size", line(fmt, sizeof fmt, "size"), a->size);
     if (a->nbytes >= 0)
@@ -314,6 +321,55 @@ static int report_metadata(cli_ctx *ctx, const char *path, const ts_file *f)
     print_close_object(ctx);
     print_text(ctx, "\n");
     return status;
+}
+
+/* A path from the model's folder (its own when it is not below it). */
+static const char *below(const char *path, const char *root)
+{
+    size_t n = strlen(root);
+    while (n > 1 && root[n - 1] == '/')
+        n--;
+    return strncmp(path, root, n) == 0 && path[n] == '/' ? path + n + 1 : path;
+}
+
+/*
+ * A model's metadata (ts_model_metadata_at): text, one heading per source
+ * ("config.json", the index, "SHARD and N more files"), its key = value
+ * lines below; JSON, one record {"model_metadata": PATH, "entries": [{
+ * "source", "path", "key", "value", "files"}]}.
+ */
+static void report_model_metadata(cli_ctx *ctx, const char *path, const ts_model *m)
+{
+    static const char *const sources[] = {"", "config", "index", "member"};
+    size_t n = ts_model_metadata_count(m);
+    char fmt[64];
+    print_open_object(ctx, NULL);
+    print_string(ctx, PRINT_ANY, "model_metadata", "%s", path);
+    snprintf(fmt, sizeof fmt, ": metadata (%zu entr%s)\n", n, n == 1 ? "y" : "ies");
+    print_text(ctx, fmt);
+    print_open_array(ctx, "entries");
+    for (size_t i = 0; i < n; i++) {
+        const ts_model_meta *e = ts_model_metadata_at(m, i);
+        const ts_model_meta *prev = i ? ts_model_metadata_at(m, i - 1) : NULL;
+        if (!ctx->json && (!prev || prev->source != e->source ||
+                           strcmp(prev->path, e->path) != 0 || prev->files != e->files)) {
+            out_str(ctx, "  ");
+            out_escaped(ctx, CLI_ESC_TEXT, below(e->path, path), strlen(below(e->path, path)));
+            if (e->files > 1)
+                out_printf(ctx, " and %zu more file%s", e->files - 1, e->files > 2 ? "s" : "");
+            out_str(ctx, ":\n");
+        }
+        print_open_object(ctx, NULL);
+        print_string(ctx, PRINT_JSON, "source", NULL, sources[e->source]);
+        print_string(ctx, PRINT_JSON, "path", NULL, e->path);
+        print_string(ctx, PRINT_ANY, "key", "    %s = ", e->key);
+        print_json_value(ctx, "value", "%s\n", e->value);
+        print_int(ctx, PRINT_JSON, "files", NULL, (int64_t)e->files);
+        print_close_object(ctx);
+    }
+    print_close_array(ctx);
+    print_close_object(ctx);
+    print_text(ctx, "\n");
 }
 
 /* ---- summary ------------------------------------------------------------------ */
@@ -388,8 +444,7 @@ static void summary_row(cli_ctx *ctx, rows *r, const char *path, const ts_array 
         print_string(ctx, PRINT_JSON, "name", NULL, a->name);
         print_string(ctx, PRINT_JSON, "dtype", NULL, a->dtype_name);
         print_string(ctx, PRINT_JSON, "descr", NULL, a->descr);
-        print_dims(ctx, PRINT_JSON, "shape", NULL, ts_shape_dims(&a->shape),
-                   ts_shape_ndim(&a->shape));
+        print_array_shape(ctx, PRINT_JSON, "shape", NULL, a);
         print_string(ctx, PRINT_JSON, "role", NULL,
                      ts_role_name(ts_tensor_role(a->name, a->dequantized_dtype != TS_DTYPE_UNKNOWN
                                                                  ? a->dequantized_dtype : a->dtype)));
@@ -397,7 +452,7 @@ static void summary_row(cli_ctx *ctx, rows *r, const char *path, const ts_array 
         return;
     }
     char shape[512];
-    ts_shape_format(&a->shape, 0, shape, sizeof shape);
+    cli_array_shape_text(a, shape, sizeof shape);
     add_row(r, path, a->name[0] ? a->name : "-", ts_summary_dtype(a), shape);
     if (r->stream)
         flush_rows(ctx, r);
@@ -494,6 +549,8 @@ static int info_model(cli_ctx *ctx, const info_opts *o, const char *path)
         if (cli_filter_match(&o->filter, a->name))
             report_array(ctx, ts_model_file_path(m, k), ts_model_file(m, k), a);
     }
+    if (o->metadata)
+        report_model_metadata(ctx, path, m);
     int status = ts_model_error_count(m) ? CLI_ERROR : CLI_OK;
     ts_model_close(m);
     return status;

@@ -9,6 +9,7 @@
  * it; the others are still reported and the exit status is 2.
  */
 #include "cli.h"
+#include "model.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -26,6 +27,7 @@ const cli_option stats_options[] = {
     CLI_FLAG("summary", 's', "only the model-wide line: arrays, elements, NaN/Inf totals,\n"
                              "global absmax, the first 5 arrays with a non-finite value\n"
                              "(JSON: all of them)"),
+    CLI_FLAG("recursive", 'r', "a FILE that is a folder without an index: its subfolders too"),
     CLI_REMOTE_OPTIONS,
     CLI_OPTIONS_END,
 };
@@ -38,7 +40,7 @@ typedef struct row {
 
 typedef struct stats_run {
     cli_filter filter;
-    int summary, many_files, tty;
+    int summary, many_files, tty, recursive;
     row *rows;
     size_t nrows, cap;
     /* --summary */
@@ -124,8 +126,8 @@ static void flush_rows(cli_ctx *ctx, stats_run *r)
     r->nrows = r->cap = 0;
 }
 
-static void report(cli_ctx *ctx, stats_run *r, const char *path, const ts_array *a,
-                   const ts_stats *s)
+static void report(cli_ctx *ctx, stats_run *r, const char *path, const char *name,
+                   const ts_array *a, const ts_stats *s)
 {
     char mn[64], mx[64], mean[64], sd[64], am[64];
     int json = ctx->json;
@@ -137,10 +139,9 @@ static void report(cli_ctx *ctx, stats_run *r, const char *path, const ts_array 
     if (json) {
         print_open_object(ctx, NULL);
         print_string(ctx, PRINT_JSON, "file", NULL, path);
-        print_string(ctx, PRINT_JSON, "name", NULL, a->name);
+        print_string(ctx, PRINT_JSON, "name", NULL, name);
         print_string(ctx, PRINT_JSON, "dtype", NULL, a->dtype_name);
-        print_dims(ctx, PRINT_JSON, "shape", NULL, ts_shape_dims(&a->shape),
-                   ts_shape_ndim(&a->shape));
+        print_array_shape(ctx, PRINT_JSON, "shape", NULL, a);
         print_int(ctx, PRINT_JSON, "count", NULL, s->count);
         print_json_text(ctx, PRINT_JSON, "min", NULL, mn);
         print_json_text(ctx, PRINT_JSON, "max", NULL, mx);
@@ -157,14 +158,14 @@ static void report(cli_ctx *ctx, stats_run *r, const char *path, const ts_array 
         return;
     }
     char shape[512], count[32], z[32], nn[32], pi[32], ni[32], tr[32];
-    ts_shape_format(&a->shape, 0, shape, sizeof shape);
+    cli_array_shape_text(a, shape, sizeof shape);
     snprintf(count, sizeof count, "%lld", (long long)s->count);
     snprintf(z, sizeof z, "%lld", (long long)s->zeros);
     snprintf(nn, sizeof nn, "%lld", (long long)s->nan);
     snprintf(pi, sizeof pi, "%lld", (long long)s->posinf);
     snprintf(ni, sizeof ni, "%lld", (long long)s->neginf);
     snprintf(tr, sizeof tr, "%lld", (long long)s->ntrue);
-    const char *cols[NCOLS] = {path, a->name[0] ? a->name : "-", a->dtype_name, shape, count,
+    const char *cols[NCOLS] = {path, name[0] ? name : "-", a->dtype_name, shape, count,
                                mn, mx, mean, sd, am, z, nn, pi, ni,
                                s->kind == TS_VALUE_BOOL ? tr : NULL};
     add_row(r, cols);
@@ -186,7 +187,7 @@ static void note_bad(stats_run *r, const char *path, const char *name)
     r->nbad++;
 }
 
-static void summarize(stats_run *r, const char *path, const ts_array *a, const ts_stats *s)
+static void summarize(stats_run *r, const char *path, const char *name, const ts_stats *s)
 {
     r->arrays++;
     r->elements += s->count;
@@ -196,7 +197,7 @@ static void summarize(stats_run *r, const char *path, const ts_array *a, const t
     if (s->absmax == s->absmax && (r->absmax != r->absmax || s->absmax > r->absmax))
         r->absmax = s->absmax;
     if (s->nan + s->posinf + s->neginf > 0)
-        note_bad(r, path, a->name);
+        note_bad(r, path, name);
 }
 
 /* Arrays with non-finite values named in the text of --summary. */
@@ -243,37 +244,67 @@ static void print_summary(cli_ctx *ctx, stats_run *r)
     out_char(ctx, '\n');
 }
 
-static int stats_file(cli_ctx *ctx, stats_run *r, const char *path)
+/* The statistics of one array (a's name in the report: `name`), reported
+ * or added to the summary; an array that cannot be read is an error line. */
+static int stats_array(cli_ctx *ctx, stats_run *r, const char *path, const ts_file *f,
+                       const ts_array *a, const char *name)
 {
-    ts_file *f = NULL;
-    ts_error err;
-    if (cli_no_stdin(ctx, path) != CLI_OK)
-        return CLI_ERROR;
-    if (ts_file_open(path, &r->open, &f, &err) != TS_OK)
-        return cli_error(ctx, path, "%s", err.message);
-    int status = CLI_OK;
     ts_stats_options o = TS_STATS_OPTIONS_INIT;
     if (r->progress.enabled) {
         o.progress = cli_progress_report;
         o.progress_ctx = &r->progress;
     }
+    ts_stats s;
+    ts_error err;
+    cli_progress_start(&r->progress, path, name);
+    ts_status st = ts_array_stats(f, a, &o, &s, &err);
+    cli_progress_clear(&r->progress);
+    if (st != TS_OK) {
+        r->failed++;
+        return cli_error(ctx, path, "%s", err.message);
+    }
+    if (r->summary)
+        summarize(r, path, name, &s);
+    else
+        report(ctx, r, path, name, a, &s);
+    return CLI_OK;
+}
+
+/* A folder or an index: every tensor of the model, by its model name, with
+ * its shard as the file (model.c reports the model's issues). */
+static int stats_model(cli_ctx *ctx, stats_run *r, const char *path)
+{
+    ts_model *m = cli_model_open(ctx, path, &r->open, r->recursive);
+    if (!m)
+        return CLI_ERROR;
+    int status = ts_model_error_count(m) ? CLI_ERROR : CLI_OK;
+    for (size_t i = 0; i < ts_model_count(m) && !ctx->out.closed; i++) {
+        size_t k;
+        const ts_array *a = ts_model_array(m, i, &k);
+        const char *name = ts_model_array_name(m, i);
+        if (cli_filter_match(&r->filter, name))
+            status = cli_worse(status, stats_array(ctx, r, ts_model_file_path(m, k),
+                                                   ts_model_file(m, k), a, name));
+    }
+    ts_model_close(m);
+    return status;
+}
+
+static int stats_file(cli_ctx *ctx, stats_run *r, const char *path)
+{
+    if (cli_no_stdin(ctx, path) != CLI_OK)
+        return CLI_ERROR;
+    if (cli_is_model_path(path))
+        return stats_model(ctx, r, path);
+    ts_file *f = NULL;
+    ts_error err;
+    if (ts_file_open(path, &r->open, &f, &err) != TS_OK)
+        return cli_error(ctx, path, "%s", err.message);
+    int status = CLI_OK;
     for (size_t i = 0; i < ts_file_count(f) && !ctx->out.closed; i++) {
         const ts_array *a = ts_file_array(f, i);
-        if (!cli_filter_match(&r->filter, a->name))
-            continue;
-        ts_stats s;
-        cli_progress_start(&r->progress, path, a->name);
-        ts_status st = ts_array_stats(f, a, &o, &s, &err);
-        cli_progress_clear(&r->progress);
-        if (st != TS_OK) {
-            status = cli_error(ctx, path, "%s", err.message);
-            r->failed++;
-            continue;
-        }
-        if (r->summary)
-            summarize(r, path, a, &s);
-        else
-            report(ctx, r, path, a, &s);
+        if (cli_filter_match(&r->filter, a->name))
+            status = cli_worse(status, stats_array(ctx, r, path, f, a, a->name));
     }
     ts_file_close(f);
     return status;
@@ -290,6 +321,9 @@ int cmd_stats(cli_ctx *ctx, const cli_args *args)
     cli_filter_init(&r.filter, args);
     r.summary = cli_flag(args, "summary") > 0;
     r.many_files = args->nops > 1;
+    r.recursive = cli_flag(args, "recursive") > 0;
+    for (int i = 0; i < args->nops && !r.many_files; i++)
+        r.many_files = cli_is_model_path(args->ops[i]); /* a model: its shards */
     r.tty = isatty(STDOUT_FILENO);
     r.absmax = NAN;
     cli_progress_init(&r.progress, "stats");

@@ -70,7 +70,9 @@ ts_model *cli_model_open(cli_ctx *ctx, const char *path, const ts_open_options *
         if (is->is_error)
             cli_error(ctx, path, "%s", is->message);
         else
-            cli_notice(ctx, path, "warning: %s", is->message);
+            cli_notice(ctx, path, "warning: %s%s", is->message,
+                       is->kind == TS_MODEL_FOLDERS_SKIPPED && !recursive ? " (-r reads them)"
+                                                                          : "");
     }
     return m;
 }
@@ -459,7 +461,7 @@ static void summary_text(cli_ctx *ctx, const cli_summary_opts *o, const char *pa
                 continue;
             size_t f;
             const ts_array *a = ts_model_array(m, i, &f);
-            ts_shape_format(&a->shape, 0, shape, sizeof shape);
+            cli_array_shape_text(a, shape, sizeof shape);
             const char *row[4] = {ts_model_array_name(m, i), shape, ts_summary_dtype(a),
                                   member_name(ts_model_file_path(m, f), path)};
             table_add(&t, row);

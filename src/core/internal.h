@@ -239,6 +239,19 @@ const char *ts__printable(const char *s, size_t n, char *buf, size_t cap);
 /* Same for a NUL-terminated string. */
 const char *ts__printable_str(const char *s, char *buf, size_t cap);
 
+/*
+ * Tensor names as file paths in a folder of .npy files (npyname.c): '/'
+ * separates subfolders; control, C1, bidirectional and line-separator
+ * characters, a '-' that starts a part and '%' are written as %XX.
+ * ts__npy_path gives the relative path (without ".npy", malloc'd) or
+ * TS_ERR_VALUE for a name with an empty, "." or ".." part or invalid UTF-8,
+ * TS_ERR_NOMEM. ts__npy_name undoes exactly those escapes (other '%' stay)
+ * in a relative path without its extension: malloc'd, NULL when out of
+ * memory.
+ */
+ts_status ts__npy_path(const char *name, char **out, ts_error *err);
+char *ts__npy_name(const char *path);
+
 /* Describes what a text parser found at s[pos] (len bytes in all), for
  * "expected X, found Y" messages: "'a'", "byte 0x01", or "the end of the
  * input". Returns buf (cap >= 16) or a static string. */

@@ -61,6 +61,7 @@ struct ts_file {
     ts__data_src *srcs;      /* per array, for data not stored as is
                                 (ts__file_set_data_src); NULL when none */
     size_t srcs_cap;
+    ts__sides *sides;        /* side files (ONNX external data), or NULL */
 };
 
 /* The reader table (formats.def), in detection order. */
@@ -726,6 +727,7 @@ void ts_file_close(ts_file *f)
         ts_shape_free(&f->arrays[i].strides);
     }
     scratch_free_all(f);
+    ts__sides_free(f->sides);
     for (size_t i = 0; i < f->meta_count; i++)
         free(f->meta[i].rendered);
     free(f->arrays);
@@ -882,7 +884,17 @@ const ts__data_src *ts__file_data_src(const ts_file *f, const ts_array *a)
     size_t i = (size_t)(a - f->arrays);
     if (i >= f->count || i >= f->srcs_cap ||
         (f->srcs[i].kind == TS__SRC_STORED && f->srcs[i].storage_nbytes == 0 &&
-         !f->srcs[i].has_storage))
+         !f->srcs[i].has_storage && !f->srcs[i].side))
         return NULL;
     return &f->srcs[i];
+}
+
+ts__sides *ts__file_sides(const ts_file *f)
+{
+    return f->sides;
+}
+
+void ts__file_set_sides(ts_file *f, ts__sides *s)
+{
+    f->sides = s;
 }

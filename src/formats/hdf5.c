@@ -609,8 +609,10 @@ static ts_status read_dataset(h5_reader *r, hid_t d, const char *name)
         }
         dims[i] = (int64_t)hd[i];
     }
-    if (stype == H5S_NULL) /* no data at all: shape (0,) */
+    if (stype == H5S_NULL) { /* no shape, no data: (0,) for size 0 (tshape.h) */
         dims[ndim++] = 0;
+        a->null_shape = 1;
+    }
     if ((st = ts_shape_assign(&a->shape, dims, ndim, err)) ||
         (st = ts__array_compute_sizes(a, err))) {
         ts__error_prefix(err, "dataset '%s'", name);
@@ -673,8 +675,10 @@ static ts_status read_dataset(h5_reader *r, hid_t d, const char *name)
         if ((st = ts__file_set_data_src(r->f, a, &ds, err)))
             goto done;
     }
-    a->note = type_note ? ts__file_printf(r->f, err, "%s; %s", type_note, layout_note)
-                        : ts__file_strndup(r->f, layout_note, strlen(layout_note), err);
+    a->note = ts__file_printf(r->f, err, "%s%s%s%s",
+                              a->null_shape ? "null dataspace (h5py.Empty): no shape, no "
+                                              "data; " : "",
+                              type_note ? type_note : "", type_note ? "; " : "", layout_note);
     if (!a->note)
         st = TS_ERR_NOMEM;
 done:

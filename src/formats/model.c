@@ -8,7 +8,7 @@
 /* d_type and DT_REG of struct dirent (beyond _POSIX_C_SOURCE): without them
  * every folder entry costs a stat. */
 #define _DEFAULT_SOURCE
-#include "reader.h"
+#include "model_meta.h"
 #include "../remote/remote.h"
 
 #include "../core/json.h"
@@ -72,6 +72,9 @@ struct ts_model {
     size_t ntensors;
     tensor_ref *tensors;
     issue_store issues;
+    ts__model_meta *meta;   /* with metadata asked for (model_meta.c) */
+    char **others;          /* the folder's files that hold no tensors */
+    size_t nothers, capothers;
 };
 
 /* ---- small helpers ----------------------------------------------------- */
@@ -443,12 +446,20 @@ static ts_status read_dir(const char *dir, list *names, ts_error *err)
     return read_dir_kinds(dir, names, 0, err);
 }
 
-static ts_status walk(const char *dir, int recursive, int depth, list *out, ts_error *err);
+/* Subfolders a walk did not enter (not recursive, or too deep). */
+typedef struct skipped {
+    size_t n;
+    char *first;                 /* malloc'd path of the first */
+} skipped;
+
+static ts_status walk(const char *dir, int recursive, int depth, list *out, skipped *sk,
+                      ts_error *err);
 
 /* Regular files among `names` (read_dir_kinds of dir: kind byte first), and
- * under its folders when recursive, in order. */
+ * under its folders when recursive, in order; the folders not entered are
+ * counted in *sk. */
 static ts_status walk_names(const char *dir, const list *names_, int recursive, int depth,
-                            list *out, ts_error *err)
+                            list *out, skipped *sk, ts_error *err)
 {
     const list names = *names_;
     ts_status st = TS_OK;
@@ -467,8 +478,10 @@ static ts_status walk_names(const char *dir, const list *names_, int recursive, 
         } else if (kind == 'f') {
             st = list_add(out, p, err);
         } else if (kind == 'd' && recursive && depth < MAX_DEPTH) {
-            st = walk(p, recursive, depth + 1, out, err);
+            st = walk(p, recursive, depth + 1, out, sk, err);
             free(p);
+        } else if (kind == 'd' && sk->n++ == 0) {
+            sk->first = p;
         } else {
             free(p);
         }
@@ -477,12 +490,13 @@ static ts_status walk_names(const char *dir, const list *names_, int recursive, 
 }
 
 /* Regular files under dir (subfolders too when recursive), in order. */
-static ts_status walk(const char *dir, int recursive, int depth, list *out, ts_error *err)
+static ts_status walk(const char *dir, int recursive, int depth, list *out, skipped *sk,
+                      ts_error *err)
 {
     list names = {NULL, 0, 0};
     ts_status st = read_dir_kinds(dir, &names, 1, err);
     if (st == TS_OK)
-        st = walk_names(dir, &names, recursive, depth, out, err);
+        st = walk_names(dir, &names, recursive, depth, out, sk, err);
     list_free(&names);
     return st;
 }
@@ -507,6 +521,64 @@ static ts_status alloc_members(ts_model *m, size_t n, ts_error *err)
     if (!m->files || !m->paths)
         return ts__error(err, TS_ERR_NOMEM, "out of memory");
     return TS_OK;
+}
+
+/* A file of the model's folder that is not a tensor file (config.json, a
+ * tokenizer, README.md): kept for ts_model_other_file. Takes path. */
+static ts_status add_other(ts_model *m, char *path, ts_error *err)
+{
+    if (!path)
+        return ts__error(err, TS_ERR_NOMEM, "out of memory");
+    if (m->nothers == m->capothers) {
+        size_t cap = m->capothers ? 2 * m->capothers : 8;
+        char **p = realloc(m->others, cap * sizeof *p);
+        if (!p) {
+            free(path);
+            return ts__error(err, TS_ERR_NOMEM, "out of memory");
+        }
+        m->others = p;
+        m->capothers = cap;
+    }
+    m->others[m->nothers++] = path;
+    return TS_OK;
+}
+
+/* The other files less the side files of members (ONNX external data: the
+ * model's tensors, not files beside it). */
+static void drop_side_files(ts_model *m)
+{
+    for (size_t f = 0; f < m->nfiles && m->nothers > 0; f++) {
+        if (ts_file_format(m->files[f]) != TS_FORMAT_ONNX)
+            continue;
+        const char *p = m->paths[f], *slash = strrchr(p, '/');
+        size_t dl = slash ? (size_t)(slash - p) + 1 : 0;
+        for (size_t i = 0; i < ts_file_count(m->files[f]); i++) {
+            const char *key = ts_file_array(m->files[f], i)->storage_key;
+            for (size_t k = 0; key && k < m->nothers; k++) {
+                const char *o = m->others[k];
+                if (strncmp(o, p, dl) == 0 && strcmp(o + dl, key) == 0) {
+                    free(m->others[k]);
+                    memmove(m->others + k, m->others + k + 1,
+                            (m->nothers - k - 1) * sizeof *m->others);
+                    m->nothers--;
+                    break;
+                }
+            }
+        }
+    }
+}
+
+/* 1 when the file's first bytes match no reader (it holds no tensors: a
+ * JSON file, a text file, a tokenizer). */
+static int not_tensor_file(const char *path)
+{
+    unsigned char head[64];
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+    if (fd < 0)
+        return 0;
+    ssize_t k = read(fd, head, sizeof head);
+    close(fd);
+    return k >= 0 && ts_format_detect(head, (size_t)k) == TS_FORMAT_AUTO;
 }
 
 /* Files that failed: an issue each. */
@@ -556,11 +628,71 @@ static ts_status name_tensors(ts_model *m, ts_error *err)
             char *dot = strrchr(s, '.'), *slash = strrchr(s, '/');
             if (dot && dot > s && (!slash || dot > slash + 1))
                 *dot = '\0';
-            m->stems[t->file] = s;
+            /* the escapes of a folder ts_write wrote (npyname.c) */
+            m->stems[t->file] = ts__npy_name(s);
+            free(s);
+            if (!m->stems[t->file])
+                return ts__error(err, TS_ERR_NOMEM, "out of memory");
         }
         t->name = m->stems[t->file];
     }
     return TS_OK;
+}
+
+/* The member's path from the model's folder, for messages. */
+static const char *member_of(const ts_model *m, size_t i)
+{
+    const char *p = m->paths[i];
+    if (m->root_len > 0 && strlen(p) > m->root_len)
+        p += m->root_len;
+    while (*p == '/')
+        p++;
+    return p;
+}
+
+/* Without an index, names that repeat across members: the folder holds
+ * separate checkpoints (two training runs, a model and its copy), not the
+ * shards of one model. One warning per member that repeats names of an
+ * earlier one. */
+static ts_status check_repeats(ts_model *m, ts_error *err)
+{
+    name_table t;
+    if (m->nfiles < 2)
+        return TS_OK;
+    if (table_init(&t, m->ntensors) != 0)
+        return ts__error(err, TS_ERR_NOMEM, "out of memory");
+    ts_status st = TS_OK;
+    size_t first = 0;
+    while (st == TS_OK && first < m->ntensors) {
+        size_t file = m->tensors[first].file, end = first, repeats = 0, other = NONE;
+        const char *name = NULL;
+        while (end < m->ntensors && m->tensors[end].file == file)
+            end++;
+        for (size_t i = first; i < end; i++) {
+            name_slot *s = table_get(&t, m->tensors[i].name);
+            if (!s) {
+                st = ts__error(err, TS_ERR_NOMEM, "out of memory");
+                break;
+            }
+            if (s->owner == NONE) {
+                s->owner = file;
+            } else if (s->owner != file) {
+                if (repeats++ == 0) {
+                    name = s->name;
+                    other = s->owner;
+                }
+            }
+        }
+        if (st == TS_OK && repeats > 0)
+            st = add_issue(&m->issues, TS_MODEL_NAME_REPEATED, 0, m->paths[file], name, err,
+                           "'%s' repeats %zu tensor name%s of '%s' (first '%s'), and there is "
+                           "no index: these look like separate checkpoints, not shards of one "
+                           "model", member_of(m, file), repeats, repeats == 1 ? "" : "s",
+                           member_of(m, other), name);
+        first = end;
+    }
+    free(t.v);
+    return st;
 }
 
 /* Without an index: every member's arrays, in order. */
@@ -570,7 +702,9 @@ static ts_status assemble_plain(ts_model *m, ts_error *err)
     for (size_t i = 0; st == TS_OK && i < m->nfiles; i++)
         for (size_t k = 0; k < ts_file_count(m->files[i]); k++)
             m->tensors[m->ntensors++] = (tensor_ref){i, k, NULL};
-    return st == TS_OK ? name_tensors(m, err) : st;
+    if (st == TS_OK)
+        st = name_tensors(m, err);
+    return st == TS_OK ? check_repeats(m, err) : st;
 }
 
 static void free_jobs(job *jobs, size_t n)
@@ -596,8 +730,14 @@ static ts_status open_plain(ts_model *m, list *files, const ts_model_options *o,
     run_jobs(jobs, files->n, o->threads, o->open, probe);
     ts_status st = alloc_members(m, files->n, err);
     for (size_t i = 0; st == TS_OK && i < files->n; i++) {
-        if (jobs[i].skipped)
+        if (jobs[i].skipped) {
+            /* a file at the top of the folder that holds no tensors */
+            if (m->root_len > 0 && !strchr(jobs[i].path + m->root_len + 1, '/')) {
+                st = add_other(m, jobs[i].path, err);
+                jobs[i].path = NULL;
+            }
             continue;
+        }
         st = jobs[i].status == TS_OK ? add_member(m, &jobs[i], err) : job_issue(m, &jobs[i], err);
     }
     free_jobs(jobs, files->n);
@@ -709,14 +849,27 @@ static ts_status read_whole(const char *path, const ts_open_options *opts, char 
         *out = (char *)buf;
         return st;
     }
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    int missing;
+    ts_status st = ts__read_small(path, (size_t)1 << 30, out, len, &missing, err);
+    if (st == TS_ERR_IO)
+        ts__error_prefix(err, "index '%s'", path);
+    return st;
+}
+
+ts_status ts__read_small(const char *path, size_t max, char **out, size_t *len, int *missing,
+                         ts_error *err)
+{
+    *out = NULL;
+    *missing = 0;
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     struct stat sb;
-    if (fd < 0)
-        return ts__error(err, TS_ERR_IO, "index '%s': cannot open: %s", path, strerror(errno));
-    if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode) || sb.st_size > (1 << 30)) {
+    if (fd < 0) {
+        *missing = errno == ENOENT;
+        return ts__error(err, TS_ERR_IO, "cannot open: %s", strerror(errno));
+    }
+    if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode) || (uint64_t)sb.st_size > max) {
         close(fd);
-        return ts__error(err, TS_ERR_IO, "index '%s': not a regular file of at most 1 GiB",
-                         path);
+        return ts__error(err, TS_ERR_IO, "not a regular file of at most %zu MiB", max >> 20);
     }
     size_t cap = (size_t)sb.st_size, n = 0;
     char *buf = malloc(cap ? cap : 1);
@@ -959,15 +1112,28 @@ static ts_status open_indexed(ts_model *m, const char *dir, const char *index_pa
         st = read_dir(dir, &names, err);
         for (size_t i = 0; st == TS_OK && i < names.n; i++) {
             if (bsearch(&names.v[i], shards.v, shards.n, sizeof *shards.v, cmp_str) ||
-                ends_with(names.v[i], ".json"))
+                ends_with(names.v[i], ".index.json"))
                 continue;
             char *p = join(dir, names.v[i]);
             ts_file *f = NULL;
+            struct stat sb;
             if (!p) {
                 st = ts__error(err, TS_ERR_NOMEM, "out of memory");
                 break;
             }
-            if (ts_file_open(p, o->open, &f, NULL) == TS_OK) {
+            if (stat(p, &sb) != 0 || !S_ISREG(sb.st_mode)) {
+                free(p);
+                continue;
+            }
+            if (ends_with(names.v[i], ".json")) {
+                st = add_other(m, p, err); /* config.json, tokenizer files */
+                continue;
+            }
+            if (ts_file_open(p, o->open, &f, NULL) != TS_OK && not_tensor_file(p)) {
+                st = add_other(m, p, err);
+                continue;
+            }
+            if (f) {
                 int same = 0;
                 for (size_t k = 0; k < m->nfiles && !same; k++)
                     same = ts_file_format(m->files[k]) == ts_file_format(f);
@@ -1121,9 +1287,20 @@ ts_status ts_model_open(const char *path, const ts_model_options *opts, ts_model
                 st = open_indexed(m, path, m->index, &o, err);
             } else {
                 list files = {NULL, 0, 0};
-                st = walk_names(path, &names, o.recursive, 0, &files, err);
+                skipped sk = {0, NULL};
+                st = walk_names(path, &names, o.recursive, 0, &files, &sk, err);
                 if (st == TS_OK)
                     st = open_plain(m, &files, &o, err);
+                /* nothing silently left out: a folder of .npy files written
+                 * with subfolders (names with '/') is read with recursive */
+                if (st == TS_OK && sk.n > 0)
+                    st = add_issue(&m->issues, TS_MODEL_FOLDERS_SKIPPED, 0, sk.first, NULL, err,
+                                   "%zu subfolder%s not read (first '%s'): %s", sk.n,
+                                   sk.n == 1 ? " is" : "s are", sk.first + m->root_len +
+                                   (path[m->root_len - 1] != '/'),
+                                   o.recursive ? "more than 32 levels deep"
+                                               : "the folder is read without its subfolders");
+                free(sk.first);
                 list_free(&files);
             }
         }
@@ -1144,6 +1321,24 @@ ts_status ts_model_open(const char *path, const ts_model_options *opts, ts_model
         }
     } else {
         st = open_single(m, path, &o, err);
+    }
+    if (st == TS_OK)
+        drop_side_files(m);
+    /* what the model says about itself, when the members' metadata is
+     * asked for: config.json beside the shards, the index's metadata */
+    if (st == TS_OK && o.open && o.open->want_metadata) {
+        char problem[TS_ERROR_MESSAGE_MAX];
+        const char *folder = S_ISDIR(sb.st_mode) ? path : dir;
+        char *config = folder ? join(folder, "config.json") : NULL;
+        if (folder && !config)
+            st = ts__error(err, TS_ERR_NOMEM, "out of memory");
+        else
+            st = ts__model_meta_collect(config, m->index, m->files, m->paths, m->nfiles,
+                                        &m->meta, problem, sizeof problem, err);
+        if (st == TS_OK && problem[0])
+            st = add_issue(&m->issues, TS_MODEL_METADATA_UNREAD, 0, config, NULL, err, "%s",
+                           problem);
+        free(config);
     }
     free(dir);
     if (st != TS_OK) {
@@ -1188,6 +1383,10 @@ void ts_model_close(ts_model *m)
         free(m->issues.v[i].message);
     }
     free(m->issues.v);
+    ts__model_meta_free(m->meta);
+    for (size_t i = 0; i < m->nothers; i++)
+        free(m->others[i]);
+    free(m->others);
     free(m->files);
     free(m->paths);
     free(m->tensors);
@@ -1247,4 +1446,24 @@ size_t ts_model_error_count(const ts_model *m)
 const ts_model_issue *ts_model_issue_at(const ts_model *m, size_t i)
 {
     return m && i < m->issues.n ? &m->issues.v[i].pub : NULL;
+}
+
+size_t ts_model_metadata_count(const ts_model *m)
+{
+    return m ? ts__model_meta_count(m->meta) : 0;
+}
+
+const ts_model_meta *ts_model_metadata_at(const ts_model *m, size_t i)
+{
+    return m ? ts__model_meta_at(m->meta, i) : NULL;
+}
+
+size_t ts_model_other_file_count(const ts_model *m)
+{
+    return m ? m->nothers : 0;
+}
+
+const char *ts_model_other_file(const ts_model *m, size_t i)
+{
+    return m && i < m->nothers ? m->others[i] : NULL;
 }

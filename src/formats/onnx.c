@@ -251,6 +251,7 @@ static ts_status resolve_external(onnx_reader *r, ts_array *a, const ext_info *x
         return a->note ? TS_OK : TS_ERR_NOMEM;
     }
     int64_t size = 0, end;
+    char *rs = NULL; /* the local side file, resolved */
     if (ts__is_url(r->opts->path)) {
         /* A remote model: the side file is the URL beside it (its
          * location was checked to stay below the model's folder). */
@@ -281,23 +282,38 @@ static ts_status resolve_external(onnx_reader *r, ts_array *a, const ext_info *x
                             : ".";
     if (!dir)
         return TS_ERR_NOMEM;
-    char *rd = realpath(dir, NULL), *rs = realpath(side, NULL);
+    char *rd = realpath(dir, NULL);
+    rs = realpath(side, NULL);
     size_t rdl = rd ? strlen(rd) : 0;
     int inside = rd && rs &&
                  (strcmp(rd, "/") == 0 || (strncmp(rs, rd, rdl) == 0 && rs[rdl] == '/'));
     free(rd);
-    free(rs);
-    if (!inside)
+    if (!inside) {
+        free(rs);
         return ts__fail(err, TS_ERR_FORMAT, 0, (int64_t)at,
                         "external data path leaves the model folder: %s has location '%s', "
                         "which resolves outside it (through a symbolic link)", a->name, loc);
+    }
     size = (int64_t)sb.st_size;
 check_range:
-    if (ts__add_overflow(off, want, &end) || end > size)
+    if (ts__add_overflow(off, want, &end) || end > size) {
+        free(rs);
         return ts__fail(err, TS_ERR_FORMAT, 0, (int64_t)at,
                         "external data out of range: %s: offset %lld + length %lld > size "
                         "of %s (%lld)", a->name, (long long)off, (long long)want, loc,
                         (long long)size);
+    }
+    /* The values layer reads the data from a local side file, by the path
+     * resolved here (the model's folder may be named relative to a working
+     * directory that changes); a remote one is not read (walk.c). */
+    if (rs) {
+        ts__data_src ds;
+        memset(&ds, 0, sizeof ds);
+        ts_status st2 = ts__side_add(r->f, rs, &ds.side, err);
+        free(rs);
+        if (st2 || (st2 = ts__file_set_data_src(r->f, a, &ds, err)))
+            return st2;
+    }
     a->data_offset = off;
     a->note = ts__file_printf(r->f, err, "%s, external data: %s offset %lld length %lld", src,
                               loc, (long long)off, (long long)want);

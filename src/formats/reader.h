@@ -201,6 +201,9 @@ typedef struct ts__data_src {
     const char *pb_what;             /* the field's name, for messages */
     /* TS__SRC_HDF5 */
     const char *h5_path, *h5_dataset;
+    /* TS__SRC_STORED in a side file (ONNX external data): the id
+     * ts__side_add gave it (data_offset counts in that file), 0: none. */
+    int32_t side;
 } ts__data_src;
 
 /* Records src for array a of f (a must be one of f's arrays; call after the
@@ -230,6 +233,25 @@ ts_status ts__hdf5_begin(const ts__data_src *src, const unsigned char *image, si
                          size_t itemsize, int64_t count, void **state, ts_error *err);
 ts_status ts__hdf5_read(void *state, int64_t first, int64_t n, void *out, ts_error *err);
 void ts__hdf5_end(void *state);
+
+/*
+ * Side files of a ts_file (src/values/side.c): files beside the model that
+ * hold its data (ONNX external data). ts__side_add registers a resolved
+ * path once per file (the same path again gives the same id) and gives its
+ * id (>= 1) for ts__data_src.side; ts__side_image maps it on first use
+ * (O_NOFOLLOW, a regular file) and gives the whole file's bytes, valid
+ * until ts_file_close; threads may call it at once. Errors: TS_ERR_NOMEM,
+ * TS_ERR_LIMIT (add); TS_ERR_IO naming the file (image).
+ */
+typedef struct ts__sides ts__sides;
+ts_status ts__side_add(ts_file *f, const char *path, int32_t *id, ts_error *err);
+ts_status ts__side_image(const ts_file *f, int32_t id, const unsigned char **image, size_t *len,
+                         ts_error *err);
+void ts__sides_free(ts__sides *s);
+/* The file's side files (NULL until the first ts__side_add), and setting
+ * them (the file frees them with ts__sides_free when it closes). */
+ts__sides *ts__file_sides(const ts_file *f);
+void ts__file_set_sides(ts_file *f, ts__sides *s);
 
 /*
  * Side files (sidefile.c): files beside a model that hold its data, named

@@ -102,6 +102,8 @@ typedef struct ts__data {
     int contiguous;                  /* 1: the stored elements are one run in
                                         storage order (C, F or 1 run view) */
     int c_order;                     /* 1: storage order is flat C order */
+    int side;                        /* 1: image is a side file's (ONNX
+                                        external data), not the file's */
 } ts__data;
 
 /* Prepares everything for reading a's data, checking that it is readable

@@ -68,14 +68,22 @@ ts_status ts__data_open(ts__data *d, const ts_file *f, const ts_array *a, ts_err
     d->source = ts__file_source(f);
     d->whole = ts__source_is_whole(d->source);
     d->src = ts__file_data_src(f, a);
-    /* ONNX external data: data_offset counts in the side file storage_key
-     * names, not in this image; reading the image there would give other
-     * bytes as values. */
-    if ((ts_file_format(f) == TS_FORMAT_ONNX || ts_file_format(f) == TS_FORMAT_TFJS) &&
-        a->storage_key)
+    /* ONNX external data and TF.js shards: data_offset (or storage_start)
+     * counts in the side file, whose image replaces the model's (side.c
+     * maps it once per file or chain of shards). A model read from memory
+     * has no folder to find it in. */
+    if (d->src && d->src->side) {
+        if ((st = ts__side_image(f, d->src->side, &d->image, &d->image_len, err)))
+            return ts__values_fail(a, err, st);
+        d->side = 1;
+        d->whole = 1; /* mapped whole, whatever the model's own source */
+    } else if ((ts_file_format(f) == TS_FORMAT_ONNX || ts_file_format(f) == TS_FORMAT_TFJS) &&
+               a->storage_key) {
         return ts__values_fail(a, err, ts__error(err, TS_ERR_UNSUPPORTED,
                                                  "its data is in the external file '%s', "
-                                                 "which is not read", a->storage_key));
+                                                 "which is not read here (the model was "
+                                                 "read from memory or a URL)", a->storage_key));
+    }
     int64_t storage_nbytes = d->src ? d->src->storage_nbytes : 0;
     /* A view of a storage (PyTorch): elements count from the storage's
      * start. Otherwise from the first element, at data_offset. */
@@ -85,7 +93,7 @@ ts_status ts__data_open(ts__data *d, const ts_file *f, const ts_array *a, ts_err
     d->skip = d->src ? d->src->skip : 0;
     if (d->src && d->src->kind == TS__SRC_STORED)
         d->src = NULL;
-    if (!d->src && d->base < 0)
+    if (!d->src && d->base < 0 && a->size != 0) /* no elements: no data to find */
         return ts__values_fail(a, err, ts__error(err, TS_ERR_UNSUPPORTED,
                                                  "its data is not stored in the file as is%s%s",
                                                  a->note ? ": " : "", a->note ? a->note : ""));
@@ -182,14 +190,14 @@ ts_status ts__data_open(ts__data *d, const ts_file *f, const ts_array *a, ts_err
                                    "a strided view of a deflated member cannot be read"));
     } else {
         avail = (int64_t)d->image_len - d->base;
-        what = "the file holds";
+        what = d->side ? "its external data file holds" : "the file holds";
         if ((storage_nbytes > 0 || has_storage) && storage_nbytes < avail) {
             avail = storage_nbytes;
             what = "its storage holds";
         }
     }
     if (need > avail) {
-        int view = a->storage_key || a->storage_offset != 0 || !d->contiguous;
+        int view = (a->storage_key && !d->side) || a->storage_offset != 0 || !d->contiguous;
         return ts__values_fail(a, err, ts__fail(err, TS_ERR_TRUNCATED, 0,
                                d->src ? d->src->comp_offset : a->data_offset,
                                view ? "the view reaches storage element %lld, %lld bytes, but "
@@ -210,8 +218,9 @@ const unsigned char *ts__data_at(const ts__data *d, int64_t first)
 
 ts_status ts__data_guard(const ts__data *d, ts__parse_fn fn, void *arg, ts_error *err)
 {
-    const void *lo, *hi;
-    ts__source_sparse_range(d->source, &lo, &hi);
+    const void *lo = NULL, *hi;
+    if (!d->side) /* a side file is mapped whole (side.c) */
+        ts__source_sparse_range(d->source, &lo, &hi);
     if (lo)
         return ts__guarded_sparse(lo, hi, fn, arg, err);
     if (d->image_len == 0)

@@ -40,6 +40,7 @@ DIFF_RUNS = [
     ["--values", "-p", "arg:", "-p", "aux:", "tests/fixtures/model/diff/model.params",
      "tests/fixtures/model/diff/changed.npz"],
     ["--values", "tests/fixtures/model/hf", "tests/fixtures/model/hf-bin"],
+    ["--values", "tests/fixtures/hdf5/empty.h5", "tests/fixtures/hdf5/empty.npz"],
     ["--metadata", "tests/fixtures/model/diffmeta/epoch2.pt",
      "tests/fixtures/model/diffmeta/epoch3.pt"],
     ["--metadata", "tests/fixtures/model/diffmeta/shards", "tests/fixtures/model/diffmeta/shards2"],
