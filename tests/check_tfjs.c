@@ -4,6 +4,7 @@
  * format), a model read from memory, a shard that is a symbolic link, and
  * truncation and byte-change loops that must never crash. The reference's
  * comparison is tests/cli/tfjs.test.sh. */
+#define TS_EXPERIMENTAL_API /* ts_array_read */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -56,6 +57,14 @@ START_TEST(test_graph_model)
     ck_assert_str_eq(a->note, "quantized float16 of float32");
     ck_assert_int_eq(a->dequantized_dtype, TS_DTYPE_FLOAT32);
     ck_assert_int_eq(find(f, "ids")->dequantized_dtype, TS_DTYPE_UNKNOWN);
+    /* values across shard boundaries: the kernel spans shards 1..3 */
+    double v[15];
+    ts_error err;
+    a = find(f, "dense/kernel");
+    ck_assert_msg(ts_array_read(f, a, 0, 15, TS_DTYPE_FLOAT64, v, &err) == TS_OK, "%s",
+                  err.message);
+    for (int k = 0; k < 15; k++)
+        ck_assert(v[k] == k * 0.5 - 2);
     a = find(f, "empty");
     ck_assert_str_eq(a->storage_key, "group1-shard7of7.bin");
     ck_assert_int_eq(a->data_offset, 5);
@@ -166,6 +175,9 @@ START_TEST(test_detection)
     ck_assert_int_eq(ts_file_array(f, 0)->data_offset, -1);
     ck_assert_str_eq(ts_file_array(f, 0)->note, "bytes 0..8 of group 0 (not placed in its "
                                                 "shards: the model was read from memory)");
+    double v[2];
+    ck_assert_int_eq(ts_array_read(f, ts_file_array(f, 0), 0, 2, TS_DTYPE_FLOAT64, v, &err),
+                     TS_ERR_UNSUPPORTED);
     ts_file_close(f);
     free(d);
     const char *names[] = {"config.json", "model.json", "real.bin", "w.bin"};

@@ -236,7 +236,7 @@ void ts__hdf5_end(void *state);
 
 /*
  * Side files of a ts_file (src/values/side.c): files beside the model that
- * hold its data (ONNX external data). ts__side_add registers a resolved
+ * hold its data (ONNX external data, TF.js shards). ts__side_add registers a resolved
  * path once per file (the same path again gives the same id) and gives its
  * id (>= 1) for ts__data_src.side; ts__side_image maps it on first use
  * (O_NOFOLLOW, a regular file) and gives the whole file's bytes, valid
@@ -245,6 +245,11 @@ void ts__hdf5_end(void *state);
  */
 typedef struct ts__sides ts__sides;
 ts_status ts__side_add(ts_file *f, const char *path, int32_t *id, ts_error *err);
+/* The same for a chain: the n files' bytes one after another are one side
+ * image (TF.js shards of a group); `what` names them in messages ("weights
+ * shard", static). The same list again gives the same id. */
+ts_status ts__side_add_chain(ts_file *f, const char *const *paths, size_t n, const char *what,
+                             int32_t *id, ts_error *err);
 ts_status ts__side_image(const ts_file *f, int32_t id, const unsigned char **image, size_t *len,
                          ts_error *err);
 void ts__sides_free(ts__sides *s);

@@ -25,7 +25,9 @@
  * (relative to the manifest, as written); the note names the quantisation
  * and a shard boundary it crosses. The shards are found beside the model
  * (sidefile.c: a path may not leave the model's folder) and must hold the
- * weights' bytes. JSON through the library's scanner (core/json.h).
+ * weights' bytes; the values of a local model's weights are read from the
+ * chain of its group's shards (values/side.c). JSON through the library's
+ * scanner (core/json.h).
  */
 #include "reader.h"
 
@@ -129,6 +131,8 @@ typedef struct tj {
     tj_weight *w;            /* the weights of the group being read */
     size_t nw, capw;
     const char **paths;      /* its shards (strings of f) */
+    char **resolved;         /* their resolved paths (scratch; NULL: remote
+                                or from memory) */
     int64_t *sizes;
     size_t np, capp;
     size_t groups, shards, weights;
@@ -476,27 +480,57 @@ static ts_status read_paths(tj *r)
             if (!sp)
                 return TS_ERR_NOMEM;
             r->sizes = sp;
+            char **rp = ts__scratch_realloc(r->f, r->resolved, cap * sizeof *rp, r->err);
+            if (!rp)
+                return TS_ERR_NOMEM;
+            r->resolved = rp;
             r->capp = cap;
         }
         r->paths[r->np] = p;
         r->sizes[r->np] = -1;
-        if (r->opts->path) {
-            char *resolved = NULL;
-            st = ts__side_locate(r->opts, p, "weights", who, at, &resolved, &r->sizes[r->np],
-                                 r->err);
-            free(resolved);
-            if (st)
-                return st;
-        }
+        r->resolved[r->np] = NULL;
         r->np++;
+        char *rs = NULL;
+        if (r->opts->path &&
+            (st = ts__side_locate(r->opts, p, "weights", who, at, &rs, &r->sizes[r->np - 1],
+                                  r->err)))
+            return st;
+        if (rs) { /* into the file's scratch memory, which a fault cannot leak */
+            size_t k = strlen(rs) + 1;
+            r->resolved[r->np - 1] = ts__scratch_alloc(r->f, k, r->err);
+            if (r->resolved[r->np - 1])
+                memcpy(r->resolved[r->np - 1], rs, k);
+            free(rs);
+            if (!r->resolved[r->np - 1])
+                return TS_ERR_NOMEM;
+        }
         r->shards++;
     }
     return more < 0 ? json_failure(r) : TS_OK;
 }
 
-/* Places the group's weights in its shards. */
+/* Frees the group's resolved shard paths. */
+static void forget_paths(tj *r)
+{
+    for (size_t k = 0; k < r->np; k++) {
+        ts__scratch_free(r->f, r->resolved[k]);
+        r->resolved[k] = NULL;
+    }
+    r->np = 0;
+}
+
+/* Places the group's weights in its shards; the values of a local model's
+ * weights are read from the chain of its shards (side.c), from the
+ * weight's byte in the group. */
 static ts_status place(tj *r, size_t group_at)
 {
+    int32_t chain = 0;
+    if (r->np && r->resolved[0]) {
+        ts_status st = ts__side_add_chain(r->f, (const char *const *)r->resolved, r->np,
+                                          "weights shard", &chain, r->err);
+        if (st)
+            return st;
+    }
     int64_t total = 0, off = 0;
     int known = r->opts->path != NULL;
     for (size_t k = 0; k < r->np && known; k++)
@@ -559,6 +593,17 @@ static ts_status place(tj *r, size_t group_at)
             start += r->sizes[shard++];
         a->data_offset = off - start;
         a->storage_key = r->paths[shard];
+        if (chain) {
+            ts__data_src ds;
+            memset(&ds, 0, sizeof ds);
+            ds.side = chain;
+            ds.has_storage = 1;
+            ds.storage_start = off;
+            ds.storage_nbytes = r->w[i].nbytes;
+            ts_status st = ts__file_set_data_src(r->f, a, &ds, r->err);
+            if (st)
+                return st;
+        }
         size_t last = shard;
         int64_t lstart = start;
         while (last + 1 < r->np && end > lstart + r->sizes[last])
@@ -589,7 +634,8 @@ static ts_status read_group(tj *r)
     int more, has_paths = 0, has_weights = 0;
     if (st)
         return st;
-    r->nw = r->np = 0;
+    r->nw = 0;
+    forget_paths(r);
     if (ts__json_object_open(&r->j) != 0)
         return json_failure(r);
     while (!st && (more = ts__json_object_next(&r->j, &count, &k)) == 1) {
