@@ -189,6 +189,27 @@ START_TEST(test_detection)
 }
 END_TEST
 
+START_TEST(test_shard_limit)
+{
+    /* a manifest naming 65,537 shards (from memory: none is looked for) */
+    size_t cap = 65537 * 8 + 64, n = 0;
+    char *text = malloc(cap);
+    ck_assert_ptr_nonnull(text);
+    n += (size_t)snprintf(text + n, cap - n, "[{\"paths\":[");
+    for (int i = 0; i < 65537; i++)
+        n += (size_t)snprintf(text + n, cap - n, "%s\"a\"", i ? "," : "");
+    n += (size_t)snprintf(text + n, cap - n, "],\"weights\":[]}]");
+    ts_open_options o = TS_OPEN_OPTIONS_INIT;
+    o.format = TS_FORMAT_TFJS;
+    ts_file *f;
+    ts_error err;
+    ck_assert_int_eq(ts_file_open_memory(text, n, &o, &f, &err), TS_ERR_LIMIT);
+    ck_assert_str_eq(err.message, "path 65536 of group 0: more than 65536 shard paths in one "
+                                  "model (tshape's limit)");
+    free(text);
+}
+END_TEST
+
 static const char *const loop_files[] = {"tests/fixtures/tfjs/graph/model.json",
                                          "tests/fixtures/tfjs/manifest/m-weights_manifest.json"};
 
@@ -217,6 +238,7 @@ Suite *tfjs_suite(void)
     tcase_add_loop_test(tc, test_defects, 0, (int)(sizeof defects / sizeof *defects));
     tcase_add_test(tc, test_missing_shard);
     tcase_add_test(tc, test_detection);
+    tcase_add_test(tc, test_shard_limit);
     suite_add_tcase(s, tc);
     tc = tcase_create("memory");
     tcase_set_timeout(tc, 120);

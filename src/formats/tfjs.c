@@ -37,6 +37,11 @@
 
 #define NAME_BUF 200
 
+/* At most this many shard paths in a model: each is looked for (a stat, or
+ * a request for a remote model), so the count a file can ask for is
+ * bounded; 65,536 shards of tfjs-converter's 4 MiB are 256 GiB. */
+#define TJ_MAX_SHARDS 65536
+
 /* A dtype of the manifest: name, tshape dtype, bytes per element. */
 typedef struct tj_dtype {
     const char *name;
@@ -470,6 +475,10 @@ static ts_status read_paths(tj *r)
         if ((st = string_value(r, who, &p, &n)) ||
             (st = ts__side_check_name(p, n, "weights", who, at, r->err)))
             return st;
+        if (r->shards >= TJ_MAX_SHARDS)
+            return ts__fail(r->err, TS_ERR_LIMIT, 0, (int64_t)at,
+                            "%s: more than %d shard paths in one model (tshape's limit)", who,
+                            TJ_MAX_SHARDS);
         if (r->np == r->capp) {
             size_t cap = r->capp ? 2 * r->capp : 8;
             const char **pp = ts__scratch_realloc(r->f, r->paths, cap * sizeof *pp, r->err);
