@@ -581,17 +581,16 @@ START_TEST(test_external_values)
     ck_assert_int_eq(symlink(moved, side), 0);
     ck_assert_int_eq(ts_array_read(f, ts_file_array(f, 0), 0, 4, TS_DTYPE_FLOAT64, v, &err),
                      TS_ERR_IO);
-    ck_assert_msg(strstr(err.message, "array 'ext': cannot open its external data file '") &&
-                  strstr(err.message, "/w.bin': Too many levels of symbolic links"), "%s",
-                  err.message);
+    ck_assert_msg(strstr(err.message, "array 'ext': its external data file '") &&
+                  strstr(err.message, "/w.bin': cannot open: Too many levels of symbolic "
+                                      "links"), "%s", err.message);
     ts_file_close(f);
     /* from memory: no folder to find the side file in */
     ck_assert_int_eq(open_model(&m, &f, &err), TS_OK);
     ck_assert_int_eq(ts_array_read(f, ts_file_array(f, 0), 0, 4, TS_DTYPE_FLOAT64, v, &err),
                      TS_ERR_UNSUPPORTED);
     ck_assert_str_eq(err.message, "array 'ext': its data is in the external file 'w.bin', "
-                                  "which is not read here (the model was read from memory or "
-                                  "a URL)");
+                                  "which is not read here (the model was read from memory)");
     ts_file_close(f);
     free(m.p);
     unlink(side);

@@ -256,12 +256,21 @@ def checks_all(ngx, www, s3url, have_corpus):
         check(ok, "info --json --metadata of %s: remote differs from local" % rel)
         n += 1
     print("remote: %d files: remote reports equal local ones" % n)
+    # scan: what loading would run, read by range requests (--json: the
+    # records name the file, which differs only by the URL)
+    scanned = [rel for rel in files if rel.startswith(("fixtures/scan/", "corpus/pytorch/",
+                                                       "fixtures/pytorch/", "corpus/npy/"))]
+    for rel in scanned:
+        check(same_report(plain + "/" + rel, os.path.join(www, rel), ("--json", "scan")),
+              "scan of %s: remote differs from local" % rel)
+    print("remote: %d files: remote scans equal local ones" % len(scanned))
 
     # 2. Values: statistics, show, diff --values, convert.
     for rel in ("examples/checkpoint.npz", "examples/model.safetensors", "big/torch.pt",
-                "big/arrays.npz", "examples/resnet-0000.params") + \
+                "big/arrays.npz", "examples/resnet-0000.params",
+                "fixtures/onnx/good_external.onnx") + \
             (("corpus/pytorch/cnn_legacy.pt", "corpus/onnx/cnn.onnx",
-              "corpus/hdf5/layouts.h5") if have_corpus else ()):
+              "corpus/onnx/external.onnx", "corpus/hdf5/layouts.h5") if have_corpus else ()):
         check(same_report(plain + "/" + rel, os.path.join(www, rel), ("stats",)),
               "stats of %s: remote differs from local" % rel)
     check(same_report(plain + "/examples/image.npy", os.path.join(www, "examples/image.npy"),

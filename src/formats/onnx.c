@@ -164,14 +164,15 @@ bad: {
 }
 
 /* Finds the side file `loc` beside the model (sidefile.c): its size, and
- * for a local model its resolved path (*resolved, malloc'ed). A remote
- * model's side file is asked for once, however many tensors it holds. */
+ * its resolved path or URL (*resolved, malloc'ed). A remote model's side
+ * file is asked for once, however many tensors it holds. */
 static ts_status locate_side(onnx_reader *r, const char *loc, const char *tname, size_t at,
                              char **resolved, int64_t *size)
 {
     int remote = ts__is_url(r->opts->path);
     if (remote && r->side_loc && strcmp(r->side_loc, loc) == 0) {
-        *resolved = NULL;
+        if (!(*resolved = ts__url_sibling(r->opts->path, loc)))
+            return ts__error(r->err, TS_ERR_NOMEM, "out of memory");
         *size = r->side_size;
         return TS_OK;
     }
@@ -220,7 +221,7 @@ static ts_status resolve_external(onnx_reader *r, ts_array *a, const ext_info *x
         return a->note ? TS_OK : TS_ERR_NOMEM;
     }
     int64_t size = 0, end;
-    char *rs = NULL; /* the local side file, resolved */
+    char *rs = NULL; /* the side file, resolved, or the URL beside the model */
     if ((st = locate_side(r, loc, a->name, at, &rs, &size)))
         return st;
     if (ts__add_overflow(off, want, &end) || end > size) {
@@ -230,13 +231,13 @@ static ts_status resolve_external(onnx_reader *r, ts_array *a, const ext_info *x
                         "of %s (%lld)", a->name, (long long)off, (long long)want, loc,
                         (long long)size);
     }
-    /* The values layer reads the data from a local side file, by the path
+    /* The values layer reads the data from the side file, by the path
      * resolved here (the model's folder may be named relative to a working
-     * directory that changes); a remote one is not read (walk.c). */
+     * directory that changes) or the URL beside a remote model. */
     if (rs) {
         ts__data_src ds;
         memset(&ds, 0, sizeof ds);
-        ts_status st2 = ts__side_add(r->f, rs, &ds.side, err);
+        ts_status st2 = ts__side_add(r->f, rs, r->opts, &ds.side, err);
         free(rs);
         if (st2 || (st2 = ts__file_set_data_src(r->f, a, &ds, err)))
             return st2;

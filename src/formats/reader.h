@@ -236,22 +236,25 @@ void ts__hdf5_end(void *state);
 
 /*
  * Side files of a ts_file (src/values/side.c): files beside the model that
- * hold its data (ONNX external data, TF.js shards). ts__side_add registers a resolved
- * path once per file (the same path again gives the same id) and gives its
- * id (>= 1) for ts__data_src.side; ts__side_image maps it on first use
- * (O_NOFOLLOW, a regular file) and gives the whole file's bytes, valid
- * until ts_file_close; threads may call it at once. Errors: TS_ERR_NOMEM,
- * TS_ERR_LIMIT (add); TS_ERR_IO naming the file (image).
+ * hold its data (ONNX external data, TF.js shards). ts__side_add registers
+ * a resolved path, or the URL beside a remote model, once per file (the
+ * same path again gives the same id; opts gives the request log) and gives
+ * its id (>= 1) for ts__data_src.side; ts__side_source opens it as a byte
+ * source on first use (a local file with O_NOFOLLOW, a regular file) and
+ * gives it, valid until ts_file_close; threads may call it at once. Errors:
+ * TS_ERR_NOMEM, TS_ERR_LIMIT (add); those of ts_file_open naming the file
+ * (source).
  */
 typedef struct ts__sides ts__sides;
-ts_status ts__side_add(ts_file *f, const char *path, int32_t *id, ts_error *err);
-/* The same for a chain: the n files' bytes one after another are one side
- * image (TF.js shards of a group); `what` names them in messages ("weights
- * shard", static). The same list again gives the same id. */
+ts_status ts__side_add(ts_file *f, const char *path, const ts_open_options *opts, int32_t *id,
+                       ts_error *err);
+/* The same for a chain: the n files' bytes one after another are one byte
+ * source (the shards of a TF.js group), whose offsets count from the first
+ * file's start; `what` names them in messages ("weights shard", static).
+ * The same list again gives the same id. */
 ts_status ts__side_add_chain(ts_file *f, const char *const *paths, size_t n, const char *what,
-                             int32_t *id, ts_error *err);
-ts_status ts__side_image(const ts_file *f, int32_t id, const unsigned char **image, size_t *len,
-                         ts_error *err);
+                             const ts_open_options *opts, int32_t *id, ts_error *err);
+ts_status ts__side_source(const ts_file *f, int32_t id, ts__source **out, ts_error *err);
 void ts__sides_free(ts__sides *s);
 /* The file's side files (NULL until the first ts__side_add), and setting
  * them (the file frees them with ts__sides_free when it closes). */
@@ -268,7 +271,8 @@ void ts__file_set_sides(ts_file *f, ts__sides *s);
  * name beside o->path (not NULL): for a URL the file beside it (one
  * request, for its size); for a local model a regular file, not a symbolic
  * link, whose resolved path lies inside the model's resolved folder, which
- * *resolved receives (malloc'ed; NULL for a URL). *size: its bytes. Errors:
+ * *resolved receives (malloc'ed; for a URL, the URL beside the model).
+ * *size: its bytes. Errors:
  * TS_ERR_IO (it cannot be read, a request failed), TS_ERR_FORMAT,
  * TS_ERR_NOMEM. err->offset is `at`.
  */
@@ -310,5 +314,23 @@ const unsigned char *ts__file_image(const ts_file *f, size_t *len);
  * (ts_file_open), whose pages may be dropped after use (write.c); 0 for a
  * borrowed image. */
 int ts__file_is_mapped(const ts_file *f);
+
+/*
+ * A ts_file over the whole image of `path` (ts__source_open_path's checks;
+ * read when small, else mapped: every byte readable without asking; a URL
+ * is a sparse source, bytes asked for with ts__file_need, opened with opts,
+ * which may be NULL), that no reader parses: for code that reads the bytes
+ * with the readers' helpers (scan.c: zip.c, pickle.c, npy_header.c). Its
+ * scratch memory is the caller's. Close it with ts_file_close. Errors:
+ * those of ts_file_open before parsing (TS_ERR_IO, TS_ERR_NOMEM).
+ */
+ts_status ts__file_open_image(const char *path, const ts_open_options *opts, ts_file **out,
+                              ts_error *err);
+/* The same over data (len bytes, borrowed; must outlive the file). */
+ts_status ts__file_of_memory(const void *data, size_t len, ts_file **out, ts_error *err);
+
+/* The regular files under dir and its subfolders (model.c), sorted; names
+ * starting with '.' are skipped. *paths and its strings are malloc'd. */
+ts_status ts__folder_files(const char *dir, char ***paths, size_t *n, ts_error *err);
 
 #endif /* TSHAPE_READER_H */

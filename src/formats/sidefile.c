@@ -57,9 +57,13 @@ ts_status ts__side_locate(const ts_open_options *o, const char *loc, const char 
             return ts__error(err, TS_ERR_NOMEM, "out of memory");
         uint64_t n = 0;
         ts_status st = ts__remote_size(url, o, &n, err);
-        free(url);
+        if (st) {
+            free(url);
+            return st;
+        }
+        *resolved = url;
         *size = (int64_t)n;
-        return st;
+        return TS_OK;
     }
     const char *model = o->path, *slash = strrchr(model, '/');
     size_t dn = slash ? (size_t)(slash - model) : 0;

@@ -205,7 +205,9 @@ ts_status ts__source_open_path(const char *path, ts__local_mode mode, ts__source
     *out = NULL;
     /* O_NONBLOCK: opening a FIFO must not wait for a writer; the check for
      * a regular file below then refuses it. */
-    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+    int nofollow = (mode & TS__LOCAL_NOFOLLOW) != 0;
+    mode = (ts__local_mode)(mode & ~TS__LOCAL_NOFOLLOW);
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | (nofollow ? O_NOFOLLOW : 0));
     if (fd < 0)
         return ts__error(err, TS_ERR_IO, "cannot open: %s", strerror(errno));
     struct stat sb;

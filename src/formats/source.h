@@ -73,7 +73,8 @@ typedef struct ts__source_stats {
 typedef enum ts__local_mode {
     TS__LOCAL_AUTO = 0,       /* read whole up to 64 KiB, else sparse */
     TS__LOCAL_MAP = 1,        /* always map (empty files excepted) */
-    TS__LOCAL_SPARSE = 2      /* a sparse source over pread */
+    TS__LOCAL_SPARSE = 2,     /* a sparse source over pread */
+    TS__LOCAL_NOFOLLOW = 16   /* or'ed in: a symbolic link is refused (ELOOP) */
 } ts__local_mode;
 
 /*

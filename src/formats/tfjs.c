@@ -536,7 +536,7 @@ static ts_status place(tj *r, size_t group_at)
     int32_t chain = 0;
     if (r->np && r->resolved[0]) {
         ts_status st = ts__side_add_chain(r->f, (const char *const *)r->resolved, r->np,
-                                          "weights shard", &chain, r->err);
+                                          "weights shard", r->opts, &chain, r->err);
         if (st)
             return st;
     }

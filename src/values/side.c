@@ -2,49 +2,43 @@
  * side.c - the side files of a ts_file: ONNX external data, whose bytes are
  * in files beside the model (onnx/external_data_helper.py), and the weight
  * shards of a TensorFlow.js model, whose bytes run from one shard into the
- * next (a chain: the files' bytes one after another). The reader registers
- * each side file or chain once (ts__side_add, ts__side_add_chain, at parse
- * time, after it has checked that the names stay inside the model's
- * folder); the values layer maps it on first use and keeps the map until
- * ts_file_close (ts__side_image), so reading every tensor of a file of
- * 1,000 external tensors maps it once.
- *
- * A chain is one reserved address range: each file whose start in it falls
- * on a page boundary is mapped there for its whole pages (TF.js shards are
- * 4 MiB: all of them but the last one's tail), the rest is read into the
- * range with pread. Reading the map is guarded against SIGBUS as the
- * model's own map is (walk.c guards whatever image it reads), and the files
- * are opened with O_NOFOLLOW: a name replaced by a symbolic link since it
- * was checked is refused.
+ * next (a chain: the files' bytes one after another, one byte source). The
+ * reader registers each side file or chain once (ts__side_add,
+ * ts__side_add_chain, at parse time, after it has checked that the names
+ * stay inside the model's folder: a path, or the URL beside a remote
+ * model); the values layer opens it as a byte source on first use and keeps
+ * it until ts_file_close (ts__side_source), so reading every tensor of a
+ * file of 1,000 external tensors opens it once. It is read as the model's
+ * own bytes are (pread in steps, or range requests; a chain asks each of
+ * its files for the part of a range it holds), and a local one is opened
+ * with O_NOFOLLOW: a location replaced by a symbolic link since it was
+ * checked is refused.
  */
 #define _GNU_SOURCE /* O_NOFOLLOW, O_CLOEXEC */
 #include "values.h"
+#include "../remote/remote.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdlib.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 typedef struct side {
-    char **paths;                /* resolved (realpath), as registered */
-    size_t npaths;
+    char **paths;                /* resolved (realpath) or URLs, as registered */
+    size_t npaths;               /* 1, or a chain's files */
     const char *what;            /* "external data file", "weights shard" */
-    const unsigned char *image;  /* mapped on first use, or NULL */
-    size_t len;                  /* the files' bytes */
-    size_t span;                 /* bytes mapped (0: nothing to unmap) */
-    int mapped;                  /* 1: image/len are set (len may be 0) */
+    ts__source *src;             /* opened on first use, or NULL */
+    ts_log_fn log;               /* the model's request log, for a URL */
+    void *log_user;
 } side;
 
 struct ts__sides {
-    pthread_mutex_t lock;        /* held while mapping */
+    pthread_mutex_t lock;        /* held while opening */
     side *v;
     size_t n, cap;
 };
-
-static const unsigned char empty_image[1];
 
 static int same_paths(const side *e, const char *const *paths, size_t n)
 {
@@ -56,7 +50,7 @@ static int same_paths(const side *e, const char *const *paths, size_t n)
     return 1;
 }
 
-static void side_free(side *e)
+static void free_paths(side *e)
 {
     for (size_t i = 0; i < e->npaths; i++)
         free(e->paths[i]);
@@ -64,7 +58,7 @@ static void side_free(side *e)
 }
 
 ts_status ts__side_add_chain(ts_file *f, const char *const *paths, size_t n, const char *what,
-                             int32_t *id, ts_error *err)
+                             const ts_open_options *opts, int32_t *id, ts_error *err)
 {
     ts__sides *s = ts__file_sides(f);
     if (!s) {
@@ -98,138 +92,135 @@ ts_status ts__side_add_chain(ts_file *f, const char *const *paths, size_t n, con
     for (size_t i = 0; i < n; i++, e->npaths++) {
         size_t k = strlen(paths[i]) + 1;
         if (!(e->paths[i] = malloc(k))) {
-            side_free(e);
+            free_paths(e);
             return ts__error(err, TS_ERR_NOMEM, "out of memory");
         }
         memcpy(e->paths[i], paths[i], k);
+    }
+    if (opts) {
+        e->log = opts->log;
+        e->log_user = opts->log_user;
     }
     *id = (int32_t)++s->n;
     return TS_OK;
 }
 
-ts_status ts__side_add(ts_file *f, const char *path, int32_t *id, ts_error *err)
+ts_status ts__side_add(ts_file *f, const char *path, const ts_open_options *opts, int32_t *id,
+                       ts_error *err)
 {
-    return ts__side_add_chain(f, &path, 1, "external data file", id, err);
+    return ts__side_add_chain(f, &path, 1, "external data file", opts, id, err);
 }
 
-/* Opens file i of e, a regular file: its descriptor and size. */
-static ts_status open_side(const side *e, size_t i, int *fd, size_t *size, ts_error *err)
-{
-    *fd = open(e->paths[i], O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
-    if (*fd < 0)
-        return ts__error(err, TS_ERR_IO, "cannot open its %s '%s': %s", e->what, e->paths[i],
-                         strerror(errno));
-    struct stat sb;
-    if (fstat(*fd, &sb) != 0 || !S_ISREG(sb.st_mode)) {
-        int bad = errno;
-        close(*fd);
-        return ts__error(err, TS_ERR_IO, "its %s '%s' is %s", e->what, e->paths[i],
-                         bad ? strerror(bad) : "no longer a regular file");
-    }
-    *size = (size_t)sb.st_size;
-    return TS_OK;
-}
+/* ---- chains ----------------------------------------------------------------- */
 
-/* Maps a single file (under the lock). */
-static ts_status map_side(side *e, ts_error *err)
+/* A chain's fetcher: each range is read from the files that hold it. */
+typedef struct chain {
+    size_t n;
+    ts__source **parts;
+    uint64_t *starts;            /* n + 1: where each file starts, and the end */
+} chain;
+
+static ts_status chain_fetch(void *impl, ts__range *r, size_t n, unsigned *requests,
+                             ts_error *err)
 {
-    int fd;
-    size_t len;
-    ts_status st = open_side(e, 0, &fd, &len, err);
-    if (st)
-        return st;
-    const unsigned char *image = empty_image;
-    if (len > 0) {
-        void *m = mmap(NULL, len, PROT_READ, MAP_PRIVATE, fd, 0);
-        if (m == MAP_FAILED) {
-            int e2 = errno;
-            close(fd);
-            return ts__error(err, TS_ERR_IO, "cannot map its %s '%s': %s", e->what,
-                             e->paths[0], strerror(e2));
+    chain *c = impl;
+    for (size_t i = 0; i < n; i++) {
+        uint64_t off = r[i].off, len = r[i].len;
+        unsigned char *buf = r[i].buf;
+        size_t lo = 0, hi = c->n; /* the file holding byte off: starts[k] <= off < starts[k + 1] */
+        while (lo + 1 < hi) {
+            size_t mid = (lo + hi) / 2;
+            if (c->starts[mid] <= off)
+                lo = mid;
+            else
+                hi = mid;
         }
-        image = m;
-    }
-    close(fd);
-    e->image = image;
-    e->len = len;
-    e->span = len;
-    e->mapped = 1;
-    return TS_OK;
-}
-
-/* Reads n bytes at offset `from` of fd into p (a file that shrank:
- * TS_ERR_IO). */
-static ts_status read_all(const side *e, size_t i, int fd, off_t from, unsigned char *p,
-                          size_t n, ts_error *err)
-{
-    while (n > 0) {
-        ssize_t k = pread(fd, p, n, from);
-        if (k < 0 && errno == EINTR)
-            continue;
-        if (k <= 0)
-            return ts__error(err, TS_ERR_IO, "cannot read its %s '%s': %s", e->what,
-                             e->paths[i], k < 0 ? strerror(errno) : "the file shrank");
-        p += k;
-        from += k;
-        n -= (size_t)k;
+        for (size_t k = lo; len > 0 && k < c->n; k++) {
+            if (off >= c->starts[k + 1])
+                continue; /* an empty file */
+            uint64_t take = c->starts[k + 1] - off < len ? c->starts[k + 1] - off : len;
+            uint64_t before = ts__source_get_stats(c->parts[k]).requests;
+            ts_status st = ts__source_read(c->parts[k], off - c->starts[k], buf, (size_t)take,
+                                           err);
+            *requests += (unsigned)(ts__source_get_stats(c->parts[k]).requests - before);
+            if (st)
+                return st;
+            off += take;
+            buf += take;
+            len -= take;
+        }
+        if (len > 0)
+            return ts__error(err, TS_ERR_TRUNCATED, "bytes past the end of the files");
     }
     return TS_OK;
 }
 
-/* Maps a chain of files one after another (under the lock). */
-static ts_status map_chain(side *e, ts_error *err)
+static void chain_close(void *impl)
 {
-    size_t page = (size_t)sysconf(_SC_PAGESIZE), total = 0;
-    int *fds = malloc(e->npaths * sizeof *fds);
-    size_t *sizes = malloc(e->npaths * sizeof *sizes), opened = 0;
-    ts_status st = fds && sizes ? TS_OK : ts__error(err, TS_ERR_NOMEM, "out of memory");
-    for (; !st && opened < e->npaths; opened++) {
-        if ((st = open_side(e, opened, &fds[opened], &sizes[opened], err)))
+    chain *c = impl;
+    for (size_t i = 0; i < c->n; i++)
+        ts__source_close(c->parts[i]);
+    free(c->parts);
+    free(c->starts);
+    free(c);
+}
+
+/* Opens file i of e as a byte source: a local file as any other (read
+ * with pread in steps, a symbolic link refused), a URL with range requests. */
+static ts_status open_path(const side *e, size_t i, ts__source **out, ts_error *err)
+{
+    ts_status st;
+    if (ts__is_url(e->paths[i])) {
+        ts_open_options o = TS_OPEN_OPTIONS_INIT;
+        o.log = e->log;
+        o.log_user = e->log_user;
+        o.first_fetch = 4096; /* values are read where they are, not from the start */
+        st = ts__remote_open(e->paths[i], &o, out, err);
+    } else {
+        st = ts__source_open_path(e->paths[i],
+                                  (ts__local_mode)(TS__LOCAL_AUTO | TS__LOCAL_NOFOLLOW), out, err);
+    }
+    if (st)
+        ts__error_prefix(err, "its %s '%s'", e->what, e->paths[i]);
+    return st;
+}
+
+/* Opens e's byte source (under the lock): its file, or a sparse source over
+ * its chain of files whose fetcher reads each range from them. */
+static ts_status open_side(side *e, ts_error *err)
+{
+    if (e->npaths == 1)
+        return open_path(e, 0, &e->src, err);
+    chain *c = calloc(1, sizeof *c);
+    if (!c || !(c->parts = calloc(e->npaths, sizeof *c->parts)) ||
+        !(c->starts = calloc(e->npaths + 1, sizeof *c->starts))) {
+        if (c)
+            free(c->parts);
+        free(c);
+        return ts__error(err, TS_ERR_NOMEM, "out of memory");
+    }
+    ts_status st = TS_OK;
+    for (; c->n < e->npaths; c->n++) {
+        uint64_t size;
+        if ((st = open_path(e, c->n, &c->parts[c->n], err)))
             break;
-        if (sizes[opened] > SIZE_MAX - page - total)
-            st = ts__error(err, TS_ERR_LIMIT, "its %ss do not fit in memory", e->what);
-        else
-            total += sizes[opened];
+        ts__source_image(c->parts[c->n], &size);
+        if (size > UINT64_MAX / 2 - c->starts[c->n]) {
+            c->n++;
+            st = ts__error(err, TS_ERR_OVERFLOW, "its %ss are too large", e->what);
+            break;
+        }
+        c->starts[c->n + 1] = c->starts[c->n] + size;
     }
-    unsigned char *base = NULL;
-    size_t span = (total + page - 1) / page * page;
-    if (!st && span > 0) {
-        void *m = mmap(NULL, span, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-        if (m == MAP_FAILED)
-            st = ts__error(err, TS_ERR_NOMEM, "cannot reserve %zu bytes for its %ss: %s", span,
-                           e->what, strerror(errno));
-        else
-            base = m;
-    }
-    size_t at = 0;
-    for (size_t i = 0; !st && i < e->npaths; i++) {
-        size_t whole = at % page == 0 ? sizes[i] / page * page : 0;
-        if (whole > 0 && mmap(base + at, whole, PROT_READ, MAP_PRIVATE | MAP_FIXED, fds[i], 0) ==
-                             MAP_FAILED)
-            st = ts__error(err, TS_ERR_IO, "cannot map its %s '%s': %s", e->what, e->paths[i],
-                           strerror(errno));
-        if (!st)
-            st = read_all(e, i, fds[i], (off_t)whole, base + at + whole, sizes[i] - whole, err);
-        at += sizes[i];
-    }
-    for (size_t i = 0; i < opened; i++)
-        close(fds[i]);
-    free(fds);
-    free(sizes);
     if (st) {
-        if (base)
-            munmap(base, span);
+        chain_close(c);
         return st;
     }
-    e->image = base ? base : empty_image;
-    e->len = total;
-    e->span = span;
-    e->mapped = 1;
-    return TS_OK;
+    ts__fetcher fetcher = {chain_fetch, chain_close, c};
+    return ts__source_open_fetcher(c->starts[c->n], fetcher, &e->src, err);
 }
 
-ts_status ts__side_image(const ts_file *f, int32_t id, const unsigned char **image, size_t *len,
-                         ts_error *err)
+ts_status ts__side_source(const ts_file *f, int32_t id, ts__source **out, ts_error *err)
 {
     ts__sides *s = ts__file_sides(f);
     if (!s || id < 1 || (size_t)id > s->n)
@@ -237,13 +228,11 @@ ts_status ts__side_image(const ts_file *f, int32_t id, const unsigned char **ima
     side *e = &s->v[id - 1];
     ts_status st = TS_OK;
     pthread_mutex_lock(&s->lock);
-    if (!e->mapped)
-        st = e->npaths == 1 ? map_side(e, err) : map_chain(e, err);
+    if (!e->src)
+        st = open_side(e, err);
     pthread_mutex_unlock(&s->lock);
-    if (st == TS_OK) {
-        *image = e->image;
-        *len = e->len;
-    }
+    if (st == TS_OK)
+        *out = e->src;
     return st;
 }
 
@@ -252,9 +241,8 @@ void ts__sides_free(ts__sides *s)
     if (!s)
         return;
     for (size_t i = 0; i < s->n; i++) {
-        if (s->v[i].mapped && s->v[i].span > 0)
-            munmap((void *)(uintptr_t)s->v[i].image, s->v[i].span);
-        side_free(&s->v[i]);
+        ts__source_close(s->v[i].src);
+        free_paths(&s->v[i]);
     }
     free(s->v);
     pthread_mutex_destroy(&s->lock);

@@ -69,20 +69,23 @@ ts_status ts__data_open(ts__data *d, const ts_file *f, const ts_array *a, ts_err
     d->whole = ts__source_is_whole(d->source);
     d->src = ts__file_data_src(f, a);
     /* ONNX external data and TF.js shards: data_offset (or storage_start)
-     * counts in the side file, whose image replaces the model's (side.c
-     * maps it once per file or chain of shards). A model read from memory
+     * counts in the side file or chain of shards, whose byte source
+     * replaces the model's (side.c opens it once). A model read from memory
      * has no folder to find it in. */
     if (d->src && d->src->side) {
-        if ((st = ts__side_image(f, d->src->side, &d->image, &d->image_len, err)))
+        if ((st = ts__side_source(f, d->src->side, &d->source, err)))
             return ts__values_fail(a, err, st);
+        uint64_t size;
+        d->image = ts__source_image(d->source, &size);
+        d->image_len = (size_t)size;
+        d->whole = ts__source_is_whole(d->source);
         d->side = 1;
-        d->whole = 1; /* mapped whole, whatever the model's own source */
     } else if ((ts_file_format(f) == TS_FORMAT_ONNX || ts_file_format(f) == TS_FORMAT_TFJS) &&
                a->storage_key) {
         return ts__values_fail(a, err, ts__error(err, TS_ERR_UNSUPPORTED,
                                                  "its data is in the external file '%s', "
                                                  "which is not read here (the model was "
-                                                 "read from memory or a URL)", a->storage_key));
+                                                 "read from memory)", a->storage_key));
     }
     int64_t storage_nbytes = d->src ? d->src->storage_nbytes : 0;
     /* A view of a storage (PyTorch): elements count from the storage's
@@ -218,9 +221,8 @@ const unsigned char *ts__data_at(const ts__data *d, int64_t first)
 
 ts_status ts__data_guard(const ts__data *d, ts__parse_fn fn, void *arg, ts_error *err)
 {
-    const void *lo = NULL, *hi;
-    if (!d->side) /* a side file is mapped whole (side.c) */
-        ts__source_sparse_range(d->source, &lo, &hi);
+    const void *lo, *hi;
+    ts__source_sparse_range(d->source, &lo, &hi);
     if (lo)
         return ts__guarded_sparse(lo, hi, fn, arg, err);
     if (d->image_len == 0)

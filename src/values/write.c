@@ -1231,12 +1231,9 @@ static ts_status zcopy_guarded(void *arg, ts_error *err)
     zcopy *c = arg;
     const ts__data *d = &c->m->d;
     uint64_t off = (uint64_t)(ts__data_at(d, 0) - d->image) + c->at;
-    ts_status st = TS_OK;
-    if (d->side) /* a side file's map (ONNX external data), not the file's source */
-        memcpy(c->dst, d->image + off, c->n);
-    else
-        st = ts__source_read(d->source, off, c->dst, c->n, err);
-    if (!st && ts__file_is_mapped(c->m->p->file))
+    /* d->source: the file's, or its side file's (ONNX external data) */
+    ts_status st = ts__source_read(d->source, off, c->dst, c->n, err);
+    if (!st && ts__source_is_mapped(d->source))
         drop_pages(d->image + off, c->n);
     return st;
 }
