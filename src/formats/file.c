@@ -90,6 +90,11 @@ const ts_format_info *ts_format_info_at(size_t i)
     return i < N_READERS ? &readers[i]->info : NULL;
 }
 
+int ts__format_owns_extensions(size_t i)
+{
+    return i < N_READERS && !readers[i]->probe_required;
+}
+
 const ts_format_info *ts_format_info_of(ts_format f)
 {
     const ts__reader *r = reader_for(f);

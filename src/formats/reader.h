@@ -87,6 +87,12 @@ extern int ts__hdf5_skip_vlen_attrs;
  * past TS__MAX_ARRAYS arrays (TS_ERR_LIMIT).
  */
 ts_array *ts__file_add_array(ts_file *f, ts_error *err);
+/* 1 when a file named with one of the extensions of row i of the reader
+ * table is of that format whatever its bytes say (a .bin that is not a
+ * checkpoint is a broken one), 0 for a reader whose probe must accept it
+ * (probe_required: a .json is TF.js only when it looks like it). */
+int ts__format_owns_extensions(size_t i);
+
 /* Array i of f for its reader to change (a reader that places its arrays
  * after reading them all), or NULL when i is out of range. */
 ts_array *ts__file_array_mut(ts_file *f, size_t i);
