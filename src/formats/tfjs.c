@@ -25,9 +25,9 @@
  * (relative to the manifest, as written); the note names the quantisation
  * and a shard boundary it crosses. The shards are found beside the model
  * (sidefile.c: a path may not leave the model's folder) and must hold the
- * weights' bytes; the values of a local model's weights are read from the
- * chain of its group's shards (values/side.c). JSON through the library's
- * scanner (core/json.h).
+ * weights' bytes; the values of a weight are read from the chain of its
+ * group's shards (values/side.c: local files or the URLs beside a remote
+ * model). JSON through the library's scanner (core/json.h).
  */
 #include "reader.h"
 
@@ -136,8 +136,8 @@ typedef struct tj {
     tj_weight *w;            /* the weights of the group being read */
     size_t nw, capw;
     const char **paths;      /* its shards (strings of f) */
-    char **resolved;         /* their resolved paths (scratch; NULL: remote
-                                or from memory) */
+    char **resolved;         /* their resolved paths or URLs (scratch; NULL:
+                                the model was read from memory) */
     int64_t *sizes;
     size_t np, capp;
     size_t groups, shards, weights;
@@ -528,9 +528,8 @@ static void forget_paths(tj *r)
     r->np = 0;
 }
 
-/* Places the group's weights in its shards; the values of a local model's
- * weights are read from the chain of its shards (side.c), from the
- * weight's byte in the group. */
+/* Places the group's weights in its shards; their values are read from the
+ * chain of its shards (side.c), from the weight's byte in the group. */
 static ts_status place(tj *r, size_t group_at)
 {
     int32_t chain = 0;
