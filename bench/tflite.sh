@@ -3,10 +3,11 @@
 # same model (64 float32 tensors in one subgraph, each with its buffer, data
 # inside the FlatBuffer as TensorFlow's converter lays it out: tables first,
 # buffer data last) with 4 MB and with 400 MB of weights, written sparse in a
-# temporary directory by tests/remote_files.py's tflite_model. For each:
-# best-of-5 wall time, the largest maximum resident set and minor page
-# faults (/usr/bin/time -v), and the ratios 400 MB / 4 MB (the issue asks for
-# the same time and the same page faults). Then the same with TSHAPE_IO=map
+# temporary directory by tests/remote_files.py's tflite_model. For each, of
+# `tshape info` (every tensor's report): best-of-5 wall time, the largest
+# maximum resident set and minor page faults (/usr/bin/time -v), and the
+# ratios 400 MB / 4 MB (the issue asks for the same time and the same page
+# faults). Then the same with TSHAPE_IO=map
 # (the file mapped, pages touched count), and, when flatc and
 # python3-flatbuffers are installed, the reader a user would write with
 # `flatc --python` from tests/tflite/reference.fbs, which reads the whole
@@ -39,7 +40,7 @@ stat_of() { # KEY CMD...: the largest "KEY" of /usr/bin/time -v over 3 runs
 }
 
 ls -l "$tmp"/small.tflite "$tmp"/big.tflite | awk '{printf "%-14s %12s bytes\n", $NF, $5}' | sed "s|$tmp/||"
-"$tshape" info --summary "$tmp/big.tflite" | tail -1
+"$tshape" info --summary "$tmp/big.tflite" 2>&1 | tail -1
 row() { # LABEL CMD... (the file name last, replaced by small and big)
     label=$1; shift
     ts=$(best_of 5 "$@" "$tmp/small.tflite")
@@ -52,8 +53,8 @@ row() { # LABEL CMD... (the file name last, replaced by small and big)
         "$(ratio "$tb" "$ts")" "$rs" "$rb" "$(ratio "$rb" "$rs")" "$fs" "$fb" "$(ratio "$fb" "$fs")"
 }
 printf '%-30s %9s %9s %7s | %15s RSS %6s | %21s\n' "" "4 MB" "400 MB" "ratio" "4 MB / 400 MB" "ratio" "minor page faults"
-row "tshape info --summary" "$tshape" info --summary
-row "  TSHAPE_IO=map" env TSHAPE_IO=map "$tshape" info --summary
+row "tshape info" "$tshape" info
+row "  TSHAPE_IO=map" env TSHAPE_IO=map "$tshape" info
 if command -v flatc >/dev/null 2>&1 && $py -c 'import flatbuffers' 2>/dev/null; then
     flatc --python -o "$tmp/gen" tests/tflite/reference.fbs
     cat > "$tmp/ref.py" <<'PY'
