@@ -16,7 +16,7 @@ _tshape_file_commands=' info stats show '
 _tshape_options()
 {
     case $1 in
-        info) echo '-f --format --filter --exclude -s --summary -m --metadata --max-header --stored-order -r --recursive -l --group --top --tensors --max-fetch -v --verbose' ;;
+        info) echo '-f --format --filter --exclude -s --summary -m --metadata -a --all --max-header --stored-order -r --recursive -l --group --top --tensors --max-fetch -v --verbose' ;;
         diff) echo '-p --strip-prefix --strip-prefix-a --strip-prefix-b --rename --filter --exclude -r --recursive --values --rtol --atol --equal-nan -m --metadata -q --quiet --max-fetch -v --verbose' ;;
         convert) echo '-t --to --filter --exclude -p --strip-prefix --rename -f --force --cast --dequantize -z --compress --max-shard-size --no-verify --skip-unsupported --max-fetch -v --verbose' ;;
         stats) echo '--filter --exclude -s --summary -r --recursive --max-fetch -v --verbose' ;;
@@ -45,7 +45,7 @@ _tshape_options()
 _tshape_values()
 {
     case $1:$2 in
-        info:-f | info:--format) echo 'npy pytorch pickle npz mxnet safetensors gguf tshape32 tshape64 hdf5 onnx caffe caffe2' ;;
+        info:-f | info:--format) echo 'npy pytorch pickle npz mxnet safetensors gguf tshape32 tshape64 hdf5 tflite onnx caffe caffe2 tfjs' ;;
         info:--filter) echo '' ;;
         info:--exclude) echo '' ;;
         info:--max-header) echo '' ;;

@@ -622,7 +622,9 @@ typedef enum ts_format {
     TS_FORMAT_HDF5 = 10,         /* HDF5 / Keras weights (.h5, .hdf5) */
     TS_FORMAT_CAFFE = 11,        /* Caffe NetParameter / BlobProto (.caffemodel) */
     TS_FORMAT_CAFFE2 = 12,       /* Caffe2 TensorProtos or init NetDef (.pb) */
-    TS_FORMAT_PICKLE = 13        /* a plain pickle (.pkl, .pdparams, joblib) */
+    TS_FORMAT_PICKLE = 13,       /* a plain pickle (.pkl, .pdparams, joblib) */
+    TS_FORMAT_TFLITE = 14,       /* TensorFlow Lite FlatBuffer (.tflite) */
+    TS_FORMAT_TFJS = 15          /* TensorFlow.js model.json or weights manifest */
 } ts_format;
 
 /*
@@ -728,13 +730,21 @@ typedef struct ts_array {
     const char *storage_key;     /* the storage this array is a view of
                                     (PyTorch "archive/data/0"), NULL when the
                                     array owns its data; ONNX external data:
-                                    the side file's location */
+                                    the side file's location; TF.js: the
+                                    shard its data starts in */
     int null_shape;              /* 1: the array has no shape at all (an HDF5
                                     null dataspace, H5S_NULL, which h5py
                                     reads as h5py.Empty): reports show no
                                     shape, and `shape` is (0,) so that size
                                     and nbytes are 0 for code that does not
                                     look at this field. 0 otherwise */
+    ts_dtype dequantized_dtype;  /* quantised data (TFLite scale/zero point,
+                                    TF.js scale/min or float16): the dtype the
+                                    stored values stand for (float32);
+                                    TS_DTYPE_UNKNOWN when the values are what
+                                    dtype says. Summaries give such a tensor
+                                    the role of this dtype (a uint8-quantised
+                                    weight is a parameter) */
 } ts_array;
 
 /*
@@ -810,11 +820,16 @@ typedef struct ts_open_options {
                                     97% of safetensors headers). ts_model_open
                                     sizes it for the shards of a remote model
                                     from the first shard's header when 0 */
+    int want_activations;        /* 0 or 1: also report the tensors whose data
+                                    is not in the file (TFLite activations,
+                                    graph inputs and outputs: data_offset -1,
+                                    a note saying so); 0: only tensors with
+                                    data */
 } ts_open_options;
 
 /* Initialiser of a ts_open_options with every option at its default. */
 #define TS_OPEN_OPTIONS_INIT {sizeof(ts_open_options), TS_FORMAT_AUTO, 0, 0, 0, NULL, 0, \
-                              TS_IO_AUTO, NULL, NULL, 0}
+                              TS_IO_AUTO, NULL, NULL, 0, 0}
 
 /* An opened, parsed file: a list of arrays and optional metadata. */
 typedef struct ts_file ts_file;
@@ -2205,7 +2220,8 @@ TS_API void ts_summary_free(ts_summary *s);
 
 /*
  * Adds tensor `a` under the name `name` (NUL-terminated; NULL: a->name),
- * with its role ts_tensor_role(name, a->dtype). `tag` is any number the
+ * with its role ts_tensor_role(name, a->dtype) (a->dequantized_dtype when
+ * it is not TS_DTYPE_UNKNOWN). `tag` is any number the
  * caller wants back with the tensor in ts_summary_largest and
  * ts_summary_group_at (a model's tensor index: ts_model_array(m, tag, ...)).
  * Nothing of `a` or `name` is kept. Errors: TS_ERR_NOMEM (the sums include

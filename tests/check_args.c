@@ -333,6 +333,10 @@ START_TEST(test_files)
     EXPECT(ts_file_open_memory(img, n, &o, &f, EP), BAD,
            "ts_file_open_memory: opts->gguf_stored_order is -1, not 0 or 1");
     o.gguf_stored_order = 0;
+    o.want_activations = 3;
+    EXPECT(ts_file_open_memory(img, n, &o, &f, EP), BAD,
+           "ts_file_open_memory: opts->want_activations is 3, not 0 or 1");
+    o.want_activations = 0;
 
     /* a newer caller's bigger struct: fine while the unknown tail is 0 */
     unsigned char big[sizeof(ts_open_options) + 16];

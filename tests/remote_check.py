@@ -268,7 +268,8 @@ def checks_all(ngx, www, s3url, have_corpus):
     # 2. Values: statistics, show, diff --values, convert.
     for rel in ("examples/checkpoint.npz", "examples/model.safetensors", "big/torch.pt",
                 "big/arrays.npz", "examples/resnet-0000.params",
-                "fixtures/onnx/good_external.onnx") + \
+                "fixtures/onnx/good_external.onnx", "fixtures/tflite/quant.tflite",
+                "fixtures/tfjs/graph/model.json") + \
             (("corpus/pytorch/cnn_legacy.pt", "corpus/onnx/cnn.onnx",
               "corpus/onnx/external.onnx", "corpus/hdf5/layouts.h5") if have_corpus else ()):
         check(same_report(plain + "/" + rel, os.path.join(www, rel), ("stats",)),
@@ -308,6 +309,14 @@ def checks_all(ngx, www, s3url, have_corpus):
               (rel, k, most, err))
         print("remote: %s: %d requests, %d bytes of %d" % (rel, k, b,
                                                           os.path.getsize(os.path.join(www, rel))))
+    # TFLite: the tables in the first request, the 16 buffers' lengths (spread
+    # over the data) in one more; TF.js: model.json, then one request per
+    # shard for its size
+    for rel, most in (("big/model.tflite", 2), ("big/tfjs/model.json", 1 + 5)):
+        rc, k, b, err = requests(rel)
+        check(rc == 0 and k <= most, "%s: %d requests (at most %d expected), %s" %
+              (rel, k, most, err))
+        print("remote: %s: %d requests, %d bytes" % (rel, k, b))
     rc, k, b, err = requests("big/model.onnx")
     size = os.path.getsize(os.path.join(www, "big/model.onnx"))
     check(rc == 0 and b < size // 20, "model.onnx: %d bytes of %d fetched" % (b, size))

@@ -301,8 +301,8 @@ typedef struct sel {
     const ts_array *a;
     const char *out_name;        /* after --strip-prefix and --rename */
     int view;                    /* a view of a storage (storage_key; not
-                                    ONNX external data, whose storage_key
-                                    names the side file) */
+                                    ONNX external data or TF.js weights,
+                                    whose storage_key names a side file) */
 } sel;
 
 static int cmp_storage(const void *x, const void *y)
@@ -581,7 +581,8 @@ int cmd_convert(cli_ctx *ctx, const cli_args *args)
         }
         t[nsel].name = s[nsel].out_name = mapped[nsel];
         t[nsel].file = ts_model_file(m, s[nsel].file);
-        s[nsel].view = s[nsel].a->storage_key && ts_file_format(t[nsel].file) != TS_FORMAT_ONNX;
+        s[nsel].view = s[nsel].a->storage_key && ts_file_format(t[nsel].file) != TS_FORMAT_ONNX &&
+                       ts_file_format(t[nsel].file) != TS_FORMAT_TFJS;
         t[nsel].array = s[nsel].a;
         nsel++;
     }

@@ -27,9 +27,11 @@ const cli_option info_options[] = {
     CLI_FILTER_OPTIONS,
     CLI_FLAG("summary", 's', "one line per array (file, name, dtype, shape); the totals on\n"
                              "standard error (JSON: a last record); a folder: the model summary"),
-    CLI_FLAG("metadata", 'm', "show safetensors __metadata__, GGUF key/values, ONNX graph "
-                              "inputs/outputs and opsets, and the values of a PyTorch "
-                              "checkpoint that are not tensors"),
+    CLI_FLAG("metadata", 'm', "show safetensors __metadata__, GGUF key/values, ONNX and TFLite "
+                              "graph inputs/outputs, opsets and counts, and the values of a "
+                              "PyTorch checkpoint that are not tensors"),
+    CLI_FLAG("all", 'a', "also the tensors whose data is not in the file (TFLite activations, "
+                         "graph inputs and outputs), marked by data_offset -1 and their note"),
     CLI_VALUE("max-header", 0, "N", "largest .npy header accepted, in bytes (default 10000)"),
     CLI_FLAG("stored-order", 0, "GGUF: show dims as stored (innermost first)"),
     CLI_FLAG("recursive", 'r', "a FILE that is a folder without an index: its subfolders too"),
@@ -444,7 +446,8 @@ static void summary_row(cli_ctx *ctx, rows *r, const char *path, const ts_array 
         print_string(ctx, PRINT_JSON, "descr", NULL, a->descr);
         print_array_shape(ctx, PRINT_JSON, "shape", NULL, a);
         print_string(ctx, PRINT_JSON, "role", NULL,
-                     ts_role_name(ts_tensor_role(a->name, a->dtype)));
+                     ts_role_name(ts_tensor_role(a->name, a->dequantized_dtype != TS_DTYPE_UNKNOWN
+                                                                 ? a->dequantized_dtype : a->dtype)));
         print_close_object(ctx);
         return;
     }
@@ -662,6 +665,7 @@ static int get_options(cli_ctx *ctx, const cli_args *args, info_opts *o)
      * attributes go through libhdf5). */
     o->open.want_metadata = o->metadata;
     o->open.gguf_stored_order = cli_flag(args, "stored-order") > 0;
+    o->open.want_activations = cli_flag(args, "all") > 0;
     o->recursive = cli_flag(args, "recursive") > 0;
     o->tty = isatty(STDOUT_FILENO);
     return CLI_OK;

@@ -410,7 +410,8 @@ static void summary_json(cli_ctx *ctx, const cli_summary_opts *o, const char *pa
             const char *name = ts_model_array_name(m, i);
             json_tensor(ctx, m, name, ts_summary_dtype(a), ts_shape_dims(&a->shape),
                         ts_shape_ndim(&a->shape), a->size, a->nbytes,
-                        ts_tensor_role(name, a->dtype), i);
+                        ts_tensor_role(name, a->dequantized_dtype != TS_DTYPE_UNKNOWN
+                                                     ? a->dequantized_dtype : a->dtype), i);
         }
         print_close_array(ctx);
     } else {

@@ -392,4 +392,5 @@ const ts__reader ts__reader_caffe = {
      "Caffe weights (NetParameter layers, V1/V0 layers, BlobProto mean files)", "field"},
     probe_caffe,
     read_caffe,
+    0,
 };

@@ -90,6 +90,11 @@ const ts_format_info *ts_format_info_at(size_t i)
     return i < N_READERS ? &readers[i]->info : NULL;
 }
 
+int ts__format_owns_extensions(size_t i)
+{
+    return i < N_READERS && !readers[i]->probe_required;
+}
+
 const ts_format_info *ts_format_info_of(ts_format f)
 {
     const ts__reader *r = reader_for(f);
@@ -226,7 +231,7 @@ static ts_format detect_by_extension(const unsigned char *data, size_t len, cons
             continue;
         if (r->probe && r->probe(data, len, src))
             return r->info.format;
-        if (first == TS_FORMAT_AUTO)
+        if (first == TS_FORMAT_AUTO && !r->probe_required)
             first = r->info.format;
     }
     return first;
@@ -257,6 +262,7 @@ ts_array *ts__file_add_array(ts_file *f, ts_error *err)
     ts_shape_init(&a->shape);
     ts_shape_init(&a->storage_shape);
     a->dtype = TS_DTYPE_UNKNOWN;
+    a->dequantized_dtype = TS_DTYPE_UNKNOWN;
     a->dtype_name = "unknown";
     a->format_dtype = "";
     a->byteorder = '|';
@@ -265,6 +271,11 @@ ts_array *ts__file_add_array(ts_file *f, ts_error *err)
     a->storage = TS_STORAGE_DENSE;
     ts_shape_init(&a->strides);
     return a;
+}
+
+ts_array *ts__file_array_mut(ts_file *f, size_t i)
+{
+    return i < f->count ? &f->arrays[i] : NULL;
 }
 
 static scratch *scratch_of(void *p)
@@ -541,6 +552,9 @@ static ts_status read_options(const ts_open_options *opts, ts_open_options *o,
                            o->gguf_stored_order);
     if (o->want_metadata != 0 && o->want_metadata != 1)
         return ts__bad_arg(err, fn, "opts->want_metadata is %d, not 0 or 1", o->want_metadata);
+    if (o->want_activations != 0 && o->want_activations != 1)
+        return ts__bad_arg(err, fn, "opts->want_activations is %d, not 0 or 1",
+                           o->want_activations);
     if (o->io != TS_IO_AUTO && o->io != TS_IO_MAP && o->io != TS_IO_PREAD)
         return ts__bad_arg(err, fn, "opts->io is %d, not a ts_io_mode", (int)o->io);
     return TS_OK;

@@ -747,4 +747,5 @@ const ts__reader ts__reader_gguf = {
      "llama.cpp GGUF v2/v3 (metadata, quantized types)", "ggml type"},
     probe_gguf,
     read_gguf,
+    0,
 };

@@ -1039,4 +1039,5 @@ const ts__reader ts__reader_hdf5 = {
      "HDF5 / Keras weights (every dataset; libhdf5 1.10, loaded when needed)", "class"},
     probe_hdf5,
     read_hdf5,
+    0,
 };

@@ -9,6 +9,7 @@
  * every folder entry costs a stat. */
 #define _DEFAULT_SOURCE
 #include "model_meta.h"
+#include "reader.h"
 #include "../remote/remote.h"
 
 #include "../core/json.h"
@@ -238,7 +239,8 @@ typedef struct pool {
 
 /* 1 when the file's extension is one of a reader's (.bin, .pt, .pkl, ...):
  * such a file is a model file, and one that cannot be read is an error,
- * never skipped (a pytorch_model.bin that is something else). */
+ * never skipped (a pytorch_model.bin that is something else). Not .json,
+ * which TF.js claims only by its keys (config.json is no model file). */
 static int says_model(const char *path)
 {
     const char *base = strrchr(path, '/'), *dot = strrchr(base ? base : path, '.');
@@ -246,7 +248,7 @@ static int says_model(const char *path)
         return 0;
     size_t n = strlen(dot);
     for (size_t i = 0; i < ts_format_count(); i++) {
-        const char *e = ts_format_info_at(i)->extensions;
+        const char *e = ts__format_owns_extensions(i) ? ts_format_info_at(i)->extensions : "";
         while (*e) {
             size_t k = strcspn(e, " ");
             if (k == n && strncasecmp(e, dot, n) == 0)

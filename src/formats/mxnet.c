@@ -562,4 +562,5 @@ const ts__reader ts__reader_mxnet = {
      "MXNet NDArray list (legacy, V1, V2 sparse, V3)", "type flag"},
     probe_mxnet,
     read_mxnet,
+    0,
 };

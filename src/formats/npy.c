@@ -38,4 +38,5 @@ const ts__reader ts__reader_npy = {
      "NumPy array (.npy 1.0, 2.0, 3.0)", "descr"},
     probe_npy,
     read_npy,
+    0,
 };

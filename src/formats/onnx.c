@@ -14,14 +14,11 @@
  * raw_data and a single packed float_data/double_data field give the data
  * offset; varint lists are only counted. External data (data_location 1)
  * is resolved against the model's folder (ts_open_options.path), refused
- * when its location is absolute or has a ".." component, and checked to
- * lie inside the side file; its offset is then the offset in that file and
- * storage_key its location. Graph inputs and outputs (with symbolic dims)
+ * when its location is absolute or has a ".." component (sidefile.c), and
+ * checked to lie inside the side file; its offset is then the offset in
+ * that file and storage_key its location. Graph inputs and outputs (with symbolic dims)
  * and the model's ir_version, producer and opsets are metadata entries.
  */
-/* realpath(3) is XSI */
-#define _XOPEN_SOURCE 700
-
 #include "protobuf.h"
 #include "../remote/remote.h"
 #include "reader.h"
@@ -30,7 +27,6 @@
 #include <stdio.h>
 #include <limits.h>
 #include <stdlib.h>
-#include <sys/stat.h>
 
 /* ONNX TensorProto.DataType -> dtype; `field` is the typed field that holds
  * the values when raw_data is not used, `per` elements per entry of it. */
@@ -167,53 +163,26 @@ bad: {
     }
 }
 
-/* Refuses locations that are absolute or climb out of the model's folder. */
-static ts_status check_location(span loc, const char *tname, size_t at, ts_error *err)
+/* Finds the side file `loc` beside the model (sidefile.c): its size, and
+ * its resolved path or URL (*resolved, malloc'ed). A remote model's side
+ * file is asked for once, however many tensors it holds. */
+static ts_status locate_side(onnx_reader *r, const char *loc, const char *tname, size_t at,
+                             char **resolved, int64_t *size)
 {
-    char buf[128];
-    const char *shown = ts__printable(loc.p, loc.n, buf, sizeof buf);
-    if (loc.n == 0)
-        return ts__fail(err, TS_ERR_FORMAT, 0, (int64_t)at,
-                        "%s: external data has an empty location", tname);
-    if (memchr(loc.p, '\0', loc.n))
-        return ts__fail(err, TS_ERR_FORMAT, 0, (int64_t)at,
-                        "%s: external data location '%s' contains a NUL byte", tname, shown);
-    if (loc.p[0] == '/' || loc.p[0] == '\\' || (loc.n >= 2 && loc.p[1] == ':'))
-        return ts__fail(err, TS_ERR_FORMAT, 0, (int64_t)at,
-                        "external data path leaves the model folder: %s has absolute "
-                        "location '%s'", tname, shown);
-    size_t start = 0;
-    for (size_t i = 0; i <= loc.n; i++) {
-        if (i == loc.n || loc.p[i] == '/' || loc.p[i] == '\\') {
-            if (i - start == 2 && loc.p[start] == '.' && loc.p[start + 1] == '.')
-                return ts__fail(err, TS_ERR_FORMAT, 0, (int64_t)at,
-                                "external data path leaves the model folder: %s has "
-                                "location '%s'", tname, shown);
-            start = i + 1;
-        }
-    }
-    return TS_OK;
-}
-
-/* The size of a remote model's side file `loc`, asked once per file. */
-static ts_status remote_side_size(onnx_reader *r, const char *loc, int64_t *size)
-{
-    if (r->side_loc && strcmp(r->side_loc, loc) == 0) {
+    int remote = ts__is_url(r->opts->path);
+    if (remote && r->side_loc && strcmp(r->side_loc, loc) == 0) {
+        if (!(*resolved = ts__url_sibling(r->opts->path, loc)))
+            return ts__error(r->err, TS_ERR_NOMEM, "out of memory");
         *size = r->side_size;
         return TS_OK;
     }
-    char *url = ts__url_sibling(r->opts->path, loc);
-    if (!url)
-        return ts__error(r->err, TS_ERR_NOMEM, "out of memory");
-    uint64_t n = 0;
-    ts_status st = ts__remote_size(url, r->opts, &n, r->err);
-    free(url);
-    if (st)
-        return st;
-    r->side_loc = loc;
-    r->side_size = (int64_t)n;
-    *size = (int64_t)n;
-    return TS_OK;
+    ts_status st = ts__side_locate(r->opts, loc, "external data", tname, at, resolved, size,
+                                   r->err);
+    if (!st && remote) {
+        r->side_loc = loc;
+        r->side_size = *size;
+    }
+    return st;
 }
 
 static ts_status resolve_external(onnx_reader *r, ts_array *a, const ext_info *x, size_t at,
@@ -224,7 +193,8 @@ static ts_status resolve_external(onnx_reader *r, ts_array *a, const ext_info *x
         return ts__fail(err, TS_ERR_FORMAT, 0, (int64_t)at,
                         "%s: data_location is EXTERNAL but external_data has no 'location'",
                         a->name);
-    ts_status st = check_location(x->location, a->name, at, err);
+    ts_status st = ts__side_check_name(x->location.p, x->location.n, "external data", a->name,
+                                       at, err);
     if (st)
         return st;
     int64_t off = 0, length = -1;
@@ -251,53 +221,9 @@ static ts_status resolve_external(onnx_reader *r, ts_array *a, const ext_info *x
         return a->note ? TS_OK : TS_ERR_NOMEM;
     }
     int64_t size = 0, end;
-    char *rs = NULL; /* the local side file, resolved */
-    if (ts__is_url(r->opts->path)) {
-        /* A remote model: the side file is the URL beside it (its
-         * location was checked to stay below the model's folder). */
-        if ((st = remote_side_size(r, loc, &size)))
-            return st;
-        if (!(rs = ts__url_sibling(r->opts->path, loc)))
-            return ts__error(err, TS_ERR_NOMEM, "out of memory");
-        goto check_range;
-    }
-    /* The side file: relative to the folder of the model. */
-    const char *model = r->opts->path, *slash = strrchr(model, '/');
-    const char *side = slash ? ts__file_printf(r->f, err, "%.*s/%s", (int)(slash - model),
-                                               model, loc)
-                             : loc;
-    if (!side)
-        return TS_ERR_NOMEM;
-    struct stat sb;
-    if (lstat(side, &sb) != 0)
-        return ts__fail(err, TS_ERR_IO, 0, (int64_t)at,
-                        "%s: external data file %s cannot be read", a->name, side);
-    if (S_ISLNK(sb.st_mode) || !S_ISREG(sb.st_mode))
-        return ts__fail(err, TS_ERR_FORMAT, 0, (int64_t)at,
-                        "%s: external data file %s is not a regular file (symbolic links "
-                        "are refused, as by the ONNX checker)", a->name, side);
-    /* A symbolic link among the folders of the location could still lead
-     * out: the resolved file must lie inside the resolved model folder. */
-    const char *dir = slash ? (slash == model ? "/" : ts__file_strndup(r->f, model,
-                                                                        (size_t)(slash - model),
-                                                                        err))
-                            : ".";
-    if (!dir)
-        return TS_ERR_NOMEM;
-    char *rd = realpath(dir, NULL);
-    rs = realpath(side, NULL);
-    size_t rdl = rd ? strlen(rd) : 0;
-    int inside = rd && rs &&
-                 (strcmp(rd, "/") == 0 || (strncmp(rs, rd, rdl) == 0 && rs[rdl] == '/'));
-    free(rd);
-    if (!inside) {
-        free(rs);
-        return ts__fail(err, TS_ERR_FORMAT, 0, (int64_t)at,
-                        "external data path leaves the model folder: %s has location '%s', "
-                        "which resolves outside it (through a symbolic link)", a->name, loc);
-    }
-    size = (int64_t)sb.st_size;
-check_range:
+    char *rs = NULL; /* the side file, resolved, or the URL beside the model */
+    if ((st = locate_side(r, loc, a->name, at, &rs, &size)))
+        return st;
     if (ts__add_overflow(off, want, &end) || end > size) {
         free(rs);
         return ts__fail(err, TS_ERR_FORMAT, 0, (int64_t)at,
@@ -1336,4 +1262,5 @@ const ts__reader ts__reader_onnx = {
      "ONNX model (initializers, Constant nodes, subgraphs; external data)", "data_type"},
     probe_onnx,
     read_onnx,
+    0,
 };

@@ -3151,6 +3151,7 @@ const ts__reader ts__reader_pickle = {
      "descr"},
     probe_pickle,
     read_pickle,
+    0,
 };
 
 const ts__reader ts__reader_pytorch = {
@@ -3160,4 +3161,5 @@ const ts__reader ts__reader_pytorch = {
      "storage type"},
     probe_pytorch,
     read_pytorch,
+    0,
 };

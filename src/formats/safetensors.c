@@ -843,4 +843,5 @@ const ts__reader ts__reader_safetensors = {
      "Hugging Face safetensors", "dtype"},
     probe_safetensors,
     read_safetensors,
+    0,
 };

@@ -169,6 +169,8 @@ while read -r src; do
         *.caffemodel|*.binaryproto) modes="- caffe";;
         *.pb) modes="- caffe2 onnx";;
         *.h5) modes="- hdf5";;
+        *.tflite) modes="- tflite";;
+        *.json) modes="- tfjs";;
         *.tshape) modes="tshape32 tshape64";;
         *) modes="-";;
     esac
