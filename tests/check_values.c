@@ -756,9 +756,10 @@ START_TEST(test_hdf5_chunked)
     ck_same(s.max, 7.5);
     ts_file_close(f);
 
-    /* libhdf5 reads the file by its path again: a file replaced since it was
-     * opened (another dataset of that name, of another shape) is an error,
-     * never a read past the caller's buffer */
+    /* libhdf5 (in its child process) reads the image tshape read when the
+     * file was opened, never the file by its path again: a file replaced
+     * since (another dataset of that name, of another shape) is not seen,
+     * and the values are those of the arrays listed */
     char tmp[] = "/tmp/tshape-h5-XXXXXX";
     int fd = mkstemp(tmp);
     ck_assert_int_ge(fd, 0);
@@ -780,12 +781,10 @@ START_TEST(test_hdf5_chunked)
     free(data);
     ck_assert_int_eq(rename(other, tmp), 0);
     double w[4];
-    ck_assert_int_eq(ts_array_read(f, named(f, "gzip"), 0, 4, TS_DTYPE_FLOAT64, w, &e),
-                     TS_ERR_FORMAT);
-    ck_assert_str_eq(e.message, "array 'gzip': the dataset has changed since the file was "
-                                "opened (9 elements of 4 bytes, not 407 of 4)");
-    ck_assert_int_eq(ts_array_read(f, named(f, "be"), 0, 4, TS_DTYPE_INT64, iv, &e),
-                     TS_ERR_FORMAT);
+    ck_assert_int_eq(ts_array_read(f, named(f, "gzip"), 0, 4, TS_DTYPE_FLOAT64, w, &e), TS_OK);
+    ck_same(w[3], 3 * 0.5 - 100);
+    ck_assert_int_eq(ts_array_read(f, named(f, "be"), 0, 4, TS_DTYPE_INT64, iv, &e), TS_OK);
+    ck_assert_int_eq(iv[3], 3);
     ts_file_close(f);
     unlink(tmp);
 }

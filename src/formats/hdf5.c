@@ -27,9 +27,10 @@
  * record a TS__SRC_HDF5 data source: the values layer reads them through
  * libhdf5 by hyperslab into its fixed buffer (ts__hdf5_read).
  */
-#include "reader.h"
+#include "hdf5_child.h"
 
 #include <dlfcn.h>
+#include <pthread.h>
 #include <jansson.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -59,6 +60,18 @@ typedef struct {
 typedef herr_t (*h5l_iterate_t)(hid_t group, const char *name, const h5l_info_t *info,
                                 void *op_data);
 
+/* H5FD_file_image_callbacks_t: how the core driver gets and frees the
+ * memory of a file image (the op argument is H5FD_file_image_op_t). */
+typedef struct {
+    void *(*image_malloc)(size_t size, int op, void *udata);
+    void *(*image_memcpy)(void *dest, const void *src, size_t size, int op, void *udata);
+    void *(*image_realloc)(void *ptr, size_t size, int op, void *udata);
+    herr_t (*image_free)(void *ptr, int op, void *udata);
+    void *(*udata_copy)(void *udata);
+    herr_t (*udata_free)(void *udata);
+    void *udata;
+} h5_image_callbacks;
+
 enum { H5I_DATASET = 5 };
 enum { H5T_INTEGER = 0, H5T_FLOAT, H5T_TIME, H5T_STRING, H5T_BITFIELD, H5T_OPAQUE,
        H5T_COMPOUND, H5T_REFERENCE, H5T_ENUM, H5T_VLEN, H5T_ARRAY };
@@ -78,6 +91,7 @@ static const char *const class_names[] = {"INTEGER", "FLOAT", "TIME", "STRING", 
     X(hid_t, H5Pcreate, (hid_t))                                                          \
     X(herr_t, H5Pset_fapl_core, (hid_t, size_t, bool))                                    \
     X(herr_t, H5Pset_file_image, (hid_t, void *, size_t))                                 \
+    X(herr_t, H5Pset_file_image_callbacks, (hid_t, h5_image_callbacks *))                 \
     X(herr_t, H5Pclose, (hid_t))                                                          \
     X(hid_t, H5Fopen, (const char *, unsigned, hid_t))                                    \
     X(herr_t, H5Fclose, (hid_t))                                                          \
@@ -141,10 +155,8 @@ static char api_error[256];
 
 static const char *const sonames[] = {"libhdf5_serial.so.103", "libhdf5.so.103"};
 
-static int load_api(void)
+static void load_api_once(void)
 {
-    if (api_state)
-        return api_state;
     void *h = NULL;
     for (size_t i = 0; !h && i < sizeof sonames / sizeof *sonames; i++)
         h = dlopen(sonames[i], RTLD_NOW | RTLD_LOCAL);
@@ -152,7 +164,7 @@ static int load_api(void)
         snprintf(api_error, sizeof api_error,
                  "reading HDF5 needs the HDF5 1.10 library (libhdf5_serial.so.103 or "
                  "libhdf5.so.103; Debian: apt install libhdf5-103-1), which is not installed");
-        return api_state = -1;
+        { api_state = -1; return; }
     }
     /* POSIX dlsym returns void *; the cast to a function pointer is how it
      * is used (memcpy keeps ISO C pedantry quiet). */
@@ -161,7 +173,7 @@ static int load_api(void)
         void *sym = dlsym(h, #name);                                                     \
         if (!sym) {                                                                      \
             snprintf(api_error, sizeof api_error, "the HDF5 library lacks %s", #name);   \
-            return api_state = -1;                                                       \
+            { api_state = -1; return; }                                                       \
         }                                                                                \
         memcpy(&api.name, &sym, sizeof sym);                                             \
     }
@@ -174,10 +186,25 @@ static int load_api(void)
         snprintf(api_error, sizeof api_error,
                  "the HDF5 library found is version %u.%u.%u; tshape uses the 1.10 ABI", maj,
                  min, rel);
-        return api_state = -1;
+        { api_state = -1; return; }
     }
     api.H5Eset_auto2(0, NULL, NULL); /* never print error stacks */
-    return api_state = 1;
+    api_state = 1;
+}
+
+/* Loads libhdf5 once per process (threads may open HDF5 shards at once):
+ * 1, or -1 with api_error set. The parent loads it, and each child that
+ * runs it (hdf5_child.c) inherits it loaded. */
+static int load_api(void)
+{
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_once(&once, load_api_once);
+    return api_state;
+}
+
+ts_status ts__hdf5_load(ts_error *err)
+{
+    return load_api() < 0 ? ts__error(err, TS_ERR_UNSUPPORTED, "%s", api_error) : TS_OK;
 }
 
 /* Under LeakSanitizer (make sanitize, fuzzing): libhdf5 1.10.8 leaks on some
@@ -281,6 +308,8 @@ typedef struct h5_reader {
     haddr_t *seen;
     size_t n_seen, cap_seen;
     const char *path;     /* the file's path (owned by f), or NULL: an image */
+    ts__hdf5_array_fn on_array; /* told of each array added */
+    void *on_array_arg;
 } h5_reader;
 
 /* Open-addressing set of object addresses; returns 1 if `a` was there. */
@@ -695,8 +724,8 @@ static herr_t visit(hid_t group, const char *name, const h5l_info_t *info, void 
         int seen = seen_before(r, info->u.address);
         if (seen < 0)
             r->st = ts__error(r->err, TS_ERR_NOMEM, "out of memory");
-        else if (!seen)
-            r->st = read_dataset(r, o, name);
+        else if (!seen && !(r->st = read_dataset(r, o, name)) && r->on_array)
+            r->st = r->on_array(r->f, r->on_array_arg, r->err);
     }
     api.H5Oclose(o);
     return r->st ? -1 : 0;
@@ -811,6 +840,107 @@ static ts_status keras_metadata(ts_file *f, hid_t file, ts_error *err)
     return st;
 }
 
+/* ---- the file image, handed to libhdf5 without a copy ------------------------ */
+
+/* The core driver keeps a file image in memory it gets from these
+ * callbacks. Each hands back the caller's image itself (udata) and copies
+ * nothing, as libhdf5's H5LTopen_file_image does with DONT_COPY: the file is
+ * read in place from the parent's map or buffer, which the child inherited,
+ * so no file is opened and no copy is made. The file is opened read-only:
+ * nothing ever writes to the image (its map is read-only anyway). */
+static void *image_malloc(size_t size, int op, void *udata)
+{
+    (void)size;
+    (void)op;
+    return udata;
+}
+
+static void *image_memcpy(void *dest, const void *src, size_t size, int op, void *udata)
+{
+    (void)size;
+    (void)op;
+    return dest == udata && src == udata ? dest : NULL;
+}
+
+static void *image_realloc(void *ptr, size_t size, int op, void *udata)
+{
+    (void)ptr;
+    (void)size;
+    (void)op;
+    (void)udata;
+    return NULL;
+}
+
+static herr_t image_free(void *ptr, int op, void *udata)
+{
+    (void)ptr;
+    (void)op;
+    (void)udata;
+    return 0;
+}
+
+static void *udata_copy(void *udata)
+{
+    return udata;
+}
+
+static herr_t udata_free(void *udata)
+{
+    (void)udata;
+    return 0;
+}
+
+/* Opens the image data[0..len) read-only through the core driver, or -1. */
+static hid_t open_image(const unsigned char *data, size_t len)
+{
+    hid_t fapl = api.H5Pcreate(*api.fapl_class), file = -1;
+    if (fapl < 0)
+        return -1;
+    h5_image_callbacks cb = {image_malloc, image_memcpy, image_realloc, image_free,
+                             udata_copy, udata_free, (void *)(uintptr_t)data};
+    if (api.H5Pset_fapl_core(fapl, 1 << 16, 0) >= 0 &&
+        api.H5Pset_file_image_callbacks(fapl, &cb) >= 0 &&
+        api.H5Pset_file_image(fapl, (void *)(uintptr_t)data, len) >= 0)
+        file = api.H5Fopen("image.h5", 0 /* H5F_ACC_RDONLY */, fapl);
+    api.H5Pclose(fapl);
+    return file;
+}
+
+/* ---- the reader --------------------------------------------------------------- */
+
+/* Runs in the child (hdf5_child.c): every array of the file into f, each
+ * passed to on_array(f, arg) as soon as it is added. */
+ts_status ts__hdf5_list(ts_file *f, const unsigned char *data, size_t len,
+                        const ts_open_options *opts, ts__hdf5_array_fn on_array, void *arg,
+                        ts_error *err)
+{
+    int64_t at = find_signature(data, len);
+    if (load_api() < 0)
+        return ts__error(err, TS_ERR_UNSUPPORTED, "%s", api_error);
+    hid_t file = at < 0 ? -1 : open_image(data, len);
+    if (file < 0)
+        return ts__fail(err, TS_ERR_FORMAT, 0, at,
+                        "not a readable HDF5 file: libhdf5 cannot open it (signature at byte "
+                        "%lld)", (long long)at);
+    h5_reader r = {f, len, err, TS_OK, NULL, 0, 0, NULL, on_array, arg};
+    if (opts->path && !(r.path = ts__file_strndup(f, opts->path, strlen(opts->path), err))) {
+        api.H5Fclose(file);
+        return TS_ERR_NOMEM;
+    }
+    herr_t ret = api.H5Lvisit(file, 0 /* by name */, 0 /* increasing */, visit, &r);
+    ts_status st = r.st;
+    if (!st && ret < 0)
+        st = ts__error(err, TS_ERR_FORMAT, "not a readable HDF5 file: libhdf5 cannot list its "
+                                           "groups");
+    free(r.seen);
+    if (!st && opts->want_metadata)
+        st = keras_metadata(f, file, err);
+    api.H5Fclose(file);
+    return st;
+}
+
+/* The checks tshape makes itself, then libhdf5's listing in a child
+ * process (hdf5_child.c). */
 static ts_status read_hdf5(ts_file *f, const unsigned char *data, size_t len,
                            const ts_open_options *opts, ts_error *err)
 {
@@ -824,44 +954,11 @@ static ts_status read_hdf5(ts_file *f, const unsigned char *data, size_t len,
         return st;
     if (load_api() < 0)
         return ts__error(err, TS_ERR_UNSUPPORTED, "%s", api_error);
-    hid_t file;
-    if (opts->path) {
-        file = api.H5Fopen(opts->path, 0, 0);
-    } else {
-        hid_t fapl = api.H5Pcreate(*api.fapl_class);
-        if (fapl < 0)
-            return ts__error(err, TS_ERR_NOMEM, "HDF5 cannot create file access properties");
-        file = -1;
-        if (api.H5Pset_fapl_core(fapl, 1 << 16, 0) >= 0 &&
-            api.H5Pset_file_image(fapl, (void *)(uintptr_t)data, len) >= 0)
-            file = api.H5Fopen("image.h5", 0, fapl);
-        api.H5Pclose(fapl);
-    }
-    if (file < 0)
-        return ts__fail(err, TS_ERR_FORMAT, 0, at,
-                        "not a readable HDF5 file: libhdf5 cannot open it (signature at byte "
-                        "%lld)", (long long)at);
     const char *version = ts__file_printf(f, err, "superblock %d", data[at + 8]);
-    if (!version) {
-        api.H5Fclose(file);
+    if (!version)
         return TS_ERR_NOMEM;
-    }
     ts__file_set_version(f, version);
-    h5_reader r = {f, len, err, TS_OK, NULL, 0, 0, NULL};
-    if (opts->path && !(r.path = ts__file_strndup(f, opts->path, strlen(opts->path), err))) {
-        api.H5Fclose(file);
-        return TS_ERR_NOMEM;
-    }
-    herr_t ret = api.H5Lvisit(file, 0 /* by name */, 0 /* increasing */, visit, &r);
-    st = r.st;
-    if (!st && ret < 0)
-        st = ts__error(err, TS_ERR_FORMAT, "not a readable HDF5 file: libhdf5 cannot list its "
-                                           "groups");
-    free(r.seen);
-    if (!st && opts->want_metadata)
-        st = keras_metadata(f, file, err);
-    api.H5Fclose(file);
-    return st;
+    return ts__hdf5_isolated_list(f, data, len, opts, err);
 }
 
 /* ---- values: reading a dataset through libhdf5 ------------------------------ */
@@ -873,7 +970,7 @@ typedef struct h5_read {
     size_t itemsize;
 } h5_read;
 
-void ts__hdf5_end(void *state)
+void ts__hdf5_local_end(void *state)
 {
     h5_read *h = state;
     if (!h)
@@ -889,8 +986,8 @@ void ts__hdf5_end(void *state)
     free(h);
 }
 
-ts_status ts__hdf5_begin(const ts__data_src *src, const unsigned char *image, size_t len,
-                         size_t itemsize, int64_t count, void **state, ts_error *err)
+ts_status ts__hdf5_local_begin(const char *dataset, const unsigned char *image, size_t len,
+                               size_t itemsize, int64_t count, void **state, ts_error *err)
 {
     *state = NULL;
     if (load_api() < 0)
@@ -899,37 +996,28 @@ ts_status ts__hdf5_begin(const ts__data_src *src, const unsigned char *image, si
     if (!h)
         return ts__error(err, TS_ERR_NOMEM, "out of memory");
     h->file = h->dset = h->type = h->space = -1;
-    if (src->h5_path) {
-        h->file = api.H5Fopen(src->h5_path, 0, 0);
-    } else {
-        hid_t fapl = api.H5Pcreate(*api.fapl_class);
-        if (fapl >= 0 && api.H5Pset_fapl_core(fapl, 1 << 16, 0) >= 0 &&
-            api.H5Pset_file_image(fapl, (void *)(uintptr_t)image, len) >= 0)
-            h->file = api.H5Fopen("image.h5", 0, fapl);
-        if (fapl >= 0)
-            api.H5Pclose(fapl);
-    }
+    h->file = open_image(image, len);
     if (h->file >= 0)
-        h->dset = api.H5Dopen2(h->file, src->h5_dataset, 0);
+        h->dset = api.H5Dopen2(h->file, dataset, 0);
     if (h->dset >= 0) {
         h->type = api.H5Dget_type(h->dset);
         h->space = api.H5Dget_space(h->dset);
     }
     if (h->type < 0 || h->space < 0) {
-        ts__hdf5_end(h);
-        return ts__error(err, TS_ERR_FORMAT, "libhdf5 cannot open the dataset%s",
-                         src->h5_path ? " (has the file changed?)" : "");
+        ts__hdf5_local_end(h);
+        return ts__error(err, TS_ERR_FORMAT, "libhdf5 cannot open the dataset");
     }
     h->itemsize = api.H5Tget_size(h->type);
     h->ndim = api.H5Sget_simple_extent_type(h->space) == H5S_SIMPLE
                   ? api.H5Sget_simple_extent_ndims(h->space) : 0;
     if (h->ndim < 0 || h->ndim > H5_MAX_RANK || h->itemsize == 0 ||
         (h->ndim > 0 && api.H5Sget_simple_extent_dims(h->space, h->dims, NULL) != h->ndim)) {
-        ts__hdf5_end(h);
+        ts__hdf5_local_end(h);
         return ts__error(err, TS_ERR_FORMAT, "libhdf5 cannot read the dataset's dataspace");
     }
-    /* The file is opened again by its path: it must still hold what was
-     * read when it was opened, or reads would not fit the caller's buffers. */
+    /* The dataset must still be what the listing found (a file read from
+     * its map may have changed since), or reads would not fit the caller's
+     * buffers. */
     hsize_t total = 1;
     int fits = 1;
     for (int k = 0; k < h->ndim; k++) {
@@ -939,7 +1027,7 @@ ts_status ts__hdf5_begin(const ts__data_src *src, const unsigned char *image, si
     }
     if (!fits || total != (hsize_t)count || h->itemsize != itemsize) {
         const size_t now = h->itemsize;
-        ts__hdf5_end(h);
+        ts__hdf5_local_end(h);
         return ts__error(err, TS_ERR_FORMAT, "the dataset has changed since the file was "
                                              "opened (%llu elements of %zu bytes, not %lld of "
                                              "%zu)", fits ? (unsigned long long)total : 0ULL,
@@ -956,7 +1044,7 @@ ts_status ts__hdf5_begin(const ts__data_src *src, const unsigned char *image, si
  * step of k (the product of the dims after it) still fits; the block then
  * takes m steps along k (not past its end) and whole extents after it.
  */
-ts_status ts__hdf5_read(void *state, int64_t first, int64_t n, void *out, ts_error *err)
+ts_status ts__hdf5_local_read(void *state, int64_t first, int64_t n, void *out, ts_error *err)
 {
     h5_read *h = state;
     unsigned char *o = out;
