@@ -54,8 +54,10 @@ enum {
 };
 
 /* Files up to this size are sent to a reused worker; larger ones get a
- * child of their own that inherits the parent's map. */
-#define WORKER_IMAGE_MAX ((size_t)1 << 20)
+ * child of their own that inherits the parent's map. A variable: tests
+ * set it to 0 to take the second path with small files. */
+size_t ts__hdf5_worker_max = (size_t)1 << 20;
+#define WORKER_IMAGE_MAX ts__hdf5_worker_max
 
 enum { JOB_LIST = 1, JOB_VALUES = 2 };
 

@@ -39,4 +39,8 @@ void ts__hdf5_local_end(void *state);
 ts_status ts__hdf5_isolated_list(ts_file *f, const unsigned char *data, size_t len,
                                  const ts_open_options *opts, ts_error *err);
 
+/* Files of up to this many bytes go to a reused worker (default 1 MiB),
+ * larger ones to a child of their own. For tests. */
+extern size_t ts__hdf5_worker_max;
+
 #endif /* TSHAPE_HDF5_CHILD_H */

@@ -454,7 +454,7 @@ static ts_status child_failed(ts__child *c, int why, ts_error *err)
     int limit = ts__test_child_silence_ms > 0 ? ts__test_child_silence_ms : TS__CHILD_SILENCE_MS;
     if (why == SILENT)
         return ts__error(err, TS_ERR_FORMAT, "%s stopped answering on this file (nothing for "
-                         "%d s): its isolated process was stopped", c->lib, limit / 1000);
+                         "%g s): its isolated process was stopped", c->lib, limit / 1000.0);
     if (why == GARBLED)
         return ts__error(err, TS_ERR_FORMAT, "%s's isolated process sent a malformed answer "
                          "and was stopped", c->lib);
@@ -597,4 +597,17 @@ void ts__child_release(ts__child *c, int healthy)
     }
     pthread_mutex_unlock(&pool_lock);
     ts__child_end(c);
+}
+
+void ts__child_pool_clear(void)
+{
+    pthread_mutex_lock(&pool_lock);
+    ts__child *c = pool;
+    pool = NULL;
+    pthread_mutex_unlock(&pool_lock);
+    while (c) {
+        ts__child *next = c->next;
+        ts__child_end(c);
+        c = next;
+    }
 }

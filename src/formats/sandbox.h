@@ -100,6 +100,9 @@ int ts__chan_recv_alloc(int fd, uint32_t *type, unsigned char **buf, size_t *cap
 /* Child side: an error message from a status and err. */
 int ts__chan_error(int fd, ts_status st, const ts_error *err);
 
+/* Ends the idle workers (the next job starts a new one). */
+void ts__child_pool_clear(void);
+
 /* Tests only: run in the child right before the job (a crash, a hang, a
  * forbidden call), and the silence limit in ms when > 0. */
 extern void (*ts__test_in_child)(void);
