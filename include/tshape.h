@@ -2024,18 +2024,26 @@ typedef struct ts_stats_options {
      * the bytes of this array done so far and in all; may be NULL. */
     void (*progress)(void *ctx, int64_t done, int64_t total);
     void *progress_ctx;
+    /* >= 0. 0: every element. Else at most this many bytes of the array's
+     * data are read: its first max_bytes / itemsize elements in the order
+     * the file stores them (flat C order; F order for a Fortran-order
+     * array; quantized types: whole blocks; at least one element or block),
+     * and the statistics are those of that part: out->count is then below
+     * a->size (MXNet sparse arrays: of the stored values, the implicit zeros
+     * not counted). For a first look at arrays too large to read whole. */
+    int64_t max_bytes;
 } ts_stats_options;
 
 /* Initialiser of a ts_stats_options with every option at its default. */
-#define TS_STATS_OPTIONS_INIT {sizeof(ts_stats_options), 0, NULL, NULL}
+#define TS_STATS_OPTIONS_INIT {sizeof(ts_stats_options), 0, NULL, NULL, 0}
 
 /*
  * Computes *out for array `a` of file `f` (opts may be NULL: defaults).
  * Results do not depend on timing; they may differ in the last bits with
  * nthreads (the chunking changes the summation order).
  * Errors: those of ts_array_read, and for the options TS_ERR_INVALID_ARG
- * (struct_size, nthreads < 0) and TS_ERR_UNSUPPORTED (see above); *out is
- * unspecified on failure.
+ * (struct_size, nthreads < 0, max_bytes < 0) and TS_ERR_UNSUPPORTED (see
+ * above); *out is unspecified on failure.
  */
 TS_API ts_status ts_array_stats(const ts_file *f, const ts_array *a,
                                 const ts_stats_options *opts, ts_stats *out, ts_error *err);

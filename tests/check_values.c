@@ -790,12 +790,57 @@ START_TEST(test_hdf5_chunked)
 }
 END_TEST
 
+/* max_bytes: the statistics of the first elements as stored (whole
+ * blocks), count below size; an array that fits is read whole. */
+START_TEST(test_stats_max_bytes)
+{
+    ts_file *f = NULL;
+    ts_error e;
+    ts_stats s;
+    ts_stats_options o = TS_STATS_OPTIONS_INIT;
+    ck_assert_int_eq(ts_file_open("tests/fixtures/values/f8_fortran.npy", NULL, &f, &e), TS_OK);
+    o.max_bytes = 24; /* 3 of 6 float64, stored in F order: 0, 3, 1 */
+    ck_assert_int_eq(ts_array_stats(f, ts_file_array(f, 0), &o, &s, &e), TS_OK);
+    ck_assert_int_eq(s.count, 3);
+    ck_same(s.min, 0);
+    ck_same(s.max, 3);
+    ck_same(s.mean, 4.0 / 3);
+    o.max_bytes = 1; /* below one element: one element */
+    ck_assert_int_eq(ts_array_stats(f, ts_file_array(f, 0), &o, &s, &e), TS_OK);
+    ck_assert_int_eq(s.count, 1);
+    o.max_bytes = 48; /* all of it */
+    ck_assert_int_eq(ts_array_stats(f, ts_file_array(f, 0), &o, &s, &e), TS_OK);
+    ck_assert_int_eq(s.count, 6);
+    ck_same(s.max, 5);
+    o.max_bytes = -1;
+    ck_assert_int_eq(ts_array_stats(f, ts_file_array(f, 0), &o, &s, &e), TS_ERR_INVALID_ARG);
+    ck_assert_str_eq(e.message, "ts_array_stats: opts->max_bytes is -1, below 0");
+    ts_file_close(f);
+    /* quantized: whole blocks of 32 (q4_0: 18 bytes each) */
+    ck_assert_int_eq(ts_file_open("tests/fixtures/values/quant.gguf", NULL, &f, &e), TS_OK);
+    o.max_bytes = 20;
+    ck_assert_int_eq(ts_array_stats(f, ts_file_array(f, 0), &o, &s, &e), TS_OK);
+    ck_assert_str_eq(ts_file_array(f, 0)->dtype_name, "q4_0");
+    ck_assert_int_eq(s.count, 32);
+    ts_file_close(f);
+    /* deflated member: the first elements only */
+    ck_assert_int_eq(ts_file_open("tests/fixtures/values/deflated.npz", NULL, &f, &e), TS_OK);
+    const ts_array *big = named(f, "big");
+    o.max_bytes = 8 * 1000;
+    ck_assert_int_eq(ts_array_stats(f, big, &o, &s, &e), TS_OK);
+    ck_assert_int_eq(s.count, 1000);
+    ck_same(s.min, -100);
+    ts_file_close(f);
+}
+END_TEST
+
 Suite *values_suite(void)
 {
     Suite *s = suite_create("values");
     TCase *tc = tcase_create("values");
     tcase_set_timeout(tc, 60);
     tcase_add_test(tc, test_float32_both_orders);
+    tcase_add_test(tc, test_stats_max_bytes);
     tcase_add_test(tc, test_fortran_order);
     tcase_add_test(tc, test_integers_exact);
     tcase_add_test(tc, test_bool);

@@ -348,6 +348,10 @@ int cli_arg_i64(cli_ctx *ctx, const char *text, const char *what, int64_t *out);
 /* An argument as a finite decimal number >= 0 (strtod syntax: "1e-5",
  * "0.001"); a usage error naming `what` otherwise. */
 int cli_arg_nonneg_double(cli_ctx *ctx, const char *text, const char *what, double *out);
+/* A size in bytes: a whole number and an optional unit, B, KB, MB, GB, TB
+ * (powers of 1000, as Hugging Face's "5GB") or KiB, MiB, GiB, TiB (powers
+ * of 1024); above 0. A usage error naming `what` otherwise. */
+int cli_arg_size(cli_ctx *ctx, const char *text, const char *what, int64_t *out);
 /* --order C|F (either case) into 'C' or 'F'; text NULL gives 'C'. */
 int cli_arg_order(cli_ctx *ctx, const char *text, char *order);
 /* An argument as a shape; an error "WHAT 'text': problem" otherwise. */

@@ -75,36 +75,6 @@ static int on_progress(void *user, int64_t done, int64_t total)
 
 /* ---- options ----------------------------------------------------------------- */
 
-/* SIZE: a whole number with an optional unit: B, KB/MB/GB/TB (powers of
- * 1000, as Hugging Face's "5GB"), KiB/MiB/GiB/TiB (powers of 1024). */
-static int parse_size(cli_ctx *ctx, const char *text, int64_t *out)
-{
-    static const struct { const char *unit; int64_t mul; } units[] = {
-        {"", 1}, {"B", 1}, {"KB", 1000}, {"MB", 1000000}, {"GB", 1000000000},
-        {"TB", 1000000000000}, {"KiB", 1 << 10}, {"MiB", 1 << 20}, {"GiB", 1 << 30},
-        {"TiB", (int64_t)1 << 40}};
-    const char *p = text;
-    int64_t v = 0;
-    if (*p < '0' || *p > '9')
-        return cli_usage(ctx, "--max-shard-size '%s': expected a size such as 5GB", text);
-    while (*p >= '0' && *p <= '9') {
-        if (v > (INT64_MAX - (*p - '0')) / 10)
-            return cli_usage(ctx, "--max-shard-size '%s' is too large", text);
-        v = v * 10 + (*p++ - '0');
-    }
-    for (size_t i = 0; i < sizeof units / sizeof *units; i++)
-        if (strcmp(p, units[i].unit) == 0) {
-            if (v > INT64_MAX / units[i].mul)
-                return cli_usage(ctx, "--max-shard-size '%s' is too large", text);
-            *out = v * units[i].mul;
-            if (*out == 0)
-                return cli_usage(ctx, "--max-shard-size must be above 0");
-            return CLI_OK;
-        }
-    return cli_usage(ctx, "--max-shard-size '%s': unknown unit '%s' (B, KB, MB, GB, TB, KiB, "
-                          "MiB, GiB, TiB)", text, p);
-}
-
 static int ends_with(const char *s, const char *tail)
 {
     size_t n = strlen(s), k = strlen(tail);
@@ -166,8 +136,12 @@ static int get_write_options(cli_ctx *ctx, const cli_args *args, const char *out
     if ((v = cli_opt(args, "max-shard-size"))) {
         if (o->format != TS_WRITE_SAFETENSORS)
             return cli_usage(ctx, "--max-shard-size is for safetensors output");
-        if (parse_size(ctx, v, &o->max_shard_size) != CLI_OK)
+        if (cli_arg_size(ctx, v, "--max-shard-size", &o->max_shard_size) != CLI_OK)
             return CLI_ERROR;
+        if (o->max_shard_size < 1000000) /* "1" for "1GB": one file per tensor */
+            cli_notice(ctx, NULL, "warning: --max-shard-size %s is %lld byte%s, below 1 MB: "
+                       "most tensors will get a file of their own (units: 5GB, 500MB, 2GiB)",
+                       v, (long long)o->max_shard_size, o->max_shard_size == 1 ? "" : "s");
     }
     return CLI_OK;
 }

@@ -25,6 +25,9 @@ const cli_option stats_options[] = {
     CLI_FILTER_OPTIONS,
     CLI_FLAG("summary", 's', "only the model-wide line: arrays, elements, NaN/Inf totals,\n"
                              "global absmax, the arrays with a non-finite value"),
+    CLI_VALUE("max-bytes", 0, "SIZE",
+              "read at most SIZE bytes of each array (its first elements, 64MB, 1GiB):\n"
+              "an array read in part shows count as 'READ of SIZE' (JSON: size, capped)"),
     CLI_OPTIONS_END,
 };
 
@@ -37,6 +40,8 @@ typedef struct row {
 typedef struct stats_run {
     cli_filter filter;
     int summary, many_files, tty;
+    int64_t max_bytes;      /* --max-bytes, or 0 */
+    int64_t capped;         /* arrays read in part */
     row *rows;
     size_t nrows, cap;
     /* --summary */
@@ -139,6 +144,10 @@ static void report(cli_ctx *ctx, stats_run *r, const char *path, const ts_array 
         print_dims(ctx, PRINT_JSON, "shape", NULL, ts_shape_dims(&a->shape),
                    ts_shape_ndim(&a->shape));
         print_int(ctx, PRINT_JSON, "count", NULL, s->count);
+        if (s->count < a->size) { /* --max-bytes: a prefix */
+            print_int(ctx, PRINT_JSON, "size", NULL, a->size);
+            print_bool(ctx, PRINT_JSON, "capped", NULL, 1);
+        }
         print_json_text(ctx, PRINT_JSON, "min", NULL, mn);
         print_json_text(ctx, PRINT_JSON, "max", NULL, mx);
         print_json_text(ctx, PRINT_JSON, "mean", NULL, mean);
@@ -153,9 +162,12 @@ static void report(cli_ctx *ctx, stats_run *r, const char *path, const ts_array 
         print_close_object(ctx);
         return;
     }
-    char shape[512], count[32], z[32], nn[32], pi[32], ni[32], tr[32];
+    char shape[512], count[64], z[32], nn[32], pi[32], ni[32], tr[32];
     ts_shape_format(&a->shape, 0, shape, sizeof shape);
-    snprintf(count, sizeof count, "%lld", (long long)s->count);
+    if (s->count < a->size)
+        snprintf(count, sizeof count, "%lld of %lld", (long long)s->count, (long long)a->size);
+    else
+        snprintf(count, sizeof count, "%lld", (long long)s->count);
     snprintf(z, sizeof z, "%lld", (long long)s->zeros);
     snprintf(nn, sizeof nn, "%lld", (long long)s->nan);
     snprintf(pi, sizeof pi, "%lld", (long long)s->posinf);
@@ -186,6 +198,7 @@ static void note_bad(stats_run *r, const char *path, const char *name)
 static void summarize(stats_run *r, const char *path, const ts_array *a, const ts_stats *s)
 {
     r->arrays++;
+    r->capped += s->count < a->size;
     r->elements += s->count;
     r->nan += s->nan;
     r->posinf += s->posinf;
@@ -210,6 +223,8 @@ static void print_summary(cli_ctx *ctx, stats_run *r)
         print_int(ctx, PRINT_JSON, "neginf", NULL, r->neginf);
         print_json_text(ctx, PRINT_JSON, "absmax", NULL, am);
         print_int(ctx, PRINT_JSON, "failed", NULL, r->failed);
+        if (r->max_bytes)
+            print_int(ctx, PRINT_JSON, "capped", NULL, r->capped);
         print_open_array(ctx, "nonfinite");
         for (size_t at = 0; at < r->bad_len; at += strlen(r->bad + at) + 1)
             print_string(ctx, PRINT_JSON, NULL, NULL, r->bad + at);
@@ -224,6 +239,8 @@ static void print_summary(cli_ctx *ctx, stats_run *r)
                (long long)r->neginf, am);
     if (r->failed)
         out_printf(ctx, ", %lld unreadable", (long long)r->failed);
+    if (r->capped)
+        out_printf(ctx, ", %lld read in part (--max-bytes)", (long long)r->capped);
     out_printf(ctx, "; %zu array%s with non-finite values", r->nbad, r->nbad == 1 ? "" : "s");
     for (size_t at = 0; at < r->bad_len; at += strlen(r->bad + at) + 1) {
         out_str(ctx, at ? ", " : ": ");
@@ -240,6 +257,7 @@ static int stats_file(cli_ctx *ctx, stats_run *r, const char *path)
         return cli_error(ctx, path, "%s", err.message);
     int status = CLI_OK;
     ts_stats_options o = TS_STATS_OPTIONS_INIT;
+    o.max_bytes = r->max_bytes;
     if (r->progress.enabled) {
         o.progress = cli_progress_report;
         o.progress_ctx = &r->progress;
@@ -277,6 +295,9 @@ int cmd_stats(cli_ctx *ctx, const cli_args *args)
     r.many_files = args->nops > 1;
     r.tty = isatty(STDOUT_FILENO);
     r.absmax = NAN;
+    const char *v = cli_opt(args, "max-bytes");
+    if (v && cli_arg_size(ctx, v, "--max-bytes", &r.max_bytes) != CLI_OK)
+        return CLI_ERROR;
     cli_progress_init(&r.progress, "stats");
     int status = CLI_OK;
     for (int i = 0; i < args->nops && !ctx->out.closed; i++)
