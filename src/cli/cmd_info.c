@@ -658,6 +658,7 @@ static int info_model(cli_ctx *ctx, const info_opts *o, const char *path)
 
 static int info_file(cli_ctx *ctx, const info_opts *o, const char *path, totals *t, rows *r)
 {
+    out_drain(ctx); /* the previous files' report is out before this one is opened */
     if (strcmp(path, "-") != 0 && cli_is_model_path(path))
         return info_model(ctx, o, path);
     ts_file *f = NULL;

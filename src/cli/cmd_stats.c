@@ -40,6 +40,7 @@ typedef struct row {
 typedef struct stats_run {
     cli_filter filter;
     int summary, many_files, tty;
+    int header_done;        /* rows written as they come: the header is out */
     int64_t max_bytes;      /* --max-bytes, or 0 */
     int64_t capped;         /* arrays read in part */
     row *rows;
@@ -75,8 +76,43 @@ static char *dup_escaped(const char *s)
     return c;
 }
 
-static void add_row(stats_run *r, const char *const *cols)
+/* One line of cells: aligned to width (a terminal), or tab-separated. */
+static void print_line(cli_ctx *ctx, const stats_run *r, const char *const *cells,
+                       const size_t *width)
 {
+    int first = 1;
+    for (int c = 0; c < NCOLS; c++) {
+        if (c == 0 && !r->many_files)
+            continue;
+        const char *s = cells[c] ? cells[c] : "-";
+        if (!first)
+            out_char(ctx, width ? ' ' : '\t');
+        out_str(ctx, s);
+        if (width && c < NCOLS - 1)
+            for (size_t k = strlen(s); k < width[c]; k++)
+                out_char(ctx, ' ');
+        first = 0;
+    }
+    out_char(ctx, '\n');
+}
+
+/* A row: held until the end on a terminal (to align the columns), else
+ * written at once, after the header, so that what was reported is out
+ * before the next file is opened (output survives a crash). */
+static void add_row(cli_ctx *ctx, stats_run *r, const char *const *cols)
+{
+    if (!r->tty) {
+        char *cells[NCOLS];
+        if (!r->header_done)
+            print_line(ctx, r, header, NULL);
+        r->header_done = 1;
+        for (int i = 0; i < NCOLS; i++)
+            cells[i] = cols[i] ? dup_escaped(cols[i]) : NULL;
+        print_line(ctx, r, (const char *const *)cells, NULL);
+        for (int i = 0; i < NCOLS; i++)
+            free(cells[i]);
+        return;
+    }
     if (r->nrows == r->cap) {
         size_t cap = r->cap ? r->cap * 2 : 64;
         row *p = realloc(r->rows, cap * sizeof *p);
@@ -101,25 +137,11 @@ static void flush_rows(cli_ctx *ctx, stats_run *r)
         for (int c = 0; c < NCOLS; c++)
             if (r->rows[i].cols[c] && strlen(r->rows[i].cols[c]) > width[c])
                 width[c] = strlen(r->rows[i].cols[c]);
-    for (size_t i = 0; i <= r->nrows; i++) {
-        int first = 1;
-        for (int c = 0; c < NCOLS; c++) {
-            if (c == 0 && !r->many_files)
-                continue;
-            const char *s = i == 0 ? header[c] : r->rows[i - 1].cols[c];
-            if (!s)
-                s = "-";
-            if (!first)
-                out_char(ctx, r->tty ? ' ' : '\t');
-            out_str(ctx, s);
-            if (r->tty && c < NCOLS - 1)
-                for (size_t k = strlen(s); k < width[c]; k++)
-                    out_char(ctx, ' ');
-            first = 0;
-        }
-        out_char(ctx, '\n');
-        for (int c = 0; i > 0 && c < NCOLS; c++)
-            free(r->rows[i - 1].cols[c]);
+    print_line(ctx, r, header, width);
+    for (size_t i = 0; i < r->nrows; i++) {
+        print_line(ctx, r, (const char *const *)r->rows[i].cols, width);
+        for (int c = 0; c < NCOLS; c++)
+            free(r->rows[i].cols[c]);
     }
     free(r->rows);
     r->rows = NULL;
@@ -176,7 +198,7 @@ static void report(cli_ctx *ctx, stats_run *r, const char *path, const ts_array 
     const char *cols[NCOLS] = {path, a->name[0] ? a->name : "-", a->dtype_name, shape, count,
                                mn, mx, mean, sd, am, z, nn, pi, ni,
                                s->kind == TS_VALUE_BOOL ? tr : NULL};
-    add_row(r, cols);
+    add_row(ctx, r, cols);
 }
 
 /* Appends "NAME", "FILE:NAME" (several files) or "FILE" (an unnamed
@@ -253,6 +275,7 @@ static int stats_file(cli_ctx *ctx, stats_run *r, const char *path)
 {
     ts_file *f = NULL;
     ts_error err;
+    out_drain(ctx); /* the previous files' report is out before this one is opened */
     if (ts_file_open(path, NULL, &f, &err) != TS_OK)
         return cli_error(ctx, path, "%s", err.message);
     int status = CLI_OK;
