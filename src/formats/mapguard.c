@@ -6,7 +6,9 @@
  * SIGBUS, which would kill the whole program (and every other file of the
  * run). So parsing runs under a guard: a SIGBUS whose address lies in the
  * guarded mapping, on the thread that set the guard, jumps back out and the
- * open fails with TS_ERR_IO naming the file as changed. Any other SIGBUS is
+ * open fails with TS_ERR_IO naming the file as changed (guards nest: a fault
+ * in an outer guard's mapping jumps out of the inner ones too, so reading
+ * two files at once, as diff --values does, is covered for both). Any other SIGBUS is
  * passed on to the handler that was installed before ours (or gets the
  * default action: the process dies as it would have without us).
  *
@@ -22,6 +24,7 @@
 
 typedef struct guard {
     const char *lo, *hi;
+    struct guard *outer;    /* the guard it is nested in, or NULL */
     sigjmp_buf jump;
 } guard;
 
@@ -31,12 +34,14 @@ static atomic_int installed;
 
 static void on_sigbus(int sig, siginfo_t *si, void *uc)
 {
-    guard *g = active;
     const char *addr = si ? (const char *)si->si_addr : NULL;
-    if (g && addr >= g->lo && addr < g->hi) {
-        active = NULL;
-        siglongjmp(g->jump, 1);
-    }
+    /* the innermost guard of that mapping: nested guards (diff --values
+     * reads two files) each cover their own */
+    for (guard *g = active; g; g = g->outer)
+        if (addr >= g->lo && addr < g->hi) {
+            active = NULL;
+            siglongjmp(g->jump, 1);
+        }
     if (previous.sa_flags & SA_SIGINFO) {
         previous.sa_sigaction(sig, si, uc);
     } else if (previous.sa_handler != SIG_DFL && previous.sa_handler != SIG_IGN) {
@@ -69,6 +74,7 @@ ts_status ts__guarded_parse(const void *map, size_t len, ts__parse_fn fn, void *
     g.lo = map;
     g.hi = (const char *)map + len;
     guard *outer = active;
+    g.outer = outer;
     if (sigsetjmp(g.jump, 1)) {
         active = outer;
         return ts__fail(err, TS_ERR_IO, 0, -1,
