@@ -1817,8 +1817,13 @@ typedef enum ts_model_issue_kind {
                                        the index says */
     TS_MODEL_TENSOR_UNLISTED = 6,   /* warning: a shard has a tensor the index
                                        does not name */
-    TS_MODEL_SHARD_UNLISTED = 7     /* warning: a file of the shards' format
+    TS_MODEL_SHARD_UNLISTED = 7,    /* warning: a file of the shards' format
                                        beside the index, not named by it */
+    TS_MODEL_FOLDER_REPEATED = 8    /* warning (recursive): a folder reached
+                                       again through a symbolic link (back up
+                                       the tree, or a second link to it) is not
+                                       read again: each folder (st_dev, st_ino)
+                                       is read once */
 } ts_model_issue_kind;
 
 /* One issue; owned by the model, valid until ts_model_close. */
