@@ -19,7 +19,7 @@ _tshape_options()
         info) echo '-f --format --filter --exclude -s --summary -m --metadata --max-header --stored-order -r --recursive -l --group --top --tensors' ;;
         diff) echo '-p --strip-prefix --rename -r --recursive --values --rtol --atol --equal-nan -q --quiet' ;;
         convert) echo '-t --to --filter --exclude -p --strip-prefix --rename -f --force --cast --dequantize -z --compress --max-shard-size --no-verify' ;;
-        stats) echo '--filter --exclude -s --summary' ;;
+        stats) echo '--filter --exclude -s --summary --max-bytes' ;;
         show) echo '-i --index --edgeitems --threshold' ;;
         reshape) echo '--mxnet --reverse' ;;
         transpose) echo '--axes' ;;
@@ -63,6 +63,7 @@ _tshape_values()
         convert:--max-shard-size) echo '' ;;
         stats:--filter) echo '' ;;
         stats:--exclude) echo '' ;;
+        stats:--max-bytes) echo '' ;;
         show:-i | show:--index) echo '' ;;
         show:--edgeitems) echo '' ;;
         show:--threshold) echo '' ;;

@@ -362,12 +362,6 @@ static const char *filter_name(int id)
     }
 }
 
-/* Fuzzing only (fuzz/fuzz_file_hdf5.c): variable-length string attributes
- * are treated as absent, because libhdf5 1.10 faults inside H5HG_read on a
- * corrupted global heap (man page BUGS); the harness then looks past that
- * known fault for faults of tshape's own code. */
-int ts__hdf5_skip_vlen_attrs;
-
 /* Does attribute `name` of object o hold the string `want`? */
 static int attr_is(hid_t o, const char *name, const char *want)
 {
@@ -380,9 +374,7 @@ static int attr_is(hid_t o, const char *name, const char *want)
     hid_t t = api.H5Aget_type(a), s = api.H5Aget_space(a);
     if (t >= 0 && s >= 0 && api.H5Tget_class(t) == H5T_STRING &&
         api.H5Sget_simple_extent_npoints(s) == 1) {
-        if (api.H5Tis_variable_str(t) > 0 && ts__hdf5_skip_vlen_attrs) {
-            /* fuzzing: see ts__hdf5_skip_vlen_attrs */
-        } else if (api.H5Tis_variable_str(t) > 0) {
+        if (api.H5Tis_variable_str(t) > 0) {
             /* the file's own string type (same character set) as memory type */
             hid_t m = api.H5Tcopy(t);
             char *v = NULL;
@@ -750,9 +742,7 @@ static int attr_strings(hid_t o, const char *name, json_t *out)
     hssize_t n = s >= 0 ? api.H5Sget_simple_extent_npoints(s) : -1;
     if (t >= 0 && api.H5Tget_class(t) == H5T_STRING && n >= 0 && n <= 1000000) {
         size_t size = api.H5Tget_size(t);
-        if (api.H5Tis_variable_str(t) > 0 && ts__hdf5_skip_vlen_attrs) {
-            /* fuzzing: see ts__hdf5_skip_vlen_attrs */
-        } else if (api.H5Tis_variable_str(t) > 0) {
+        if (api.H5Tis_variable_str(t) > 0) {
             char **v = calloc((size_t)n ? (size_t)n : 1, sizeof *v);
             hid_t m = api.H5Tcopy(t);
             if (v && m >= 0 && api.H5Aread(a, m, v) >= 0) {

@@ -53,6 +53,13 @@ enum {
     MSG_END    /* to a worker: the values job is over */
 };
 
+/* The longest silence of a child listing a file, in ms: every step of a
+ * listing (a dataset's type and layout, an attribute) takes milliseconds,
+ * so libhdf5 looping on a corrupted file is stopped after this. Reading
+ * values keeps the sandbox's default (60 s: a chunk of a large compressed
+ * dataset may take seconds to inflate). */
+#define LIST_SILENCE_MS 10000
+
 /* Files up to this size are sent to a reused worker; larger ones get a
  * child of their own that inherits the parent's map. A variable: tests
  * set it to 0 to take the second path with small files. */
@@ -488,6 +495,8 @@ ts_status ts__hdf5_isolated_list(ts_file *f, const unsigned char *data, size_t l
     ts__child *c = NULL;
     int pooled = 0;
     ts_status st = job_start(&j, &c, &pooled, err);
+    if (!st)
+        ts__child_set_silence(c, LIST_SILENCE_MS);
     while (!st) {
         uint32_t type;
         const unsigned char *p;
@@ -528,6 +537,8 @@ ts_status ts__hdf5_begin(const ts__data_src *src, const unsigned char *image, si
     const unsigned char *p;
     size_t n;
     ts_status st = job_start(&j, &h->c, &h->pooled, err);
+    if (!st)
+        ts__child_set_silence(h->c, 0);
     if (!st && !(st = ts__child_recv(h->c, &type, &p, &n, err)) &&
         (type != MSG_OPENED || n != 0))
         st = garbled(err, "answer");

@@ -42,9 +42,6 @@ ts_status ts__guarded_parse(const void *map, size_t len, ts__parse_fn fn, void *
 /* Tests only: when set, called by ts_file_open right after the file is
  * mapped (to truncate it, as another program could). */
 extern void (*ts__test_after_map)(void);
-/* Fuzzing only: variable-length string attributes of HDF5 files are not
- * read (hdf5.c says why). */
-extern int ts__hdf5_skip_vlen_attrs;
 
 #define TS_READER(name) extern const ts__reader ts__reader_##name;
 #include "formats.def"

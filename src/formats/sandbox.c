@@ -369,6 +369,7 @@ struct ts__child {
     unsigned char *buf;     /* the last message's payload */
     size_t cap;
     ts__child_fn fn;        /* what it runs (pool workers: their loop) */
+    int silence_ms;         /* the longest wait for a message */
     unsigned jobs;          /* jobs done (pool workers) */
     struct ts__child *next; /* in the pool */
 };
@@ -407,8 +408,20 @@ ts_status ts__child_start(ts__child **out, const char *lib, ts__child_fn fn, voi
     c->fd = sv[0];
     c->lib = lib;
     c->fn = fn;
+    c->silence_ms = TS__CHILD_SILENCE_MS;
     *out = c;
     return TS_OK;
+}
+
+void ts__child_set_silence(ts__child *c, int ms)
+{
+    c->silence_ms = ms > 0 ? ms : TS__CHILD_SILENCE_MS;
+}
+
+/* The silence limit in force for c (tests may shorten it). */
+static int silence_of(const ts__child *c)
+{
+    return ts__test_child_silence_ms > 0 ? ts__test_child_silence_ms : c->silence_ms;
 }
 
 static const char *signal_name(int sig)
@@ -451,7 +464,7 @@ static ts_status child_failed(ts__child *c, int why, ts_error *err)
         c->fd = -1;
     }
     int status = c->pid ? reap(c) : -1;
-    int limit = ts__test_child_silence_ms > 0 ? ts__test_child_silence_ms : TS__CHILD_SILENCE_MS;
+    int limit = silence_of(c);
     if (why == SILENT)
         return ts__error(err, TS_ERR_FORMAT, "%s stopped answering on this file (nothing for "
                          "%g s): its isolated process was stopped", c->lib, limit / 1000.0);
@@ -474,7 +487,7 @@ static ts_status child_failed(ts__child *c, int why, ts_error *err)
 static int recv_all(ts__child *c, void *p, size_t n)
 {
     unsigned char *q = p;
-    int limit = ts__test_child_silence_ms > 0 ? ts__test_child_silence_ms : TS__CHILD_SILENCE_MS;
+    int limit = silence_of(c);
     while (n > 0) {
         struct pollfd pfd = {c->fd, POLLIN, 0};
         int r = poll(&pfd, 1, limit);

@@ -27,8 +27,8 @@
  * closed; then a seccomp filter allows only what reading memory and
  * answering needs: no exec, no new process, no socket, no opening of any
  * file (open fails with EACCES), no signal to another process. The parent
- * waits for each message at most TS__CHILD_SILENCE_MS; a silent child is
- * killed. A child that dies without an answer gives one error naming its
+ * waits for each message at most TS__CHILD_SILENCE_MS (or what the job
+ * sets); a silent child is killed. A child that dies without an answer gives one error naming its
  * signal or exit status.
  */
 #ifndef TSHAPE_SANDBOX_H
@@ -61,6 +61,10 @@ typedef int (*ts__child_fn)(int fd, void *arg);
  */
 ts_status ts__child_start(ts__child **out, const char *lib, ts__child_fn fn, void *arg,
                           ts_error *err);
+/* The longest wait for each message from now on, in ms (default
+ * TS__CHILD_SILENCE_MS; 0 restores it): a job whose steps are all quick
+ * gets a shorter one, so a hang is found sooner. */
+void ts__child_set_silence(ts__child *c, int ms);
 /* Sends one message. An error means the child is gone: it is reaped and
  * the error says how it ended. */
 ts_status ts__child_send(ts__child *c, uint32_t type, const void *p, size_t n, ts_error *err);
