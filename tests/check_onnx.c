@@ -558,6 +558,114 @@ START_TEST(test_detection)
 }
 END_TEST
 
+/* Protobuf merges an embedded message given twice (repeated fields
+ * concatenated, scalars last): ModelProto.graph twice is one graph of both
+ * initializers, as onnx and onnxruntime read it; an attribute's g and a
+ * training_info initialization twice likewise; a singular TensorProto
+ * given twice (AttributeProto t, sparse_tensor; SparseTensorProto values,
+ * indices) would merge into a tensor nobody wrote: refused. */
+START_TEST(test_merged_messages)
+{
+    int64_t d[1] = {2};
+    pbw t1 = {0}, t2 = {0}, g1 = {0}, g2 = {0}, m = {0}, in = {0};
+    tensor_raw(&t1, "a", 1, d, 1, 8);
+    tensor_raw(&t2, "b", 1, d, 1, 8);
+    pbw_msg(&g1, 5, &t1);
+    pbw_str(&in, 1, "x");
+    pbw_msg(&g1, 11, &in);
+    pbw_msg(&g2, 5, &t2);
+    pbw_str(&in, 1, "y");
+    pbw_msg(&g2, 12, &in);
+    pbw_uint(&m, 1, 8);
+    pbw_msg(&m, 7, &g1);
+    pbw_msg(&m, 7, &g2);
+    ts_file *f;
+    ts_error err;
+    ts_open_options o = TS_OPEN_OPTIONS_INIT;
+    o.format = TS_FORMAT_ONNX;
+    o.want_metadata = 1;
+    ck_assert_msg(ts_file_open_memory(m.p, m.n, &o, &f, &err) == TS_OK, "%s", err.message);
+    ck_assert_uint_eq(ts_file_count(f), 2);
+    ck_assert_str_eq(ts_file_array(f, 0)->name, "a");
+    ck_assert_str_eq(ts_file_array(f, 1)->name, "b");
+    const char *k, *v;
+    ck_assert(ts_file_metadata(f, 0, &k, &v));
+    ck_assert_str_eq(k, "graph.inputs");
+    ck_assert_str_eq(v, "[{\"name\":\"x\",\"dtype\":null,\"shape\":null}]");
+    ck_assert(ts_file_metadata(f, 1, &k, &v));
+    ck_assert_str_eq(k, "graph.outputs");
+    ck_assert_str_eq(v, "[{\"name\":\"y\",\"dtype\":null,\"shape\":null}]");
+    ts_file_close(f);
+    free(m.p);
+    memset(&m, 0, sizeof m);
+
+    /* an If node's then_branch (g) given twice: both bodies' tensors */
+    pbw attr = {0}, node = {0}, g = {0};
+    tensor_raw(&t1, "c", 1, d, 1, 8);
+    tensor_raw(&t2, "e", 1, d, 1, 8);
+    pbw_msg(&g1, 5, &t1);
+    pbw_msg(&g2, 5, &t2);
+    pbw_str(&attr, 1, "then_branch");
+    pbw_msg(&attr, 6, &g1);
+    pbw_msg(&attr, 6, &g2);
+    pbw_str(&node, 3, "if");
+    pbw_str(&node, 4, "If");
+    pbw_msg(&node, 5, &attr);
+    pbw_msg(&g, 1, &node);
+    pbw_uint(&m, 1, 8);
+    pbw_msg(&m, 7, &g);
+    /* and a training_info whose initialization is given twice */
+    pbw ti = {0};
+    tensor_raw(&t1, "s1", 1, d, 1, 8);
+    tensor_raw(&t2, "s2", 1, d, 1, 8);
+    pbw_msg(&g1, 5, &t1);
+    pbw_msg(&g2, 5, &t2);
+    pbw_msg(&ti, 1, &g1);
+    pbw_msg(&ti, 1, &g2);
+    pbw_msg(&m, 20, &ti);
+    ck_assert_msg(open_model(&m, &f, &err) == TS_OK, "%s", err.message);
+    ck_assert_uint_eq(ts_file_count(f), 4);
+    ck_assert_str_eq(ts_file_array(f, 0)->name, "if/then_branch/c");
+    ck_assert_str_eq(ts_file_array(f, 1)->name, "if/then_branch/e");
+    ck_assert_str_eq(ts_file_array(f, 2)->name, "training_info[0]/s1");
+    ck_assert_str_eq(ts_file_array(f, 3)->name, "training_info[0]/s2");
+    ts_file_close(f);
+    free(m.p);
+    memset(&m, 0, sizeof m);
+
+    /* a Constant whose value (t) is given twice */
+    tensor_raw(&t1, "", 1, d, 1, 8);
+    tensor_raw(&t2, "", 7, d, 1, 16);
+    pbw_str(&attr, 1, "value");
+    pbw_msg(&attr, 5, &t1);
+    pbw_msg(&attr, 5, &t2);
+    pbw_str(&node, 2, "k");
+    pbw_str(&node, 4, "Constant");
+    pbw_msg(&node, 5, &attr);
+    pbw_msg(&g, 1, &node);
+    pbw_uint(&m, 1, 8);
+    pbw_msg(&m, 7, &g);
+    expect_fail(&m, TS_ERR_FORMAT, "AttributeProto field t (5) given a second time at byte");
+    free(m.p);
+    memset(&m, 0, sizeof m);
+
+    /* a sparse initializer whose values are given twice */
+    pbw sp = {0};
+    tensor_raw(&t1, "sv", 1, d, 1, 8);
+    tensor_raw(&t2, "sv", 1, d, 1, 8);
+    pbw_msg(&sp, 1, &t1);
+    pbw_msg(&sp, 1, &t2);
+    tensor_raw(&t1, "si", 7, d, 1, 16);
+    pbw_msg(&sp, 2, &t1);
+    pbw_uint(&sp, 3, 10);
+    pbw_msg(&g, 15, &sp);
+    pbw_uint(&m, 1, 8);
+    pbw_msg(&m, 7, &g);
+    expect_fail(&m, TS_ERR_FORMAT, "SparseTensorProto field values (1) given a second time");
+    free(m.p);
+}
+END_TEST
+
 Suite *onnx_suite(void)
 {
     Suite *s = suite_create("onnx");
@@ -578,6 +686,7 @@ Suite *onnx_suite(void)
     tc = tcase_create("memory");
     tcase_add_test(tc, test_packed_dims_and_unpacked_floats);
     tcase_add_test(tc, test_training_info_and_functions);
+    tcase_add_test(tc, test_merged_messages);
     tcase_add_test(tc, test_hostile_varints);
     tcase_add_test(tc, test_hostile_tensors);
     tcase_add_test(tc, test_external_paths);

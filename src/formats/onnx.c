@@ -90,6 +90,7 @@ typedef struct onnx_reader {
     /* names of the top-level initializers, to leave them out of inputs */
     const char **init_names;
     size_t n_init, cap_init;
+    json_t *io[2];             /* graph inputs and outputs (graph_io) */
 } onnx_reader;
 
 /* Where a tensor came from, for its note. */
@@ -605,6 +606,19 @@ static ts_status tensor_field(onnx_reader *r, const ts__pb_msg *m, const ts__pb_
 }
 
 /* SparseTensorProto: values 1, indices 2, dims 3. */
+/* A singular TensorProto field given twice. Protobuf merges the two into
+ * one tensor (dims concatenated, the later data_type and raw_data winning),
+ * which is no tensor either writer meant: such a file is refused rather
+ * than read one way or the other. */
+static ts_status twice(const ts__pb_field *f, const char *message, const char *field,
+                       ts_error *err)
+{
+    return ts__fail(err, TS_ERR_FORMAT, 0, (int64_t)f->key_pos,
+                    "%s field %s (%u) given a second time at byte %zu: protobuf would merge "
+                    "the two TensorProtos into one (dims concatenated, later values "
+                    "winning); refused", message, field, f->number, f->key_pos);
+}
+
 static ts_status read_sparse(onnx_reader *r, const ts__pb_msg *parent, const ts__pb_field *pf,
                              const char *prefix, const char *name, tensor_source source)
 {
@@ -623,6 +637,9 @@ static ts_status read_sparse(onnx_reader *r, const ts__pb_msg *parent, const ts_
         if (fl.number == 1 || fl.number == 2) {
             if ((st = ts__pb_want(&fl, TS__PB_LEN, fl.number == 1 ? "values" : "indices", err)))
                 return st;
+            if (fl.number == 1 ? has_values : has_indices)
+                return twice(&fl, "SparseTensorProto", fl.number == 1 ? "values" : "indices",
+                             err);
             if (fl.number == 1) {
                 values = fl;
                 has_values = 1;
@@ -725,14 +742,14 @@ too_many:
 
 /* ---- graphs, nodes, attributes ------------------------------------------ */
 
-static ts_status read_graph(onnx_reader *r, ts__pb_msg *g, const char *prefix, int top);
+static ts_status read_graph(onnx_reader *r, ts__pb_msg *g, const char *prefix);
 
 static ts_status subgraph(onnx_reader *r, const ts__pb_msg *m, const ts__pb_field *f,
                           const char *prefix)
 {
     ts__pb_msg g;
     ts_status st = ts__pb_sub(m, f, &g, r->err);
-    return st ? st : read_graph(r, &g, prefix, 0);
+    return st ? st : read_graph(r, &g, prefix);
 }
 
 /* AttributeProto of node `node` (its display name) and op type. */
@@ -759,7 +776,10 @@ static ts_status read_attribute(onnx_reader *r, ts__pb_msg *m, const char *prefi
                         "attribute name at byte %zu contains a NUL byte", m->pos);
     a = *m;
     int64_t ti = 0, gi = 0;
+    int has_t = 0, has_sparse = 0;
     while ((k = ts__pb_next(&a, &fl, err)) > 0) {
+        if ((fl.number == 5 && has_t++) || (fl.number == 22 && has_sparse++))
+            return twice(&fl, "AttributeProto", fl.number == 5 ? "t" : "sparse_tensor", err);
         switch (fl.number) {
         case 5:  /* t */
         case 10: /* tensors */
@@ -952,13 +972,19 @@ fail:
     return NULL;
 }
 
-/* Graph inputs (minus initializers) and outputs as metadata. */
-static ts_status graph_io(onnx_reader *r, const ts__pb_msg *g)
+/* Graph inputs (minus initializers) and outputs as metadata, gathered over
+ * the occurrences of the model's graph (read_model_graphs) and added at the
+ * last one. */
+static ts_status graph_io(onnx_reader *r, const ts__pb_msg *g, int last)
 {
     ts_error *err = r->err;
-    if (r->n_init)
+    if (r->n_init && !r->io[0])
         qsort(r->init_names, r->n_init, sizeof *r->init_names, cmp_str);
-    json_t *lists[2] = {json_array(), json_array()};
+    if (!r->io[0]) {
+        r->io[0] = json_array();
+        r->io[1] = json_array();
+    }
+    json_t **lists = r->io;
     ts__pb_msg m = *g;
     ts__pb_field fl;
     int k;
@@ -990,7 +1016,7 @@ static ts_status graph_io(onnx_reader *r, const ts__pb_msg *g)
     }
     if (k < 0 && !st)
         st = m.status;
-    for (int i = 0; i < 2 && !st; i++) {
+    for (int i = 0; i < 2 && !st && last; i++) {
         char *text = json_dumps(lists[i], JSON_COMPACT);
         if (!text) {
             st = ts__error(err, TS_ERR_NOMEM, "out of memory for graph %s",
@@ -1001,14 +1027,13 @@ static ts_status graph_io(onnx_reader *r, const ts__pb_msg *g)
         st = ts__file_add_metadata(r->f, key, strlen(key), text, strlen(text), err);
         free(text);
     }
-    json_decref(lists[0]);
-    json_decref(lists[1]);
     return st;
 }
 
-/* GraphProto: initializers (5) and sparse initializers (15) in file order,
- * then the nodes (1) and their subgraphs. */
-static ts_status read_graph(onnx_reader *r, ts__pb_msg *g, const char *prefix, int top)
+/* GraphProto: initializers (5) and sparse initializers (15) in file order.
+ * `top`: the model's graph, whose initializer names are kept for
+ * graph_io. */
+static ts_status graph_inits(onnx_reader *r, const ts__pb_msg *g, const char *prefix, int top)
 {
     ts_error *err = r->err;
     ts__pb_msg m = *g;
@@ -1040,19 +1065,63 @@ static ts_status read_graph(onnx_reader *r, ts__pb_msg *g, const char *prefix, i
                 return st;
         }
     }
-    if (k < 0)
-        return m.status;
-    m = *g;
-    while ((k = ts__pb_next(&m, &fl, err)) > 0) {
+    return k < 0 ? m.status : TS_OK;
+}
+
+/* GraphProto: the nodes (1) and their subgraphs. */
+static ts_status graph_nodes(onnx_reader *r, const ts__pb_msg *g, const char *prefix)
+{
+    ts__pb_msg m = *g;
+    ts__pb_field fl;
+    int k;
+    ts_status st;
+    while ((k = ts__pb_next(&m, &fl, r->err)) > 0) {
         if (fl.number != 1)
             continue;
         ts__pb_msg n;
-        if ((st = ts__pb_sub(&m, &fl, &n, err)) || (st = read_node(r, &n, prefix)))
+        if ((st = ts__pb_sub(&m, &fl, &n, r->err)) || (st = read_node(r, &n, prefix)))
             return st;
     }
-    if (k < 0)
-        return m.status;
-    return top && r->opts->want_metadata ? graph_io(r, g) : TS_OK;
+    return k < 0 ? m.status : TS_OK;
+}
+
+/* A subgraph (an attribute's g or graphs, a training_info initialization):
+ * initializers, then nodes. A GraphProto holds only repeated fields besides
+ * its name, so one given twice (protobuf merges the two: repeated fields
+ * concatenated) is read right by reading each occurrence in turn. */
+static ts_status read_graph(onnx_reader *r, ts__pb_msg *g, const char *prefix)
+{
+    ts_status st = graph_inits(r, g, prefix, 0);
+    return st ? st : graph_nodes(r, g, prefix);
+}
+
+/* The model's graph, ModelProto field 7, which may be given several times:
+ * protobuf merges them into one GraphProto (repeated fields concatenated,
+ * as onnx and onnxruntime see them), so every occurrence is read, in file
+ * order: all initializers, then all nodes, then inputs and outputs. */
+static ts_status read_model_graphs(onnx_reader *r, size_t count)
+{
+    ts_status st = TS_OK;
+    for (int pass = 0; pass < 3 && !st; pass++) {
+        if (pass == 2 && !r->opts->want_metadata)
+            break;
+        ts__pb_msg top, g;
+        ts__pb_field fl;
+        ts__pb_init(&top, r->data, r->len);
+        size_t seen = 0;
+        int k;
+        while (!st && seen < count && (k = ts__pb_next(&top, &fl, r->err)) > 0) {
+            if (fl.number != 7)
+                continue;
+            seen++;
+            if ((st = ts__pb_sub(&top, &fl, &g, r->err)))
+                break;
+            st = pass == 0   ? graph_inits(r, &g, "", 1)
+                 : pass == 1 ? graph_nodes(r, &g, "")
+                             : graph_io(r, &g, seen == count);
+        }
+    }
+    return st;
 }
 
 /* ---- ModelProto ---------------------------------------------------------- */
@@ -1109,12 +1178,12 @@ static ts_status read_onnx(ts_file *f, const unsigned char *data, size_t len,
         return ts__fail(err, TS_ERR_UNSUPPORTED, 0, 4,
                         "an ONNX Runtime .ort model (FlatBuffers, identifier ORTM at byte 4), "
                         "not an ONNX protobuf: not supported");
-    onnx_reader r = {f, data, len, opts, err, NULL, 0, 0};
+    onnx_reader r = {f, data, len, opts, err, NULL, 0, 0, {NULL, NULL}};
     ts__pb_msg m;
     ts__pb_field fl;
     ts__pb_init(&m, data, len);
-    int k, have_graph = 0;
-    ts__pb_field graph = {0};
+    int k;
+    size_t have_graph = 0;
     uint64_t ir_version = 0;
     span producer = {"", 0};
     json_t *opsets = json_object();
@@ -1142,8 +1211,7 @@ static ts_status read_onnx(ts_file *f, const unsigned char *data, size_t len,
         } else if (fl.number == 2) {
             producer = span_of(&r, &fl);
         } else if (fl.number == 7) {
-            graph = fl;
-            have_graph = 1;
+            have_graph++; /* every occurrence is read: read_model_graphs */
             if (fl.truncated)
                 break; /* descend to name the place the file ends */
         } else if (fl.number == 8 && opts->want_metadata) {
@@ -1177,10 +1245,7 @@ static ts_status read_onnx(ts_file *f, const unsigned char *data, size_t len,
     if (ir_version)
         ts__file_set_version(f, ts__file_printf(f, err, "IR %llu",
                                                 (unsigned long long)ir_version));
-    ts__pb_msg g;
-    ts__pb_msg top;
-    ts__pb_init(&top, data, len);
-    if ((st = ts__pb_sub(&top, &graph, &g, err)) || (st = read_graph(&r, &g, "", 1)))
+    if ((st = read_model_graphs(&r, have_graph)))
         goto done;
     if (k < 0) { /* the model's walk failed after the graph */
         st = m.status;
@@ -1254,6 +1319,8 @@ static ts_status read_onnx(ts_file *f, const unsigned char *data, size_t len,
     }
 done:
     json_decref(opsets);
+    json_decref(r.io[0]);
+    json_decref(r.io[1]);
     free(r.init_names);
     return st;
 }
