@@ -60,6 +60,9 @@ typedef struct {
 typedef herr_t (*h5l_iterate_t)(hid_t group, const char *name, const h5l_info_t *info,
                                 void *op_data);
 
+typedef herr_t (*h5a_iterate_t)(hid_t loc, const char *name, const void *ainfo,
+                                void *op_data);
+
 /* H5FD_file_image_callbacks_t: how the core driver gets and frees the
  * memory of a file image (the op argument is H5FD_file_image_op_t). */
 typedef struct {
@@ -133,6 +136,8 @@ static const char *const class_names[] = {"INTEGER", "FLOAT", "TIME", "STRING", 
     X(hid_t, H5Aget_space, (hid_t))                                                       \
     X(herr_t, H5Aread, (hid_t, hid_t, void *))                                            \
     X(herr_t, H5Aclose, (hid_t))                                                          \
+    X(herr_t, H5Aiterate2, (hid_t, int, int, hsize_t *, h5a_iterate_t, void *))           \
+    X(hid_t, H5Tget_native_type, (hid_t, int))                                            \
     X(htri_t, H5Lexists, (hid_t, const char *, hid_t))                                    \
     X(hid_t, H5Dopen2, (hid_t, const char *, hid_t))                                      \
     X(herr_t, H5Dclose, (hid_t))                                                          \
@@ -791,33 +796,168 @@ static ts_status add_json_metadata(ts_file *f, const char *key, json_t *value, t
     return st;
 }
 
-/* keras_version, backend and the layer names (layer_names, or its parts
- * layer_names0, layer_names1, ...) of the root or of model_weights/. */
-static ts_status keras_metadata(ts_file *f, hid_t file, ts_error *err)
+/* An attribute's value as JSON: strings (fixed or variable length) as a
+ * string, or an array of them; integers and floats as numbers, or an array
+ * (at most 1,000,000); anything else as a string that says what it is.
+ * NULL when it cannot be read. */
+static json_t *attr_json(hid_t o, const char *name)
 {
-    ts_status st = TS_OK;
-    static const char *const scalars[] = {"keras_version", "backend"};
-    for (size_t i = 0; i < 2 && !st; i++) {
-        json_t *v = json_array();
-        if (attr_strings(file, scalars[i], v) == 1)
-            st = add_json_metadata(f, scalars[i], json_array_get(v, 0), err);
-        json_decref(v);
+    json_t *strings = json_array();
+    int n_str = strings ? attr_strings(o, name, strings) : -1;
+    hid_t a = n_str >= 0 ? -1 : api.H5Aopen(o, name, 0);
+    if (n_str >= 0 || a < 0) {
+        if (n_str < 0) {
+            json_decref(strings);
+            return NULL;
+        }
+        hid_t a2 = api.H5Aopen(o, name, 0), s2 = a2 >= 0 ? api.H5Aget_space(a2) : -1;
+        int scalar = s2 >= 0 && api.H5Sget_simple_extent_type(s2) == H5S_SCALAR;
+        if (s2 >= 0)
+            api.H5Sclose(s2);
+        if (a2 >= 0)
+            api.H5Aclose(a2);
+        if (scalar && n_str == 1) {
+            json_t *one = json_incref(json_array_get(strings, 0));
+            json_decref(strings);
+            return one;
+        }
+        return strings;
     }
-    hid_t g = file;
-    int own = 0;
-    if (api.H5Lexists(file, "model_weights", 0) > 0) {
-        hid_t o = api.H5Oopen(file, "model_weights", 0);
-        if (o >= 0) {
-            g = o;
-            own = 1;
+    json_decref(strings);
+    json_t *out = NULL;
+    hid_t t = api.H5Aget_type(a), s = api.H5Aget_space(a), m = -1;
+    hssize_t n = s >= 0 ? api.H5Sget_simple_extent_npoints(s) : -1;
+    int cls = t >= 0 ? api.H5Tget_class(t) : -1;
+    int scalar = s >= 0 && api.H5Sget_simple_extent_type(s) == H5S_SCALAR;
+    if ((cls == H5T_INTEGER || cls == H5T_FLOAT) && n >= 0 && n <= 1000000 &&
+        (m = api.H5Tget_native_type(t, 0 /* H5T_DIR_DEFAULT */)) >= 0) {
+        size_t size = api.H5Tget_size(m);
+        int sgn = cls == H5T_INTEGER && api.H5Tget_sign(m) == 1;
+        unsigned char *buf = size > 0 && size <= 16 ? malloc((size_t)n * size + 1) : NULL;
+        if (buf && api.H5Aread(a, m, buf) >= 0) {
+            out = scalar ? NULL : json_array();
+            for (hssize_t i = 0; i < n && (scalar || out); i++) {
+                const unsigned char *p = buf + (size_t)i * size;
+                json_t *v = NULL;
+                if (cls == H5T_FLOAT && size == 4) {
+                    float x;
+                    memcpy(&x, p, 4);
+                    v = json_real(x);
+                } else if (cls == H5T_FLOAT && size == 8) {
+                    double x;
+                    memcpy(&x, p, 8);
+                    v = json_real(x);
+                } else if (cls == H5T_INTEGER && size <= 8) {
+                    uint64_t u = 0;
+                    memcpy(&u, p, size); /* native order: little-endian here */
+                    if (sgn && size < 8 && (u >> (8 * size - 1)) & 1)
+                        u |= ~(uint64_t)0 << (8 * size);
+                    v = sgn || u <= (uint64_t)INT64_MAX ? json_integer((json_int_t)u)
+                                                        : json_real((double)u);
+                }
+                if (!v) /* NaN, Inf (JSON has none), long double */
+                    v = json_string(cls == H5T_FLOAT ? "non-finite or long double" : "?");
+                if (scalar) {
+                    out = v;
+                    break;
+                }
+                json_array_append_new(out, v);
+            }
+        }
+        free(buf);
+    }
+    if (!out) {
+        char what[128];
+        snprintf(what, sizeof what, "(an attribute of HDF5 class %s, %lld element%s: not shown)",
+                 cls >= 0 && cls <= H5T_ARRAY ? class_names[cls] : "unknown",
+                 (long long)n, n == 1 ? "" : "s");
+        out = json_string(what);
+    }
+    if (m >= 0)
+        api.H5Tclose(m);
+    if (t >= 0)
+        api.H5Tclose(t);
+    if (s >= 0)
+        api.H5Sclose(s);
+    api.H5Aclose(a);
+    return out;
+}
+
+/* 1 for "layer_names" and its parts "layer_names0", "layer_names1", ... */
+static int is_layer_names(const char *name)
+{
+    if (strncmp(name, "layer_names", 11) != 0)
+        return 0;
+    for (const char *p = name + 11; *p; p++)
+        if (*p < '0' || *p > '9')
+            return 0;
+    return 1;
+}
+
+typedef struct attr_walk {
+    ts_file *f;
+    ts_error *err;
+    ts_status st;
+    hid_t root;            /* the file's root group */
+    const char *prefix;    /* "" or "model_weights/" */
+    int layer_group;       /* the layer names of this group are keras.layer_names */
+    int count;
+} attr_walk;
+
+#define MAX_ATTRS 10000
+
+static herr_t one_attr(hid_t loc, const char *name, const void *info, void *op_data)
+{
+    attr_walk *w = op_data;
+    (void)info;
+    if (++w->count > MAX_ATTRS)
+        return 1; /* named below */
+    if (w->layer_group && is_layer_names(name))
+        return 0; /* keras.layer_names */
+    json_t *v = attr_json(loc, name);
+    if (!v)
+        return 0;
+    if (w->prefix[0] && api.H5Aexists(w->root, name) > 0) {
+        json_t *r = attr_json(w->root, name);
+        int same = r && json_equal(r, v);
+        json_decref(r);
+        if (same) { /* model_weights/ repeats the root's (keras_version, backend) */
+            json_decref(v);
+            return 0;
         }
     }
+    char key[512];
+    snprintf(key, sizeof key, "%s%s", w->prefix, name);
+    w->st = add_json_metadata(w->f, key, v, w->err);
+    json_decref(v);
+    return w->st ? -1 : 0;
+}
+
+/* Every attribute of the root and of model_weights/ (Keras: keras_version,
+ * backend, model_config, training_config, ...), as h5ls -v shows them, by
+ * name (model_weights/'s under "model_weights/NAME", but for those equal to
+ * the root's), and the Keras layer names (layer_names, or its parts
+ * layer_names0, layer_names1, ...) of model_weights/, or else of the root,
+ * as keras.layer_names. At most MAX_ATTRS per group. */
+static ts_status keras_metadata(ts_file *f, hid_t file, ts_error *err)
+{
+    hid_t g = -1;
+    if (api.H5Lexists(file, "model_weights", 0) > 0)
+        g = api.H5Oopen(file, "model_weights", 0);
+    hid_t names_of = g >= 0 ? g : file;
+    attr_walk w = {f, err, TS_OK, file, "", names_of == file, 0};
+    hsize_t idx = 0;
+    api.H5Aiterate2(file, 0 /* by name */, 0 /* increasing */, &idx, one_attr, &w);
+    ts_status st = w.st;
+    if (!st && w.count > MAX_ATTRS)
+        st = ts__error(err, TS_ERR_LIMIT, "more than %d attributes on the root group",
+                       MAX_ATTRS);
     json_t *names = json_array();
-    int n = attr_strings(g, "layer_names", names);
+    int n = attr_strings(names_of, "layer_names", names);
     for (int part = 0; n < 0 && part < 1000; part++) {
         char key[32];
         snprintf(key, sizeof key, "layer_names%d", part);
-        if (attr_strings(g, key, names) < 0)
+        if (attr_strings(names_of, key, names) < 0)
             break;
         if (part == 0)
             n = 0;
@@ -825,7 +965,16 @@ static ts_status keras_metadata(ts_file *f, hid_t file, ts_error *err)
     if (!st && n >= 0)
         st = add_json_metadata(f, "keras.layer_names", names, err);
     json_decref(names);
-    if (own)
+    if (!st && g >= 0) {
+        attr_walk mw = {f, err, TS_OK, file, "model_weights/", 1, 0};
+        idx = 0;
+        api.H5Aiterate2(g, 0, 0, &idx, one_attr, &mw);
+        st = mw.st;
+        if (!st && mw.count > MAX_ATTRS)
+            st = ts__error(err, TS_ERR_LIMIT, "more than %d attributes on model_weights/",
+                           MAX_ATTRS);
+    }
+    if (g >= 0)
         api.H5Oclose(g);
     return st;
 }
