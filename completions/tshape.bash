@@ -34,7 +34,7 @@ _tshape_options()
         jagged) echo '--slice --layers --print' ;;
         conv) echo '--kernel --stride --padding --pads --dilation --spatial --out-channels --groups --weight' ;;
         convtranspose) echo '--kernel --stride --padding --pads --dilation --spatial --out-channels --groups --output-padding --weight' ;;
-        pool) echo '--kernel --stride --padding --pads --dilation --spatial --kind --ceil-mode' ;;
+        pool) echo '--kernel --stride --padding --pads --dilation --spatial --kind --ceil-mode --output-size' ;;
         linear) echo '--out-features --in-features --weight' ;;
     esac
 }
@@ -106,6 +106,7 @@ _tshape_values()
         pool:--dilation) echo '' ;;
         pool:--spatial) echo '' ;;
         pool:--kind) echo 'max avg' ;;
+        pool:--output-size) echo '' ;;
         linear:--out-features) echo '' ;;
         linear:--in-features) echo '' ;;
         *) return 1 ;;

@@ -2459,6 +2459,24 @@ TS_API ts_status ts_pool_shape(const ts_shape *in, ts_pool_kind kind, const ts_c
                                ts_shape *out, ts_error *err);
 
 /*
+ * Adaptive pooling output shape (PyTorch AdaptiveAvgPool1d/2d/3d and
+ * AdaptiveMaxPool1d/2d/3d, torch.nn docs; ONNX GlobalAveragePool and
+ * GlobalMaxPool are output size 1): `in` is (N, C, *spatial) or (C,
+ * *spatial) with nspatial (1..3) spatial axes; `out` keeps N and C and has
+ * output_size[i] on spatial axis i (nspatial entries; -1 keeps that axis's
+ * input size, as PyTorch's None). The windows adapt to the input, so any
+ * input of at least one element per axis gives that output.
+ * Errors: TS_ERR_NDIM (ndim not nspatial + 1 or + 2), TS_ERR_VALUE (a
+ * negative dim; C or a spatial dim 0, which PyTorch 2 refuses and 1.13
+ * pools into NaN; an output size 0 or below -1: tshape gives no empty layer
+ * outputs, and PyTorch refuses negative ones), TS_ERR_INVALID_ARG (NULL,
+ * nspatial not 1..3), TS_ERR_NOMEM.
+ */
+TS_API ts_status ts_adaptive_pool_shape(const ts_shape *in, int nspatial,
+                                        const int64_t *output_size, ts_shape *out,
+                                        ts_error *err);
+
+/*
  * Matrix product shape (NumPy `matmul`, also torch.matmul): both operands
  * need at least one dim; a 1-D `a` is promoted to (1, k) and a 1-D `b` to
  * (k, 1), and the added dim is removed from the result; the last dim of a
