@@ -49,13 +49,16 @@ static const struct {
     const char *file, *name, *note, *format_dtype;
 } notes[] = {
     {"onnx/typed.onnx", "w_float", "initializer, typed field float_data: 6 values (one packed "
-                                   "field)", "FLOAT"},
-    {"onnx/typed.onnx", "idx_int64", "initializer, typed field int64_data: 4 values", "INT64"},
-    {"onnx/typed.onnx", "labels_str", "initializer, typed field string_data: 3 values",
-     "STRING"},
-    {"onnx/typed.onnx", "empty_float", "initializer, no data (0 elements)", "FLOAT"},
-    {"onnx/typed.onnx", "u_uint32", "initializer, typed field uint64_data: 3 values", "UINT32"},
-    {"onnx/cnn.onnx", "conv1.weight", "initializer, raw_data", "FLOAT"},
+                                   "field); read by no node", "FLOAT"},
+    {"onnx/typed.onnx", "idx_int64", "initializer, typed field int64_data: 4 values; read by no node",
+     "INT64"},
+    {"onnx/typed.onnx", "labels_str", "initializer, typed field string_data: 3 values; "
+     "read by no node", "STRING"},
+    {"onnx/typed.onnx", "empty_float", "initializer, no data (0 elements); read by no node",
+     "FLOAT"},
+    {"onnx/typed.onnx", "u_uint32", "initializer, typed field uint64_data: 3 values; read by no "
+     "node", "UINT32"},
+    {"onnx/cnn.onnx", "conv1.weight", "initializer, raw_data; read by conv1", "FLOAT"},
     {"onnx/subgraph.onnx", "c_out", "Constant, raw_data", "FLOAT"},
     {"onnx/subgraph.onnx", "fill/value", "attribute, raw_data", "FLOAT"},
     {"onnx/subgraph.onnx", "cond_if/then_branch/k", "Constant, raw_data", "INT64"},
@@ -63,7 +66,8 @@ static const struct {
      "sparse_initializer, sparse (COO): nnz 3, values at byte 204, indices int64 (3,) at byte "
      "247", "FLOAT"},
     {"onnx/external.onnx", "emb.weight",
-     "initializer, external data: external.onnx.data offset 0 length 4096", "FLOAT"},
+     "initializer, external data: external.onnx.data offset 0 length 4096; read by embed",
+     "FLOAT"},
     {"onnx/lowbit.onnx", "i4", "initializer, raw_data", "INT4"},
 };
 
@@ -666,6 +670,51 @@ START_TEST(test_merged_messages)
 }
 END_TEST
 
+/* Each initializer's note names the nodes that read it (at most three,
+ * then how many more; a node without a name by its op_type), so an
+ * exported model's onnx::Conv_193 can be matched to its layer. */
+START_TEST(test_initializer_consumers)
+{
+    int64_t d[1] = {2};
+    pbw g = {0}, m = {0}, t = {0}, node = {0};
+    static const char *const inits[] = {"onnx::Conv_193", "w2", "unused"};
+    for (int i = 0; i < 3; i++) {
+        tensor_raw(&t, inits[i], 1, d, 1, 8);
+        pbw_msg(&g, 5, &t);
+    }
+    /* /layer1/conv1/Conv reads onnx::Conv_193 (twice: counted once) */
+    pbw_str(&node, 1, "x");
+    pbw_str(&node, 1, "onnx::Conv_193");
+    pbw_str(&node, 1, "onnx::Conv_193");
+    pbw_str(&node, 2, "y");
+    pbw_str(&node, 3, "/layer1/conv1/Conv");
+    pbw_str(&node, 4, "Conv");
+    pbw_msg(&g, 1, &node);
+    /* four nodes read w2, the last without a name */
+    for (int i = 0; i < 4; i++) {
+        char name[16];
+        snprintf(name, sizeof name, "/add%d", i);
+        pbw_str(&node, 1, "w2");
+        if (i < 3)
+            pbw_str(&node, 3, name);
+        pbw_str(&node, 4, "Add");
+        pbw_msg(&g, 1, &node);
+    }
+    pbw_uint(&m, 1, 8);
+    pbw_msg(&m, 7, &g);
+    ts_file *f;
+    ts_error err;
+    ck_assert_msg(open_model(&m, &f, &err) == TS_OK, "%s", err.message);
+    ck_assert_str_eq(ts_file_array(f, 0)->note, "initializer, raw_data; read by "
+                                                "/layer1/conv1/Conv");
+    ck_assert_str_eq(ts_file_array(f, 1)->note, "initializer, raw_data; read by /add0, /add1, "
+                                                "/add2 and 1 more");
+    ck_assert_str_eq(ts_file_array(f, 2)->note, "initializer, raw_data; read by no node");
+    ts_file_close(f);
+    free(m.p);
+}
+END_TEST
+
 Suite *onnx_suite(void)
 {
     Suite *s = suite_create("onnx");
@@ -687,6 +736,7 @@ Suite *onnx_suite(void)
     tcase_add_test(tc, test_packed_dims_and_unpacked_floats);
     tcase_add_test(tc, test_training_info_and_functions);
     tcase_add_test(tc, test_merged_messages);
+    tcase_add_test(tc, test_initializer_consumers);
     tcase_add_test(tc, test_hostile_varints);
     tcase_add_test(tc, test_hostile_tensors);
     tcase_add_test(tc, test_external_paths);

@@ -91,6 +91,8 @@ typedef struct onnx_reader {
     const char **init_names;
     size_t n_init, cap_init;
     json_t *io[2];             /* graph inputs and outputs (graph_io) */
+    struct use *uses;          /* the model graph's node inputs, by name */
+    size_t n_uses, cap_uses;
 } onnx_reader;
 
 /* Where a tensor came from, for its note. */
@@ -1030,6 +1032,108 @@ static ts_status graph_io(onnx_reader *r, const ts__pb_msg *g, int last)
     return st;
 }
 
+/* ---- which nodes consume an initializer ------------------------------------ */
+
+/* A node input of the model's graph: the name it reads, and the node. */
+typedef struct use {
+    span input, node;
+} use;
+
+static int cmp_span(span a, span b)
+{
+    int c = memcmp(a.p, b.p, a.n < b.n ? a.n : b.n);
+    return c ? c : (a.n > b.n) - (a.n < b.n);
+}
+
+static int cmp_use(const void *a, const void *b)
+{
+    const use *x = a, *y = b;
+    int c = cmp_span(x->input, y->input);
+    return c ? c : x->node.p < y->node.p ? -1 : x->node.p > y->node.p;
+}
+
+/* The inputs (1) of the nodes (1) of graph piece g, each with its node's
+ * name (3; else its op_type, 4), into r->uses. */
+static ts_status collect_uses(onnx_reader *r, const ts__pb_msg *g)
+{
+    ts__pb_msg m = *g;
+    ts__pb_field fl;
+    int k;
+    while ((k = ts__pb_next(&m, &fl, NULL)) > 0) {
+        if (fl.number != 1 || fl.wire != TS__PB_LEN || fl.truncated)
+            continue;
+        ts__pb_msg n, n2;
+        ts__pb_field h;
+        if (ts__pb_sub(&m, &fl, &n, NULL))
+            continue;
+        span name = {"", 0}, op = {"", 0};
+        n2 = n;
+        while (ts__pb_next(&n2, &h, NULL) > 0)
+            if (h.wire == TS__PB_LEN && h.number == 3)
+                name = span_of(r, &h);
+            else if (h.wire == TS__PB_LEN && h.number == 4)
+                op = span_of(r, &h);
+        if (!name.n)
+            name = op;
+        while (ts__pb_next(&n, &h, NULL) > 0) {
+            if (h.number != 1 || h.wire != TS__PB_LEN || h.len == 0)
+                continue;
+            if (r->n_uses == r->cap_uses) {
+                size_t cap = r->cap_uses ? 2 * r->cap_uses : 64;
+                use *u = realloc(r->uses, cap * sizeof *u);
+                if (!u)
+                    return ts__error(r->err, TS_ERR_NOMEM, "out of memory");
+                r->uses = u;
+                r->cap_uses = cap;
+            }
+            r->uses[r->n_uses].input = span_of(r, &h);
+            r->uses[r->n_uses++].node = name;
+        }
+    }
+    return TS_OK; /* a corrupt node is named by the reading passes */
+}
+
+/* Appends to a's note the nodes that read it: "; read by NODE" (at most
+ * three, then how many more), or "; read by no node" (in a graph that has
+ * nodes). So an exported model's initializers (onnx::Conv_193) can be
+ * matched to its layers (/layer1/layer1.0/conv1/Conv). */
+static ts_status note_consumers(onnx_reader *r, ts_array *a)
+{
+    if (r->n_uses == 0)
+        return TS_OK; /* a graph without nodes (weights only): nothing to say */
+    span name = {a->name, strlen(a->name)};
+    size_t lo = 0, hi = r->n_uses;
+    while (lo < hi) { /* the first use of name */
+        size_t mid = lo + (hi - lo) / 2;
+        if (cmp_span(r->uses[mid].input, name) < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    char buf[640];
+    size_t pos = (size_t)snprintf(buf, sizeof buf, "; read by ");
+    size_t count = 0;
+    for (size_t i = lo; i < r->n_uses && cmp_span(r->uses[i].input, name) == 0; i++) {
+        if (i > lo && r->uses[i].node.p == r->uses[i - 1].node.p)
+            continue; /* one node reading it twice */
+        if (count++ < 3 && pos < sizeof buf) {
+            const span *nd = &r->uses[i].node;
+            int k = snprintf(buf + pos, sizeof buf - pos, "%s%.*s", count > 1 ? ", " : "",
+                             (int)(nd->n < 160 ? nd->n : 160), nd->p);
+            pos += k > 0 ? (size_t)k : 0;
+        }
+    }
+    if (count == 0)
+        snprintf(buf, sizeof buf, "; read by no node");
+    else if (count > 3 && pos < sizeof buf)
+        snprintf(buf + pos, sizeof buf - pos, " and %zu more", count - 3);
+    const char *note = ts__file_printf(r->f, r->err, "%s%s", a->note ? a->note : "", buf);
+    if (!note)
+        return TS_ERR_NOMEM;
+    a->note = note;
+    return TS_OK;
+}
+
 /* GraphProto: initializers (5) and sparse initializers (15) in file order.
  * `top`: the model's graph, whose initializer names are kept for
  * graph_io. */
@@ -1047,6 +1151,8 @@ static ts_status graph_inits(onnx_reader *r, const ts__pb_msg *g, const char *pr
             ts_array *a = NULL;
             tensor_ctx c = {prefix, NULL, SRC_INITIALIZER};
             if ((st = tensor_field(r, &m, &fl, &c, &a)))
+                return st;
+            if (top && (st = note_consumers(r, a)))
                 return st;
             if (top && r->opts->want_metadata) {
                 if (r->n_init == r->cap_init) {
@@ -1102,7 +1208,9 @@ static ts_status read_graph(onnx_reader *r, ts__pb_msg *g, const char *prefix)
 static ts_status read_model_graphs(onnx_reader *r, size_t count)
 {
     ts_status st = TS_OK;
-    for (int pass = 0; pass < 3 && !st; pass++) {
+    for (int pass = -1; pass < 3 && !st; pass++) {
+        if (pass == 0 && r->n_uses > 1)
+            qsort(r->uses, r->n_uses, sizeof *r->uses, cmp_use);
         if (pass == 2 && !r->opts->want_metadata)
             break;
         ts__pb_msg top, g;
@@ -1116,7 +1224,8 @@ static ts_status read_model_graphs(onnx_reader *r, size_t count)
             seen++;
             if ((st = ts__pb_sub(&top, &fl, &g, r->err)))
                 break;
-            st = pass == 0   ? graph_inits(r, &g, "", 1)
+            st = pass == -1  ? collect_uses(r, &g)
+                 : pass == 0 ? graph_inits(r, &g, "", 1)
                  : pass == 1 ? graph_nodes(r, &g, "")
                              : graph_io(r, &g, seen == count);
         }
@@ -1178,7 +1287,7 @@ static ts_status read_onnx(ts_file *f, const unsigned char *data, size_t len,
         return ts__fail(err, TS_ERR_UNSUPPORTED, 0, 4,
                         "an ONNX Runtime .ort model (FlatBuffers, identifier ORTM at byte 4), "
                         "not an ONNX protobuf: not supported");
-    onnx_reader r = {f, data, len, opts, err, NULL, 0, 0, {NULL, NULL}};
+    onnx_reader r = {f, data, len, opts, err, NULL, 0, 0, {NULL, NULL}, NULL, 0, 0};
     ts__pb_msg m;
     ts__pb_field fl;
     ts__pb_init(&m, data, len);
@@ -1319,6 +1428,7 @@ static ts_status read_onnx(ts_file *f, const unsigned char *data, size_t len,
     }
 done:
     json_decref(opsets);
+    free(r.uses);
     json_decref(r.io[0]);
     json_decref(r.io[1]);
     free(r.init_names);
