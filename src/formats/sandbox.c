@@ -180,34 +180,30 @@ static void build_filter(void)
 
 /* ---- the child's side ----------------------------------------------------------------- */
 
-static int write_all(int fd, const void *p, size_t n)
+/* All n bytes sent (send, never SIGPIPE) or read: 0, or -1 when the other
+ * side is gone. */
+static int move_all(int fd, unsigned char *p, size_t n, int sending)
 {
-    const unsigned char *q = p;
     while (n > 0) {
-        ssize_t k = send(fd, q, n, MSG_NOSIGNAL);
+        ssize_t k = sending ? send(fd, p, n, MSG_NOSIGNAL) : read(fd, p, n);
         if (k < 0 && errno == EINTR)
             continue;
         if (k <= 0)
             return -1;
-        q += k;
+        p += k;
         n -= (size_t)k;
     }
     return 0;
 }
 
+static int write_all(int fd, const void *p, size_t n)
+{
+    return move_all(fd, (unsigned char *)(uintptr_t)p, n, 1);
+}
+
 static int read_all(int fd, void *p, size_t n)
 {
-    unsigned char *q = p;
-    while (n > 0) {
-        ssize_t k = read(fd, q, n);
-        if (k < 0 && errno == EINTR)
-            continue;
-        if (k <= 0)
-            return -1;
-        q += k;
-        n -= (size_t)k;
-    }
-    return 0;
+    return move_all(fd, p, n, 0);
 }
 
 int ts__chan_send(int fd, uint32_t type, const void *p, size_t n)
