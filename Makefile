@@ -48,7 +48,7 @@ CHECK_CFLAGS := $(shell pkg-config --cflags check 2>/dev/null)
 CHECK_LIBS   := $(shell pkg-config --libs check 2>/dev/null || echo -lcheck -lsubunit -lm -lrt -lpthread)
 
 B := build
-LIB_SRC  := $(sort $(wildcard src/core/*.c src/ops/*.c src/formats/*.c src/values/*.c))
+LIB_SRC  := $(sort $(wildcard src/core/*.c src/ops/*.c src/formats/*.c src/values/*.c src/remote/*.c))
 CLI_SRC  := $(sort $(wildcard src/cli/*.c))
 TEST_SRC := $(sort $(wildcard tests/check_*.c))
 LIB_OBJ  := $(LIB_SRC:%.c=$(B)/%.o)
@@ -197,21 +197,25 @@ uninstall:
 	    $(DESTDIR)$(MANDIR)/man3/libtshape.3 $(DESTDIR)$(COMPLETIONDIR)/tshape
 
 # Sanitizer builds rerun the whole suite in their own build directory.
+# Their tests run several times slower: CK_TIMEOUT_MULTIPLIER scales every
+# Check case's timeout (tests/run_tests.c gives each 300 s by default), so
+# a loaded machine cannot fail them (a value in the environment wins).
+CK_SLOW := CK_TIMEOUT_MULTIPLIER=$${CK_TIMEOUT_MULTIPLIER:-4}
 # sanitize: ASan (with leak detection) and UBSan together, as CI runs them.
 sanitize:
-	ASAN_OPTIONS=detect_leaks=1 $(MAKE) B=build-san \
+	$(CK_SLOW) ASAN_OPTIONS=detect_leaks=1 $(MAKE) B=build-san \
 	    SAN='-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer' \
 	    OPT='-O1 -g' check
 # The options a user sets in ASAN_OPTIONS/UBSAN_OPTIONS come last and win.
 asan:
-	ASAN_OPTIONS="detect_leaks=1:detect_stack_use_after_return=1$${ASAN_OPTIONS:+:$$ASAN_OPTIONS}" \
+	$(CK_SLOW) ASAN_OPTIONS="detect_leaks=1:detect_stack_use_after_return=1$${ASAN_OPTIONS:+:$$ASAN_OPTIONS}" \
 	    $(MAKE) B=build-asan SAN='-fsanitize=address -fno-omit-frame-pointer' OPT='-O1 -g' check
 ubsan:
-	UBSAN_OPTIONS="print_stacktrace=1$${UBSAN_OPTIONS:+:$$UBSAN_OPTIONS}" \
+	$(CK_SLOW) UBSAN_OPTIONS="print_stacktrace=1$${UBSAN_OPTIONS:+:$$UBSAN_OPTIONS}" \
 	    $(MAKE) B=build-ubsan SAN='-fsanitize=undefined -fno-sanitize-recover=all' OPT='-O1 -g' check
 # The unit suite in one process (CK_FORK=no) so valgrind sees every test.
 valgrind: $(RUNNER) $(TSHAPE)
-	CK_FORK=no valgrind -q --error-exitcode=99 --leak-check=full \
+	$(CK_SLOW) CK_FORK=no valgrind -q --error-exitcode=99 --leak-check=full \
 	    --errors-for-leak-kinds=definite,indirect $(RUNNER)
 
 # libFuzzer harnesses (clang): fuzz/fuzz_<name>.c -> build-fuzz/fuzz_<name>,

@@ -35,7 +35,7 @@ if [ "${1:-}" = "--one" ]; then
         fuzz_file_safetensors) dict=fuzz/safetensors.dict;;
         fuzz_file_gguf) dict=fuzz/gguf.dict;;
         fuzz_file_mxnet) dict=fuzz/mxnet.dict;;
-        fuzz_file_pytorch|fuzz_pickle) dict=fuzz/pytorch.dict;;
+        fuzz_file_pytorch|fuzz_pickle|fuzz_file_pickle|fuzz_scan) dict=fuzz/pytorch.dict;;
         fuzz_shape_parse|fuzz_einsum|fuzz_einops|fuzz_jagged) dict=fuzz/shape.dict;;
     esac
     # libhdf5 is not instrumented: its own faults on corrupted metadata
@@ -127,6 +127,10 @@ for h in $harnesses; do
         fuzz_file_safetensors) seed_files "$d" '*.safetensors';;
         fuzz_file_gguf) seed_files "$d" '*.gguf';;
         fuzz_file_pytorch|fuzz_pickle) seed_files "$d" '*.pt' '*.pth' '*.bin' '*.pt2';;
+        fuzz_file_pickle) seed_files "$d" '*.pkl' '*.pickle' '*.pdparams' '*.joblib' '*.bin';;
+        fuzz_scan)
+            seed_files "$d" '*.pt' '*.pth' '*.bin' '*.ckpt' '*.pkl' '*.pdparams' '*.joblib' \
+                '*.gz' '*.npy' '*.npz' '*.keras';;
         fuzz_file_onnx) seed_files "$d" '*.onnx';;
         fuzz_file_caffe) seed_files "$d" '*.caffemodel' '*.binaryproto';;
         fuzz_file_caffe2) seed_files "$d" '*.pb';;
@@ -146,10 +150,13 @@ for h in $harnesses; do
         fuzz_shape_parse)
             seed_text "$d" '(3,4,5)' '[3, 4]' '(3,)' '()' '5' '(3L, 4l)' ' ( 1 , 2 , ) ' \
                 '(-1,4)' '(9223372036854775807,2)' '(4294967296,4294967296)' \
+                'torch.Size([3, 4])' 'torch.Size([])' 'TensorShape([None, 4])' \
+                'tf.TensorShape([2, 5])' 'TensorShape(None)' '(None, 28, 28)' \
                 '\002\000\000\000\003\000\000\000\004\000\000\000';;
         fuzz_dtype)
             seed_text "$d" '<f4' '|b1' '>c16' '<M8[ns]' 'float32' 'bf16' '12' '|S5' '<U3' \
-                '|V16' '|O' '\002\040\001\000' '\006\010\001\000';;
+                '|V16' '|O' 'torch.float16' 'tf.half' 'np.float_' \
+                '\002\040\001\000' '\006\010\001\000';;
         fuzz_einsum)
             seed_text "$d" 'ij,jk->ik\n(2,3)\n(3,4)' '...ij->...ji\n(5,2,3)' 'ii\n(3,3)' \
                 'ij,j\n(2,3)\n(1,)' 'ba\n(2,3)';;
@@ -160,6 +167,9 @@ for h in $harnesses; do
         fuzz_jagged)
             seed_text "$d" '{(10,),(20,),(30,)}' '{(10,20),(30,40)}' \
                 'tile (5,10,15) (5,10,15)' '{{(1,2)},{(3,4),(5,6)}}' '(10,20)' '{}';;
+        fuzz_npyname)
+            seed_text "$d" 'dense/kernel:0' '-rf' 'a\nb' 'bell\a' '\342\200\256evil' '100%' \
+                'sub/-x' '\302\205' '%2D' '%E2%80%AE' '../up' 'a//b' 'x/.';;
     esac
 done
 

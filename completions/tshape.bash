@@ -8,7 +8,7 @@
 # Installed as share/bash-completion/completions/tshape; to try it from a
 # checkout: . completions/tshape.bash
 
-_tshape_commands='size ndim norm flat2d flat3d prod eq get info diff convert stats show formats reshape broadcast transpose squeeze expand moveaxis flatten strides contiguous view ravel unravel iter slice chip einsum compose rearrange reduce repeat parse-shape extend shrink resize jagged conv convtranspose pool linear matmul cat concat stack dim'
+_tshape_commands='size ndim norm flat2d flat3d prod eq get info diff convert stats show scan formats reshape broadcast transpose squeeze expand moveaxis flatten strides contiguous view ravel unravel iter slice chip einsum compose rearrange reduce repeat parse-shape extend shrink resize jagged conv convtranspose pool linear matmul cat concat stack dim help'
 _tshape_globals='-j --json -h --help -V --version'
 _tshape_file_commands=' info stats show '
 
@@ -16,11 +16,12 @@ _tshape_file_commands=' info stats show '
 _tshape_options()
 {
     case $1 in
-        info) echo '-f --format --filter --exclude -s --summary -m --metadata --max-header --stored-order -r --recursive -l --group --top --tensors' ;;
-        diff) echo '-p --strip-prefix --rename -r --recursive --values --rtol --atol --equal-nan -q --quiet' ;;
-        convert) echo '-t --to --filter --exclude -p --strip-prefix --rename -f --force --cast --dequantize -z --compress --max-shard-size --no-verify' ;;
-        stats) echo '--filter --exclude -s --summary --max-bytes' ;;
-        show) echo '-i --index --edgeitems --threshold' ;;
+        info) echo '-f --format --filter --exclude -s --summary -m --metadata --max-header --stored-order -r --recursive -l --group --top --tensors --max-fetch -v --verbose' ;;
+        diff) echo '-p --strip-prefix --strip-prefix-a --strip-prefix-b --rename --filter --exclude -r --recursive --values --rtol --atol --equal-nan -m --metadata -q --quiet --max-fetch -v --verbose' ;;
+        convert) echo '-t --to --filter --exclude -p --strip-prefix --rename -f --force --cast --dequantize -z --compress --max-shard-size --no-verify --skip-unsupported --max-fetch -v --verbose' ;;
+        stats) echo '--filter --exclude -s --summary -r --recursive --max-fetch -v --verbose --max-bytes' ;;
+        show) echo '-i --index --edgeitems --threshold -r --recursive --max-fetch -v --verbose' ;;
+        scan) echo '--sarif' ;;
         reshape) echo '--mxnet --reverse' ;;
         transpose) echo '--axes' ;;
         squeeze) echo '--axis' ;;
@@ -44,15 +45,21 @@ _tshape_options()
 _tshape_values()
 {
     case $1:$2 in
-        info:-f | info:--format) echo 'npy pytorch npz mxnet safetensors gguf tshape32 tshape64 hdf5 onnx caffe caffe2' ;;
+        info:-f | info:--format) echo 'npy pytorch pickle npz mxnet safetensors gguf tshape32 tshape64 hdf5 onnx caffe caffe2' ;;
         info:--filter) echo '' ;;
         info:--exclude) echo '' ;;
         info:--max-header) echo '' ;;
         info:--top) echo '' ;;
+        info:--max-fetch) echo '' ;;
         diff:-p | diff:--strip-prefix) echo '' ;;
+        diff:--strip-prefix-a) echo '' ;;
+        diff:--strip-prefix-b) echo '' ;;
         diff:--rename) echo '' ;;
+        diff:--filter) echo '' ;;
+        diff:--exclude) echo '' ;;
         diff:--rtol) echo '' ;;
         diff:--atol) echo '' ;;
+        diff:--max-fetch) echo '' ;;
         convert:-t | convert:--to) echo 'safetensors npz npy-dir' ;;
         convert:--filter) echo '' ;;
         convert:--exclude) echo '' ;;
@@ -61,12 +68,15 @@ _tshape_values()
         convert:--cast) echo 'float16 bfloat16 float32 float64 complex64 complex128' ;;
         convert:--dequantize) echo '' ;;
         convert:--max-shard-size) echo '' ;;
+        convert:--max-fetch) echo '' ;;
         stats:--filter) echo '' ;;
         stats:--exclude) echo '' ;;
+        stats:--max-fetch) echo '' ;;
         stats:--max-bytes) echo '' ;;
         show:-i | show:--index) echo '' ;;
         show:--edgeitems) echo '' ;;
         show:--threshold) echo '' ;;
+        show:--max-fetch) echo '' ;;
         transpose:--axes) echo '' ;;
         squeeze:--axis) echo '' ;;
         strides:--dtype) echo 'float32 float64 float16 uint8 int32 int8 int64 bool int16 uint16 uint32 uint64 bfloat16 complex64 complex128 float128 complex256 float8_e5m2 float8_e4m3fn float8_e4m3fnuz float8_e5m2fnuz float8_e8m0fnu datetime64 timedelta64 object' ;;

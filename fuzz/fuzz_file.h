@@ -9,9 +9,11 @@
 #ifndef TSHAPE_FUZZ_FILE_H
 #define TSHAPE_FUZZ_FILE_H
 
-/* Uses functions of the experimental part of tshape.h. */
+/* Uses functions of the experimental part of tshape.h, and the library's
+ * internal sparse source (every byte read must have been asked for). */
 #define TS_EXPERIMENTAL_API
 #include "fuzz.h"
+#include "../src/formats/reader.h"
 
 static size_t fuzz_sink; /* keeps the reads of strings alive */
 
@@ -127,6 +129,12 @@ static void fuzz_file(const uint8_t *data, size_t size, ts_format format,
     if (st != TS_OK) {
         fuzz_check_error(st, &err);
         FUZZ_CHECK(f == NULL);
+        /* a strict sparse source fails the same way */
+        ts_file *g = NULL;
+        ts_error e2;
+        FUZZ_CHECK(ts__file_open_memory_sparse(data, size, &opts, &g, &e2) == st);
+        FUZZ_CHECK(ts__unfetched_faults == 0);
+        FUZZ_CHECK(strcmp(err.message, e2.message) == 0);
         return;
     }
     FUZZ_CHECK(f != NULL);
@@ -152,6 +160,19 @@ static void fuzz_file(const uint8_t *data, size_t size, ts_format format,
     }
     for (size_t i = 0; i < count; i++)
         fuzz_check_compare(f, ts_file_array(f, i));
+    /* The same through a strict sparse source, as a remote file is read:
+     * the same result, and no byte read that was not asked for. */
+    ts_file *g = NULL;
+    ts_status sg = ts__file_open_memory_sparse(data, size, &opts, &g, &err);
+    FUZZ_CHECK(ts__unfetched_faults == 0);
+    FUZZ_CHECK(sg == TS_OK);
+    FUZZ_CHECK(ts_file_count(g) == count);
+    for (size_t i = 0; i < count; i++) {
+        fuzz_check_values(g, ts_file_array(g, i));
+        fuzz_check_compare(g, ts_file_array(g, i));
+    }
+    FUZZ_CHECK(ts__unfetched_faults == 0);
+    ts_file_close(g);
     ts_file_close(f);
 }
 

@@ -27,13 +27,13 @@ static void walk(const ts__pb_msg *m0, size_t size)
         if (f.wire != TS__PB_LEN)
             continue;
         int64_t n;
-        if (ts__pb_count_varints(m.base, f.pos, f.len, &n, &err) == TS_OK)
+        if (ts__pb_count_varints(&m, &f, &n, &err) == TS_OK)
             FUZZ_CHECK(n >= 0 && (uint64_t)n <= f.len);
         else
             fuzz_check_error(err.code, &err);
         int64_t dims[TS_MAX_NDIM];
         int ndim = 0;
-        if (ts__pb_dims(m.base, &f, dims, &ndim, "dims", &err) == TS_OK)
+        if (ts__pb_dims(&m, &f, dims, &ndim, "dims", &err) == TS_OK)
             FUZZ_CHECK(ndim >= 0 && ndim <= TS_MAX_NDIM);
         else
             fuzz_check_error(err.code, &err);

@@ -551,11 +551,19 @@ TS_API int64_t ts_dtype_itemsize(ts_dtype dt);
 
 /*
  * Looks up a user spelling (text NUL-terminated): canonical names
- * ("float32", "bf16", "bfloat16"), NumPy type codes with or without byte
- * order ("f4", "<f4", "|b1", "i8", "c8"), and MXNet type flags as decimal
- * ("0".."12"). *out receives the dtype.
- * Errors: TS_ERR_DTYPE ("unknown dtype 'x'"; an out-of-range flag as
- * ts_dtype_from_mshadow_flag).
+ * ("float32", "bf16", "bfloat16", "half", "float", "double"), NumPy type
+ * codes with or without byte order ("f4", "<f4", "|b1", "i8", "c8"), MXNet
+ * type flags as decimal ("0".."12"), and the dtypes frameworks print, with
+ * their module prefix: PyTorch's "torch.float16", "torch.half",
+ * "torch.float" (float32), "torch.double", "torch.long" (int64),
+ * "torch.int" (int32), "torch.short", "torch.cfloat", "torch.cdouble";
+ * TensorFlow's "tf.float32", "tf.half", "tf.double"; NumPy's "np." and
+ * "numpy." names ("np.float32", "np.single", "np.float_" (float64),
+ * "np.int_" (int64), "np.intc" (int32), "np.byte" ...) and JAX's "jnp.".
+ * *out receives the dtype.
+ * Errors: TS_ERR_DTYPE ("unknown dtype 'x'", also a framework dtype tshape
+ * has no type for, such as torch.qint8 or tf.string; an out-of-range flag
+ * as ts_dtype_from_mshadow_flag).
  */
 TS_API ts_status ts_dtype_from_string(const char *text, ts_dtype *out, ts_error *err);
 
@@ -613,7 +621,8 @@ typedef enum ts_format {
     TS_FORMAT_ONNX = 9,          /* ONNX ModelProto (.onnx) */
     TS_FORMAT_HDF5 = 10,         /* HDF5 / Keras weights (.h5, .hdf5) */
     TS_FORMAT_CAFFE = 11,        /* Caffe NetParameter / BlobProto (.caffemodel) */
-    TS_FORMAT_CAFFE2 = 12        /* Caffe2 TensorProtos or init NetDef (.pb) */
+    TS_FORMAT_CAFFE2 = 12,       /* Caffe2 TensorProtos or init NetDef (.pb) */
+    TS_FORMAT_PICKLE = 13        /* a plain pickle (.pkl, .pdparams, joblib) */
 } ts_format;
 
 /*
@@ -718,8 +727,39 @@ typedef struct ts_array {
                                     when the array owns its data */
     const char *storage_key;     /* the storage this array is a view of
                                     (PyTorch "archive/data/0"), NULL when the
-                                    array owns its data */
+                                    array owns its data; ONNX external data:
+                                    the side file's location */
+    int null_shape;              /* 1: the array has no shape at all (an HDF5
+                                    null dataspace, H5S_NULL, which h5py
+                                    reads as h5py.Empty): reports show no
+                                    shape, and `shape` is (0,) so that size
+                                    and nbytes are 0 for code that does not
+                                    look at this field. 0 otherwise */
 } ts_array;
+
+/*
+ * How ts_file_open reads a local file.
+ *   TS_IO_AUTO   files of at most 64 KiB are read whole; larger ones as with
+ *                TS_IO_PREAD
+ *   TS_IO_MAP    mapped read-only (mmap): headers cost the pages they touch
+ *                and the kernel's read-ahead around each; values are read
+ *                from the map (fastest on a warm page cache, but the pages
+ *                read count in the resident set)
+ *   TS_IO_PREAD  read with pread: headers into a page cache of the file's
+ *                own, only the bytes a reader asks for, rounded to 4 KiB
+ *                pages (a 400 MB checkpoint on a cold disk costs its headers,
+ *                not the device's read-ahead around each page); values by
+ *                steps of 256 KiB into buffers, so reading a 10 GB array
+ *                holds a few MiB (tshape(1) ENVIRONMENT, TSHAPE_IO)
+ */
+typedef enum ts_io_mode { TS_IO_AUTO = 0, TS_IO_MAP = 1, TS_IO_PREAD = 2 } ts_io_mode;
+
+/* A line of text for a log (no newline); `user` is the caller's pointer. */
+typedef void (*ts_log_fn)(void *user, const char *line);
+
+/* Bytes that reading the headers of a remote file may fetch by default
+ * (ts_open_options.max_fetch): 64 MiB, enough for a GGUF vocabulary. */
+#define TS_DEFAULT_MAX_FETCH ((uint64_t)64 << 20)
 
 /*
  * Options for opening a file: an option struct that grows. Fields are only
@@ -752,39 +792,69 @@ typedef struct ts_open_options {
                                     without a signature, its extension
                                     (ONNX, Caffe, Caffe2 are detected only
                                     with a known extension). */
+    /* Fields below were appended after the first version. */
+    uint64_t max_fetch;          /* remote files: the most bytes reading the
+                                    headers may fetch (data reads are not
+                                    counted); 0: TS_DEFAULT_MAX_FETCH.
+                                    Past it, TS_ERR_LIMIT names the option */
+    ts_io_mode io;               /* local files: how bytes are read (see
+                                    ts_io_mode); TS_IO_AUTO (0) by default */
+    ts_log_fn log;               /* remote files: called with one line per
+                                    HTTP request (method, URL, range, status,
+                                    bytes, milliseconds), from the thread that
+                                    made it; NULL: silent */
+    void *log_user;              /* passed to log */
+    uint64_t first_fetch;        /* remote files: bytes of the first request,
+                                    which also learns the file's size; 0:
+                                    100000 (huggingface_hub's, enough for
+                                    97% of safetensors headers). ts_model_open
+                                    sizes it for the shards of a remote model
+                                    from the first shard's header when 0 */
 } ts_open_options;
 
 /* Initialiser of a ts_open_options with every option at its default. */
-#define TS_OPEN_OPTIONS_INIT {sizeof(ts_open_options), TS_FORMAT_AUTO, 0, 0, 0, NULL}
+#define TS_OPEN_OPTIONS_INIT {sizeof(ts_open_options), TS_FORMAT_AUTO, 0, 0, 0, NULL, 0, \
+                              TS_IO_AUTO, NULL, NULL, 0}
 
 /* An opened, parsed file: a list of arrays and optional metadata. */
 typedef struct ts_file ts_file;
 
 /*
- * Opens `path` (NUL-terminated), maps it read-only (a file of at most
- * 64 KiB is read into memory instead) and parses its headers (never its
- * data), by the rules of each format's reference implementation (NumPy
- * format.py, MXNet NDArray::Load, safetensors, ggml gguf.cpp), made
- * stricter where they are lax (see README). Only regular files can be
- * mapped: a directory, FIFO or device is refused with TS_ERR_IO at once (a
+ * Opens `path` (NUL-terminated) and parses its headers (never its data),
+ * by the rules of each format's reference implementation (NumPy format.py,
+ * MXNet NDArray::Load, safetensors, ggml gguf.cpp), made stricter where they
+ * are lax (see README). A local file of at most 64 KiB is read whole; a
+ * larger one is read as opts->io says (by default with pread, only the bytes
+ * the reader parses, rounded to pages: see ts_io_mode). A URL
+ * (ts_is_url: http://, https://, hf://, s3://) is read with HTTP range
+ * requests the same way: the first request reads opts->first_fetch bytes and
+ * learns the size, later ones what the reader asks for, within
+ * opts->max_fetch bytes (tshape(1) REMOTE FILES). Only regular files are
+ * read: a directory, FIFO or device is refused with TS_ERR_IO at once (a
  * FIFO is opened non-blocking, so this never waits for a writer); read such
  * input into memory and use ts_file_open_memory.
  *   opts  NULL for defaults (auto-detect), or options initialised with
  *         TS_OPEN_OPTIONS_INIT (see ts_open_options)
  *   out   receives a new ts_file on success, NULL on failure; the caller
  *         owns it and closes it with ts_file_close
- * A file that shrinks while it is parsed (another program truncates it)
- * fails with TS_ERR_IO instead of killing the process with SIGBUS: the
- * first call installs a SIGBUS handler that turns a fault on the mapping
- * being parsed, in the parsing thread, into that error and passes every
- * other SIGBUS on to the handler installed before it (or the default).
- * A program that installs its own SIGBUS handler afterwards loses this.
- * Errors: TS_ERR_IO (with strerror text), TS_ERR_FORMAT, TS_ERR_TRUNCATED,
- * TS_ERR_UNSUPPORTED (also: opts sets fields this library does not know),
- * TS_ERR_LIMIT (also: more than 2^20 arrays in the file, tshape(1)
- * LIMITS), TS_ERR_OVERFLOW, TS_ERR_DTYPE, TS_ERR_NOMEM,
+ * A file that shrinks while it is read (another program truncates it) fails
+ * with TS_ERR_IO: a short read says so; a mapped file (TS_IO_MAP) would die
+ * of SIGBUS, so the first call installs a SIGBUS handler that turns a fault
+ * on the mapping being parsed, in the parsing thread, into that error and
+ * passes every other SIGBUS on to the handler installed before it (or the
+ * default). A program that installs its own SIGBUS handler afterwards
+ * loses this. A file read with pread or over HTTP is a reserved address
+ * range whose unread pages fault with SIGSEGV: a handler installed the same
+ * way turns a fault there (a bug of tshape's readers) into TS_ERR_FORMAT.
+ * Errors: TS_ERR_IO (with strerror text; for a URL the HTTP status, or
+ * libcurl's reason, and the URL requested), TS_ERR_FORMAT, TS_ERR_TRUNCATED,
+ * TS_ERR_UNSUPPORTED (also: opts sets fields this library does not know;
+ * libcurl cannot be loaded for a URL), TS_ERR_LIMIT (also: more than 2^20
+ * arrays in the file, tshape(1) LIMITS; a remote file's headers past
+ * opts->max_fetch), TS_ERR_OVERFLOW, TS_ERR_DTYPE, TS_ERR_NOMEM,
  * TS_ERR_INVALID_ARG (also: opts->struct_size too small, opts->format
- * without a reader, a 0/1 option with another value). err->offset is the
+ * without a reader, a 0/1 option with another value, opts->io not a
+ * ts_io_mode, a URL that does not parse). err->offset is the
  * byte offset of the problem in the file, err->index the entry (see
  * ts_error), and the message names the entry.
  */
@@ -1819,7 +1889,19 @@ typedef enum ts_model_issue_kind {
                                        does not name */
     TS_MODEL_SHARD_UNLISTED = 7,    /* warning: a file of the shards' format
                                        beside the index, not named by it */
-    TS_MODEL_FOLDER_REPEATED = 8    /* warning (recursive): a folder reached
+    TS_MODEL_NAME_REPEATED = 8,     /* warning: without an index, a member
+                                       repeats tensor names of an earlier
+                                       one (separate checkpoints, not
+                                       shards); the first is kept in
+                                       lookups by name */
+    TS_MODEL_FOLDERS_SKIPPED = 9,   /* warning: without an index, subfolders
+                                       were not read (opts->recursive 0, or
+                                       deeper than 32 levels); path is the
+                                       first of them */
+    TS_MODEL_METADATA_UNREAD = 10,  /* warning: with metadata asked for, the
+                                       folder's config.json (or the index's
+                                       metadata) could not be read as JSON */
+    TS_MODEL_FOLDER_REPEATED = 11   /* warning (recursive): a folder reached
                                        again through a symbolic link (back up
                                        the tree, or a second link to it) is not
                                        read again: each folder (st_dev, st_ino)
@@ -1857,6 +1939,34 @@ TS_API ts_status ts_model_open(const char *path, const ts_model_options *opts, t
 /* Closes every member and frees the model. Accepts NULL. */
 TS_API void ts_model_close(ts_model *m);
 
+/*
+ * 1 when ts_model_open reads `path` as a model of several files rather than
+ * as one file: a local folder, an *.index.json (local or remote), a Hub
+ * repository (hf://ORG/NAME or hf://ORG/NAME@REVISION) or a URL ending in
+ * '/'; 0 otherwise (also for NULL and for a path that does not exist).
+ */
+TS_API int ts_model_path(const char *path);
+
+/*
+ * 1 when `path` is a URL that ts_file_open and ts_model_open read remotely:
+ * http:// and https:// (range requests through libcurl), hf:// (the Hugging
+ * Face Hub: hf://ORG/NAME[@REVISION][/PATH], resolved against HF_ENDPOINT,
+ * default https://huggingface.co, with HF_TOKEN as a bearer token) and
+ * s3:// (s3://BUCKET/KEY, anonymous or signed with AWS SigV4 from
+ * AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_SESSION_TOKEN, AWS_REGION;
+ * AWS_ENDPOINT_URL for S3-compatible stores). tshape(1) ENVIRONMENT lists
+ * every variable. 0 for local paths and NULL.
+ */
+TS_API int ts_is_url(const char *path);
+
+/*
+ * Requests and bytes the file's byte source has read so far: for a remote
+ * file the HTTP requests (a redirect followed counts) and the bytes of
+ * their answers; for a local file the reads (a mapped file counts 0). Either
+ * out-pointer may be NULL; a NULL file gives 0 and 0.
+ */
+TS_API void ts_file_io_stats(const ts_file *f, uint64_t *requests, uint64_t *bytes);
+
 /* The index file's path, or NULL when the model has none (or m is NULL). */
 TS_API const char *ts_model_index(const ts_model *m);
 
@@ -1877,9 +1987,66 @@ TS_API const ts_array *ts_model_array(const ts_model *m, size_t i, size_t *file)
 /* The name of tensor i in the model: the array's name, or for an array
  * without one (a .npy file) its member's path from the model's folder
  * without the extension ("embed", "sub/embed"; for a model of one file,
- * the file's name without folder and extension). NULL when i is out of
- * range or m is NULL. */
+ * the file's name without folder and extension), with the %XX escapes of
+ * ts_write's npy folders undone ("%2Drf" is "-rf"; a '%' not followed by
+ * such an escape stays). NULL when i is out of range or m is NULL. */
 TS_API const char *ts_model_array_name(const ts_model *m, size_t i);
+
+/*
+ * What a model says about itself besides its tensors, collected by
+ * ts_model_open when opts->open asks for metadata (want_metadata 1; else
+ * there is none): for a folder or an index, first every top-level entry of
+ * the folder's config.json (Hugging Face's model_type, architectures,
+ * hidden_size, ...: the configuration transformers reads), then the
+ * entries of the index's "metadata" object (total_size), then the members'
+ * own metadata (safetensors __metadata__, GGUF key/values, HDF5
+ * attributes; see ts_file_metadata), each (key, value) pair once, in the
+ * order first met, with the number of members that hold it: the shards of
+ * one model give one "format": "pt" held by all of them.
+ *   source  TS_MODEL_META_CONFIG, _INDEX or _MEMBER
+ *   path    the file it comes from (config.json, the index, or the first
+ *           member holding it)
+ *   key     the entry's key
+ *   value   its JSON text (config.json and index values compacted: no
+ *           whitespace outside strings; member values as ts_file_metadata
+ *           gives them)
+ *   files   _MEMBER: members holding this key with this value; else 1
+ * A config.json that cannot be read or is not a JSON object is a warning
+ * (TS_MODEL_METADATA_UNREAD) and gives no entries; a missing one gives
+ * none. Owned by the model, valid until ts_model_close.
+ */
+typedef enum ts_model_meta_source {
+    TS_MODEL_META_CONFIG = 1,
+    TS_MODEL_META_INDEX = 2,
+    TS_MODEL_META_MEMBER = 3
+} ts_model_meta_source;
+
+typedef struct ts_model_meta {
+    ts_model_meta_source source;
+    const char *path;
+    const char *key;
+    const char *value;
+    size_t files;
+} ts_model_meta;
+
+/*
+ * The files of a model's folder that hold no tensors (its top level only,
+ * names not starting with '.'): what save_pretrained writes beside the
+ * weights (config.json, generation_config.json, tokenizer files,
+ * README.md), for a conversion to copy. A file is one when its first
+ * bytes match no reader of the table and, beside an index, when it is a
+ * JSON file; index files (*.index.json), members, files that open as
+ * tensor files and the external data files of ONNX members are not. Paths are the folder's joined with the name, in
+ * byte order of the names; none for a model of one file. Count 0 and NULL
+ * for NULL or i out of range. Owned by the model.
+ */
+TS_API size_t ts_model_other_file_count(const ts_model *m);
+TS_API const char *ts_model_other_file(const ts_model *m, size_t i);
+
+/* The number of metadata entries (0 for NULL), and the i-th (NULL when i
+ * is out of range or m is NULL). */
+TS_API size_t ts_model_metadata_count(const ts_model *m);
+TS_API const ts_model_meta *ts_model_metadata_at(const ts_model *m, size_t i);
 
 /* Issues in a fixed order (index problems, then members in order), and
  * how many are errors; 0 / NULL for NULL or i out of range. */
@@ -1888,13 +2055,392 @@ TS_API size_t ts_model_error_count(const ts_model *m);
 TS_API const ts_model_issue *ts_model_issue_at(const ts_model *m, size_t i);
 
 /* ------------------------------------------------------------------------ */
+/* Summaries: totals, parameters, the largest tensors, layer groups         */
+/* (src/formats/role.c, src/formats/summary.c)                              */
+/* ------------------------------------------------------------------------ */
+
+/* What a tensor of a checkpoint is for (ts_tensor_role). Append-only. */
+typedef enum ts_role {
+    TS_ROLE_PARAMETER = 0,       /* learned: counted by torch's
+                                    sum(p.numel() for p in model.parameters()) */
+    TS_ROLE_BUFFER = 1,          /* state a model keeps but does not learn */
+    TS_ROLE_OPTIMIZER_STATE = 2  /* an optimizer's per-parameter state */
+} ts_role;
+
+/* Number of roles: valid values are 0..TS_ROLE_COUNT-1. */
+#define TS_ROLE_COUNT 3
+
+/*
+ * The role of a tensor named `name` (NUL-terminated: its name in the file or
+ * model, such as "model.layer1.0.bn1.running_mean"; NULL counts as "") whose
+ * dtype is `dtype`. Files record no such flag, so the rule goes by name and
+ * dtype. "Parameters" mean one thing everywhere: what PyTorch counts in
+ * sum(p.numel() for p in model.parameters()), so that a checkpoint holding
+ * the optimizer's state beside the model is not counted twice. The first
+ * rule that matches wins:
+ *   1. TS_ROLE_OPTIMIZER_STATE:
+ *      - the first component of the name (up to the first '.' or '/')
+ *        contains "optimizer": the keys under which checkpoints keep
+ *        torch.optim.Optimizer.state_dict() ("optimizer"; the PyTorch
+ *        tutorial's "optimizer_state_dict"; PyTorch Lightning's
+ *        "optimizer_states"; fairseq's "last_optimizer_state") and Keras's
+ *        "optimizer_weights" group;
+ *      - "state.N...." with N all digits: Optimizer.state_dict() saved
+ *        alone (torch/optim/optimizer.py: {"state": {0: {...}}, ...});
+ *      - any component (between '.' and '/') that is a per-parameter state
+ *        key of torch.optim: momentum_buffer (SGD), exp_avg, exp_avg_sq,
+ *        max_exp_avg_sq (Adam, AdamW, NAdam, RAdam, Adamax), exp_inf
+ *        (Adamax), square_avg, grad_avg (RMSprop), acc_delta (Adadelta);
+ *   2. TS_ROLE_BUFFER:
+ *      - MXNet "aux:" names (the format's auxiliary states);
+ *      - a last component (after '.', '/', ':' or '_'; a Keras ":0" suffix
+ *        dropped) that is running_mean, running_var, num_batches_tracked
+ *        (torch.nn BatchNorm buffers), moving_mean, moving_var or
+ *        moving_variance (Keras non-trainable BatchNormalization weights,
+ *        MXNet BatchNorm statistics);
+ *      - a dtype that is neither floating point nor complex (bool, integers,
+ *        strings, datetimes, structured, object): torch lets only floating
+ *        point and complex tensors require gradients, so such a tensor is
+ *        never a parameter (position ids, attention masks, step counters,
+ *        packed int4 weights of GPTQ layers, which are buffers there too).
+ *        GGUF block types (TS_DTYPE_QUANTIZED) hold the weights of
+ *        parameters and stay parameters; TS_DTYPE_UNKNOWN goes by name;
+ *   3. TS_ROLE_PARAMETER: every other tensor. A floating point buffer with
+ *      none of the names above (a rotary embedding's inv_freq) is counted
+ *      as a parameter: only the model's code could tell.
+ * Never fails.
+ */
+TS_API ts_role ts_tensor_role(const char *name, ts_dtype dtype);
+
+/* The role's word, as summaries print it and JSON keys its totals:
+ * "parameter", "buffer", "optimizer_state"; "unknown" outside the enum.
+ * Static text. */
+TS_API const char *ts_role_name(ts_role role);
+
+/*
+ * A summary: the totals and highlights of a set of tensors added one at a
+ * time, as `tshape info --summary` prints them, computed here so that C
+ * and Python users get the same answers:
+ *   - sums (tensors, elements, bytes) of every tensor added, per role
+ *     (ts_tensor_role) and per dtype (keyed by ts_summary_dtype's spelling,
+ *     in the order first added);
+ *   - with options top N, the N largest tensors by nbytes, largest first
+ *     (ties: the one added first; an unknown nbytes counts as -1);
+ *   - with options group 1, the tensors whose names differ only in layer
+ *     numbers and that have the same dtype spelling and shape, collapsed
+ *     into groups, in the order first added. A layer number is a component
+ *     of the name between dots (or at its start or end) of 1 to 9 decimal
+ *     digits: the module paths of PyTorch's nn.ModuleList
+ *     ("model.layers.12.mlp.up_proj.weight"), as llama.cpp's
+ *     gguf-py/scripts/gguf_dump.py groups block tensors "blk.N.". A group
+ *     of tensors "model.layers.0.x" .. "model.layers.31.x" is reported as
+ *     "model.layers.#.x", count 32, layers "0-31".
+ * Everything reported is copied into the summary: tensors may come from
+ * files closed afterwards. The pointers the query functions return stay
+ * valid until the next ts_summary_add or ts_summary_free. Memory: the dtype
+ * list, the top N tensors, and with group the groups with their layer
+ * numbers (8 bytes per tensor).
+ */
+typedef struct ts_summary ts_summary;
+
+/*
+ * Options of ts_summary_new: an option struct that grows, by the rule of
+ * ts_open_options (initialise with TS_SUMMARY_OPTIONS_INIT; struct_size 0
+ * or too small is TS_ERR_INVALID_ARG, unknown nonzero bytes beyond this
+ * version's struct TS_ERR_UNSUPPORTED). NULL: defaults.
+ */
+typedef struct ts_summary_options {
+    size_t struct_size;          /* sizeof(ts_summary_options) */
+    int64_t top;                 /* 0..1048576: how many of the largest
+                                    tensors to keep (default 0) */
+    int group;                   /* 0 or 1: collect layer groups (default 0) */
+} ts_summary_options;
+
+#define TS_SUMMARY_OPTIONS_INIT {sizeof(ts_summary_options), 0, 0}
+
+/*
+ * A sum over tensors that never wraps: a sum that would not fit in int64
+ * stops at the last value that fitted and sets its overflow flag (print it
+ * as "overflow", JSON null).
+ */
+typedef struct ts_summary_sum {
+    int64_t tensors;             /* tensors counted */
+    int64_t size;                /* elements */
+    int64_t nbytes;              /* bytes, of the tensors whose nbytes is known */
+    int size_overflow;           /* 1: size does not fit in int64 */
+    int nbytes_overflow;         /* 1: nbytes does not fit in int64 */
+    int nbytes_unknown;          /* 1: some tensors have no known nbytes
+                                    (NumPy object arrays: pickled) */
+} ts_summary_sum;
+
+/* One tensor of a summary (largest, groups); owned by the summary. */
+typedef struct ts_summary_tensor {
+    const char *name;            /* as given to ts_summary_add */
+    const char *dtype;           /* ts_summary_dtype's spelling */
+    const int64_t *dims;         /* the shape: ndim dims */
+    int ndim;
+    int64_t size;                /* elements */
+    int64_t nbytes;              /* bytes; -1 when unknown */
+    ts_role role;
+    size_t tag;                  /* as given to ts_summary_add */
+} ts_summary_tensor;
+
+/* One group of tensors (options group); owned by the summary. */
+typedef struct ts_summary_group {
+    const char *name;            /* the name with '#' for each layer number
+                                    when count > 1, else the tensor's name */
+    const char *layers;          /* the layer numbers in ascending order,
+                                    consecutive runs as ranges: "0-31",
+                                    "0-3,5,7-9"; "" when count is 1 or the
+                                    names have no layer number */
+    int64_t count;               /* tensors in the group */
+    ts_summary_tensor first;     /* the first one added */
+} ts_summary_group;
+
+/*
+ * A new empty summary with options opts (NULL: defaults); free it with
+ * ts_summary_free. Errors: TS_ERR_NOMEM; TS_ERR_INVALID_ARG (also: opts as
+ * above, top outside 0..1048576, group not 0/1), TS_ERR_UNSUPPORTED.
+ */
+TS_API ts_status ts_summary_new(const ts_summary_options *opts, ts_summary **out,
+                                ts_error *err);
+
+/* Frees the summary and everything it reported. Accepts NULL. */
+TS_API void ts_summary_free(ts_summary *s);
+
+/*
+ * Adds tensor `a` under the name `name` (NUL-terminated; NULL: a->name),
+ * with its role ts_tensor_role(name, a->dtype). `tag` is any number the
+ * caller wants back with the tensor in ts_summary_largest and
+ * ts_summary_group_at (a model's tensor index: ts_model_array(m, tag, ...)).
+ * Nothing of `a` or `name` is kept. Errors: TS_ERR_NOMEM (the sums include
+ * the tensor; what failed to be recorded is the largest or group entry).
+ */
+TS_API ts_status ts_summary_add(ts_summary *s, const char *name, const ts_array *a, size_t tag,
+                                ts_error *err);
+
+/* The sums of every tensor added, and of those of one role (NULL when s
+ * is NULL or role is outside the enum). Owned by the summary. */
+TS_API const ts_summary_sum *ts_summary_total(const ts_summary *s);
+TS_API const ts_summary_sum *ts_summary_role(const ts_summary *s, ts_role role);
+
+/* The dtypes met, in the order first added (0 for NULL): the i-th one's
+ * spelling is returned and its sums stored in *sum when sum is not NULL;
+ * NULL when i is out of range. */
+TS_API size_t ts_summary_dtype_count(const ts_summary *s);
+TS_API const char *ts_summary_dtype_at(const ts_summary *s, size_t i,
+                                       const ts_summary_sum **sum);
+
+/* The largest tensors kept (at most options top), largest first; NULL when
+ * i is out of range. */
+TS_API size_t ts_summary_largest_count(const ts_summary *s);
+TS_API const ts_summary_tensor *ts_summary_largest(const ts_summary *s, size_t i);
+
+/* The groups (options group; 0 without it), in the order first added. The
+ * layer texts are made on the first call after an add, which is why s is
+ * not const; NULL when i is out of range or that text cannot be allocated. */
+TS_API size_t ts_summary_group_count(const ts_summary *s);
+TS_API const ts_summary_group *ts_summary_group_at(ts_summary *s, size_t i);
+
+/*
+ * The dtype as summaries spell it: a->dtype_name, except for NumPy's
+ * flexible types (bytes, str, void), whose names count bits ("str224"),
+ * the descr NumPy prints for them ("<U7", "S5", "V12"; a '|' byte order
+ * dropped, as numpy.dtype's str does not show it for them). Owned by the
+ * array; "" for NULL.
+ */
+TS_API const char *ts_summary_dtype(const ts_array *a);
+
+/* ------------------------------------------------------------------------ */
+/* Scan: what loading a file would import and run (src/formats/scan.c)      */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * torch.load, pickle.load, numpy.load(allow_pickle=True) and joblib.load
+ * import every global a pickle names and call what the pickle says; Keras
+ * runs the marshalled bytecode of Lambda layers. A scan reads what those
+ * loaders read, with tshape's restricted pickle machine (which never
+ * imports, calls or executes anything), and reports what they would import:
+ *   - every global of every pickle of a file, with the pickle, the byte
+ *     offset and the opcode that names it and its class (ts_scan_class):
+ *     each pickle member of a zip archive (data.pkl, constants.pkl, any
+ *     *.pkl, in any folder), the pickles of a legacy torch.save file, a
+ *     plain pickle of any protocol (.pkl, .pickle, .pdparams, a .bin that
+ *     is one), a joblib dump, the pickle of a .npy object array (alone or in
+ *     an .npz), and the pickles and torch.save files inside byte strings of
+ *     those pickles (torch.storage._load_from_bytes, pickle.loads
+ *     payloads), up to 4 levels deep. Whatever a file is called: the
+ *     content decides, as it does for torch.load;
+ *   - findings: zip archives built so that scanners and torch.load read
+ *     different bytes (general-purpose flag bits, a CRC-32 that does not
+ *     match, a name that differs between the local header and the central
+ *     directory, duplicate names, a data.pkl in another folder than the one
+ *     torch.load reads, data after the archive), pickle structures that
+ *     call what a call returned or change a global's attributes, Keras
+ *     Lambda layers (marshalled bytecode) and custom objects in model_config
+ *     (.h5) or config.json (.keras), and notes (a TorchScript archive, which
+ *     torch.load hands to torch.jit.load);
+ *   - whether torch.load(weights_only=True) would accept the file, with the
+ *     allowlists and opcodes of torch 1.13's and torch 2.4's
+ *     torch/_weights_only_unpickler.py, and which globals a user would have
+ *     to pass to torch.serialization.add_safe_globals (torch >= 2.4).
+ * The dangerous list is matched against every attribute of a dotted name,
+ * as Python resolves names (STACK_GLOBAL 'torch' 'os.system' is
+ * os.system); tshape(1) SCAN lists it.
+ */
+
+/* Classes of globals and findings, in increasing order of concern. */
+typedef enum ts_scan_class {
+    TS_SCAN_NONE = 0,        /* verdicts only: nothing imported */
+    TS_SCAN_TENSOR = 1,      /* tensor rebuild functions, storages, dtypes */
+    TS_SCAN_DATA = 2,        /* plain data: builtins containers, collections,
+                                NumPy arrays and scalars, datetime, ... */
+    TS_SCAN_UNKNOWN = 3,     /* imported by the loader, not known to run code,
+                                not known to be data (a pickled class) */
+    TS_SCAN_DANGEROUS = 4    /* runs code or touches the system */
+} ts_scan_class;
+
+/* "none", "tensor", "data", "unknown", "dangerous"; "unknown" for values
+ * outside the enum too. Never NULL. */
+TS_API const char *ts_scan_class_name(ts_scan_class c);
+
+/* One global of a pickle (duplicates within a pickle are counted, not
+ * repeated). Strings are owned by the scan. */
+typedef struct ts_scan_global {
+    size_t file;             /* index of its file (ts_scan_file_at) */
+    const char *pickle;      /* the pickle: "archive/data.pkl", "object
+                                pickle", "archive/data.pkl > bytes at byte
+                                120" */
+    int64_t offset;          /* byte offset of the opcode in that pickle */
+    int64_t file_offset;     /* the same in the file, or -1 (an inflated or
+                                nested pickle) */
+    const char *opcode;      /* "GLOBAL", "STACK_GLOBAL", "INST" */
+    const char *module;      /* as written (bytes that are not printable
+                                UTF-8 as \xNN) */
+    const char *name;
+    uint64_t count;          /* times the pickle names it */
+    ts_scan_class cls;
+    const char *what;        /* "run a shell command", "a tensor rebuild
+                                function", ... */
+    int torch_1_13;          /* 1: torch 1.13's weights_only allowlist has it */
+    int torch_2_4;           /* 1: torch 2.4's has it */
+} ts_scan_global;
+
+typedef enum ts_scan_finding_kind {
+    TS_SCAN_FINDING_ZIP = 1,        /* a zip differential */
+    TS_SCAN_FINDING_PICKLE = 2,     /* a pickle structure (a call of a call's
+                                       result, BUILD on a global) or a
+                                       pickle tshape could not read whole */
+    TS_SCAN_FINDING_KERAS = 3,      /* a Lambda layer or a custom object */
+    TS_SCAN_FINDING_NOTE = 4        /* for information (class TS_SCAN_NONE) */
+} ts_scan_finding_kind;
+
+typedef struct ts_scan_finding {
+    size_t file;
+    ts_scan_finding_kind kind;
+    ts_scan_class cls;       /* how it counts in the verdict */
+    const char *where;       /* member, pickle or layer, or NULL */
+    int64_t offset;          /* byte offset in the file, or -1 */
+    const char *message;     /* one line */
+} ts_scan_finding;
+
+/* What torch.load(f, weights_only=True) would do. */
+typedef enum ts_scan_wo {
+    TS_SCAN_WO_NA = 0,       /* not a file torch.load reads (npy, keras) */
+    TS_SCAN_WO_ACCEPTED = 1,
+    TS_SCAN_WO_ALLOWLIST = 2,/* accepted once the globals of safe_globals are
+                                passed to add_safe_globals (torch >= 2.4) */
+    TS_SCAN_WO_REFUSED = 3,  /* refused whatever is allowlisted (an opcode
+                                or construct it does not run, a dangerous
+                                global, not a torch.save file) */
+    TS_SCAN_WO_JIT = 4       /* a TorchScript archive: torch.load hands it to
+                                torch.jit.load, which weights_only does not
+                                restrict before torch 2.6 (CVE-2025-32434) */
+} ts_scan_wo;
+
+/* "n/a", "accepted", "allowlist", "refused", "torch.jit.load"; "unknown"
+ * outside the enum. Never NULL. */
+TS_API const char *ts_scan_wo_name(ts_scan_wo w);
+
+/* The verdict on one file. Strings are owned by the scan. */
+typedef struct ts_scan_file {
+    const char *path;
+    const char *container;   /* what the content is: "torch.save zip",
+                                "torch.save legacy", "TorchScript", "pickle",
+                                "joblib", "npy", "npz", "keras", "hdf5",
+                                "zip", "safetensors", "gguf", "onnx",
+                                "other" */
+    ts_scan_class verdict;   /* the worst class of its globals and findings */
+    ts_status status;        /* TS_OK, or why it could not be scanned whole
+                                (what was read before is reported) */
+    const char *error;       /* the message then, else NULL */
+    size_t first_global, nglobals;   /* its globals: ts_scan_global_at */
+    size_t first_finding, nfindings; /* its findings: ts_scan_finding_at */
+    size_t npickles;         /* pickles read */
+    ts_scan_wo torch_1_13, torch_2_4;
+    const char *why_1_13;    /* the reason when not accepted, else NULL */
+    const char *why_2_4;
+    const char *safe_globals;/* torch_2_4 TS_SCAN_WO_ALLOWLIST: the globals to
+                                allowlist, "module.name" joined by ", " */
+} ts_scan_file;
+
+typedef struct ts_scan ts_scan;
+
+/*
+ * Scans `path` (NUL-terminated): a regular file, or a folder and its
+ * subfolders (at most 32 levels; every regular file, in byte order of the
+ * paths; names starting with '.' are skipped, as for models: .git), or a
+ * URL (ts_is_url): a file, read by range requests for what the scan reads
+ * (zip directories and pickles; other kinds whole, within the default fetch
+ * budget), or a model (ts_model_path: an index, a Hub repository), whose
+ * files are scanned.
+ * A file that cannot be read or scanned whole is not a failure: its
+ * ts_scan_file says so (status, error) and keeps what was found before.
+ * Work and memory are bounded by what the pickles hold, never by the size
+ * of tensor data (storages are never read).
+ *   out   receives a new ts_scan, NULL on failure; close it with
+ *         ts_scan_close
+ * Errors: TS_ERR_IO (path or a folder unreadable, with strerror text),
+ * TS_ERR_NOMEM, TS_ERR_LIMIT (more than 16,777,216 files), and for a model
+ * URL those of ts_model_open.
+ */
+TS_API ts_status ts_scan_open(const char *path, ts_scan **out, ts_error *err);
+
+/* Scans an image in memory as the file `name` (NUL-terminated, used in
+ * reports; may be NULL: "-"): data (len bytes; NULL only when len is 0) is
+ * borrowed for the call only. Errors: TS_ERR_NOMEM. */
+TS_API ts_status ts_scan_open_memory(const void *data, size_t len, const char *name,
+                                     ts_scan **out, ts_error *err);
+
+/* Frees the scan. Accepts NULL. */
+TS_API void ts_scan_close(ts_scan *s);
+
+/* The worst verdict of its files (TS_SCAN_NONE for NULL or no files), and
+ * how many files could not be scanned whole (0 for NULL). tshape scan exits
+ * 2 when there is such a file, else 1 when the verdict is
+ * TS_SCAN_UNKNOWN or TS_SCAN_DANGEROUS, else 0. */
+TS_API ts_scan_class ts_scan_verdict(const ts_scan *s);
+TS_API size_t ts_scan_error_count(const ts_scan *s);
+
+/* Files, globals and findings in order (files in path order, each file's
+ * records together); counts 0 and NULL for NULL or i out of range. */
+TS_API size_t ts_scan_file_count(const ts_scan *s);
+TS_API const ts_scan_file *ts_scan_file_at(const ts_scan *s, size_t i);
+TS_API size_t ts_scan_global_count(const ts_scan *s);
+TS_API const ts_scan_global *ts_scan_global_at(const ts_scan *s, size_t i);
+TS_API size_t ts_scan_finding_count(const ts_scan *s);
+TS_API const ts_scan_finding *ts_scan_finding_at(const ts_scan *s, size_t i);
+
+/* ------------------------------------------------------------------------ */
 /* Values: decoding and statistics of the stored data (src/values)           */
 /* ------------------------------------------------------------------------ */
 
 /*
  * Unlike everything above, these functions read an array's data, not only
  * its header. The data is read from the file's map (ts_file_open) or image
- * (ts_file_open_memory): at data_offset for stored data, through zlib for a
+ * (ts_file_open_memory): at data_offset for stored data (for ONNX external
+ * data, in the side file: mapped once per file on first use, opened without
+ * following a symbolic link), through zlib for a
  * deflated .npz member (streamed through a fixed 256 KiB buffer, never
  * inflated whole), for an ONNX initializer whose values are in
  * TensorProto's typed fields (float_data, int32_data, int64_data,
@@ -1918,7 +2464,13 @@ TS_API const ts_model_issue *ts_model_issue_at(const ts_model *m, size_t i);
  * q8_k, tq1_0, tq2_0, iq4_nl, iq4_xs, dequantized to float32 exactly as
  * ggml's dequantize_row_* (ggml-quants.c) computes them, and q8_1 (which
  * ggml only quantizes) as d * qs, then widened to double. Conversions to
- * double are exact. Any other dtype (longdouble, float6/4, datetime,
+ * double are exact, but for float128 and complex256 (NumPy's names for the
+ * C long double of the machine that wrote them, in 16 bytes: read, as NumPy
+ * does, as this machine's long double when that is x87 80-bit extended
+ * precision (x86-64) or IEEE binary128 (aarch64 and others), else
+ * TS_ERR_DTYPE), whose values are rounded to the nearest double (beyond
+ * float64's range: +-Inf, as NumPy's astype(np.float64)). Any other dtype
+ * (float96, float6/4, datetime,
  * strings, structured, the GGUF types whose decoding needs ggml's large grid
  * tables: iq2_xxs, iq2_xs, iq2_s, iq3_xxs, iq3_s, iq1_s, iq1_m, and newer
  * ones such as mxfp4) is TS_ERR_DTYPE naming the array and the dtype.
@@ -1961,11 +2513,13 @@ TS_API ts_value_kind ts_array_value_kind(const ts_array *a);
  * TS_ERR_INDEX (start < 0, count < 0 or start + count > a->size),
  * TS_ERR_UNSUPPORTED (no readable data: data_offset -1 without a stream or
  * storage record, MXNet sparse storage, a non-contiguous view of a deflated
- * storage), TS_ERR_LAYOUT (negative strides),
+ * storage, ONNX external data of a model opened from memory without a
+ * path), TS_ERR_LAYOUT (negative strides),
  * TS_ERR_TRUNCATED (a view or data reaching past its storage or the file),
  * TS_ERR_FORMAT (a deflate stream that fails to inflate, or, when a call
  * inflates a whole member, whose size or CRC-32 differs from the zip
- * directory's), TS_ERR_IO (file shrank), TS_ERR_NOMEM; TS_ERR_INVALID_ARG
+ * directory's), TS_ERR_IO (file shrank; an ONNX side file that cannot be
+ * opened or mapped), TS_ERR_NOMEM; TS_ERR_INVALID_ARG
  * (the argument rule: f or a NULL, out NULL with count > 0, `as` not one of
  * the four types above).
  */
@@ -2079,12 +2633,18 @@ TS_API ts_status ts_array_stats(const ts_file *f, const ts_array *a,
  *   notclose   elements for which close() is false
  *   first      flat index (C order, as NumPy's a.flat; see ts_unravel_index)
  *              of the first element not close, -1 when all are close
- *   max_abs    the largest |x - y| (float64; +Inf when one side is infinite
- *              and the other not) over the elements where neither x nor y is
- *              NaN; pairs with x == y count 0. 0 when there are none.
- *   max_rel    the largest |x - y| / |y| over the same elements with y
- *              finite and nonzero (numpy.testing.assert_allclose's "Max
- *              relative difference" leaves out y == 0 too); 0 when none.
+ *   max_abs    the largest |x - y| (float64), as NumPy's
+ *              np.max(np.abs(a - b)): +Inf when one side is infinite and the
+ *              other not; NaN when some pair has a NaN (np.max propagates
+ *              it), except pairs of two NaN that equal_nan makes close,
+ *              which count 0 as numpy.testing.assert_allclose(equal_nan=True)
+ *              leaves them out; pairs with x == y (the same infinity, 0 and
+ *              -0) count 0. 0 when there are no elements.
+ *   max_rel    the largest |x - y| / |y| over the same pairs, as NumPy's
+ *              np.max(np.abs(a - b) / np.abs(b)): +Inf where y is 0 and x is
+ *              not (NumPy's division by 0); +Inf where y is infinite and x is
+ *              not the same infinity (deliberately: NumPy's inf / inf gives a
+ *              NaN neither value holds); NaN as max_abs is; x == y counts 0.
  *   nan_a, nan_b  NaN elements of a and of b (complex: a NaN part)
  */
 typedef struct ts_compare {
@@ -2178,7 +2738,9 @@ TS_API ts_status ts_array_compare(const ts_file *fa, const ts_array *a, const ts
  *                U8..U64, I8..I64, F16, BF16, F32, F64, F8_E5M2, F8_E4M3
  *                (float8_e4m3fn), F8_E4M3FNUZ, F8_E5M2FNUZ, F8_E8M0, C64
  *                (complex64, safetensors >= 0.7). complex128 and NumPy-only
- *                dtypes (strings, datetime, longdouble) are TS_ERR_DTYPE.
+ *                dtypes (strings, datetime, float128, complex256) are
+ *                TS_ERR_DTYPE (a cast to float64 or complex64 converts the
+ *                last two).
  *   npy          [numpy/lib/format.py _write_array_header, NumPy 1.24]:
  *                version 1.0 (2.0 when the header needs more than 65535
  *                bytes), the dict {'descr', 'fortran_order': False,
@@ -2186,12 +2748,22 @@ TS_API ts_status ts_array_compare(const ts_file *fa, const ts_array *a, const ts
  *                padding, padded with spaces and a '\n' so the data starts
  *                at a multiple of 64: the bytes of np.save. dtypes: bool,
  *                int8..int64, uint8..uint64, float16, float32, float64,
- *                complex64, complex128; bfloat16 and float8 (which NumPy
- *                lacks) are TS_ERR_DTYPE unless cast.
+ *                complex64, complex128, float128 and complex256 (their
+ *                bytes, as the source holds them); bfloat16 and float8
+ *                (which NumPy lacks) are TS_ERR_DTYPE unless cast.
  *   npz          [numpy/lib/npyio.py savez]: a zip (written by libzip) of one
  *                member "NAME.npy" per array, stored (np.savez) or deflated
  *                (np.savez_compressed); zip64 as libzip needs it.
- *   npy folder   a new folder holding NAME.npy per array.
+ *   npy folder   a new folder holding NAME.npy per array: a '/' in NAME makes
+ *                subfolders (HDF5 "dense/kernel:0" is dense/kernel:0.npy);
+ *                in each part, control (C0, DEL, C1), bidirectional
+ *                (U+061C, U+200E, U+200F, U+202A..E, U+2066..9) and line
+ *                separator (U+2028, U+2029) characters, a '-' that starts
+ *                the part and '%' are written as %XX per UTF-8 byte (RFC
+ *                3986 percent-encoding, upper-case); ts_model_open undoes
+ *                exactly these escapes when it names the arrays of .npy
+ *                files (ts_model_array_name), so a folder read back with
+ *                recursive gives every name as it was.
  *
  * Safety: everything is written to temporary files in the target's folder
  * (mkstemp/mkdtemp: ".NAME.tshape-XXXXXX"), flushed with fsync, verified
@@ -2227,8 +2799,9 @@ typedef struct ts_write_tensor {
  *   cast            0: dtypes kept; 1: arrays of the kind of cast_dtype are
  *                   converted to it: a floating cast_dtype (float16,
  *                   bfloat16, float32, float64) converts every floating array
- *                   (float16/32/64, bfloat16, float8), complex64/complex128
- *                   every complex array; others keep their dtype. Rounding
+ *                   (float16/32/64, bfloat16, float8, float128),
+ *                   complex64/complex128 every complex array (complex256
+ *                   too); others keep their dtype. Rounding
  *                   is to nearest, ties to even (IEEE 754 roundTiesToEven)
  *                   from the exact value, overflow gives +-Inf, NaN stays
  *                   NaN (its payload is not kept)
@@ -2254,6 +2827,16 @@ typedef struct ts_write_tensor {
  *   progress        called after each piece of data (at most about every 8
  *                   MiB) with the data bytes done and in all; returns 0 to
  *                   go on, nonzero to stop with TS_ERR_CANCELED. May be NULL.
+ *   copy_files, copy_count  safetensors and npz: files (paths,
+ *                   NUL-terminated) copied byte for byte into the folder of
+ *                   `path` under their own names, with the arrays: written
+ *                   under temporary names, verified (XXH3-64 of the bytes
+ *                   read back), renamed into place with the rest, never
+ *                   replacing a file without overwrite, all or nothing, as
+ *                   save_pretrained leaves config.json beside the weights.
+ *                   A file that already is its target (same device and
+ *                   inode) is left as it is. Not counted in
+ *                   ts_write_result's files and file_bytes. NULL/0: none.
  */
 typedef struct ts_write_options {
     size_t struct_size;          /* sizeof(ts_write_options) */
@@ -2270,12 +2853,14 @@ typedef struct ts_write_options {
     const char *source_file;
     int (*progress)(void *ctx, int64_t done, int64_t total);
     void *progress_ctx;
+    const char *const *copy_files;
+    size_t copy_count;
 } ts_write_options;
 
 /* Initialiser of a ts_write_options with every option at its default. */
 #define TS_WRITE_OPTIONS_INIT                                                  \
     {sizeof(ts_write_options), TS_WRITE_SAFETENSORS, 0, 0, TS_DTYPE_FLOAT32, 0, \
-     TS_DTYPE_FLOAT32, 0, 0, 0, NULL, NULL, NULL, NULL}
+     TS_DTYPE_FLOAT32, 0, 0, 0, NULL, NULL, NULL, NULL, NULL, 0}
 
 /* What ts_write wrote (a fixed layout: it never grows). */
 typedef struct ts_write_result {
@@ -2294,21 +2879,46 @@ typedef struct ts_write_result {
  * Errors: TS_ERR_INVALID_ARG (the argument rule: path NULL, tensors NULL
  * with n > 0, a NULL name/file/array; opts as for ts_open_options, a flag
  * not 0/1, format, cast_dtype or dequantize_dtype not one of those listed,
- * max_shard_size < 0 or given for another format), TS_ERR_UNSUPPORTED (opts
+ * max_shard_size < 0 or given for another format, copy_files NULL with
+ * copy_count > 0 or holding NULL, or given for npy folders), TS_ERR_UNSUPPORTED (opts
  * sets fields this library does not know), TS_ERR_VALUE (two arrays with
  * one name; a name that is empty, not valid UTF-8, or, for npz and npy
- * folders, holds '/' or NUL or is "." or ".."), TS_ERR_DTYPE (a dtype the
+ * folders, has an empty or ".." part (npy folders: or a "." part), which
+ * would leave the folder), TS_ERR_DTYPE (a dtype the
  * format cannot hold, naming the array and saying what --cast or
  * --dequantize would do), every error of ts_array_read (a source that
- * cannot be read, naming the array), TS_ERR_IO (create/write/fsync/rename
+ * cannot be read, naming the array), TS_ERR_IO (the folder of `path` does
+ * not exist or is not a folder, named; create/write/fsync/rename
  * failed, with strerror text: ENOSPC, EFBIG beyond RLIMIT_FSIZE (the caller
- * ignores SIGXFSZ to get it), EEXIST without overwrite; or verification
+ * ignores SIGXFSZ to get it), EEXIST without overwrite; a file to copy that
+ * cannot be read, or would be written twice; or verification
  * found a difference, naming the file and array), TS_ERR_CANCELED,
  * TS_ERR_NOMEM, TS_ERR_OVERFLOW. Every message names the array concerned
  * ("array 'NAME': ...").
  */
 TS_API ts_status ts_write(const char *path, const ts_write_tensor *tensors, size_t n,
                           const ts_write_options *opts, ts_write_result *out, ts_error *err);
+
+/*
+ * Whether ts_write with options opts (NULL: defaults) could write tensor t,
+ * from its header alone: its name, dtype and storage by the rules above
+ * (with opts' format, cast and dequantize), and where its data is (inside
+ * its file or storage, in a form the values layer reads: ts_array_read's
+ * checks before any byte is read). Nothing is written or read. So a caller
+ * can name every tensor that cannot be written before writing any (tshape
+ * convert lists them all, and with --skip-unsupported writes the others).
+ * Returns TS_OK, or the error ts_write would give for this tensor:
+ * TS_ERR_DTYPE (a dtype the format cannot hold: strings, object, a GGUF
+ * block type without dequantize, bfloat16 for npy without cast),
+ * TS_ERR_UNSUPPORTED (MXNet sparse storage, an array without a shape,
+ * data not stored in a readable form), TS_ERR_VALUE (a name the format
+ * cannot hold), TS_ERR_TRUNCATED, TS_ERR_LAYOUT, TS_ERR_OVERFLOW (data
+ * outside its storage or file), TS_ERR_IO (an ONNX side file that cannot
+ * be opened); the message starts with "array 'NAME': ". TS_ERR_INVALID_ARG
+ * and TS_ERR_UNSUPPORTED for t or opts as ts_write.
+ */
+TS_API ts_status ts_write_check(const ts_write_tensor *t, const ts_write_options *opts,
+                                ts_error *err);
 
 /* ------------------------------------------------------------------------ */
 /* Layer shapes: convolution, pooling, matmul, linear, concat, stack        */

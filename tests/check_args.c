@@ -296,6 +296,11 @@ START_TEST(test_files)
     ck_assert_uint_eq(ts_file_metadata_count(NULL), 0);
     ck_assert_int_eq(ts_file_metadata(NULL, 0, &key, &val), 0);
     ck_assert_str_eq(key, "k");
+    uint64_t requests = 9, bytes = 9;
+    ts_file_io_stats(NULL, &requests, &bytes);
+    ck_assert_uint_eq(requests, 0);
+    ck_assert_uint_eq(bytes, 0);
+    ts_file_io_stats(NULL, NULL, NULL);
 
     EXPECT(ts_file_open(NULL, NULL, &f, EP), BAD, "ts_file_open: path is NULL");
     ck_assert_ptr_null(f);
@@ -682,6 +687,24 @@ START_TEST(test_models)
     ck_assert_uint_eq(ts_model_issue_count(NULL), 0);
     ck_assert_uint_eq(ts_model_error_count(NULL), 0);
     ck_assert_ptr_null(ts_model_issue_at(NULL, 0));
+    ck_assert_uint_eq(ts_model_metadata_count(NULL), 0);
+    ck_assert_uint_eq(ts_model_other_file_count(NULL), 0);
+    ck_assert_ptr_null(ts_model_other_file(NULL, 0));
+    ck_assert_ptr_null(ts_model_metadata_at(NULL, 0));
+    ck_assert_int_eq(ts_model_path(NULL), 0);
+    ck_assert_int_eq(ts_model_path(dir), 1);
+    ck_assert_int_eq(ts_model_path("tests/fixtures/model/hf/model.safetensors.index.json"), 1);
+    ck_assert_int_eq(ts_model_path("examples/image.npy"), 0);
+    ck_assert_int_eq(ts_model_path("hf://org/name"), 1);
+    ck_assert_int_eq(ts_model_path("hf://org/name@v1"), 1);
+    ck_assert_int_eq(ts_model_path("hf://org/name/model.safetensors"), 0);
+    ck_assert_int_eq(ts_model_path("https://host/models/x/"), 1);
+    ck_assert_int_eq(ts_model_path("https://host/x.index.json"), 1);
+    ck_assert_int_eq(ts_is_url(NULL), 0);
+    ck_assert_int_eq(ts_is_url("examples/image.npy"), 0);
+    ck_assert_int_eq(ts_is_url("HTTPS://host/x"), 1);
+    ck_assert_int_eq(ts_is_url("s3://b/k"), 1);
+    ck_assert_int_eq(ts_is_url("ftp://host/x"), 0);
 
     EXPECT(ts_model_open(NULL, NULL, &m, EP), BAD, "ts_model_open: path is NULL");
     ck_assert_ptr_null(m);
@@ -727,8 +750,106 @@ START_TEST(test_models)
     ck_assert_ptr_null(ts_model_file(m, ts_model_file_count(m)));
     ck_assert_ptr_null(ts_model_file_path(m, ts_model_file_count(m)));
     ck_assert_ptr_null(ts_model_issue_at(m, ts_model_issue_count(m)));
+    ck_assert_ptr_null(ts_model_metadata_at(m, ts_model_metadata_count(m)));
     ck_assert_ptr_nonnull(ts_model_array(m, 0, NULL));
     ts_model_close(m);
+}
+END_TEST
+
+/* Summaries (src/formats/role.c, summary.c): roles, ts_summary. */
+START_TEST(test_summaries)
+{
+    ts_summary *s = (ts_summary *)1;
+    ck_assert_int_eq(ts_tensor_role(NULL, TS_DTYPE_FLOAT32), TS_ROLE_PARAMETER);
+    ck_assert_int_eq(ts_tensor_role("w", (ts_dtype)99), TS_ROLE_PARAMETER);
+    ck_assert_str_eq(ts_role_name((ts_role)3), "unknown");
+    ck_assert_str_eq(ts_role_name((ts_role)-1), "unknown");
+    ck_assert_str_eq(ts_summary_dtype(NULL), "");
+    ts_summary_free(NULL);
+    ck_assert_ptr_null(ts_summary_total(NULL));
+    ck_assert_ptr_null(ts_summary_role(NULL, TS_ROLE_BUFFER));
+    ck_assert_uint_eq(ts_summary_dtype_count(NULL), 0);
+    ck_assert_ptr_null(ts_summary_dtype_at(NULL, 0, NULL));
+    ck_assert_uint_eq(ts_summary_largest_count(NULL), 0);
+    ck_assert_ptr_null(ts_summary_largest(NULL, 0));
+    ck_assert_uint_eq(ts_summary_group_count(NULL), 0);
+    ck_assert_ptr_null(ts_summary_group_at(NULL, 0));
+
+    EXPECT(ts_summary_new(NULL, NULL, EP), BAD, "ts_summary_new: out is NULL");
+    ts_summary_options o;
+    memset(&o, 0, sizeof o);
+    EXPECT(ts_summary_new(&o, &s, EP), BAD, NULL);
+    ck_assert_ptr_null(s);
+    ck_assert_msg(strncmp(E.message, "ts_summary_new: opts->struct_size is 0: initialise the "
+                          "options with TS_SUMMARY_OPTIONS_INIT", 89) == 0, "%s", E.message);
+    o = (ts_summary_options)TS_SUMMARY_OPTIONS_INIT;
+    o.top = -1;
+    EXPECT(ts_summary_new(&o, &s, EP), BAD, "ts_summary_new: opts->top is -1, not 0..1048576");
+    o.top = (1 << 20) + 1;
+    EXPECT(ts_summary_new(&o, &s, EP), BAD,
+           "ts_summary_new: opts->top is 1048577, not 0..1048576");
+    o.top = 0;
+    o.group = 2;
+    EXPECT(ts_summary_new(&o, &s, EP), BAD, "ts_summary_new: opts->group is 2, not 0 or 1");
+
+    ck_assert_int_eq(ts_summary_new(NULL, &s, NULL), TS_OK);
+    ts_file *f = NULL;
+    ck_assert_int_eq(ts_file_open("tests/fixtures/values/f4.npy", NULL, &f, NULL), TS_OK);
+    EXPECT(ts_summary_add(NULL, "x", ts_file_array(f, 0), 0, EP), BAD,
+           "ts_summary_add: s is NULL");
+    EXPECT(ts_summary_add(s, "x", NULL, 0, EP), BAD, "ts_summary_add: a is NULL");
+    ck_assert_int_eq(ts_summary_add(s, NULL, ts_file_array(f, 0), 0, NULL), TS_OK);
+    ck_assert_ptr_null(ts_summary_role(s, (ts_role)3));
+    ck_assert_ptr_null(ts_summary_dtype_at(s, 1, NULL));
+    ck_assert_ptr_null(ts_summary_largest(s, 0)); /* top 0: none kept */
+    ck_assert_ptr_null(ts_summary_group_at(s, 0)); /* no groups without group */
+    ts_file_close(f);
+    ts_summary_free(s);
+}
+END_TEST
+
+/* Scan (src/formats/scan.c). */
+START_TEST(test_scan)
+{
+    ts_scan *s = (ts_scan *)1;
+    ts_scan_close(NULL);
+    ck_assert_int_eq(ts_scan_verdict(NULL), TS_SCAN_NONE);
+    ck_assert_uint_eq(ts_scan_error_count(NULL), 0);
+    ck_assert_uint_eq(ts_scan_file_count(NULL), 0);
+    ck_assert_ptr_null(ts_scan_file_at(NULL, 0));
+    ck_assert_uint_eq(ts_scan_global_count(NULL), 0);
+    ck_assert_ptr_null(ts_scan_global_at(NULL, 0));
+    ck_assert_uint_eq(ts_scan_finding_count(NULL), 0);
+    ck_assert_ptr_null(ts_scan_finding_at(NULL, 0));
+    ck_assert_str_eq(ts_scan_class_name((ts_scan_class)99), "unknown");
+    ck_assert_str_eq(ts_scan_class_name(TS_SCAN_DANGEROUS), "dangerous");
+    ck_assert_str_eq(ts_scan_wo_name((ts_scan_wo)-1), "unknown");
+    ck_assert_str_eq(ts_scan_wo_name(TS_SCAN_WO_JIT), "torch.jit.load");
+
+    EXPECT(ts_scan_open(NULL, &s, EP), BAD, "ts_scan_open: path is NULL");
+    ck_assert_ptr_null(s);
+    EXPECT(ts_scan_open("tests", NULL, EP), BAD, "ts_scan_open: out is NULL");
+    EXPECT(ts_scan_open("tests/no such file", &s, EP), TS_ERR_IO, NULL);
+    /* a URL that cannot be read: the file's record says so */
+    ck_assert_int_eq(ts_scan_open("http://127.0.0.1:1/x.pt", &s, NULL), TS_OK);
+    ck_assert_uint_eq(ts_scan_file_count(s), 1);
+    ck_assert_int_eq(ts_scan_file_at(s, 0)->status, TS_ERR_IO);
+    ts_scan_close(s);
+    s = (ts_scan *)1;
+    EXPECT(ts_scan_open_memory(NULL, 3, "x", &s, EP), BAD,
+           "ts_scan_open_memory: data is NULL but len is 3");
+    ck_assert_ptr_null(s);
+    EXPECT(ts_scan_open_memory("x", 1, "x", NULL, EP), BAD, "ts_scan_open_memory: out is NULL");
+
+    /* out-of-range indices of an open scan; an empty image is nothing */
+    ck_assert_int_eq(ts_scan_open_memory(NULL, 0, NULL, &s, NULL), TS_OK);
+    ck_assert_uint_eq(ts_scan_file_count(s), 1);
+    ck_assert_str_eq(ts_scan_file_at(s, 0)->path, "-");
+    ck_assert_int_eq(ts_scan_file_at(s, 0)->verdict, TS_SCAN_NONE);
+    ck_assert_ptr_null(ts_scan_file_at(s, 1));
+    ck_assert_ptr_null(ts_scan_global_at(s, 0));
+    ck_assert_ptr_null(ts_scan_finding_at(s, 0));
+    ts_scan_close(s);
 }
 END_TEST
 
@@ -834,6 +955,23 @@ START_TEST(test_values)
     wgrown.later = 1;
     EXPECT(ts_write(out, &t, 1, &wgrown.o, &r, EP), TS_ERR_UNSUPPORTED, NULL);
     EXPECT(ts_write(out, &t, 1, NULL, NULL, EP), TS_ERR_IO, NULL);
+    w2 = (ts_write_options)TS_WRITE_OPTIONS_INIT;
+    w2.copy_count = 2;
+    EXPECT(ts_write(out, &t, 1, &w2, &r, EP), BAD, "ts_write: opts->copy_files is NULL but "
+                                                   "copy_count is 2");
+    const char *const one_null[] = {NULL};
+    w2.copy_files = one_null;
+    w2.copy_count = 1;
+    EXPECT(ts_write(out, &t, 1, &w2, &r, EP), BAD, "ts_write: opts->copy_files[0] is NULL");
+    EXPECT(ts_write_check(NULL, NULL, EP), BAD, "ts_write_check: t is NULL");
+    EXPECT(ts_write_check(&tnull, NULL, EP), BAD,
+           "ts_write_check: t has a NULL name, file or array");
+    snprintf(msg, sizeof msg, "ts_write_check: opts->struct_size is 0: initialise the "
+             "options with TS_WRITE_OPTIONS_INIT (struct_size = sizeof(ts_write_options) = %zu)",
+             sizeof w);
+    EXPECT(ts_write_check(&t, &w, EP), BAD, msg);
+    EXPECT(ts_write_check(&t, &wgrown.o, EP), TS_ERR_UNSUPPORTED, NULL);
+    ck_assert_int_eq(ts_write_check(&t, NULL, NULL), TS_OK);
     ts_file_close(f);
 }
 END_TEST
@@ -929,6 +1067,8 @@ Suite *args_suite(void)
     tcase_add_test(tc, test_jagged);
     tcase_add_test(tc, test_dlpack);
     tcase_add_test(tc, test_models);
+    tcase_add_test(tc, test_summaries);
+    tcase_add_test(tc, test_scan);
     tcase_add_test(tc, test_values);
     tcase_add_test(tc, test_layer_shapes);
     suite_add_tcase(s, tc);

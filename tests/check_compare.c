@@ -77,7 +77,10 @@ START_TEST(test_float_rule)
      *   4  inf / inf        equal
      *   5  -inf / inf       not close, |d| inf
      *   6  0 / 1e-8         1e-8 <= 1e-8 + 1e-13: close, relative 1
-     *   7  1e-9 / 0         close (atol); no relative difference (b 0) */
+     *   7  1e-9 / 0         close (atol); relative inf (b 0: NumPy's
+     *                       abs(a - b) / abs(b))
+     * The NaN pair makes the maxima NaN, as np.max(np.abs(a - b)) is;
+     * with equal_nan it is left out (assert_allclose(equal_nan=True)). */
     const double xa[8] = {1, 2, 3, NAN, INFINITY, -INFINITY, 0, 1e-9};
     const double xb[8] = {1, 2.00001, 3.1, NAN, INFINITY, INFINITY, 1e-8, 0};
     mem_npy a = npy("<f8", 0, "(8,)", xa, sizeof xa), b = npy("<f8", 0, "(8,)", xb, sizeof xb);
@@ -86,8 +89,8 @@ START_TEST(test_float_rule)
     ck_assert_int_eq(c.count, 8);
     ck_assert_int_eq(c.notclose, 3);
     ck_assert_int_eq(c.first, 2);
-    ck_assert(c.max_abs == INFINITY);
-    ck_assert(c.max_rel == 1.0);
+    ck_assert(isnan(c.max_abs));
+    ck_assert(isnan(c.max_rel));
     ck_assert_int_eq(c.nan_a, 1);
     ck_assert_int_eq(c.nan_b, 1);
 
@@ -96,6 +99,10 @@ START_TEST(test_float_rule)
     c = compare(&a, &b, &o);
     ck_assert_int_eq(c.notclose, 2);
     ck_assert_int_eq(c.first, 2);
+    ck_assert(c.max_abs == INFINITY);
+    ck_assert(c.max_rel == INFINITY);
+    ck_assert_int_eq(c.nan_a, 1);
+    ck_assert_int_eq(c.nan_b, 1);
 
     /* atol 0: element 7 (1e-9 against 0) is no longer close, element 6
      * neither (1e-8 > 1e-13) */
@@ -158,6 +165,45 @@ START_TEST(test_first_index_and_orders)
     c = compare(&b, &a, NULL);
     ck_assert_int_eq(c.notclose, 2);
     ck_assert_int_eq(c.first, 11);
+    npy_free(&a);
+    npy_free(&b);
+}
+END_TEST
+
+/* Issue 20 item 1: a relative difference where b is 0 is NumPy's
+ * abs(a - b) / abs(b), inf, for every kind; 0 against 0 is equal (0). */
+START_TEST(test_rel_where_b_is_zero)
+{
+    const double fa[3] = {0.5, 0, 2}, fb[3] = {0, 0, 2};
+    mem_npy a = npy("<f8", 0, "(3,)", fa, sizeof fa), b = npy("<f8", 0, "(3,)", fb, sizeof fb);
+    ts_compare c = compare(&a, &b, NULL);
+    ck_assert_int_eq(c.notclose, 1);
+    ck_assert(c.max_abs == 0.5);
+    ck_assert(c.max_rel == INFINITY);
+    npy_free(&a);
+    npy_free(&b);
+    const int32_t ia[2] = {3, 0}, ib[2] = {0, 0};
+    a = npy("<i4", 0, "(2,)", ia, sizeof ia);
+    b = npy("<i4", 0, "(2,)", ib, sizeof ib);
+    c = compare(&a, &b, NULL);
+    ck_assert_int_eq(c.kind, TS_VALUE_INT);
+    ck_assert(c.max_abs == 3);
+    ck_assert(c.max_rel == INFINITY);
+    npy_free(&a);
+    npy_free(&b);
+    const double ca[4] = {0, 1, 1, 1}, cb[4] = {0, 0, 1, 1};
+    a = npy("<c16", 0, "(2,)", ca, sizeof ca);
+    b = npy("<c16", 0, "(2,)", cb, sizeof cb);
+    c = compare(&a, &b, NULL);
+    ck_assert(c.max_abs == 1);
+    ck_assert(c.max_rel == INFINITY);
+    npy_free(&a);
+    npy_free(&b);
+    /* all equal, zeros included: 0 and 0 */
+    a = npy("<f8", 0, "(3,)", fb, sizeof fb);
+    b = npy("<f8", 0, "(3,)", fb, sizeof fb);
+    c = compare(&a, &b, NULL);
+    ck_assert(c.max_abs == 0 && c.max_rel == 0);
     npy_free(&a);
     npy_free(&b);
 }
@@ -226,13 +272,16 @@ START_TEST(test_complex_and_mixed)
     ck_assert_int_eq(c.kind, TS_VALUE_COMPLEX);
     ck_assert_int_eq(c.notclose, 2);
     ck_assert_int_eq(c.first, 1);
-    ck_assert(c.max_abs == hypot(0.0, 2.0 - 2.1));
-    ck_assert(c.max_rel == hypot(0.0, 2.0 - 2.1) / hypot(1.0, 2.1));
+    ck_assert(isnan(c.max_abs));
+    ck_assert(isnan(c.max_rel));
     ck_assert_int_eq(c.nan_a, 1);
     ck_assert_int_eq(c.nan_b, 1);
     ts_compare_options o = TS_COMPARE_OPTIONS_INIT;
     o.equal_nan = 1;
-    ck_assert_int_eq(compare(&a, &b, &o).notclose, 1);
+    c = compare(&a, &b, &o);
+    ck_assert_int_eq(c.notclose, 1);
+    ck_assert(c.max_abs == hypot(0.0, 2.0 - 2.1));
+    ck_assert(c.max_rel == hypot(0.0, 2.0 - 2.1) / hypot(1.0, 2.1));
 
     /* float64 against complex64: complex, imaginary part 0 */
     const double ra[2] = {1, 2};
@@ -338,6 +387,7 @@ START_TEST(test_threads)
     mem_npy a = npy("<f4", 0, "(2097152,)", x, n * sizeof *x);
     x[1900000] = -1;
     x[300001] = 7;
+    mem_npy finite = npy("<f4", 0, "(2097152,)", x, n * sizeof *x);
     x[1048576] = NAN;
     mem_npy b = npy("<f4", 0, "(2097152,)", x, n * sizeof *x);
     free(x);
@@ -349,15 +399,21 @@ START_TEST(test_threads)
         ts_compare c = compare(&b, &a, &o);
         ck_assert_int_eq(c.notclose, 3);
         ck_assert_int_eq(c.first, 300001);
-        ck_assert(c.max_abs == 1900000 * 0.25 + 1);
-        ck_assert(c.max_rel == (1900000 * 0.25 + 1) / (1900000 * 0.25));
+        ck_assert(isnan(c.max_abs)); /* the NaN, whichever thread met it */
+        ck_assert(isnan(c.max_rel));
         ck_assert_int_eq(c.nan_a, 1);
         ck_assert_int_eq(c.nan_b, 0);
+        c = compare(&finite, &a, &o);
+        ck_assert_int_eq(c.notclose, 2);
+        ck_assert(c.max_abs == 1900000 * 0.25 + 1);
+        ck_assert(c.max_rel == (1900000 * 0.25 + 1) / (1900000 * 0.25));
+        ck_assert_int_eq(c.nan_a, 0);
         ck_assert_int_ge(progress_calls, 1);
         ck_assert_int_eq(progress_total, (int64_t)(2 * n * sizeof *x));
     }
     npy_free(&a);
     npy_free(&b);
+    npy_free(&finite);
 }
 END_TEST
 
@@ -414,6 +470,7 @@ Suite *compare_suite(void)
     tcase_set_timeout(tc, 60);
     tcase_add_test(tc, test_float_rule);
     tcase_add_test(tc, test_first_index_and_orders);
+    tcase_add_test(tc, test_rel_where_b_is_zero);
     tcase_add_test(tc, test_int64_extremes);
     tcase_add_test(tc, test_complex_and_mixed);
     tcase_add_test(tc, test_deflated_members);

@@ -245,6 +245,137 @@ START_TEST(test_npy_bytes)
 }
 END_TEST
 
+/* Issue 20 item 20 and issue 26 item 4: a folder of .npy files keeps every
+ * name: '/' makes subfolders, control, C1 and bidirectional characters, a
+ * leading '-' and '%' are escaped as %XX, names that would leave the folder
+ * are refused; ts_model_open (recursive) gives the names back. */
+START_TEST(test_npy_dir_names)
+{
+    static const char *const names[] = {"dense/kernel:0", "-rf", "a\nb", "bell\a",
+                                        "\xe2\x80\xae" "evil", "100%", "sub/-x", "\xc2\x85",
+                                        "%2D", "ok.v1"};
+    static const char *const files[] = {"dense/kernel:0.npy", "%2Drf.npy", "a%0Ab.npy",
+                                        "bell%07.npy", "%E2%80%AEevil.npy", "100%25.npy",
+                                        "sub/%2Dx.npy", "%C2%85.npy", "%252D.npy", "ok.v1.npy"};
+    const size_t n = sizeof names / sizeof *names;
+    src a = src_a();
+    const ts_array *aa = ts_file_array(a.f, 0);
+    char *dir = tmp_dir(), *out = path_in(dir, "out");
+    ts_write_tensor t[16];
+    for (size_t i = 0; i < n; i++)
+        t[i] = (ts_write_tensor){names[i], a.f, aa};
+    ts_write_options o = TS_WRITE_OPTIONS_INIT;
+    o.format = TS_WRITE_NPY_DIR;
+    ts_error e;
+    ck_assert_msg(write_one(out, t, n, &o, &e) == TS_OK, "%s", e.message);
+    for (size_t i = 0; i < n; i++) {
+        char *f = path_in(out, files[i]);
+        struct stat sb;
+        ck_assert_msg(stat(f, &sb) == 0 && S_ISREG(sb.st_mode), "no %s", f);
+        free(f);
+    }
+    ts_model_options mo = TS_MODEL_OPTIONS_INIT;
+    mo.recursive = 1;
+    ts_model *m = NULL;
+    ck_assert_int_eq(ts_model_open(out, &mo, &m, &e), TS_OK);
+    ck_assert_uint_eq(ts_model_count(m), n);
+    for (size_t i = 0; i < n; i++) {
+        size_t k = 0;
+        while (k < n && strcmp(names[k], ts_model_array_name(m, i)) != 0)
+            k++;
+        ck_assert_msg(k < n, "name %zu read back as '%s'", i, ts_model_array_name(m, i));
+    }
+    ck_assert_uint_eq(ts_model_issue_count(m), 0);
+    ts_model_close(m);
+    /* names that would leave the folder or name no file */
+    static const char *const bad[] = {"../up", "/abs", "a//b", "a/", ".", "x/./y", "x/.."};
+    char *out2 = path_in(dir, "out2");
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        ts_write_tensor b = {bad[i], a.f, aa};
+        ck_assert_int_eq(write_one(out2, &b, 1, &o, &e), TS_ERR_VALUE);
+        ck_assert_int_eq(ts_write_check(&b, &o, &e), TS_ERR_VALUE);
+        ck_assert_msg(strstr(e.message, "the name cannot be a path in a folder of .npy files"),
+                      "%s", e.message);
+    }
+    ck_assert_int_eq(count_entries(dir), 1);
+    /* --force replaces a folder of .npy files in subfolders */
+    o.overwrite = 1;
+    ck_assert_msg(write_one(out, t, 2, &o, &e) == TS_OK, "%s", e.message);
+    ck_assert_int_eq(count_entries(out), 2); /* dense/ and %2Drf.npy */
+    char *cmd = malloc(strlen(dir) + 32);
+    sprintf(cmd, "rm -rf '%s'", dir);
+    ck_assert_int_eq(system(cmd), 0);
+    free(cmd);
+    free(dir), free(out), free(out2);
+    close_src(&a);
+}
+END_TEST
+
+/* Issue 20 item 19: files copied beside the output with it (config.json
+ * into a model folder), all or nothing; a missing folder is named. */
+START_TEST(test_copy_files)
+{
+    src a = src_a();
+    const ts_array *aa = ts_file_array(a.f, 0);
+    char *dir = tmp_dir(), *out = path_in(dir, "model.safetensors");
+    ts_write_tensor t = {"w", a.f, aa};
+    const char *const copies[] = {"tests/fixtures/folders/llama/config.json",
+                                  "tests/fixtures/folders/llama/README.md"};
+    ts_write_options o = TS_WRITE_OPTIONS_INIT;
+    o.copy_files = copies;
+    o.copy_count = 2;
+    ts_write_result r;
+    ts_error e;
+    ck_assert_msg(ts_write(out, &t, 1, &o, &r, &e) == TS_OK, "%s", e.message);
+    ck_assert_uint_eq(r.files, 1); /* the copies are not counted */
+    ck_assert_int_eq(count_entries(dir), 3);
+    size_t la, lb;
+    unsigned char *x = tu_read_file(copies[0], &la), *y;
+    char *c = path_in(dir, "config.json");
+    y = tu_read_file(c, &lb);
+    ck_assert(la == lb && memcmp(x, y, la) == 0);
+    free(x), free(y);
+    /* again: config.json is there, so nothing is written without overwrite */
+    unlink(out);
+    ck_assert_int_eq(ts_write(out, &t, 1, &o, &r, &e), TS_ERR_IO);
+    ck_assert_msg(strstr(e.message, "will not replace") && strstr(e.message, "config.json"),
+                  "%s", e.message);
+    ck_assert_int_eq(count_entries(dir), 2);
+    o.overwrite = 1;
+    ck_assert_msg(ts_write(out, &t, 1, &o, &r, &e) == TS_OK, "%s", e.message);
+    /* a file that is its own target is left alone */
+    const char *const self[] = {c};
+    o.copy_files = self;
+    o.copy_count = 1;
+    ck_assert_msg(ts_write(out, &t, 1, &o, &r, &e) == TS_OK, "%s", e.message);
+    /* a missing source: nothing written */
+    const char *const gone[] = {"tests/fixtures/folders/llama/no-such.json"};
+    o.copy_files = gone;
+    unlink(out);
+    ck_assert_int_eq(ts_write(out, &t, 1, &o, &r, &e), TS_ERR_IO);
+    ck_assert_msg(strstr(e.message, "cannot open 'tests/fixtures/folders/llama/no-such.json'"),
+                  "%s", e.message);
+    ck_assert_int_eq(count_entries(dir), 2);
+    /* a folder that does not exist is named, not a temporary file */
+    char *missing = path_in(dir, "no/such/model.safetensors"), want[512];
+    o.copy_count = 0;
+    ck_assert_int_eq(ts_write(missing, &t, 1, &o, &r, &e), TS_ERR_IO);
+    snprintf(want, sizeof want, "cannot write '%s': its folder '%s/no/such' does not exist",
+             missing, dir);
+    ck_assert_str_eq(e.message, want);
+    /* copies are for files beside a file */
+    o.copy_count = 1;
+    o.format = TS_WRITE_NPY_DIR;
+    ck_assert_int_eq(ts_write(out, &t, 1, &o, &r, &e), TS_ERR_INVALID_ARG);
+    free(missing), free(c);
+    char *cmd = malloc(strlen(dir) + 32);
+    sprintf(cmd, "rm -rf '%s'", dir);
+    ck_assert_int_eq(system(cmd), 0);
+    free(cmd), free(dir), free(out);
+    close_src(&a);
+}
+END_TEST
+
 /* npz, stored and deflated: members NAME.npy read back by the npz reader. */
 START_TEST(test_npz_roundtrip)
 {
@@ -457,6 +588,35 @@ START_TEST(test_errors)
     ck_assert_str_eq(e.message, "array 'q': GGUF block type q4_0 cannot be copied to "
                                 "safetensors; dequantize it (to float32 or float16)");
 
+    /* ts_write_check gives each tensor's error from its header, writing
+     * nothing (convert lists them all; issue 20 item 16) */
+    ck_assert_int_eq(ts_write_check(&qt, &o, &e), TS_ERR_DTYPE);
+    ck_assert_str_eq(e.message, "array 'q': GGUF block type q4_0 cannot be copied to "
+                                "safetensors; dequantize it (to float32 or float16)");
+    ck_assert_int_eq(ts_write_check(&cx, &o, &e), TS_ERR_DTYPE);
+    ck_assert_int_eq(ts_write_check(&bf16, &onpz, &e), TS_OK); /* cast set above */
+    ck_assert_int_eq(ts_write_check(&bf16, NULL, &e), TS_OK);
+    ts_write_options dq = TS_WRITE_OPTIONS_INIT;
+    dq.dequantize = 1;
+    ck_assert_int_eq(ts_write_check(&qt, &dq, &e), TS_OK);
+    ts_file *sp = NULL, *emp = NULL;
+    ck_assert_int_eq(ts_file_open("tests/fixtures/values/sparse.params", NULL, &sp, &e), TS_OK);
+    ts_write_tensor rsp = {"r", sp, ts_file_array(sp, 1)};
+    ck_assert_int_eq(ts_write_check(&rsp, &o, &e), TS_ERR_UNSUPPORTED);
+    ck_assert_str_eq(e.message, "array 'r': MXNet sparse storage cannot be written");
+    ts_file_close(sp);
+    ck_assert_int_eq(ts_file_open("tests/fixtures/hdf5/empty.h5", NULL, &emp, &e), TS_OK);
+    for (size_t i = 0; i < ts_file_count(emp); i++) {
+        ts_write_tensor et = {ts_file_array(emp, i)->name, emp, ts_file_array(emp, i)};
+        ts_status want = strcmp(et.name, "null") == 0 ? TS_ERR_UNSUPPORTED : TS_OK;
+        ck_assert_int_eq(ts_write_check(&et, &onpz, &e), want);
+        if (want)
+            ck_assert_str_eq(e.message, "array 'null': it has no shape (an HDF5 null "
+                                        "dataspace, h5py.Empty), which NumPy .npy cannot hold");
+    }
+    ts_file_close(emp);
+    ck_assert_int_eq(count_entries(dir), 0);
+
     ts_write_tensor dup[] = {{"n", a.f, aa}, {"n", a.f, aa}};
     ck_assert_int_eq(write_one(st, dup, 2, &o, &e), TS_ERR_VALUE);
     ck_assert_str_eq(e.message, "array 'n': two arrays have this name");
@@ -563,6 +723,8 @@ Suite *convert_suite(void)
     tcase_add_test(tc, test_safetensors_bytes);
     tcase_add_test(tc, test_npy_bytes);
     tcase_add_test(tc, test_npz_roundtrip);
+    tcase_add_test(tc, test_npy_dir_names);
+    tcase_add_test(tc, test_copy_files);
     tcase_add_test(tc, test_cast_rounding);
     tcase_add_test(tc, test_swap_and_order);
     tcase_add_test(tc, test_shards);

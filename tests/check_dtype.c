@@ -137,6 +137,35 @@ START_TEST(test_from_string)
                                   "MXNet type flag 0..12)");
     ck_assert_int_eq(ts_dtype_from_string("|O", &dt, NULL), TS_ERR_DTYPE);
     ck_assert_int_eq(ts_dtype_from_string("99", &dt, NULL), TS_ERR_DTYPE);
+    /* as frameworks print dtypes (issue 20 item 11) */
+    static const struct {
+        const char *text;
+        ts_dtype dt;
+    } spellings[] = {
+        {"torch.float16", TS_DTYPE_FLOAT16}, {"torch.half", TS_DTYPE_FLOAT16},
+        {"torch.float", TS_DTYPE_FLOAT32},   {"torch.double", TS_DTYPE_FLOAT64},
+        {"torch.bfloat16", TS_DTYPE_BFLOAT16}, {"torch.long", TS_DTYPE_INT64},
+        {"torch.int", TS_DTYPE_INT32},       {"torch.short", TS_DTYPE_INT16},
+        {"torch.bool", TS_DTYPE_BOOL},       {"torch.cfloat", TS_DTYPE_COMPLEX64},
+        {"torch.float8_e4m3fn", TS_DTYPE_FLOAT8_E4M3FN}, {"half", TS_DTYPE_FLOAT16},
+        {"tf.float32", TS_DTYPE_FLOAT32},    {"tf.half", TS_DTYPE_FLOAT16},
+        {"tf.double", TS_DTYPE_FLOAT64},     {"tf.uint8", TS_DTYPE_UINT8},
+        {"np.float32", TS_DTYPE_FLOAT32},    {"np.float_", TS_DTYPE_FLOAT64},
+        {"numpy.int_", TS_DTYPE_INT64},      {"np.intc", TS_DTYPE_INT32},
+        {"np.single", TS_DTYPE_FLOAT32},     {"jnp.bfloat16", TS_DTYPE_BFLOAT16},
+    };
+    for (size_t i = 0; i < sizeof spellings / sizeof *spellings; i++) {
+        ck_assert_msg(ts_dtype_from_string(spellings[i].text, &dt, &err) == TS_OK, "%s: %s",
+                      spellings[i].text, err.message);
+        ck_assert_msg(dt == spellings[i].dt, "%s: %s", spellings[i].text, ts_dtype_name(dt));
+    }
+    ck_assert_int_eq(ts_dtype_from_string("torch.qint8", &dt, &err), TS_ERR_DTYPE);
+    ck_assert_str_eq(err.message, "unknown dtype 'torch.qint8': no torch dtype tshape stores "
+                                  "(try torch.float32, torch.bfloat16)");
+    ck_assert_int_eq(ts_dtype_from_string("tf.string", &dt, NULL), TS_ERR_DTYPE);
+    /* a framework's alias is not another's: np.float was Python's float */
+    ck_assert_int_eq(ts_dtype_from_string("np.float", &dt, NULL), TS_ERR_DTYPE);
+    ck_assert_int_eq(ts_dtype_from_string("tf.long", &dt, NULL), TS_ERR_DTYPE);
     /* No NumPy descr for bfloat16; one-byte types always get '|'. */
     char buf[8];
     ck_assert_uint_eq(ts_descr_format(TS_DTYPE_BFLOAT16, '<', buf, sizeof buf), 0);

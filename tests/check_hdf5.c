@@ -3,6 +3,8 @@
  * filters, types), the refused files with their messages, the same file
  * read from memory, detection after a user block, and prefixes that must
  * fail cleanly. Skipped when libhdf5 1.10 is not installed. */
+#define TS_EXPERIMENTAL_API
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -136,6 +138,7 @@ START_TEST(test_keras_metadata)
     ck_assert(ts_file_metadata(f, 1, &k, &v));
     ck_assert_str_eq(k, "keras_version");
     ck_assert_str_eq(v, "\"2.9.0\"");
+    /* the model's JSON, for tshape scan */
     ck_assert(ts_file_metadata(f, 2, &k, &v));
     ck_assert_str_eq(k, "model_config");
     ck_assert_str_eq(v, "\"{\\\"class_name\\\": \\\"Sequential\\\", \\\"config\\\": {\\\"name\\\": "
@@ -191,6 +194,44 @@ START_TEST(test_all_attributes)
 }
 END_TEST
 
+/* Issue 20 item 14: datasets without elements (tests/fixtures/gen_hdf5_empty.py)
+ * have count 0, as an empty .npy; a null dataspace has no shape
+ * (null_shape, shape (0,) so its size is 0) and a note saying so. */
+START_TEST(test_empty_datasets)
+{
+    if (!have_hdf5())
+        return;
+    ts_file *f = NULL;
+    ts_error err;
+    ck_assert_int_eq(ts_file_open("tests/fixtures/hdf5/empty.h5", NULL, &f, &err), TS_OK);
+    ck_assert_uint_eq(ts_file_count(f), 4);
+    static const struct {
+        const char *name, *shape;
+        int null_shape;
+        int64_t count;
+    } want[] = {{"chunked0", "(0,3)", 0, 0}, {"null", "(0,)", 1, 0}, {"ok", "(2,)", 0, 2},
+                {"rows0", "(0,4)", 0, 0}};
+    for (size_t i = 0; i < 4; i++) {
+        const ts_array *a = ts_file_array(f, i);
+        char shape[64];
+        ck_assert_str_eq(a->name, want[i].name);
+        ts_shape_format(&a->shape, 0, shape, sizeof shape);
+        ck_assert_str_eq(shape, want[i].shape);
+        ck_assert_int_eq(a->null_shape, want[i].null_shape);
+        ts_stats s;
+        ck_assert_msg(ts_array_stats(f, a, NULL, &s, &err) == TS_OK, "%s: %s", a->name,
+                      err.message);
+        ck_assert_int_eq(s.count, want[i].count);
+        ck_assert(want[i].count ? s.mean == -0.5 : isnan(s.mean));
+        double v[2];
+        ck_assert_int_eq(ts_array_read(f, a, 0, 0, TS_DTYPE_FLOAT64, v, &err), TS_OK);
+    }
+    ck_assert_str_eq(ts_file_array(f, 1)->note, "null dataspace (h5py.Empty): no shape, no data; "
+                                                "contiguous, storage 0 bytes");
+    ts_file_close(f);
+}
+END_TEST
+
 Suite *hdf5_suite(void)
 {
     Suite *s = suite_create("hdf5");
@@ -202,6 +243,7 @@ Suite *hdf5_suite(void)
     tcase_add_test(tc, test_memory_image);
     tcase_add_test(tc, test_keras_metadata);
     tcase_add_test(tc, test_all_attributes);
+    tcase_add_test(tc, test_empty_datasets);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "testutil.h"
 
@@ -159,10 +160,28 @@ START_TEST(test_folder)
                           "head.weight@head.safetensors");
     ck_assert_int_eq(ts_file_format(ts_model_file(m, 0)), TS_FORMAT_NPY);
     ck_assert_int_eq(ts_file_format(ts_model_file(m, 1)), TS_FORMAT_SAFETENSORS);
-    ck_assert_uint_eq(ts_model_issue_count(m), 0);
+    /* its subfolder is not read, and that is said (issue 20 item 20) */
+    issues(m, buf, sizeof buf);
+    ck_assert_str_eq(buf, "warning 9: 1 subfolder is not read (first 'sub'): the folder is "
+                          "read without its subfolders");
+    ck_assert_str_eq(ts_model_issue_at(m, 0)->path, DIR "mixed/sub");
+    ck_assert_uint_eq(ts_model_other_file_count(m), 1);
+    ck_assert_str_eq(ts_model_other_file(m, 0), DIR "mixed/config.json");
+    ts_model_close(m);
+    /* the external data of an ONNX member is part of the model */
+    m = open_model("tests/fixtures/onnx", 0, 0);
+    for (size_t i = 0; i < ts_model_other_file_count(m); i++)
+        ck_assert_msg(!strstr(ts_model_other_file(m, i), "good_external.bin"), "%s",
+                      ts_model_other_file(m, i));
+    ck_assert_uint_gt(ts_model_count(m), 0);
+    ts_model_close(m);
+    m = open_model(DIR "mixed/embed.npy", 0, 0); /* a file: none */
+    ck_assert_uint_eq(ts_model_other_file_count(m), 0);
+    ck_assert_ptr_null(ts_model_other_file(m, 0));
     ts_model_close(m);
 
     m = open_model(DIR "mixed/", 1, 0);
+    ck_assert_uint_eq(ts_model_issue_count(m), 0);
     listing(m, buf, sizeof buf);
     ck_assert_str_eq(buf, "embed@embed.npy head.bias@head.safetensors "
                           "head.weight@head.safetensors step@opt.npz lr@opt.npz");
@@ -175,6 +194,107 @@ START_TEST(test_folder)
     ck_assert_str_eq(ts_model_array_name(m, 0), "embed");
     ck_assert_str_eq(ts_model_array(m, 0, NULL)->name, "");
     ts_model_close(m);
+}
+END_TEST
+
+/* Issue 20 item 21: without an index, a member that repeats the names of
+ * another is a warning naming both (tests/fixtures/gen_folders.py); every
+ * tensor is still listed. A folder whose members share no name has none. */
+START_TEST(test_repeated_names)
+{
+    char buf[4096];
+    ts_model *m = open_model("tests/fixtures/folders/unrelated", 0, 0);
+    listing(m, buf, sizeof buf);
+    ck_assert_str_eq(buf, "fc.bias@run1.safetensors fc.weight@run1.safetensors "
+                          "fc.bias@run2.safetensors fc.weight@run2.safetensors");
+    issues(m, buf, sizeof buf);
+    ck_assert_str_eq(buf, "warning 8: 'run2.safetensors' repeats 2 tensor names of "
+                          "'run1.safetensors' (first 'fc.bias'), and there is no index: these "
+                          "look like separate checkpoints, not shards of one model");
+    const ts_model_issue *is = ts_model_issue_at(m, 0);
+    ck_assert_int_eq(is->kind, TS_MODEL_NAME_REPEATED);
+    ck_assert_str_eq(is->path, "tests/fixtures/folders/unrelated/run2.safetensors");
+    ck_assert_str_eq(is->name, "fc.bias");
+    ck_assert_uint_eq(ts_model_error_count(m), 0);
+    ts_model_close(m);
+    m = open_model(DIR "mixed", 1, 0);
+    ck_assert_uint_eq(ts_model_issue_count(m), 0);
+    ts_model_close(m);
+}
+END_TEST
+
+/* Issue 20 item 18: with metadata asked for, a folder's config.json
+ * entries, its index's metadata and its shards' metadata, each pair once
+ * (tests/fixtures/gen_folders.py); none without; a config.json that is not
+ * JSON is a warning. */
+START_TEST(test_model_metadata)
+{
+    ts_open_options fo = TS_OPEN_OPTIONS_INIT;
+    ts_model_options o = TS_MODEL_OPTIONS_INIT;
+    ts_model *m = NULL;
+    ts_error err;
+    fo.want_metadata = 1;
+    o.open = &fo;
+    ck_assert_int_eq(ts_model_open("tests/fixtures/folders/llama", &o, &m, &err), TS_OK);
+    ck_assert_uint_eq(ts_model_metadata_count(m), 19);
+    const ts_model_meta *e = ts_model_metadata_at(m, 0);
+    ck_assert_int_eq(e->source, TS_MODEL_META_CONFIG);
+    ck_assert_str_eq(e->path, "tests/fixtures/folders/llama/config.json");
+    ck_assert_str_eq(e->key, "architectures");
+    ck_assert_str_eq(e->value, "[\"LlamaForCausalLM\"]"); /* compacted */
+    ck_assert_uint_eq(e->files, 1);
+    e = ts_model_metadata_at(m, 7);
+    ck_assert_str_eq(e->key, "model_type");
+    ck_assert_str_eq(e->value, "\"llama\"");
+    e = ts_model_metadata_at(m, 17);
+    ck_assert_int_eq(e->source, TS_MODEL_META_INDEX);
+    ck_assert_str_eq(e->key, "total_size");
+    ck_assert_str_eq(e->value, "688");
+    e = ts_model_metadata_at(m, 18);
+    ck_assert_int_eq(e->source, TS_MODEL_META_MEMBER);
+    ck_assert_str_eq(e->key, "format");
+    ck_assert_str_eq(e->value, "\"pt\"");
+    ck_assert_uint_eq(e->files, 3);
+    ck_assert_str_eq(e->path, "tests/fixtures/folders/llama/model-00001-of-00003.safetensors");
+    ck_assert_ptr_null(ts_model_metadata_at(m, 19));
+    /* the files that hold no tensors (item 19: convert copies them) */
+    char files[1024] = "";
+    for (size_t i = 0; i < ts_model_other_file_count(m); i++)
+        snprintf(files + strlen(files), sizeof files - strlen(files), "%s%s", i ? " " : "",
+                 ts_model_other_file(m, i) + strlen("tests/fixtures/folders/llama/"));
+    ck_assert_str_eq(files, "README.md config.json generation_config.json "
+                            "special_tokens_map.json tokenizer.json tokenizer_config.json");
+    ts_model_close(m);
+    /* the same through the index; without metadata asked for, none */
+    ck_assert_int_eq(ts_model_open("tests/fixtures/folders/llama/model.safetensors.index.json",
+                                   &o, &m, &err), TS_OK);
+    ck_assert_uint_eq(ts_model_metadata_count(m), 19);
+    ts_model_close(m);
+    m = open_model("tests/fixtures/folders/llama", 0, 0);
+    ck_assert_uint_eq(ts_model_metadata_count(m), 0);
+    ts_model_close(m);
+    /* two unrelated checkpoints: their one key and value, held by both */
+    ck_assert_int_eq(ts_model_open("tests/fixtures/folders/unrelated", &o, &m, &err), TS_OK);
+    ck_assert_uint_eq(ts_model_metadata_count(m), 1);
+    ck_assert_uint_eq(ts_model_metadata_at(m, 0)->files, 2);
+    ts_model_close(m);
+    /* a config.json that is not JSON */
+    char dir[] = "/tmp/tshape-model-XXXXXX", path[256];
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/config.json", dir);
+    FILE *fp = fopen(path, "w");
+    fputs("{\"model_type\": \"llama\",\n \"x\": }\n", fp);
+    fclose(fp);
+    ck_assert_int_eq(ts_model_open(dir, &o, &m, &err), TS_OK);
+    ck_assert_uint_eq(ts_model_metadata_count(m), 1); /* the entry before the error */
+    char buf[1024], want[1024];
+    issues(m, buf, sizeof buf);
+    snprintf(want, sizeof want, "warning 10: '%s' is not read: unexpected token near '}' "
+             "(line 2)", path);
+    ck_assert_str_eq(buf, want);
+    ts_model_close(m);
+    unlink(path);
+    rmdir(dir);
 }
 END_TEST
 
@@ -255,6 +375,8 @@ Suite *model_suite(void)
     tcase_add_test(tc, test_missing_shard);
     tcase_add_test(tc, test_broken_index);
     tcase_add_test(tc, test_folder);
+    tcase_add_test(tc, test_repeated_names);
+    tcase_add_test(tc, test_model_metadata);
     tcase_add_test(tc, test_threads_do_not_matter);
     tcase_add_test(tc, test_errors);
     suite_add_tcase(s, tc);

@@ -4,6 +4,7 @@
  * dims, unpacked float_data, training_info, functions, hostile varints,
  * nesting, overflowing dims, external paths), detection by extension, and
  * truncation and byte-change loops that must never crash. */
+#define TS_EXPERIMENTAL_API
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -510,6 +511,99 @@ START_TEST(test_external_symlink)
 }
 END_TEST
 
+/* Issue 20 item 13: the values of external data are read from the side
+ * file (stats, read, compare and convert go through one walker), from the
+ * offset the model gives; a side file replaced by a link or cut short
+ * since the model was opened is an error naming it, and a model read from
+ * memory says why its side file is not read. */
+static void write_bytes(const char *path, const void *p, size_t n)
+{
+    FILE *fp = fopen(path, "wb");
+    ck_assert_ptr_nonnull(fp);
+    ck_assert_uint_eq(fwrite(p, 1, n, fp), n);
+    fclose(fp);
+}
+
+START_TEST(test_external_values)
+{
+    char dir[] = "/tmp/tshape-onnx-XXXXXX";
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    char side[256], model[256], moved[256];
+    snprintf(side, sizeof side, "%s/w.bin", dir);
+    snprintf(moved, sizeof moved, "%s/moved.bin", dir);
+    snprintf(model, sizeof model, "%s/m.onnx", dir);
+    const float data[8] = {9, 9, 9, 9, 1.5f, -2, 3, 4};
+    write_bytes(side, data, sizeof data);
+    pbw t = {0}, e = {0}, m = {0};
+    pbw_uint(&t, 1, 4);
+    pbw_uint(&t, 2, 1);
+    pbw_str(&t, 8, "ext");
+    pbw_str(&e, 1, "location");
+    pbw_str(&e, 2, "w.bin");
+    pbw_msg(&t, 13, &e);
+    pbw_str(&e, 1, "offset");
+    pbw_str(&e, 2, "16");
+    pbw_msg(&t, 13, &e);
+    pbw_str(&e, 1, "length");
+    pbw_str(&e, 2, "16");
+    pbw_msg(&t, 13, &e);
+    pbw_uint(&t, 14, 1);
+    model_of(&m, &t);
+    write_bytes(model, m.p, m.n);
+
+    ts_file *f = NULL;
+    ts_error err;
+    ck_assert_msg(ts_file_open(model, NULL, &f, &err) == TS_OK, "%s", err.message);
+    const ts_array *a = ts_file_array(f, 0);
+    double v[4];
+    ck_assert_msg(ts_array_read(f, a, 0, 4, TS_DTYPE_FLOAT64, v, &err) == TS_OK, "%s",
+                  err.message);
+    ck_assert(v[0] == 1.5 && v[1] == -2 && v[2] == 3 && v[3] == 4);
+    ts_stats s;
+    ck_assert_int_eq(ts_array_stats(f, a, NULL, &s, &err), TS_OK);
+    ck_assert_int_eq(s.count, 4);
+    ck_assert(s.mean == 1.625 && s.min == -2 && s.max == 4);
+    ts_compare c;
+    ck_assert_int_eq(ts_array_compare(f, a, f, a, NULL, &c, &err), TS_OK);
+    ck_assert_int_eq(c.notclose, 0);
+    ts_file_close(f);
+    /* the side file cut to 20 bytes after the model was opened (and before
+     * its first read): 4 of the data's 16 bytes are left */
+    ck_assert_msg(ts_file_open(model, NULL, &f, &err) == TS_OK, "%s", err.message);
+    ck_assert_int_eq(truncate(side, 20), 0);
+    ts_file *g = NULL;
+    ck_assert_int_eq(ts_file_open(model, NULL, &g, &err), TS_ERR_FORMAT); /* checked at open */
+    a = ts_file_array(f, 0);
+    ck_assert_int_eq(ts_array_read(f, a, 0, 4, TS_DTYPE_FLOAT64, v, &err), TS_ERR_TRUNCATED);
+    ck_assert_str_eq(err.message, "array 'ext': the data needs 4 elements, 16 bytes, but its "
+                                  "external data file holds 4 bytes from data offset 16");
+    ts_file_close(f);
+    /* replaced by a symbolic link after the model was opened */
+    write_bytes(side, data, sizeof data);
+    ck_assert_msg(ts_file_open(model, NULL, &f, &err) == TS_OK, "%s", err.message);
+    ck_assert_int_eq(rename(side, moved), 0);
+    ck_assert_int_eq(symlink(moved, side), 0);
+    ck_assert_int_eq(ts_array_read(f, ts_file_array(f, 0), 0, 4, TS_DTYPE_FLOAT64, v, &err),
+                     TS_ERR_IO);
+    ck_assert_msg(strstr(err.message, "array 'ext': its external data file '") &&
+                  strstr(err.message, "/w.bin': cannot open: Too many levels of symbolic "
+                                      "links"), "%s", err.message);
+    ts_file_close(f);
+    /* from memory: no folder to find the side file in */
+    ck_assert_int_eq(open_model(&m, &f, &err), TS_OK);
+    ck_assert_int_eq(ts_array_read(f, ts_file_array(f, 0), 0, 4, TS_DTYPE_FLOAT64, v, &err),
+                     TS_ERR_UNSUPPORTED);
+    ck_assert_str_eq(err.message, "array 'ext': its data is in the external file 'w.bin', "
+                                  "which is not read here (the model was read from memory)");
+    ts_file_close(f);
+    free(m.p);
+    unlink(side);
+    unlink(moved);
+    unlink(model);
+    rmdir(dir);
+}
+END_TEST
+
 START_TEST(test_nesting_limit)
 {
     /* If node whose then_branch holds an If node ... 200 deep */
@@ -742,6 +836,7 @@ Suite *onnx_suite(void)
     tcase_add_test(tc, test_external_paths);
     tcase_add_test(tc, test_nesting_limit);
     tcase_add_test(tc, test_external_symlink);
+    tcase_add_test(tc, test_external_values);
     suite_add_tcase(s, tc);
     return s;
 }

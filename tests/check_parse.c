@@ -19,6 +19,11 @@ static const ok_case ok_cases[] = {
     {"(9223372036854775807,)", "(9223372036854775807,)"},
     {"(1,2,3,4,5)", "(1,2,3,4,5)"},
     {"(-0,2)", "(0,2)"}, /* Python reads -0 as 0 (was "negative dim -0") */
+    /* shapes as frameworks print them (issue 20 item 11) */
+    {"torch.Size([3, 4])", "(3,4)"},   {"torch.Size([])", "()"},  {"torch.Size()", "()"},
+    {"torch.Size([7])", "(7,)"},       {" torch.Size ( [ 2 , 5 ] ) ", "(2,5)"},
+    {"torch.Size((3, 4))", "(3,4)"},   {"TensorShape([3, 4])", "(3,4)"},
+    {"TensorShape([])", "()"},         {"tf.TensorShape([1, 28, 28])", "(1,28,28)"},
 };
 
 START_TEST(test_parse_ok)
@@ -60,7 +65,25 @@ static const bad_case bad_cases[] = {
     {"(3", TS_ERR_PARSE, 3, "expected ',' or ')' at column 3, found the end of the input"},
     {"(", TS_ERR_PARSE, 2, "expected a dim or ')' at column 2, found the end of the input"},
     {"((2,3))", TS_ERR_PARSE, 2, "expected a dim or ')' at column 2, found '('"},
-    {"None", TS_ERR_PARSE, 1, "expected '(', '[' or a number at column 1, found 'N'"},
+    {"None", TS_ERR_VALUE, 1,
+     "dim 0 is None (unknown) at column 1: a shape needs the size of every dim"},
+    {"Nonesuch", TS_ERR_PARSE, 1, "expected '(', '[' or a number at column 1, found 'N'"},
+    {"TensorShape([None, 4])", TS_ERR_VALUE, 14,
+     "dim 0 is None (unknown) at column 14: a shape needs the size of every dim"},
+    {"(32, None, 4)", TS_ERR_VALUE, 6,
+     "dim 1 is None (unknown) at column 6: a shape needs the size of every dim"},
+    {"TensorShape(None)", TS_ERR_VALUE, 13,
+     "TensorShape(None) at column 1 has an unknown number of dims: a shape needs them"},
+    {"torch.Size([3, 4]", TS_ERR_PARSE, 18,
+     "expected ')' at column 18 to close 'torch.Size(' at column 11, found the end of the "
+     "input"},
+    {"torch.Size(3)", TS_ERR_PARSE, 12,
+     "expected a list or ')' at column 12 to close 'torch.Size(' at column 11, found '3'"},
+    {"torch.Size [3]", TS_ERR_PARSE, 12,
+     "expected '(' after torch.Size at column 12, found '['"},
+    {"torch.Sizes([3])", TS_ERR_PARSE, 1, "expected '(', '[' or a number at column 1, found 't'"},
+    {"torch.Size([-1])", TS_ERR_VALUE, 13, "negative dim -1 at column 13: dims must be >= 0"},
+    {"torch.Size([2]) x", TS_ERR_PARSE, 17, "unexpected 'x' after the shape at column 17"},
     {"(3L ,4)", TS_OK, 0, ""}, /* whitespace after L is fine here (MXNet failed it) */
     {"(3 L,4)", TS_ERR_PARSE, 4, "expected ',' or ')' at column 4, found 'L'"},
     {"(0x10,2)", TS_ERR_PARSE, 3, "expected ',' or ')' at column 3, found 'x'"},

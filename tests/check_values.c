@@ -6,6 +6,7 @@
  * threads and progress. */
 #define TS_EXPERIMENTAL_API
 #include <fcntl.h>
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -254,6 +255,43 @@ START_TEST(test_complex)
     ck_same(s.min, sqrt(2.0));
     ck_same(s.max, 2);
     ts_file_close(f);
+}
+END_TEST
+
+/* Issue 20 item 15: float128 and complex256 are the host's long double in
+ * 16 bytes, as NumPy reads them; the fixtures were written on x86-64
+ * (80-bit extended precision), so they are checked on such a host. Values
+ * round to the nearest double (1e4000 to Inf). */
+START_TEST(test_long_double)
+{
+#if defined(__SIZEOF_LONG_DOUBLE__) && __SIZEOF_LONG_DOUBLE__ == 16 && LDBL_MANT_DIG == 64
+    ts_file *f = open_file(V "f128.npy");
+    const ts_array *a = ts_file_array(f, 0);
+    ck_assert_int_eq(ts_array_value_kind(a), TS_VALUE_FLOAT);
+    double v[6];
+    ck_assert_int_eq(ts_array_read(f, a, 0, 6, TS_DTYPE_FLOAT64, v, NULL), TS_OK);
+    ck_assert(v[0] == 1.5 && v[1] == -2.25 && isnan(v[2]) && v[3] == -INFINITY &&
+              v[4] == 1.0 / 3 && v[5] == INFINITY);
+    ts_stats s = stats_of(f, a, 0);
+    expect_counts(&s, 6, 3, 0, 1, 1, 1);
+    ck_assert(fabs(s.mean - (1.5 - 2.25 + 1.0 / 3) / 3) < 1e-15); /* NumPy: -0.1388888888888889 */
+    ts_file_close(f);
+    f = open_file(V "c256_be.npy");
+    a = ts_file_array(f, 0);
+    ck_assert_int_eq(ts_array_value_kind(a), TS_VALUE_COMPLEX);
+    double c[6];
+    ck_assert_int_eq(ts_array_read(f, a, 0, 3, TS_DTYPE_COMPLEX128, c, NULL), TS_OK);
+    ck_assert(c[0] == 1.5 && c[1] == 2 && c[2] == -2.25 && c[3] == -1 && c[4] == 0 &&
+              isnan(c[5]));
+    s = stats_of(f, a, 0);
+    ck_same(s.max, 2.5);
+    ck_assert_int_eq(s.nan, 1);
+    ts_compare cmp;
+    ck_assert_int_eq(ts_array_compare(f, a, f, a, NULL, &cmp, NULL), TS_OK);
+    ck_assert_int_eq(cmp.kind, TS_VALUE_COMPLEX);
+    ck_assert_int_eq(cmp.notclose, 1); /* the NaN, without equal_nan */
+    ts_file_close(f);
+#endif
 }
 END_TEST
 
@@ -598,38 +636,50 @@ START_TEST(test_threads_and_progress)
 }
 END_TEST
 
+/* A file that shrinks after it was opened: every value read fails with an
+ * I/O error saying so, read with pread (the default: a short read) or
+ * mapped (a SIGBUS caught by the guard), and convert leaves nothing. */
 START_TEST(test_file_shrinks)
 {
-    char *path = write_big(1 << 20);
-    ts_file *f = open_file(path);
-    ck_assert_int_eq(truncate(path, 4096), 0);
-    unlink(path);
-    const ts_array *a = ts_file_array(f, 0);
-    ts_stats s;
-    ts_error e;
-    for (int nt = 1; nt <= 2; nt++) {
-        ts_stats_options o = TS_STATS_OPTIONS_INIT;
-        o.nthreads = nt;
-        ck_assert_int_eq(ts_array_stats(f, a, &o, &s, &e), TS_ERR_IO);
-        ck_assert_str_eq(e.message, "array '': the file shrank while it was being read "
-                                    "(truncated by another program?): a page of its mapping "
-                                    "vanished");
+    static const ts_io_mode modes[] = {TS_IO_AUTO, TS_IO_MAP};
+    static const char *const says[] = {
+        "array '': the file shrank while it was being read (truncated by another "
+        "program?): it ends before byte ",
+        "array '': the file shrank while it was being read (truncated by another "
+        "program?): a page of its mapping vanished"};
+    for (int m = 0; m < 2; m++) {
+        char *path = write_big(1 << 20);
+        ts_open_options oo = TS_OPEN_OPTIONS_INIT;
+        oo.io = modes[m];
+        ts_file *f = NULL;
+        ts_error e;
+        ck_assert_int_eq(ts_file_open(path, &oo, &f, &e), TS_OK);
+        ck_assert_int_eq(truncate(path, 4096), 0);
+        unlink(path);
+        const ts_array *a = ts_file_array(f, 0);
+        ts_stats s;
+        for (int nt = 1; nt <= 2; nt++) {
+            ts_stats_options o = TS_STATS_OPTIONS_INIT;
+            o.nthreads = nt;
+            ck_assert_int_eq(ts_array_stats(f, a, &o, &s, &e), TS_ERR_IO);
+            ck_assert_msg(strncmp(e.message, says[m], strlen(says[m])) == 0, "%s", e.message);
+        }
+        double v[4];
+        ck_assert_int_eq(ts_array_read(f, a, 500000, 4, TS_DTYPE_FLOAT64, v, &e), TS_ERR_IO);
+        ck_assert_int_eq(ts_array_read(f, a, 0, 4, TS_DTYPE_FLOAT64, v, &e), TS_OK);
+        /* diff --values and convert read through the same guard */
+        ts_compare c;
+        ck_assert_int_eq(ts_array_compare(f, a, f, a, NULL, &c, &e), TS_ERR_IO);
+        ck_assert_ptr_nonnull(strstr(e.message, "the file shrank while it was being read"));
+        char out[64];
+        snprintf(out, sizeof out, "/tmp/tshape-shrink-%d.safetensors", (int)getpid());
+        ts_write_tensor t = {"x", f, a};
+        ts_write_result r;
+        ck_assert_int_eq(ts_write(out, &t, 1, NULL, &r, &e), TS_ERR_IO);
+        ck_assert_ptr_nonnull(strstr(e.message, "the file shrank while it was being read"));
+        ck_assert_int_eq(access(out, F_OK), -1); /* nothing left */
+        ts_file_close(f);
     }
-    double v[4];
-    ck_assert_int_eq(ts_array_read(f, a, 500000, 4, TS_DTYPE_FLOAT64, v, &e), TS_ERR_IO);
-    ck_assert_int_eq(ts_array_read(f, a, 0, 4, TS_DTYPE_FLOAT64, v, &e), TS_OK);
-    /* diff --values and convert read through the same guard */
-    ts_compare c;
-    ck_assert_int_eq(ts_array_compare(f, a, f, a, NULL, &c, &e), TS_ERR_IO);
-    ck_assert_ptr_nonnull(strstr(e.message, "the file shrank while it was being read"));
-    char out[64];
-    snprintf(out, sizeof out, "/tmp/tshape-shrink-%d.safetensors", (int)getpid());
-    ts_write_tensor t = {"x", f, a};
-    ts_write_result r;
-    ck_assert_int_eq(ts_write(out, &t, 1, NULL, &r, &e), TS_ERR_IO);
-    ck_assert_ptr_nonnull(strstr(e.message, "the file shrank while it was being read"));
-    ck_assert_int_eq(access(out, F_OK), -1); /* nothing left */
-    ts_file_close(f);
 }
 END_TEST
 
@@ -846,6 +896,7 @@ Suite *values_suite(void)
     tcase_add_test(tc, test_bool);
     tcase_add_test(tc, test_half_and_low_precision);
     tcase_add_test(tc, test_complex);
+    tcase_add_test(tc, test_long_double);
     tcase_add_test(tc, test_empty_and_scalar);
     tcase_add_test(tc, test_npz_deflated_and_stored);
     tcase_add_test(tc, test_npz_corrupt_member);

@@ -17,9 +17,13 @@ Reference, per pair, on x = a.astype(float64), y = b.astype(float64)
   notclose   (~np.isclose(x, y, rtol, atol, equal_nan)).sum(), exact (as
              NumPy 2 computes it; see isclose() below)
   first      the C-order index of the first of them (np.argwhere), exact
-  max_abs    np.nanmax of |x - y| where neither is NaN, 0 where x == y;
-             0 when there is none. Exact.
-  max_rel    the same divided by |y| where y is finite and not 0. Exact.
+  max_abs    np.max(np.abs(x - y)), 0 where x == y and, with equal_nan,
+             where both are NaN: NaN when another pair has a NaN (np.max
+             propagates it); 0 when there are no elements. Exact.
+  max_rel    np.max of the same divided by |y| (0 where it is 0), inf where
+             y is 0 (NumPy's division) or infinite (tshape's deliberate
+             difference: NumPy's inf / inf is a NaN neither value holds).
+             Exact.
   nan_a, nan_b  np.isnan counts, exact
 Integer and bool pairs are compared exactly in Python integers instead
 (close iff a == b or |a - b| <= atol + rtol * float(|b|)), as tshape does:
@@ -168,7 +172,8 @@ def expected(a, b, rtol, atol, equal_nan):
         notclose = [i for i, c in enumerate(close) if not c]
         ds = [abs(x - y) for x, y in zip(xs, ys)]
         max_abs = float(max(ds)) if ds else 0.0
-        rel = [float(d) / float(abs(y)) for d, y in zip(ds, ys) if y != 0]
+        rel = [0.0 if d == 0 else float(d) / float(abs(y)) if y != 0 else float("inf")
+               for d, y in zip(ds, ys)]
         max_rel = max(rel) if rel else 0.0
         nan_a = nan_b = 0
         how = "int"
@@ -177,7 +182,7 @@ def expected(a, b, rtol, atol, equal_nan):
         t = np.complex128 if cplx else np.float64
         x = a.astype(t).ravel(order="C")
         y = b.astype(t).ravel(order="C")
-        with np.errstate(invalid="ignore", over="ignore"):
+        with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
             close = isclose(x, y, rtol, atol, equal_nan)
             if not cplx and not (close == np.isclose(x, y, rtol=rtol, atol=atol,
                                                      equal_nan=equal_nan)).all():
@@ -185,11 +190,15 @@ def expected(a, b, rtol, atol, equal_nan):
             notclose = list(np.flatnonzero(~close))
             d = np.abs(x - y)
             d[x == y] = 0
-            ok = ~(np.isnan(x) | np.isnan(y)) & ~np.isnan(d)
-            max_abs = float(d[ok].max()) if ok.any() else 0.0
+            if equal_nan:
+                d[np.isnan(x) & np.isnan(y)] = 0
+            max_abs = float(d.max()) if d.size else 0.0
             ay = np.abs(y)
-            okr = ok & np.isfinite(y) & (ay > 0)
-            max_rel = float((d[okr] / ay[okr]).max()) if okr.any() else 0.0
+            rel = np.zeros_like(d)
+            nz = d != 0  # NaN too
+            rel[nz] = d[nz] / ay[nz]
+            rel[nz & ~np.isnan(d) & ((ay == 0) | np.isinf(ay))] = np.inf
+            max_rel = float(rel.max()) if rel.size else 0.0
         nan_a, nan_b = int(np.isnan(x).sum()), int(np.isnan(y).sum())
         how = "complex128" if cplx else "float64"
     same_dtype = a.dtype.newbyteorder("=") == b.dtype.newbyteorder("=")
@@ -228,7 +237,7 @@ def run(tool, a_path, b_path, extra, refs, label):
             got[rec["name"]] = rec
     exp_records = 0
     for name, (a, b) in refs.items():
-        with np.errstate(invalid="ignore", over="ignore"):
+        with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
             e = expected(a, b, rtol, atol, equal_nan)
         g = got.pop(name, None)
         if e is None:

@@ -10,6 +10,10 @@ onnx.numpy_helper.to_array, element by element, exactly:
   - tests/fixtures/onnx/typed_pieces.onnx (unpacked, split and interleaved
     fields, float8 bits, bool from 256) against the values its generator
     wrote, since it is hand-written wire format
+  - external data (issue 20 item 13): the big model saved by onnx.save_model
+    with save_as_external_data, all tensors in one side file and each in its
+    own, and ../shared/corpus/onnx/external.onnx when present, against
+    numpy_helper.to_array(t, base_dir)
 Usage: crosscheck_onnx_values.py TSVALUES
 """
 import os
@@ -103,6 +107,19 @@ def reference(t):
     return numpy_helper.to_array(t)
 
 
+def check_external(tool, path):
+    """Every initializer of a model with external data against
+    numpy_helper.to_array with the model's folder as base_dir."""
+    model = onnx.load(path, load_external_data=False)
+    bad = values = arrays = 0
+    for t in model.graph.initializer:
+        # (small tensors stay in the model: the corpus file keeps one)
+        ref = numpy_helper.to_array(t, base_dir=os.path.dirname(path))
+        b, n = check(tool, path, t.name, ref)
+        bad, values, arrays = bad + b, values + n, arrays + 1
+    return bad, values, arrays
+
+
 PIECES = {
     "floats": np.array([0.5, -1.25, 3.0], np.float32),
     "ints": np.array([[-3, 40000], [7, -70000]], np.int32),
@@ -130,10 +147,33 @@ def main():
                     continue
                 b, n = check(tool, path, t.name, reference(t))
                 bad, values, arrays = bad + b, values + n, arrays + 1
+        # external data: one side file, then one file per tensor
+        external = 0
+        for one in (True, False):
+            sub = os.path.join(tmp, "ext1" if one else "extn")
+            os.mkdir(sub)
+            model = onnx.load(big)
+            for t in model.graph.initializer:  # raw_data: what external data holds
+                t.CopyFrom(numpy_helper.from_array(reference(t), t.name))
+            path = os.path.join(sub, "model.onnx")
+            onnx.save_model(model, path, save_as_external_data=True,
+                            all_tensors_to_one_file=one, location="weights.bin",
+                            size_threshold=0)
+            external += sum(t.data_location == TensorProto.EXTERNAL
+                            for t in onnx.load(path, load_external_data=False).graph.initializer)
+            b, n, k = check_external(tool, path)
+            bad, values, arrays = bad + b, values + n, arrays + k
+        if external != 20:
+            print("MISMATCH: %d tensors saved as external data, expected 20" % external)
+            bad += 1
+    corpus = "../shared/corpus/onnx/external.onnx"
+    if os.path.exists(corpus):
+        b, n, k = check_external(tool, corpus)
+        bad, values, arrays = bad + b, values + n, arrays + k
     for name, ref in PIECES.items():
         b, n = check(tool, "tests/fixtures/onnx/typed_pieces.onnx", name, ref)
         bad, values, arrays = bad + b, values + n, arrays + 1
-    print("crosscheck_onnx_values: %d typed-field arrays, %d values agree with "
+    print("crosscheck_onnx_values: %d typed-field and external-data arrays, %d values agree with "
           "onnx.numpy_helper.to_array (onnx %s), %d mismatches"
           % (arrays, values, onnx.__version__, bad))
     return 1 if bad else 0

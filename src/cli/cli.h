@@ -111,6 +111,10 @@ typedef struct cli_args {
 /* The value of the last --NAME given, or NULL. NAME must be in the
  * command's table (the program aborts otherwise: a programming error). */
 const char *cli_opt(const cli_args *a, const char *name);
+/* The value of option `name` as a SIZE: a whole number of bytes with an
+ * optional unit B, KB/MB/GB/TB (powers of 1000, as Hugging Face's "5GB") or
+ * KiB/MiB/GiB/TiB, above 0, into *out. A usage error names the option. */
+int cli_opt_size(cli_ctx *ctx, const cli_args *a, const char *name, int64_t *out);
 /* How many times the flag --NAME was given. */
 int cli_flag(const cli_args *a, const char *name);
 /* The last value of option `name` into *value (NULL when not given), which
@@ -189,6 +193,26 @@ const char *cli_choices(const cli_option *o, char *buf, size_t cap);
               "only entries whose name matches GLOB (fnmatch; repeatable)"), \
     CLI_VALUE("exclude", 0, "GLOB", "leave out entries whose name matches GLOB (repeatable)")
 
+/* The options of commands that read files, for remote ones (URLs). */
+#define CLI_REMOTE_OPTIONS                                                             \
+    CLI_VALUE("max-fetch", 0, "SIZE",                                                 \
+              "URLs: the most bytes reading a file's headers may fetch (default "     \
+              "64MiB)"),                                                              \
+    CLI_FLAG("verbose", 'v', "URLs: print each request (range, status, bytes, ms) "   \
+                             "on standard error")
+
+/*
+ * The open options of a file command: --max-fetch and --verbose
+ * (CLI_REMOTE_OPTIONS) and the TSHAPE_IO environment variable (pread, map)
+ * into *o; returns o, or NULL after a usage error.
+ */
+const ts_open_options *cli_open_options(cli_ctx *ctx, const cli_args *args,
+                                        ts_open_options *o);
+
+/* CLI_OK, or an error (CLI_ERROR) when path is "-": only info reads
+ * standard input (a stream read whole); the other file commands say so. */
+int cli_no_stdin(cli_ctx *ctx, const char *path);
+
 typedef struct cli_filter {
     const cli_args *args;
     int include;          /* how many --filter were given */
@@ -200,6 +224,30 @@ void cli_filter_init(cli_filter *f, const cli_args *args);
  * and no --exclude. fnmatch(3) patterns, no flags: '*' matches '/' and
  * '.'. */
 int cli_filter_match(const cli_filter *f, const char *name);
+
+/* ---- suggestions (suggest.c) ------------------------------------------- */
+
+/* The i-th name of a list, for cli_suggest. */
+typedef const char *(*cli_name_fn)(void *ctx, size_t i);
+#define CLI_SUGGEST_MAX 3
+/* The names of a list of n closest to `word` (a misspelt command or array
+ * name): those within an edit distance (optimal string alignment) of a
+ * third of the word (at least 2), that begin with the word (counted as
+ * one edit), or that the word ends or that end it after a '.', '/' or ':'
+ * (a prefix left out or added); of those, the ones
+ * as close as the closest, at most `max` (<= CLI_SUGGEST_MAX), into best[]
+ * as indices, in list order among equals. Returns how many. */
+size_t cli_suggest(const char *word, cli_name_fn name_at, void *ctx, size_t n, size_t *best,
+                   size_t max);
+/* "; did you mean 'size'?" or "; did you mean 'a', 'b' or 'c'?" (names
+ * escaped), or "" when nothing is close, into buf; returns buf. */
+const char *cli_suggest_text(const char *word, cli_name_fn name_at, void *ctx, size_t n,
+                             char *buf, size_t cap);
+
+/* The command named `name`, or NULL (main.c). */
+const cli_command *cli_find_command(const char *name);
+/* cli_suggest_text over the command names. */
+const char *cli_command_suggestion(const char *word, char *buf, size_t cap);
 
 /* ---- standard output (output.c) ----------------------------------------- */
 
@@ -277,6 +325,13 @@ void print_null(cli_ctx *ctx, cli_print p, const char *key, const char *fmt);
 /* A list of dims: JSON [3,4]; text (3,4). */
 void print_dims(cli_ctx *ctx, cli_print p, const char *key, const char *fmt, const int64_t *d,
                 int n);
+/* An array's shape: print_dims of a->shape, or for an array without a
+ * shape (a->null_shape: an HDF5 null dataspace) JSON null and text "none". */
+void print_array_shape(cli_ctx *ctx, cli_print p, const char *key, const char *fmt,
+                       const ts_array *a);
+/* The text of an array's shape, "(3,4)", or "none" for an array without
+ * one, into buf; returns buf. */
+const char *cli_array_shape_text(const ts_array *a, char *buf, size_t cap);
 /* JSON text written verbatim (the library's metadata values); as text,
  * the JSON with CLI_ESC_SAFE. */
 void print_json_text(cli_ctx *ctx, cli_print p, const char *key, const char *fmt,
@@ -290,6 +345,9 @@ void print_json_text(cli_ctx *ctx, cli_print p, const char *key, const char *fmt
  * 0, or -1 with *err filled when the library could not render it. */
 int print_metadata_value(cli_ctx *ctx, const char *key, const char *fmt, const ts_file *f,
                          size_t i, ts_error *err);
+/* A JSON value held as text (a model's metadata): in JSON under key as it
+ * is; as text in fmt, escaped and cut as print_metadata_value does. */
+void print_json_value(cli_ctx *ctx, const char *key, const char *fmt, const char *json);
 /* The line that stands for a stdin line without a result, so output stays
  * aligned with input: empty, or "null" in JSON. */
 void print_no_result(cli_ctx *ctx);
@@ -348,10 +406,6 @@ int cli_arg_i64(cli_ctx *ctx, const char *text, const char *what, int64_t *out);
 /* An argument as a finite decimal number >= 0 (strtod syntax: "1e-5",
  * "0.001"); a usage error naming `what` otherwise. */
 int cli_arg_nonneg_double(cli_ctx *ctx, const char *text, const char *what, double *out);
-/* A size in bytes: a whole number and an optional unit, B, KB, MB, GB, TB
- * (powers of 1000, as Hugging Face's "5GB") or KiB, MiB, GiB, TiB (powers
- * of 1024); above 0. A usage error naming `what` otherwise. */
-int cli_arg_size(cli_ctx *ctx, const char *text, const char *what, int64_t *out);
 /* --order C|F (either case) into 'C' or 'F'; text NULL gives 'C'. */
 int cli_arg_order(cli_ctx *ctx, const char *text, char *order);
 /* An argument as a shape; an error "WHAT 'text': problem" otherwise. */

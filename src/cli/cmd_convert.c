@@ -52,6 +52,10 @@ const cli_option convert_options[] = {
               "safetensors: at most SIZE bytes of data per file (5GB, 500MB, 2GiB):\n"
               "STEM-0000K-of-0000N.safetensors and STEM.safetensors.index.json"),
     CLI_FLAG("no-verify", 0, "do not read OUT back to check it"),
+    CLI_FLAG("skip-unsupported", 0, "leave out the arrays OUT's format cannot hold (strings,\n"
+                                     "quantized, sparse, no shape), each named on standard\n"
+                                     "error, instead of writing nothing"),
+    CLI_REMOTE_OPTIONS,
     CLI_OPTIONS_END,
 };
 
@@ -81,6 +85,14 @@ static int ends_with(const char *s, const char *tail)
     return n >= k && strcmp(s + n - k, tail) == 0;
 }
 
+/* 1 when OUT is an existing folder (convert writes model.safetensors in
+ * it, as save_pretrained does). */
+static int is_folder(const char *path)
+{
+    struct stat sb;
+    return stat(path, &sb) == 0 && S_ISDIR(sb.st_mode);
+}
+
 static int get_format(cli_ctx *ctx, const cli_args *args, const char *out, ts_write_format *f)
 {
     const char *to;
@@ -90,6 +102,11 @@ static int get_format(cli_ctx *ctx, const cli_args *args, const char *out, ts_wr
         *f = strcmp(to, "safetensors") == 0 ? TS_WRITE_SAFETENSORS
              : strcmp(to, "npz") == 0       ? TS_WRITE_NPZ
                                             : TS_WRITE_NPY_DIR;
+    } else if (is_folder(out)) {
+        *f = TS_WRITE_SAFETENSORS;
+    } else if (ends_with(out, "/")) {
+        return cli_error(ctx, out, "no such folder (convert writes model.safetensors into an "
+                                   "existing folder; it does not create one)");
     } else if (ends_with(out, ".safetensors")) {
         *f = TS_WRITE_SAFETENSORS;
     } else if (ends_with(out, ".npz")) {
@@ -136,12 +153,76 @@ static int get_write_options(cli_ctx *ctx, const cli_args *args, const char *out
     if ((v = cli_opt(args, "max-shard-size"))) {
         if (o->format != TS_WRITE_SAFETENSORS)
             return cli_usage(ctx, "--max-shard-size is for safetensors output");
-        if (cli_arg_size(ctx, v, "--max-shard-size", &o->max_shard_size) != CLI_OK)
+        if (cli_opt_size(ctx, args, "max-shard-size", &o->max_shard_size) != CLI_OK)
             return CLI_ERROR;
         if (o->max_shard_size < 1000000) /* "1" for "1GB": one file per tensor */
             cli_notice(ctx, NULL, "warning: --max-shard-size %s is %lld byte%s, below 1 MB: "
                        "most tensors will get a file of their own (units: 5GB, 500MB, 2GiB)",
                        v, (long long)o->max_shard_size, o->max_shard_size == 1 ? "" : "s");
+    }
+    return CLI_OK;
+}
+
+/* ---- into a folder: model.safetensors and the small files beside it ------------- */
+
+/* Files of IN's folder larger than this are not copied (named instead):
+ * tokenizer files reach tens of MiB, ONNX external data is not small. */
+#define COPY_MAX ((int64_t)64 << 20)
+
+static char *join_path(const char *dir, const char *name)
+{
+    size_t a = strlen(dir), b = strlen(name);
+    while (a > 1 && dir[a - 1] == '/')
+        a--;
+    char *p = malloc(a + b + 2);
+    if (p) {
+        memcpy(p, dir, a);
+        p[a] = '/';
+        memcpy(p + a + 1, name, b + 1);
+    }
+    return p;
+}
+
+static const char *last_part(const char *path)
+{
+    const char *s = strrchr(path, '/');
+    return s ? s + 1 : path;
+}
+
+/*
+ * The files of IN's model folder that hold no tensors (ts_model_other_file:
+ * config.json, tokenizer files, README.md) to copy into the folder dir:
+ * those of at most COPY_MAX bytes that are not there already (the same
+ * file: a model converted in its own folder). Larger ones are named in a
+ * notice. *list is malloc'd (the paths are the model's).
+ */
+static int files_to_copy(cli_ctx *ctx, const char *in, const ts_model *m, const char *dir,
+                         const char ***list, size_t *n)
+{
+    size_t k = ts_model_other_file_count(m);
+    *list = calloc(k ? k : 1, sizeof **list);
+    *n = 0;
+    if (!*list)
+        return cli_error(ctx, NULL, "out of memory");
+    for (size_t i = 0; i < k; i++) {
+        const char *src = ts_model_other_file(m, i);
+        struct stat ss, sd;
+        if (stat(src, &ss) != 0 || !S_ISREG(ss.st_mode))
+            continue;
+        char *target = join_path(dir, last_part(src));
+        int there = target && stat(target, &sd) == 0 && sd.st_dev == ss.st_dev &&
+                    sd.st_ino == ss.st_ino;
+        free(target);
+        if (there)
+            continue;
+        if ((int64_t)ss.st_size > COPY_MAX) {
+            char h[32];
+            cli_notice(ctx, in, "not copied: %s (%s; files above 64 MiB are not small files "
+                                "of a model folder)", last_part(src),
+                       cli_human_bytes((int64_t)ss.st_size, h, sizeof h));
+            continue;
+        }
+        (*list)[(*n)++] = src;
     }
     return CLI_OK;
 }
@@ -154,6 +235,21 @@ static int same_file(const struct stat *a, const char *path)
     return stat(path, &b) == 0 && a->st_dev == b.st_dev && a->st_ino == b.st_ino;
 }
 
+/* The index of sharded output OUT: STEM.safetensors.index.json beside it
+ * (malloc'd), as ts_write names it. */
+static char *index_path(const char *out)
+{
+    size_t n = strlen(out);
+    char *p = malloc(n + 32);
+    if (p) {
+        memcpy(p, out, n + 1);
+        if (ends_with(p, ".safetensors"))
+            p[n - 12] = '\0';
+        strcat(p, ".safetensors.index.json");
+    }
+    return p;
+}
+
 /* An error when OUT (or, for shards, the index beside it) is IN, IN's
  * index or one of its files. */
 static int check_not_input(cli_ctx *ctx, const char *in, const ts_model *m, const char *out,
@@ -161,16 +257,8 @@ static int check_not_input(cli_ctx *ctx, const char *in, const ts_model *m, cons
 {
     char *paths[2] = {NULL, NULL};
     paths[0] = (char *)(uintptr_t)out;
-    if (shards) {
-        size_t n = strlen(out);
-        paths[1] = malloc(n + 32);
-        if (!paths[1])
-            return cli_error(ctx, NULL, "out of memory");
-        memcpy(paths[1], out, n + 1);
-        if (ends_with(paths[1], ".safetensors"))
-            paths[1][n - 12] = '\0';
-        strcat(paths[1], ".safetensors.index.json");
-    }
+    if (shards && !(paths[1] = index_path(out)))
+        return cli_error(ctx, NULL, "out of memory");
     int status = CLI_OK;
     for (int k = 0; k < 2 && status == CLI_OK && paths[k]; k++) {
         struct stat so;
@@ -216,6 +304,9 @@ typedef struct sel {
     size_t file;
     const ts_array *a;
     const char *out_name;        /* after --strip-prefix and --rename */
+    int view;                    /* a view of a storage (storage_key; not
+                                    ONNX external data, whose storage_key
+                                    names the side file) */
 } sel;
 
 static int cmp_storage(const void *x, const void *y)
@@ -237,7 +328,7 @@ static void report_shared(cli_ctx *ctx, const char *in, const sel *s, size_t n)
     if (!v)
         return;
     for (size_t i = 0; i < n; i++)
-        if (s[i].a->storage_key)
+        if (s[i].view)
             v[nv++] = s[i];
     qsort(v, nv, sizeof *v, cmp_storage);
     if (ctx->json)
@@ -315,16 +406,142 @@ static const char *unnamed_name(const ts_model *m, size_t i, char *buf, size_t c
     return buf;
 }
 
+/* ---- what cannot be written ---------------------------------------------------- */
+
+/* One tensor that cannot be written: its name and why (the library's
+ * message without its "array 'NAME': " prefix). */
+typedef struct unwritable {
+    char *name, *why;
+} unwritable;
+
+/* "'a', 'b' and 3 more: WHY; 'c': WHY2" for the tensors v[0..n), grouped by
+ * reason in the order met, at most 4 names per reason, into buf; the
+ * reasons that do not fit end it as "; and N more tensors". */
+static void unwritable_list(const unwritable *v, size_t n, char *buf, size_t cap)
+{
+    size_t len = 0, listed = 0;
+    unsigned char *done = calloc(n ? n : 1, 1);
+    buf[0] = '\0';
+    for (size_t i = 0; done && i < n; i++) {
+        if (done[i])
+            continue;
+        if (len + 2 * strlen(v[i].why) + 64 > cap) { /* room for "; and N more tensors" */
+            snprintf(buf + len, cap - len, "; and %zu more tensor%s", n - listed,
+                     n - listed == 1 ? "" : "s");
+            break;
+        }
+        size_t shown = 0, same = 0;
+        for (size_t k = i; k < n; k++) {
+            if (done[k] || strcmp(v[k].why, v[i].why) != 0)
+                continue;
+            done[k] = 1;
+            same++;
+            listed++;
+            if (shown < 4 && len + 64 < cap) {
+                char q[160];
+                len += (size_t)snprintf(buf + len, cap - len, "%s'%s'",
+                                        shown ? ", " : len ? "; " : "",
+                                        cli_quote(v[k].name, strlen(v[k].name), q, sizeof q));
+                shown++;
+            }
+        }
+        if (same > shown && len + 32 < cap)
+            len += (size_t)snprintf(buf + len, cap - len, " and %zu more", same - shown);
+        if (len + 8 < cap) {
+            int w = snprintf(buf + len, cap - len, ": %s", v[i].why);
+            len = w > 0 && (size_t)w < cap - len ? len + (size_t)w : cap - 1;
+        }
+    }
+    free(done);
+}
+
+/*
+ * Checks every selected tensor (ts_write_check) before anything is written.
+ * Without --skip-unsupported, the tensors that cannot be written are named
+ * in one error line (grouped by reason) and nothing is written. With it,
+ * those of a dtype or storage the format lacks (TS_ERR_DTYPE,
+ * TS_ERR_UNSUPPORTED) are left out, each named in a notice; other problems
+ * (bad data, names) stay errors. Returns CLI_OK with t, s and mapped
+ * compacted to the tensors to write (the others' mapped names freed).
+ */
+static int check_writable(cli_ctx *ctx, const char *in, const ts_write_options *o, int skip,
+                          ts_write_tensor *t, sel *s, char **mapped, size_t *n)
+{
+    unwritable *v = NULL;
+    size_t bad = 0, kept = 0, skippable = 0, cap = 0;
+    int status = CLI_OK;
+    for (size_t i = 0; i < *n; i++) {
+        ts_error err;
+        ts_status st = ts_write_check(&t[i], o, &err);
+        if (st == TS_OK) {
+            t[kept] = t[i];
+            s[kept] = s[i];
+            mapped[kept++] = mapped[i];
+            continue;
+        }
+        int lacks = st == TS_ERR_DTYPE || st == TS_ERR_UNSUPPORTED;
+        if (skip && lacks) {
+            cli_notice(ctx, in, "skipped: %s", err.message);
+            free(mapped[i]);
+            continue;
+        }
+        skippable += (size_t)lacks;
+        if (bad == cap) {
+            cap = cap ? cap * 2 : 16;
+            unwritable *p = realloc(v, cap * sizeof *v);
+            if (!p) {
+                status = cli_error(ctx, NULL, "out of memory");
+                break;
+            }
+            v = p;
+        }
+        const char *why = strstr(err.message, "': ");
+        why = strncmp(err.message, "array '", 7) == 0 && why ? why + 3 : err.message;
+        v[bad].name = mapped[i]; /* owned by v now */
+        v[bad].why = strdup(why);
+        bad++;
+    }
+    *n = kept;
+    if (bad > 0 && status == CLI_OK) {
+        char list[900];
+        unwritable_list(v, bad, list, sizeof list);
+        status = cli_error(ctx, in, "%zu tensor%s cannot be written as %s: %s; nothing "
+                           "written%s", bad, bad == 1 ? "" : "s",
+                           o->format == TS_WRITE_SAFETENSORS ? "safetensors"
+                           : o->format == TS_WRITE_NPZ     ? "npz" : "npy files", list,
+                           skippable == 0 || kept == 0 ? ""
+                           : skippable == bad ? " (--skip-unsupported writes the others)"
+                                              : " (--skip-unsupported leaves out those of a "
+                                                "dtype or storage the format lacks)");
+    }
+    for (size_t i = 0; i < bad; i++) {
+        free(v[i].name);
+        free(v[i].why);
+    }
+    free(v);
+    return status;
+}
+
 /* ---- the command --------------------------------------------------------------- */
 
 int cmd_convert(cli_ctx *ctx, const cli_args *args)
 {
     if (args->nops != 2)
         return cli_usage(ctx, "expected two operands, IN and OUT, not %d", args->nops);
-    const char *in = args->ops[0], *out = args->ops[1];
+    const char *in = args->ops[0], *out = args->ops[1], *folder = NULL;
     ts_write_options o = TS_WRITE_OPTIONS_INIT;
     if (get_write_options(ctx, args, out, &o) != CLI_OK)
         return CLI_ERROR;
+    /* OUT an existing folder: FOLDER/model.safetensors (shards and index
+     * with --max-shard-size) or model.npz, as save_pretrained writes */
+    char *into = NULL;
+    if (o.format != TS_WRITE_NPY_DIR && is_folder(out)) {
+        folder = out;
+        into = join_path(out, o.format == TS_WRITE_NPZ ? "model.npz" : "model.safetensors");
+        if (!into)
+            return cli_error(ctx, NULL, "out of memory");
+        out = into;
+    }
     cli_names names;
     cli_filter filter;
     cli_filter_init(&filter, args);
@@ -332,12 +549,23 @@ int cmd_convert(cli_ctx *ctx, const cli_args *args)
         cli_names_free(&names);
         return CLI_ERROR;
     }
-    ts_model *m = cli_model_open(ctx, in, NULL, 0);
+    ts_open_options oo;
+    if (cli_no_stdin(ctx, in) != CLI_OK || !cli_open_options(ctx, args, &oo)) {
+        cli_names_free(&names);
+        return CLI_ERROR;
+    }
+    ts_model *m = cli_model_open(ctx, in, &oo, 0);
     int status = m ? CLI_OK : CLI_ERROR;
     if (m && ts_model_error_count(m))
         status = cli_error(ctx, in, "the model is incomplete: nothing written");
     if (status == CLI_OK)
         status = check_not_input(ctx, in, m, out, o.max_shard_size);
+    const char **copies = NULL;
+    size_t ncopies = 0;
+    if (status == CLI_OK && folder && cli_is_model_path(in))
+        status = files_to_copy(ctx, in, m, folder, &copies, &ncopies);
+    o.copy_files = copies;
+    o.copy_count = ncopies;
     size_t n = m ? ts_model_count(m) : 0, nsel = 0;
     sel *s = calloc(n ? n : 1, sizeof *s);
     ts_write_tensor *t = calloc(n ? n : 1, sizeof *t);
@@ -357,13 +585,19 @@ int cmd_convert(cli_ctx *ctx, const cli_args *args)
         }
         t[nsel].name = s[nsel].out_name = mapped[nsel];
         t[nsel].file = ts_model_file(m, s[nsel].file);
+        s[nsel].view = s[nsel].a->storage_key && ts_file_format(t[nsel].file) != TS_FORMAT_ONNX;
         t[nsel].array = s[nsel].a;
         nsel++;
     }
+    size_t selected = nsel;
+    if (status == CLI_OK && nsel > 0)
+        status = check_writable(ctx, in, &o, cli_flag(args, "skip-unsupported") > 0, t, s,
+                                mapped, &nsel);
     if (status == CLI_OK && nsel == 0)
         status = cli_error(ctx, in, "no arrays to write%s",
-                           filter.include || cli_opt(args, "exclude") ? " (all filtered out)"
-                                                                      : "");
+                           selected > 0                               ? " (all skipped)"
+                           : filter.include || cli_opt(args, "exclude") ? " (all filtered out)"
+                                                                        : "");
     if (status == CLI_OK) {
         cli_progress progress;
         cli_progress_init(&progress, "convert");
@@ -406,13 +640,27 @@ int cmd_convert(cli_ctx *ctx, const cli_args *args)
             print_int(ctx, PRINT_ANY, "bytes", "%s bytes", res.data_bytes);
             if (!ctx->json)
                 out_printf(ctx, " (%s)", cli_human_bytes(res.data_bytes, human, sizeof human));
-            print_int(ctx, PRINT_ANY, "files", res.files == 1 ? " in %s file"
-                                                              : " in %s files",
-                      (int64_t)res.files);
+            int sharded = o.max_shard_size > 0 && res.files > 1;
+            print_int(ctx, PRINT_JSON, "files", NULL, (int64_t)res.files);
+            if (sharded && !ctx->json)
+                out_printf(ctx, " in %zu shards + index", res.files - 1);
+            else if (!ctx->json)
+                out_printf(ctx, " in %zu file%s", res.files, res.files == 1 ? "" : "s");
+            char *index = sharded ? index_path(out) : NULL;
+            print_string(ctx, PRINT_JSON, "index", NULL, index);
+            free(index);
             print_int(ctx, PRINT_JSON, "file_bytes", NULL, res.file_bytes);
             print_bool(ctx, PRINT_JSON, "verified", NULL, !o.no_verify);
             if (!ctx->json)
-                print_text(ctx, o.no_verify ? ", not verified\n" : ", verified\n");
+                print_text(ctx, o.no_verify ? ", not verified" : ", verified");
+            if (!ctx->json && ncopies > 0)
+                out_printf(ctx, "; copied %zu file%s", ncopies, ncopies == 1 ? "" : "s");
+            print_open_array(ctx, "copied");
+            for (size_t i = 0; i < ncopies; i++)
+                print_string(ctx, PRINT_ANY, NULL, i ? ", %s" : " (%s", last_part(copies[i]));
+            print_close_array(ctx);
+            if (!ctx->json)
+                print_text(ctx, ncopies ? ")\n" : "\n");
             report_shared(ctx, in, s, nsel);
             print_close_object(ctx);
         }
@@ -420,6 +668,8 @@ int cmd_convert(cli_ctx *ctx, const cli_args *args)
     for (size_t i = 0; mapped && i < nsel; i++)
         free(mapped[i]);
     free(mapped);
+    free(copies);
+    free(into);
     free(t);
     free(s);
     ts_model_close(m);

@@ -4,14 +4,19 @@
  * only in A, only in B, and tensors whose dtype or shape differ; equal
  * tensors are counted. Exit 0 equal, 1 different, 2 error (as cmp, diff).
  *
- * Names are matched after mapping: --strip-prefix removes a prefix on
- * either side, --rename renames A's tensors. Each pair of tensors with one
- * name is compared by compare_pair(), which with --values also compares
- * the data (ts_array_compare, numpy.isclose's rule) of pairs of one shape:
- * a pair whose values are not all close is a difference of kind "values"
- * (or keeps its dtype kind, with the values' report beside it).
+ * Names are matched after mapping: --strip-prefix removes a prefix from
+ * both sides, --strip-prefix-a/-b from one, --rename renames A's tensors;
+ * --filter/--exclude then select by the mapped names. When each side holds
+ * exactly one tensor, the two are compared whatever their names (as cmp a
+ * b). Each pair of tensors is compared by compare_pair(), which with
+ * --values also compares the data (ts_array_compare, numpy.isclose's rule)
+ * of pairs of one shape: a pair whose values are not all close is a
+ * difference of kind "values" (or keeps its dtype kind, with the values'
+ * report beside it). The files' metadata (metadiff.c) is compared too: the
+ * last line says when it differs, and --metadata lists the entries.
  */
 #include "cli.h"
+#include "metadiff.h"
 #include "model.h"
 #include "names.h"
 
@@ -22,40 +27,54 @@
 
 const cli_option diff_options[] = {
     CLI_ABOUT("A and B: files, model folders or index files (see info). Names are\n"
-              "matched after --strip-prefix and --rename. Exit status 0 when A and B\n"
-              "have the same tensors with the same dtypes and shapes (with --values:\n"
-              "and values all close), 1 when they differ, 2 on error (a model with a\n"
-              "missing shard, values that cannot be read).\n"
+              "matched after --strip-prefix and --rename; when A and B hold one tensor\n"
+              "each, the two are compared whatever their names. Exit status 0 when A\n"
+              "and B have the same tensors with the same dtypes and shapes (with\n"
+              "--values: and values all close; with --metadata: and the same metadata),\n"
+              "1 when they differ, 2 on error (a model with a missing shard, values\n"
+              "that cannot be read).\n"
               "With --json, one object per difference, then one with the counts."),
-    CLI_VALUE("strip-prefix", 'p', "A[:B]",
-              "remove prefix A from A's names and B from B's (A alone: from both;\n"
-              "a value ending in ':' is one prefix, as 'arg:'); repeatable"),
+    CLI_VALUE("strip-prefix", 'p', "PREFIX",
+              "remove PREFIX (as written, ':' included) from the names of A and B\n"
+              "before matching; repeatable: the first that matches is removed"),
+    CLI_VALUE("strip-prefix-a", 0, "PREFIX", "remove PREFIX from the names of A only (repeatable)"),
+    CLI_VALUE("strip-prefix-b", 0, "PREFIX", "remove PREFIX from the names of B only (repeatable)"),
     CLI_VALUE("rename", 0, "MAPFILE",
               "lines 'A_NAME B_NAME': A's tensor A_NAME is B's B_NAME ('#' comments)"),
+    CLI_FILTER_OPTIONS,
     CLI_FLAG("recursive", 'r', "folders without an index: their subfolders too"),
     CLI_FLAG("values", 0, "also compare the values of tensors of one shape, by\n"
                           "numpy.isclose's rule |a-b| <= atol + rtol*|b|"),
     CLI_VALUE("rtol", 0, "R", "relative tolerance of --values (default 1e-05)"),
     CLI_VALUE("atol", 0, "A", "absolute tolerance of --values (default 1e-08)"),
     CLI_FLAG("equal-nan", 0, "with --values, NaN is close to NaN"),
+    CLI_FLAG("metadata", 'm', "also compare the metadata (values that are not tensors, file\n"
+                              "metadata) and list the entries that differ"),
     CLI_FLAG("quiet", 'q', "print nothing; only the exit status"),
+    CLI_REMOTE_OPTIONS,
     CLI_OPTIONS_END,
 };
 
-/* One side: its model and each tensor's name after mapping. */
+/* One side: its model and the tensors selected (--filter/--exclude), each
+ * with its name after mapping. */
 typedef struct side {
     const char *path;
     ts_model *m;
-    char **key;           /* per tensor */
-    size_t *order;        /* tensor indices sorted by key */
-    size_t n;
+    size_t n;             /* tensors selected */
+    size_t *index;        /* per selected tensor: its index in the model */
+    char **key;           /* per selected tensor: its name after mapping */
+    size_t *order;        /* selected tensors sorted by key */
+    cli_meta meta;
 } side;
 
 typedef struct diff_opts {
-    cli_names names;        /* --strip-prefix, --rename (names.c) */
+    cli_names names;        /* --strip-prefix*, --rename (names.c) */
+    cli_filter filter;      /* --filter, --exclude on the mapped names */
     int quiet, recursive;
     int values;             /* --values */
+    int metadata;           /* --metadata */
     ts_compare_options cmp;
+    ts_open_options open;   /* --max-fetch, --verbose, TSHAPE_IO; metadata */
 } diff_opts;
 
 /* The kinds of difference, in the order of a report's counts. */
@@ -83,10 +102,14 @@ static void free_opts(diff_opts *o)
 static int get_options(cli_ctx *ctx, const cli_args *args, diff_opts *o)
 {
     memset(o, 0, sizeof *o);
+    if (!cli_open_options(ctx, args, &o->open))
+        return CLI_ERROR;
     if (cli_names_get(ctx, args, &o->names) != CLI_OK)
         return CLI_ERROR;
+    cli_filter_init(&o->filter, args);
     const ts_compare_options dflt = TS_COMPARE_OPTIONS_INIT;
     const char *v;
+    o->open.want_metadata = 1; /* the last line says whether metadata differs */
     o->cmp = dflt;
     o->values = cli_flag(args, "values") > 0;
     if ((v = cli_opt(args, "rtol")) && cli_arg_nonneg_double(ctx, v, "--rtol", &o->cmp.rtol))
@@ -98,6 +121,7 @@ static int get_options(cli_ctx *ctx, const cli_args *args, diff_opts *o)
         return cli_usage(ctx, "--rtol, --atol and --equal-nan need --values");
     o->quiet = cli_flag(args, "quiet") > 0;
     o->recursive = cli_flag(args, "recursive") > 0;
+    o->metadata = cli_flag(args, "metadata") > 0;
     return CLI_OK;
 }
 
@@ -112,20 +136,31 @@ static int cmp_key(const void *x, const void *y)
     return c ? c : (i > j) - (i < j);
 }
 
-static int load_side(cli_ctx *ctx, const diff_opts *o, side *s, int is_a)
+static int load_side(cli_ctx *ctx, diff_opts *o, side *s, int is_a)
 {
-    s->m = cli_model_open(ctx, s->path, NULL, o->recursive);
+    if (cli_no_stdin(ctx, s->path) != CLI_OK)
+        return CLI_ERROR;
+    s->m = cli_model_open(ctx, s->path, &o->open, o->recursive);
     if (!s->m)
         return CLI_ERROR;
-    s->n = ts_model_count(s->m);
-    s->key = calloc(s->n ? s->n : 1, sizeof *s->key);
-    s->order = malloc((s->n ? s->n : 1) * sizeof *s->order);
-    if (!s->key || !s->order)
+    size_t n = ts_model_count(s->m);
+    s->key = calloc(n ? n : 1, sizeof *s->key);
+    s->index = malloc((n ? n : 1) * sizeof *s->index);
+    s->order = malloc((n ? n : 1) * sizeof *s->order);
+    if (!s->key || !s->index || !s->order)
         return cli_error(ctx, s->path, "out of memory");
-    for (size_t i = 0; i < s->n; i++) {
-        if (!(s->key[i] = cli_names_map(&o->names, is_a, ts_model_array_name(s->m, i))))
+    for (size_t i = 0; i < n; i++) {
+        char *k = cli_names_map(&o->names, is_a, ts_model_array_name(s->m, i));
+        if (!k)
             return cli_error(ctx, s->path, "out of memory");
-        s->order[i] = i;
+        if (!cli_filter_match(&o->filter, k)) {
+            free(k);
+            continue;
+        }
+        s->key[s->n] = k;
+        s->index[s->n] = i;
+        s->order[s->n] = s->n;
+        s->n++;
     }
     sort_side = s;
     if (s->n > 1)
@@ -137,7 +172,7 @@ static int load_side(cli_ctx *ctx, const diff_opts *o, side *s, int is_a)
         if (strcmp(s->key[s->order[k]], s->key[s->order[k - 1]]) == 0)
             cli_notice(ctx, s->path, "warning: tensor '%s' appears more than once; the first "
                                      "is compared", s->key[s->order[k]]);
-    return CLI_OK;
+    return cli_meta_collect(ctx, s->path, s->m, &s->meta);
 }
 
 static void free_side(side *s)
@@ -146,11 +181,13 @@ static void free_side(side *s)
         for (size_t i = 0; i < s->n; i++)
             free(s->key[i]);
     free(s->key);
+    free(s->index);
     free(s->order);
+    cli_meta_free(&s->meta);
     ts_model_close(s->m);
 }
 
-/* The first tensor of s named key, or (size_t)-1. */
+/* The first selected tensor of s named key, or (size_t)-1. */
 static size_t find(const side *s, const char *key)
 {
     size_t lo = 0, hi = s->n;
@@ -164,10 +201,16 @@ static size_t find(const side *s, const char *key)
     return lo < s->n && strcmp(s->key[s->order[lo]], key) == 0 ? s->order[lo] : (size_t)-1;
 }
 
-/* Is tensor i the first of its name on its side? */
+/* Is selected tensor i the first of its name on its side? */
 static int first_of_name(const side *s, size_t i)
 {
     return find(s, s->key[i]) == i;
+}
+
+/* Selected tensor i of s, and its member in *file. */
+static const ts_array *tensor(const side *s, size_t i, size_t *file)
+{
+    return ts_model_array(s->m, s->index[i], file);
 }
 
 /* ---- comparing ----------------------------------------------------------------- */
@@ -188,9 +231,9 @@ static diff_kind compare_pair(cli_ctx *ctx, const diff_opts *o, const side *sa, 
                               const side *sb, size_t ib, pair_values *pv)
 {
     size_t fa, fb;
-    const ts_array *a = ts_model_array(sa->m, ia, &fa), *b = ts_model_array(sb->m, ib, &fb);
+    const ts_array *a = tensor(sa, ia, &fa), *b = tensor(sb, ib, &fb);
     int dt = strcmp(a->dtype_name, b->dtype_name) != 0;
-    int sh = !ts_shape_equal(&a->shape, &b->shape);
+    int sh = !ts_shape_equal(&a->shape, &b->shape) || a->null_shape != b->null_shape;
     diff_kind k = dt && sh ? DIFF_DTYPE_SHAPE : dt ? DIFF_DTYPE : sh ? DIFF_SHAPE : DIFF_EQUAL;
     pv->compared = pv->unreadable = 0;
     if (!o->values || sh)
@@ -229,14 +272,28 @@ static int first_index(const ts_array *a, int64_t flat, int64_t *idx)
     return flat >= 0 && ts_unravel_index(&a->shape, flat, 'C', idx, NULL) == TS_OK;
 }
 
-/* Text: "2 of 6 not close, first (0,1), max abs diff 0.5, max rel diff 0.25"
- * or "all 6 close, max abs diff 0.0001, max rel diff 1e-05". */
+/* ", 2 NaN in A, 1 in B" (nothing without NaN): the counts the maxima,
+ * NaN then, do not show. */
+static void nan_text(const ts_compare *c, char *buf, size_t cap)
+{
+    buf[0] = '\0';
+    if (c->nan_a && c->nan_b)
+        snprintf(buf, cap, ", %lld NaN in A, %lld in B", (long long)c->nan_a,
+                 (long long)c->nan_b);
+    else if (c->nan_a || c->nan_b)
+        snprintf(buf, cap, ", %lld NaN in %s", (long long)(c->nan_a ? c->nan_a : c->nan_b),
+                 c->nan_a ? "A" : "B");
+}
+
+/* Text: "2 of 6 not close, first (0,1), 1 NaN in A, max abs diff nan, max
+ * rel diff nan" or "all 6 close, max abs diff 0.0001, max rel diff 1e-05". */
 static void values_text(const ts_array *a, const ts_compare *c, char *buf, size_t cap)
 {
-    char ma[64], mr[64], where[600] = "";
+    char ma[64], mr[64], where[600] = "", nan[96];
     int64_t idx[TS_MAX_NDIM];
     cli_fmt_double(ma, sizeof ma, c->max_abs, 0);
     cli_fmt_double(mr, sizeof mr, c->max_rel, 0);
+    nan_text(c, nan, sizeof nan);
     if (first_index(a, c->first, idx)) {
         size_t n = (size_t)snprintf(where, sizeof where, ", first (");
         int nd = ts_shape_ndim(&a->shape);
@@ -247,11 +304,11 @@ static void values_text(const ts_array *a, const ts_compare *c, char *buf, size_
             snprintf(where + n, sizeof where - n, nd == 1 ? ",)" : ")");
     }
     if (c->notclose > 0)
-        snprintf(buf, cap, "%lld of %lld not close%s, max abs diff %s, max rel diff %s",
-                 (long long)c->notclose, (long long)c->count, where, ma, mr);
+        snprintf(buf, cap, "%lld of %lld not close%s%s, max abs diff %s, max rel diff %s",
+                 (long long)c->notclose, (long long)c->count, where, nan, ma, mr);
     else
-        snprintf(buf, cap, "all %lld close, max abs diff %s, max rel diff %s",
-                 (long long)c->count, ma, mr);
+        snprintf(buf, cap, "all %lld close%s, max abs diff %s, max rel diff %s",
+                 (long long)c->count, nan, ma, mr);
 }
 
 static void values_json(cli_ctx *ctx, const ts_array *a, const ts_compare *c)
@@ -278,18 +335,17 @@ static void values_json(cli_ctx *ctx, const ts_array *a, const ts_compare *c)
 static void tensor_text(const ts_array *a, char *buf, size_t cap)
 {
     char shape[512];
-    ts_shape_format(&a->shape, 0, shape, sizeof shape);
-    snprintf(buf, cap, "%s %s", shape, a->dtype_name);
+    snprintf(buf, cap, "%s %s", cli_array_shape_text(a, shape, sizeof shape), a->dtype_name);
 }
 
 static void json_tensor(cli_ctx *ctx, const char *key, const side *s, size_t i)
 {
     size_t f;
-    const ts_array *a = ts_model_array(s->m, i, &f);
+    const ts_array *a = tensor(s, i, &f);
     print_open_object(ctx, key);
-    print_string(ctx, PRINT_JSON, "name", NULL, ts_model_array_name(s->m, i));
+    print_string(ctx, PRINT_JSON, "name", NULL, ts_model_array_name(s->m, s->index[i]));
     print_string(ctx, PRINT_JSON, "dtype", NULL, a->dtype_name);
-    print_dims(ctx, PRINT_JSON, "shape", NULL, ts_shape_dims(&a->shape), ts_shape_ndim(&a->shape));
+    print_array_shape(ctx, PRINT_JSON, "shape", NULL, a);
     print_string(ctx, PRINT_JSON, "file", NULL, ts_model_file_path(s->m, f));
     print_close_object(ctx);
 }
@@ -310,7 +366,7 @@ static void report(cli_ctx *ctx, cli_table *t, diff_kind k, const char *name, co
         else
             print_null(ctx, PRINT_JSON, "b", NULL);
         if (pv && pv->compared)
-            values_json(ctx, ts_model_array(a->m, ia, NULL), &pv->c);
+            values_json(ctx, tensor(a, ia, NULL), &pv->c);
         else
             print_null(ctx, PRINT_JSON, "values", NULL);
         print_close_object(ctx);
@@ -320,15 +376,75 @@ static void report(cli_ctx *ctx, cli_table *t, diff_kind k, const char *name, co
                                         "dtype, shape", "values", "unreadable"};
     char ta[600] = "", tb[600] = "";
     if (ia != (size_t)-1)
-        tensor_text(ts_model_array(a->m, ia, NULL), ta, sizeof ta);
+        tensor_text(tensor(a, ia, NULL), ta, sizeof ta);
     if (ib != (size_t)-1)
-        tensor_text(ts_model_array(b->m, ib, NULL), tb, sizeof tb);
-    char tv[800] = "";
+        tensor_text(tensor(b, ib, NULL), tb, sizeof tb);
+    char tv[1024] = ""; /* where (600), NaN counts (96), two numbers (64 each), words */
     if (pv && pv->compared)
-        values_text(ts_model_array(a->m, ia, NULL), &pv->c, tv, sizeof tv);
+        values_text(tensor(a, ia, NULL), &pv->c, tv, sizeof tv);
     const char *row[5] = {words[k], name, ia != (size_t)-1 ? ta : "-",
                           ib != (size_t)-1 ? tb : "-", tv};
     cli_table_add(t, row);
+}
+
+/* ---- metadata ----------------------------------------------------------------- */
+
+/* Metadata values in the table are cut to this many bytes (at a character
+ * boundary) with "..."; JSON has them whole. */
+#define META_TEXT_MAX 60
+
+static const char *cut_value(const char *v, char *buf, size_t cap)
+{
+    size_t n = strlen(v);
+    if (n <= META_TEXT_MAX)
+        return v;
+    n = META_TEXT_MAX;
+    while (n > 0 && ((unsigned char)v[n] & 0xc0) == 0x80) /* a UTF-8 continuation */
+        n--;
+    snprintf(buf, cap, "%.*s...", (int)n, v);
+    return buf;
+}
+
+typedef struct meta_report {
+    cli_ctx *ctx;
+    cli_table *t;
+} meta_report;
+
+/* One metadata entry that differs: a row "metadata KEY A_VALUE B_VALUE"
+ * ("-" for a side without it), or the JSON record {"metadata_key", "a",
+ * "b", "only"}. */
+static void report_meta(void *user, const char *label, const char *va, const char *vb)
+{
+    meta_report *r = user;
+    cli_ctx *ctx = r->ctx;
+    if (ctx->json) {
+        print_open_object(ctx, NULL);
+        print_string(ctx, PRINT_JSON, "metadata_key", NULL, label);
+        print_json_text(ctx, PRINT_JSON, "a", NULL, va ? va : "null");
+        print_json_text(ctx, PRINT_JSON, "b", NULL, vb ? vb : "null");
+        print_string(ctx, PRINT_JSON, "only", NULL, !va ? "b" : !vb ? "a" : NULL);
+        print_close_object(ctx);
+        return;
+    }
+    char ca[META_TEXT_MAX + 8], cb[META_TEXT_MAX + 8];
+    const char *row[5] = {"metadata", label, va ? cut_value(va, ca, sizeof ca) : "-",
+                          vb ? cut_value(vb, cb, sizeof cb) : "-", ""};
+    cli_table_add(r->t, row);
+}
+
+static void count_meta(void *user, const char *label, const char *va, const char *vb)
+{
+    (void)user, (void)label, (void)va, (void)vb;
+}
+
+/* ---- the run ------------------------------------------------------------------- */
+
+/* The single-array rule: when each side holds exactly one tensor, they are
+ * one pair whatever their names (as cmp a.npy b.npy; two .npy files are
+ * named after their files). Returns 1 when it applies. */
+static int single_pair(const side *a, const side *b)
+{
+    return a->n == 1 && b->n == 1 && strcmp(a->key[0], b->key[0]) != 0;
 }
 
 int cmd_diff(cli_ctx *ctx, const cli_args *args)
@@ -340,32 +456,49 @@ int cmd_diff(cli_ctx *ctx, const cli_args *args)
         free_opts(&o);
         return CLI_ERROR;
     }
-    side a = {args->ops[0], NULL, NULL, NULL, 0}, b = {args->ops[1], NULL, NULL, NULL, 0};
+    side a, b;
+    memset(&a, 0, sizeof a);
+    memset(&b, 0, sizeof b);
+    a.path = args->ops[0];
+    b.path = args->ops[1];
     int status = load_side(ctx, &o, &a, 1);
     if (status == CLI_OK)
         status = load_side(ctx, &o, &b, 0);
+    if (status == CLI_OK)
+        cli_names_warn_unused(ctx, &o.names);
     int64_t count[8] = {0}, unreadable = 0;
     if (status == CLI_OK) {
         cli_table t = {NULL, 0, 0, 5, 0};
+        const int single = single_pair(&a, &b);
+        char pair_name[1024];
         /* A's tensors in A's order, then those only in B in B's order */
         for (size_t i = 0; i < a.n; i++) {
             if (!first_of_name(&a, i))
                 continue;
-            size_t j = find(&b, a.key[i]);
+            size_t j = single ? 0 : find(&b, a.key[i]);
             pair_values pv = {0};
             diff_kind k = j == (size_t)-1 ? DIFF_ONLY_A : compare_pair(ctx, &o, &a, i, &b, j, &pv);
             count[k]++;
             unreadable += pv.unreadable;
+            const char *name = a.key[i];
+            if (single) {
+                snprintf(pair_name, sizeof pair_name, "%s => %s", a.key[0], b.key[0]);
+                name = ctx->json ? a.key[0] : pair_name;
+            }
             if (k != DIFF_EQUAL && k != DIFF_UNREADABLE && !o.quiet)
-                report(ctx, &t, k, a.key[i], &a, i, &b, j, &pv);
+                report(ctx, &t, k, name, &a, i, &b, j, &pv);
         }
-        for (size_t j = 0; j < b.n; j++) {
+        for (size_t j = 0; j < b.n && !single; j++) {
             if (!first_of_name(&b, j) || find(&a, b.key[j]) != (size_t)-1)
                 continue;
             count[DIFF_ONLY_B]++;
             if (!o.quiet)
                 report(ctx, &t, DIFF_ONLY_B, b.key[j], &a, (size_t)-1, &b, j, NULL);
         }
+        /* the metadata: listed with --metadata, else only counted */
+        meta_report mr = {ctx, &t};
+        size_t meta = cli_meta_compare(&a.meta, &b.meta,
+                                       o.metadata && !o.quiet ? report_meta : count_meta, &mr);
         int64_t changed = count[DIFF_DTYPE] + count[DIFF_SHAPE] + count[DIFF_DTYPE_SHAPE];
         int64_t different = changed + count[DIFF_ONLY_A] + count[DIFF_ONLY_B] +
                             count[DIFF_VALUES];
@@ -383,10 +516,25 @@ int cmd_diff(cli_ctx *ctx, const cli_args *args)
                       count[DIFF_VALUES]);
             print_int(ctx, o.values && unreadable ? PRINT_ANY : PRINT_JSON, "unreadable",
                       ", %s unreadable", unreadable);
-            print_text(ctx, ")\n");
+            print_text(ctx, ")");
+            print_int(ctx, PRINT_JSON, "metadata_different", NULL, (int64_t)meta);
+            if (meta > 0 || o.metadata) {
+                char m[160];
+                if (meta == 0)
+                    snprintf(m, sizeof m, "; metadata equal (%zu entr%s)", a.meta.n,
+                             a.meta.n == 1 ? "y" : "ies");
+                else
+                    snprintf(m, sizeof m, "; metadata differs: %zu entr%s%s", meta,
+                             meta == 1 ? "y" : "ies",
+                             o.metadata ? "" : " (--metadata lists them)");
+                print_text(ctx, m);
+            }
+            print_text(ctx, "\n");
             print_close_object(ctx);
         }
-        status = unreadable ? CLI_ERROR : different ? CLI_FALSE : CLI_OK;
+        status = unreadable ? CLI_ERROR
+                 : different || (o.metadata && meta > 0) ? CLI_FALSE
+                                                          : CLI_OK;
         /* an incomplete model is an error whatever the comparison says */
         if (ts_model_error_count(a.m) || ts_model_error_count(b.m))
             status = CLI_ERROR;

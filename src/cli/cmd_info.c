@@ -25,18 +25,20 @@ const cli_option info_options[] = {
                "force the format (default: detect from the magic bytes, or for onnx, "
                "caffe and caffe2 from the extension and protobuf structure):", "@formats"),
     CLI_FILTER_OPTIONS,
-    CLI_FLAG("summary", 's', "one line per array (file, name, dtype, shape) and totals"),
+    CLI_FLAG("summary", 's', "one line per array (file, name, dtype, shape); the totals on\n"
+                             "standard error (JSON: a last record); a folder: the model summary"),
     CLI_FLAG("metadata", 'm', "show safetensors __metadata__, GGUF key/values, ONNX graph "
                               "inputs/outputs and opsets, and the values of a PyTorch "
                               "checkpoint that are not tensors"),
     CLI_VALUE("max-header", 0, "N", "largest .npy header accepted, in bytes (default 10000)"),
     CLI_FLAG("stored-order", 0, "GGUF: show dims as stored (innermost first)"),
     CLI_FLAG("recursive", 'r', "a FILE that is a folder without an index: its subfolders too"),
-    CLI_FLAG("group", 'l', "--summary of a model: collapse names that differ only in layer "
-                           "numbers"),
-    CLI_VALUE("top", 0, "N", "--summary of a model: the N largest tensors (default 5)"),
-    CLI_FLAG("tensors", 0, "--summary --json of a model: list every tensor in the model record "
-                           "(key tensors), as the text summary does"),
+    CLI_FLAG("group", 'l', "the model summary (implied), names that differ only in layer\n"
+                           "numbers collapsed into one line"),
+    CLI_VALUE("top", 0, "N", "the model summary (implied) with the N largest tensors (default 5)"),
+    CLI_FLAG("tensors", 0, "the model summary (implied); with --json every tensor in its record\n"
+                           "(key tensors), as the text summary lists them"),
+    CLI_REMOTE_OPTIONS,
     CLI_OPTIONS_END,
 };
 
@@ -49,25 +51,10 @@ typedef struct info_opts {
     int recursive;          /* -r: folders' subfolders too */
 } info_opts;
 
-/* Sums for --summary, of all arrays or of one dtype. A sum that does not
- * fit in int64 stops there and is reported as "overflow" (JSON null). */
-typedef struct sums {
-    int64_t arrays, size, nbytes;
-    int size_overflow, nbytes_overflow;
-    int nbytes_unknown;     /* object arrays: the pickle's size is unknown */
-} sums;
-
-typedef struct dtype_total {
-    char name[64];
-    sums s;
-} dtype_total;
-
+/* What --summary adds up over the files (ts_summary computes the sums). */
 typedef struct totals {
     int64_t files;          /* files opened */
-    sums all;
-    sums params, buffers;   /* split by is_buffer() */
-    dtype_total *by_dtype;
-    size_t n_dtypes, cap;
+    ts_summary *sum;
 } totals;
 
 /* Summary rows are buffered so that columns can be aligned on a terminal;
@@ -228,7 +215,9 @@ static void report_layout(cli_ctx *ctx, const ts_array *a)
     }
 
     int64_t f2[2];
-    if (ts_shape_flat2d(&a->shape, f2, NULL) == TS_OK)
+    if (a->null_shape)
+        print_null(ctx, PRINT_ANY, "flat2d", "  flat2d         none\n");
+    else if (ts_shape_flat2d(&a->shape, f2, NULL) == TS_OK)
         print_dims(ctx, PRINT_ANY, "flat2d", line(fmt, sizeof fmt, "flat2d"), f2, 2);
     else
         print_null(ctx, PRINT_ANY, "flat2d", "  flat2d         overflows int64\n");
@@ -252,8 +241,11 @@ static void report_storage(cli_ctx *ctx, const ts_array *a)
     else
         print_null(ctx, PRINT_JSON, "storage_shape", NULL);
     print_string(ctx, PRINT_ANY, "device", line(fmt, sizeof fmt, "device"), a->device);
-    print_dims(ctx, PRINT_JSON, "strides", NULL, ts_shape_dims(&a->strides),
-               ts_shape_ndim(&a->strides));
+    if (a->null_shape)
+        print_null(ctx, PRINT_JSON, "strides", NULL);
+    else
+        print_dims(ctx, PRINT_JSON, "strides", NULL, ts_shape_dims(&a->strides),
+                   ts_shape_ndim(&a->strides));
     print_int(ctx, a->storage_key ? PRINT_ANY : PRINT_JSON, "storage_offset",
               line(fmt, sizeof fmt, "storage_offset"), a->storage_offset);
     print_string(ctx, PRINT_ANY, "storage_key", line(fmt, sizeof fmt, "storage_key"),
@@ -264,7 +256,6 @@ static void report_storage(cli_ctx *ctx, const ts_array *a)
 static void report_array(cli_ctx *ctx, const char *path, const ts_file *f, const ts_array *a)
 {
     char buf[256], fmt[32];
-    const int64_t *dims = ts_shape_dims(&a->shape);
     int ndim = ts_shape_ndim(&a->shape);
     const char *format = ts_format_name(ts_file_format(f)), *version = ts_file_version(f);
 
@@ -276,8 +267,11 @@ static void report_array(cli_ctx *ctx, const char *path, const ts_file *f, const
     print_string(ctx, PRINT_TEXT, NULL, line(fmt, sizeof fmt, "format"), buf);
     print_string(ctx, PRINT_JSON, "version", NULL, version[0] ? version : NULL);
     print_string(ctx, PRINT_JSON, "name", NULL, a->name);
-    print_dims(ctx, PRINT_ANY, "shape", line(fmt, sizeof fmt, "shape"), dims, ndim);
-    print_int(ctx, PRINT_ANY, "ndim", line(fmt, sizeof fmt, "ndim"), ndim);
+    print_array_shape(ctx, PRINT_ANY, "shape", line(fmt, sizeof fmt, "shape"), a);
+    if (a->null_shape)
+        print_null(ctx, PRINT_ANY, "ndim", "  ndim           none\n");
+    else
+        print_int(ctx, PRINT_ANY, "ndim", line(fmt, sizeof fmt, "ndim"), ndim);
     report_dtype(ctx, f, a);
     print_int(ctx, PRINT_ANY, "size", line(fmt, sizeof fmt, "size"), a->size);
     if (a->nbytes >= 0)
@@ -338,80 +332,56 @@ static int report_metadata(cli_ctx *ctx, const char *path, const ts_file *f)
     return status;
 }
 
-/* ---- summary ------------------------------------------------------------------ */
-
-/* *sum += v, or the overflow flag once it no longer fits. */
-static void add_checked(int64_t *sum, int64_t v, int *overflow)
+/* A path from the model's folder (its own when it is not below it). */
+static const char *below(const char *path, const char *root)
 {
-    if (!*overflow && __builtin_add_overflow(*sum, v, sum))
-        *overflow = 1;
+    size_t n = strlen(root);
+    while (n > 1 && root[n - 1] == '/')
+        n--;
+    return strncmp(path, root, n) == 0 && path[n] == '/' ? path + n + 1 : path;
 }
 
-static void add_sums(sums *s, const ts_array *a)
-{
-    s->arrays++;
-    add_checked(&s->size, a->size, &s->size_overflow);
-    if (a->nbytes < 0)
-        s->nbytes_unknown = 1;
-    else
-        add_checked(&s->nbytes, a->nbytes, &s->nbytes_overflow);
-}
-
-static const char *summary_dtype(const ts_array *a);
 /*
- * Whether an array is a buffer (state the framework updates but does not
- * train) rather than a parameter, so --summary can give the parameter count
- * the framework reports. The readers record no such flag, so the rule is by
- * name (man page, info --summary):
- *   - MXNet "aux:" names: the file's own word for auxiliary states;
- *   - a last name component (after '.', '/', ':' or '_'; a Keras ":0" suffix
- *     dropped) of running_mean, running_var, num_batches_tracked (PyTorch
- *     BatchNorm buffers), moving_mean, moving_var, moving_variance (Keras
- *     non-trainable weights, MXNet BatchNorm aux states in symbol names).
+ * A model's metadata (ts_model_metadata_at): text, one heading per source
+ * ("config.json", the index, "SHARD and N more files"), its key = value
+ * lines below; JSON, one record {"model_metadata": PATH, "entries": [{
+ * "source", "path", "key", "value", "files"}]}.
  */
-static int is_buffer(const ts_array *a)
+static void report_model_metadata(cli_ctx *ctx, const char *path, const ts_model *m)
 {
-    static const char *const words[] = {"running_mean", "running_var", "num_batches_tracked",
-                                        "moving_mean", "moving_var", "moving_variance"};
-    const char *name = a->name;
-    size_t n = strlen(name);
-    if (strncmp(name, "aux:", 4) == 0)
-        return 1;
-    if (n > 2 && strcmp(name + n - 2, ":0") == 0)
-        n -= 2;
-    for (size_t i = 0; i < sizeof words / sizeof words[0]; i++) {
-        size_t w = strlen(words[i]);
-        if (n >= w && memcmp(name + n - w, words[i], w) == 0 &&
-            (n == w || strchr("./:_", name[n - w - 1])))
-            return 1;
-    }
-    return 0;
-}
-
-
-static void add_total(totals *t, const ts_array *a)
-{
-    dtype_total *d = NULL;
-    for (size_t i = 0; i < t->n_dtypes && !d; i++)
-        if (strcmp(t->by_dtype[i].name, summary_dtype(a)) == 0)
-            d = &t->by_dtype[i];
-    if (!d) {
-        if (t->n_dtypes == t->cap) {
-            size_t cap = t->cap ? t->cap * 2 : 8;
-            dtype_total *p = realloc(t->by_dtype, cap * sizeof *p);
-            if (!p)
-                return;
-            t->by_dtype = p;
-            t->cap = cap;
+    static const char *const sources[] = {"", "config", "index", "member"};
+    size_t n = ts_model_metadata_count(m);
+    char fmt[64];
+    print_open_object(ctx, NULL);
+    print_string(ctx, PRINT_ANY, "model_metadata", "%s", path);
+    snprintf(fmt, sizeof fmt, ": metadata (%zu entr%s)\n", n, n == 1 ? "y" : "ies");
+    print_text(ctx, fmt);
+    print_open_array(ctx, "entries");
+    for (size_t i = 0; i < n; i++) {
+        const ts_model_meta *e = ts_model_metadata_at(m, i);
+        const ts_model_meta *prev = i ? ts_model_metadata_at(m, i - 1) : NULL;
+        if (!ctx->json && (!prev || prev->source != e->source ||
+                           strcmp(prev->path, e->path) != 0 || prev->files != e->files)) {
+            out_str(ctx, "  ");
+            out_escaped(ctx, CLI_ESC_TEXT, below(e->path, path), strlen(below(e->path, path)));
+            if (e->files > 1)
+                out_printf(ctx, " and %zu more file%s", e->files - 1, e->files > 2 ? "s" : "");
+            out_str(ctx, ":\n");
         }
-        d = &t->by_dtype[t->n_dtypes++];
-        memset(d, 0, sizeof *d);
-        snprintf(d->name, sizeof d->name, "%s", summary_dtype(a));
+        print_open_object(ctx, NULL);
+        print_string(ctx, PRINT_JSON, "source", NULL, sources[e->source]);
+        print_string(ctx, PRINT_JSON, "path", NULL, e->path);
+        print_string(ctx, PRINT_ANY, "key", "    %s = ", e->key);
+        print_json_value(ctx, "value", "%s\n", e->value);
+        print_int(ctx, PRINT_JSON, "files", NULL, (int64_t)e->files);
+        print_close_object(ctx);
     }
-    add_sums(&t->all, a);
-    add_sums(&d->s, a);
-    add_sums(is_buffer(a) ? &t->buffers : &t->params, a);
+    print_close_array(ctx);
+    print_close_object(ctx);
+    print_text(ctx, "\n");
 }
+
+/* ---- summary ------------------------------------------------------------------ */
 
 /* Escaped copy of s, for a summary column. */
 static char *column(const char *s)
@@ -473,19 +443,6 @@ static void flush_rows(cli_ctx *ctx, rows *r)
     r->n = r->cap = 0;
 }
 
-/* The dtype as the summary's column and totals spell it: the canonical
- * name, but NumPy's descr for the flexible types, whose names count bits
- * ("<U7", "S5", "V12" where dtype_name says str224, bytes40, void96; the
- * '|' of "not applicable" is dropped, as NumPy's repr does). */
-static const char *summary_dtype(const ts_array *a)
-{
-    const int flexible = a->dtype == TS_DTYPE_BYTES || a->dtype == TS_DTYPE_UNICODE ||
-                         a->dtype == TS_DTYPE_VOID;
-    if (flexible && a->descr && a->descr[0])
-        return a->descr[0] == '|' ? a->descr + 1 : a->descr;
-    return a->dtype_name;
-}
-
 /* One array of --summary: the columns file, name, dtype, shape, whatever
  * the number of files, so `cut -f3` is always the dtype. */
 static void summary_row(cli_ctx *ctx, rows *r, const char *path, const ts_array *a)
@@ -496,125 +453,63 @@ static void summary_row(cli_ctx *ctx, rows *r, const char *path, const ts_array 
         print_string(ctx, PRINT_JSON, "name", NULL, a->name);
         print_string(ctx, PRINT_JSON, "dtype", NULL, a->dtype_name);
         print_string(ctx, PRINT_JSON, "descr", NULL, a->descr);
-        print_dims(ctx, PRINT_JSON, "shape", NULL, ts_shape_dims(&a->shape),
-                   ts_shape_ndim(&a->shape));
-        print_bool(ctx, PRINT_JSON, "buffer", NULL, is_buffer(a));
+        print_array_shape(ctx, PRINT_JSON, "shape", NULL, a);
+        print_string(ctx, PRINT_JSON, "role", NULL,
+                     ts_role_name(ts_tensor_role(a->name, a->dtype)));
         print_close_object(ctx);
         return;
     }
     char shape[512];
-    ts_shape_format(&a->shape, 0, shape, sizeof shape);
-    add_row(r, path, a->name[0] ? a->name : "-", summary_dtype(a), shape);
+    cli_array_shape_text(a, shape, sizeof shape);
+    add_row(r, path, a->name[0] ? a->name : "-", ts_summary_dtype(a), shape);
     if (r->stream)
         flush_rows(ctx, r);
 }
 
-/* A sum as a JSON number, or null when it overflowed (or is unknown). */
-static void json_sum(cli_ctx *ctx, const char *key, int64_t v, int null)
-{
-    if (null)
-        print_null(ctx, PRINT_JSON, key, NULL);
-    else
-        print_int(ctx, PRINT_JSON, key, NULL, v);
-}
-
-/* nbytes is null when some are unknown (object arrays), as the text's
- * "unknown" and "+unknown" say: a number would pass for the whole. */
-static void json_sums(cli_ctx *ctx, const sums *s)
-{
-    print_int(ctx, PRINT_JSON, "arrays", NULL, s->arrays);
-    json_sum(ctx, "size", s->size, s->size_overflow);
-    json_sum(ctx, "nbytes", s->nbytes, s->nbytes_overflow || s->nbytes_unknown);
-}
-
-/* JSON {"total":{"arrays":..,"size":..,"nbytes":..,"overflow":..,"dtypes":{..}}}. */
-static void summary_total_json(cli_ctx *ctx, const totals *t)
-{
-    int overflow = t->all.size_overflow || t->all.nbytes_overflow;
-    for (size_t i = 0; i < t->n_dtypes; i++)
-        overflow |= t->by_dtype[i].s.size_overflow || t->by_dtype[i].s.nbytes_overflow;
-    print_open_object(ctx, NULL);
-    print_open_object(ctx, "total");
-    print_int(ctx, PRINT_JSON, "files", NULL, t->files);
-    json_sums(ctx, &t->all);
-    print_bool(ctx, PRINT_JSON, "overflow", NULL, overflow);
-    print_open_object(ctx, "parameters");
-    json_sums(ctx, &t->params);
-    print_close_object(ctx);
-    print_open_object(ctx, "buffers");
-    json_sums(ctx, &t->buffers);
-    print_close_object(ctx);
-    print_open_object(ctx, "dtypes");
-    for (size_t i = 0; i < t->n_dtypes; i++) {
-        print_open_object(ctx, t->by_dtype[i].name);
-        json_sums(ctx, &t->by_dtype[i].s);
-        print_close_object(ctx);
-    }
-    print_close_object(ctx);
-    print_close_object(ctx);
-    print_close_object(ctx);
-}
-
-/* A sum as text: the number, or "overflow". */
-static void text_sum(cli_ctx *ctx, int64_t v, int overflow)
-{
-    if (overflow)
-        out_str(ctx, "overflow");
-    else
-        out_i64(ctx, v);
-}
-
-/* "arrays=2 size=224 nbytes=896": the JSON keys, so text and JSON say the
- * same thing in the same words. nbytes is "896+unknown" when object arrays
- * of unknown size are part of the sum, "unknown" when all of it is. */
-static void text_sums(cli_ctx *ctx, const sums *s)
-{
-    out_printf(ctx, "arrays=%lld size=", (long long)s->arrays);
-    text_sum(ctx, s->size, s->size_overflow);
-    out_str(ctx, " nbytes=");
-    if (s->nbytes_unknown && s->nbytes == 0 && !s->nbytes_overflow) {
-        out_str(ctx, "unknown");
-        return;
-    }
-    text_sum(ctx, s->nbytes, s->nbytes_overflow);
-    if (s->nbytes_unknown)
-        out_str(ctx, "+unknown");
-}
-
-/* "total: arrays=3 size=225 nbytes=904 | float32: arrays=2 ...; int64: ..." */
+/* The totals after the rows: JSON {"total":{...}} on standard output; text
+ * "total: ..." on standard error, so that the rows alone go down a pipeline
+ * (info --summary FILE | cut -f4 | tshape size). */
 static void summary_total(cli_ctx *ctx, const totals *t)
 {
     if (ctx->json) {
-        summary_total_json(ctx, t);
-        return;
+        print_open_object(ctx, NULL);
+        cli_total_json(ctx, t->files, t->sum);
+        print_close_object(ctx);
+    } else {
+        cli_total_line(ctx, t->files, t->sum);
     }
-    out_printf(ctx, "total: files=%lld ", (long long)t->files);
-    text_sums(ctx, &t->all);
-    for (size_t i = 0; i < t->n_dtypes; i++) {
-        out_str(ctx, i ? "; " : " | ");
-        out_escaped(ctx, CLI_ESC_TEXT, t->by_dtype[i].name, strlen(t->by_dtype[i].name));
-        out_str(ctx, ": ");
-        text_sums(ctx, &t->by_dtype[i].s);
-    }
-    if (t->buffers.arrays > 0) { /* the split, where there is one */
-        out_str(ctx, " | parameters: ");
-        text_sums(ctx, &t->params);
-        out_str(ctx, "; buffers: ");
-        text_sums(ctx, &t->buffers);
-    }
-    out_char(ctx, '\n');
 }
 
 /* ---- reading files ------------------------------------------------------------ */
 
 /* Reads all of stdin into a malloc'ed buffer for "-": at most
- * CLI_STDIN_MAX bytes (LIMITS in the man page), doubling as it goes. */
-static unsigned char *slurp_stdin(size_t *len, const char **error)
+ * CLI_STDIN_MAX bytes (LIMITS in the man page), doubling as it goes. Once
+ * the first 64 KiB are in (or all of it, when shorter), a stream whose
+ * format cannot be told from them, or that declares a header past a limit,
+ * is refused at once with the library's words (*early_error, status
+ * *early_status): the rest is not read. */
+static unsigned char *slurp_stdin(size_t *len, const char **error, const ts_open_options *o,
+                                  ts_error *early_error, ts_status *early_status)
 {
     size_t cap = 1 << 16, n = 0;
     unsigned char *buf = malloc(cap);
+    int checked = 0;
     *error = NULL;
+    *early_status = TS_OK;
     while (buf) {
+        if (!checked && (n == cap || n >= (1 << 16))) {
+            /* the first bytes say what the stream is, or that it is not */
+            checked = 1;
+            ts_file *f = NULL;
+            ts_status st = ts_file_open_memory(buf, n, o, &f, early_error);
+            ts_file_close(f);
+            if ((st == TS_ERR_FORMAT && ts_format_detect(buf, n) == TS_FORMAT_AUTO &&
+                 o->format == TS_FORMAT_AUTO) || st == TS_ERR_LIMIT) {
+                *early_status = st;
+                free(buf);
+                return NULL;
+            }
+        }
         if (n == cap) {
             if (cap > CLI_STDIN_MAX) {
                 free(buf);
@@ -662,6 +557,22 @@ static int info_model(cli_ctx *ctx, const info_opts *o, const char *path)
         if (cli_filter_match(&o->filter, a->name))
             report_array(ctx, ts_model_file_path(m, k), ts_model_file(m, k), a);
     }
+    if (o->metadata)
+        report_model_metadata(ctx, path, m);
+    /* every file says something: one without arrays says so */
+    for (size_t k = 0; k < ts_model_file_count(m) && !ctx->out.closed; k++)
+        if (ts_file_count(ts_model_file(m, k)) == 0)
+            report_empty_file(ctx, ts_model_file_path(m, k), ts_model_file(m, k));
+    if (ts_model_file_count(m) == 0 && !ts_model_error_count(m)) {
+        /* an empty folder: the empty-file record, of no format */
+        print_open_object(ctx, NULL);
+        print_string(ctx, PRINT_ANY, "file", "%s: no arrays\n", path);
+        print_string(ctx, PRINT_JSON, "format", NULL, "folder");
+        print_null(ctx, PRINT_JSON, "version", NULL);
+        print_int(ctx, PRINT_JSON, "arrays", NULL, 0);
+        print_int(ctx, PRINT_JSON, "metadata_keys", NULL, 0);
+        print_close_object(ctx);
+    }
     int status = ts_model_error_count(m) ? CLI_ERROR : CLI_OK;
     ts_model_close(m);
     return status;
@@ -687,7 +598,10 @@ static int info_file(cli_ctx *ctx, const info_opts *o, const char *path, totals 
     } else if (strcmp(path, "-") == 0) {
         const char *why;
         shown = "<stdin>";
-        mem = slurp_stdin(&len, &why);
+        ts_status early;
+        mem = slurp_stdin(&len, &why, &o->open, &err, &early);
+        if (!mem && early)
+            return cli_error(ctx, shown, "%s", err.message);
         if (!mem)
             return cli_error(ctx, shown, "cannot read: %s", why);
         st = ts_file_open_memory(mem, len, &o->open, &f, &err);
@@ -720,7 +634,11 @@ static int info_file(cli_ctx *ctx, const info_opts *o, const char *path, totals 
             continue;
         if (o->summary) {
             summary_row(ctx, r, shown, a);
-            add_total(t, a);
+            if (ts_summary_add(t->sum, NULL, a, i, &err) != TS_OK) {
+                ts_file_close(f);
+                free(mem);
+                return cli_error(ctx, shown, "%s", err.message);
+            }
         } else {
             report_array(ctx, shown, f, a);
         }
@@ -736,7 +654,8 @@ static int get_options(cli_ctx *ctx, const cli_args *args, info_opts *o)
     const char *v;
     ts_error err;
     memset(o, 0, sizeof *o);
-    o->open.struct_size = sizeof o->open;
+    if (!cli_open_options(ctx, args, &o->open))
+        return CLI_ERROR;
     if ((v = cli_opt(args, "format")) && ts_format_from_name(v, &o->open.format, &err) != TS_OK)
         return cli_usage(ctx, "%s", err.message);
     if ((v = cli_opt(args, "max-header"))) {
@@ -760,14 +679,17 @@ static int get_options(cli_ctx *ctx, const cli_args *args, info_opts *o)
     return CLI_OK;
 }
 
-/* --summary is the model summary (model.c) with --group or when a FILE is
- * a folder or an index. */
-static int wants_model_summary(const cli_args *args)
+/* The model summary (model.c) is what --summary gives for a folder or an
+ * index, and what --group, --top and --tensors ask for whatever FILE is
+ * (they belong to it: each implies it, --summary or not). */
+static int wants_model_summary(const info_opts *o, const cli_args *args)
 {
-    int model = cli_flag(args, "group") > 0;
-    for (int i = 0; i < args->nops && !model; i++)
-        model = strcmp(args->ops[i], "-") != 0 && cli_is_model_path(args->ops[i]);
-    return model;
+    if (cli_flag(args, "group") || cli_opt(args, "top") || cli_flag(args, "tensors"))
+        return 1;
+    for (int i = 0; i < args->nops && o->summary; i++)
+        if (strcmp(args->ops[i], "-") != 0 && cli_is_model_path(args->ops[i]))
+            return 1;
+    return 0;
 }
 
 int cmd_info(cli_ctx *ctx, const cli_args *args)
@@ -777,16 +699,25 @@ int cmd_info(cli_ctx *ctx, const cli_args *args)
         return CLI_ERROR;
     if (args->nops == 0)
         return cli_usage(ctx, "missing FILE");
-    if (o.summary && wants_model_summary(args)) {
+    if (wants_model_summary(&o, args)) {
         cli_summary_opts so = {&o.open, &o.filter, o.recursive, cli_flag(args, "group") > 0, 5,
                                cli_flag(args, "tensors") > 0};
         const char *top = cli_opt(args, "top");
-        if (top && (cli_arg_i64(ctx, top, "--top", &so.top) || so.top < 0))
-            return so.top < 0 ? cli_usage(ctx, "--top must not be negative") : CLI_ERROR;
+        if (top && cli_arg_i64(ctx, top, "--top", &so.top))
+            return CLI_ERROR;
+        if (so.top < 0 || so.top > CLI_TOP_MAX)
+            return cli_usage(ctx, "--top must be 0..%d, not %lld", CLI_TOP_MAX,
+                             (long long)so.top);
+        for (int i = 0; i < args->nops; i++)
+            if (strcmp(args->ops[i], "-") == 0)
+                return cli_usage(ctx, "the model summary (--summary of a folder, --group, "
+                                      "--top, --tensors) reads files, not standard input");
         return cli_model_summary(ctx, &so, args->ops, args->nops);
     }
-    totals t;
-    memset(&t, 0, sizeof t);
+    totals t = {0, NULL};
+    ts_error err;
+    if (o.summary && ts_summary_new(NULL, &t.sum, &err) != TS_OK)
+        return cli_error(ctx, NULL, "%s", err.message);
     rows r = {NULL, 0, 0, o.tty, !o.tty && !o.metadata};
     int status = CLI_OK, opened = 0;
     for (int i = 0; i < args->nops && !ctx->out.closed; i++) {
@@ -799,6 +730,6 @@ int cmd_info(cli_ctx *ctx, const cli_args *args)
         flush_rows(ctx, &r);
         summary_total(ctx, &t);
     }
-    free(t.by_dtype);
+    ts_summary_free(t.sum);
     return status;
 }

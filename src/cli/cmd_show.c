@@ -16,6 +16,7 @@
  * bfloat16 and float8 values use their own precision for "shortest".
  */
 #include "cli.h"
+#include "model.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -31,6 +32,8 @@ const cli_option show_options[] = {
                                          "indices (negative counts from the end)"),
     CLI_VALUE("edgeitems", 0, "N", "items shown at each edge when summarising (default 3)"),
     CLI_VALUE("threshold", 0, "N", "summarise arrays of more than N elements (default 1000)"),
+    CLI_FLAG("recursive", 'r', "a FILE that is a folder without an index: its subfolders too"),
+    CLI_REMOTE_OPTIONS,
     CLI_OPTIONS_END,
 };
 
@@ -655,6 +658,12 @@ static int positive_opt(cli_ctx *ctx, const cli_args *args, const char *name, in
     return CLI_OK;
 }
 
+/* The i-th tensor's name in the model, for suggestions. */
+static const char *array_name(void *m, size_t i)
+{
+    return ts_model_array_name(m, i);
+}
+
 int cmd_show(cli_ctx *ctx, const cli_args *args)
 {
     int64_t edge, threshold;
@@ -666,31 +675,43 @@ int cmd_show(cli_ctx *ctx, const cli_args *args)
     if (args->nops > 2)
         return cli_usage(ctx, "expected FILE [NAME], got %d operands", args->nops);
     const char *path = args->ops[0];
-    ts_file *f = NULL;
+    ts_open_options oo;
+    const ts_open_options *open = cli_open_options(ctx, args, &oo);
+    if (!open)
+        return CLI_ERROR;
     ts_error err;
-    if (ts_file_open(path, NULL, &f, &err) != TS_OK)
-        return cli_error(ctx, path, "%s", err.message);
+    if (cli_no_stdin(ctx, path) != CLI_OK)
+        return CLI_ERROR;
+    /* a file, or a folder or index read as one model: NAME is the tensor's
+     * name in the model (an unnamed array: its file's stem) */
+    ts_model *m = cli_model_open(ctx, path, open, cli_flag(args, "recursive") > 0);
+    if (!m)
+        return CLI_ERROR;
     show s;
     memset(&s, 0, sizeof s);
-    s.f = f;
     char q[256];
+    size_t member = 0;
     if (args->nops == 2) {
-        for (size_t i = 0; i < ts_file_count(f) && !s.a; i++)
-            if (strcmp(ts_file_array(f, i)->name, args->ops[1]) == 0)
-                s.a = ts_file_array(f, i);
+        for (size_t i = 0; i < ts_model_count(m) && !s.a; i++)
+            if (strcmp(ts_model_array(m, i, NULL)->name, args->ops[1]) == 0 ||
+                strcmp(ts_model_array_name(m, i), args->ops[1]) == 0)
+                s.a = ts_model_array(m, i, &member);
         if (!s.a) {
-            ts_file_close(f);
-            return cli_error(ctx, path, "no array named '%s'",
-                             cli_quote(args->ops[1], strlen(args->ops[1]), q, sizeof q));
+            char hint[1024];
+            cli_suggest_text(args->ops[1], array_name, m, ts_model_count(m), hint, sizeof hint);
+            ts_model_close(m);
+            return cli_error(ctx, path, "no array named '%s'%s",
+                             cli_quote(args->ops[1], strlen(args->ops[1]), q, sizeof q), hint);
         }
-    } else if (ts_file_count(f) == 1) {
-        s.a = ts_file_array(f, 0);
+    } else if (ts_model_count(m) == 1) {
+        s.a = ts_model_array(m, 0, &member);
     } else {
-        size_t n = ts_file_count(f);
-        ts_file_close(f);
+        size_t n = ts_model_count(m);
+        ts_model_close(m);
         return cli_usage(ctx, "%s holds %zu arrays: name one", cli_quote(path, strlen(path), q,
                                                                       sizeof q), n);
     }
+    s.f = ts_model_file(m, member);
     const ts_array *a = s.a;
     s.kind = ts_array_value_kind(a);
     s.ndim = ts_shape_ndim(&a->shape);
@@ -703,13 +724,13 @@ int cmd_show(cli_ctx *ctx, const cli_args *args)
         int64_t idx[TS_MAX_NDIM];
         int n = 0;
         if (cli_arg_ints(ctx, iv, "--index", idx, &n)) {
-            ts_file_close(f);
+            ts_model_close(m);
             return CLI_ERROR;
         }
         if (n > s.ndim) {
             status = cli_error(ctx, path, "--index has %d indices but array '%s' has %d dims",
                                n, cli_quote(a->name, strlen(a->name), q, sizeof q), s.ndim);
-            ts_file_close(f);
+            ts_model_close(m);
             return status;
         }
         int64_t flat = 0;
@@ -718,7 +739,7 @@ int cmd_show(cli_ctx *ctx, const cli_args *args)
             if (i < 0 || i >= s.dims[k]) {
                 status = cli_error(ctx, path, "index %lld is out of bounds for axis %d with "
                                    "size %lld", (long long)idx[k], k, (long long)s.dims[k]);
-                ts_file_close(f);
+                ts_model_close(m);
                 return status;
             }
             flat = flat * s.dims[k] + i;
@@ -735,12 +756,19 @@ int cmd_show(cli_ctx *ctx, const cli_args *args)
     if (s.kind == TS_VALUE_NONE) {
         /* the library names the array and the dtype */
         ts_stats st;
-        ts_array_stats(f, a, NULL, &st, &err);
+        ts_array_stats(s.f, a, NULL, &st, &err);
         status = cli_error(ctx, path, "%s", err.message);
-        ts_file_close(f);
+        ts_model_close(m);
         return status;
     }
-    if (ctx->json) {
+    if (a->null_shape) {
+        /* h5py reads it as h5py.Empty: nothing to show */
+        if (ctx->json)
+            out_str(ctx, "null\n");
+        else
+            out_printf(ctx, "no shape, no values (an HDF5 null dataspace, h5py.Empty of %s)\n",
+                       a->dtype_name);
+    } else if (ctx->json) {
         status = show_json(ctx, &s, size);
     } else if (s.ndim == 0) {
         if (push_values(&s, 0, 1) == 0) {
@@ -770,6 +798,6 @@ int cmd_show(cli_ctx *ctx, const cli_args *args)
     if (status == CLI_ERROR)
         cli_error(ctx, path, "%s", s.err.message);
     free(s.vals);
-    ts_file_close(f);
+    ts_model_close(m);
     return status;
 }

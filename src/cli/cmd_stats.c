@@ -9,6 +9,7 @@
  * it; the others are still reported and the exit status is 2.
  */
 #include "cli.h"
+#include "model.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -24,7 +25,10 @@ const cli_option stats_options[] = {
               "Inf are the strings \"nan\", \"inf\", \"-inf\"."),
     CLI_FILTER_OPTIONS,
     CLI_FLAG("summary", 's', "only the model-wide line: arrays, elements, NaN/Inf totals,\n"
-                             "global absmax, the arrays with a non-finite value"),
+                             "global absmax, the first 5 arrays with a non-finite value\n"
+                             "(JSON: all of them)"),
+    CLI_FLAG("recursive", 'r', "a FILE that is a folder without an index: its subfolders too"),
+    CLI_REMOTE_OPTIONS,
     CLI_VALUE("max-bytes", 0, "SIZE",
               "read at most SIZE bytes of each array (its first elements, 64MB, 1GiB):\n"
               "an array read in part shows count as 'READ of SIZE' (JSON: size, capped)"),
@@ -39,7 +43,7 @@ typedef struct row {
 
 typedef struct stats_run {
     cli_filter filter;
-    int summary, many_files, tty;
+    int summary, many_files, tty, recursive;
     int header_done;        /* rows written as they come: the header is out */
     int64_t max_bytes;      /* --max-bytes, or 0 */
     int64_t capped;         /* arrays read in part */
@@ -51,6 +55,7 @@ typedef struct stats_run {
     char *bad;              /* names of arrays with a non-finite value */
     size_t bad_len, nbad;
     cli_progress progress;
+    ts_open_options open;   /* --max-fetch, --verbose, TSHAPE_IO */
 } stats_run;
 
 static const char *const header[NCOLS] = {"file", "name", "dtype", "shape", "count",
@@ -148,8 +153,8 @@ static void flush_rows(cli_ctx *ctx, stats_run *r)
     r->nrows = r->cap = 0;
 }
 
-static void report(cli_ctx *ctx, stats_run *r, const char *path, const ts_array *a,
-                   const ts_stats *s)
+static void report(cli_ctx *ctx, stats_run *r, const char *path, const char *name,
+                   const ts_array *a, const ts_stats *s)
 {
     char mn[64], mx[64], mean[64], sd[64], am[64];
     int json = ctx->json;
@@ -161,10 +166,9 @@ static void report(cli_ctx *ctx, stats_run *r, const char *path, const ts_array 
     if (json) {
         print_open_object(ctx, NULL);
         print_string(ctx, PRINT_JSON, "file", NULL, path);
-        print_string(ctx, PRINT_JSON, "name", NULL, a->name);
+        print_string(ctx, PRINT_JSON, "name", NULL, name);
         print_string(ctx, PRINT_JSON, "dtype", NULL, a->dtype_name);
-        print_dims(ctx, PRINT_JSON, "shape", NULL, ts_shape_dims(&a->shape),
-                   ts_shape_ndim(&a->shape));
+        print_array_shape(ctx, PRINT_JSON, "shape", NULL, a);
         print_int(ctx, PRINT_JSON, "count", NULL, s->count);
         if (s->count < a->size) { /* --max-bytes: a prefix */
             print_int(ctx, PRINT_JSON, "size", NULL, a->size);
@@ -185,7 +189,7 @@ static void report(cli_ctx *ctx, stats_run *r, const char *path, const ts_array 
         return;
     }
     char shape[512], count[64], z[32], nn[32], pi[32], ni[32], tr[32];
-    ts_shape_format(&a->shape, 0, shape, sizeof shape);
+    cli_array_shape_text(a, shape, sizeof shape);
     if (s->count < a->size)
         snprintf(count, sizeof count, "%lld of %lld", (long long)s->count, (long long)a->size);
     else
@@ -195,7 +199,7 @@ static void report(cli_ctx *ctx, stats_run *r, const char *path, const ts_array 
     snprintf(pi, sizeof pi, "%lld", (long long)s->posinf);
     snprintf(ni, sizeof ni, "%lld", (long long)s->neginf);
     snprintf(tr, sizeof tr, "%lld", (long long)s->ntrue);
-    const char *cols[NCOLS] = {path, a->name[0] ? a->name : "-", a->dtype_name, shape, count,
+    const char *cols[NCOLS] = {path, name[0] ? name : "-", a->dtype_name, shape, count,
                                mn, mx, mean, sd, am, z, nn, pi, ni,
                                s->kind == TS_VALUE_BOOL ? tr : NULL};
     add_row(ctx, r, cols);
@@ -217,10 +221,9 @@ static void note_bad(stats_run *r, const char *path, const char *name)
     r->nbad++;
 }
 
-static void summarize(stats_run *r, const char *path, const ts_array *a, const ts_stats *s)
+static void summarize(stats_run *r, const char *path, const char *name, const ts_stats *s)
 {
     r->arrays++;
-    r->capped += s->count < a->size;
     r->elements += s->count;
     r->nan += s->nan;
     r->posinf += s->posinf;
@@ -228,8 +231,11 @@ static void summarize(stats_run *r, const char *path, const ts_array *a, const t
     if (s->absmax == s->absmax && (r->absmax != r->absmax || s->absmax > r->absmax))
         r->absmax = s->absmax;
     if (s->nan + s->posinf + s->neginf > 0)
-        note_bad(r, path, a->name);
+        note_bad(r, path, name);
 }
+
+/* Arrays with non-finite values named in the text of --summary. */
+#define SUMMARY_NAMES 5
 
 static void print_summary(cli_ctx *ctx, stats_run *r)
 {
@@ -264,44 +270,82 @@ static void print_summary(cli_ctx *ctx, stats_run *r)
     if (r->capped)
         out_printf(ctx, ", %lld read in part (--max-bytes)", (long long)r->capped);
     out_printf(ctx, "; %zu array%s with non-finite values", r->nbad, r->nbad == 1 ? "" : "s");
-    for (size_t at = 0; at < r->bad_len; at += strlen(r->bad + at) + 1) {
+    /* the first few by name: a diverged model has thousands (JSON has all) */
+    size_t shown = 0;
+    for (size_t at = 0; at < r->bad_len && shown < SUMMARY_NAMES; at += strlen(r->bad + at) + 1) {
         out_str(ctx, at ? ", " : ": ");
         out_escaped(ctx, CLI_ESC_TEXT, r->bad + at, strlen(r->bad + at));
+        shown++;
     }
+    if (r->nbad > shown)
+        out_printf(ctx, " and %zu more", r->nbad - shown);
     out_char(ctx, '\n');
 }
 
-static int stats_file(cli_ctx *ctx, stats_run *r, const char *path)
+/* The statistics of one array (a's name in the report: `name`), reported
+ * or added to the summary; an array that cannot be read is an error line. */
+static int stats_array(cli_ctx *ctx, stats_run *r, const char *path, const ts_file *f,
+                       const ts_array *a, const char *name)
 {
-    ts_file *f = NULL;
-    ts_error err;
-    out_drain(ctx); /* the previous files' report is out before this one is opened */
-    if (ts_file_open(path, NULL, &f, &err) != TS_OK)
-        return cli_error(ctx, path, "%s", err.message);
-    int status = CLI_OK;
     ts_stats_options o = TS_STATS_OPTIONS_INIT;
     o.max_bytes = r->max_bytes;
     if (r->progress.enabled) {
         o.progress = cli_progress_report;
         o.progress_ctx = &r->progress;
     }
+    ts_stats s;
+    ts_error err;
+    cli_progress_start(&r->progress, path, name);
+    ts_status st = ts_array_stats(f, a, &o, &s, &err);
+    cli_progress_clear(&r->progress);
+    if (st != TS_OK) {
+        r->failed++;
+        return cli_error(ctx, path, "%s", err.message);
+    }
+    r->capped += s.count < a->size;
+    if (r->summary)
+        summarize(r, path, name, &s);
+    else
+        report(ctx, r, path, name, a, &s);
+    return CLI_OK;
+}
+
+/* A folder or an index: every tensor of the model, by its model name, with
+ * its shard as the file (model.c reports the model's issues). */
+static int stats_model(cli_ctx *ctx, stats_run *r, const char *path)
+{
+    ts_model *m = cli_model_open(ctx, path, &r->open, r->recursive);
+    if (!m)
+        return CLI_ERROR;
+    int status = ts_model_error_count(m) ? CLI_ERROR : CLI_OK;
+    for (size_t i = 0; i < ts_model_count(m) && !ctx->out.closed; i++) {
+        size_t k;
+        const ts_array *a = ts_model_array(m, i, &k);
+        const char *name = ts_model_array_name(m, i);
+        if (cli_filter_match(&r->filter, name))
+            status = cli_worse(status, stats_array(ctx, r, ts_model_file_path(m, k),
+                                                   ts_model_file(m, k), a, name));
+    }
+    ts_model_close(m);
+    return status;
+}
+
+static int stats_file(cli_ctx *ctx, stats_run *r, const char *path)
+{
+    out_drain(ctx); /* the previous files' report is out before this one is opened */
+    if (cli_no_stdin(ctx, path) != CLI_OK)
+        return CLI_ERROR;
+    if (cli_is_model_path(path))
+        return stats_model(ctx, r, path);
+    ts_file *f = NULL;
+    ts_error err;
+    if (ts_file_open(path, &r->open, &f, &err) != TS_OK)
+        return cli_error(ctx, path, "%s", err.message);
+    int status = CLI_OK;
     for (size_t i = 0; i < ts_file_count(f) && !ctx->out.closed; i++) {
         const ts_array *a = ts_file_array(f, i);
-        if (!cli_filter_match(&r->filter, a->name))
-            continue;
-        ts_stats s;
-        cli_progress_start(&r->progress, path, a->name);
-        ts_status st = ts_array_stats(f, a, &o, &s, &err);
-        cli_progress_clear(&r->progress);
-        if (st != TS_OK) {
-            status = cli_error(ctx, path, "%s", err.message);
-            r->failed++;
-            continue;
-        }
-        if (r->summary)
-            summarize(r, path, a, &s);
-        else
-            report(ctx, r, path, a, &s);
+        if (cli_filter_match(&r->filter, a->name))
+            status = cli_worse(status, stats_array(ctx, r, path, f, a, a->name));
     }
     ts_file_close(f);
     return status;
@@ -313,13 +357,18 @@ int cmd_stats(cli_ctx *ctx, const cli_args *args)
         return cli_usage(ctx, "missing FILE");
     stats_run r;
     memset(&r, 0, sizeof r);
+    if (!cli_open_options(ctx, args, &r.open))
+        return CLI_ERROR;
     cli_filter_init(&r.filter, args);
     r.summary = cli_flag(args, "summary") > 0;
     r.many_files = args->nops > 1;
+    r.recursive = cli_flag(args, "recursive") > 0;
+    for (int i = 0; i < args->nops && !r.many_files; i++)
+        r.many_files = cli_is_model_path(args->ops[i]); /* a model: its shards */
     r.tty = isatty(STDOUT_FILENO);
     r.absmax = NAN;
     const char *v = cli_opt(args, "max-bytes");
-    if (v && cli_arg_size(ctx, v, "--max-bytes", &r.max_bytes) != CLI_OK)
+    if (v && cli_opt_size(ctx, args, "max-bytes", &r.max_bytes) != CLI_OK)
         return CLI_ERROR;
     cli_progress_init(&r.progress, "stats");
     int status = CLI_OK;

@@ -319,33 +319,3 @@ int cli_each_input(cli_ctx *ctx, int n, char *const *ops, cli_line_fn fn, void *
         status = cli_worse(status, run_input(ctx, ops[i], strlen(ops[i]), 0, fn, job));
     return status;
 }
-
-/* SIZE: a whole number with an optional unit: B, KB/MB/GB/TB (powers of
- * 1000, as Hugging Face's "5GB"), KiB/MiB/GiB/TiB (powers of 1024). */
-int cli_arg_size(cli_ctx *ctx, const char *text, const char *what, int64_t *out)
-{
-    static const struct { const char *unit; int64_t mul; } units[] = {
-        {"", 1}, {"B", 1}, {"KB", 1000}, {"MB", 1000000}, {"GB", 1000000000},
-        {"TB", 1000000000000}, {"KiB", 1 << 10}, {"MiB", 1 << 20}, {"GiB", 1 << 30},
-        {"TiB", (int64_t)1 << 40}};
-    const char *p = text;
-    int64_t v = 0;
-    if (*p < '0' || *p > '9')
-        return cli_usage(ctx, "%s '%s': expected a size such as 5GB", what, text);
-    while (*p >= '0' && *p <= '9') {
-        if (v > (INT64_MAX - (*p - '0')) / 10)
-            return cli_usage(ctx, "%s '%s' is too large", what, text);
-        v = v * 10 + (*p++ - '0');
-    }
-    for (size_t i = 0; i < sizeof units / sizeof *units; i++)
-        if (strcmp(p, units[i].unit) == 0) {
-            if (v > INT64_MAX / units[i].mul)
-                return cli_usage(ctx, "%s '%s' is too large", what, text);
-            *out = v * units[i].mul;
-            if (*out == 0)
-                return cli_usage(ctx, "%s must be above 0", what);
-            return CLI_OK;
-        }
-    return cli_usage(ctx, "%s '%s': unknown unit '%s' (B, KB, MB, GB, TB, KiB, MiB, GiB, TiB)",
-                     what, text, p);
-}

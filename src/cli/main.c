@@ -28,7 +28,7 @@ const char *const cli_group_titles[CLI_GROUP_COUNT] = {
 #undef CLI_COMMAND
 };
 
-static const cli_command *find_command(const char *name)
+const cli_command *cli_find_command(const char *name)
 {
     for (size_t i = 0; i < cli_command_count; i++)
         if (strcmp(cli_commands[i].name, name) == 0)
@@ -57,11 +57,23 @@ void cli_global_help(cli_ctx *ctx)
     }
     out_str(ctx, "\nOptions (before or after the command):\n");
     cli_print_options(ctx, cli_global_options, NULL);
-    out_str(ctx, "'tshape COMMAND --help' shows the options of a command.\n"
+    out_str(ctx, "'tshape COMMAND --help' or 'tshape help COMMAND' shows the options of a\n"
+                 "command.\n"
                  "\n"
                  "Exit status: 0 success or true, 1 false (eq, contiguous, view),\n"
                  "2 bad input, usage or I/O error.\n"
                  "See tshape(1) for details.\n");
+}
+
+static const char *command_name(void *ctx, size_t i)
+{
+    (void)ctx;
+    return cli_commands[i].name;
+}
+
+const char *cli_command_suggestion(const char *word, char *buf, size_t cap)
+{
+    return cli_suggest_text(word, command_name, NULL, cli_command_count, buf, cap);
 }
 
 /* One option as "\t--long\t-s\tVALUE\tCHOICES" (empty fields when absent). */
@@ -121,10 +133,12 @@ static int complete_list(cli_ctx *ctx)
 static int run_command(cli_ctx *ctx, int argc, char **argv)
 {
     cli_args args;
-    ctx->cmd = find_command(argv[0]);
+    ctx->cmd = cli_find_command(argv[0]);
     if (!ctx->cmd) {
-        char q[128];
-        return cli_usage(ctx, "unknown command '%s'", cli_quote(argv[0], strlen(argv[0]), q, sizeof q));
+        char q[128], hint[512];
+        return cli_usage(ctx, "unknown command '%s'%s",
+                         cli_quote(argv[0], strlen(argv[0]), q, sizeof q),
+                         cli_command_suggestion(argv[0], hint, sizeof hint));
     }
     int status = CLI_OK;
     if (cli_parse_args(ctx, argc, argv, &args))

@@ -8,9 +8,10 @@
 
 #include "cli.h"
 
-/* 1 when path is read as a model rather than a file: a folder, or an
- * index file (*.index.json). */
+/* 1 when path is read as a model rather than a file: a folder, an index
+ * file (*.index.json), a remote folder (ts_model_path). */
 int cli_is_model_path(const char *path);
+
 
 /*
  * Opens the model at path (ts_model_open with the member options `open`)
@@ -21,6 +22,9 @@ int cli_is_model_path(const char *path);
  */
 ts_model *cli_model_open(cli_ctx *ctx, const char *path, const ts_open_options *open,
                          int recursive);
+
+/* The most --top accepts (the library's bound of ts_summary_options.top). */
+#define CLI_TOP_MAX (1 << 20)
 
 /* What info --summary does with models. */
 typedef struct cli_summary_opts {
@@ -35,6 +39,16 @@ typedef struct cli_summary_opts {
 /* info --summary on a model (or a file read as one): one summary per path.
  * Returns the exit status. */
 int cli_model_summary(cli_ctx *ctx, const cli_summary_opts *o, char *const *paths, int n);
+
+/* The JSON object "total" of a summary record (file or model: man page,
+ * JSON RECORDS): files, the sums of every tensor, per role and per dtype. */
+void cli_total_json(cli_ctx *ctx, int64_t files, const ts_summary *s);
+/* The total line of info --summary ("total: files=1 tensors=3 size=225
+ * nbytes=904 | float32: ... | parameters: ..."), on standard error after
+ * what standard output holds, so the rows alone feed a pipeline. */
+void cli_total_line(cli_ctx *ctx, int64_t files, const ts_summary *s);
+/* The word of a role's totals: "parameters", "buffers", "optimizer_state". */
+const char *cli_role_key(ts_role r);
 
 /* Human units: parameters with K, M, B, T and three significant digits
  * ("6.74B", "999"); bytes with binary units ("2.78 KiB", "512 B"). */

@@ -9,34 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* "A:B" split at its last ':' unless that ends the value ("arg:" is one
- * prefix for both sides; "arg::" strips "arg:" from A only). */
-static int parse_prefix(const char *v, cli_prefix *p)
-{
-    memset(p, 0, sizeof *p);
-    size_t n = strlen(v);
-    const char *colon = n > 1 ? strrchr(v, ':') : NULL;
-    if (colon && colon[1] == '\0') {
-        /* a value ending in ':' names one prefix; "X::" is X: for A only */
-        colon = n >= 2 && v[n - 2] == ':' ? v + n - 1 : NULL;
-    }
-    if (!colon) {
-        p->a = p->b = v;
-        p->alen = p->blen = n;
-        return 0;
-    }
-    size_t an = (size_t)(colon - v);
-    if (!(p->own = malloc(an + 1)))
-        return -1;
-    memcpy(p->own, v, an);
-    p->own[an] = '\0';
-    p->a = an ? p->own : NULL;
-    p->alen = an;
-    p->b = colon[1] ? colon + 1 : NULL;
-    p->blen = p->b ? strlen(p->b) : 0;
-    return 0;
-}
-
 static int cmp_rename(const void *x, const void *y)
 {
     return strcmp(((const cli_rename *)x)->from, ((const cli_rename *)y)->from);
@@ -114,8 +86,6 @@ static int read_renames(cli_ctx *ctx, const char *path, cli_names *o)
 
 void cli_names_free(cli_names *o)
 {
-    for (size_t i = 0; i < o->nprefixes; i++)
-        free(o->prefixes[i].own);
     free(o->prefixes);
     for (size_t i = 0; i < o->nrenames; i++) {
         free(o->renames[i].from);
@@ -127,24 +97,32 @@ void cli_names_free(cli_names *o)
 
 static int get_names(cli_ctx *ctx, const cli_args *args, cli_names *o, int two_sides)
 {
+    static const struct {
+        const char *option;
+        unsigned sides;
+    } kinds[] = {{"strip-prefix", CLI_SIDE_A | CLI_SIDE_B},
+                 {"strip-prefix-a", CLI_SIDE_A},
+                 {"strip-prefix-b", CLI_SIDE_B}};
     memset(o, 0, sizeof *o);
-    int pos = 0;
-    const char *v;
-    while ((v = cli_opt_next(args, "strip-prefix", &pos)) != NULL) {
-        cli_prefix *grown = realloc(o->prefixes, (o->nprefixes + 1) * sizeof *grown);
-        if (!grown)
-            return cli_error(ctx, NULL, "out of memory");
-        o->prefixes = grown;
-        cli_prefix *p = &o->prefixes[o->nprefixes];
-        if (!two_sides) {
+    /* the given options in command-line order, whichever of the three */
+    for (int g = 0; g < args->ngiven; g++) {
+        const cli_given *gv = &args->given[g];
+        for (size_t k = 0; k < (two_sides ? 3u : 1u); k++) {
+            if (!gv->opt->name || strcmp(gv->opt->name, kinds[k].option) != 0)
+                continue;
+            cli_prefix *grown = realloc(o->prefixes, (o->nprefixes + 1) * sizeof *grown);
+            if (!grown)
+                return cli_error(ctx, NULL, "out of memory");
+            o->prefixes = grown;
+            cli_prefix *p = &o->prefixes[o->nprefixes++];
             memset(p, 0, sizeof *p);
-            p->a = v;
-            p->alen = strlen(v);
-        } else if (parse_prefix(v, p) != 0) {
-            return cli_error(ctx, NULL, "out of memory");
+            p->text = gv->value;
+            p->len = strlen(gv->value);
+            p->sides = two_sides ? kinds[k].sides : CLI_SIDE_A;
+            p->option = kinds[k].option;
         }
-        o->nprefixes++;
     }
+    const char *v;
     if ((v = cli_opt(args, "rename")) && read_renames(ctx, v, o) != CLI_OK)
         return CLI_ERROR;
     return CLI_OK;
@@ -160,14 +138,14 @@ int cli_names_get_one_side(cli_ctx *ctx, const cli_args *args, cli_names *o)
     return get_names(ctx, args, o, 0);
 }
 
-char *cli_names_map(const cli_names *o, int is_a, const char *name)
+char *cli_names_map(cli_names *o, int is_a, const char *name)
 {
+    unsigned side = is_a ? CLI_SIDE_A : CLI_SIDE_B;
     for (size_t i = 0; i < o->nprefixes; i++) {
-        const cli_prefix *p = &o->prefixes[i];
-        const char *pre = is_a ? p->a : p->b;
-        size_t n = is_a ? p->alen : p->blen;
-        if (pre && strncmp(name, pre, n) == 0) {
-            name += n;
+        cli_prefix *p = &o->prefixes[i];
+        if ((p->sides & side) && strncmp(name, p->text, p->len) == 0) {
+            p->hits[!is_a]++;
+            name += p->len;
             break;
         }
     }
@@ -178,4 +156,19 @@ char *cli_names_map(const cli_names *o, int is_a, const char *name)
             name = r->to;
     }
     return dup_n(name, strlen(name));
+}
+
+void cli_names_warn_unused(cli_ctx *ctx, const cli_names *o)
+{
+    for (size_t i = 0; i < o->nprefixes; i++) {
+        const cli_prefix *p = &o->prefixes[i];
+        if (p->hits[0] + p->hits[1] > 0)
+            continue;
+        char q[256];
+        cli_notice(ctx, NULL, "warning: --%s '%s' matches no name of %s", p->option,
+                   cli_quote(p->text, p->len, q, sizeof q),
+                   p->sides == (CLI_SIDE_A | CLI_SIDE_B) ? "A or B"
+                   : p->sides == CLI_SIDE_A              ? "A"
+                                                         : "B");
+    }
 }

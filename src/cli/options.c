@@ -407,3 +407,31 @@ void cli_command_help(cli_ctx *ctx, const cli_command *cmd)
     out_str(ctx, "\nOptions:\n");
     cli_print_options(ctx, cmd->options, cli_global_options);
 }
+
+int cli_opt_size(cli_ctx *ctx, const cli_args *a, const char *name, int64_t *out)
+{
+    static const struct { const char *unit; int64_t mul; } units[] = {
+        {"", 1}, {"B", 1}, {"KB", 1000}, {"MB", 1000000}, {"GB", 1000000000},
+        {"TB", 1000000000000}, {"KiB", 1 << 10}, {"MiB", 1 << 20}, {"GiB", 1 << 30},
+        {"TiB", (int64_t)1 << 40}};
+    const char *text = cli_opt(a, name), *p = text;
+    int64_t v = 0;
+    if (!p || *p < '0' || *p > '9')
+        return cli_usage(ctx, "--%s '%s': expected a size such as 5GB", name, text ? text : "");
+    while (*p >= '0' && *p <= '9') {
+        if (v > (INT64_MAX - (*p - '0')) / 10)
+            return cli_usage(ctx, "--%s '%s' is too large", name, text);
+        v = v * 10 + (*p++ - '0');
+    }
+    for (size_t i = 0; i < sizeof units / sizeof *units; i++)
+        if (strcmp(p, units[i].unit) == 0) {
+            if (v > INT64_MAX / units[i].mul)
+                return cli_usage(ctx, "--%s '%s' is too large", name, text);
+            *out = v * units[i].mul;
+            if (*out == 0)
+                return cli_usage(ctx, "--%s must be above 0", name);
+            return CLI_OK;
+        }
+    return cli_usage(ctx, "--%s '%s': unknown unit '%s' (B, KB, MB, GB, TB, KiB, MiB, GiB, "
+                          "TiB)", name, text, p);
+}

@@ -491,6 +491,28 @@ void print_dims(cli_ctx *ctx, cli_print p, const char *key, const char *fmt, con
     }
 }
 
+void print_array_shape(cli_ctx *ctx, cli_print p, const char *key, const char *fmt,
+                       const ts_array *a)
+{
+    if (a->null_shape) {
+        if (json_on(ctx, p))
+            print_null(ctx, p, key, fmt);
+        else if (text_on(ctx, p, fmt))
+            print_string(ctx, PRINT_TEXT, NULL, fmt, "none");
+        return;
+    }
+    print_dims(ctx, p, key, fmt, ts_shape_dims(&a->shape), ts_shape_ndim(&a->shape));
+}
+
+const char *cli_array_shape_text(const ts_array *a, char *buf, size_t cap)
+{
+    if (a->null_shape)
+        snprintf(buf, cap, "none");
+    else
+        ts_shape_format(&a->shape, 0, buf, cap);
+    return buf;
+}
+
 void print_json_text(cli_ctx *ctx, cli_print p, const char *key, const char *fmt,
                      const char *json)
 {
@@ -533,6 +555,31 @@ static int keep_head(void *user, const char *data, size_t len)
     return h->cut;
 }
 
+/* Text: the value kept in h, cut on a character boundary with a marker. */
+static void print_head(cli_ctx *ctx, const char *fmt, value_head *h)
+{
+    if (h->cut) {
+        while (h->n > 0 && ((unsigned char)h->text[h->n] & 0xc0) == 0x80)
+            h->n--;
+        int k = snprintf(h->text + h->n, sizeof h->text - h->n,
+                         "... (cut at %d bytes; --json shows it whole)", CLI_TEXT_VALUE_MAX);
+        h->n += k > 0 ? (size_t)k : 0;
+    }
+    text_field(ctx, fmt, h->text, h->n, CLI_ESC_SAFE);
+}
+
+void print_json_value(cli_ctx *ctx, const char *key, const char *fmt, const char *json)
+{
+    if (ctx->json) {
+        json_key(ctx, key);
+        out_str(ctx, json);
+        return;
+    }
+    value_head h = {{0}, 0, 0};
+    keep_head(&h, json, strlen(json));
+    print_head(ctx, fmt, &h);
+}
+
 int print_metadata_value(cli_ctx *ctx, const char *key, const char *fmt, const ts_file *f,
                          size_t i, ts_error *err)
 {
@@ -547,14 +594,7 @@ int print_metadata_value(cli_ctx *ctx, const char *key, const char *fmt, const t
     }
     value_head h = {{0}, 0, 0};
     int failed = ts_file_metadata_write(f, i, keep_head, &h, err) != TS_OK && !h.cut;
-    if (h.cut) { /* cut on a character boundary, and say so */
-        while (h.n > 0 && ((unsigned char)h.text[h.n] & 0xc0) == 0x80)
-            h.n--;
-        int k = snprintf(h.text + h.n, sizeof h.text - h.n,
-                         "... (cut at %d bytes; --json shows it whole)", CLI_TEXT_VALUE_MAX);
-        h.n += k > 0 ? (size_t)k : 0;
-    }
-    text_field(ctx, fmt, h.text, h.n, CLI_ESC_SAFE);
+    print_head(ctx, fmt, &h); /* cut on a character boundary, and said so */
     return failed ? -1 : 0;
 }
 

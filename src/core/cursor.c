@@ -1,6 +1,26 @@
 /* cursor.c - bounds-checked reading of little-endian integers from a byte
  * range: every read checks what is left first (see ts__cursor in internal.h). */
 #include "internal.h"
+#include "../formats/source.h"
+
+/* Bytes asked for at least, so that reading a header field by field does
+ * not ask for each field (the source reads ahead further). */
+#define FETCH_MIN 4096
+
+ts_status ts__cursor_fetch_at(ts__cursor *c, size_t pos, size_t n, ts_error *err)
+{
+    if (!c->src || (pos >= c->have_lo && pos + n <= c->have_hi))
+        return TS_OK;
+    size_t want = n < FETCH_MIN ? FETCH_MIN : n;
+    if (want > c->len - pos)
+        want = c->len - pos;
+    ts_status st = ts__source_need(c->src, c->src_off + pos, want, err);
+    if (!st) {
+        c->have_lo = pos;
+        c->have_hi = pos + want;
+    }
+    return st;
+}
 
 ts_status ts__cursor_need(ts__cursor *c, size_t n, const char *what, ts_error *err)
 {
@@ -8,7 +28,7 @@ ts_status ts__cursor_need(ts__cursor *c, size_t n, const char *what, ts_error *e
         return ts__fail(err, TS_ERR_TRUNCATED, 0, (int64_t)c->pos,
                         "file ends inside %s at byte %zu: need %zu bytes, %zu left",
                         what, c->pos, n, c->len - c->pos);
-    return TS_OK;
+    return ts__cursor_fetch(c, n, err);
 }
 
 ts_status ts__read_u32(ts__cursor *c, uint32_t *out, const char *what, ts_error *err)

@@ -242,10 +242,73 @@ static const alias aliases[] = {
     {"fp16", TS_DTYPE_FLOAT16}, {"fp32", TS_DTYPE_FLOAT32}, {"fp64", TS_DTYPE_FLOAT64},
 };
 
+/* Each framework's own spellings, after its module prefix ("torch.half"):
+ * torch's dtype attributes (torch/_C/_VariableFunctions: half, float,
+ * double, cfloat, cdouble, long, int, short), TensorFlow's tf.half and
+ * tf.double, NumPy's scalar type names (np.single, np.float_, np.int_ is
+ * int64 on LP64, np.intc, np.byte ...). The canonical names
+ * (torch.float16, tf.float32, np.int8) are found in the table. */
+static const alias torch_aliases[] = {
+    {"half", TS_DTYPE_FLOAT16},    {"float", TS_DTYPE_FLOAT32},     {"double", TS_DTYPE_FLOAT64},
+    {"cfloat", TS_DTYPE_COMPLEX64}, {"cdouble", TS_DTYPE_COMPLEX128}, {"long", TS_DTYPE_INT64},
+    {"int", TS_DTYPE_INT32},       {"short", TS_DTYPE_INT16},
+};
+static const alias tf_aliases[] = {
+    {"half", TS_DTYPE_FLOAT16}, {"double", TS_DTYPE_FLOAT64},
+};
+static const alias numpy_aliases[] = {
+    {"half", TS_DTYPE_FLOAT16},       {"single", TS_DTYPE_FLOAT32},
+    {"double", TS_DTYPE_FLOAT64},     {"float_", TS_DTYPE_FLOAT64},
+    {"longdouble", TS_DTYPE_LONGDOUBLE}, {"bool_", TS_DTYPE_BOOL},
+    {"byte", TS_DTYPE_INT8},          {"ubyte", TS_DTYPE_UINT8},
+    {"short", TS_DTYPE_INT16},        {"ushort", TS_DTYPE_UINT16},
+    {"intc", TS_DTYPE_INT32},         {"uintc", TS_DTYPE_UINT32},
+    {"int_", TS_DTYPE_INT64},         {"uint", TS_DTYPE_UINT64},
+    {"longlong", TS_DTYPE_INT64},     {"ulonglong", TS_DTYPE_UINT64},
+    {"csingle", TS_DTYPE_COMPLEX64},  {"cdouble", TS_DTYPE_COMPLEX128},
+    {"complex_", TS_DTYPE_COMPLEX128}, {"clongdouble", TS_DTYPE_CLONGDOUBLE},
+};
+static const struct {
+    const char *prefix;
+    const alias *aliases;
+    size_t n;
+} frameworks[] = {
+    {"torch.", torch_aliases, sizeof torch_aliases / sizeof *torch_aliases},
+    {"tf.", tf_aliases, sizeof tf_aliases / sizeof *tf_aliases},
+    {"np.", numpy_aliases, sizeof numpy_aliases / sizeof *numpy_aliases},
+    {"numpy.", numpy_aliases, sizeof numpy_aliases / sizeof *numpy_aliases},
+    {"jnp.", numpy_aliases, sizeof numpy_aliases / sizeof *numpy_aliases},
+};
+
+/* A canonical name of the table ("float32"), or TS_DTYPE_UNKNOWN. */
+static ts_dtype canonical(const char *text)
+{
+    for (int dt = 0; dt < TS_DTYPE_COUNT; dt++)
+        if (table[dt].bits && strcmp(text, table[dt].name) == 0)
+            return (ts_dtype)dt;
+    return TS_DTYPE_UNKNOWN;
+}
+
 ts_status ts_dtype_from_string(const char *text, ts_dtype *out, ts_error *err)
 {
     TS__ARG_NONNULL(err, text);
     TS__ARG_NONNULL(err, out);
+    for (size_t f = 0; f < sizeof frameworks / sizeof *frameworks; f++) {
+        size_t n = strlen(frameworks[f].prefix);
+        if (strncmp(text, frameworks[f].prefix, n) != 0)
+            continue;
+        ts_dtype dt = canonical(text + n);
+        for (size_t i = 0; i < frameworks[f].n && dt == TS_DTYPE_UNKNOWN; i++)
+            if (strcmp(text + n, frameworks[f].aliases[i].name) == 0)
+                dt = frameworks[f].aliases[i].dt;
+        if (dt == TS_DTYPE_UNKNOWN)
+            return ts__error(err, TS_ERR_DTYPE,
+                             "unknown dtype '%s': no %.*s dtype tshape stores (try %sfloat32, "
+                             "%sbfloat16)", text, (int)(n - 1), frameworks[f].prefix,
+                             frameworks[f].prefix, frameworks[f].prefix);
+        *out = dt;
+        return TS_OK;
+    }
     for (int dt = 0; dt < TS_DTYPE_COUNT; dt++)
         if (table[dt].bits && strcmp(text, table[dt].name) == 0) {
             *out = (ts_dtype)dt;

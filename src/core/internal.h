@@ -154,11 +154,21 @@ static inline void ts__put_le64(unsigned char *p, uint64_t v)
  * A bounds-checked cursor over an untrusted buffer. Every read checks the
  * remaining length first and fails with TS_ERR_TRUNCATED naming `what` and
  * the offset; nothing is ever read outside [data, data + len).
+ *
+ * A cursor over a file's image (ts__cursor_init_src) also asks the file's
+ * byte source for what it reads (src/formats/source.h): ts__cursor_need and
+ * the ts__read_* functions fetch, ts__skip does not (skipped bytes are never
+ * fetched), and ts__cursor_fetch asks for bytes the caller has checked and
+ * is about to read directly (a name at data + pos).
  */
+struct ts__source;
 typedef struct ts__cursor {
     const unsigned char *data;
     size_t len;
     size_t pos;
+    struct ts__source *src;   /* NULL: the buffer holds every byte */
+    uint64_t src_off;         /* with src: image offset of data[0] */
+    size_t have_lo, have_hi;  /* [have_lo, have_hi) is known to be there */
 } ts__cursor;
 
 static inline void ts__cursor_init(ts__cursor *c, const void *data, size_t len)
@@ -166,6 +176,32 @@ static inline void ts__cursor_init(ts__cursor *c, const void *data, size_t len)
     c->data = (const unsigned char *)data;
     c->len = len;
     c->pos = 0;
+    c->src = NULL;
+    c->src_off = 0;
+    c->have_lo = 0;
+    c->have_hi = len;
+}
+
+/* A cursor over bytes [off, off + len) of a file's image, data pointing at
+ * byte off, whose bytes come from src (NULL: all there). */
+static inline void ts__cursor_init_src(ts__cursor *c, const void *data, size_t len,
+                                       struct ts__source *src, uint64_t off)
+{
+    ts__cursor_init(c, data, len);
+    c->src = src;
+    c->src_off = off;
+    if (src)
+        c->have_hi = 0;
+}
+
+/* Asks the source for bytes [pos, pos + n) (clamped to the buffer), which
+ * the caller has checked to be inside it. Errors: those of
+ * ts__source_need (TS_ERR_IO, TS_ERR_LIMIT, TS_ERR_NOMEM). */
+ts_status ts__cursor_fetch_at(ts__cursor *c, size_t pos, size_t n, ts_error *err);
+static inline ts_status ts__cursor_fetch(ts__cursor *c, size_t n, ts_error *err)
+{
+    return c->pos >= c->have_lo && c->pos + n <= c->have_hi
+               ? TS_OK : ts__cursor_fetch_at(c, c->pos, n, err);
 }
 static inline size_t ts__cursor_left(const ts__cursor *c)
 {
@@ -188,6 +224,9 @@ const char *ts__dims_str(const int64_t *dims, int n, char *buf, size_t cap);
 /* Same for a shape. */
 const char *ts__shape_str(const ts_shape *s, char *buf, size_t cap);
 
+/* A malloc'ed copy of s (NUL-terminated), or NULL when out of memory. */
+char *ts__strdup(const char *s);
+
 /* Length (1..4) of the valid UTF-8 sequence at p, of which n bytes are
  * readable; 0 when the bytes there are not valid UTF-8 (RFC 3629). */
 size_t ts__utf8_len(const unsigned char *p, size_t n);
@@ -199,6 +238,19 @@ size_t ts__utf8_len(const unsigned char *p, size_t n);
 const char *ts__printable(const char *s, size_t n, char *buf, size_t cap);
 /* Same for a NUL-terminated string. */
 const char *ts__printable_str(const char *s, char *buf, size_t cap);
+
+/*
+ * Tensor names as file paths in a folder of .npy files (npyname.c): '/'
+ * separates subfolders; control, C1, bidirectional and line-separator
+ * characters, a '-' that starts a part and '%' are written as %XX.
+ * ts__npy_path gives the relative path (without ".npy", malloc'd) or
+ * TS_ERR_VALUE for a name with an empty, "." or ".." part or invalid UTF-8,
+ * TS_ERR_NOMEM. ts__npy_name undoes exactly those escapes (other '%' stay)
+ * in a relative path without its extension: malloc'd, NULL when out of
+ * memory.
+ */
+ts_status ts__npy_path(const char *name, char **out, ts_error *err);
+char *ts__npy_name(const char *path);
 
 /* Describes what a text parser found at s[pos] (len bytes in all), for
  * "expected X, found Y" messages: "'a'", "byte 0x01", or "the end of the

@@ -114,6 +114,115 @@ tail:
     return (size_t)(p - buf) == len ? ndim : -1;
 }
 
+/* 1 when the text at p->pos is the word `w` (not followed by a letter,
+ * digit or '_'). */
+static int at_word(const parser *p, const char *w)
+{
+    size_t n = strlen(w);
+    if (p->len - p->pos < n || memcmp(p->s + p->pos, w, n) != 0)
+        return 0;
+    char c = p->pos + n < p->len ? p->s[p->pos + n] : '\0';
+    return !(ts__is_digit(c) || c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'));
+}
+
+/* A dim of TensorFlow/Keras spelled None (unknown until run time): an error
+ * that names it, not "expected a dim". */
+static ts_status unknown_dim(parser *p, int index)
+{
+    return ts__fail(p->err, TS_ERR_VALUE, (int64_t)p->pos + 1, -1,
+                    "dim %d is None (unknown) at column %zu: a shape needs the size of every "
+                    "dim", index, p->pos + 1);
+}
+
+/* list := "(" items ")" | "[" items "]", at p->pos (an opening bracket). */
+static ts_status parse_list(parser *p, int64_t *dims, int *ndim)
+{
+    char open = p->s[p->pos];
+    size_t open_pos = p->pos;
+    char close = open == '(' ? ')' : ']';
+    /* Static texts: this runs once per line of big inputs. */
+    const char *expect_item = open == '(' ? "a dim or ')'" : "a dim or ']'";
+    const char *expect_sep = open == '(' ? "',' or ')'" : "',' or ']'";
+    ts_status st;
+    p->pos++;
+    skip_ws(p);
+    if (p->pos < p->len && p->s[p->pos] == close) {
+        p->pos++;
+        return TS_OK;
+    }
+    for (;;) {
+        if (*ndim == TS_MAX_NDIM)
+            return ts__fail(p->err, TS_ERR_NDIM, (int64_t)p->pos + 1, -1,
+                            "more than %d dims at column %zu", TS_MAX_NDIM, p->pos + 1);
+        if (at_word(p, "None"))
+            return unknown_dim(p, *ndim);
+        st = parse_int(p, &dims[*ndim], *ndim == 0 ? expect_item : "a dim");
+        if (st)
+            return st;
+        ++*ndim;
+        skip_ws(p);
+        if (p->pos < p->len && p->s[p->pos] == ',') {
+            p->pos++;
+            skip_ws(p);
+            if (p->pos < p->len && p->s[p->pos] == close) {
+                p->pos++;
+                return TS_OK;
+            }
+            continue;
+        }
+        if (p->pos < p->len && p->s[p->pos] == close) {
+            p->pos++;
+            return TS_OK;
+        }
+        if (p->pos < p->len && (p->s[p->pos] == ')' || p->s[p->pos] == ']')) {
+            char buf[16];
+            return ts__fail(p->err, TS_ERR_PARSE, (int64_t)p->pos + 1, -1,
+                            "expected %s at column %zu to match '%c' at column %zu, found %s",
+                            expect_sep, p->pos + 1, open, open_pos + 1,
+                            ts__found_at(p->s, p->len, p->pos, buf, sizeof buf));
+        }
+        return fail_at(p, TS_ERR_PARSE, expect_sep);
+    }
+}
+
+/* The shape objects frameworks print: torch.Size([3, 4]) (PyTorch's repr,
+ * also torch.Size() for a scalar) and TensorShape([3, 4]) (TensorFlow's
+ * repr; tf.TensorShape(...) as written in code). */
+static const char *const wrappers[] = {"torch.Size", "tf.TensorShape", "TensorShape"};
+
+/* wrapper := NAME ws "(" ws [ list ] ws ")", at p->pos (the name). */
+static ts_status parse_wrapped(parser *p, const char *name, int64_t *dims, int *ndim)
+{
+    size_t name_pos = p->pos;
+    char buf[16];
+    p->pos += strlen(name);
+    skip_ws(p);
+    if (p->pos >= p->len || p->s[p->pos] != '(')
+        return ts__fail(p->err, TS_ERR_PARSE, (int64_t)p->pos + 1, -1,
+                        "expected '(' after %s at column %zu, found %s", name, p->pos + 1,
+                        ts__found_at(p->s, p->len, p->pos, buf, sizeof buf));
+    size_t open_pos = p->pos++;
+    skip_ws(p);
+    if (at_word(p, "None"))
+        return ts__fail(p->err, TS_ERR_VALUE, (int64_t)p->pos + 1, -1,
+                        "%s(None) at column %zu has an unknown number of dims: a shape needs "
+                        "them", name, name_pos + 1);
+    int list = p->pos < p->len && (p->s[p->pos] == '(' || p->s[p->pos] == '[');
+    if (list) {
+        ts_status st = parse_list(p, dims, ndim);
+        if (st)
+            return st;
+        skip_ws(p);
+    }
+    if (p->pos >= p->len || p->s[p->pos] != ')')
+        return ts__fail(p->err, TS_ERR_PARSE, (int64_t)p->pos + 1, -1,
+                        "expected %s at column %zu to close '%s(' at column %zu, found %s",
+                        list ? "')'" : "a list or ')'", p->pos + 1, name, open_pos + 1,
+                        ts__found_at(p->s, p->len, p->pos, buf, sizeof buf));
+    p->pos++;
+    return TS_OK;
+}
+
 ts_status ts_shape_parse(const char *text, size_t len, unsigned flags, ts_shape *out,
                          size_t *consumed, ts_error *err)
 {
@@ -145,55 +254,25 @@ ts_status ts_shape_parse(const char *text, size_t len, unsigned flags, ts_shape 
                         "expected a shape such as (3,4) at column %zu, found %s",
                         p.pos + 1, p.len == 0 ? "an empty string" : "only whitespace");
     char open = p.s[p.pos];
-    if (open == '(' || open == '[') {
-        size_t open_pos = p.pos;
-        char close = open == '(' ? ')' : ']';
-        /* Static texts: this runs once per line of big inputs. */
-        const char *expect_item = open == '(' ? "a dim or ')'" : "a dim or ']'";
-        const char *expect_sep = open == '(' ? "',' or ')'" : "',' or ']'";
-        p.pos++;
-        skip_ws(&p);
-        if (p.pos < p.len && p.s[p.pos] == close) {
-            p.pos++;
-        } else {
-            for (;;) {
-                if (ndim == TS_MAX_NDIM)
-                    return ts__fail(err, TS_ERR_NDIM, (int64_t)p.pos + 1, -1,
-                                    "more than %d dims at column %zu", TS_MAX_NDIM,
-                                    p.pos + 1);
-                st = parse_int(&p, &dims[ndim], ndim == 0 ? expect_item : "a dim");
-                if (st)
-                    return st;
-                ndim++;
-                skip_ws(&p);
-                if (p.pos < p.len && p.s[p.pos] == ',') {
-                    p.pos++;
-                    skip_ws(&p);
-                    if (p.pos < p.len && p.s[p.pos] == close) {
-                        p.pos++;
-                        break;
-                    }
-                    continue;
-                }
-                if (p.pos < p.len && p.s[p.pos] == close) {
-                    p.pos++;
-                    break;
-                }
-                if (p.pos < p.len && (p.s[p.pos] == ')' || p.s[p.pos] == ']')) {
-                    char buf[16];
-                    return ts__fail(err, TS_ERR_PARSE, (int64_t)p.pos + 1, -1,
-                                    "expected %s at column %zu to match '%c' at column "
-                                    "%zu, found %s", expect_sep, p.pos + 1, open, open_pos + 1,
-                                    ts__found_at(p.s, p.len, p.pos, buf, sizeof buf));
-                }
-                return fail_at(&p, TS_ERR_PARSE, expect_sep);
-            }
-        }
+    const char *wrapper = NULL;
+    for (size_t i = 0; i < sizeof wrappers / sizeof *wrappers && !wrapper; i++)
+        if (at_word(&p, wrappers[i]))
+            wrapper = wrappers[i];
+    if (wrapper) {
+        st = parse_wrapped(&p, wrapper, dims, &ndim);
+        if (st)
+            return st;
+    } else if (open == '(' || open == '[') {
+        st = parse_list(&p, dims, &ndim);
+        if (st)
+            return st;
     } else if (ts__is_digit(open) || open == '-' || open == '+') {
         st = parse_int(&p, &dims[0], "a shape such as (3,4)");
         if (st)
             return st;
         ndim = 1;
+    } else if (at_word(&p, "None")) {
+        return unknown_dim(&p, 0);
     } else {
         return fail_at(&p, TS_ERR_PARSE, "'(', '[' or a number");
     }

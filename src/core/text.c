@@ -1,12 +1,22 @@
 /*
- * text.c - UTF-8 validation and the printable form of untrusted text in
- * error messages (names, keys, dtype spellings and patterns come from files
+ * text.c - copies of strings, UTF-8 validation and the printable form of
+ * untrusted text in error messages (names, keys, dtype spellings and patterns come from files
  * and command lines, and must not break a message across lines or drive a
  * terminal).
  */
 #include "internal.h"
 
 #include <stdio.h>
+#include <stdlib.h>
+
+char *ts__strdup(const char *s)
+{
+    size_t n = strlen(s) + 1;
+    char *d = malloc(n);
+    if (d)
+        memcpy(d, s, n);
+    return d;
+}
 
 size_t ts__utf8_len(const unsigned char *p, size_t n)
 {

@@ -128,7 +128,7 @@ static ts_status read_blob(caffe_reader *r, ts__pb_msg *m, const char *name, con
              * concatenated (as Caffe's own parser reads it) */
             while (!st && (kk = ts__pb_next(&s, &d, err)) > 0)
                 if (d.number == 1)
-                    st = ts__pb_dims(r->data, &d, dims, &ndim, "shape dim", err);
+                    st = ts__pb_dims(&s, &d, dims, &ndim, "shape dim", err);
             if (!st && kk < 0)
                 st = s.status;
             break;
@@ -217,6 +217,8 @@ static ts_status read_layer(caffe_reader *r, const ts__pb_msg *parent, const ts_
         if (fl.number == f_name) {
             if ((st = ts__pb_want(&fl, TS__PB_LEN, "layer name", err)))
                 return st;
+            if ((st = ts__pb_fetch(&m, &fl, err)))
+                return st;
             name = (const char *)r->data + fl.pos;
             nlen = fl.len;
         } else if (fl.number == f_type) {
@@ -228,6 +230,8 @@ static ts_status read_layer(caffe_reader *r, const ts__pb_msg *parent, const ts_
                 tlen = strlen(type);
             } else {
                 if ((st = ts__pb_want(&fl, TS__PB_LEN, "layer type", err)))
+                    return st;
+                if ((st = ts__pb_fetch(&m, &fl, err)))
                     return st;
                 type = (const char *)r->data + fl.pos;
                 tlen = fl.len;
@@ -278,11 +282,11 @@ static ts_status read_layer(caffe_reader *r, const ts__pb_msg *parent, const ts_
  * doubles in 8, 9. Fields 4 (input_dim / width) and 8 (input_shape /
  * double_data) can be either.
  */
-static int classify(const unsigned char *data, size_t len)
+static int classify(const unsigned char *data, size_t len, ts__source *src)
 {
     ts__pb_msg m;
     ts__pb_field f;
-    ts__pb_init(&m, data, len);
+    ts__pb_init_src(&m, data, len, src);
     int net = 0, blob = 0, k, n = 0;
     while ((k = ts__pb_next(&m, &f, NULL)) > 0) {
         int w = f.wire, is_net = 0, is_blob = 0, ok = 1;
@@ -333,9 +337,9 @@ static int classify(const unsigned char *data, size_t len)
     return 0;
 }
 
-static int probe_caffe(const unsigned char *data, size_t len)
+static int probe_caffe(const unsigned char *data, size_t len, ts__source *src)
 {
-    return classify(data, len) != 0;
+    return classify(data, len, src) != 0;
 }
 
 static ts_status read_caffe(ts_file *f, const unsigned char *data, size_t len,
@@ -343,10 +347,10 @@ static ts_status read_caffe(ts_file *f, const unsigned char *data, size_t len,
 {
     (void)opts;
     caffe_reader r = {f, data, len, err};
-    int kind = classify(data, len);
+    int kind = classify(data, len, ts__file_source(f));
     ts__pb_msg m;
     ts__pb_field fl;
-    ts__pb_init(&m, data, len);
+    ts__pb_init_src(&m, data, len, ts__file_source(f));
     if (kind == 2) {
         ts__file_set_version(f, "BlobProto");
         return read_blob(&r, &m, "", NULL, 0, -1, 0);

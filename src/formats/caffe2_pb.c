@@ -62,7 +62,9 @@ static ts_status add_num(const c2_reader *r, num_list *l, const ts__pb_field *f,
                                 "%zu-byte values", what, f->key_pos, f->len, size);
             n = (int64_t)(f->len / size);
         } else {
-            ts_status st = ts__pb_count_varints(r->data, f->pos, f->len, &n, r->err);
+            ts__pb_msg whole;
+            ts__pb_init_src(&whole, r->data, r->len, ts__file_source(r->f));
+            ts_status st = ts__pb_count_varints(&whole, f, &n, r->err);
             if (st)
                 return st;
         }
@@ -87,6 +89,9 @@ static int one_packed(const num_list *l)
 
 static ts_status name_copy(c2_reader *r, const ts__pb_field *f, const char **out, size_t at)
 {
+    ts_status st = ts__file_need(r->f, f->pos, f->len, r->err);
+    if (st)
+        return st;
     if (memchr(r->data + f->pos, '\0', f->len))
         return ts__fail(r->err, TS_ERR_FORMAT, 0, (int64_t)at,
                         "name at byte %zu contains a NUL byte", at);
@@ -114,7 +119,7 @@ static ts_status read_tensor(c2_reader *r, ts__pb_msg *m, int64_t index, size_t 
     ts_status st = TS_OK;
     while (!st && (k = ts__pb_next(m, &fl, err)) > 0) {
         switch (fl.number) {
-        case 1: st = ts__pb_dims(r->data, &fl, dims, &ndim, "dims", err); break;
+        case 1: st = ts__pb_dims(m, &fl, dims, &ndim, "dims", err); break;
         case 2:
             if (!(st = ts__pb_want(&fl, TS__PB_VARINT, "data_type", err)))
                 type = fl.value;
@@ -299,6 +304,8 @@ static ts_status read_op(c2_reader *r, const ts__pb_msg *parent, const ts__pb_fi
         } else if (fl.number == 4) {
             if ((st = ts__pb_want(&fl, TS__PB_LEN, "operator type", err)))
                 return st;
+            if ((st = ts__pb_fetch(&m, &fl, err)))
+                return st;
             op = (const char *)r->data + fl.pos;
             oplen = fl.len;
         }
@@ -337,6 +344,8 @@ static ts_status read_op(c2_reader *r, const ts__pb_msg *parent, const ts__pb_fi
         size_t anl = 0;
         while ((kk = ts__pb_next(&a2, &g, err)) > 0)
             if (g.number == 1 && g.wire == TS__PB_LEN) {
+                if ((st = ts__pb_fetch(&a2, &g, err)))
+                    return st;
                 an = (const char *)r->data + g.pos;
                 anl = g.len;
             }
@@ -359,7 +368,7 @@ static ts_status read_op(c2_reader *r, const ts__pb_msg *parent, const ts__pb_fi
         }
         while ((kk = ts__pb_next(&am, &g, err)) > 0) {
             if (is_shape && g.number == 6)
-                st = ts__pb_dims(r->data, &g, dims, &ndim, "shape", err);
+                st = ts__pb_dims(&am, &g, dims, &ndim, "shape", err);
             else if (is_dtype && g.number == 3 && g.wire == TS__PB_VARINT) {
                 const c2_type *t = g.value < N_C2_TYPES ? &c2_types[g.value] : NULL;
                 if (!t || !t->name || t->dtype == TS_DTYPE_UNKNOWN) {
@@ -441,11 +450,11 @@ fail:
 /* ---- detection and the file ---------------------------------------------- */
 
 /* 1 TensorProtos (only field 1, messages), 2 NetDef, 0 neither. */
-static int classify(const unsigned char *data, size_t len)
+static int classify(const unsigned char *data, size_t len, ts__source *src)
 {
     ts__pb_msg m;
     ts__pb_field f;
-    ts__pb_init(&m, data, len);
+    ts__pb_init_src(&m, data, len, src);
     int k, n = 0, only1 = 1;
     while ((k = ts__pb_next(&m, &f, NULL)) > 0) {
         n++;
@@ -468,9 +477,9 @@ static int classify(const unsigned char *data, size_t len)
     return only1 ? 1 : 2;
 }
 
-static int probe_caffe2(const unsigned char *data, size_t len)
+static int probe_caffe2(const unsigned char *data, size_t len, ts__source *src)
 {
-    return classify(data, len) != 0;
+    return classify(data, len, src) != 0;
 }
 
 static ts_status read_caffe2(ts_file *f, const unsigned char *data, size_t len,
@@ -478,12 +487,12 @@ static ts_status read_caffe2(ts_file *f, const unsigned char *data, size_t len,
 {
     (void)opts;
     c2_reader r = {f, data, len, err};
-    int kind = classify(data, len);
+    int kind = classify(data, len, ts__file_source(f));
     ts__pb_msg m;
     ts__pb_field fl;
     int k;
     ts_status st;
-    ts__pb_init(&m, data, len);
+    ts__pb_init_src(&m, data, len, ts__file_source(f));
     if (kind == 0) {
         while ((k = ts__pb_next(&m, &fl, err)) > 0)
             ;

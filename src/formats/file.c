@@ -10,6 +10,7 @@
  * DONTNEED does nothing in glibc). */
 #define _DEFAULT_SOURCE
 #include "reader.h"
+#include "../remote/remote.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -19,11 +20,6 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-/* Files up to this size are read into memory instead of mapped: for the
- * small files of a model folder, open + read + close costs less than
- * mmap, a page fault and munmap (with its TLB flush on every CPU). */
-#define TS__READ_MAX ((size_t)64 * 1024)
 
 /* Strings live in a chain of blocks that never move, so pointers handed out
  * stay valid until ts_file_close. */
@@ -53,10 +49,8 @@ struct ts_file {
     ts_format format;
     const char *version;
     int64_t nbytes;
-    void *map;               /* mmap'ed region or NULL */
-    unsigned char *owned;    /* a small file read whole (malloc), or NULL */
-    size_t map_len;
-    const unsigned char *data; /* the image readers parsed (map or borrowed) */
+    ts__source *src;         /* where the bytes come from */
+    const unsigned char *data; /* its image (source.h) */
     size_t len;
     ts_array *arrays;
     size_t count, cap;
@@ -67,6 +61,7 @@ struct ts_file {
     ts__data_src *srcs;      /* per array, for data not stored as is
                                 (ts__file_set_data_src); NULL when none */
     size_t srcs_cap;
+    ts__sides *sides;        /* side files (ONNX external data), or NULL */
 };
 
 /* The reader table (formats.def), in detection order. */
@@ -143,11 +138,8 @@ static const char *name_list(int detected, char *buf, size_t cap)
  */
 static const char *what_it_looks_like(const unsigned char *d, size_t len)
 {
-    /* HDF5 and PyTorch files that pass their probes never get here. */
-    if (d[0] == 0x80 && d[1] >= 2 && d[1] <= 5)
-        return " (it starts with a pickle protocol byte 0x80: a Python pickle, but not a "
-               "legacy PyTorch checkpoint, whose first pickle is its magic number; tshape "
-               "never runs a pickle)";
+    /* HDF5, PyTorch files and pickles that pass their probes never get
+     * here. */
     if (len > 262 && memcmp(d + 257, "ustar", 5) == 0)
         return " (it is a tar archive, such as a PyTorch tar-format checkpoint, which "
                "this tshape does not read)";
@@ -160,6 +152,15 @@ static const char *what_it_looks_like(const unsigned char *d, size_t len)
         return " (its first bytes look like a protocol buffer: an ONNX model or a Caffe "
                "or Caffe2 file, which are recognised by their extension .onnx, "
                ".caffemodel, .binaryproto or .pb; or use --format onnx, caffe or caffe2)";
+    /* Pickles of protocols 0 and 1 have no PROTO: a MARK and a dict or list
+     * (protocol 0), an empty dict or list and BINPUT or MARK (1). */
+    if ((d[0] == '(' && (d[1] == 'd' || d[1] == 'l')) ||
+        ((d[0] == '}' || d[0] == ']') && (d[1] == 'q' || d[1] == '(')))
+        return " (it looks like a pickle of protocol 0 or 1, which has no signature: "
+               "--format pickle reads it)";
+    if (d[0] == 0x78 && ((unsigned)d[0] << 8 | d[1]) % 31 == 0)
+        return " (it looks like a zlib stream, such as a compressed joblib dump: decompress "
+               "it first; tshape scan reads it as it is)";
     return "";
 }
 
@@ -181,15 +182,19 @@ ts_status ts_format_from_name(const char *name, ts_format *out, ts_error *err)
                      name, name_list(-1, list, sizeof list));
 }
 
-ts_format ts_format_detect(const void *data, size_t len)
+/* The first reader detected by its bytes, or TS_FORMAT_AUTO. */
+static ts_format detect(const unsigned char *p, size_t len, ts__source *src)
 {
-    const unsigned char *p = data;
-    if (!p)
-        return TS_FORMAT_AUTO;
     for (size_t i = 0; i < N_READERS; i++)
-        if (readers[i]->probe && !needs_extension(readers[i]) && readers[i]->probe(p, len))
+        if (readers[i]->probe && !needs_extension(readers[i]) &&
+            readers[i]->probe(p, len, src))
             return readers[i]->info.format;
     return TS_FORMAT_AUTO;
+}
+
+ts_format ts_format_detect(const void *data, size_t len)
+{
+    return data ? detect(data, len, NULL) : TS_FORMAT_AUTO;
 }
 
 /* 1 when `path` ends with one of the space-separated extensions. */
@@ -211,14 +216,15 @@ static int has_extension(const char *path, const char *exts)
  * extension matches and whose structural probe accepts the bytes; else the
  * first whose extension matches (its reader then says what is wrong), else
  * TS_FORMAT_AUTO. */
-static ts_format detect_by_extension(const unsigned char *data, size_t len, const char *path)
+static ts_format detect_by_extension(const unsigned char *data, size_t len, const char *path,
+                                     ts__source *src)
 {
     ts_format first = TS_FORMAT_AUTO;
     for (size_t i = 0; i < N_READERS; i++) {
         const ts__reader *r = readers[i];
         if (!needs_extension(r) || !has_extension(path, r->info.extensions))
             continue;
-        if (r->probe && r->probe(data, len))
+        if (r->probe && r->probe(data, len, src))
             return r->info.format;
         if (first == TS_FORMAT_AUTO)
             first = r->info.format;
@@ -535,21 +541,26 @@ static ts_status read_options(const ts_open_options *opts, ts_open_options *o,
                            o->gguf_stored_order);
     if (o->want_metadata != 0 && o->want_metadata != 1)
         return ts__bad_arg(err, fn, "opts->want_metadata is %d, not 0 or 1", o->want_metadata);
+    if (o->io != TS_IO_AUTO && o->io != TS_IO_MAP && o->io != TS_IO_PREAD)
+        return ts__bad_arg(err, fn, "opts->io is %d, not a ts_io_mode", (int)o->io);
     return TS_OK;
 }
 
-/* `opts` has passed read_options. */
-static ts_status parse_image(ts_file *f, const unsigned char *data, size_t len,
-                             const ts_open_options *opts, ts_error *err)
+/* `opts` has passed read_options; f->src is set. */
+static ts_status parse_image(ts_file *f, const ts_open_options *opts, ts_error *err)
 {
-    f->nbytes = (int64_t)len;
-    f->data = data;
-    f->len = len;
+    const unsigned char *data = f->data;
+    size_t len = f->len;
+    ts_status st;
     ts_format fmt = opts->format;
+    if ((st = ts__source_need(f->src, 0, TS__HEAD_MIN, err)))
+        return st;
     if (fmt == TS_FORMAT_AUTO) {
-        fmt = ts_format_detect(data, len);
+        fmt = detect(data, len, f->src);
         if (fmt == TS_FORMAT_AUTO && opts->path)
-            fmt = detect_by_extension(data, len, opts->path);
+            fmt = detect_by_extension(data, len, opts->path, f->src);
+        if (fmt == TS_FORMAT_AUTO && (st = ts__source_error(f->src, err)))
+            return st;
         if (fmt == TS_FORMAT_AUTO) {
             if (len < 8)
                 return ts__fail(err, TS_ERR_FORMAT, 0, 0,
@@ -569,25 +580,27 @@ static ts_status parse_image(ts_file *f, const unsigned char *data, size_t len,
         return ts__error(err, TS_ERR_INVALID_ARG,
                          "opts->format %d is not a ts_format with a reader", (int)fmt);
     f->format = fmt;
-    ts_status st = r->read(f, data, len, opts, err);
+    if (ts__test_sparse == 2)
+        ts__source_strict(f->src);
+    st = r->read(f, data, len, opts, err);
     scratch_free_all(f);
     return st ? st : fill_defaults(f, err);
 }
 
 typedef struct parse_job {
     ts_file *f;
-    const unsigned char *data;
-    size_t len;
     const ts_open_options *opts;
 } parse_job;
 
 static ts_status run_parse(void *arg, ts_error *err)
 {
     parse_job *j = arg;
-    return parse_image(j->f, j->data, j->len, j->opts, err);
+    return parse_image(j->f, j->opts, err);
 }
 
 void (*ts__test_after_map)(void);
+int ts__test_sparse;
+volatile int ts__unfetched_faults;
 
 static ts_file *file_new(ts_error *err)
 {
@@ -597,6 +610,60 @@ static ts_file *file_new(ts_error *err)
     else
         f->version = "";
     return f;
+}
+
+/*
+ * Runs fn(arg, err) over f's image: under the guard that turns a fault on
+ * the image (a mapped file that shrank, a sparse image's byte nobody asked
+ * for) into an error, when the image can fault.
+ */
+static ts_status guarded(const ts_file *f, ts__parse_fn fn, void *arg, ts_error *err)
+{
+    const void *lo, *hi;
+    ts__source_sparse_range(f->src, &lo, &hi);
+    if (lo)
+        return ts__guarded_sparse(lo, hi, fn, arg, err);
+    if (ts__source_is_mapped(f->src))
+        return ts__guarded_parse(f->data, f->len, fn, arg, err);
+    return fn(arg, err);
+}
+
+/* A ts_file over source src (taken over, also on failure) that no reader
+ * parses. */
+static ts_status file_of_source(ts__source *src, ts_file **out, ts_error *err)
+{
+    ts_file *f = file_new(err);
+    if (!f) {
+        ts__source_close(src);
+        return TS_ERR_NOMEM;
+    }
+    f->src = src;
+    uint64_t size;
+    f->data = ts__source_image(src, &size);
+    f->len = (size_t)size;
+    f->nbytes = (int64_t)size;
+    *out = f;
+    return TS_OK;
+}
+
+/* Parses the file of source src (which f takes over, also on failure). */
+static ts_status open_source(ts__source *src, ts_open_options *o, ts_file **out,
+                             ts_error *err)
+{
+    ts_file *f;
+    ts_status st = file_of_source(src, &f, err);
+    if (st)
+        return st;
+    if (ts__test_after_map)
+        ts__test_after_map();
+    parse_job job = {f, o};
+    st = guarded(f, run_parse, &job, err);
+    if (st) {
+        ts_file_close(f);
+        return st;
+    }
+    *out = f;
+    return TS_OK;
 }
 
 ts_status ts_file_open_memory(const void *data, size_t len, const ts_open_options *opts,
@@ -610,17 +677,25 @@ ts_status ts_file_open_memory(const void *data, size_t len, const ts_open_option
     if (st)
         return st;
     ts__ok(err);
-    static const unsigned char empty[1];
-    ts_file *f = file_new(err);
-    if (!f)
-        return TS_ERR_NOMEM;
-    st = parse_image(f, data ? data : empty, len, &o, err);
-    if (st) {
-        ts_file_close(f);
+    ts__source *src;
+    if ((st = ts__source_open_memory(data, len, &src, err)))
         return st;
-    }
-    *out = f;
-    return TS_OK;
+    return open_source(src, &o, out, err);
+}
+
+ts_status ts__file_open_memory_sparse(const void *data, size_t len,
+                                      const ts_open_options *opts, ts_file **out,
+                                      ts_error *err)
+{
+    *out = NULL;
+    ts_open_options o;
+    ts_status st = read_options(opts, &o, __func__, err);
+    if (st)
+        return st;
+    ts__source *src;
+    if ((st = ts__source_open_memory_sparse(data, len, &src, err)))
+        return st;
+    return open_source(src, &o, out, err);
 }
 
 ts_status ts_file_open(const char *path, const ts_open_options *opts, ts_file **out,
@@ -634,87 +709,49 @@ ts_status ts_file_open(const char *path, const ts_open_options *opts, ts_file **
     if (st)
         return st;
     ts__ok(err);
-    /* O_NONBLOCK: opening a FIFO must not wait for a writer; the check for
-     * a regular file below then refuses it. */
-    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-    if (fd < 0)
-        return ts__error(err, TS_ERR_IO, "cannot open: %s", strerror(errno));
-    struct stat sb;
-    if (fstat(fd, &sb) != 0) {
-        int e = errno;
-        close(fd);
-        return ts__error(err, TS_ERR_IO, "cannot stat: %s", strerror(e));
+    ts__source *src;
+    if (ts__is_url(path)) {
+        if ((st = ts__remote_open(path, &o, &src, err)))
+            return st;
+    } else {
+        ts__local_mode mode = ts__test_sparse || o.io == TS_IO_PREAD ? TS__LOCAL_SPARSE
+                              : ts__test_after_map || o.io == TS_IO_MAP ? TS__LOCAL_MAP
+                                                                        : TS__LOCAL_AUTO;
+        if ((st = ts__source_open_path(path, mode, &src, err)))
+            return st;
     }
-    if (S_ISDIR(sb.st_mode)) {
-        close(fd);
-        return ts__error(err, TS_ERR_IO, "is a directory");
-    }
-    if (!S_ISREG(sb.st_mode)) {
-        close(fd);
-        return ts__error(err, TS_ERR_IO,
-                         "not a regular file (pipes and devices cannot be mapped)");
-    }
-    ts_file *f = file_new(err);
-    if (!f) {
-        close(fd);
-        return TS_ERR_NOMEM;
-    }
-    size_t len = (size_t)sb.st_size;
-    static const unsigned char empty[1];
-    const unsigned char *data = empty;
-    if (len > 0 && len <= TS__READ_MAX && !ts__test_after_map) {
-        /* Small files are read: cheaper than mapping and unmapping them
-         * (and no page of theirs can vanish). A file that shrank since the
-         * fstat is parsed as far as it was read. */
-        unsigned char *buf = malloc(len);
-        size_t got = 0;
-        ssize_t k = 0;
-        while (buf && got < len) {
-            k = read(fd, buf + got, len - got);
-            if (k < 0 && errno == EINTR)
-                continue;
-            if (k <= 0)
-                break;
-            got += (size_t)k;
-        }
-        if (!buf || k < 0) {
-            int e = errno;
-            free(buf);
-            close(fd);
-            ts_file_close(f);
-            return buf ? ts__error(err, TS_ERR_IO, "cannot read: %s", strerror(e))
-                       : ts__error(err, TS_ERR_NOMEM, "out of memory for %zu bytes", len);
-        }
-        f->owned = buf;
-        data = buf;
-        len = got;
-    } else if (len > 0) {
-        void *m = mmap(NULL, len, PROT_READ, MAP_PRIVATE, fd, 0);
-        if (m == MAP_FAILED) {
-            int e = errno;
-            close(fd);
-            ts_file_close(f);
-            return ts__error(err, TS_ERR_IO, "cannot map: %s", strerror(e));
-        }
-        f->map = m;
-        f->map_len = len;
-        data = m;
-    }
-    if (ts__test_after_map)
-        ts__test_after_map();
-    close(fd);
     /* Readers may need the file's name (side files, extension): pass it. */
     if (!o.path)
         o.path = path;
-    parse_job job = {f, data, len, &o};
-    st = f->map ? ts__guarded_parse(f->map, f->map_len, run_parse, &job, err)
-                          : parse_image(f, data, len, &o, err);
-    if (st) {
-        ts_file_close(f);
-        return st;
+    return open_source(src, &o, out, err);
+}
+
+ts_status ts__file_open_image(const char *path, const ts_open_options *opts, ts_file **out,
+                              ts_error *err)
+{
+    *out = NULL;
+    ts__source *src;
+    /* a URL: range requests, the bytes asked for (ts__file_need) */
+    if (ts__is_url(path)) {
+        ts_status st = ts__remote_open(path, opts, &src, err);
+        return st ? st : file_of_source(src, out, err);
     }
-    *out = f;
-    return TS_OK;
+    /* a small file is read whole (AUTO), a larger one mapped */
+    ts_status st = ts__source_open_path(path, TS__LOCAL_AUTO, &src, err);
+    if (!st && !ts__source_is_whole(src)) {
+        ts__source_close(src);
+        st = ts__source_open_path(path, TS__LOCAL_MAP, &src, err);
+    }
+    return st ? st : file_of_source(src, out, err);
+}
+
+ts_status ts__file_of_memory(const void *data, size_t len, ts_file **out, ts_error *err)
+{
+    static const unsigned char empty[1];
+    *out = NULL;
+    ts__source *src;
+    ts_status st = ts__source_open_memory(data ? data : empty, len, &src, err);
+    return st ? st : file_of_source(src, out, err);
 }
 
 void ts_file_close(ts_file *f)
@@ -727,6 +764,7 @@ void ts_file_close(ts_file *f)
         ts_shape_free(&f->arrays[i].strides);
     }
     scratch_free_all(f);
+    ts__sides_free(f->sides);
     for (size_t i = 0; i < f->meta_count; i++)
         free(f->meta[i].rendered);
     free(f->arrays);
@@ -737,9 +775,7 @@ void ts_file_close(ts_file *f)
         free(f->strings);
         f->strings = next;
     }
-    if (f->map)
-        munmap(f->map, f->map_len);
-    free(f->owned);
+    ts__source_close(f->src);
     free(f);
 }
 
@@ -765,7 +801,8 @@ typedef struct render_job {
 static ts_status run_render(void *arg, ts_error *err)
 {
     render_job *j = arg;
-    ts_status st = j->m->render(j->f->data, j->f->len, j->m->at, j->m->kind, j->out, err);
+    ts_status st = j->m->render(j->f->data, j->f->len, j->m->at, j->m->kind, j->f->src,
+                                j->out, err);
     return st ? st : ts__sink_flush(j->out, err);
 }
 
@@ -774,8 +811,7 @@ static ts_status run_render(void *arg, ts_error *err)
 static ts_status render(const ts_file *f, const meta_entry *m, ts__sink *out, ts_error *err)
 {
     render_job job = {f, m, out};
-    return f->map ? ts__guarded_parse(f->map, f->map_len, run_render, &job, err)
-                  : run_render(&job, err);
+    return guarded(f, run_render, &job, err);
 }
 
 int ts_file_metadata(const ts_file *f, size_t i, const char **key, const char **json_value)
@@ -826,14 +862,7 @@ ts_status ts_file_metadata_write(const ts_file *f, size_t i, ts_write_fn write, 
 
 void ts__file_release(ts_file *f, size_t offset, size_t len)
 {
-    if (!f->map || offset >= f->map_len)
-        return;
-    if (len > f->map_len - offset)
-        len = f->map_len - offset;
-    size_t page = (size_t)sysconf(_SC_PAGESIZE);
-    size_t lo = (offset + page - 1) / page * page, hi = (offset + len) / page * page;
-    if (hi > lo)
-        madvise((char *)f->map + lo, hi - lo, MADV_DONTNEED);
+    ts__source_release(f->src, offset, len);
 }
 
 const unsigned char *ts__file_image(const ts_file *f, size_t *len)
@@ -844,7 +873,28 @@ const unsigned char *ts__file_image(const ts_file *f, size_t *len)
 
 int ts__file_is_mapped(const ts_file *f)
 {
-    return f->map != NULL;
+    return ts__source_is_mapped(f->src);
+}
+
+void ts_file_io_stats(const ts_file *f, uint64_t *requests, uint64_t *bytes)
+{
+    ts__source_stats st = {0, 0};
+    if (f)
+        st = ts__source_get_stats(f->src);
+    if (requests)
+        *requests = st.requests;
+    if (bytes)
+        *bytes = st.bytes;
+}
+
+ts__source *ts__file_source(const ts_file *f)
+{
+    return f->src;
+}
+
+ts_status ts__file_need(ts_file *f, uint64_t off, uint64_t len, ts_error *err)
+{
+    return ts__source_need(f->src, off, len, err);
 }
 
 ts_status ts__file_set_data_src(ts_file *f, const ts_array *a, const ts__data_src *src,
@@ -871,7 +921,17 @@ const ts__data_src *ts__file_data_src(const ts_file *f, const ts_array *a)
     size_t i = (size_t)(a - f->arrays);
     if (i >= f->count || i >= f->srcs_cap ||
         (f->srcs[i].kind == TS__SRC_STORED && f->srcs[i].storage_nbytes == 0 &&
-         !f->srcs[i].has_storage))
+         !f->srcs[i].has_storage && !f->srcs[i].side))
         return NULL;
     return &f->srcs[i];
+}
+
+ts__sides *ts__file_sides(const ts_file *f)
+{
+    return f->sides;
+}
+
+void ts__file_set_sides(ts_file *f, ts__sides *s)
+{
+    f->sides = s;
 }

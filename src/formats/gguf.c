@@ -122,8 +122,9 @@ static const char *removed_type(uint32_t t)
     }
 }
 
-static int probe_gguf(const unsigned char *data, size_t len)
+static int probe_gguf(const unsigned char *data, size_t len, ts__source *src)
 {
+    (void)src;
     return len >= 4 && memcmp(data, "GGUF", 4) == 0;
 }
 
@@ -166,7 +167,9 @@ typedef struct gg_ctx {
     uint32_t alignment;
 } gg_ctx;
 
-/* Reads a GGUF string (u64 length + bytes) as a pointer into the file. */
+/* Reads a GGUF string (u64 length + bytes) as a pointer into the file.
+ * Its bytes are not fetched (a remote file's skipped strings cost
+ * nothing): callers that read them call ts__cursor_fetch_at first. */
 static ts_status read_string(ts__cursor *c, const unsigned char **p, uint64_t *n,
                              const char *what, ts_error *err)
 {
@@ -186,6 +189,35 @@ static ts_status read_string(ts__cursor *c, const unsigned char **p, uint64_t *n
     return TS_OK;
 }
 
+/* Bytes of a string value asked for and written at a time. */
+#define STRING_STEP ((size_t)64 * 1024)
+
+/* Writes the GGUF string s (n bytes at the cursor's image) to out as a JSON
+ * string, asking the source for it and dropping it again step by step: a
+ * sink that stops early (a value cut for humans) stops the reading too. */
+static ts_status write_string(ts__cursor *c, const unsigned char *s, size_t n, ts__sink *out,
+                              ts_error *err)
+{
+    ts_status st = ts__sink_add(out, "\"", 1, err);
+    size_t done = 0;
+    while (!st && done < n) {
+        size_t k = n - done < STRING_STEP ? n - done : STRING_STEP;
+        size_t at = (size_t)(s + done - c->data);
+        /* the step and the 3 bytes after it, to end it between characters */
+        st = ts__cursor_fetch_at(c, at, n - done - k < 3 ? n - done : k + 3, err);
+        if (st)
+            break;
+        for (int back = 0; back < 3 && done + k < n && k > 1 && (s[done + k] & 0xC0) == 0x80;
+             back++)
+            k--;
+        st = ts__sink_json_chars(out, s + done, k, err);
+        if (c->src && n > STRING_STEP)
+            ts__source_forget(c->src, c->src_off + at, k);
+        done += k;
+    }
+    return st ? st : ts__sink_add(out, "\"", 1, err);
+}
+
 /* Reads one value of scalar type `type` (not an array), appending its JSON
  * text when `out` is not NULL. */
 static ts_status read_scalar(ts__cursor *c, uint32_t type, ts__sink *out, ts_error *err)
@@ -196,7 +228,7 @@ static ts_status read_scalar(ts__cursor *c, uint32_t type, ts__sink *out, ts_err
         ts_status st = read_string(c, &s, &n, "string value", err);
         if (st || !out)
             return st;
-        return ts__sink_json_string(out, s, (size_t)n, err);
+        return write_string(c, s, (size_t)n, out, err);
     }
     size_t size = gg_value_size[type];
     ts_status st = ts__cursor_need(c, size, "value", err);
@@ -297,10 +329,10 @@ static ts_status read_value(ts__cursor *c, uint32_t type, ts__sink *out, ts_erro
  * the file was opened) to out: GGUF metadata is rendered only when asked
  * for, and streamed, so a 100 MiB string costs no memory. */
 static ts_status render_value(const unsigned char *data, size_t len, uint64_t at,
-                              uint32_t type, ts__sink *out, ts_error *err)
+                              uint32_t type, ts__source *src, ts__sink *out, ts_error *err)
 {
     ts__cursor c;
-    ts__cursor_init(&c, data, len);
+    ts__cursor_init_src(&c, data, len, src, 0);
     c.pos = (size_t)at;
     return read_value(&c, type, out, err);
 }
@@ -356,7 +388,8 @@ static ts_status read_kvs(gg_ctx *g, uint64_t n_kv, ts_file *f, ts_error *err)
         const unsigned char *key;
         uint64_t klen;
         uint32_t type;
-        if ((st = read_string(c, &key, &klen, "key", err))) {
+        if ((st = read_string(c, &key, &klen, "key", err)) ||
+            (st = ts__cursor_fetch_at(c, (size_t)(key - c->data), (size_t)klen, err))) {
             ts__error_entry(err, (int64_t)i, "key/value pair %llu", (unsigned long long)i);
             goto out;
         }
@@ -413,9 +446,10 @@ static ts_status read_kvs(gg_ctx *g, uint64_t n_kv, ts_file *f, ts_error *err)
             ts__error_entry(err, (int64_t)i, "key %llu '%s'", (unsigned long long)i, kname);
             goto out;
         }
+        /* Rendered later from the image, asking for what it reads. */
         if (g->opts->want_metadata &&
-            (st = ts__file_add_lazy_metadata(f, (const char *)key, (size_t)klen, render_value,
-                                             value_at, type, err)))
+            ((st = ts__file_add_lazy_metadata(f, (const char *)key, (size_t)klen, render_value,
+                                             value_at, type, err))))
             goto out;
     }
     st = check_unique(keys, (size_t)n_kv, c->data, "key", err);
@@ -444,6 +478,8 @@ static ts_status read_info(ts__cursor *c, uint64_t i, gg_info *t, ts_error *err)
     char nb[NAME_BUF];
     size_t at = c->pos;
     ts_status st = read_string(c, &t->name, &t->name_len, "tensor name", err);
+    if (!st)
+        st = ts__cursor_fetch_at(c, (size_t)(t->name - c->data), (size_t)t->name_len, err);
     if (st) {
         ts__error_entry(err, (int64_t)i, "tensor %llu", (unsigned long long)i);
         return st;
@@ -563,7 +599,7 @@ static ts_status read_gguf(ts_file *f, const unsigned char *data, size_t len,
 {
     gg_ctx g;
     memset(&g, 0, sizeof g);
-    ts__cursor_init(&g.c, data, len);
+    ts__cursor_init_src(&g.c, data, len, ts__file_source(f), 0);
     g.opts = opts;
     g.alignment = GG_DEFAULT_ALIGNMENT;
     ts__cursor *c = &g.c;

@@ -233,18 +233,22 @@ const char *__lsan_default_options(void)
 
 static const unsigned char signature[8] = {0x89, 'H', 'D', 'F', '\r', '\n', 0x1a, '\n'};
 
-/* Offset of the signature: 0, 512, 1024, 2048, ... (a user block), or -1. */
-static int64_t find_signature(const unsigned char *data, size_t len)
+/* Offset of the signature: 0, 512, 1024, 2048, ... (a user block), or -1.
+ * A sparse source (a remote file) is searched only in the bytes it holds
+ * (the first request's, 100,000 by default), so probing a file of another
+ * format costs no request: a user block past them is found only in local
+ * files (tshape(1), LIMITS). */
+static int64_t find_signature(const unsigned char *data, size_t len, const ts__source *src)
 {
-    for (uint64_t at = 0; at + 8 <= len; at = at ? at * 2 : 512)
+    for (uint64_t at = 0; at + 8 <= len && ts__source_has(src, at, 8); at = at ? at * 2 : 512)
         if (memcmp(data + at, signature, 8) == 0)
             return (int64_t)at;
     return -1;
 }
 
-static int probe_hdf5(const unsigned char *data, size_t len)
+static int probe_hdf5(const unsigned char *data, size_t len, ts__source *src)
 {
-    return find_signature(data, len) >= 0;
+    return find_signature(data, len, src) >= 0;
 }
 
 static uint64_t le_n(const unsigned char *p, int n)
@@ -630,8 +634,10 @@ static ts_status read_dataset(h5_reader *r, hid_t d, const char *name)
         }
         dims[i] = (int64_t)hd[i];
     }
-    if (stype == H5S_NULL) /* no data at all: shape (0,) */
+    if (stype == H5S_NULL) { /* no shape, no data: (0,) for size 0 (tshape.h) */
         dims[ndim++] = 0;
+        a->null_shape = 1;
+    }
     if ((st = ts_shape_assign(&a->shape, dims, ndim, err)) ||
         (st = ts__array_compute_sizes(a, err))) {
         ts__error_prefix(err, "dataset '%s'", name);
@@ -694,8 +700,10 @@ static ts_status read_dataset(h5_reader *r, hid_t d, const char *name)
         if ((st = ts__file_set_data_src(r->f, a, &ds, err)))
             goto done;
     }
-    a->note = type_note ? ts__file_printf(r->f, err, "%s; %s", type_note, layout_note)
-                        : ts__file_strndup(r->f, layout_note, strlen(layout_note), err);
+    a->note = ts__file_printf(r->f, err, "%s%s%s%s",
+                              a->null_shape ? "null dataspace (h5py.Empty): no shape, no "
+                                              "data; " : "",
+                              type_note ? type_note : "", type_note ? "; " : "", layout_note);
     if (!a->note)
         st = TS_ERR_NOMEM;
 done:
@@ -1053,7 +1061,7 @@ ts_status ts__hdf5_list(ts_file *f, const unsigned char *data, size_t len,
                         const ts_open_options *opts, ts__hdf5_array_fn on_array, void *arg,
                         ts_error *err)
 {
-    int64_t at = find_signature(data, len);
+    int64_t at = find_signature(data, len, ts__file_source(f));
     if (load_api() < 0)
         return ts__error(err, TS_ERR_UNSUPPORTED, "%s", api_error);
     hid_t file = at < 0 ? -1 : open_image(data, len);
@@ -1083,16 +1091,21 @@ ts_status ts__hdf5_list(ts_file *f, const unsigned char *data, size_t len,
 static ts_status read_hdf5(ts_file *f, const unsigned char *data, size_t len,
                            const ts_open_options *opts, ts_error *err)
 {
-    int64_t at = find_signature(data, len);
+    int64_t at = find_signature(data, len, ts__file_source(f));
     if (at < 0)
         return ts__fail(err, TS_ERR_FORMAT, 0, 0,
                         "not an HDF5 file: no signature \\x89HDF\\r\\n\\x1a\\n at byte 0, 512, "
                         "1024 or a later power of two");
-    ts_status st = check_superblock(data, len, at, err);
-    if (st)
+    /* The superblock fields checked here: at most 8 + 28 + 3 * 8 bytes. */
+    ts_status st = ts__file_need(f, (uint64_t)at, 64, err);
+    if (st || (st = check_superblock(data, len, at, err)))
         return st;
     if (load_api() < 0)
         return ts__error(err, TS_ERR_UNSUPPORTED, "%s", api_error);
+    /* The child reads the image in memory: a file read by range requests
+     * (or sparsely) is fetched whole first (the fetch budget bounds it). */
+    if ((st = ts__file_need(f, 0, len, err)))
+        return st;
     const char *version = ts__file_printf(f, err, "superblock %d", data[at + 8]);
     if (!version)
         return TS_ERR_NOMEM;

@@ -29,7 +29,7 @@
  *   ARRAY  name, int32 dtype, dtype_name, format_dtype, uint8 byteorder,
  *          int64 itemsize, int32 bits, int64 block_size, int64 block_bytes,
  *          int32 ndim, int64 dims[ndim], int64 nbytes, int64 data_offset,
- *          note, uint8 read through libhdf5 (TS__SRC_HDF5)
+ *          note, uint8 read through libhdf5 (TS__SRC_HDF5), uint8 null_shape
  *   META   key, JSON text
  * The parent rebuilds each array from its dtype and dims (sizes computed
  * here, not taken), and refuses a record whose fields disagree, a data
@@ -197,6 +197,7 @@ static ts_status send_arrays(ts_file *f, void *arg, ts_error *err)
         put_i64(&w, a->data_offset);
         put_str(&w, a->note);
         put_u8(&w, src && src->kind == TS__SRC_HDF5);
+        put_u8(&w, a->null_shape != 0);
         int bad = w.failed || ts__chan_send(j->fd, MSG_ARRAY, w.p, w.n) != 0;
         free(w.p);
         if (bad)
@@ -376,12 +377,13 @@ static ts_status add_array(ts_file *f, size_t len, const char *path, const unsig
     int64_t nbytes = get_i64(&r), data_offset = get_i64(&r);
     const char *note = get_str(&r, f, &ok, err);
     unsigned char via_lib = get_u8(&r);
+    unsigned char null_shape = get_u8(&r);
     if (!ok)
         return TS_ERR_NOMEM;
     if (r.bad || r.pos != n || !name || !dtype_name || !format_dtype ||
         !ts__dtype_in_range((ts_dtype)dtype) || bo == '\0' || !strchr("<>|=", bo) ||
         itemsize < 0 || itemsize > (1 << 28) || bits < 0 || block_size != 1 ||
-        block_bytes != itemsize || nd < 0 || nd > TS_MAX_NDIM)
+        block_bytes != itemsize || nd < 0 || nd > TS_MAX_NDIM || null_shape > 1)
         return garbled(err, "array record");
     for (int32_t k = 0; k < nd; k++)
         if (dims[k] < 0)
@@ -396,6 +398,7 @@ static ts_status add_array(ts_file *f, size_t len, const char *path, const unsig
     a->block_size = 1;
     a->block_bytes = block_bytes;
     a->note = note;
+    a->null_shape = null_shape;
     ts_status st = ts_shape_assign(&a->shape, dims, nd, err);
     if (!st && (st = ts__array_compute_sizes(a, err)))
         ts__error_prefix(err, "dataset '%s'", name);

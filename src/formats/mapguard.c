@@ -6,13 +6,14 @@
  * SIGBUS, which would kill the whole program (and every other file of the
  * run). So parsing runs under a guard: a SIGBUS whose address lies in the
  * guarded mapping, on the thread that set the guard, jumps back out and the
- * open fails with TS_ERR_IO naming the file as changed (guards nest: a fault
- * in an outer guard's mapping jumps out of the inner ones too, so reading
- * two files at once, as diff --values does, is covered for both). Any other SIGBUS is
+ * open fails with TS_ERR_IO naming the file as changed. Any other SIGBUS is
  * passed on to the handler that was installed before ours (or gets the
  * default action: the process dies as it would have without us).
  *
- * The handler is installed once, the first time a mapped file is parsed.
+ * A sparse image (source.h) faults with SIGSEGV on a byte nobody asked
+ * for; the same guard turns that into an error naming tshape's mistake.
+ *
+ * The handlers are installed once, the first time they are needed.
  * Memory that a helper library (jansson) held at the moment of the fault is
  * not recovered; the ts_file and its arrays are.
  */
@@ -24,65 +25,97 @@
 
 typedef struct guard {
     const char *lo, *hi;
-    struct guard *outer;    /* the guard it is nested in, or NULL */
+    int sparse;                 /* a sparse image: faults are SIGSEGV */
+    struct guard *outer;
+    const char *volatile fault;  /* the faulting address */
     sigjmp_buf jump;
 } guard;
 
 static _Thread_local guard *volatile active;
-static struct sigaction previous;
-static atomic_int installed;
+static struct sigaction previous_bus, previous_segv;
+static atomic_int installed_bus, installed_segv;
 
-static void on_sigbus(int sig, siginfo_t *si, void *uc)
+/* The innermost guard of this thread whose range holds addr and whose
+ * image faults with sig, or NULL. */
+static guard *guard_for(int sig, const char *addr)
+{
+    for (guard *g = active; g; g = g->outer)
+        if (addr >= g->lo && addr < g->hi && g->sparse == (sig == SIGSEGV))
+            return g;
+    return NULL;
+}
+
+static void on_fault(int sig, siginfo_t *si, void *uc)
 {
     const char *addr = si ? (const char *)si->si_addr : NULL;
-    /* the innermost guard of that mapping: nested guards (diff --values
-     * reads two files) each cover their own */
-    for (guard *g = active; g; g = g->outer)
-        if (addr >= g->lo && addr < g->hi) {
-            active = NULL;
-            siglongjmp(g->jump, 1);
-        }
-    if (previous.sa_flags & SA_SIGINFO) {
-        previous.sa_sigaction(sig, si, uc);
-    } else if (previous.sa_handler != SIG_DFL && previous.sa_handler != SIG_IGN) {
-        previous.sa_handler(sig);
+    guard *g = addr ? guard_for(sig, addr) : NULL;
+    if (g) {
+        if (g->sparse)
+            ts__unfetched_faults++;
+        g->fault = addr;
+        active = g->outer;
+        siglongjmp(g->jump, 1);
+    }
+    const struct sigaction *prev = sig == SIGBUS ? &previous_bus : &previous_segv;
+    if (prev->sa_flags & SA_SIGINFO) {
+        prev->sa_sigaction(sig, si, uc);
+    } else if (prev->sa_handler != SIG_DFL && prev->sa_handler != SIG_IGN) {
+        prev->sa_handler(sig);
     } else {
         /* Returning re-runs the faulting access, which now gets the
          * default action. */
-        signal(SIGBUS, SIG_DFL);
+        signal(sig, SIG_DFL);
     }
 }
 
-static void install(void)
+static void install(int sig)
 {
+    atomic_int *flag = sig == SIGBUS ? &installed_bus : &installed_segv;
     int expected = 0;
-    if (!atomic_compare_exchange_strong(&installed, &expected, 1))
+    if (!atomic_compare_exchange_strong(flag, &expected, 1))
         return;
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
-    sa.sa_sigaction = on_sigbus;
+    sa.sa_sigaction = on_fault;
     sa.sa_flags = SA_SIGINFO;
     sigemptyset(&sa.sa_mask);
-    sigaction(SIGBUS, &sa, &previous);
+    sigaction(sig, &sa, sig == SIGBUS ? &previous_bus : &previous_segv);
 }
 
-ts_status ts__guarded_parse(const void *map, size_t len, ts__parse_fn fn, void *arg,
-                            ts_error *err)
+static ts_status run_guarded(const void *lo, const void *hi, int sparse, ts__parse_fn fn,
+                             void *arg, ts_error *err)
 {
-    install();
+    install(sparse ? SIGSEGV : SIGBUS);
     guard g;
-    g.lo = map;
-    g.hi = (const char *)map + len;
-    guard *outer = active;
-    g.outer = outer;
+    g.lo = lo;
+    g.hi = hi;
+    g.sparse = sparse;
+    g.outer = active;
     if (sigsetjmp(g.jump, 1)) {
-        active = outer;
+        active = g.outer;
+        if (sparse)
+            return ts__fail(err, TS_ERR_FORMAT, 0, (int64_t)(g.fault - g.lo),
+                            "tshape read byte %lld of the file without fetching it first (a "
+                            "bug in tshape's reader for this format; please report it)",
+                            (long long)(g.fault - g.lo));
         return ts__fail(err, TS_ERR_IO, 0, -1,
                         "the file shrank while it was being read (truncated by another "
                         "program?): a page of its mapping vanished");
     }
     active = &g;
     ts_status st = fn(arg, err);
-    active = outer;
+    active = g.outer;
     return st;
+}
+
+ts_status ts__guarded_parse(const void *map, size_t len, ts__parse_fn fn, void *arg,
+                            ts_error *err)
+{
+    return run_guarded(map, (const char *)map + len, 0, fn, arg, err);
+}
+
+ts_status ts__guarded_sparse(const void *lo, const void *hi, ts__parse_fn fn, void *arg,
+                             ts_error *err)
+{
+    return run_guarded(lo, hi, 1, fn, arg, err);
 }

@@ -8,7 +8,8 @@
 /* d_type and DT_REG of struct dirent (beyond _POSIX_C_SOURCE): without them
  * every folder entry costs a stat. */
 #define _DEFAULT_SOURCE
-#include "reader.h"
+#include "model_meta.h"
+#include "../remote/remote.h"
 
 #include "../core/json.h"
 
@@ -20,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -27,6 +29,8 @@
 #define MAX_FILES (1u << 24)
 #define MAX_DEPTH 32
 #define MAX_THREADS 64
+/* Shards of a remote model opened at once (they wait on requests). */
+#define REMOTE_THREADS 8
 #define NONE ((size_t)-1)
 
 /* Size of the first version of ts_model_options (up to open). */
@@ -69,6 +73,9 @@ struct ts_model {
     size_t ntensors;
     tensor_ref *tensors;
     issue_store issues;
+    ts__model_meta *meta;   /* with metadata asked for (model_meta.c) */
+    char **others;          /* the folder's files that hold no tensors */
+    size_t nothers, capothers;
 };
 
 /* ---- small helpers ----------------------------------------------------- */
@@ -229,18 +236,44 @@ typedef struct pool {
     int probe;              /* skip files whose format is not detected */
 } pool;
 
+/* 1 when the file's extension is one of a reader's (.bin, .pt, .pkl, ...):
+ * such a file is a model file, and one that cannot be read is an error,
+ * never skipped (a pytorch_model.bin that is something else). */
+static int says_model(const char *path)
+{
+    const char *base = strrchr(path, '/'), *dot = strrchr(base ? base : path, '.');
+    if (!dot || !dot[1])
+        return 0;
+    size_t n = strlen(dot);
+    for (size_t i = 0; i < ts_format_count(); i++) {
+        const char *e = ts_format_info_at(i)->extensions;
+        while (*e) {
+            size_t k = strcspn(e, " ");
+            if (k == n && strncasecmp(e, dot, n) == 0)
+                return 1;
+            e += k + (e[k] == ' ');
+        }
+    }
+    return 0;
+}
+
 /* Opens one member; with probe, a file that fails because its first bytes
- * match no reader is skipped (config.json, a tokenizer), not reported. */
+ * match no reader is skipped (config.json, a tokenizer), not reported,
+ * unless its extension says it is a model file. */
 static void run_job(const pool *p, job *j)
 {
     j->status = ts_file_open(j->path, p->open, &j->file, &j->err);
     if (j->status == TS_OK)
         return;
+    if (ts__is_url(j->path)) {
+        j->missing = ts__remote_missing(&j->err);
+        return;
+    }
     if (access(j->path, F_OK) != 0 && errno == ENOENT) {
         j->missing = 1;
         return;
     }
-    if (p->probe && j->status == TS_ERR_FORMAT) {
+    if (p->probe && j->status == TS_ERR_FORMAT && !says_model(j->path)) {
         unsigned char head[64];
         int fd = open(j->path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
         if (fd >= 0) {
@@ -276,6 +309,28 @@ static int64_t now_us(void)
  * for their start and their memory arenas. */
 #define POOL_DELAY_US 5000
 
+/*
+ * The first request for the shards of a remote model, from one of them: a
+ * safetensors shard's header (8 + its length, where the data starts) twice
+ * over, at least 16 KiB, at most 100,000 bytes; 0 (the default) for other
+ * formats. A shard with a longer header costs a second request.
+ */
+static uint64_t first_fetch_like(const ts_file *f)
+{
+    if (ts_file_format(f) != TS_FORMAT_SAFETENSORS)
+        return 0;
+    int64_t start = -1;
+    for (size_t i = 0; i < ts_file_count(f); i++) {
+        int64_t d = ts_file_array(f, i)->data_offset;
+        if (d >= 0 && (start < 0 || d < start))
+            start = d;
+    }
+    if (start < 0)
+        return 0;
+    uint64_t want = (uint64_t)start * 2;
+    return want < 16384 ? 16384 : want > 100000 ? 100000 : want;
+}
+
 /* Runs every job; with threads > 1 and several jobs, this thread starts
  * and, when the jobs take longer than POOL_DELAY_US, a pool of threads
  * takes the rest with it (falling back to this thread alone when none can
@@ -288,8 +343,8 @@ static void run_jobs(job *jobs, size_t n, int threads, const ts_open_options *op
     p.jobs = jobs;
     p.open = open;
     p.probe = probe;
-    if (threads <= 0)
-        threads = ts__cpu_count(4);
+    if (threads <= 0) /* remote shards wait on the network, not the CPU */
+        threads = n > 0 && ts__is_url(jobs[0].path) ? REMOTE_THREADS : ts__cpu_count(4);
     if ((size_t)threads > n)
         threads = (int)n;
     if (threads <= 1) {
@@ -300,6 +355,24 @@ static void run_jobs(job *jobs, size_t n, int threads, const ts_open_options *op
     pthread_t tid[MAX_THREADS];
     int started = 0;
     int64_t t0 = now_us();
+    /* Remote shards: the first one alone, then the rest at once, their
+     * first requests sized from the first one's header. */
+    ts_open_options sized;
+    int remote = ts__is_url(jobs[0].path);
+    if (remote) {
+        size_t i = atomic_fetch_add(&p.next, 1);
+        run_job(&p, &jobs[i]);
+        if (open && open->first_fetch == 0 && jobs[i].file) {
+            sized = *open;
+            sized.first_fetch = first_fetch_like(jobs[i].file);
+            p.open = &sized;
+        }
+        for (int k = 1; k < threads; k++)
+            if (pthread_create(&tid[started], NULL, worker, &p) == 0)
+                started++;
+        if (started == 0)
+            started = -1; /* none could start: go on alone */
+    }
     for (;;) {
         size_t i = atomic_fetch_add(&p.next, 1);
         if (i >= p.n)
@@ -396,15 +469,22 @@ static ts_status read_dir(const char *dir, list *names, ts_error *err)
     return read_dir_kinds(dir, names, 0, err);
 }
 
-/* A recursive walk: the folders entered so far, by (st_dev, st_ino), so that
- * each is read once however many links lead to it (a link back up the tree
- * would otherwise make the walk go round, and several such links branch it
+/* Subfolders a walk did not enter (not recursive, or too deep). */
+typedef struct skipped {
+    size_t n;
+    char *first;                 /* malloc'd path of the first */
+} skipped;
+
+/* A walk: the folders entered so far, by (st_dev, st_ino), so that each is
+ * read once however many links lead to it (a link back up the tree would
+ * otherwise make the walk go round, and several such links branch it
  * exponentially); each folder met again is a warning. */
 typedef struct walker {
     int recursive;
     struct { dev_t dev; ino_t ino; } *seen;
     size_t nseen, capseen;
-    issue_store *issues;
+    issue_store *issues;         /* for the warnings, or NULL */
+    skipped *sk;                 /* the folders not entered */
 } walker;
 
 /* 1 when the folder was entered before (else recorded), -1 out of memory. */
@@ -429,7 +509,8 @@ static int entered_before(walker *w, const struct stat *sb)
 static ts_status walk(walker *w, const char *dir, int depth, list *out, ts_error *err);
 
 /* Regular files among `names` (read_dir_kinds of dir: kind byte first), and
- * under its folders when recursive, in order. */
+ * under its folders when recursive, in order; the folders not entered are
+ * counted in w->sk. */
 static ts_status walk_names(walker *w, const char *dir, const list *names_, int depth,
                             list *out, ts_error *err)
 {
@@ -454,12 +535,15 @@ static ts_status walk_names(walker *w, const char *dir, const list *names_, int 
             if (again < 0)
                 st = ts__error(err, TS_ERR_NOMEM, "out of memory");
             else if (again)
-                st = add_issue(w->issues, TS_MODEL_FOLDER_REPEATED, 0, p, NULL, err,
-                               "'%s': a folder already read (a symbolic link leads to it "
-                               "again): not read twice", p);
+                st = !w->issues ? TS_OK
+                                : add_issue(w->issues, TS_MODEL_FOLDER_REPEATED, 0, p, NULL,
+                                            err, "'%s': a folder already read (a symbolic "
+                                            "link leads to it again): not read twice", p);
             else
                 st = walk(w, p, depth + 1, out, err);
             free(p);
+        } else if (kind == 'd' && w->sk->n++ == 0) {
+            w->sk->first = p;
         } else {
             free(p);
         }
@@ -498,6 +582,64 @@ static ts_status alloc_members(ts_model *m, size_t n, ts_error *err)
     if (!m->files || !m->paths)
         return ts__error(err, TS_ERR_NOMEM, "out of memory");
     return TS_OK;
+}
+
+/* A file of the model's folder that is not a tensor file (config.json, a
+ * tokenizer, README.md): kept for ts_model_other_file. Takes path. */
+static ts_status add_other(ts_model *m, char *path, ts_error *err)
+{
+    if (!path)
+        return ts__error(err, TS_ERR_NOMEM, "out of memory");
+    if (m->nothers == m->capothers) {
+        size_t cap = m->capothers ? 2 * m->capothers : 8;
+        char **p = realloc(m->others, cap * sizeof *p);
+        if (!p) {
+            free(path);
+            return ts__error(err, TS_ERR_NOMEM, "out of memory");
+        }
+        m->others = p;
+        m->capothers = cap;
+    }
+    m->others[m->nothers++] = path;
+    return TS_OK;
+}
+
+/* The other files less the side files of members (ONNX external data: the
+ * model's tensors, not files beside it). */
+static void drop_side_files(ts_model *m)
+{
+    for (size_t f = 0; f < m->nfiles && m->nothers > 0; f++) {
+        if (ts_file_format(m->files[f]) != TS_FORMAT_ONNX)
+            continue;
+        const char *p = m->paths[f], *slash = strrchr(p, '/');
+        size_t dl = slash ? (size_t)(slash - p) + 1 : 0;
+        for (size_t i = 0; i < ts_file_count(m->files[f]); i++) {
+            const char *key = ts_file_array(m->files[f], i)->storage_key;
+            for (size_t k = 0; key && k < m->nothers; k++) {
+                const char *o = m->others[k];
+                if (strncmp(o, p, dl) == 0 && strcmp(o + dl, key) == 0) {
+                    free(m->others[k]);
+                    memmove(m->others + k, m->others + k + 1,
+                            (m->nothers - k - 1) * sizeof *m->others);
+                    m->nothers--;
+                    break;
+                }
+            }
+        }
+    }
+}
+
+/* 1 when the file's first bytes match no reader (it holds no tensors: a
+ * JSON file, a text file, a tokenizer). */
+static int not_tensor_file(const char *path)
+{
+    unsigned char head[64];
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+    if (fd < 0)
+        return 0;
+    ssize_t k = read(fd, head, sizeof head);
+    close(fd);
+    return k >= 0 && ts_format_detect(head, (size_t)k) == TS_FORMAT_AUTO;
 }
 
 /* Files that failed: an issue each. */
@@ -547,11 +689,71 @@ static ts_status name_tensors(ts_model *m, ts_error *err)
             char *dot = strrchr(s, '.'), *slash = strrchr(s, '/');
             if (dot && dot > s && (!slash || dot > slash + 1))
                 *dot = '\0';
-            m->stems[t->file] = s;
+            /* the escapes of a folder ts_write wrote (npyname.c) */
+            m->stems[t->file] = ts__npy_name(s);
+            free(s);
+            if (!m->stems[t->file])
+                return ts__error(err, TS_ERR_NOMEM, "out of memory");
         }
         t->name = m->stems[t->file];
     }
     return TS_OK;
+}
+
+/* The member's path from the model's folder, for messages. */
+static const char *member_of(const ts_model *m, size_t i)
+{
+    const char *p = m->paths[i];
+    if (m->root_len > 0 && strlen(p) > m->root_len)
+        p += m->root_len;
+    while (*p == '/')
+        p++;
+    return p;
+}
+
+/* Without an index, names that repeat across members: the folder holds
+ * separate checkpoints (two training runs, a model and its copy), not the
+ * shards of one model. One warning per member that repeats names of an
+ * earlier one. */
+static ts_status check_repeats(ts_model *m, ts_error *err)
+{
+    name_table t;
+    if (m->nfiles < 2)
+        return TS_OK;
+    if (table_init(&t, m->ntensors) != 0)
+        return ts__error(err, TS_ERR_NOMEM, "out of memory");
+    ts_status st = TS_OK;
+    size_t first = 0;
+    while (st == TS_OK && first < m->ntensors) {
+        size_t file = m->tensors[first].file, end = first, repeats = 0, other = NONE;
+        const char *name = NULL;
+        while (end < m->ntensors && m->tensors[end].file == file)
+            end++;
+        for (size_t i = first; i < end; i++) {
+            name_slot *s = table_get(&t, m->tensors[i].name);
+            if (!s) {
+                st = ts__error(err, TS_ERR_NOMEM, "out of memory");
+                break;
+            }
+            if (s->owner == NONE) {
+                s->owner = file;
+            } else if (s->owner != file) {
+                if (repeats++ == 0) {
+                    name = s->name;
+                    other = s->owner;
+                }
+            }
+        }
+        if (st == TS_OK && repeats > 0)
+            st = add_issue(&m->issues, TS_MODEL_NAME_REPEATED, 0, m->paths[file], name, err,
+                           "'%s' repeats %zu tensor name%s of '%s' (first '%s'), and there is "
+                           "no index: these look like separate checkpoints, not shards of one "
+                           "model", member_of(m, file), repeats, repeats == 1 ? "" : "s",
+                           member_of(m, other), name);
+        first = end;
+    }
+    free(t.v);
+    return st;
 }
 
 /* Without an index: every member's arrays, in order. */
@@ -561,7 +763,9 @@ static ts_status assemble_plain(ts_model *m, ts_error *err)
     for (size_t i = 0; st == TS_OK && i < m->nfiles; i++)
         for (size_t k = 0; k < ts_file_count(m->files[i]); k++)
             m->tensors[m->ntensors++] = (tensor_ref){i, k, NULL};
-    return st == TS_OK ? name_tensors(m, err) : st;
+    if (st == TS_OK)
+        st = name_tensors(m, err);
+    return st == TS_OK ? check_repeats(m, err) : st;
 }
 
 static void free_jobs(job *jobs, size_t n)
@@ -587,8 +791,14 @@ static ts_status open_plain(ts_model *m, list *files, const ts_model_options *o,
     run_jobs(jobs, files->n, o->threads, o->open, probe);
     ts_status st = alloc_members(m, files->n, err);
     for (size_t i = 0; st == TS_OK && i < files->n; i++) {
-        if (jobs[i].skipped)
+        if (jobs[i].skipped) {
+            /* a file at the top of the folder that holds no tensors */
+            if (m->root_len > 0 && !strchr(jobs[i].path + m->root_len + 1, '/')) {
+                st = add_other(m, jobs[i].path, err);
+                jobs[i].path = NULL;
+            }
             continue;
+        }
         st = jobs[i].status == TS_OK ? add_member(m, &jobs[i], err) : job_issue(m, &jobs[i], err);
     }
     free_jobs(jobs, files->n);
@@ -689,16 +899,38 @@ static int cmp_issue_name(const void *a, const void *b)
 }
 
 /* The whole file at path, in a malloc'ed buffer. */
-static ts_status read_whole(const char *path, char **out, size_t *len, ts_error *err)
+static ts_status read_whole(const char *path, const ts_open_options *opts, char **out,
+                            size_t *len, ts_error *err)
 {
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (ts__is_url(path)) {
+        unsigned char *buf;
+        ts_status st = ts__remote_read_all(path, opts, (size_t)1 << 30, &buf, len, NULL, err);
+        if (st)
+            ts__error_prefix(err, "index '%s'", path);
+        *out = (char *)buf;
+        return st;
+    }
+    int missing;
+    ts_status st = ts__read_small(path, (size_t)1 << 30, out, len, &missing, err);
+    if (st == TS_ERR_IO)
+        ts__error_prefix(err, "index '%s'", path);
+    return st;
+}
+
+ts_status ts__read_small(const char *path, size_t max, char **out, size_t *len, int *missing,
+                         ts_error *err)
+{
+    *out = NULL;
+    *missing = 0;
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     struct stat sb;
-    if (fd < 0)
-        return ts__error(err, TS_ERR_IO, "index '%s': cannot open: %s", path, strerror(errno));
-    if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode) || sb.st_size > (1 << 30)) {
+    if (fd < 0) {
+        *missing = errno == ENOENT;
+        return ts__error(err, TS_ERR_IO, "cannot open: %s", strerror(errno));
+    }
+    if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode) || (uint64_t)sb.st_size > max) {
         close(fd);
-        return ts__error(err, TS_ERR_IO, "index '%s': not a regular file of at most 1 GiB",
-                         path);
+        return ts__error(err, TS_ERR_IO, "not a regular file of at most %zu MiB", max >> 20);
     }
     size_t cap = (size_t)sb.st_size, n = 0;
     char *buf = malloc(cap ? cap : 1);
@@ -847,7 +1079,7 @@ static ts_status open_indexed(ts_model *m, const char *dir, const char *index_pa
     size_t len = 0, npairs = 0;
     char *text = NULL, *arena = NULL;
     wm_pair *pairs = NULL;
-    ts_status st = read_whole(index_path, &text, &len, err);
+    ts_status st = read_whole(index_path, o->open, &text, &len, err);
     if (st)
         return st;
     name_table t = {NULL, 0, 0};
@@ -905,7 +1137,8 @@ static ts_status open_indexed(ts_model *m, const char *dir, const char *index_pa
         goto done;
     }
     for (size_t i = 0; i < shards.n; i++)
-        if (!(jobs[i].path = join(dir, shards.v[i]))) {
+        if (!(jobs[i].path = dir ? join(dir, shards.v[i])
+                                 : ts__url_sibling(index_path, shards.v[i]))) {
             st = ts__error(err, TS_ERR_NOMEM, "out of memory");
             goto done;
         }
@@ -933,21 +1166,35 @@ static ts_status open_indexed(ts_model *m, const char *dir, const char *index_pa
             qsort(m->issues.v + k, m->issues.n - k, sizeof *m->issues.v, cmp_issue_name);
     }
     /* Files beside the index, of a format of the shards, that it does not
-     * name: probably a shard left from another version of the model. */
-    if (st == TS_OK && m->nfiles > 0) {
+     * name: probably a shard left from another version of the model. (A
+     * remote folder, dir NULL, cannot be listed.) */
+    if (st == TS_OK && m->nfiles > 0 && dir) {
         list names = {NULL, 0, 0};
         st = read_dir(dir, &names, err);
         for (size_t i = 0; st == TS_OK && i < names.n; i++) {
             if (bsearch(&names.v[i], shards.v, shards.n, sizeof *shards.v, cmp_str) ||
-                ends_with(names.v[i], ".json"))
+                ends_with(names.v[i], ".index.json"))
                 continue;
             char *p = join(dir, names.v[i]);
             ts_file *f = NULL;
+            struct stat sb;
             if (!p) {
                 st = ts__error(err, TS_ERR_NOMEM, "out of memory");
                 break;
             }
-            if (ts_file_open(p, o->open, &f, NULL) == TS_OK) {
+            if (stat(p, &sb) != 0 || !S_ISREG(sb.st_mode)) {
+                free(p);
+                continue;
+            }
+            if (ends_with(names.v[i], ".json")) {
+                st = add_other(m, p, err); /* config.json, tokenizer files */
+                continue;
+            }
+            if (ts_file_open(p, o->open, &f, NULL) != TS_OK && not_tensor_file(p)) {
+                st = add_other(m, p, err);
+                continue;
+            }
+            if (f) {
                 int same = 0;
                 for (size_t k = 0; k < m->nfiles && !same; k++)
                     same = ts_file_format(m->files[k]) == ts_file_format(f);
@@ -1022,6 +1269,57 @@ static ts_status read_model_options(const ts_model_options *opts, ts_model_optio
     return TS_OK;
 }
 
+/* A model of the one file at path. */
+static ts_status open_single(ts_model *m, const char *path, const ts_model_options *o,
+                             ts_error *err)
+{
+    ts_file *f = NULL;
+    ts_status st = ts_file_open(path, o->open, &f, err);
+    if (st == TS_OK && (st = alloc_members(m, 1, err)) == TS_OK) {
+        m->files[0] = f;
+        f = NULL;
+        if (!(m->paths[0] = dupstr(path)))
+            st = ts__error(err, TS_ERR_NOMEM, "out of memory");
+        m->nfiles = 1;
+        if (st == TS_OK)
+            st = assemble_plain(m, err);
+    }
+    ts_file_close(f);
+    return st;
+}
+
+/* A remote model: a file, an index (its shards are the URLs beside it), or
+ * a folder (a Hub repository), whose index or weights file is found first. */
+static ts_status open_url(const char *path, const ts_model_options *o, ts_model **out,
+                          ts_error *err)
+{
+    char *found = NULL;
+    ts_status st = TS_OK;
+    if (ts__url_is_folder(path) && (st = ts__remote_find_model(path, o->open, &found, err)))
+        return st;
+    const char *url = found ? found : path;
+    ts_model *m = calloc(1, sizeof *m);
+    if (!m) {
+        free(found);
+        return ts__error(err, TS_ERR_NOMEM, "out of memory");
+    }
+    if (ends_with(url, ".index.json")) {
+        if (!(m->index = dupstr(url)))
+            st = ts__error(err, TS_ERR_NOMEM, "out of memory");
+        else
+            st = open_indexed(m, NULL, m->index, o, err);
+    } else {
+        st = open_single(m, url, o, err);
+    }
+    free(found);
+    if (st != TS_OK) {
+        ts_model_close(m);
+        return st;
+    }
+    *out = m;
+    return TS_OK;
+}
+
 ts_status ts_model_open(const char *path, const ts_model_options *opts, ts_model **out,
                         ts_error *err)
 {
@@ -1033,6 +1331,8 @@ ts_status ts_model_open(const char *path, const ts_model_options *opts, ts_model
     if (st)
         return st;
     ts__ok(err);
+    if (ts__is_url(path))
+        return open_url(path, &o, out, err);
     struct stat sb;
     if (stat(path, &sb) != 0)
         return ts__error(err, TS_ERR_IO, "cannot open: %s", strerror(errno));
@@ -1048,7 +1348,8 @@ ts_status ts_model_open(const char *path, const ts_model_options *opts, ts_model
                 st = open_indexed(m, path, m->index, &o, err);
             } else {
                 list files = {NULL, 0, 0};
-                walker w = {o.recursive, NULL, 0, 0, &m->issues};
+                skipped sk = {0, NULL};
+                walker w = {o.recursive, NULL, 0, 0, &m->issues, &sk};
                 if (entered_before(&w, &sb) < 0)
                     st = ts__error(err, TS_ERR_NOMEM, "out of memory");
                 else
@@ -1056,6 +1357,16 @@ ts_status ts_model_open(const char *path, const ts_model_options *opts, ts_model
                 free(w.seen);
                 if (st == TS_OK)
                     st = open_plain(m, &files, &o, err);
+                /* nothing silently left out: a folder of .npy files written
+                 * with subfolders (names with '/') is read with recursive */
+                if (st == TS_OK && sk.n > 0)
+                    st = add_issue(&m->issues, TS_MODEL_FOLDERS_SKIPPED, 0, sk.first, NULL, err,
+                                   "%zu subfolder%s not read (first '%s'): %s", sk.n,
+                                   sk.n == 1 ? " is" : "s are", sk.first + m->root_len +
+                                   (path[m->root_len - 1] != '/'),
+                                   o.recursive ? "more than 32 levels deep"
+                                               : "the folder is read without its subfolders");
+                free(sk.first);
                 list_free(&files);
             }
         }
@@ -1075,18 +1386,25 @@ ts_status ts_model_open(const char *path, const ts_model_options *opts, ts_model
             st = open_indexed(m, dir, m->index, &o, err);
         }
     } else {
-        ts_file *f = NULL;
-        st = ts_file_open(path, o.open, &f, err);
-        if (st == TS_OK && (st = alloc_members(m, 1, err)) == TS_OK) {
-            m->files[0] = f;
-            f = NULL;
-            if (!(m->paths[0] = dupstr(path)))
-                st = ts__error(err, TS_ERR_NOMEM, "out of memory");
-            m->nfiles = 1;
-            if (st == TS_OK)
-                st = assemble_plain(m, err);
-        }
-        ts_file_close(f);
+        st = open_single(m, path, &o, err);
+    }
+    if (st == TS_OK)
+        drop_side_files(m);
+    /* what the model says about itself, when the members' metadata is
+     * asked for: config.json beside the shards, the index's metadata */
+    if (st == TS_OK && o.open && o.open->want_metadata) {
+        char problem[TS_ERROR_MESSAGE_MAX];
+        const char *folder = S_ISDIR(sb.st_mode) ? path : dir;
+        char *config = folder ? join(folder, "config.json") : NULL;
+        if (folder && !config)
+            st = ts__error(err, TS_ERR_NOMEM, "out of memory");
+        else
+            st = ts__model_meta_collect(config, m->index, m->files, m->paths, m->nfiles,
+                                        &m->meta, problem, sizeof problem, err);
+        if (st == TS_OK && problem[0])
+            st = add_issue(&m->issues, TS_MODEL_METADATA_UNREAD, 0, config, NULL, err, "%s",
+                           problem);
+        free(config);
     }
     free(dir);
     if (st != TS_OK) {
@@ -1095,6 +1413,23 @@ ts_status ts_model_open(const char *path, const ts_model_options *opts, ts_model
     }
     *out = m;
     return TS_OK;
+}
+
+int ts_model_path(const char *path)
+{
+    if (!path)
+        return 0;
+    if (ends_with(path, ".index.json"))
+        return 1;
+    if (ts__is_url(path))
+        return ts__url_is_folder(path);
+    struct stat sb;
+    return stat(path, &sb) == 0 && S_ISDIR(sb.st_mode);
+}
+
+int ts_is_url(const char *path)
+{
+    return path && ts__is_url(path);
 }
 
 void ts_model_close(ts_model *m)
@@ -1114,6 +1449,10 @@ void ts_model_close(ts_model *m)
         free(m->issues.v[i].message);
     }
     free(m->issues.v);
+    ts__model_meta_free(m->meta);
+    for (size_t i = 0; i < m->nothers; i++)
+        free(m->others[i]);
+    free(m->others);
     free(m->files);
     free(m->paths);
     free(m->tensors);
@@ -1173,4 +1512,47 @@ size_t ts_model_error_count(const ts_model *m)
 const ts_model_issue *ts_model_issue_at(const ts_model *m, size_t i)
 {
     return m && i < m->issues.n ? &m->issues.v[i].pub : NULL;
+}
+
+size_t ts_model_metadata_count(const ts_model *m)
+{
+    return m ? ts__model_meta_count(m->meta) : 0;
+}
+
+const ts_model_meta *ts_model_metadata_at(const ts_model *m, size_t i)
+{
+    return m ? ts__model_meta_at(m->meta, i) : NULL;
+}
+
+size_t ts_model_other_file_count(const ts_model *m)
+{
+    return m ? m->nothers : 0;
+}
+
+const char *ts_model_other_file(const ts_model *m, size_t i)
+{
+    return m && i < m->nothers ? m->others[i] : NULL;
+}
+
+/* The regular files under dir and its subfolders (at most MAX_DEPTH
+ * levels; names starting with '.' skipped; each folder once, however many
+ * symbolic links lead to it), in byte order of their paths, for scan.c. *paths (malloc'd, each path too) has *n entries. */
+ts_status ts__folder_files(const char *dir, char ***paths, size_t *n, ts_error *err)
+{
+    list out = {NULL, 0, 0};
+    skipped sk = {0, NULL};
+    walker w = {1, NULL, 0, 0, NULL, &sk}; /* each folder once, links or not */
+    struct stat sb;
+    ts_status st = stat(dir, &sb) == 0 && entered_before(&w, &sb) < 0
+                       ? ts__error(err, TS_ERR_NOMEM, "out of memory")
+                       : walk(&w, dir, 0, &out, err);
+    free(w.seen);
+    free(sk.first);
+    if (st) {
+        list_free(&out);
+        return st;
+    }
+    *paths = out.v;
+    *n = out.n;
+    return TS_OK;
 }

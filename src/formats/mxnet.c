@@ -372,6 +372,8 @@ static ts_status read_name(ts__cursor *c, size_t index, const char **name, size_
                         "array %zu's name: length %llu at byte %zu runs past the end of "
                         "the file (%zu bytes left)", index, (unsigned long long)n, at,
                         ts__cursor_left(c));
+    if ((st = ts__cursor_fetch(c, (size_t)n, err)))
+        return st;
     *name = (const char *)(c->data + c->pos);
     *len = (size_t)n;
     if (memchr(*name, 0, *len))
@@ -470,8 +472,9 @@ static ts_status set_version(ts_file *f, unsigned seen, ts_error *err)
     return TS_OK;
 }
 
-static int probe_mxnet(const unsigned char *data, size_t len)
+static int probe_mxnet(const unsigned char *data, size_t len, ts__source *src)
 {
+    (void)src;
     return len >= 8 && ts__le64(data) == MX_LIST_MAGIC;
 }
 
@@ -479,8 +482,9 @@ static ts_status read_mxnet(ts_file *f, const unsigned char *data, size_t len,
                             const ts_open_options *opts, ts_error *err)
 {
     (void)opts;
+    ts__source *src = ts__file_source(f);
     ts__cursor c;
-    ts__cursor_init(&c, data, len);
+    ts__cursor_init_src(&c, data, len, src, 0);
     uint64_t magic, reserved, n_arrays, n_names;
     ts_status st = ts__read_u64(&c, &magic, "the list magic", err);
     if (st)
@@ -538,9 +542,9 @@ static ts_status read_mxnet(ts_file *f, const unsigned char *data, size_t len,
 
     /* Pass 2: the same walk, now adding the arrays with their names. */
     ts__cursor rc, nc;
-    ts__cursor_init(&rc, data, len);
+    ts__cursor_init_src(&rc, data, len, src, 0);
     rc.pos = records_at;
-    ts__cursor_init(&nc, data, len);
+    ts__cursor_init_src(&nc, data, len, src, 0);
     nc.pos = names_at;
     for (size_t i = 0; i < n; i++) {
         const char *name = NULL;

@@ -6,8 +6,9 @@
  */
 #include "npy_header.h"
 
-static int probe_npy(const unsigned char *data, size_t len)
+static int probe_npy(const unsigned char *data, size_t len, ts__source *src)
 {
+    (void)src;
     return ts__npy_has_magic(data, len);
 }
 
@@ -20,6 +21,8 @@ static ts_status read_npy(ts_file *f, const unsigned char *data, size_t len,
     if (st)
         return st;
     ts__file_set_version(f, pre.version);
+    if ((st = ts__file_need(f, pre.dict_start, pre.header_len, err)))
+        return st;
     ts_array *a = ts__file_add_array(f, err);
     if (!a)
         return TS_ERR_NOMEM;

@@ -17,8 +17,9 @@
 
 #include <stdlib.h>
 
-static int probe_npz(const unsigned char *d, size_t len)
+static int probe_npz(const unsigned char *d, size_t len, ts__source *src)
 {
+    (void)src;
     /* np.load: "PK\x03\x04" (a member) or "PK\x05\x06" (an empty zip). */
     return len >= 4 && d[0] == 'P' && d[1] == 'K' &&
            ((d[2] == 3 && d[3] == 4) || (d[2] == 5 && d[3] == 6));
@@ -106,9 +107,14 @@ static ts_status read_npz(ts_file *f, const unsigned char *data, size_t len,
         } else {
             st = note_compressed(f, a, m->method, err);
             if (!st && m->method == TS__ZIP_DEFLATED) {
-                ts__data_src src = {TS__SRC_DEFLATE, m->data_offset, (int64_t)m->comp_size,
-                                    (int64_t)m->size, pre.data_start, m->crc32, 0, 0, 0,
-                                    0, 0, 0, 0, NULL, NULL, NULL};
+                ts__data_src src;
+                memset(&src, 0, sizeof src);
+                src.kind = TS__SRC_DEFLATE;
+                src.comp_offset = m->data_offset;
+                src.comp_size = (int64_t)m->comp_size;
+                src.size = (int64_t)m->size;
+                src.skip = pre.data_start;
+                src.crc32 = m->crc32;
                 st = ts__file_set_data_src(f, a, &src, err);
             }
         }

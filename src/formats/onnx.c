@@ -23,6 +23,7 @@
 #define _XOPEN_SOURCE 700
 
 #include "protobuf.h"
+#include "../remote/remote.h"
 #include "reader.h"
 
 #include <jansson.h>
@@ -90,6 +91,9 @@ typedef struct onnx_reader {
     /* names of the top-level initializers, to leave them out of inputs */
     const char **init_names;
     size_t n_init, cap_init;
+    /* a remote model's last side file and its size (tensors share one) */
+    const char *side_loc;
+    int64_t side_size;
     json_t *io[2];             /* graph inputs and outputs (graph_io) */
     struct use *uses;          /* the model graph's node inputs, by name */
     size_t n_uses, cap_uses;
@@ -106,10 +110,14 @@ typedef struct span {
     size_t n;
 } span;
 
-static span span_of(const onnx_reader *r, const ts__pb_field *f)
+/* The payload of string field f, asked for from the file's byte source
+ * (the walker fetches short ones itself). Errors: those of ts__file_need. */
+static ts_status span_get(const onnx_reader *r, const ts__pb_field *f, span *out,
+                          ts_error *err)
 {
-    span s = {(const char *)r->data + f->pos, f->len};
-    return s;
+    out->p = (const char *)r->data + f->pos;
+    out->n = f->len;
+    return ts__file_need(r->f, f->pos, f->len, err);
 }
 
 static int span_eq(span s, const char *lit)
@@ -190,6 +198,27 @@ static ts_status check_location(span loc, const char *tname, size_t at, ts_error
     return TS_OK;
 }
 
+/* The size of a remote model's side file `loc`, asked once per file. */
+static ts_status remote_side_size(onnx_reader *r, const char *loc, int64_t *size)
+{
+    if (r->side_loc && strcmp(r->side_loc, loc) == 0) {
+        *size = r->side_size;
+        return TS_OK;
+    }
+    char *url = ts__url_sibling(r->opts->path, loc);
+    if (!url)
+        return ts__error(r->err, TS_ERR_NOMEM, "out of memory");
+    uint64_t n = 0;
+    ts_status st = ts__remote_size(url, r->opts, &n, r->err);
+    free(url);
+    if (st)
+        return st;
+    r->side_loc = loc;
+    r->side_size = (int64_t)n;
+    *size = (int64_t)n;
+    return TS_OK;
+}
+
 static ts_status resolve_external(onnx_reader *r, ts_array *a, const ext_info *x, size_t at,
                                   const char *src)
 {
@@ -224,6 +253,17 @@ static ts_status resolve_external(onnx_reader *r, ts_array *a, const ext_info *x
                                   src, loc, (long long)off, (long long)want);
         return a->note ? TS_OK : TS_ERR_NOMEM;
     }
+    int64_t size = 0, end;
+    char *rs = NULL; /* the local side file, resolved */
+    if (ts__is_url(r->opts->path)) {
+        /* A remote model: the side file is the URL beside it (its
+         * location was checked to stay below the model's folder). */
+        if ((st = remote_side_size(r, loc, &size)))
+            return st;
+        if (!(rs = ts__url_sibling(r->opts->path, loc)))
+            return ts__error(err, TS_ERR_NOMEM, "out of memory");
+        goto check_range;
+    }
     /* The side file: relative to the folder of the model. */
     const char *model = r->opts->path, *slash = strrchr(model, '/');
     const char *side = slash ? ts__file_printf(r->f, err, "%.*s/%s", (int)(slash - model),
@@ -247,22 +287,38 @@ static ts_status resolve_external(onnx_reader *r, ts_array *a, const ext_info *x
                             : ".";
     if (!dir)
         return TS_ERR_NOMEM;
-    char *rd = realpath(dir, NULL), *rs = realpath(side, NULL);
+    char *rd = realpath(dir, NULL);
+    rs = realpath(side, NULL);
     size_t rdl = rd ? strlen(rd) : 0;
     int inside = rd && rs &&
                  (strcmp(rd, "/") == 0 || (strncmp(rs, rd, rdl) == 0 && rs[rdl] == '/'));
     free(rd);
-    free(rs);
-    if (!inside)
+    if (!inside) {
+        free(rs);
         return ts__fail(err, TS_ERR_FORMAT, 0, (int64_t)at,
                         "external data path leaves the model folder: %s has location '%s', "
                         "which resolves outside it (through a symbolic link)", a->name, loc);
-    int64_t size = (int64_t)sb.st_size, end;
-    if (ts__add_overflow(off, want, &end) || end > size)
+    }
+    size = (int64_t)sb.st_size;
+check_range:
+    if (ts__add_overflow(off, want, &end) || end > size) {
+        free(rs);
         return ts__fail(err, TS_ERR_FORMAT, 0, (int64_t)at,
                         "external data out of range: %s: offset %lld + length %lld > size "
                         "of %s (%lld)", a->name, (long long)off, (long long)want, loc,
                         (long long)size);
+    }
+    /* The values layer reads the data from the side file, by the path
+     * resolved here (the model's folder may be named relative to a working
+     * directory that changes) or the URL beside a remote model. */
+    if (rs) {
+        ts__data_src ds;
+        memset(&ds, 0, sizeof ds);
+        ts_status st2 = ts__side_add(r->f, rs, r->opts, &ds.side, err);
+        free(rs);
+        if (st2 || (st2 = ts__file_set_data_src(r->f, a, &ds, err)))
+            return st2;
+    }
     a->data_offset = off;
     a->note = ts__file_printf(r->f, err, "%s, external data: %s offset %lld length %lld", src,
                               loc, (long long)off, (long long)want);
@@ -292,7 +348,9 @@ static ts_status add_entries(onnx_reader *r, typed_list *t, const ts__pb_field *
                                 "of %d-byte values", what, f->key_pos, f->len, fixed);
             n = (int64_t)(f->len / (size_t)fixed);
         } else {
-            ts_status st = ts__pb_count_varints(r->data, f->pos, f->len, &n, r->err);
+            ts__pb_msg whole;
+            ts__pb_init_src(&whole, r->data, r->len, ts__file_source(r->f));
+            ts_status st = ts__pb_count_varints(&whole, f, &n, r->err);
             if (st)
                 return st;
         }
@@ -345,6 +403,8 @@ static ts_status read_tensor(onnx_reader *r, ts__pb_msg *m, const tensor_ctx *c,
         case 1: /* dims, unpacked or packed */
             if (fl.wire == TS__PB_LEN) {
                 size_t p = fl.pos, e = fl.pos + fl.len;
+                if ((st = ts__file_need(r->f, fl.pos, fl.len, err)))
+                    return st;
                 while (p < e) {
                     uint64_t v;
                     if ((st = ts__pb_varint(r->data, &p, e, &v, "dims", err)))
@@ -396,7 +456,8 @@ static ts_status read_tensor(onnx_reader *r, ts__pb_msg *m, const tensor_ctx *c,
         case 8:
             if ((st = ts__pb_want(&fl, TS__PB_LEN, "name", err)))
                 return st;
-            name = span_of(r, &fl);
+            if ((st = span_get(r, &fl, &name, err)))
+                return st;
             name_at = fl.key_pos;
             break;
         case 9:
@@ -435,10 +496,8 @@ static ts_status read_tensor(onnx_reader *r, ts__pb_msg *m, const tensor_ctx *c,
                 if (g.number == 1 || g.number == 2) {
                     if ((st = ts__pb_want(&g, TS__PB_LEN, "external_data entry", err)))
                         return st;
-                    if (g.number == 1)
-                        key = span_of(r, &g);
-                    else
-                        val = span_of(r, &g);
+                    if ((st = span_get(r, &g, g.number == 1 ? &key : &val, err)))
+                        return st;
                 }
             }
             if (kk < 0)
@@ -658,6 +717,8 @@ static ts_status read_sparse(onnx_reader *r, const ts__pb_msg *parent, const ts_
                     goto too_many;
                 dims[ndim++] = (int64_t)fl.value;
             }
+            if ((st = ts__file_need(r->f, p, e - p, err)))
+                return st;
             while (p < e) {
                 uint64_t v;
                 if ((st = ts__pb_varint(r->data, &p, e, &v, "sparse dims", err)))
@@ -692,6 +753,8 @@ static ts_status read_sparse(onnx_reader *r, const ts__pb_msg *parent, const ts_
         else if (fl.number == 1 && fl.wire == TS__PB_LEN) {
             size_t p = fl.pos, e = fl.pos + fl.len;
             uint64_t v;
+            if ((st = ts__file_need(r->f, fl.pos, e - fl.pos, err)))
+                return st;
             while (p < e && indim < TS_MAX_NDIM) {
                 if ((st = ts__pb_varint(r->data, &p, e, &v, "indices dims", err)))
                     return st;
@@ -769,7 +832,8 @@ static ts_status read_attribute(onnx_reader *r, ts__pb_msg *m, const char *prefi
         if (fl.number == 1) {
             if ((st = ts__pb_want(&fl, TS__PB_LEN, "attribute name", err)))
                 return st;
-            aname = span_of(r, &fl);
+            if ((st = span_get(r, &fl, &aname, err)))
+                return st;
         }
     if (k < 0 && !a.pending)
         return a.status;
@@ -849,15 +913,17 @@ static ts_status read_node(onnx_reader *r, ts__pb_msg *m, const char *prefix)
         case 2:
             if ((st = ts__pb_want(&fl, TS__PB_LEN, "node output", err)))
                 return st;
-            if (outputs++ == 0)
-                out0 = span_of(r, &fl);
+            if (outputs++ == 0 && (st = span_get(r, &fl, &out0, err)))
+                return st;
             break;
         case 3:
         case 4:
         case 7:
             if ((st = ts__pb_want(&fl, TS__PB_LEN, "node name", err)))
                 return st;
-            *(fl.number == 3 ? &name : fl.number == 4 ? &op : &domain) = span_of(r, &fl);
+            if ((st = span_get(r, &fl, fl.number == 3 ? &name : fl.number == 4 ? &op : &domain,
+                               err)))
+                return st;
             break;
         case 5:
             has_attr = 1;
@@ -906,7 +972,8 @@ static json_t *value_info(onnx_reader *r, ts__pb_msg *m, span *name_out, ts_erro
     const char *dtype = NULL;
     while ((k = ts__pb_next(m, &fl, err)) > 0) {
         if (fl.number == 1 && fl.wire == TS__PB_LEN) {
-            name = span_of(r, &fl);
+            if (span_get(r, &fl, &name, err))
+                goto fail;
         } else if (fl.number == 2 && fl.wire == TS__PB_LEN) {
             /* TypeProto.tensor_type 1 -> elem_type 1, shape 2 -> dim 1 */
             ts__pb_msg tp, tt, sh, dm;
@@ -940,7 +1007,10 @@ static json_t *value_info(onnx_reader *r, ts__pb_msg *m, span *name_out, ts_erro
                                     dim = json_integer((json_int_t)d.value);
                                 } else if (d.number == 2 && d.wire == TS__PB_LEN) {
                                     json_decref(dim);
-                                    dim = json_stringn((const char *)r->data + d.pos, d.len);
+                                    span ds;
+                                    if (span_get(r, &d, &ds, err))
+                                        goto fail;
+                                    dim = json_stringn(ds.p, ds.n);
                                     if (!dim)
                                         dim = json_string("?");
                                 }
@@ -1067,12 +1137,15 @@ static ts_status collect_uses(onnx_reader *r, const ts__pb_msg *g)
         if (ts__pb_sub(&m, &fl, &n, NULL))
             continue;
         span name = {"", 0}, op = {"", 0};
+        ts_status st = TS_OK;
         n2 = n;
-        while (ts__pb_next(&n2, &h, NULL) > 0)
+        while (!st && ts__pb_next(&n2, &h, NULL) > 0)
             if (h.wire == TS__PB_LEN && h.number == 3)
-                name = span_of(r, &h);
+                st = span_get(r, &h, &name, r->err);
             else if (h.wire == TS__PB_LEN && h.number == 4)
-                op = span_of(r, &h);
+                st = span_get(r, &h, &op, r->err);
+        if (st)
+            return st;
         if (!name.n)
             name = op;
         while (ts__pb_next(&n, &h, NULL) > 0) {
@@ -1086,7 +1159,8 @@ static ts_status collect_uses(onnx_reader *r, const ts__pb_msg *g)
                 r->uses = u;
                 r->cap_uses = cap;
             }
-            r->uses[r->n_uses].input = span_of(r, &h);
+            if ((st = span_get(r, &h, &r->uses[r->n_uses].input, r->err)))
+                return st;
             r->uses[r->n_uses++].node = name;
         }
     }
@@ -1215,7 +1289,7 @@ static ts_status read_model_graphs(onnx_reader *r, size_t count)
             break;
         ts__pb_msg top, g;
         ts__pb_field fl;
-        ts__pb_init(&top, r->data, r->len);
+        ts__pb_init_src(&top, r->data, r->len, ts__file_source(r->f));
         size_t seen = 0;
         int k;
         while (!st && seen < count && (k = ts__pb_next(&top, &fl, r->err)) > 0) {
@@ -1238,11 +1312,11 @@ static ts_status read_model_graphs(onnx_reader *r, size_t count)
 /* Structural check of the top-level fields: known ModelProto fields with
  * their wire types, and a graph. Truncation after a complete graph key is
  * accepted (the reader then reports where the file ends). */
-static int probe_onnx(const unsigned char *data, size_t len)
+static int probe_onnx(const unsigned char *data, size_t len, ts__source *src)
 {
     ts__pb_msg m;
     ts__pb_field f;
-    ts__pb_init(&m, data, len);
+    ts__pb_init_src(&m, data, len, src);
     int graph = 0, k, n = 0;
     if (len >= 8 && memcmp(data + 4, "ORTM", 4) == 0)
         return 0;
@@ -1287,10 +1361,10 @@ static ts_status read_onnx(ts_file *f, const unsigned char *data, size_t len,
         return ts__fail(err, TS_ERR_UNSUPPORTED, 0, 4,
                         "an ONNX Runtime .ort model (FlatBuffers, identifier ORTM at byte 4), "
                         "not an ONNX protobuf: not supported");
-    onnx_reader r = {f, data, len, opts, err, NULL, 0, 0, {NULL, NULL}, NULL, 0, 0};
+    onnx_reader r = {f, data, len, opts, err, NULL, 0, 0, NULL, 0, {NULL, NULL}, NULL, 0, 0};
     ts__pb_msg m;
     ts__pb_field fl;
-    ts__pb_init(&m, data, len);
+    ts__pb_init_src(&m, data, len, ts__file_source(f));
     int k;
     size_t have_graph = 0;
     uint64_t ir_version = 0;
@@ -1318,7 +1392,8 @@ static ts_status read_onnx(ts_file *f, const unsigned char *data, size_t len,
         if (fl.number == 1) {
             ir_version = fl.value;
         } else if (fl.number == 2) {
-            producer = span_of(&r, &fl);
+            if ((st = span_get(&r, &fl, &producer, err)))
+                goto done;
         } else if (fl.number == 7) {
             have_graph++; /* every occurrence is read: read_model_graphs */
             if (fl.truncated)
@@ -1330,8 +1405,9 @@ static ts_status read_onnx(ts_file *f, const unsigned char *data, size_t len,
             uint64_t ver = 0;
             if (ts__pb_sub(&m, &fl, &o, err) == TS_OK) {
                 while (ts__pb_next(&o, &g, NULL) > 0) {
-                    if (g.number == 1 && g.wire == TS__PB_LEN)
-                        dom = span_of(&r, &g);
+                    if (g.number == 1 && g.wire == TS__PB_LEN &&
+                        span_get(&r, &g, &dom, NULL) != TS_OK)
+                        dom.n = 0;
                     else if (g.number == 2 && g.wire == TS__PB_VARINT)
                         ver = g.value;
                 }
@@ -1361,7 +1437,7 @@ static ts_status read_onnx(ts_file *f, const unsigned char *data, size_t len,
         goto done;
     }
     /* training_info[i].initialization (field 1), functions[i] nodes (7) */
-    ts__pb_init(&m, data, len);
+    ts__pb_init_src(&m, data, len, ts__file_source(f));
     int64_t ti = 0;
     while ((k = ts__pb_next(&m, &fl, err)) > 0) {
         if (fl.number != 20 && fl.number != 25)
@@ -1384,8 +1460,8 @@ static ts_status read_onnx(ts_file *f, const unsigned char *data, size_t len,
             ts__pb_msg t2 = t;
             span fname = {"", 0};
             while ((kk = ts__pb_next(&t2, &h, err)) > 0)
-                if (h.number == 1 && h.wire == TS__PB_LEN)
-                    fname = span_of(&r, &h);
+                if (h.number == 1 && h.wire == TS__PB_LEN && (st = span_get(&r, &h, &fname, err)))
+                    goto done;
             if (kk < 0) {
                 st = t2.status;
                 goto done;

@@ -19,12 +19,27 @@ const char *ts__pb_wire_name(int wire)
 
 void ts__pb_init(ts__pb_msg *m, const unsigned char *base, size_t len)
 {
+    ts__pb_init_src(m, base, len, NULL);
+}
+
+void ts__pb_init_src(ts__pb_msg *m, const unsigned char *base, size_t len, ts__source *src)
+{
     memset(m, 0, sizeof *m);
     m->base = base;
     m->end = len;
     m->file_len = len;
     m->declared_end = len;
+    m->src = src;
 }
+
+ts_status ts__pb_fetch(const ts__pb_msg *m, const ts__pb_field *f, ts_error *err)
+{
+    return m->src && f->wire == TS__PB_LEN ? ts__source_need(m->src, f->pos, f->len, err)
+                                            : TS_OK;
+}
+
+/* The most bytes a key and the value after it take: two 10-byte varints. */
+#define KEY_VALUE_MAX 20
 
 /* The bytes [pos, end) end before a value that needs more: truncation when
  * `end` is the end of the file, else a value running past its message. */
@@ -92,6 +107,13 @@ static int next_field(ts__pb_msg *m, ts__pb_field *f, ts_error *err)
     f->key_pos = m->pos;
     uint64_t key;
     size_t p = m->pos;
+    if (m->src) {
+        ts_status st = ts__source_need(m->src, p, m->end - p < KEY_VALUE_MAX ? m->end - p
+                                                                             : KEY_VALUE_MAX,
+                                       err);
+        if (st)
+            return -1;
+    }
     if (varint_at(m->base, &p, m->end, m->file_len, &key, "field key", err))
         return -1;
     f->wire = (int)(key & 7);
@@ -145,6 +167,9 @@ static int next_field(ts__pb_msg *m, ts__pb_field *f, ts_error *err)
         } else {
             f->len = (size_t)len;
         }
+        if (m->src && f->len <= TS__PB_AUTO_FETCH && f->len > 0 &&
+            ts__source_need(m->src, f->pos, f->len, err))
+            return -1;
         p += f->len;
         break;
     }
@@ -180,6 +205,7 @@ ts_status ts__pb_sub(const ts__pb_msg *m, const ts__pb_field *f, ts__pb_msg *chi
                         "messages nested more than %d deep at byte %zu", TS__PB_MAX_DEPTH,
                         f->key_pos);
     memset(child, 0, sizeof *child);
+    child->src = m->src;
     child->base = m->base;
     child->pos = f->pos;
     child->end = f->pos + f->len;
@@ -189,11 +215,15 @@ ts_status ts__pb_sub(const ts__pb_msg *m, const ts__pb_field *f, ts__pb_msg *chi
     return TS_OK;
 }
 
-ts_status ts__pb_count_varints(const unsigned char *base, size_t pos, size_t len,
-                               int64_t *count, ts_error *err)
+ts_status ts__pb_count_varints(const ts__pb_msg *m, const ts__pb_field *f, int64_t *count,
+                               ts_error *err)
 {
     int64_t n = 0;
-    size_t end = pos + len;
+    size_t pos = f->pos, end = f->pos + f->len;
+    const unsigned char *base = m->base;
+    ts_status st0 = ts__pb_fetch(m, f, err);
+    if (st0)
+        return st0;
     while (pos < end) {
         uint64_t v;
         ts_status st = ts__pb_varint(base, &pos, end, &v, "packed varint", err);
@@ -228,12 +258,15 @@ static ts_status push_dim(int64_t *dims, int *ndim, uint64_t v, size_t at, const
     return TS_OK;
 }
 
-ts_status ts__pb_dims(const unsigned char *base, const ts__pb_field *f, int64_t *dims,
-                      int *ndim, const char *what, ts_error *err)
+ts_status ts__pb_dims(const ts__pb_msg *m, const ts__pb_field *f, int64_t *dims, int *ndim,
+                      const char *what, ts_error *err)
 {
     if (f->wire == TS__PB_VARINT)
         return push_dim(dims, ndim, f->value, f->key_pos, what, err);
+    const unsigned char *base = m->base;
     ts_status st = ts__pb_want(f, TS__PB_LEN, what, err);
+    if (!st)
+        st = ts__pb_fetch(m, f, err);
     size_t p = f->pos, e = f->pos + f->len;
     while (!st && p < e) {
         uint64_t v;

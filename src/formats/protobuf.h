@@ -16,11 +16,18 @@
  * file ends (a tensor's raw_data rather than the graph that holds it). The
  * next call on that message, or the end of the clamped sub-message, then
  * fails with TS_ERR_TRUNCATED.
+ *
+ * Over a file's byte source (ts__pb_init_src), the walker asks for the
+ * bytes it decodes (keys, varints, fixed values) and for length-delimited
+ * payloads of at most TS__PB_AUTO_FETCH bytes (names, dims, small strings);
+ * a reader that reads a longer payload asks with ts__pb_fetch first. Skipped
+ * payloads (tensor data) are never fetched.
  */
 #ifndef TSHAPE_PROTOBUF_H
 #define TSHAPE_PROTOBUF_H
 
 #include "../core/internal.h"
+#include "source.h"
 
 #define TS__PB_MAX_DEPTH 100
 
@@ -37,7 +44,12 @@ typedef struct ts__pb_msg {
     size_t pending_key;          /* its key offset, for the error */
     uint64_t pending_len;        /* its declared length */
     ts_status status;            /* the error of the last failed ts__pb_next */
+    ts__source *src;             /* NULL: the image holds every byte */
 } ts__pb_msg;
+
+/* Length-delimited payloads up to this many bytes are fetched with their
+ * field. */
+#define TS__PB_AUTO_FETCH 4096
 
 typedef struct ts__pb_field {
     uint32_t number;
@@ -52,6 +64,13 @@ typedef struct ts__pb_field {
 
 /* The whole image [0, len) as the top-level message. */
 void ts__pb_init(ts__pb_msg *m, const unsigned char *base, size_t len);
+/* The same over a file's image whose bytes come from src (NULL: all
+ * there); sub-messages inherit it. */
+void ts__pb_init_src(ts__pb_msg *m, const unsigned char *base, size_t len, ts__source *src);
+
+/* Asks m's source for the payload of field f (a no-op without a source).
+ * Errors: those of ts__source_need. */
+ts_status ts__pb_fetch(const ts__pb_msg *m, const ts__pb_field *f, ts_error *err);
 
 /*
  * Next field of m: 1 with *f filled, 0 at the end of the message, -1 on
@@ -71,10 +90,11 @@ ts_status ts__pb_sub(const ts__pb_msg *m, const ts__pb_field *f, ts__pb_msg *chi
 ts_status ts__pb_varint(const unsigned char *base, size_t *pos, size_t end, uint64_t *out,
                         const char *what, ts_error *err);
 
-/* Number of varints in a packed payload [pos, pos + len), each checked.
- * Reads the payload: use it for the small varint lists (dims, int32_data). */
-ts_status ts__pb_count_varints(const unsigned char *base, size_t pos, size_t len,
-                               int64_t *count, ts_error *err);
+/* Number of varints in the packed payload of field f of m, each checked.
+ * Reads (and so fetches) the payload: use it for the small varint lists
+ * (dims, int32_data). */
+ts_status ts__pb_count_varints(const ts__pb_msg *m, const ts__pb_field *f, int64_t *count,
+                               ts_error *err);
 
 /* TS_OK when field f has wire type `wire`, else TS_ERR_FORMAT naming `what`
  * ("dims"), the field and its byte offset. */
@@ -83,8 +103,8 @@ ts_status ts__pb_want(const ts__pb_field *f, int wire, const char *what, ts_erro
 /* Collects a repeated int64 field (dims) that may come unpacked (one varint
  * per key) or packed: appends to dims[*ndim], at most TS_MAX_NDIM in all
  * (TS_ERR_NDIM beyond), each checked to be >= 0 (TS_ERR_VALUE). */
-ts_status ts__pb_dims(const unsigned char *base, const ts__pb_field *f, int64_t *dims,
-                      int *ndim, const char *what, ts_error *err);
+ts_status ts__pb_dims(const ts__pb_msg *m, const ts__pb_field *f, int64_t *dims, int *ndim,
+                      const char *what, ts_error *err);
 
 /* Name of a wire type for messages ("varint", "length-delimited", ...). */
 const char *ts__pb_wire_name(int wire);

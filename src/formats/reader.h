@@ -1,9 +1,13 @@
 /*
  * reader.h - the one interface every file-format reader implements.
  *
- * A reader gets the whole file as a read-only byte range (mmap'ed by
- * ts_file_open, or borrowed by ts_file_open_memory) and appends one ts_array
- * per array it finds with ts__file_add_array. It must treat the bytes as
+ * A reader gets the image of the whole file as a read-only byte range
+ * (source.h: mapped, read, borrowed, or a sparse image that range requests
+ * fill) and appends one ts_array per array it finds with
+ * ts__file_add_array. Before it looks at bytes it asks for them with
+ * ts__file_need (or a cursor or protobuf walker that asks for it): on a
+ * local file that costs nothing, on a remote one it is the range request,
+ * and a byte not asked for is not there. It must treat the bytes as
  * hostile: check every length and count against what is left before using
  * it (see ts__cursor in internal.h), compute sizes with overflow checks, and
  * never allocate in proportion to a number it has not checked against the
@@ -16,15 +20,19 @@
 #define TSHAPE_READER_H
 
 #include "../core/internal.h"
+#include "source.h"
 
 typedef struct ts__reader {
     ts_format_info info;     /* the public row: id, name, extensions, ... */
-    /* 1 when the first bytes look like this format (len may be < 8). NULL
-     * for formats that are never auto-detected. Formats without a signature
-     * (protobuf files) start info.detection with "extension": their probe is
-     * a strict structural check, tried only when ts_open_options.path has
-     * one of info.extensions (file.c). */
-    int (*probe)(const unsigned char *data, size_t len);
+    /* 1 when the bytes look like this format (len, the file's size, may be
+     * < 8). NULL for formats that are never auto-detected. Formats without a
+     * signature (protobuf files) start info.detection with "extension":
+     * their probe is a strict structural check, tried only when
+     * ts_open_options.path has one of info.extensions (file.c). The first
+     * TS__HEAD_MIN bytes are there; a probe that looks further asks with
+     * ts__probe_need(src, ...) (src is NULL for an image in memory). It
+     * allocates nothing and cannot fail: it answers 0. */
+    int (*probe)(const unsigned char *data, size_t len, ts__source *src);
     /* Parses the file; on failure the caller closes the partial ts_file. */
     ts_status (*read)(ts_file *f, const unsigned char *data, size_t len,
                       const ts_open_options *opts, ts_error *err);
@@ -39,9 +47,24 @@ typedef ts_status (*ts__parse_fn)(void *arg, ts_error *err);
 ts_status ts__guarded_parse(const void *map, size_t len, ts__parse_fn fn, void *arg,
                             ts_error *err);
 
+/*
+ * The same for a sparse image [lo, hi): a SIGSEGV there is a read of bytes
+ * that were never asked for (a reader's bug): it returns TS_ERR_FORMAT
+ * saying so, and counts it in ts__unfetched_faults (the fuzz harnesses
+ * abort on it).
+ */
+ts_status ts__guarded_sparse(const void *lo, const void *hi, ts__parse_fn fn, void *arg,
+                             ts_error *err);
+extern volatile int ts__unfetched_faults;
+
 /* Tests only: when set, called by ts_file_open right after the file is
- * mapped (to truncate it, as another program could). */
+ * opened (to truncate it, as another program could); the file is then
+ * always mapped. */
 extern void (*ts__test_after_map)(void);
+/* Tests only: when set, ts_file_open reads local files as sparse sources
+ * over pread, so every byte a reader touches without asking faults; 2:
+ * strictly (ts__source_strict once the format is known). */
+extern int ts__test_sparse;
 
 #define TS_READER(name) extern const ts__reader ts__reader_##name;
 #include "formats.def"
@@ -81,11 +104,15 @@ void ts__scratch_free(ts_file *f, void *p);
 /*
  * Appends a metadata entry whose JSON text is written only when asked for
  * (ts_file_metadata, ts_file_metadata_write), by render(data, len, at, kind,
- * out, err) over the image the reader parsed. The reader must have checked
- * the value at `at` completely: rendering may not find new errors.
+ * src, out, err) over the image the reader parsed. The reader must have
+ * checked the value at `at` completely: rendering may not find new errors.
+ * Rendering asks src for the bytes it reads (they may have been dropped
+ * since, ts__file_release), a long value in steps it drops again, so a
+ * 100 MiB string written to a sink that stops early costs one step.
  */
 typedef ts_status (*ts__meta_render_fn)(const unsigned char *data, size_t len, uint64_t at,
-                                        uint32_t kind, ts__sink *out, ts_error *err);
+                                        uint32_t kind, ts__source *src, ts__sink *out,
+                                        ts_error *err);
 ts_status ts__file_add_lazy_metadata(ts_file *f, const char *key, size_t key_len,
                                      ts__meta_render_fn render, uint64_t at, uint32_t kind,
                                      ts_error *err);
@@ -163,6 +190,9 @@ typedef struct ts__data_src {
     const char *pb_what;             /* the field's name, for messages */
     /* TS__SRC_HDF5 */
     const char *h5_path, *h5_dataset;
+    /* TS__SRC_STORED in a side file (ONNX external data): the id
+     * ts__side_add gave it (data_offset counts in that file), 0: none. */
+    int32_t side;
 } ts__data_src;
 
 /* Records src for array a of f (a must be one of f's arrays; call after the
@@ -194,6 +224,27 @@ ts_status ts__hdf5_read(void *state, int64_t first, int64_t n, void *out, ts_err
 void ts__hdf5_end(void *state);
 
 /*
+ * Side files of a ts_file (src/values/side.c): files beside the model that
+ * hold its data (ONNX external data). ts__side_add registers a resolved
+ * path, or the URL beside a remote model, once per file (the same path
+ * again gives the same id; opts gives the request log) and gives its id
+ * (>= 1) for ts__data_src.side; ts__side_source opens it as a byte source
+ * on first use (a local file with O_NOFOLLOW, a regular file) and gives it,
+ * valid until ts_file_close; threads may call it at once. Errors:
+ * TS_ERR_NOMEM, TS_ERR_LIMIT (add); those of ts_file_open naming the file
+ * (source).
+ */
+typedef struct ts__sides ts__sides;
+ts_status ts__side_add(ts_file *f, const char *path, const ts_open_options *opts, int32_t *id,
+                       ts_error *err);
+ts_status ts__side_source(const ts_file *f, int32_t id, ts__source **out, ts_error *err);
+void ts__sides_free(ts__sides *s);
+/* The file's side files (NULL until the first ts__side_add), and setting
+ * them (the file frees them with ts__sides_free when it closes). */
+ts__sides *ts__file_sides(const ts_file *f);
+void ts__file_set_sides(ts_file *f, ts__sides *s);
+
+/*
  * Tells the system that the reader is done with bytes [offset, offset +
  * len) of the file for now: their whole pages leave the process's resident
  * memory (the page cache keeps them, and touching them again reads them
@@ -202,6 +253,22 @@ void ts__hdf5_end(void *state);
  */
 void ts__file_release(ts_file *f, size_t offset, size_t len);
 
+/*
+ * Makes bytes [off, off + len) of f's image readable (ts__source_need:
+ * clamped to the file, a no-op for local files). Errors: TS_ERR_IO,
+ * TS_ERR_LIMIT (fetch budget), TS_ERR_NOMEM.
+ */
+ts_status ts__file_need(ts_file *f, uint64_t off, uint64_t len, ts_error *err);
+/* Tests and fuzzing: ts_file_open_memory through a strict sparse source
+ * (ts__source_open_memory_sparse), so a reader or the values layer reading
+ * a byte it did not ask for fails (ts__unfetched_faults counts it). */
+ts_status ts__file_open_memory_sparse(const void *data, size_t len,
+                                      const ts_open_options *opts, ts_file **out,
+                                      ts_error *err);
+
+/* f's byte source. */
+ts__source *ts__file_source(const ts_file *f);
+
 /* The bytes of the file: its map (ts_file_open) or the borrowed image
  * (ts_file_open_memory); *len receives their count. Valid until close. */
 const unsigned char *ts__file_image(const ts_file *f, size_t *len);
@@ -209,5 +276,23 @@ const unsigned char *ts__file_image(const ts_file *f, size_t *len);
  * (ts_file_open), whose pages may be dropped after use (write.c); 0 for a
  * borrowed image. */
 int ts__file_is_mapped(const ts_file *f);
+
+/*
+ * A ts_file over the whole image of `path` (ts__source_open_path's checks;
+ * read when small, else mapped: every byte readable without asking; a URL
+ * is a sparse source, bytes asked for with ts__file_need, opened with opts,
+ * which may be NULL), that no reader parses: for code that reads the bytes
+ * with the readers' helpers (scan.c: zip.c, pickle.c, npy_header.c). Its
+ * scratch memory is the caller's. Close it with ts_file_close. Errors:
+ * those of ts_file_open before parsing (TS_ERR_IO, TS_ERR_NOMEM).
+ */
+ts_status ts__file_open_image(const char *path, const ts_open_options *opts, ts_file **out,
+                              ts_error *err);
+/* The same over data (len bytes, borrowed; must outlive the file). */
+ts_status ts__file_of_memory(const void *data, size_t len, ts_file **out, ts_error *err);
+
+/* The regular files under dir and its subfolders (model.c), sorted; names
+ * starting with '.' are skipped. *paths and its strings are malloc'd. */
+ts_status ts__folder_files(const char *dir, char ***paths, size_t *n, ts_error *err);
 
 #endif /* TSHAPE_READER_H */

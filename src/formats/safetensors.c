@@ -85,7 +85,23 @@ static int is_json_ws(unsigned char c)
  * whitespace) and then '"' or '}'. The header need not be complete, so a
  * truncated file is still recognised and reported as truncated.
  */
-static int probe_safetensors(const unsigned char *data, size_t len)
+/* The first byte at or after i of data[0..end) that is not JSON
+ * whitespace (end if none), asking the source for each 64 KiB it crosses
+ * (the probe has the first 64 KiB); SIZE_MAX when a fetch fails. */
+static size_t skip_ws_probe(const unsigned char *data, size_t i, size_t end, ts__source *src)
+{
+    const size_t step = 64 * 1024;
+    while (i < end) {
+        if (i % step == 0 && !ts__probe_need(src, i, step))
+            return SIZE_MAX;
+        if (!is_json_ws(data[i]))
+            break;
+        i++;
+    }
+    return i;
+}
+
+static int probe_safetensors(const unsigned char *data, size_t len, ts__source *src)
 {
     if (len < 9)
         return 0;
@@ -93,14 +109,11 @@ static int probe_safetensors(const unsigned char *data, size_t len)
     if (n < 2 || n > ((uint64_t)1 << 40))
         return 0;
     size_t end = (uint64_t)(len - 8) < n ? len : (size_t)(8 + n);
-    size_t i = 8;
-    while (i < end && is_json_ws(data[i]))
-        i++;
-    if (i >= end || data[i] != '{')
+    size_t i = skip_ws_probe(data, 8, end, src);
+    if (i == SIZE_MAX || i >= end || data[i] != '{')
         return 0;
-    for (i++; i < end && is_json_ws(data[i]); i++)
-        ;
-    return i >= end || data[i] == '"' || data[i] == '}';
+    i = skip_ws_probe(data, i + 1, end, src);
+    return i != SIZE_MAX && (i >= end || data[i] == '"' || data[i] == '}');
 }
 
 #define NAME_BUF 400
@@ -427,9 +440,12 @@ static ts_status check_entry(ts_file *f, const char *name, const st_entry *e,
 /* Renders a metadata value: the JSON string at file offset `at` (checked
  * when the header was read), re-encoded by the library's escaper. */
 static ts_status render_meta(const unsigned char *data, size_t len, uint64_t at,
-                             uint32_t kind, ts__sink *out, ts_error *err)
+                             uint32_t kind, ts__source *src, ts__sink *out, ts_error *err)
 {
-    (void)kind;
+    /* kind: the bytes of the value's JSON text, quotes included */
+    ts_status st0 = ts__source_need(src, at, kind, err);
+    if (st0)
+        return st0;
     ts__json j;
     ts__json_str v;
     ts__json_init(&j, (const char *)data, len, NULL, NULL, NULL);
@@ -504,7 +520,8 @@ static ts_status read_metadata(ts_file *f, ts__json *j, int64_t at, int want, in
             break;
         }
         ts__json_decode(j->s, &key, k);
-        st = ts__file_add_lazy_metadata(f, k, key.len, render_meta, 8 + (uint64_t)val.at, 0, err);
+        st = ts__file_add_lazy_metadata(f, k, key.len, render_meta, 8 + (uint64_t)val.at,
+                                        (uint32_t)(val.end - val.at), err);
         ts__scratch_free(f, k);
         if (st)
             break;
@@ -684,6 +701,9 @@ static ts_status read_safetensors(ts_file *f, const unsigned char *data, size_t 
         return ts__fail(err, TS_ERR_TRUNCATED, 0, 0,
                         "file is %zu bytes long, too short for the 8-byte header "
                         "length of a safetensors file", len);
+    ts_status st = ts__file_need(f, 0, 8, err);
+    if (st)
+        return st;
     uint64_t n = ts__le64(data);
     if (n > ST_MAX_HEADER)
         return ts__fail(err, TS_ERR_LIMIT, 0, 0,
@@ -695,6 +715,8 @@ static ts_status read_safetensors(ts_file *f, const unsigned char *data, size_t 
                         "header length %llu at byte 0 runs past the end of the file: "
                         "the header would end at byte %llu, the file has %zu bytes",
                         (unsigned long long)n, (unsigned long long)n + 8, len);
+    if ((st = ts__file_need(f, 8, n, err)))
+        return st;
     const char *hdr = (const char *)data + 8;
     size_t hlen = (size_t)n;
     if (hlen == 0)
@@ -722,7 +744,6 @@ static ts_status read_safetensors(ts_file *f, const unsigned char *data, size_t 
     st_names names = {NULL, 0};
     size_t released = 0;
     int seen_metadata = 0, json_failed = 0, r;
-    ts_status st = TS_OK;
     ts__json_str key;
     if (ts__json_object_open(&j) != 0)
         return json_failure(&j, err);

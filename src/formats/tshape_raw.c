@@ -97,6 +97,10 @@ static ts_status read_raw(ts_file *f, const unsigned char *data, size_t len,
                         format, layout == TS_LAYOUT_MSHADOW ? "u32 ndim, u32 dims"
                                                             : "i32 ndim, i64 dims");
     ts__file_set_version(f, layout == TS_LAYOUT_MSHADOW ? "u32" : "i64");
+    /* The file is nothing but shapes: every byte is read. */
+    ts_status st0 = ts__file_need(f, 0, len, err);
+    if (st0)
+        return st0;
     size_t pos = 0;
     for (size_t index = 0; pos < len; index++) {
         ts_shape s = TS_SHAPE_INIT;

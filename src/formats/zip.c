@@ -20,7 +20,8 @@
 #define DEFLATE_MAX_RATIO 1040
 
 struct ts__zip {
-    ts_file *file;            /* owns this struct's memory (scratch) */
+    ts_file *file;            /* owns this struct's memory (scratch) and
+                                 gives its bytes (ts__file_need) */
     const unsigned char *data;
     size_t len;
     size_t count;
@@ -64,11 +65,14 @@ typedef struct cd_loc {
     size_t eocd;
 } cd_loc;
 
-static ts_status locate_cd(const unsigned char *d, size_t len, cd_loc *loc, ts_error *err)
+static ts_status locate_cd(ts_file *f, const unsigned char *d, size_t len, cd_loc *loc,
+                           ts_error *err)
 {
     size_t eocd = 0;
-    ts_status st = find_eocd(d, len, &eocd, err);
-    if (st)
+    /* The end record is in the last 22 + 65535 bytes. */
+    size_t tail = len > EOCD_LEN + 65535 ? EOCD_LEN + 65535 : len;
+    ts_status st = ts__file_need(f, len - tail, tail, err);
+    if (st || (st = find_eocd(d, len, &eocd, err)))
         return st;
     uint64_t disk = ts__le16(d + eocd + 4), cd_disk = ts__le16(d + eocd + 6);
     loc->eocd = eocd;
@@ -79,6 +83,8 @@ static ts_status locate_cd(const unsigned char *d, size_t len, cd_loc *loc, ts_e
     if (eocd >= EOCD64_LOCATOR_LEN && sig_at(d, len, eocd - EOCD64_LOCATOR_LEN, "PK\6\7")) {
         size_t lp = eocd - EOCD64_LOCATOR_LEN;
         uint64_t rec = ts__le64(d + lp + 8);
+        if (rec <= lp && lp - rec >= EOCD64_LEN && (st = ts__file_need(f, rec, EOCD64_LEN, err)))
+            return st;
         if (rec > lp || lp - rec < EOCD64_LEN || !sig_at(d, len, rec, "PK\6\6"))
             return ts__fail(err, TS_ERR_FORMAT, 0, (int64_t)lp,
                             "zip64 end-of-central-directory locator at byte %zu points to "
@@ -149,9 +155,12 @@ static ts_status entry_sizes(const unsigned char *d, size_t p, size_t i, ts__zip
 
 /* Finds where member m's bytes start from its local header, and checks
  * that they lie inside the file. */
-static ts_status member_data(const unsigned char *d, size_t len, ts__zip_member *m,
-                             uint64_t local, ts_error *err)
+static ts_status member_data(ts_file *f, const unsigned char *d, size_t len,
+                             ts__zip_member *m, uint64_t local, ts_error *err)
 {
+    ts_status st;
+    if (local <= len && (st = ts__file_need(f, local, LFH_LEN, err)))
+        return st;
     if (local > len || len - local < LFH_LEN || !sig_at(d, len, local, "PK\3\4"))
         return ts__fail(err, local > len || len - local < LFH_LEN ? TS_ERR_TRUNCATED
                                                                   : TS_ERR_FORMAT,
@@ -159,6 +168,8 @@ static ts_status member_data(const unsigned char *d, size_t len, ts__zip_member 
                         "local header at byte %llu: expected the signature PK\\3\\4 and %d "
                         "bytes in a %zu-byte file", (unsigned long long)local, LFH_LEN, len);
     uint64_t start = local + LFH_LEN + ts__le16(d + local + 26) + ts__le16(d + local + 28);
+    if ((st = ts__file_need(f, local + LFH_LEN, start - local - LFH_LEN, err)))
+        return st;
     if (start > len || m->comp_size > len - start)
         return ts__fail(err, TS_ERR_TRUNCATED, 0, (int64_t)(start < len ? start : len),
                         "member data of %llu bytes at byte %llu runs past the end of the "
@@ -191,10 +202,47 @@ static ts_status check_sizes(const ts__zip_member *m, ts_error *err)
     return TS_OK;
 }
 
+/* Bytes asked for at each local header when the directory has been read:
+ * the header, its name and extra field (PyTorch pads it to align the data
+ * at 64 bytes) and, for an npz, the start of the npy header after it; a
+ * sparse source rounds each range out to a page anyway. */
+#define LOCAL_AHEAD 512
+
+/* Asks for the local headers of every entry of the directory at once (one
+ * request for all of them on a remote file), before they are read one by
+ * one. The local header offsets are those of the 32-bit fields; zip64
+ * offsets are asked for when read. */
+static ts_status need_local_headers(ts__zip *z, const cd_loc *loc, ts_error *err)
+{
+    const unsigned char *d = z->data;
+    size_t p = (size_t)loc->off, end = (size_t)(loc->off + loc->size), n = 0;
+    ts__range *r = ts__scratch_alloc(z->file, (z->count ? z->count : 1) * sizeof *r, err);
+    if (!r)
+        return TS_ERR_NOMEM;
+    for (size_t i = 0; i < z->count && end - p >= CDH_LEN; i++) {
+        size_t var = (size_t)ts__le16(d + p + 28) + ts__le16(d + p + 30) + ts__le16(d + p + 32);
+        uint64_t local = ts__le32(d + p + 42);
+        if (local < z->len) {
+            r[n].off = local;
+            r[n].len = LFH_LEN + ts__le16(d + p + 28) + LOCAL_AHEAD;
+            n++;
+        }
+        if (var > end - p - CDH_LEN)
+            break;
+        p += CDH_LEN + var;
+    }
+    ts_status st = ts__source_need_ranges(ts__file_source(z->file), r, n, err);
+    ts__scratch_free(z->file, r);
+    return st;
+}
+
 static ts_status read_entries(ts__zip *z, const cd_loc *loc, ts_error *err)
 {
     const unsigned char *d = z->data;
     size_t p = (size_t)loc->off, end = (size_t)(loc->off + loc->size);
+    ts_status st0 = ts__file_need(z->file, loc->off, loc->size, err);
+    if (st0 || (st0 = need_local_headers(z, loc, err)))
+        return st0;
     /* The names lie inside the directory: its size plus a NUL per entry
      * bounds them, and the file bounds that. */
     z->names = ts__scratch_alloc(z->file, (size_t)loc->size + z->count + 1, err);
@@ -220,6 +268,7 @@ static ts_status read_entries(ts__zip *z, const cd_loc *loc, ts_error *err)
         w += name_len + 1;
         uint64_t local = 0;
         m->method = ts__le16(d + p + 10);
+        m->flags = ts__le16(d + p + 8);
         m->crc32 = ts__le32(d + p + 16);
         ts_status st = memchr(m->name, '\0', name_len)
                        ? ts__fail(err, TS_ERR_FORMAT, 0, (int64_t)(p + CDH_LEN),
@@ -227,7 +276,7 @@ static ts_status read_entries(ts__zip *z, const cd_loc *loc, ts_error *err)
                                   "a NUL byte", i, p)
                        : entry_sizes(d, p, i, m, &local, err);
         if (!st)
-            st = member_data(d, z->len, m, local, err);
+            st = member_data(z->file, d, z->len, m, local, err);
         if (!st)
             st = check_sizes(m, err);
         if (st) {
@@ -246,7 +295,7 @@ ts_status ts__zip_open(ts__zip **out, ts_file *f, const unsigned char *data, siz
 {
     *out = NULL;
     cd_loc loc;
-    ts_status st = locate_cd(data, len, &loc, err);
+    ts_status st = locate_cd(f, data, len, &loc, err);
     if (st)
         return st;
     ts__zip *z = ts__scratch_alloc(f, sizeof *z, err);
@@ -288,7 +337,11 @@ const ts__zip_member *ts__zip_member_at(const ts__zip *z, size_t i)
 }
 
 /* Inflates the start of a raw deflate stream into buf[0..n). */
-static ts_status inflate_prefix(const ts__zip_member *m, const unsigned char *src,
+/* Compressed bytes asked for per step of inflate_prefix: a few times what
+ * an npy header needs, growing with what is inflated. */
+#define INFLATE_AHEAD ((uint64_t)4096)
+
+static ts_status inflate_prefix(ts_file *f, const ts__zip_member *m, const unsigned char *src,
                                 unsigned char *buf, size_t n, size_t *got, ts_error *err)
 {
     z_stream zs;
@@ -302,7 +355,13 @@ static ts_status inflate_prefix(const ts__zip_member *m, const unsigned char *sr
     /* avail_in/avail_out are 32-bit: feed and drain in bounded steps. */
     while (*got < n) {
         if (zs.avail_in == 0 && in_left > 0) {
-            uInt step = in_left > (1u << 30) ? (1u << 30) : (uInt)in_left;
+            /* Asked for in steps that grow with the output wanted: a
+             * header costs a few KiB of a remote member, not all of it. */
+            uint64_t ahead = INFLATE_AHEAD + (n - *got) / 2;
+            uInt step = in_left > ahead ? (uInt)ahead : (uInt)in_left;
+            uint64_t at = (uint64_t)m->data_offset + (m->comp_size - in_left);
+            if ((st = ts__file_need(f, at, step, err)))
+                break;
             zs.next_in = (Bytef *)(uintptr_t)(src + (m->comp_size - in_left));
             zs.avail_in = step;
             in_left -= step;
@@ -346,7 +405,9 @@ ts_status ts__zip_read(const ts__zip *z, size_t i, unsigned char *buf, size_t n,
     if (st)
         return st;
     if (m->method == TS__ZIP_DEFLATED)
-        return inflate_prefix(m, src, buf, n, got, err);
+        return inflate_prefix(z->file, m, src, buf, n, got, err);
+    if ((st = ts__file_need(z->file, (uint64_t)m->data_offset, n, err)))
+        return st;
     memcpy(buf, src, n);
     *got = n;
     return TS_OK;
@@ -359,4 +420,75 @@ ts_status ts__zip_readable(const ts__zip_member *m, ts_error *err)
     return ts__fail(err, TS_ERR_UNSUPPORTED, 0, m->local_offset,
                     "member is compressed with zip method %d; only stored (0) and "
                     "deflated (8) members can be read", m->method);
+}
+
+const char *ts__zip_method_name(int m)
+{
+    switch (m) {
+    case 0: return "stored";
+    case 1: return "shrunk";
+    case 2: case 3: case 4: case 5: return "reduced";
+    case 6: return "imploded";
+    case 8: return "deflated";
+    case 9: return "deflate64";
+    case 12: return "bzip2";
+    case 14: return "LZMA";
+    case 93: return "zstd";
+    case 95: return "xz";
+    case 96: return "JPEG";
+    case 97: return "WavPack";
+    case 98: return "PPMd";
+    case 99: return "AES-encrypted";
+    default: return "unknown";
+    }
+}
+
+ts_status ts__zip_read_growing(const ts__zip *z, size_t i, ts_file *f, size_t first,
+                               ts__zip_try_fn try_fn, void *arg, unsigned char **buf,
+                               ts_error *err)
+{
+    const ts__zip_member *m = ts__zip_member_at(z, i);
+    *buf = NULL;
+    if (!m)
+        return ts__error(err, TS_ERR_INVALID_ARG, "no zip member %zu", i);
+    ts_status st;
+    if (m->method == TS__ZIP_STORED)
+        return (st = ts__file_need(z->file, (uint64_t)m->data_offset, m->size, err))
+                   ? st
+                   : try_fn(arg, z->data + m->data_offset, (size_t)m->size, m->data_offset, err);
+    st = ts__zip_readable(m, err);
+    if (st) {
+        ts__error_prefix(err, "%s", m->name);
+        return st;
+    }
+    if (m->size > SIZE_MAX)
+        return ts__error(err, TS_ERR_NOMEM, "%s: out of memory for %llu bytes", m->name,
+                         (unsigned long long)m->size);
+    unsigned char *out = NULL;
+    size_t got = 0, cap = m->size < first ? (size_t)m->size : first;
+    for (;;) {
+        unsigned char *p = ts__scratch_realloc(f, out, cap ? cap : 1, NULL);
+        if (!p) {
+            st = ts__error(err, TS_ERR_NOMEM, "out of memory for %s (%zu bytes)", m->name, cap);
+            break;
+        }
+        out = p;
+        if ((st = ts__zip_read(z, i, out, cap, &got, err)) == TS_OK && got < cap)
+            st = ts__error(err, TS_ERR_TRUNCATED, "inflates to %zu bytes, not %llu", got,
+                           (unsigned long long)m->size);
+        if (st) {
+            ts__error_prefix(err, "%s", m->name);
+            break;
+        }
+        st = try_fn(arg, out, got, -1, err);
+        if (st != TS_ERR_TRUNCATED || got == m->size)
+            break;
+        cap = m->size / 4 < cap ? (size_t)m->size : cap * 4;
+    }
+    if (st) {
+        ts__scratch_free(f, out);
+        return st;
+    }
+    *buf = out;
+    return TS_OK;
 }

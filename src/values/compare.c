@@ -40,6 +40,8 @@
 typedef struct part {
     int64_t notclose, first, nan_a, nan_b;
     double max_abs, max_rel;
+    int nan_diff;           /* a pair with a NaN that is not an equal NaN
+                               pair: max_abs and max_rel are NaN (np.max) */
     /* When the elements come in another order than flat C order (see
      * "order" below): every element not close also marks flags[position -
      * flag_base], and the caller maps the marks to C indices. */
@@ -63,6 +65,15 @@ static void part_merge(part *A, const part *B)
     A->nan_b += B->nan_b;
     A->max_abs = B->max_abs > A->max_abs ? B->max_abs : A->max_abs;
     A->max_rel = B->max_rel > A->max_rel ? B->max_rel : A->max_rel;
+    A->nan_diff |= B->nan_diff;
+}
+
+/* |x - y| / |y| of a pair that differs (d = |x - y| > 0, not NaN): NumPy's
+ * abs(a - b) / abs(b), inf when y is 0; inf too when y is infinite (where
+ * IEEE's inf / inf would report a NaN that neither value holds). */
+static double rel_diff(double d, double ab)
+{
+    return ab > 0 && ab < INFINITY ? d / ab : INFINITY;
 }
 
 typedef struct rule {
@@ -91,8 +102,8 @@ static void kernel_float(const rule *R, const double *x, const double *y, size_t
         if (d <= atol + rtol * ab && ab < INFINITY) {
             /* close, both finite (the common case) */
             ma = d > ma ? d : ma;
-            if (d > 0 && ab > 0) {
-                double r = d / ab;
+            if (d > 0) {
+                double r = rel_diff(d, ab);
                 mr = r > mr ? r : mr;
             }
             continue;
@@ -103,16 +114,16 @@ static void kernel_float(const rule *R, const double *x, const double *y, size_t
         if (a == b)
             continue;   /* the same infinity */
         if (na || nb) {
-            if (!(R->equal_nan && na && nb))
+            if (!(R->equal_nan && na && nb)) {
                 not_close(P, at + (int64_t)i);
+                P->nan_diff = 1;
+            }
             continue;
         }
         not_close(P, at + (int64_t)i);
         ma = d > ma ? d : ma;
-        if (ab > 0 && ab < INFINITY) {
-            double r = d / ab;
-            mr = r > mr ? r : mr;
-        }
+        double r = rel_diff(d, ab);
+        mr = r > mr ? r : mr;
     }
     P->max_abs = ma;
     P->max_rel = mr;
@@ -128,8 +139,10 @@ static void kernel_complex(const rule *R, const double *x, const double *y, size
         P->nan_a += na;
         P->nan_b += nb;
         if (na || nb) {
-            if (!(R->equal_nan && na && nb))
+            if (!(R->equal_nan && na && nb)) {
                 not_close(P, at + (int64_t)i);
+                P->nan_diff = 1;
+            }
             continue;
         }
         if (ar == br && ai == bi)
@@ -138,13 +151,13 @@ static void kernel_complex(const rule *R, const double *x, const double *y, size
         int bfinite = fabs(br) < INFINITY && fabs(bi) < INFINITY;
         if (!(d <= R->atol + R->rtol * ab && bfinite))
             not_close(P, at + (int64_t)i);
-        if (d == d) {
-            P->max_abs = d > P->max_abs ? d : P->max_abs;
-            if (ab > 0 && bfinite) {
-                double r = d / ab;
-                P->max_rel = r > P->max_rel ? r : P->max_rel;
-            }
+        if (d != d) {               /* inf - inf in a part: no number */
+            P->nan_diff = 1;
+            continue;
         }
+        P->max_abs = d > P->max_abs ? d : P->max_abs;
+        double r = bfinite ? rel_diff(d, ab) : INFINITY;
+        P->max_rel = r > P->max_rel ? r : P->max_rel;
     }
 }
 
@@ -180,10 +193,8 @@ static void kernel_int(const rule *R, const void *x, int sx, const void *y, int 
         if (!close)
             not_close(P, at + (int64_t)i);
         P->max_abs = dd > P->max_abs ? dd : P->max_abs;
-        if (ab > 0) {
-            double r = dd / ab;
-            P->max_rel = r > P->max_rel ? r : P->max_rel;
-        }
+        double r = rel_diff(dd, ab);
+        P->max_rel = r > P->max_rel ? r : P->max_rel;
     }
 }
 
@@ -252,11 +263,15 @@ typedef struct job {
     int64_t total_bytes, count;
     ts_status st;
     ts_error err;
+    int side_known;               /* err.index says which array failed */
     struct inplace_buf *buf;      /* allocated outside the guarded walk */
 } job;
 
 typedef struct inplace_buf {
     double xa[2 * TS__VBLOCK], xb[2 * TS__VBLOCK], tmp[TS__VBLOCK];
+    /* the stored bytes of a step of a sparse source (a remote file, or a
+     * local one read with pread): TS__VBLOCK elements of at most 32 bytes */
+    unsigned char ra[32 * TS__VBLOCK], rb[32 * TS__VBLOCK];
 } inplace_buf;
 
 static ts_status run_inplace(void *arg, ts_error *err)
@@ -264,17 +279,21 @@ static ts_status run_inplace(void *arg, ts_error *err)
     job *J = arg;
     const plan *L = J->L;
     inplace_buf *B = J->buf;
-    (void)err;
-    const unsigned char *pa = ts__data_at(J->da, J->first), *pb = ts__data_at(J->db, J->first);
-    const int64_t ea = J->da->dec.elem_bytes, eb = J->db->dec.elem_bytes;
     long long reported = 0;
     for (int64_t i = 0; i < J->n;) {
         size_t k = J->n - i > TS__VBLOCK ? TS__VBLOCK : (size_t)(J->n - i);
+        const unsigned char *pa = ts__data_fetch(J->da, J->first + i, (int64_t)k, B->ra, err);
+        const unsigned char *pb = pa ? ts__data_fetch(J->db, J->first + i, (int64_t)k, B->rb,
+                                                      err) : NULL;
+        if (!pb) {
+            if (err)
+                err->index = pa ? 1 : 0;
+            J->side_known = 1;
+            return err ? err->code : TS_ERR_IO;
+        }
         decode_as(&J->da->dec, L->as_a, pa, k, B->xa, B->tmp);
         decode_as(&J->db->dec, L->as_b, pb, k, B->xb, B->tmp);
         compare_decoded(L, B->xa, B->xb, k, J->first + i, &J->part);
-        pa += (int64_t)k * ea;
-        pb += (int64_t)k * eb;
         i += (int64_t)k;
         long long now = atomic_fetch_add(J->done, (long long)k) + (long long)k;
         if (J->reporter && J->opts->progress) {
@@ -294,7 +313,7 @@ static ts_status inner_guard(void *arg, ts_error *err)
 {
     job *J = arg;
     ts_status st = ts__data_guard(J->db, run_inplace, J, err);
-    if (st && err)
+    if (st && err && !J->side_known) /* a fault in b's mapping */
         err->index = 1;
     return st;
 }
@@ -697,7 +716,9 @@ ts_status ts_array_compare(const ts_file *fa, const ts_array *a, const ts_file *
     part_init(&P);
     int inplace = !da.src && !db.src && da.c_order && db.c_order && da.dec.block == 1 &&
                   db.dec.block == 1 && da.implicit_zeros == 0 && db.implicit_zeros == 0 &&
-                  a->storage == TS_STORAGE_DENSE && b->storage == TS_STORAGE_DENSE;
+                  a->storage == TS_STORAGE_DENSE && b->storage == TS_STORAGE_DENSE &&
+                  ((da.whole && db.whole) ||
+                   (da.dec.elem_bytes <= 32 && db.dec.elem_bytes <= 32)); /* inplace_buf */
     if (a->size == 0) {
         st = TS_OK;
     } else if (inplace) {
@@ -735,8 +756,8 @@ ts_status ts_array_compare(const ts_file *fa, const ts_array *a, const ts_file *
     out->count = a->size;
     out->notclose = P.notclose;
     out->first = P.first;
-    out->max_abs = P.max_abs;
-    out->max_rel = P.max_rel;
+    out->max_abs = P.nan_diff ? NAN : P.max_abs;
+    out->max_rel = P.nan_diff ? NAN : P.max_rel;
     out->nan_a = P.nan_a;
     out->nan_b = P.nan_b;
     return TS_OK;

@@ -20,6 +20,7 @@
  */
 #include "values.h"
 
+#include <float.h>
 #include <math.h>
 #include <pthread.h>
 
@@ -221,6 +222,42 @@ static void c64_dn(const unsigned char *s, size_t n, double *d) { ts__f32_native
 static void c64_ds(const unsigned char *s, size_t n, double *d) { f32_ds(s, 2 * n, d); }
 static void c128_dn(const unsigned char *s, size_t n, double *d) { f64_dn(s, 2 * n, d); }
 static void c128_ds(const unsigned char *s, size_t n, double *d) { f64_ds(s, 2 * n, d); }
+
+/*
+ * float128 and complex256 are NumPy's names for the C long double of the
+ * machine that wrote them, in 16 bytes ('<f16', '<c32'): x87 80-bit
+ * extended precision (6 bytes of padding) on x86-64, IEEE binary128 on
+ * aarch64 and others. NumPy reads the bytes as its own host's long double;
+ * so does tshape, when that is one of these two 16-byte formats, and
+ * rounds each value to the nearest double (beyond float64's range: +-Inf,
+ * as NumPy's astype(np.float64)).
+ */
+#if defined(__SIZEOF_LONG_DOUBLE__) && __SIZEOF_LONG_DOUBLE__ == 16 && \
+    (LDBL_MANT_DIG == 64 || LDBL_MANT_DIG == 113)
+#define HAVE_LONGDOUBLE16 1
+static void f128_dn(const unsigned char *s, size_t n, double *d)
+{
+    for (size_t i = 0; i < n; i++) {
+        long double v;
+        memcpy(&v, s + 16 * i, 16);
+        d[i] = (double)v;
+    }
+}
+static void f128_ds(const unsigned char *s, size_t n, double *d)
+{
+    for (size_t i = 0; i < n; i++) {
+        unsigned char b[16];
+        for (int k = 0; k < 16; k++)
+            b[k] = s[16 * i + 15 - (size_t)k];
+        long double v;
+        memcpy(&v, b, 16);
+        d[i] = (double)v;
+    }
+}
+/* complex256: (re, im) as two long doubles, each swapped on its own */
+static void c256_dn(const unsigned char *s, size_t n, double *d) { f128_dn(s, 2 * n, d); }
+static void c256_ds(const unsigned char *s, size_t n, double *d) { f128_ds(s, 2 * n, d); }
+#endif
 
 /* ---- GGUF blocks ---------------------------------------------------------- */
 
@@ -634,9 +671,24 @@ ts_status ts__decoder_for(const ts_array *a, ts__decoder *d, ts_error *err)
                 return TS_OK;
             }
         break;
-    case TS_DTYPE_UNKNOWN:
+#ifdef HAVE_LONGDOUBLE16
+    case TS_DTYPE_LONGDOUBLE:
+        if (a->itemsize == 16) {
+            d->kind = TS_VALUE_FLOAT;
+            d->to_double = PICK(f128_d);
+        }
+        break;
+    case TS_DTYPE_CLONGDOUBLE:
+        if (a->itemsize == 32) {
+            d->kind = TS_VALUE_COMPLEX;
+            d->to_double = PICK(c256_d);
+        }
+        break;
+#else
     case TS_DTYPE_LONGDOUBLE:
     case TS_DTYPE_CLONGDOUBLE:
+#endif
+    case TS_DTYPE_UNKNOWN:
     case TS_DTYPE_FLOAT6_E2M3FN:
     case TS_DTYPE_FLOAT6_E3M2FN:
     case TS_DTYPE_FLOAT4_E2M1FN:

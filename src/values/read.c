@@ -80,7 +80,7 @@ static ts_status read_stored(void *arg, ts_error *err)
     guarded *g = arg;
     const ts__data *d = g->R->d;
     if (d->c_order)
-        return put(g->R, ts__data_at(d, g->start), g->count, err);
+        return ts__data_runs(d, g->start, g->count, put, g->R, err);
     return ts__data_walk_view(d, g->start, g->count, put, g->R, err);
 }
 
@@ -90,11 +90,13 @@ static ts_status read_blocks(void *arg, ts_error *err)
     reader *R = g->R;
     const ts__decoder *dec = &R->d->dec;
     int64_t b = dec->block, i = g->start, end = g->start + g->count;
-    (void)err;
     while (i < end) {
         int64_t blk = i / b, in = i - blk * b, k = b - in;
         if (k > end - i)
             k = end - i;
+        ts_status st = ts__data_need(R->d, blk * b, b, err);
+        if (st)
+            return st;
         dec->to_double(ts__data_at(R->d, blk * b), (size_t)b, R->tmp);
         for (int64_t j = 0; j < k; j++) {
             double v = R->tmp[in + j];

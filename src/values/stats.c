@@ -528,7 +528,7 @@ typedef struct job {
 static ts_status run_job(void *arg, ts_error *err)
 {
     job *J = arg;
-    return feed(J->P, ts__data_at(J->P->d, J->first), J->n, err);
+    return ts__data_runs(J->P->d, J->first, J->n, feed, J->P, err);
 }
 
 static void *thread_main(void *arg)

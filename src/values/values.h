@@ -84,8 +84,12 @@ static inline void ts__sorder_next(ts__sorder *o)
 typedef struct ts__data {
     const ts_array *a;
     ts__decoder dec;
-    const unsigned char *image;      /* the whole file */
+    const unsigned char *image;      /* the whole file: its bytes are there
+                                        when the source is whole, else only
+                                        after ts__data_need */
     size_t image_len;
+    ts__source *source;              /* where the image's bytes come from */
+    int whole;                       /* ts__source_is_whole(source) */
     const ts__data_src *src;         /* deflated stream, or NULL: stored */
     int64_t base;                    /* stored: absolute offset of storage
                                         element 0 (lay.offset counts from it) */
@@ -98,6 +102,8 @@ typedef struct ts__data {
     int contiguous;                  /* 1: the stored elements are one run in
                                         storage order (C, F or 1 run view) */
     int c_order;                     /* 1: storage order is flat C order */
+    int side;                        /* 1: image is a side file's (ONNX
+                                        external data), not the file's */
 } ts__data;
 
 /* Prepares everything for reading a's data, checking that it is readable
@@ -110,8 +116,37 @@ ts_status ts__data_open(ts__data *d, const ts_file *f, const ts_array *a, ts_err
  */
 const unsigned char *ts__data_at(const ts__data *d, int64_t first);
 
-/* Calls fn under the SIGBUS guard of the file's image. */
+/* Calls fn under the fault guard of the file's image (a mapped file that
+ * shrinks: SIGBUS; a sparse image's unfetched byte: SIGSEGV). */
 ts_status ts__data_guard(const ts__data *d, ts__parse_fn fn, void *arg, ts_error *err);
+
+/*
+ * Stored data of a sparse source (a remote file): makes the bytes of
+ * storage elements [first, first + n) (storage order, from the storage's
+ * start as ts__data_at counts; whole blocks for block types) readable in
+ * the image, and ts__data_forget drops their whole pages again once read,
+ * so reading a large array holds a bounded part of it. Both do nothing
+ * for whole sources. Errors: those of ts__source_need, prefixed with the
+ * array's name.
+ */
+ts_status ts__data_need(const ts__data *d, int64_t first, int64_t n, ts_error *err);
+void ts__data_forget(const ts__data *d, int64_t first, int64_t n);
+
+/*
+ * A pointer to stored contiguous elements [first, first + n): into the
+ * image for a whole source, read into buf (room for their bytes) for a
+ * sparse one; NULL on a read error (err set, prefixed with the array).
+ */
+const unsigned char *ts__data_fetch(const ts__data *d, int64_t first, int64_t n,
+                                    unsigned char *buf, ts_error *err);
+
+/*
+ * Hands the stored contiguous elements [first, first + n) to fn: in one
+ * run for a whole source, in runs of a few MiB read (ts__source_read) into
+ * a buffer of the call's own for a sparse one. Must run under the guard.
+ */
+ts_status ts__data_runs(const ts__data *d, int64_t first, int64_t n, ts__sink_fn fn,
+                        void *ctx, ts_error *err);
 
 /*
  * Streams the stored elements [first, first + n) of a contiguous array in

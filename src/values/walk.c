@@ -65,14 +65,26 @@ ts_status ts__data_open(ts__data *d, const ts_file *f, const ts_array *a, ts_err
     if (st)
         return ts__values_fail(a, err, st);
     d->image = ts__file_image(f, &d->image_len);
+    d->source = ts__file_source(f);
+    d->whole = ts__source_is_whole(d->source);
     d->src = ts__file_data_src(f, a);
-    /* ONNX external data: data_offset counts in the side file storage_key
-     * names, not in this image; reading the image there would give other
-     * bytes as values. */
-    if (ts_file_format(f) == TS_FORMAT_ONNX && a->storage_key)
+    /* ONNX external data: data_offset counts in the side file, whose byte
+     * source replaces the model's (side.c opens it once per file). A model
+     * read from memory has no folder to find it in. */
+    if (d->src && d->src->side) {
+        if ((st = ts__side_source(f, d->src->side, &d->source, err)))
+            return ts__values_fail(a, err, st);
+        uint64_t size;
+        d->image = ts__source_image(d->source, &size);
+        d->image_len = (size_t)size;
+        d->whole = ts__source_is_whole(d->source);
+        d->side = 1;
+    } else if (ts_file_format(f) == TS_FORMAT_ONNX && a->storage_key) {
         return ts__values_fail(a, err, ts__error(err, TS_ERR_UNSUPPORTED,
                                                  "its data is in the external file '%s', "
-                                                 "which is not read", a->storage_key));
+                                                 "which is not read here (the model was "
+                                                 "read from memory)", a->storage_key));
+    }
     int64_t storage_nbytes = d->src ? d->src->storage_nbytes : 0;
     /* A view of a storage (PyTorch): elements count from the storage's
      * start. Otherwise from the first element, at data_offset. */
@@ -82,7 +94,7 @@ ts_status ts__data_open(ts__data *d, const ts_file *f, const ts_array *a, ts_err
     d->skip = d->src ? d->src->skip : 0;
     if (d->src && d->src->kind == TS__SRC_STORED)
         d->src = NULL;
-    if (!d->src && d->base < 0)
+    if (!d->src && d->base < 0 && a->size != 0) /* no elements: no data to find */
         return ts__values_fail(a, err, ts__error(err, TS_ERR_UNSUPPORTED,
                                                  "its data is not stored in the file as is%s%s",
                                                  a->note ? ": " : "", a->note ? a->note : ""));
@@ -179,14 +191,14 @@ ts_status ts__data_open(ts__data *d, const ts_file *f, const ts_array *a, ts_err
                                    "a strided view of a deflated member cannot be read"));
     } else {
         avail = (int64_t)d->image_len - d->base;
-        what = "the file holds";
+        what = d->side ? "its external data file holds" : "the file holds";
         if ((storage_nbytes > 0 || has_storage) && storage_nbytes < avail) {
             avail = storage_nbytes;
             what = "its storage holds";
         }
     }
     if (need > avail) {
-        int view = a->storage_key || a->storage_offset != 0 || !d->contiguous;
+        int view = (a->storage_key && !d->side) || a->storage_offset != 0 || !d->contiguous;
         return ts__values_fail(a, err, ts__fail(err, TS_ERR_TRUNCATED, 0,
                                d->src ? d->src->comp_offset : a->data_offset,
                                view ? "the view reaches storage element %lld, %lld bytes, but "
@@ -207,11 +219,84 @@ const unsigned char *ts__data_at(const ts__data *d, int64_t first)
 
 ts_status ts__data_guard(const ts__data *d, ts__parse_fn fn, void *arg, ts_error *err)
 {
+    const void *lo, *hi;
+    ts__source_sparse_range(d->source, &lo, &hi);
+    if (lo)
+        return ts__guarded_sparse(lo, hi, fn, arg, err);
     if (d->image_len == 0)
         return fn(arg, err);
     ts_status st = ts__guarded_parse(d->image, d->image_len, fn, arg, err);
     if (st == TS_ERR_IO)
         ts__values_fail(d->a, err, st);
+    return st;
+}
+
+/* Bytes of a sparse source's stored data asked for per run: a few MiB, a
+ * whole number of elements or blocks. */
+#define RUN_BYTES ((int64_t)256 << 10)
+
+ts_status ts__data_need(const ts__data *d, int64_t first, int64_t n, ts_error *err)
+{
+    if (d->whole || n <= 0)
+        return TS_OK;
+    int64_t at = d->base + elem_bytes_of(&d->dec, d->lay.offset + first);
+    ts_status st = ts__source_need(d->source, (uint64_t)at,
+                                   (uint64_t)elem_bytes_of(&d->dec, n), err);
+    return st ? ts__values_fail(d->a, err, st) : TS_OK;
+}
+
+void ts__data_forget(const ts__data *d, int64_t first, int64_t n)
+{
+    if (d->whole || n <= 0)
+        return;
+    int64_t at = d->base + elem_bytes_of(&d->dec, d->lay.offset + first);
+    ts__source_forget(d->source, (uint64_t)at, (uint64_t)elem_bytes_of(&d->dec, n));
+}
+
+const unsigned char *ts__data_fetch(const ts__data *d, int64_t first, int64_t n,
+                                    unsigned char *buf, ts_error *err)
+{
+    if (d->whole)
+        return ts__data_at(d, first);
+    int64_t at = d->base + elem_bytes_of(&d->dec, d->lay.offset + first);
+    ts_status st = ts__source_read(d->source, (uint64_t)at, buf,
+                                   (size_t)elem_bytes_of(&d->dec, n), err);
+    if (st) {
+        ts__values_fail(d->a, err, st);
+        return NULL;
+    }
+    return buf;
+}
+
+ts_status ts__data_runs(const ts__data *d, int64_t first, int64_t n, ts__sink_fn fn,
+                        void *ctx, ts_error *err)
+{
+    if (d->whole)
+        return n > 0 ? fn(ctx, ts__data_at(d, first), n, err) : TS_OK;
+    /* A sparse source: each step read into a buffer of this call's own
+     * (reused, so its pages are not faulted in again), not into the image. */
+    int64_t unit = d->dec.block > 1 ? d->dec.block : 1;
+    int64_t unit_bytes = d->dec.block > 1 ? d->dec.block_bytes : d->dec.elem_bytes;
+    int64_t step = unit_bytes > 0 && RUN_BYTES / unit_bytes > 0 ? RUN_BYTES / unit_bytes * unit
+                                                                 : unit;
+    int64_t most = elem_bytes_of(&d->dec, n < step ? n : step);
+    unsigned char *buf = malloc(most > 0 ? (size_t)most : 1);
+    if (!buf)
+        return ts__values_fail(d->a, err, ts__error(err, TS_ERR_NOMEM, "out of memory"));
+    ts_status st = TS_OK;
+    while (n > 0 && !st) {
+        int64_t k = n < step ? n : step;
+        int64_t at = d->base + elem_bytes_of(&d->dec, d->lay.offset + first);
+        st = ts__source_read(d->source, (uint64_t)at, buf, (size_t)elem_bytes_of(&d->dec, k),
+                             err);
+        if (st)
+            st = ts__values_fail(d->a, err, st);
+        else
+            st = fn(ctx, buf, k, err);
+        first += k;
+        n -= k;
+    }
+    free(buf);
     return st;
 }
 
@@ -229,7 +314,34 @@ typedef struct stream_job {
 static ts_status stored_run(void *arg, ts_error *err)
 {
     stream_job *j = arg;
-    return j->fn(j->ctx, ts__data_at(j->d, j->first), j->n, err);
+    return ts__data_runs(j->d, j->first, j->n, j->fn, j->ctx, err);
+}
+
+/* Compressed bytes given to zlib per step: everything at once from a whole
+ * image, a window asked for from a sparse one (dropped once inflated). */
+#define INFLATE_IN_SPARSE ((uint64_t)1 << 20)
+
+/* Points zs at the next step of the compressed stream [comp_offset,
+ * comp_offset + comp_size), of which in_left bytes are left, asking a
+ * sparse source for it and dropping the step before it. */
+static ts_status feed_input(const ts__data *d, z_stream *zs, int64_t *in_left, ts_error *err)
+{
+    const ts__data_src *src = d->src;
+    uint64_t at = (uint64_t)(src->comp_offset + (src->comp_size - *in_left));
+    uint64_t cap = d->whole ? (uint64_t)1 << 30 : INFLATE_IN_SPARSE;
+    uInt step = (uint64_t)*in_left > cap ? (uInt)cap : (uInt)*in_left;
+    if (!d->whole) {
+        if (at > (uint64_t)src->comp_offset)
+            ts__source_forget(d->source, (uint64_t)src->comp_offset,
+                              at - (uint64_t)src->comp_offset);
+        ts_status st = ts__source_need(d->source, at, step, err);
+        if (st)
+            return ts__values_fail(d->a, err, st);
+    }
+    zs->next_in = (Bytef *)(uintptr_t)(d->image + at);
+    zs->avail_in = step;
+    *in_left -= step;
+    return TS_OK;
 }
 
 static ts_status inflate_run(void *arg, ts_error *err)
@@ -239,8 +351,7 @@ static ts_status inflate_run(void *arg, ts_error *err)
     const ts__data_src *src = d->src;
     const int64_t eb = d->dec.elem_bytes;
     z_stream *zs = j->zs;
-    const unsigned char *in = d->image + src->comp_offset;
-    uint64_t in_left = (uint64_t)src->comp_size;
+    int64_t in_left = src->comp_size;
     int64_t skip = d->skip + (d->lay.offset + j->first) * eb, want = j->n;
     size_t have = 0;    /* partial element carried at buf[0..have) */
     int64_t inflated = 0;
@@ -250,10 +361,9 @@ static ts_status inflate_run(void *arg, ts_error *err)
     int ended = 0;
     while (want > 0 || (whole_member && !ended)) {
         if (zs->avail_in == 0 && in_left > 0) {
-            uInt step = in_left > (1u << 30) ? (1u << 30) : (uInt)in_left;
-            zs->next_in = (Bytef *)(uintptr_t)(in + ((uint64_t)src->comp_size - in_left));
-            zs->avail_in = step;
-            in_left -= step;
+            ts_status st = feed_input(d, zs, &in_left, err);
+            if (st)
+                return st;
         }
         zs->next_out = j->buf + have;
         zs->avail_out = (uInt)(INFLATE_BUF - have);
@@ -391,7 +501,11 @@ ts_status ts__data_walk_view(const ts__data *d, int64_t start, int64_t n, ts__si
             if (run > n)
                 run = n;
         }
-        ts_status st = fn(ctx, base + off * eb, run, err);
+        /* A sparse image keeps what a view's runs fetched (they come back
+         * to the same pages); pages are asked for once. */
+        ts_status st = ts__data_need(d, off - d->lay.offset, run, err);
+        if (!st)
+            st = fn(ctx, base + off * eb, run, err);
         if (st)
             return st;
         n -= run;
@@ -442,6 +556,12 @@ ts_status ts__zcursor_open(ts__zcursor *c, const ts__data *d, ts_error *err)
             return ts__values_fail(d->a, err, ts__error(err, TS_ERR_NOMEM, "out of memory"));
         }
         ts__pb_msg *m = c->pb;
+        ts_status st = ts__source_need(d->source, (uint64_t)d->src->comp_offset,
+                                       (uint64_t)d->src->comp_size, err);
+        if (st) {
+            ts__zcursor_close(c);
+            return ts__values_fail(d->a, err, st);
+        }
         ts__pb_init(m, d->image, d->image_len);
         m->pos = (size_t)d->src->comp_offset;
         m->end = (size_t)(d->src->comp_offset + d->src->comp_size);
@@ -620,11 +740,9 @@ static ts_status cursor_more(ts__zcursor *c, ts_error *err)
         return TS_OK;
     }
     if (zs->avail_in == 0 && c->in_left > 0) {
-        uInt step = c->in_left > (1u << 30) ? (1u << 30) : (uInt)c->in_left;
-        zs->next_in = (Bytef *)(uintptr_t)(d->image + src->comp_offset +
-                                           (src->comp_size - c->in_left));
-        zs->avail_in = step;
-        c->in_left -= step;
+        ts_status st = feed_input(d, zs, &c->in_left, err);
+        if (st)
+            return st;
     }
     zs->next_out = c->buf + c->have_len;
     zs->avail_out = (uInt)(INFLATE_BUF - c->have_len);

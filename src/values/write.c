@@ -27,6 +27,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/mman.h>
@@ -90,7 +91,8 @@ static int npy_dtype_ok(ts_dtype dt)
     static const ts_dtype ok[] = {
         TS_DTYPE_BOOL, TS_DTYPE_INT8, TS_DTYPE_INT16, TS_DTYPE_INT32, TS_DTYPE_INT64,
         TS_DTYPE_UINT8, TS_DTYPE_UINT16, TS_DTYPE_UINT32, TS_DTYPE_UINT64, TS_DTYPE_FLOAT16,
-        TS_DTYPE_FLOAT32, TS_DTYPE_FLOAT64, TS_DTYPE_COMPLEX64, TS_DTYPE_COMPLEX128};
+        TS_DTYPE_FLOAT32, TS_DTYPE_FLOAT64, TS_DTYPE_COMPLEX64, TS_DTYPE_COMPLEX128,
+        TS_DTYPE_LONGDOUBLE, TS_DTYPE_CLONGDOUBLE};
     return dtype_in(dt, ok, sizeof ok / sizeof *ok);
 }
 
@@ -99,13 +101,20 @@ static int is_float(ts_dtype dt)
     static const ts_dtype fl[] = {
         TS_DTYPE_FLOAT16, TS_DTYPE_BFLOAT16, TS_DTYPE_FLOAT32, TS_DTYPE_FLOAT64,
         TS_DTYPE_FLOAT8_E5M2, TS_DTYPE_FLOAT8_E4M3FN, TS_DTYPE_FLOAT8_E4M3FNUZ,
-        TS_DTYPE_FLOAT8_E5M2FNUZ, TS_DTYPE_FLOAT8_E8M0FNU};
+        TS_DTYPE_FLOAT8_E5M2FNUZ, TS_DTYPE_FLOAT8_E8M0FNU, TS_DTYPE_LONGDOUBLE};
     return dtype_in(dt, fl, sizeof fl / sizeof *fl);
 }
 
+/* complex64/128: the complex dtypes a cast may give */
 static int is_complex(ts_dtype dt)
 {
     return dt == TS_DTYPE_COMPLEX64 || dt == TS_DTYPE_COMPLEX128;
+}
+
+/* every complex dtype: pairs of floats (complex256: of long doubles) */
+static int complex_pair(ts_dtype dt)
+{
+    return is_complex(dt) || dt == TS_DTYPE_CLONGDOUBLE;
 }
 
 /* The targets of a cast (and of dequantize: the first two). */
@@ -195,6 +204,8 @@ typedef struct plan {
     uint64_t sum;                /* XXH3-64 of the bytes written */
     int64_t begin;               /* safetensors: offset in its file's data */
     size_t shard;                /* safetensors: its file */
+    char *npy_path;              /* npy folder: the file's path in it, without
+                                    ".npy" (ts__npy_path; malloc'd) */
 } plan;
 
 static int host_little(void)
@@ -241,6 +252,10 @@ static ts_status plan_one(plan *p, const ts_write_options *o, ts_error *err)
     if (a->storage != TS_STORAGE_DENSE)
         return fail_array(p, err, ts__error(err, TS_ERR_UNSUPPORTED,
                                             "MXNet sparse storage cannot be written"));
+    if (a->null_shape)
+        return fail_array(p, err, ts__error(err, TS_ERR_UNSUPPORTED,
+                                            "it has no shape (an HDF5 null dataspace, "
+                                            "h5py.Empty), which %s cannot hold", what));
     if (dt == TS_DTYPE_QUANTIZED) {
         if (!o->dequantize)
             return fail_array(p, err, ts__error(err, TS_ERR_DTYPE,
@@ -257,13 +272,13 @@ static ts_status plan_one(plan *p, const ts_write_options *o, ts_error *err)
                               "dtype %s cannot be written to %s", a->dtype_name, what));
         p->out = dt;
         if (o->cast && ((is_float(dt) && is_float(o->cast_dtype)) ||
-                        (is_complex(dt) && is_complex(o->cast_dtype))))
+                        (complex_pair(dt) && is_complex(o->cast_dtype))))
             p->out = o->cast_dtype;
         p->convert = p->out != dt;
     }
     if (o->format == TS_WRITE_SAFETENSORS ? !st_dtype_name(p->out) : !npy_dtype_ok(p->out)) {
         const char *hint = is_float(p->out) ? "; cast it to a float dtype the format has"
-                           : is_complex(p->out) ? "; cast it to complex64" : "";
+                           : complex_pair(p->out) ? "; cast it to complex64" : "";
         return fail_array(p, err, ts__error(err, TS_ERR_DTYPE, "%s has no dtype %s%s", what,
                                             ts_dtype_name(p->out), hint));
     }
@@ -275,7 +290,7 @@ static ts_status plan_one(plan *p, const ts_write_options *o, ts_error *err)
     /* the output is little-endian: '>' data, and '=' (native) data on a
      * big-endian host, is swapped */
     int big = a->byteorder == '>' || (a->byteorder == '=' && !host_little());
-    p->swap_unit = is_complex(p->out) ? p->itemsize / 2 : p->itemsize;
+    p->swap_unit = complex_pair(p->out) ? p->itemsize / 2 : p->itemsize;
     p->swap = !p->convert && big && p->swap_unit > 1;
     return TS_OK;
 }
@@ -465,6 +480,8 @@ typedef struct job {
     XXH3_state_t *sum;           /* of the array being written (one at a time) */
     ts_error zerr;               /* npz: the error behind a failed zip_close */
     int has_zerr;
+    char **dirs;                 /* npy folder: the subfolders made, to fsync */
+    size_t ndirs, capdirs;
 } job;
 
 static ts_status io_fail(ts_error *err, const char *what, const char *path)
@@ -662,40 +679,39 @@ static ts_status fsync_dir(const char *dir, ts_error *err)
     return sync_path(dir, 1, err);
 }
 
-/* Removes a folder of ours: its files (no subfolders), then itself. */
-static void remove_tree(const char *dir)
+/* Removes a folder of ours: its files and subfolders (never following a
+ * symbolic link), then itself. */
+static int remove_one(const char *path, const struct stat *sb, int type, struct FTW *ftw)
 {
-    DIR *d = opendir(dir);
-    if (d) {
-        struct dirent *e;
-        while ((e = readdir(d)) != NULL) {
-            if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
-                continue;
-            char *p = join(dir, e->d_name, "");
-            if (p)
-                unlink(p);
-            free(p);
-        }
-        closedir(d);
-    }
-    rmdir(dir);
+    (void)sb, (void)ftw;
+    if (type == FTW_DP)
+        rmdir(path);
+    else
+        unlink(path);
+    return 0;
 }
 
-/* 1 when the folder holds only .npy files (and may be replaced). */
+static void remove_tree(const char *dir)
+{
+    nftw(dir, remove_one, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+/* 1 when the folder holds only .npy files and folders of them (and may be
+ * replaced): nftw's walk stops at the first other entry. */
+static int other_entry(const char *path, const struct stat *sb, int type, struct FTW *ftw)
+{
+    (void)sb;
+    size_t n = strlen(path);
+    if (type == FTW_D || type == FTW_DP)
+        return 0;
+    if (ftw->level == 0 || type != FTW_F || n < 4 || strcmp(path + n - 4, ".npy") != 0)
+        return 1;
+    return 0;
+}
+
 static int only_npy(const char *dir)
 {
-    DIR *d = opendir(dir);
-    int ok = d != NULL;
-    struct dirent *e;
-    while (ok && (e = readdir(d)) != NULL) {
-        size_t n = strlen(e->d_name);
-        if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..") &&
-            (n < 4 || strcmp(e->d_name + n - 4, ".npy") != 0))
-            ok = 0;
-    }
-    if (d)
-        closedir(d);
-    return ok;
+    return nftw(dir, other_entry, 16, FTW_PHYS) == 0;
 }
 
 /* Puts a finished output in place. */
@@ -1048,6 +1064,42 @@ static ts_status write_npy_file(job *j, plan *p, const char *path, ts_error *err
     return st ? st : st2;
 }
 
+/* Makes the subfolders of file path fp below the folder root (its first
+ * len bytes), each once, recording those made for sync_outputs. */
+static ts_status make_parents(job *j, char *fp, size_t len, ts_error *err)
+{
+    mode_t mask = umask(0);
+    umask(mask);
+    for (char *c = fp + len + 1; (c = strchr(c, '/')) != NULL; c++) {
+        *c = '\0';
+        int made = mkdir(fp, 0777 & ~mask) == 0;
+        if (!made && errno != EEXIST) {
+            ts_status st = io_fail(err, "cannot create folder", fp);
+            *c = '/';
+            return st;
+        }
+        if (made) {
+            if (j->ndirs == j->capdirs) {
+                size_t cap = j->capdirs ? 2 * j->capdirs : 16;
+                char **p = realloc(j->dirs, cap * sizeof *p);
+                if (!p) {
+                    *c = '/';
+                    return ts__error(err, TS_ERR_NOMEM, "out of memory");
+                }
+                j->dirs = p;
+                j->capdirs = cap;
+            }
+            if (!(j->dirs[j->ndirs] = strdup(fp))) {
+                *c = '/';
+                return ts__error(err, TS_ERR_NOMEM, "out of memory");
+            }
+            j->ndirs++;
+        }
+        *c = '/';
+    }
+    return TS_OK;
+}
+
 static ts_status write_npy_dir(job *j, const char *path, plan **byname, ts_error *err)
 {
     char *dir = NULL, *base = NULL;
@@ -1059,7 +1111,13 @@ static ts_status write_npy_dir(job *j, const char *path, plan **byname, ts_error
     ts_status st = new_output(j, dir, path, 1, &fd, err);
     const char *tmp = st ? NULL : j->files[j->nfiles - 1].tmp;
     for (size_t i = 0; !st && i < j->n; i++) {
-        char *fp = join(tmp, byname[i]->name, ".npy");
+        char *fp = join(tmp, byname[i]->npy_path, ".npy");
+        if (fp && strchr(byname[i]->npy_path, '/') &&
+            (st = make_parents(j, fp, strlen(tmp), err)) != TS_OK) {
+            fail_array(byname[i], err, st);
+            free(fp);
+            break;
+        }
         st = fp ? write_npy_file(j, byname[i], fp, err)
                 : ts__error(err, TS_ERR_NOMEM, "out of memory");
         if (st && st != TS_ERR_NOMEM && !strstr(err->message, "array '"))
@@ -1165,12 +1223,13 @@ typedef struct zcopy {
 static ts_status zcopy_guarded(void *arg, ts_error *err)
 {
     zcopy *c = arg;
-    (void)err;
-    const unsigned char *src = ts__data_at(&c->m->d, 0) + c->at;
-    memcpy(c->dst, src, c->n);
-    if (ts__file_is_mapped(c->m->p->file))
-        drop_pages(src, c->n);
-    return TS_OK;
+    const ts__data *d = &c->m->d;
+    uint64_t off = (uint64_t)(ts__data_at(d, 0) - d->image) + c->at;
+    /* d->source: the file's, or its side file's (ONNX external data) */
+    ts_status st = ts__source_read(d->source, off, c->dst, c->n, err);
+    if (!st && ts__source_is_mapped(d->source))
+        drop_pages(d->image + off, c->n);
+    return st;
 }
 
 static zip_int64_t zsource(void *user, void *data, zip_uint64_t len, zip_source_cmd_t cmd)
@@ -1470,6 +1529,117 @@ static ts_status write_npz(job *j, const char *path, plan **byname, ts_error *er
     return st ? st : st2;
 }
 
+/* ---- files copied beside the output ------------------------------------------------ */
+
+/* What copy_files wrote: the source, its checksum and its temporary. */
+typedef struct copied {
+    size_t file;                 /* index in j->files */
+    uint64_t sum;
+    int64_t bytes;
+} copied;
+
+/* Reads fd `in` (path: for messages) to its end through j->buf, into the
+ * checksum j->sum (reset first) and *bytes, and with copy also into the
+ * file being written. */
+static ts_status read_through(job *j, int in, const char *path, int copy, int64_t *bytes,
+                              ts_error *err)
+{
+    XXH3_64bits_reset(j->sum);
+    *bytes = 0;
+    for (;;) {
+        ssize_t k = read(in, j->buf, PUMP_BYTES);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k < 0)
+            return io_fail(err, "cannot read", path);
+        if (k == 0)
+            return TS_OK;
+        XXH3_64bits_update(j->sum, j->buf, (size_t)k);
+        *bytes += k;
+        ts_status st = copy ? write_all(j, j->buf, (size_t)k, err) : TS_OK;
+        if (st)
+            return st;
+    }
+}
+
+/* Copies each of opts->copy_files into the folder of path (a temporary
+ * each, like the outputs), keeping their checksums for verify_copies. */
+static ts_status write_copies(job *j, const char *path, copied *c, size_t *nc, ts_error *err)
+{
+    const ts_write_options *o = j->o;
+    char *dir = NULL, *base = NULL;
+    ts_status st = TS_OK;
+    *nc = 0;
+    if (split_path(path, &dir, &base) != 0)
+        st = ts__error(err, TS_ERR_NOMEM, "out of memory");
+    for (size_t i = 0; !st && i < o->copy_count; i++) {
+        const char *src = o->copy_files[i], *slash = strrchr(src, '/');
+        const char *name = slash ? slash + 1 : src;
+        char *final = join(dir, name, "");
+        struct stat ss, sd;
+        if (!final) {
+            st = ts__error(err, TS_ERR_NOMEM, "out of memory");
+            break;
+        }
+        int in = open(src, O_RDONLY | O_CLOEXEC);
+        if (in < 0 || fstat(in, &ss) != 0 || !S_ISREG(ss.st_mode)) {
+            st = in < 0 ? io_fail(err, "cannot open", src)
+                        : ts__error(err, TS_ERR_IO, "cannot copy '%s': not a regular file", src);
+            if (in >= 0)
+                close(in);
+            free(final);
+            break;
+        }
+        /* the file is there already (a model converted in its own folder) */
+        if (stat(final, &sd) == 0 && sd.st_dev == ss.st_dev && sd.st_ino == ss.st_ino) {
+            close(in);
+            free(final);
+            continue;
+        }
+        for (size_t k = 0; !st && k < j->nfiles; k++)
+            if (strcmp(j->files[k].final, final) == 0)
+                st = ts__error(err, TS_ERR_IO, "cannot copy '%s': '%s' is written already",
+                               src, final);
+        if (!st)
+            st = new_output(j, dir, final, 0, &j->fd, err);
+        free(final);
+        if (st) {
+            close(in);
+            break;
+        }
+        j->fd_path = j->files[j->nfiles - 1].final; /* for messages */
+        c[*nc].file = j->nfiles - 1;
+        st = read_through(j, in, src, 1, &c[*nc].bytes, err);
+        close(in);
+        c[*nc].sum = XXH3_64bits_digest(j->sum);
+        ts_status st2 = finish_fd(j, err);
+        if (!st)
+            st = st2;
+        (*nc)++;
+    }
+    free(dir), free(base);
+    return st;
+}
+
+/* Reads each copy back and compares its checksum. */
+static ts_status verify_copies(job *j, const copied *c, size_t nc, ts_error *err)
+{
+    ts_status st = TS_OK;
+    for (size_t i = 0; !st && i < nc; i++) {
+        const outfile *f = &j->files[c[i].file];
+        int in = open(f->tmp, O_RDONLY | O_CLOEXEC);
+        if (in < 0)
+            return io_fail(err, "cannot open", f->tmp);
+        int64_t bytes = 0;
+        st = read_through(j, in, f->tmp, 0, &bytes, err);
+        close(in);
+        if (!st && (bytes != c[i].bytes || XXH3_64bits_digest(j->sum) != c[i].sum))
+            st = ts__error(err, TS_ERR_IO, "verifying '%s': the copy read back differs from "
+                           "what was written", f->final);
+    }
+    return st;
+}
+
 /* ---- verification ------------------------------------------------------------------ */
 
 typedef struct sum_sink {
@@ -1575,8 +1745,8 @@ static ts_status verify(job *j, plan **byname, ts_error *err)
     if (j->o->format == TS_WRITE_NPY_DIR) {
         const outfile *f = &j->files[0];
         for (size_t i = 0; !st && i < j->n; i++) {
-            char *fp = join(f->tmp, byname[i]->name, ".npy");
-            char *fin = join(f->final, byname[i]->name, ".npy");
+            char *fp = join(f->tmp, byname[i]->npy_path, ".npy");
+            char *fin = join(f->final, byname[i]->npy_path, ".npy");
             st = fp && fin ? verify_file(fp, fin, byname + i, 1, 1, j->sum, err)
                            : ts__error(err, TS_ERR_NOMEM, "out of memory");
             free(fp), free(fin);
@@ -1596,17 +1766,20 @@ static ts_status verify(job *j, plan **byname, ts_error *err)
     return st;
 }
 
-/* fsync of every temporary output (a folder's files, then the folder). */
+/* fsync of every temporary output (a folder's files, its subfolders, then
+ * the folder). */
 static ts_status sync_outputs(job *j, plan **byname, ts_error *err)
 {
     ts_status st = TS_OK;
     for (size_t i = 0; !st && i < j->nfiles; i++) {
         const outfile *f = &j->files[i];
         for (size_t k = 0; f->is_dir && !st && k < j->n; k++) {
-            char *fp = join(f->tmp, byname[k]->name, ".npy");
+            char *fp = join(f->tmp, byname[k]->npy_path, ".npy");
             st = fp ? sync_path(fp, 0, err) : ts__error(err, TS_ERR_NOMEM, "out of memory");
             free(fp);
         }
+        for (size_t k = 0; f->is_dir && !st && k < j->ndirs; k++)
+            st = sync_path(j->dirs[k], 1, err);
         if (!st)
             st = sync_path(f->tmp, f->is_dir, err);
     }
@@ -1626,9 +1799,9 @@ static void sweep_stale(const char *path)
     free(dir), free(base);
 }
 
-static ts_status check_options(const ts_write_options *opts, ts_write_options *o, ts_error *err)
+static ts_status check_options(const ts_write_options *opts, ts_write_options *o,
+                               const char *fn, ts_error *err)
 {
-    static const char fn[] = "ts_write";
     ts_write_options d = TS_WRITE_OPTIONS_INIT;
     *o = d;
     if (opts) {
@@ -1657,11 +1830,19 @@ static ts_status check_options(const ts_write_options *opts, ts_write_options *o
     if (o->max_shard_size < 0 || (o->max_shard_size && o->format != TS_WRITE_SAFETENSORS))
         return ts__bad_arg(err, fn, "opts->max_shard_size is %lld: at least 0, and only for "
                            "safetensors", (long long)o->max_shard_size);
+    if (o->copy_count > 0 && !o->copy_files)
+        return ts__bad_arg(err, fn, "opts->copy_files is NULL but copy_count is %zu",
+                           o->copy_count);
+    if (o->copy_count > 0 && o->format == TS_WRITE_NPY_DIR)
+        return ts__bad_arg(err, fn, "opts->copy_files is for safetensors and npz output");
+    for (size_t i = 0; i < o->copy_count; i++)
+        if (!o->copy_files[i])
+            return ts__bad_arg(err, fn, "opts->copy_files[%zu] is NULL", i);
     return TS_OK;
 }
 
-/* A name the format can hold. */
-static ts_status check_name(const plan *p, ts_write_format fmt, ts_error *err)
+/* A name the format can hold; for an npy folder, sets p->npy_path. */
+static ts_status check_name(plan *p, ts_write_format fmt, ts_error *err)
 {
     const unsigned char *s = (const unsigned char *)p->name;
     size_t n = strlen(p->name);
@@ -1674,12 +1855,16 @@ static ts_status check_name(const plan *p, ts_write_format fmt, ts_error *err)
                                                 "UTF-8"));
         i += k;
     }
+    /* a folder of .npy: a path in it (npyname.c: subfolders for '/', names
+     * that would leave it refused, dangerous characters escaped) */
+    if (fmt == TS_WRITE_NPY_DIR) {
+        ts_status st = ts__npy_path(p->name, &p->npy_path, err);
+        return st ? fail_array(p, err, st) : TS_OK;
+    }
     /* npz: a zip member path (NumPy keeps "sub/deep"), never absolute or
-     * climbing out with ".."; a folder of .npy: one file name */
+     * climbing out with ".." */
     int bad = 0;
-    if (fmt == TS_WRITE_NPY_DIR)
-        bad = strchr(p->name, '/') || strcmp(p->name, ".") == 0 || strcmp(p->name, "..") == 0;
-    else if (fmt == TS_WRITE_NPZ)
+    if (fmt == TS_WRITE_NPZ)
         for (const char *c = p->name; !bad && c;) {
             const char *e = strchr(c, '/');
             size_t len = e ? (size_t)(e - c) : strlen(c);
@@ -1687,13 +1872,35 @@ static ts_status check_name(const plan *p, ts_write_format fmt, ts_error *err)
             c = e ? e + 1 : NULL;
         }
     if (bad)
-        return fail_array(p, err, ts__error(err, TS_ERR_VALUE, "the name cannot be %s",
-                                            fmt == TS_WRITE_NPZ
-                                                ? "the path of an .npz member (an empty or "
-                                                  "'..' part)"
-                                                : "a file name in a folder (it holds '/' or "
-                                                  "is '.' or '..')"));
+        return fail_array(p, err, ts__error(err, TS_ERR_VALUE, "the name cannot be the path "
+                                            "of an .npz member (an empty or '..' part)"));
     return TS_OK;
+}
+
+ts_status ts_write_check(const ts_write_tensor *t, const ts_write_options *opts, ts_error *err)
+{
+    ts__ok(err);
+    TS__ARG_NONNULL(err, t);
+    if (!t->name || !t->file || !t->array)
+        return ts__bad_arg(err, __func__, "t has a NULL name, file or array");
+    ts_write_options o;
+    ts_status st = check_options(opts, &o, __func__, err);
+    if (st)
+        return st;
+    plan p;
+    memset(&p, 0, sizeof p);
+    p.name = t->name;
+    p.file = t->file;
+    p.a = t->array;
+    if ((st = check_name(&p, o.format, err)) || (st = plan_one(&p, &o, err))) {
+        free(p.npy_path);
+        return st;
+    }
+    free(p.npy_path);
+    /* where the data is, whether it lies inside its storage: no byte read
+     * (the message names the array as its file does) */
+    ts__data d;
+    return ts__data_open(&d, t->file, t->array, err);
 }
 
 ts_status ts_write(const char *path, const ts_write_tensor *tensors, size_t n,
@@ -1707,7 +1914,7 @@ ts_status ts_write(const char *path, const ts_write_tensor *tensors, size_t n,
             return ts__error_index(err, ts__bad_arg(err, __func__, "tensors[%zu] has a NULL "
                                                     "name, file or array", i), (int64_t)i);
     ts_write_options o;
-    ts_status st = check_options(opts, &o, err);
+    ts_status st = check_options(opts, &o, __func__, err);
     if (st)
         return st;
     sweep_stale(path);
@@ -1744,6 +1951,19 @@ ts_status ts_write(const char *path, const ts_write_tensor *tensors, size_t n,
                                 "two arrays have this name"));
     }
     struct stat sb;
+    if (!st) { /* the folder is named, not a temporary file in it */
+        char *dir = NULL, *base = NULL;
+        if (split_path(path, &dir, &base) != 0)
+            st = ts__error(err, TS_ERR_NOMEM, "out of memory");
+        else if (stat(dir, &sb) != 0)
+            st = ts__error(err, errno == ENOMEM ? TS_ERR_NOMEM : TS_ERR_IO, "cannot write '%s': "
+                           "its folder '%s' %s", path, dir,
+                           errno == ENOENT ? "does not exist" : strerror(errno));
+        else if (!S_ISDIR(sb.st_mode))
+            st = ts__error(err, TS_ERR_IO, "cannot write '%s': '%s' is not a folder", path,
+                           dir);
+        free(dir), free(base);
+    }
     if (!st && !o.overwrite && o.max_shard_size == 0 && lstat(path, &sb) == 0) {
         errno = EEXIST;
         st = io_fail(err, "will not replace", path);
@@ -1756,6 +1976,16 @@ ts_status ts_write(const char *path, const ts_write_tensor *tensors, size_t n,
         else
             st = write_npy_dir(&j, path, byname, err);
     }
+    size_t nwritten = j.nfiles, ncopied = 0;
+    int64_t written_bytes = j.file_bytes;
+    copied *copies = o.copy_count ? calloc(o.copy_count, sizeof *copies) : NULL;
+    if (!st && o.copy_count && !copies)
+        st = ts__error(err, TS_ERR_NOMEM, "out of memory");
+    if (!st && o.copy_count)
+        st = write_copies(&j, path, copies, &ncopied, err);
+    if (!st && !o.no_verify)
+        st = verify_copies(&j, copies, ncopied, err);
+    free(copies);
     if (!st && !o.no_verify)
         st = verify(&j, byname, err);
     if (!st)
@@ -1790,8 +2020,8 @@ ts_status ts_write(const char *path, const ts_write_tensor *tensors, size_t n,
     } else if (out) {
         out->tensors = n;
         out->data_bytes = j.total;
-        out->file_bytes = j.file_bytes;
-        out->files = o.format == TS_WRITE_NPY_DIR ? n : j.nfiles;
+        out->file_bytes = written_bytes;
+        out->files = o.format == TS_WRITE_NPY_DIR ? n : nwritten;
     }
     for (size_t i = 0; i < j.nfiles; i++) {
         if (j.files[i].keep >= 0)
@@ -1800,6 +2030,11 @@ ts_status ts_write(const char *path, const ts_write_tensor *tensors, size_t n,
         free(j.files[i].final);
     }
     free(j.files);
+    for (size_t i = 0; j.plans && i < n; i++)
+        free(j.plans[i].npy_path);
+    for (size_t i = 0; i < j.ndirs; i++)
+        free(j.dirs[i]);
+    free(j.dirs);
     free(j.plans);
     free(byname);
     free(j.buf);

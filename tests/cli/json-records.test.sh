@@ -16,6 +16,8 @@ corpus=$root/../shared/corpus
 list=$(mktemp) || exit 2
 trap 'rm -f "$list"' EXIT
 find tests/fixtures examples -type f ! -name '*.py' | LC_ALL=C sort > "$list"
+# model folders: their --metadata record (issue 20 item 18)
+printf "%s\n" tests/fixtures/folders/llama tests/fixtures/model/hf >> "$list"
 [ -d "$corpus" ] && find "$corpus" -type f ! -name '*.py' ! -name '*.json' ! -name '*.txt' | LC_ALL=C sort >> "$list"
 # One process for all files (names are free of newlines here).
 tr '\n' '\0' < "$list" | xargs -0 "$py" tests/cli/json_records.py "$TSHAPE" man/tshape.1 || exit 1

@@ -40,6 +40,19 @@ DIFF_RUNS = [
     ["--values", "-p", "arg:", "-p", "aux:", "tests/fixtures/model/diff/model.params",
      "tests/fixtures/model/diff/changed.npz"],
     ["--values", "tests/fixtures/model/hf", "tests/fixtures/model/hf-bin"],
+    ["--values", "tests/fixtures/hdf5/empty.h5", "tests/fixtures/hdf5/empty.npz"],
+    ["--metadata", "tests/fixtures/model/diffmeta/epoch2.pt",
+     "tests/fixtures/model/diffmeta/epoch3.pt"],
+    ["--metadata", "tests/fixtures/model/diffmeta/shards", "tests/fixtures/model/diffmeta/shards2"],
+]
+
+# `tshape --json info` runs of the model summary record (folders, --group,
+# --tensors, --top on a single file, a checkpoint with optimizer state).
+MODEL_RUNS = [
+    ["--summary", "tests/fixtures/model/hf"],
+    ["--summary", "--group", "--tensors", "tests/fixtures/model/hf"],
+    ["--summary", "tests/fixtures/model/missing"],
+    ["--top", "3", "--group", "tests/fixtures/pytorch/adam.pt"],
 ]
 
 
@@ -180,6 +193,9 @@ def main():
                 n, b = check_run([tshape, "info", "--json"] + mode + force + ["--", path],
                                  kinds, lambda rc: rc == 0)
                 runs, records, bad = runs + 1, records + n, bad + b
+    for args in MODEL_RUNS:
+        n, b = check_run([tshape, "--json", "info"] + args, kinds, lambda rc: True)
+        runs, records, bad = runs + 1, records + n, bad + b
     for args in DIFF_RUNS:
         n, b = check_run([tshape, "--json", "diff"] + args, kinds, lambda rc: True)
         runs, records, bad = runs + 1, records + n, bad + b

@@ -6,7 +6,9 @@
 #   - LDFLAGS and LDLIBS reach every link line (static CLI, shared library,
 #     unit-test runner, fuzz harness);
 #   - a plain `make` compiles without -Werror, `make check` and
-#     `make check-fast` with it, and WERROR= on the command line removes it.
+#     `make check-fast` with it, and WERROR= on the command line removes it;
+#   - the sanitizer targets scale Check's timeouts (CK_TIMEOUT_MULTIPLIER):
+#     no test may fail because a build is slow or the machine loaded.
 # Run by tests/cli/run.sh from the repository root. Exit 0 pass, 1 fail.
 set -u
 fail() { echo "makefile.test.sh: $*" >&2; exit 1; }
@@ -62,6 +64,10 @@ for goal in check check-fast; do
         fail "make $goal compiles without -Werror"
     recipes "$goal" WERROR= | grep -- ' -c ' | grep -- '-Werror' | head -1 | grep . &&
         fail "make $goal WERROR= still compiles with -Werror"
+done
+for goal in sanitize asan ubsan; do
+    make -n --no-print-directory "$goal" 2>/dev/null | head -1 |
+        grep -q 'CK_TIMEOUT_MULTIPLIER=' || fail "make $goal does not set CK_TIMEOUT_MULTIPLIER"
 done
 echo "makefile.test.sh: user flags after the project's on $(wc -l < "$tmp/plain") compile and link lines; -Werror only in check builds"
 exit 0

@@ -1,0 +1,1 @@
+tshape diff - examples/image.npy < examples/image.npy

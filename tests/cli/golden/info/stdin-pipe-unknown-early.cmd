@@ -1,0 +1,1 @@
+head -c 300000000 /dev/zero | tshape info -

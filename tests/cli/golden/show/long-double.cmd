@@ -1,0 +1,1 @@
+tshape show tests/fixtures/values/f128.npy && tshape show tests/fixtures/values/c256_be.npy && tshape --json show tests/fixtures/values/c256_be.npy && tshape stats tests/fixtures/values/f128.npy tests/fixtures/values/c256_be.npy

@@ -1,0 +1,1 @@
+tshape show tests/fixtures/folders/llama model.norm.weight && tshape show tests/fixtures/folders/llama/model.safetensors.index.json model.layers.1.self_attn.q_proj.weight && tshape show --index 1 tests/fixtures/model/mixed embed && tshape show tests/fixtures/folders/llama

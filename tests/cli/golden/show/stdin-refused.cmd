@@ -1,0 +1,1 @@
+tshape show - < examples/image.npy

@@ -1,0 +1,1 @@
+tshape stats tests/fixtures/hdf5/empty.h5 && tshape show tests/fixtures/hdf5/empty.h5 null && tshape show tests/fixtures/hdf5/empty.h5 rows0 && tshape --json show tests/fixtures/hdf5/empty.h5 null && tshape info --summary tests/fixtures/hdf5/empty.h5 && tshape info tests/fixtures/hdf5/empty.h5 | sed -n "/: null:/,/^\$/p"

@@ -1,0 +1,1 @@
+tshape stats tests/fixtures/folders/llama && tshape stats --summary tests/fixtures/folders/llama/model.safetensors.index.json && tshape --json stats --filter model.norm.weight tests/fixtures/folders/llama && tshape stats tests/fixtures/model/missing | tail -1

@@ -1,0 +1,1 @@
+tshape stats tests/fixtures/onnx/good_external.onnx && tshape show tests/fixtures/onnx/good_external.onnx a && tshape diff --values tests/fixtures/onnx/good_external.onnx tests/fixtures/onnx/good_external.onnx

@@ -1,0 +1,1 @@
+tshape stats - < examples/image.npy
