@@ -19,7 +19,7 @@ _tshape_options()
         info) echo '-f --format --filter --exclude -s --summary -m --metadata -a --all --max-header --stored-order -r --recursive -l --group --top --tensors --max-fetch -v --verbose' ;;
         diff) echo '-p --strip-prefix --strip-prefix-a --strip-prefix-b --rename --filter --exclude -r --recursive --values --rtol --atol --equal-nan -m --metadata -q --quiet --max-fetch -v --verbose' ;;
         convert) echo '-t --to --filter --exclude -p --strip-prefix --rename -f --force --cast --dequantize -z --compress --max-shard-size --no-verify --skip-unsupported --max-fetch -v --verbose' ;;
-        stats) echo '--filter --exclude -s --summary -r --recursive --max-fetch -v --verbose' ;;
+        stats) echo '--filter --exclude -s --summary -r --recursive --max-fetch -v --verbose --max-bytes' ;;
         show) echo '-i --index --edgeitems --threshold -r --recursive --max-fetch -v --verbose' ;;
         scan) echo '--sarif' ;;
         reshape) echo '--mxnet --reverse' ;;
@@ -35,7 +35,7 @@ _tshape_options()
         jagged) echo '--slice --layers --print' ;;
         conv) echo '--kernel --stride --padding --pads --dilation --spatial --out-channels --groups --weight' ;;
         convtranspose) echo '--kernel --stride --padding --pads --dilation --spatial --out-channels --groups --output-padding --weight' ;;
-        pool) echo '--kernel --stride --padding --pads --dilation --spatial --kind --ceil-mode' ;;
+        pool) echo '--kernel --stride --padding --pads --dilation --spatial --kind --ceil-mode --output-size' ;;
         linear) echo '--out-features --in-features --weight' ;;
     esac
 }
@@ -72,6 +72,7 @@ _tshape_values()
         stats:--filter) echo '' ;;
         stats:--exclude) echo '' ;;
         stats:--max-fetch) echo '' ;;
+        stats:--max-bytes) echo '' ;;
         show:-i | show:--index) echo '' ;;
         show:--edgeitems) echo '' ;;
         show:--threshold) echo '' ;;
@@ -115,6 +116,7 @@ _tshape_values()
         pool:--dilation) echo '' ;;
         pool:--spatial) echo '' ;;
         pool:--kind) echo 'max avg' ;;
+        pool:--output-size) echo '' ;;
         linear:--out-features) echo '' ;;
         linear:--in-features) echo '' ;;
         *) return 1 ;;

@@ -1913,9 +1913,14 @@ typedef enum ts_model_issue_kind {
                                        were not read (opts->recursive 0, or
                                        deeper than 32 levels); path is the
                                        first of them */
-    TS_MODEL_METADATA_UNREAD = 10   /* warning: with metadata asked for, the
+    TS_MODEL_METADATA_UNREAD = 10,  /* warning: with metadata asked for, the
                                        folder's config.json (or the index's
                                        metadata) could not be read as JSON */
+    TS_MODEL_FOLDER_REPEATED = 11   /* warning (recursive): a folder reached
+                                       again through a symbolic link (back up
+                                       the tree, or a second link to it) is not
+                                       read again: each folder (st_dev, st_ino)
+                                       is read once */
 } ts_model_issue_kind;
 
 /* One issue; owned by the model, valid until ts_model_close. */
@@ -2594,18 +2599,26 @@ typedef struct ts_stats_options {
      * the bytes of this array done so far and in all; may be NULL. */
     void (*progress)(void *ctx, int64_t done, int64_t total);
     void *progress_ctx;
+    /* >= 0. 0: every element. Else at most this many bytes of the array's
+     * data are read: its first max_bytes / itemsize elements in the order
+     * the file stores them (flat C order; F order for a Fortran-order
+     * array; quantized types: whole blocks; at least one element or block),
+     * and the statistics are those of that part: out->count is then below
+     * a->size (MXNet sparse arrays: of the stored values, the implicit zeros
+     * not counted). For a first look at arrays too large to read whole. */
+    int64_t max_bytes;
 } ts_stats_options;
 
 /* Initialiser of a ts_stats_options with every option at its default. */
-#define TS_STATS_OPTIONS_INIT {sizeof(ts_stats_options), 0, NULL, NULL}
+#define TS_STATS_OPTIONS_INIT {sizeof(ts_stats_options), 0, NULL, NULL, 0}
 
 /*
  * Computes *out for array `a` of file `f` (opts may be NULL: defaults).
  * Results do not depend on timing; they may differ in the last bits with
  * nthreads (the chunking changes the summation order).
  * Errors: those of ts_array_read, and for the options TS_ERR_INVALID_ARG
- * (struct_size, nthreads < 0) and TS_ERR_UNSUPPORTED (see above); *out is
- * unspecified on failure.
+ * (struct_size, nthreads < 0, max_bytes < 0) and TS_ERR_UNSUPPORTED (see
+ * above); *out is unspecified on failure.
  */
 TS_API ts_status ts_array_stats(const ts_file *f, const ts_array *a,
                                 const ts_stats_options *opts, ts_stats *out, ts_error *err);
@@ -3070,6 +3083,24 @@ TS_API ts_status ts_conv_transpose_shape(const ts_shape *in, const ts_conv_param
  */
 TS_API ts_status ts_pool_shape(const ts_shape *in, ts_pool_kind kind, const ts_conv_params *p,
                                ts_shape *out, ts_error *err);
+
+/*
+ * Adaptive pooling output shape (PyTorch AdaptiveAvgPool1d/2d/3d and
+ * AdaptiveMaxPool1d/2d/3d, torch.nn docs; ONNX GlobalAveragePool and
+ * GlobalMaxPool are output size 1): `in` is (N, C, *spatial) or (C,
+ * *spatial) with nspatial (1..3) spatial axes; `out` keeps N and C and has
+ * output_size[i] on spatial axis i (nspatial entries; -1 keeps that axis's
+ * input size, as PyTorch's None). The windows adapt to the input, so any
+ * input of at least one element per axis gives that output.
+ * Errors: TS_ERR_NDIM (ndim not nspatial + 1 or + 2), TS_ERR_VALUE (a
+ * negative dim; C or a spatial dim 0, which PyTorch 2 refuses and 1.13
+ * pools into NaN; an output size 0 or below -1: tshape gives no empty layer
+ * outputs, and PyTorch refuses negative ones), TS_ERR_INVALID_ARG (NULL,
+ * nspatial not 1..3), TS_ERR_NOMEM.
+ */
+TS_API ts_status ts_adaptive_pool_shape(const ts_shape *in, int nspatial,
+                                        const int64_t *output_size, ts_shape *out,
+                                        ts_error *err);
 
 /*
  * Matrix product shape (NumPy `matmul`, also torch.matmul): both operands

@@ -1018,6 +1018,16 @@ START_TEST(test_layer_shapes)
     EXPECT(ts_pool_shape(&in, (ts_pool_kind)2, &p, &t, EP), BAD,
            "ts_pool_shape: kind 2 is not a ts_pool_kind");
 
+    int64_t osz[3] = {1, 1, 1};
+    EXPECT(ts_adaptive_pool_shape(NULL, 2, osz, &t, EP), BAD,
+           "ts_adaptive_pool_shape: in is NULL");
+    EXPECT(ts_adaptive_pool_shape(&in, 2, NULL, &t, EP), BAD,
+           "ts_adaptive_pool_shape: output_size is NULL");
+    EXPECT(ts_adaptive_pool_shape(&in, 2, osz, NULL, EP), BAD,
+           "ts_adaptive_pool_shape: out is NULL");
+    EXPECT(ts_adaptive_pool_shape(&in, 4, osz, &t, EP), BAD,
+           "ts_adaptive_pool_shape: nspatial is 4, not 1, 2 or 3");
+
     EXPECT(ts_matmul_shape(NULL, &S, &t, EP), BAD, "ts_matmul_shape: a is NULL");
     EXPECT(ts_matmul_shape(&S, NULL, &t, EP), BAD, "ts_matmul_shape: b is NULL");
     EXPECT(ts_matmul_shape(&S, &S, NULL, EP), BAD, "ts_matmul_shape: out is NULL");

@@ -155,6 +155,10 @@ static int get_write_options(cli_ctx *ctx, const cli_args *args, const char *out
             return cli_usage(ctx, "--max-shard-size is for safetensors output");
         if (cli_opt_size(ctx, args, "max-shard-size", &o->max_shard_size) != CLI_OK)
             return CLI_ERROR;
+        if (o->max_shard_size < 1000000) /* "1" for "1GB": one file per tensor */
+            cli_notice(ctx, NULL, "warning: --max-shard-size %s is %lld byte%s, below 1 MB: "
+                       "most tensors will get a file of their own (units: 5GB, 500MB, 2GiB)",
+                       v, (long long)o->max_shard_size, o->max_shard_size == 1 ? "" : "s");
     }
     return CLI_OK;
 }

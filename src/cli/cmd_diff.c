@@ -245,6 +245,7 @@ static diff_kind compare_pair(cli_ctx *ctx, const diff_opts *o, const side *sa, 
         co.progress = cli_progress_report;
         co.progress_ctx = &progress;
     }
+    out_drain(ctx); /* what was reported is out before these values are read */
     cli_progress_start(&progress, ts_model_file_path(sa->m, fa), a->name);
     ts_error err;
     ts_status st = ts_array_compare(ts_model_file(sa->m, fa), a, ts_model_file(sb->m, fb), b,

@@ -195,15 +195,26 @@ static void report_dtype(cli_ctx *ctx, const ts_file *f, const ts_array *a)
 static void report_layout(cli_ctx *ctx, const ts_array *a)
 {
     char buf[256], fmt[32];
-    const char *order = a->fortran_order ? "F" : "C";
     int c = ts_is_c_contiguous(&a->shape, ts_shape_dims(&a->strides), 1);
     int fo = ts_is_f_contiguous(&a->shape, ts_shape_dims(&a->strides), 1);
+    /* C or F as the strides say (both: the format's flag); a view that is
+     * neither (channels_last, a slice, a transpose of 3-D) is "strided", and
+     * its strides and storage offset are shown */
+    const char *order = c && fo ? (a->fortran_order ? "F" : "C") : c ? "C" : fo ? "F"
+                                                                       : "strided";
     snprintf(buf, sizeof buf, "%s (c_contiguous %s, f_contiguous %s)", order,
              c ? "true" : "false", fo ? "true" : "false");
     print_string(ctx, PRINT_JSON, "order", NULL, order);
     print_string(ctx, PRINT_TEXT, NULL, line(fmt, sizeof fmt, "order"), buf);
     print_bool(ctx, PRINT_JSON, "c_contiguous", NULL, c);
     print_bool(ctx, PRINT_JSON, "f_contiguous", NULL, fo);
+    if (!c && !fo) {
+        print_dims(ctx, PRINT_TEXT, NULL, line(fmt, sizeof fmt, "strides"),
+                   ts_shape_dims(&a->strides), ts_shape_ndim(&a->strides));
+        if (!a->storage_key) /* else with the storage, below */
+            print_int(ctx, PRINT_TEXT, NULL, line(fmt, sizeof fmt, "storage_offset"),
+                      a->storage_offset);
+    }
 
     int64_t f2[2];
     if (a->null_shape)
@@ -572,6 +583,7 @@ static int info_model(cli_ctx *ctx, const info_opts *o, const char *path)
 
 static int info_file(cli_ctx *ctx, const info_opts *o, const char *path, totals *t, rows *r)
 {
+    out_drain(ctx); /* the previous files' report is out before this one is opened */
     if (strcmp(path, "-") != 0 && cli_is_model_path(path))
         return info_model(ctx, o, path);
     ts_file *f = NULL;

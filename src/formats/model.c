@@ -477,14 +477,44 @@ typedef struct skipped {
     char *first;                 /* malloc'd path of the first */
 } skipped;
 
-static ts_status walk(const char *dir, int recursive, int depth, list *out, skipped *sk,
-                      ts_error *err);
+/* A walk: the folders entered so far, by (st_dev, st_ino), so that each is
+ * read once however many links lead to it (a link back up the tree would
+ * otherwise make the walk go round, and several such links branch it
+ * exponentially); each folder met again is a warning. */
+typedef struct walker {
+    int recursive;
+    struct { dev_t dev; ino_t ino; } *seen;
+    size_t nseen, capseen;
+    issue_store *issues;         /* for the warnings, or NULL */
+    skipped *sk;                 /* the folders not entered */
+} walker;
+
+/* 1 when the folder was entered before (else recorded), -1 out of memory. */
+static int entered_before(walker *w, const struct stat *sb)
+{
+    for (size_t i = 0; i < w->nseen; i++)
+        if (w->seen[i].dev == sb->st_dev && w->seen[i].ino == sb->st_ino)
+            return 1;
+    if (w->nseen == w->capseen) {
+        size_t cap = w->capseen ? 2 * w->capseen : 16;
+        void *p = realloc(w->seen, cap * sizeof *w->seen);
+        if (!p)
+            return -1;
+        w->seen = p;
+        w->capseen = cap;
+    }
+    w->seen[w->nseen].dev = sb->st_dev;
+    w->seen[w->nseen++].ino = sb->st_ino;
+    return 0;
+}
+
+static ts_status walk(walker *w, const char *dir, int depth, list *out, ts_error *err);
 
 /* Regular files among `names` (read_dir_kinds of dir: kind byte first), and
  * under its folders when recursive, in order; the folders not entered are
- * counted in *sk. */
-static ts_status walk_names(const char *dir, const list *names_, int recursive, int depth,
-                            list *out, skipped *sk, ts_error *err)
+ * counted in w->sk. */
+static ts_status walk_names(walker *w, const char *dir, const list *names_, int depth,
+                            list *out, ts_error *err)
 {
     const list names = *names_;
     ts_status st = TS_OK;
@@ -492,7 +522,7 @@ static ts_status walk_names(const char *dir, const list *names_, int recursive, 
         char kind = names.v[i][0];
         char *p = join(dir, names.v[i] + 1);
         struct stat sb;
-        if (p && kind == '?') {
+        if (p && (kind == '?' || (kind == 'd' && w->recursive))) {
             kind = stat(p, &sb) != 0     ? 0 /* a dangling link, or gone since */
                    : S_ISREG(sb.st_mode) ? 'f'
                    : S_ISDIR(sb.st_mode) ? 'd'
@@ -502,11 +532,20 @@ static ts_status walk_names(const char *dir, const list *names_, int recursive, 
             st = ts__error(err, TS_ERR_NOMEM, "out of memory");
         } else if (kind == 'f') {
             st = list_add(out, p, err);
-        } else if (kind == 'd' && recursive && depth < MAX_DEPTH) {
-            st = walk(p, recursive, depth + 1, out, sk, err);
+        } else if (kind == 'd' && w->recursive && depth < MAX_DEPTH) {
+            int again = entered_before(w, &sb);
+            if (again < 0)
+                st = ts__error(err, TS_ERR_NOMEM, "out of memory");
+            else if (again)
+                st = !w->issues ? TS_OK
+                                : add_issue(w->issues, TS_MODEL_FOLDER_REPEATED, 0, p, NULL,
+                                            err, "'%s': a folder already read (a symbolic "
+                                            "link leads to it again): not read twice", p);
+            else
+                st = walk(w, p, depth + 1, out, err);
             free(p);
-        } else if (kind == 'd' && sk->n++ == 0) {
-            sk->first = p;
+        } else if (kind == 'd' && w->sk->n++ == 0) {
+            w->sk->first = p;
         } else {
             free(p);
         }
@@ -515,13 +554,12 @@ static ts_status walk_names(const char *dir, const list *names_, int recursive, 
 }
 
 /* Regular files under dir (subfolders too when recursive), in order. */
-static ts_status walk(const char *dir, int recursive, int depth, list *out, skipped *sk,
-                      ts_error *err)
+static ts_status walk(walker *w, const char *dir, int depth, list *out, ts_error *err)
 {
     list names = {NULL, 0, 0};
     ts_status st = read_dir_kinds(dir, &names, 1, err);
     if (st == TS_OK)
-        st = walk_names(dir, &names, recursive, depth, out, sk, err);
+        st = walk_names(w, dir, &names, depth, out, err);
     list_free(&names);
     return st;
 }
@@ -1313,7 +1351,12 @@ ts_status ts_model_open(const char *path, const ts_model_options *opts, ts_model
             } else {
                 list files = {NULL, 0, 0};
                 skipped sk = {0, NULL};
-                st = walk_names(path, &names, o.recursive, 0, &files, &sk, err);
+                walker w = {o.recursive, NULL, 0, 0, &m->issues, &sk};
+                if (entered_before(&w, &sb) < 0)
+                    st = ts__error(err, TS_ERR_NOMEM, "out of memory");
+                else
+                    st = walk_names(&w, path, &names, 0, &files, err);
+                free(w.seen);
                 if (st == TS_OK)
                     st = open_plain(m, &files, &o, err);
                 /* nothing silently left out: a folder of .npy files written
@@ -1494,13 +1537,18 @@ const char *ts_model_other_file(const ts_model *m, size_t i)
 }
 
 /* The regular files under dir and its subfolders (at most MAX_DEPTH
- * levels; names starting with '.' skipped), in byte order of their paths,
- * for scan.c. *paths (malloc'd, each path too) has *n entries. */
+ * levels; names starting with '.' skipped; each folder once, however many
+ * symbolic links lead to it), in byte order of their paths, for scan.c. *paths (malloc'd, each path too) has *n entries. */
 ts_status ts__folder_files(const char *dir, char ***paths, size_t *n, ts_error *err)
 {
     list out = {NULL, 0, 0};
     skipped sk = {0, NULL};
-    ts_status st = walk(dir, 1, 0, &out, &sk, err);
+    walker w = {1, NULL, 0, 0, NULL, &sk}; /* each folder once, links or not */
+    struct stat sb;
+    ts_status st = stat(dir, &sb) == 0 && entered_before(&w, &sb) < 0
+                       ? ts__error(err, TS_ERR_NOMEM, "out of memory")
+                       : walk(&w, dir, 0, &out, err);
+    free(w.seen);
     free(sk.first);
     if (st) {
         list_free(&out);

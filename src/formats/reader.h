@@ -70,9 +70,6 @@ extern void (*ts__test_after_map)(void);
  * over pread, so every byte a reader touches without asking faults; 2:
  * strictly (ts__source_strict once the format is known). */
 extern int ts__test_sparse;
-/* Fuzzing only: variable-length string attributes of HDF5 files are not
- * read (hdf5.c says why). */
-extern int ts__hdf5_skip_vlen_attrs;
 
 #define TS_READER(name) extern const ts__reader ts__reader_##name;
 #include "formats.def"
