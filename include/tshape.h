@@ -1902,13 +1902,18 @@ typedef enum ts_model_issue_kind {
                                        metadata) could not be read as JSON */
 } ts_model_issue_kind;
 
-/* One issue; owned by the model, valid until ts_model_close. */
+/* One issue; owned by the model, valid until ts_model_close. Fields are
+ * only appended (the model allocates every issue). */
 typedef struct ts_model_issue {
     ts_model_issue_kind kind;
     int is_error;                /* 1 error, 0 warning */
     const char *path;            /* the file concerned, or NULL */
     const char *name;            /* the tensor concerned, or NULL */
     const char *message;         /* one line, names the file and tensor */
+    ts_status status;            /* TS_MODEL_FILE_ERROR and _SHARD_MISSING:
+                                    what ts_file_open returned for the file
+                                    (TS_ERR_TRUNCATED: it is shorter than
+                                    its header says); TS_OK for the others */
 } ts_model_issue;
 
 /*
@@ -2047,6 +2052,205 @@ TS_API const ts_model_meta *ts_model_metadata_at(const ts_model *m, size_t i);
 TS_API size_t ts_model_issue_count(const ts_model *m);
 TS_API size_t ts_model_error_count(const ts_model *m);
 TS_API const ts_model_issue *ts_model_issue_at(const ts_model *m, size_t i);
+
+/* ------------------------------------------------------------------------ */
+/* Verifying a checkpoint: is a download complete and consistent?           */
+/* (src/formats/verify.c, src/values/deep.c)                                */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * ts_verify checks a model (a folder, an index file or one file, local or
+ * remote: what ts_model_open reads) and gives a verdict with the problems
+ * behind it, each of one kind (ts_verify_check) and one class
+ * (ts_verify_class). Hugging Face leaves these checks to the reader of a
+ * checkpoint (huggingface_hub#4725: "must be checked downstream"); runtimes
+ * each add one after an incident. The checks, by default from the headers
+ * only (a remote model costs its headers, as ts_model_open):
+ *   - every file the index names is there (TS_VERIFY_MISSING); shards named
+ *     "NAME-0000K-of-0000N.EXT" (transformers' and llama.cpp gguf-split's
+ *     pattern) without an index are all there, K = 1..N (MISSING);
+ *   - every file is exactly as long as its headers imply: shorter is a
+ *     truncated download (SHORT: the reader's TS_ERR_TRUNCATED), longer has
+ *     trailing bytes (LONG: the end of what the format places, its last
+ *     tensor and the padding it writes, a zip's end record and comment, an
+ *     MXNet name list, a legacy PyTorch file's last storage, the end of
+ *     file of an HDF5 superblock, against the file's size). Protobuf files
+ *     (ONNX, Caffe, Caffe2) are one message as long as the file, which has
+ *     no other length; their length is not checked (counted in
+ *     ts_verify_totals unchecked);
+ *   - a file that is a Git LFS pointer (git clone without git-lfs) or empty
+ *     where a tensor file is expected (LFS_POINTER, EMPTY), and the partial
+ *     files huggingface_hub leaves while downloading into a folder
+ *     (.cache/huggingface/download/NAME.incomplete: PARTIAL);
+ *   - every header is valid for its format (INVALID): the readers' checks,
+ *     among them safetensors data regions without holes or overlaps, GGUF
+ *     tensor data inside the file and aligned, ONNX external data files
+ *     long enough (a short one is SHORT), a PyTorch storage that its views
+ *     name with one dtype and size and that holds them all;
+ *   - the index against the headers: every entry in the shard it names
+ *     (INDEX_EXTRA: in no shard; MOVED: in another), no tensor the index
+ *     does not name (UNINDEXED), no tensor in two shards (DUPLICATE), and
+ *     the index's metadata.total_size equal to the bytes of the tensors
+ *     (TOTAL_SIZE), as huggingface_hub's split_state_dict_into_shards_factory
+ *     sums them: each tensor's nbytes, a storage shared by several tensors
+ *     (PyTorch) counted once with its whole size; either sum is accepted;
+ *   - with opts->deep, the data, read on all cores: the CRC-32 of every zip
+ *     member (npz, PyTorch) against its central directory entry (CRC; a
+ *     deflated member is inflated whole), every tensor's bytes readable
+ *     (DATA), and NaN or infinite values of float16, bfloat16, float32 and
+ *     float64 tensors counted (NONFINITE, a warning).
+ * Classes, from the least to the most severe; the verdict is the most
+ * severe class of any problem (TS_VERIFY_OK without errors):
+ *   TS_VERIFY_INCONSISTENT  the files disagree with each other or with the
+ *                           index (INDEX_EXTRA, UNINDEXED, DUPLICATE,
+ *                           MOVED, TOTAL_SIZE)
+ *   TS_VERIFY_CORRUPT       a file disagrees with itself (LONG, INVALID,
+ *                           CRC, DATA)
+ *   TS_VERIFY_INCOMPLETE    an incomplete download: files missing, short,
+ *                           empty, LFS pointers, partial (MISSING, SHORT,
+ *                           EMPTY, LFS_POINTER, PARTIAL)
+ *   TS_VERIFY_UNREADABLE    a file could not be read at all (an I/O error,
+ *                           a permission, a server's error: UNREADABLE):
+ *                           nothing can be said of it
+ * Warnings (class TS_VERIFY_OK) do not change the verdict: NONFINITE,
+ * EXTRA_FILE (a file of the shards' format the index does not name) and
+ * NOTE (the model's other warnings: subfolders not read, names repeated
+ * across files without an index, an unreadable config.json).
+ */
+typedef enum ts_verify_class {
+    TS_VERIFY_OK = 0,
+    TS_VERIFY_INCONSISTENT = 1,
+    TS_VERIFY_CORRUPT = 2,
+    TS_VERIFY_INCOMPLETE = 3,
+    TS_VERIFY_UNREADABLE = 4
+} ts_verify_class;
+
+/* Number of classes: valid values are 0..TS_VERIFY_CLASS_COUNT-1. */
+#define TS_VERIFY_CLASS_COUNT 5
+
+/* What a problem is (see above). Append-only. */
+typedef enum ts_verify_check {
+    TS_VERIFY_MISSING = 1,
+    TS_VERIFY_SHORT = 2,
+    TS_VERIFY_EMPTY = 3,
+    TS_VERIFY_LFS_POINTER = 4,
+    TS_VERIFY_PARTIAL = 5,
+    TS_VERIFY_LONG = 6,
+    TS_VERIFY_INVALID = 7,
+    TS_VERIFY_CRC = 8,
+    TS_VERIFY_DATA = 9,
+    TS_VERIFY_INDEX_EXTRA = 10,
+    TS_VERIFY_UNINDEXED = 11,
+    TS_VERIFY_DUPLICATE = 12,
+    TS_VERIFY_MOVED = 13,
+    TS_VERIFY_TOTAL_SIZE = 14,
+    TS_VERIFY_UNREADABLE_FILE = 15,
+    TS_VERIFY_EXTRA_FILE = 16,
+    TS_VERIFY_NONFINITE = 17,
+    TS_VERIFY_NOTE = 18
+} ts_verify_check;
+
+/* Largest ts_verify_check value. */
+#define TS_VERIFY_CHECK_MAX 18
+
+/* The class's word, as JSON gives it: "ok", "inconsistent", "corrupt",
+ * "incomplete", "unreadable"; and its phrase for people: "complete and
+ * consistent", "inconsistent checkpoint", "corrupt file", "incomplete
+ * download", "unreadable". "unknown" outside the enum. Static text. */
+TS_API const char *ts_verify_class_name(ts_verify_class c);
+TS_API const char *ts_verify_class_text(ts_verify_class c);
+
+/* The check's word: "missing", "short", "empty", "lfs_pointer",
+ * "partial", "long", "invalid", "crc", "data", "index_extra", "unindexed",
+ * "duplicate", "moved", "total_size", "unreadable", "extra_file",
+ * "nonfinite", "note"; "unknown" outside the enum. Static text. */
+TS_API const char *ts_verify_check_name(ts_verify_check c);
+
+/* One problem; owned by the result, valid until ts_verify_free. */
+typedef struct ts_verify_problem {
+    ts_verify_check check;
+    ts_verify_class cls;         /* the class it gives; TS_VERIFY_OK: a warning */
+    const char *path;            /* the file concerned, or NULL */
+    const char *name;            /* the tensor (or zip member) concerned, or NULL */
+    const char *message;         /* one line naming the file and tensor */
+    int64_t expected, actual;    /* SHORT, LONG, LFS_POINTER: the file's bytes as
+                                    its header says and as it is; TOTAL_SIZE: the
+                                    index's total_size and the tensors' bytes;
+                                    CRC: the directory's CRC-32 and the data's;
+                                    NONFINITE: NaN and infinite values; -1 and -1
+                                    for the others */
+} ts_verify_problem;
+
+/* What was checked. Units: files and tensors counted once; bytes. */
+typedef struct ts_verify_totals {
+    int64_t files;               /* tensor files opened (members) */
+    int64_t tensors;             /* tensors of the model, each once */
+    int64_t nbytes;              /* their bytes (ts_array nbytes summed) */
+    int64_t file_bytes;          /* the sizes of the files opened */
+    int64_t length_checked;      /* files whose length was checked */
+    int64_t length_unchecked;    /* files whose format has no length of its own */
+    int64_t crc_checked;         /* zip members whose CRC-32 was checked (deep) */
+    int64_t data_bytes;          /* bytes read by the deep pass */
+    int deep;                    /* 1: the data was read */
+} ts_verify_totals;
+
+/*
+ * Options of ts_verify: an option struct that grows, by the rule of
+ * ts_open_options (initialise with TS_VERIFY_OPTIONS_INIT).
+ *   deep       0 or 1: read the data (see above)
+ *   nthreads   >= 0, deep: threads reading at once; 0: one per online CPU
+ *   recursive  0 or 1: a folder without an index, with its subfolders
+ *   open       options for every file (NULL: defaults): max_fetch, io, log
+ *   progress   deep: called now and then (about every 64 MiB) from the
+ *              calling thread with the bytes read so far and in all; NULL
+ */
+typedef struct ts_verify_options {
+    size_t struct_size;          /* sizeof(ts_verify_options) */
+    int deep;
+    int nthreads;
+    int recursive;
+    const ts_open_options *open;
+    void (*progress)(void *ctx, int64_t done, int64_t total);
+    void *progress_ctx;
+} ts_verify_options;
+
+#define TS_VERIFY_OPTIONS_INIT {sizeof(ts_verify_options), 0, 0, 0, NULL, NULL, NULL}
+
+/* The result of ts_verify: a verdict, its problems and totals. */
+typedef struct ts_verify ts_verify;
+
+/*
+ * Verifies the model at `path` (NUL-terminated; see ts_model_open for what
+ * it may be) and stores the result in *out (free it with ts_verify_free).
+ * Problems with the model's files are results, not failures: a folder whose
+ * every shard is missing verifies to TS_VERIFY_INCOMPLETE. Memory: the
+ * model's headers, and with deep a buffer of 8 MiB per thread.
+ * Errors (nothing could be checked; *out NULL): TS_ERR_IO (path does not
+ * exist or cannot be read: strerror text; a URL as ts_file_open says),
+ * TS_ERR_FORMAT (an index that is not JSON or has no weight_map),
+ * TS_ERR_NOMEM, TS_ERR_LIMIT, TS_ERR_INVALID_ARG (also: opts as for
+ * ts_open_options, deep or recursive not 0/1, nthreads < 0),
+ * TS_ERR_UNSUPPORTED (opts sets fields this library does not know).
+ */
+TS_API ts_status ts_verify_path(const char *path, const ts_verify_options *opts,
+                                ts_verify **out, ts_error *err);
+
+/* Frees the result. Accepts NULL. */
+TS_API void ts_verify_free(ts_verify *v);
+
+/* The verdict: the most severe class among the problems (TS_VERIFY_OK for
+ * NULL or when there are none but warnings). */
+TS_API ts_verify_class ts_verify_verdict(const ts_verify *v);
+
+/* Problems in a fixed order (the model's, then each file's in member order,
+ * then the index's totals, then the deep pass's), the number of them that
+ * are errors (cls != TS_VERIFY_OK); 0 / NULL for NULL or i out of range. */
+TS_API size_t ts_verify_problem_count(const ts_verify *v);
+TS_API size_t ts_verify_error_count(const ts_verify *v);
+TS_API const ts_verify_problem *ts_verify_problem_at(const ts_verify *v, size_t i);
+
+/* What was checked (NULL for NULL); owned by the result. */
+TS_API const ts_verify_totals *ts_verify_totals_of(const ts_verify *v);
 
 /* ------------------------------------------------------------------------ */
 /* Summaries: totals, parameters, the largest tensors, layer groups         */

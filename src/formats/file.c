@@ -62,6 +62,8 @@ struct ts_file {
                                 (ts__file_set_data_src); NULL when none */
     size_t srcs_cap;
     ts__sides *sides;        /* side files (ONNX external data), or NULL */
+    int64_t extent;          /* bytes the headers account for, or -1
+                                (ts__file_set_extent) */
 };
 
 /* The reader table (formats.def), in detection order. */
@@ -390,6 +392,16 @@ void ts__file_set_version(ts_file *f, const char *version)
     f->version = version;
 }
 
+void ts__file_set_extent(ts_file *f, int64_t end)
+{
+    f->extent = end;
+}
+
+int64_t ts__file_extent(const ts_file *f)
+{
+    return f->extent;
+}
+
 static meta_entry *add_meta(ts_file *f, const char *key, size_t key_len, ts_error *err)
 {
     if (f->meta_count == f->meta_cap) {
@@ -601,8 +613,10 @@ static ts_file *file_new(ts_error *err)
     ts_file *f = calloc(1, sizeof *f);
     if (!f)
         ts__error(err, TS_ERR_NOMEM, "out of memory");
-    else
+    else {
         f->version = "";
+        f->extent = -1;
+    }
     return f;
 }
 
@@ -611,7 +625,7 @@ static ts_file *file_new(ts_error *err)
  * the image (a mapped file that shrank, a sparse image's byte nobody asked
  * for) into an error, when the image can fault.
  */
-static ts_status guarded(const ts_file *f, ts__parse_fn fn, void *arg, ts_error *err)
+ts_status ts__file_guard(const ts_file *f, ts__parse_fn fn, void *arg, ts_error *err)
 {
     const void *lo, *hi;
     ts__source_sparse_range(f->src, &lo, &hi);
@@ -639,7 +653,7 @@ static ts_status open_source(ts__source *src, ts_open_options *o, ts_file **out,
     if (ts__test_after_map)
         ts__test_after_map();
     parse_job job = {f, o};
-    ts_status st = guarded(f, run_parse, &job, err);
+    ts_status st = ts__file_guard(f, run_parse, &job, err);
     if (st) {
         ts_file_close(f);
         return st;
@@ -765,7 +779,7 @@ static ts_status run_render(void *arg, ts_error *err)
 static ts_status render(const ts_file *f, const meta_entry *m, ts__sink *out, ts_error *err)
 {
     render_job job = {f, m, out};
-    return guarded(f, run_render, &job, err);
+    return ts__file_guard(f, run_render, &job, err);
 }
 
 int ts_file_metadata(const ts_file *f, size_t i, const char **key, const char **json_value)
