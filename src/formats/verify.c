@@ -487,14 +487,14 @@ static ts_status series_gaps(ts_verify *v, const ts_model *m, ts_error *err)
             if (s[j].seen[k])
                 continue;
             char name[4096];
-            snprintf(name, sizeof name, "%s-%05ld-of-%05ld.%s", s[j].prefix, k, s[j].total,
+            snprintf(name, sizeof name, "%s-%05ld-of-%05ld%s", s[j].prefix, k, s[j].total,
                      s[j].suffix);
             struct stat sb;
             if (stat(name, &sb) == 0)
                 continue;
             st = ts__verify_add(v, TS_VERIFY_MISSING, TS_VERIFY_INCOMPLETE, name, NULL, -1, -1,
                                 err, "shard '%s' is missing: the folder has shard%s of the "
-                                "%ld named '%s-NNNNN-of-%05ld.%s' but not this one", name,
+                                "%ld named '%s-NNNNN-of-%05ld%s' but not this one", name,
                                 s[j].total > 1 ? "s" : "", s[j].total, s[j].prefix,
                                 s[j].total, s[j].suffix);
         }
@@ -576,6 +576,20 @@ static ts_status tensor_totals(ts_verify *v, const ts_model *m, int complete, ts
     free(refs);
     v->totals.tensors = (int64_t)n;
     v->totals.nbytes = sum;
+    /* total_size counts the tensors the index names: not those it does
+     * not (reported as UNINDEXED) */
+    int64_t listed = sum;
+    for (size_t i = 0; i < ts_model_issue_count(m); i++) {
+        const ts_model_issue *is = ts_model_issue_at(m, i);
+        for (size_t k = 0; is->kind == TS_MODEL_TENSOR_UNLISTED && k < n; k++)
+            if (strcmp(ts_model_array_name(m, k), is->name) == 0) {
+                int64_t nb = ts_model_array(m, k, NULL)->nbytes;
+                listed -= nb > 0 ? nb : 0;
+                storages -= nb > 0 ? nb : 0;
+                break;
+            }
+    }
+    sum = listed;
     int64_t total = ts__model_total_size(m);
     if (total < 0 || !complete || total == sum || total == storages)
         return TS_OK;
@@ -585,10 +599,9 @@ static ts_status tensor_totals(ts_verify *v, const ts_model *m, int complete, ts
         snprintf(shared, sizeof shared, " (%lld with each shared storage once)",
                  (long long)storages);
     return ts__verify_add(v, TS_VERIFY_TOTAL_SIZE, TS_VERIFY_INCONSISTENT, index, NULL, total,
-                          sum, err, "index '%s' says metadata.total_size %lld, but the %zu "
-                          "tensors of its shards hold %lld bytes%s (%+lld)", index,
-                          (long long)total, n, (long long)sum, shared,
-                          (long long)(sum - total));
+                          sum, err, "index '%s' says metadata.total_size %lld, but the "
+                          "tensors it names hold %lld bytes%s (%+lld)", index,
+                          (long long)total, (long long)sum, shared, (long long)(sum - total));
 }
 
 /* ---- the API ------------------------------------------------------------------------ */
