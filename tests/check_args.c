@@ -931,6 +931,34 @@ START_TEST(test_values)
 }
 END_TEST
 
+/* Verifying checkpoints: ts_verify_path and its result. */
+START_TEST(test_verify)
+{
+    ts_verify *v = (ts_verify *)1;
+    EXPECT(ts_verify_path("x", NULL, NULL, EP), BAD, "ts_verify_path: out is NULL");
+    EXPECT(ts_verify_path(NULL, NULL, &v, EP), BAD, "ts_verify_path: path is NULL");
+    ck_assert_ptr_null(v);
+    ts_verify_options o;
+    memset(&o, 0, sizeof o);
+    EXPECT(ts_verify_path("x", &o, &v, EP), BAD, NULL);
+    o = (ts_verify_options)TS_VERIFY_OPTIONS_INIT;
+    o.recursive = 2;
+    EXPECT(ts_verify_path("x", &o, &v, EP), BAD, "ts_verify_path: opts->recursive is 2, not 0 or 1");
+    ck_assert_int_eq(ts_verify_verdict(NULL), TS_VERIFY_OK);
+    ck_assert_uint_eq(ts_verify_problem_count(NULL), 0);
+    ck_assert_uint_eq(ts_verify_error_count(NULL), 0);
+    ck_assert_ptr_null(ts_verify_problem_at(NULL, 0));
+    ck_assert_ptr_null(ts_verify_totals_of(NULL));
+    ck_assert_str_eq(ts_verify_class_name((ts_verify_class)-1), "unknown");
+    ck_assert_str_eq(ts_verify_class_text((ts_verify_class)99), "unknown");
+    ck_assert_str_eq(ts_verify_check_name((ts_verify_check)99), "unknown");
+    ts_verify_free(NULL);
+    ck_assert_int_eq(ts_verify_path("tests/fixtures/verify/ok", NULL, &v, NULL), TS_OK);
+    ck_assert_ptr_null(ts_verify_problem_at(v, 0));
+    ts_verify_free(v);
+}
+END_TEST
+
 START_TEST(test_layer_shapes)
 {
     ts_shape t = TS_SHAPE_INIT, w = TS_SHAPE_INIT, in = TS_SHAPE_INIT;
@@ -1015,6 +1043,7 @@ Suite *args_suite(void)
     tcase_add_test(tc, test_summaries);
     tcase_add_test(tc, test_values);
     tcase_add_test(tc, test_layer_shapes);
+    tcase_add_test(tc, test_verify);
     suite_add_tcase(s, tc);
     return s;
 }
