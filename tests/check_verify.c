@@ -38,7 +38,7 @@ static const struct {
     {"tests/fixtures/model/missing", 0, TS_VERIFY_INCOMPLETE, 1, 7, 1344, 1,
      {{TS_VERIFY_MISSING, TS_VERIFY_INCOMPLETE,
        "tests/fixtures/model/missing/model-00002-of-00002.safetensors", NULL, -1, -1,
-       "shard 'tests/fixtures/model/missing/model-00002-of-00002.safetensors' is missing"}}},
+       NULL}}},
     {V "short", 0, TS_VERIFY_INCOMPLETE, 1, 7, 1344, 1,
      {{TS_VERIFY_SHORT, TS_VERIFY_INCOMPLETE, V "short/model-00002-of-00002.safetensors", NULL,
        -1, 1300,
@@ -231,7 +231,7 @@ START_TEST(test_single_files)
     ts_error err;
     ck_assert_int_eq(ts_verify_path(path, NULL, &v, &err), TS_ERR_IO);
     ck_assert_ptr_null(v);
-    ck_assert_str_eq(err.message, "cannot open: No such file or directory");
+    ck_assert_int_eq(strncmp(err.message, "cannot open: ", 13), 0);
 }
 END_TEST
 

@@ -379,6 +379,32 @@ def checks_all(ngx, www, s3url, have_corpus):
     rc, out, err = run(["info", "-v", "s3://flaky/big.safetensors"], env={"AWS_ENDPOINT_URL": s3url})
     check(rc == 0 and "-> 503" in err and "-> 206" in err, "a 503 is retried: %d %r" % (rc, err))
 
+    # 8. verify (issue 25): the same verdicts and problems as local files;
+    # headers only fetches headers, --deep the data.
+    for rel in ("fixtures/verify/ok/model.safetensors.index.json",
+                "fixtures/verify/short/model.safetensors.index.json",
+                "fixtures/verify/total_size/model.safetensors.index.json",
+                "fixtures/verify/extra_entry/model.safetensors.index.json",
+                "fixtures/model/missing/model.safetensors.index.json",
+                "fixtures/verify/trailing.npy", "fixtures/verify/trailing.gguf",
+                "fixtures/verify/short.gguf", "fixtures/verify/bin/pytorch_model.bin.index.json"):
+        for args in (("verify",), ("--json", "verify", "--deep")):
+            check(same_report(plain + "/" + rel, os.path.join(www, rel), args),
+                  "%s of %s: remote differs from local" % (" ".join(args), rel))
+    for rel in ("fixtures/verify/badcrc.pt", "fixtures/verify/nonfinite.pt", "big/torch.pt"):
+        check(same_report(plain + "/" + rel, os.path.join(www, rel), ("verify", "--deep")),
+              "verify --deep of %s: remote differs from local" % rel)
+    rc, k, b, err = requests("big/big.safetensors", ("verify",))
+    check(rc == 0 and k == 1 and b <= 100000, "verify of a 24 MiB safetensors: %d requests, "
+          "%d bytes, rc %d %s" % (k, b, rc, err))
+    size = os.path.getsize(os.path.join(www, "big/big.safetensors"))
+    rc, k, b, err = requests("big/big.safetensors", ("verify", "--deep"))
+    check(rc == 0 and size <= b < size + 200000, "verify --deep of a 24 MiB safetensors: %d "
+          "requests, %d bytes of %d, rc %d %s" % (k, b, size, rc, err))
+    rc, out, err = run(["verify", "hf://org/tiny"], env=env)
+    check(rc == 0 and "complete and consistent" in out, "verify hf://org/tiny: %d %r %r" %
+          (rc, out, err))
+
 
 if __name__ == "__main__":
     sys.exit(main())
