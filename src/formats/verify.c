@@ -689,11 +689,12 @@ ts_status ts_verify_path(const char *path, const ts_verify_options *opts, ts_ver
     st = ts_model_open(path, &mo, &m, &e);
     if (st == TS_OK) {
         st = check_model(v, m, path, &o, err);
-    } else if (!ts_model_path(path) && !ts__is_url(path) && st != TS_ERR_NOMEM &&
-               st != TS_ERR_INVALID_ARG) {
-        /* one local file that its reader refuses: a result */
+    } else if (!ts_model_path(path) && st != TS_ERR_NOMEM && st != TS_ERR_INVALID_ARG &&
+               !(ts__is_url(path) && st == TS_ERR_IO)) {
+        /* one file that its reader refuses: a result (a URL that cannot be
+         * fetched is an error, as a local path that does not exist) */
         v->totals.files = 1;
-        v->totals.file_bytes = (int64_t)sb.st_size;
+        v->totals.file_bytes = ts__is_url(path) ? 0 : (int64_t)sb.st_size;
         st = file_problem(v, path, st, e.message, err);
     } else {
         if (err)
