@@ -122,13 +122,13 @@ cat "$f" > /dev/null
 "$tshape" verify --deep "$f" | tail -1
 t_floor=$(best_of "$runs" build/tsvalues sum "$f")
 t_deep=$(best_of "$runs" "$tshape" verify --deep "$f")
-t_map=$(best_of "$runs" env TSHAPE_IO=map "$tshape" verify --deep "$f")
+t_pread=$(best_of "$runs" env TSHAPE_IO=pread "$tshape" verify --deep "$f")
 gbs() { printf '%.2f GB/s' "$(echo "$(stat -c %s "$f") / $1 / 1000000000" | bc -l)"; }
 row "floor: summing pass over the map ($mib MiB)" "$t_floor" "$(gbs "$t_floor")"
-row "tshape verify --deep (safetensors, pread)" "$t_deep" \
+row "tshape verify --deep (safetensors, mapped)" "$t_deep" \
     "$(gbs "$t_deep"), $(r2 "$t_floor" "$t_deep") of the floor (goal >= 0.5)"
-row "tshape verify --deep (safetensors, TSHAPE_IO=map)" "$t_map" \
-    "$(gbs "$t_map"), $(r2 "$t_floor" "$t_map") of the floor"
+row "tshape verify --deep (safetensors, TSHAPE_IO=pread)" "$t_pread" \
+    "$(gbs "$t_pread"), $(r2 "$t_floor" "$t_pread") of the floor"
 [ "$(echo "$t_floor / $t_deep >= 0.5" | bc -l)" = 1 ] ||
     { echo "MISSED: verify --deep below 50% of the floor"; status=1; }
 if [ -f "$tmp/big.pt" ]; then

@@ -2253,6 +2253,72 @@ TS_API const ts_verify_problem *ts_verify_problem_at(const ts_verify *v, size_t 
 TS_API const ts_verify_totals *ts_verify_totals_of(const ts_verify *v);
 
 /* ------------------------------------------------------------------------ */
+/* Fingerprints: the structural identity of a model (src/values/fingerprint.c) */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * A model's fingerprint is the SHA-256 (FIPS 180-4, through OpenSSL's
+ * libcrypto, loaded on first use) of a canonical listing of its tensors,
+ * so that two files can be matched without moving them (as weight-inspect's
+ * `id` and gguf-tools' gguf-checksum do, each with its own listing):
+ * one line per tensor of ts_model_array (each once), sorted by the bytes of
+ * the names (then of the lines, for names that repeat),
+ *     LEN:NAME DTYPE SHAPE\n
+ * LEN the number of bytes of NAME in decimal, NAME the tensor's name
+ * (ts_model_array_name) as it is, DTYPE ts_summary_dtype's spelling
+ * ("float16", "q4_k", "<U7"), SHAPE the dims in NumPy order as a JSON list
+ * ("[32,8]", "[]" for a scalar, "null" for an array without a shape); with
+ * values, a space and the lower-case hex SHA-256 of the tensor's data come
+ * before the newline: its elements in C order, each little-endian, in its
+ * own dtype (what ts_write writes for it: views, Fortran order, big-endian
+ * data and deflated members read as such), or for GGUF block types and
+ * sub-byte dtypes the bytes as stored. Offsets, padding, the order of the
+ * tensors in the files, the format, its version and metadata are left out:
+ * a file and its conversion (safetensors to .npz, a sharded model to one
+ * file) have the same fingerprint when their names, dtypes and shapes (and
+ * with values, their data) agree. Shapes of GGUF tensors are in NumPy order.
+ */
+typedef struct ts_fingerprint_options {
+    size_t struct_size;          /* sizeof(ts_fingerprint_options) */
+    int values;                  /* 0 or 1: hash the data too */
+    int nthreads;                /* >= 0, values: tensors hashed at once; 0:
+                                    one per online CPU */
+    ts_write_fn listing;         /* NULL, or called with the canonical
+                                    listing in pieces (returning non-zero
+                                    stops it: TS_ERR_IO) */
+    void *listing_user;
+    void (*progress)(void *ctx, int64_t done, int64_t total); /* values:
+                                    data bytes hashed so far and in all, from
+                                    the calling thread; NULL */
+    void *progress_ctx;
+} ts_fingerprint_options;
+
+#define TS_FINGERPRINT_OPTIONS_INIT {sizeof(ts_fingerprint_options), 0, 0, NULL, NULL, NULL, \
+                                     NULL}
+
+/* A fingerprint (a fixed layout: it never grows). */
+typedef struct ts_fingerprint {
+    char sha256[65];             /* 64 lower-case hex digits and a NUL */
+    int64_t tensors;             /* lines of the listing */
+    int64_t nbytes;              /* values: bytes of data hashed; else 0 */
+    int values;                  /* 1: the data is in it */
+} ts_fingerprint;
+
+/*
+ * Fills *out with the fingerprint of model m (see above); opts NULL:
+ * defaults (structure only). Memory: one line per tensor, and with values
+ * a 4 MiB buffer per thread.
+ * Errors: TS_ERR_UNSUPPORTED (libcrypto cannot be loaded; also opts sets
+ * fields this library does not know), TS_ERR_NOMEM, TS_ERR_IO (listing
+ * returned non-zero), with values those of reading the data ("array
+ * 'NAME': ...", as ts_array_read; a dtype without bytes of its own, NumPy
+ * object arrays: TS_ERR_DTYPE), TS_ERR_INVALID_ARG (also: opts as for
+ * ts_open_options, values not 0/1, nthreads < 0).
+ */
+TS_API ts_status ts_model_fingerprint(const ts_model *m, const ts_fingerprint_options *opts,
+                                      ts_fingerprint *out, ts_error *err);
+
+/* ------------------------------------------------------------------------ */
 /* Summaries: totals, parameters, the largest tensors, layer groups         */
 /* (src/formats/role.c, src/formats/summary.c)                              */
 /* ------------------------------------------------------------------------ */
