@@ -8,7 +8,7 @@
 # Installed as share/bash-completion/completions/tshape; to try it from a
 # checkout: . completions/tshape.bash
 
-_tshape_commands='size ndim norm flat2d flat3d prod eq get info diff convert stats show verify formats reshape broadcast transpose squeeze expand moveaxis flatten strides contiguous view ravel unravel iter slice chip einsum compose rearrange reduce repeat parse-shape extend shrink resize jagged conv convtranspose pool linear matmul cat concat stack dim help'
+_tshape_commands='size ndim norm flat2d flat3d prod eq get info diff convert stats show verify id formats reshape broadcast transpose squeeze expand moveaxis flatten strides contiguous view ravel unravel iter slice chip einsum compose rearrange reduce repeat parse-shape extend shrink resize jagged conv convtranspose pool linear matmul cat concat stack dim help'
 _tshape_globals='-j --json -h --help -V --version'
 _tshape_file_commands=' info stats show '
 
@@ -22,6 +22,7 @@ _tshape_options()
         stats) echo '--filter --exclude -s --summary -r --recursive --max-fetch -v --verbose' ;;
         show) echo '-i --index --edgeitems --threshold -r --recursive --max-fetch -v --verbose' ;;
         verify) echo '-d --deep -q --quiet -r --recursive --max-fetch -v --verbose' ;;
+        id) echo '--values -l --listing -r --recursive --max-fetch -v --verbose' ;;
         reshape) echo '--mxnet --reverse' ;;
         transpose) echo '--axes' ;;
         squeeze) echo '--axis' ;;
@@ -77,6 +78,7 @@ _tshape_values()
         show:--threshold) echo '' ;;
         show:--max-fetch) echo '' ;;
         verify:--max-fetch) echo '' ;;
+        id:--max-fetch) echo '' ;;
         transpose:--axes) echo '' ;;
         squeeze:--axis) echo '' ;;
         strides:--dtype) echo 'float32 float64 float16 uint8 int32 int8 int64 bool int16 uint16 uint32 uint64 bfloat16 complex64 complex128 float128 complex256 float8_e5m2 float8_e4m3fn float8_e4m3fnuz float8_e5m2fnuz float8_e8m0fnu datetime64 timedelta64 object' ;;

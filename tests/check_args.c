@@ -959,6 +959,30 @@ START_TEST(test_verify)
 }
 END_TEST
 
+/* Fingerprints: ts_model_fingerprint. */
+START_TEST(test_fingerprint)
+{
+    ts_model *m = NULL;
+    ts_fingerprint fp;
+    ck_assert_int_eq(ts_model_open("examples/checkpoint.npz", NULL, &m, NULL), TS_OK);
+    EXPECT(ts_model_fingerprint(NULL, NULL, &fp, EP), BAD, "ts_model_fingerprint: m is NULL");
+    EXPECT(ts_model_fingerprint(m, NULL, NULL, EP), BAD, "ts_model_fingerprint: out is NULL");
+    ts_fingerprint_options o;
+    memset(&o, 0, sizeof o);
+    EXPECT(ts_model_fingerprint(m, &o, &fp, EP), BAD, NULL);
+    o = (ts_fingerprint_options)TS_FINGERPRINT_OPTIONS_INIT;
+    o.values = 2;
+    EXPECT(ts_model_fingerprint(m, &o, &fp, EP), BAD,
+           "ts_model_fingerprint: opts->values is 2, not 0 or 1");
+    o.values = 0;
+    o.nthreads = -1;
+    EXPECT(ts_model_fingerprint(m, &o, &fp, EP), BAD,
+           "ts_model_fingerprint: opts->nthreads is -1, below 0");
+    ck_assert_int_eq(ts_model_fingerprint(m, NULL, &fp, NULL), TS_OK);
+    ts_model_close(m);
+}
+END_TEST
+
 START_TEST(test_layer_shapes)
 {
     ts_shape t = TS_SHAPE_INIT, w = TS_SHAPE_INIT, in = TS_SHAPE_INIT;
@@ -1044,6 +1068,7 @@ Suite *args_suite(void)
     tcase_add_test(tc, test_values);
     tcase_add_test(tc, test_layer_shapes);
     tcase_add_test(tc, test_verify);
+    tcase_add_test(tc, test_fingerprint);
     suite_add_tcase(s, tc);
     return s;
 }
