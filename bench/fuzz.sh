@@ -35,7 +35,7 @@ if [ "${1:-}" = "--one" ]; then
         fuzz_file_safetensors) dict=fuzz/safetensors.dict;;
         fuzz_file_gguf) dict=fuzz/gguf.dict;;
         fuzz_file_mxnet) dict=fuzz/mxnet.dict;;
-        fuzz_file_pytorch|fuzz_pickle) dict=fuzz/pytorch.dict;;
+        fuzz_file_pytorch|fuzz_pickle|fuzz_file_pickle|fuzz_scan) dict=fuzz/pytorch.dict;;
         fuzz_shape_parse|fuzz_einsum|fuzz_einops|fuzz_jagged) dict=fuzz/shape.dict;;
     esac
     # libhdf5 is not instrumented: its own faults on corrupted metadata
@@ -127,6 +127,10 @@ for h in $harnesses; do
         fuzz_file_safetensors) seed_files "$d" '*.safetensors';;
         fuzz_file_gguf) seed_files "$d" '*.gguf';;
         fuzz_file_pytorch|fuzz_pickle) seed_files "$d" '*.pt' '*.pth' '*.bin' '*.pt2';;
+        fuzz_file_pickle) seed_files "$d" '*.pkl' '*.pickle' '*.pdparams' '*.joblib' '*.bin';;
+        fuzz_scan)
+            seed_files "$d" '*.pt' '*.pth' '*.bin' '*.ckpt' '*.pkl' '*.pdparams' '*.joblib' \
+                '*.gz' '*.npy' '*.npz' '*.keras';;
         fuzz_file_onnx) seed_files "$d" '*.onnx';;
         fuzz_file_caffe) seed_files "$d" '*.caffemodel' '*.binaryproto';;
         fuzz_file_caffe2) seed_files "$d" '*.pb';;

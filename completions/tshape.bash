@@ -8,7 +8,7 @@
 # Installed as share/bash-completion/completions/tshape; to try it from a
 # checkout: . completions/tshape.bash
 
-_tshape_commands='size ndim norm flat2d flat3d prod eq get info diff convert stats show verify id formats reshape broadcast transpose squeeze expand moveaxis flatten strides contiguous view ravel unravel iter slice chip einsum compose rearrange reduce repeat parse-shape extend shrink resize jagged conv convtranspose pool linear matmul cat concat stack dim help'
+_tshape_commands='size ndim norm flat2d flat3d prod eq get info diff convert stats show verify id scan formats reshape broadcast transpose squeeze expand moveaxis flatten strides contiguous view ravel unravel iter slice chip einsum compose rearrange reduce repeat parse-shape extend shrink resize jagged conv convtranspose pool linear matmul cat concat stack dim help'
 _tshape_globals='-j --json -h --help -V --version'
 _tshape_file_commands=' info stats show '
 
@@ -23,6 +23,7 @@ _tshape_options()
         show) echo '-i --index --edgeitems --threshold -r --recursive --max-fetch -v --verbose' ;;
         verify) echo '-d --deep -q --quiet -r --recursive --max-fetch -v --verbose' ;;
         id) echo '--values -l --listing -r --recursive --max-fetch -v --verbose' ;;
+        scan) echo '--sarif' ;;
         reshape) echo '--mxnet --reverse' ;;
         transpose) echo '--axes' ;;
         squeeze) echo '--axis' ;;
@@ -46,7 +47,7 @@ _tshape_options()
 _tshape_values()
 {
     case $1:$2 in
-        info:-f | info:--format) echo 'npy pytorch npz mxnet safetensors gguf tshape32 tshape64 hdf5 onnx caffe caffe2' ;;
+        info:-f | info:--format) echo 'npy pytorch pickle npz mxnet safetensors gguf tshape32 tshape64 hdf5 onnx caffe caffe2' ;;
         info:--filter) echo '' ;;
         info:--exclude) echo '' ;;
         info:--max-header) echo '' ;;

@@ -1,11 +1,14 @@
 /* fuzz_pickle.c - the restricted pickle machine alone (src/formats/pickle.h),
- * on every pickle found in the input: one starts at each PROTO byte (0x80)
- * followed by a version 2-5, so torch files are good seeds (their data.pkl
- * members are stored). Pickles run back to back in one machine like the
- * five of a legacy file. The allowlist here gives every role to some
- * globals (chosen by the name's length), so REDUCE, NEWOBJ, BUILD, dict
- * classes and persistent ids are all reached; then the tree is walked with
- * an explicit stack, as a reader would, to touch every node. */
+ * on the input as a pickle of any protocol and on every pickle found in it:
+ * one starts at each PROTO byte (0x80) followed by a version 0-5, so torch
+ * files are good seeds (their data.pkl members are stored). Pickles run
+ * back to back in one machine like the five of a legacy file. The
+ * classifier here gives every role to some globals (chosen by the name's
+ * length), so REDUCE, NEWOBJ, INST, OBJ, BUILD, dict classes, inert
+ * placeholders and persistent ids are all reached, and an observer sees
+ * every event (and asks to skip bytes after some BUILDs, as joblib's does);
+ * then the tree is walked with an explicit stack, as a reader would, to
+ * touch every node. */
 #include "fuzz.h"
 
 #include "../src/formats/pickle.h"
@@ -17,7 +20,21 @@ static ts__pk_role classify(void *ctx, const char *module, size_t module_len, co
     (void)module;
     (void)name;
     *tag = (int)(module_len + name_len);
-    return (ts__pk_role)((module_len + name_len) % 5);
+    return (ts__pk_role)((module_len + name_len) % 6);
+}
+
+static ts_status observe(void *ctx, ts__pk_event *e, ts_error *err)
+{
+    (void)ctx;
+    (void)err;
+    FUZZ_CHECK(e->at < e->len || e->len == 0);
+    if (e->kind == TS__PK_EV_GLOBAL)
+        FUZZ_CHECK(e->module && e->name);
+    if (e->kind == TS__PK_EV_BUILD) {
+        FUZZ_CHECK(e->a && e->b && e->pos <= e->len);
+        e->skip = e->pos < e->len ? e->data[e->pos] % 8 : 0;
+    }
+    return TS_OK;
 }
 
 static size_t sink;
@@ -75,13 +92,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     ts__pk_options o;
     memset(&o, 0, sizeof o);
     o.classify = classify;
+    o.observe = observe;
     o.allow_persid = size % 2;
     o.where = "fuzz";
     o.base = 0;
     int starts = 0;
     uint8_t mark = 1;
     for (size_t pos = 0; pos + 1 < size && starts < 16; pos++) {
-        if (data[pos] != 0x80 || data[pos + 1] < 2 || data[pos + 1] > 5)
+        if (pos > 0 && (data[pos] != 0x80 || data[pos + 1] > 5))
             continue;
         starts++;
         size_t at = pos;

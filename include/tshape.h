@@ -621,7 +621,8 @@ typedef enum ts_format {
     TS_FORMAT_ONNX = 9,          /* ONNX ModelProto (.onnx) */
     TS_FORMAT_HDF5 = 10,         /* HDF5 / Keras weights (.h5, .hdf5) */
     TS_FORMAT_CAFFE = 11,        /* Caffe NetParameter / BlobProto (.caffemodel) */
-    TS_FORMAT_CAFFE2 = 12        /* Caffe2 TensorProtos or init NetDef (.pb) */
+    TS_FORMAT_CAFFE2 = 12,       /* Caffe2 TensorProtos or init NetDef (.pb) */
+    TS_FORMAT_PICKLE = 13        /* a plain pickle (.pkl, .pdparams, joblib) */
 } ts_format;
 
 /*
@@ -2514,6 +2515,186 @@ TS_API const ts_summary_group *ts_summary_group_at(ts_summary *s, size_t i);
  * array; "" for NULL.
  */
 TS_API const char *ts_summary_dtype(const ts_array *a);
+
+/* ------------------------------------------------------------------------ */
+/* Scan: what loading a file would import and run (src/formats/scan.c)      */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * torch.load, pickle.load, numpy.load(allow_pickle=True) and joblib.load
+ * import every global a pickle names and call what the pickle says; Keras
+ * runs the marshalled bytecode of Lambda layers. A scan reads what those
+ * loaders read, with tshape's restricted pickle machine (which never
+ * imports, calls or executes anything), and reports what they would import:
+ *   - every global of every pickle of a file, with the pickle, the byte
+ *     offset and the opcode that names it and its class (ts_scan_class):
+ *     each pickle member of a zip archive (data.pkl, constants.pkl, any
+ *     *.pkl, in any folder), the pickles of a legacy torch.save file, a
+ *     plain pickle of any protocol (.pkl, .pickle, .pdparams, a .bin that
+ *     is one), a joblib dump, the pickle of a .npy object array (alone or in
+ *     an .npz), and the pickles and torch.save files inside byte strings of
+ *     those pickles (torch.storage._load_from_bytes, pickle.loads
+ *     payloads), up to 4 levels deep. Whatever a file is called: the
+ *     content decides, as it does for torch.load;
+ *   - findings: zip archives built so that scanners and torch.load read
+ *     different bytes (general-purpose flag bits, a CRC-32 that does not
+ *     match, a name that differs between the local header and the central
+ *     directory, duplicate names, a data.pkl in another folder than the one
+ *     torch.load reads, data after the archive), pickle structures that
+ *     call what a call returned or change a global's attributes, Keras
+ *     Lambda layers (marshalled bytecode) and custom objects in model_config
+ *     (.h5) or config.json (.keras), and notes (a TorchScript archive, which
+ *     torch.load hands to torch.jit.load);
+ *   - whether torch.load(weights_only=True) would accept the file, with the
+ *     allowlists and opcodes of torch 1.13's and torch 2.4's
+ *     torch/_weights_only_unpickler.py, and which globals a user would have
+ *     to pass to torch.serialization.add_safe_globals (torch >= 2.4).
+ * The dangerous list is matched against every attribute of a dotted name,
+ * as Python resolves names (STACK_GLOBAL 'torch' 'os.system' is
+ * os.system); tshape(1) SCAN lists it.
+ */
+
+/* Classes of globals and findings, in increasing order of concern. */
+typedef enum ts_scan_class {
+    TS_SCAN_NONE = 0,        /* verdicts only: nothing imported */
+    TS_SCAN_TENSOR = 1,      /* tensor rebuild functions, storages, dtypes */
+    TS_SCAN_DATA = 2,        /* plain data: builtins containers, collections,
+                                NumPy arrays and scalars, datetime, ... */
+    TS_SCAN_UNKNOWN = 3,     /* imported by the loader, not known to run code,
+                                not known to be data (a pickled class) */
+    TS_SCAN_DANGEROUS = 4    /* runs code or touches the system */
+} ts_scan_class;
+
+/* "none", "tensor", "data", "unknown", "dangerous"; "unknown" for values
+ * outside the enum too. Never NULL. */
+TS_API const char *ts_scan_class_name(ts_scan_class c);
+
+/* One global of a pickle (duplicates within a pickle are counted, not
+ * repeated). Strings are owned by the scan. */
+typedef struct ts_scan_global {
+    size_t file;             /* index of its file (ts_scan_file_at) */
+    const char *pickle;      /* the pickle: "archive/data.pkl", "object
+                                pickle", "archive/data.pkl > bytes at byte
+                                120" */
+    int64_t offset;          /* byte offset of the opcode in that pickle */
+    int64_t file_offset;     /* the same in the file, or -1 (an inflated or
+                                nested pickle) */
+    const char *opcode;      /* "GLOBAL", "STACK_GLOBAL", "INST" */
+    const char *module;      /* as written (bytes that are not printable
+                                UTF-8 as \xNN) */
+    const char *name;
+    uint64_t count;          /* times the pickle names it */
+    ts_scan_class cls;
+    const char *what;        /* "run a shell command", "a tensor rebuild
+                                function", ... */
+    int torch_1_13;          /* 1: torch 1.13's weights_only allowlist has it */
+    int torch_2_4;           /* 1: torch 2.4's has it */
+} ts_scan_global;
+
+typedef enum ts_scan_finding_kind {
+    TS_SCAN_FINDING_ZIP = 1,        /* a zip differential */
+    TS_SCAN_FINDING_PICKLE = 2,     /* a pickle structure (a call of a call's
+                                       result, BUILD on a global) or a
+                                       pickle tshape could not read whole */
+    TS_SCAN_FINDING_KERAS = 3,      /* a Lambda layer or a custom object */
+    TS_SCAN_FINDING_NOTE = 4        /* for information (class TS_SCAN_NONE) */
+} ts_scan_finding_kind;
+
+typedef struct ts_scan_finding {
+    size_t file;
+    ts_scan_finding_kind kind;
+    ts_scan_class cls;       /* how it counts in the verdict */
+    const char *where;       /* member, pickle or layer, or NULL */
+    int64_t offset;          /* byte offset in the file, or -1 */
+    const char *message;     /* one line */
+} ts_scan_finding;
+
+/* What torch.load(f, weights_only=True) would do. */
+typedef enum ts_scan_wo {
+    TS_SCAN_WO_NA = 0,       /* not a file torch.load reads (npy, keras) */
+    TS_SCAN_WO_ACCEPTED = 1,
+    TS_SCAN_WO_ALLOWLIST = 2,/* accepted once the globals of safe_globals are
+                                passed to add_safe_globals (torch >= 2.4) */
+    TS_SCAN_WO_REFUSED = 3,  /* refused whatever is allowlisted (an opcode
+                                or construct it does not run, a dangerous
+                                global, not a torch.save file) */
+    TS_SCAN_WO_JIT = 4       /* a TorchScript archive: torch.load hands it to
+                                torch.jit.load, which weights_only does not
+                                restrict before torch 2.6 (CVE-2025-32434) */
+} ts_scan_wo;
+
+/* "n/a", "accepted", "allowlist", "refused", "torch.jit.load"; "unknown"
+ * outside the enum. Never NULL. */
+TS_API const char *ts_scan_wo_name(ts_scan_wo w);
+
+/* The verdict on one file. Strings are owned by the scan. */
+typedef struct ts_scan_file {
+    const char *path;
+    const char *container;   /* what the content is: "torch.save zip",
+                                "torch.save legacy", "TorchScript", "pickle",
+                                "joblib", "npy", "npz", "keras", "hdf5",
+                                "zip", "safetensors", "gguf", "onnx",
+                                "other" */
+    ts_scan_class verdict;   /* the worst class of its globals and findings */
+    ts_status status;        /* TS_OK, or why it could not be scanned whole
+                                (what was read before is reported) */
+    const char *error;       /* the message then, else NULL */
+    size_t first_global, nglobals;   /* its globals: ts_scan_global_at */
+    size_t first_finding, nfindings; /* its findings: ts_scan_finding_at */
+    size_t npickles;         /* pickles read */
+    ts_scan_wo torch_1_13, torch_2_4;
+    const char *why_1_13;    /* the reason when not accepted, else NULL */
+    const char *why_2_4;
+    const char *safe_globals;/* torch_2_4 TS_SCAN_WO_ALLOWLIST: the globals to
+                                allowlist, "module.name" joined by ", " */
+} ts_scan_file;
+
+typedef struct ts_scan ts_scan;
+
+/*
+ * Scans `path` (NUL-terminated): a regular file, or a folder and its
+ * subfolders (at most 32 levels; every regular file, in byte order of the
+ * paths; names starting with '.' are skipped, as for models: .git), or a
+ * URL (ts_is_url): a file, read by range requests for what the scan reads
+ * (zip directories and pickles; other kinds whole, within the default fetch
+ * budget), or a model (ts_model_path: an index, a Hub repository), whose
+ * files are scanned.
+ * A file that cannot be read or scanned whole is not a failure: its
+ * ts_scan_file says so (status, error) and keeps what was found before.
+ * Work and memory are bounded by what the pickles hold, never by the size
+ * of tensor data (storages are never read).
+ *   out   receives a new ts_scan, NULL on failure; close it with
+ *         ts_scan_close
+ * Errors: TS_ERR_IO (path or a folder unreadable, with strerror text),
+ * TS_ERR_NOMEM, TS_ERR_LIMIT (more than 16,777,216 files), and for a model
+ * URL those of ts_model_open.
+ */
+TS_API ts_status ts_scan_open(const char *path, ts_scan **out, ts_error *err);
+
+/* Scans an image in memory as the file `name` (NUL-terminated, used in
+ * reports; may be NULL: "-"): data (len bytes; NULL only when len is 0) is
+ * borrowed for the call only. Errors: TS_ERR_NOMEM. */
+TS_API ts_status ts_scan_open_memory(const void *data, size_t len, const char *name,
+                                     ts_scan **out, ts_error *err);
+
+/* Frees the scan. Accepts NULL. */
+TS_API void ts_scan_close(ts_scan *s);
+
+/* The worst verdict of its files (TS_SCAN_NONE for NULL or no files), and
+ * how many files could not be scanned whole (0 for NULL). tshape scan exits
+ * 2 when there is such a file, else 1 when the verdict is
+ * TS_SCAN_UNKNOWN or TS_SCAN_DANGEROUS, else 0. */
+TS_API ts_scan_class ts_scan_verdict(const ts_scan *s);
+TS_API size_t ts_scan_error_count(const ts_scan *s);
+
+/* Files, globals and findings in order (files in path order, each file's
+ * records together); counts 0 and NULL for NULL or i out of range. */
+TS_API size_t ts_scan_file_count(const ts_scan *s);
+TS_API const ts_scan_file *ts_scan_file_at(const ts_scan *s, size_t i);
+TS_API size_t ts_scan_global_count(const ts_scan *s);
+TS_API const ts_scan_global *ts_scan_global_at(const ts_scan *s, size_t i);
+TS_API size_t ts_scan_finding_count(const ts_scan *s);
+TS_API const ts_scan_finding *ts_scan_finding_at(const ts_scan *s, size_t i);
 
 /* ------------------------------------------------------------------------ */
 /* Values: decoding and statistics of the stored data (src/values)           */

@@ -808,6 +808,51 @@ START_TEST(test_summaries)
 }
 END_TEST
 
+/* Scan (src/formats/scan.c). */
+START_TEST(test_scan)
+{
+    ts_scan *s = (ts_scan *)1;
+    ts_scan_close(NULL);
+    ck_assert_int_eq(ts_scan_verdict(NULL), TS_SCAN_NONE);
+    ck_assert_uint_eq(ts_scan_error_count(NULL), 0);
+    ck_assert_uint_eq(ts_scan_file_count(NULL), 0);
+    ck_assert_ptr_null(ts_scan_file_at(NULL, 0));
+    ck_assert_uint_eq(ts_scan_global_count(NULL), 0);
+    ck_assert_ptr_null(ts_scan_global_at(NULL, 0));
+    ck_assert_uint_eq(ts_scan_finding_count(NULL), 0);
+    ck_assert_ptr_null(ts_scan_finding_at(NULL, 0));
+    ck_assert_str_eq(ts_scan_class_name((ts_scan_class)99), "unknown");
+    ck_assert_str_eq(ts_scan_class_name(TS_SCAN_DANGEROUS), "dangerous");
+    ck_assert_str_eq(ts_scan_wo_name((ts_scan_wo)-1), "unknown");
+    ck_assert_str_eq(ts_scan_wo_name(TS_SCAN_WO_JIT), "torch.jit.load");
+
+    EXPECT(ts_scan_open(NULL, &s, EP), BAD, "ts_scan_open: path is NULL");
+    ck_assert_ptr_null(s);
+    EXPECT(ts_scan_open("tests", NULL, EP), BAD, "ts_scan_open: out is NULL");
+    EXPECT(ts_scan_open("tests/no such file", &s, EP), TS_ERR_IO, NULL);
+    /* a URL that cannot be read: the file's record says so */
+    ck_assert_int_eq(ts_scan_open("http://127.0.0.1:1/x.pt", &s, NULL), TS_OK);
+    ck_assert_uint_eq(ts_scan_file_count(s), 1);
+    ck_assert_int_eq(ts_scan_file_at(s, 0)->status, TS_ERR_IO);
+    ts_scan_close(s);
+    s = (ts_scan *)1;
+    EXPECT(ts_scan_open_memory(NULL, 3, "x", &s, EP), BAD,
+           "ts_scan_open_memory: data is NULL but len is 3");
+    ck_assert_ptr_null(s);
+    EXPECT(ts_scan_open_memory("x", 1, "x", NULL, EP), BAD, "ts_scan_open_memory: out is NULL");
+
+    /* out-of-range indices of an open scan; an empty image is nothing */
+    ck_assert_int_eq(ts_scan_open_memory(NULL, 0, NULL, &s, NULL), TS_OK);
+    ck_assert_uint_eq(ts_scan_file_count(s), 1);
+    ck_assert_str_eq(ts_scan_file_at(s, 0)->path, "-");
+    ck_assert_int_eq(ts_scan_file_at(s, 0)->verdict, TS_SCAN_NONE);
+    ck_assert_ptr_null(ts_scan_file_at(s, 1));
+    ck_assert_ptr_null(ts_scan_global_at(s, 0));
+    ck_assert_ptr_null(ts_scan_finding_at(s, 0));
+    ts_scan_close(s);
+}
+END_TEST
+
 /* Values (src/values): ts_array_value_kind, ts_array_read, ts_array_stats,
  * ts_array_compare and ts_write. */
 START_TEST(test_values)
@@ -1065,6 +1110,7 @@ Suite *args_suite(void)
     tcase_add_test(tc, test_dlpack);
     tcase_add_test(tc, test_models);
     tcase_add_test(tc, test_summaries);
+    tcase_add_test(tc, test_scan);
     tcase_add_test(tc, test_values);
     tcase_add_test(tc, test_layer_shapes);
     tcase_add_test(tc, test_verify);

@@ -132,11 +132,16 @@ START_TEST(test_keras_metadata)
     ts_error err;
     ck_assert_msg(ts_file_open(path, &o, &f, &err) == TS_OK, "%s", err.message);
     const char *k, *v;
-    ck_assert_uint_eq(ts_file_metadata_count(f), 3);
+    ck_assert_uint_eq(ts_file_metadata_count(f), 4);
     ck_assert(ts_file_metadata(f, 0, &k, &v));
     ck_assert_str_eq(k, "keras_version");
     ck_assert_str_eq(v, "\"2.9.0\"");
+    /* the model's JSON, for tshape scan */
     ck_assert(ts_file_metadata(f, 2, &k, &v));
+    ck_assert_str_eq(k, "model_config");
+    static const char want[] = "\"{\\\"class_name\\\": \\\"Sequential\\\"";
+    ck_assert(strncmp(v, want, sizeof want - 1) == 0);
+    ck_assert(ts_file_metadata(f, 3, &k, &v));
     ck_assert_str_eq(k, "keras.layer_names");
     ck_assert_str_eq(v, "[\"conv2d\",\"batch_normalization\",\"max_pooling2d\",\"flatten\","
                         "\"dense\",\"dropout\",\"dense_1\"]");

@@ -182,7 +182,7 @@ typedef struct bad_case {
 
 static const bad_case bad_cases[] = {
     {"bad_magic.npy", TS_FORMAT_AUTO, TS_ERR_FORMAT, 0,
-     "unknown file format: the first bytes match none of npy, pytorch, npz, mxnet, safetensors, gguf, hdf5 "
+     "unknown file format: the first bytes match none of npy, pytorch, pickle, npz, mxnet, safetensors, gguf, hdf5 "
      "(formats without a signature need --format: tshape32, tshape64; or their extension: "
      "onnx, caffe, caffe2)"},
     {"bad_magic.npy", TS_FORMAT_NPY, TS_ERR_FORMAT, 5,

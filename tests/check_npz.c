@@ -320,9 +320,6 @@ static const struct {
     size_t len;
     const char *says;
 } sniff_cases[] = {
-    {"\x80\x02\x8a\x0a" "abcdefgh", 12, "unknown file format (it starts with a "
-     "pickle protocol byte 0x80: a Python pickle, but not a legacy PyTorch checkpoint, whose "
-     "first pickle is its magic number; tshape never runs a pickle): "},
     {"\x08\x08\x12\x0f" "tshape-f", 12, "unknown file format (its first bytes look like a "
      "protocol buffer: an ONNX model or a Caffe or Caffe2 file, which are recognised by their "
      "extension .onnx, .caffemodel, .binaryproto or .pb; or use --format onnx, caffe or "

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "formats/pickle.h"
+#include "formats/pickle_globals.h"
 #include "testutil.h"
 
 /* ---- the corpus against expected.json ----------------------------------- */
@@ -261,7 +262,9 @@ START_TEST(test_detect)
     ck_assert_int_eq(ts_format_detect(d, len), TS_FORMAT_NPZ);
     free(d);
     ck_assert_int_eq(ts_format_detect("PYTORCH1", 8), TS_FORMAT_PYTORCH);
-    ck_assert_int_eq(ts_format_detect("\x80\x02\x8a\x0a", 4), TS_FORMAT_AUTO);
+    /* a pickle that is not torch's legacy magic is a plain pickle */
+    ck_assert_int_eq(ts_format_detect("\x80\x02\x8a\x0a", 4), TS_FORMAT_PICKLE);
+    ck_assert_int_eq(ts_format_detect("\x80\x01\x8a\x0a", 4), TS_FORMAT_AUTO);
 }
 END_TEST
 
@@ -438,9 +441,6 @@ static const fx_error fixture_errors[] = {
     {"evil_legacy_exec.pt", TS_ERR_UNSUPPORTED, 27,
      "object pickle byte 27: refusing the file: GLOBAL builtins.exec is dangerous (it would "
      "run Python code under torch.load); nothing was executed"},
-    {"numpy_scalar.pt", TS_ERR_UNSUPPORTED, 64 + 171,
-     "numpy_scalar/data.pkl byte 171: refusing the file: GLOBAL numpy.core.multiarray.scalar "
-     "is not on the tensor-file allowlist (torch.load would import it); nothing was executed"},
     {"missing_storage.pt", TS_ERR_FORMAT, 64 + 93,
      "missing_storage/data.pkl byte 93: storage '7' (torch.FloatStorage, 2 elements) has no "
      "member missing_storage/data/7 in the archive"},
@@ -648,7 +648,20 @@ static void evil_posix(pb *p) { global(p, "posix", "system"); }
 static void evil_eval(pb *p) { global(p, "__builtin__", "eval"); }
 static void evil_getattr(pb *p) { global(p, "builtins", "getattr"); }
 static void evil_subprocess(pb *p) { global(p, "subprocess", "Popen"); }
-static void evil_numpy(pb *p) { global(p, "numpy.core.multiarray", "scalar"); }
+/* Dotted names resolved through another module (issue 21, defect 4). */
+static void evil_dotted(pb *p)
+{
+    op(p, 0x8c);
+    op(p, 5);
+    ops(p, "torch");
+    op(p, 0x8c);
+    op(p, 9);
+    ops(p, "os.system");
+    op(p, 0x93);
+}
+static void evil_load_from_bytes(pb *p) { global(p, "torch.storage", "_load_from_bytes"); }
+static void evil_fx(pb *p) { global(p, "torch.fx.graph_module", "reduce_graph_module"); }
+static void evil_timeit(pb *p) { global(p, "timeit", "timeit"); }
 static void evil_stack_global(pb *p)
 {
     op(p, 0x8c);
@@ -669,12 +682,6 @@ static void evil_reduce_const(pb *p)
 static void evil_newobj(pb *p)
 {
     global(p, "collections", "OrderedDict");
-    op(p, ')');
-    op(p, 0x81);
-}
-static void evil_torchscript_class(pb *p)
-{
-    global(p, "__torch__.M", "M");
     op(p, ')');
     op(p, 0x81);
 }
@@ -799,16 +806,22 @@ static const refusal refusals[] = {
      "GLOBAL builtins.eval is dangerous (it would run Python code", 0},
     {"getattr", evil_getattr, TS_ERR_UNSUPPORTED, "GLOBAL builtins.getattr is dangerous", 0},
     {"subprocess", evil_subprocess, TS_ERR_UNSUPPORTED, "subprocess.Popen is dangerous", 0},
-    {"numpy scalar", evil_numpy, TS_ERR_UNSUPPORTED,
-     "GLOBAL numpy.core.multiarray.scalar is not on the tensor-file allowlist", 0},
+    {"dotted", evil_dotted, TS_ERR_UNSUPPORTED,
+     "STACK_GLOBAL torch.os.system is dangerous (it would run a shell command", 0},
+    {"_load_from_bytes", evil_load_from_bytes, TS_ERR_UNSUPPORTED,
+     "GLOBAL torch.storage._load_from_bytes is dangerous (it would load a torch.save file "
+     "from bytes, with weights_only=False", 0},
+    {"fx", evil_fx, TS_ERR_UNSUPPORTED, "GLOBAL torch.fx.graph_module.reduce_graph_module is "
+     "dangerous (it would run Python code generated from a graph", 0},
+    {"timeit", evil_timeit, TS_ERR_UNSUPPORTED, "GLOBAL timeit.timeit is dangerous (it would "
+     "run Python code", 0},
     {"STACK_GLOBAL", evil_stack_global, TS_ERR_UNSUPPORTED,
      "object pickle byte 39: refusing the file: STACK_GLOBAL nt.system is dangerous", 0},
-    {"INST", evil_inst, TS_ERR_UNSUPPORTED, "opcode INST (0x69) is not allowed", 0},
+    {"INST", evil_inst, TS_ERR_UNSUPPORTED, "INST os.system is dangerous (it would run a "
+     "shell command", 0},
     {"REDUCE of a dtype", evil_reduce_const, TS_ERR_UNSUPPORTED,
      "REDUCE calls torch.float32, which is allowed only as a value", 0},
     {"NEWOBJ", evil_newobj, TS_ERR_UNSUPPORTED, "only TorchScript classes are allowed", 0},
-    {"__torch__ outside TorchScript", evil_torchscript_class, TS_ERR_UNSUPPORTED,
-     "__torch__.M.M is not on the tensor-file allowlist", 0},
     {"BUILD on a list", evil_build_list, TS_ERR_UNSUPPORTED, "BUILD sets the state of a list", 0},
     {"module persistent id", evil_persid_module, TS_ERR_UNSUPPORTED,
      "persistent id of kind 'module'", 0},
@@ -824,8 +837,10 @@ static const refusal refusals[] = {
     {"frame", bad_frame, TS_ERR_TRUNCATED, "FRAME of 4294967295 bytes runs past the end", 0},
     {"cycle", bad_cycle, TS_ERR_FORMAT, "a list contains itself", 0},
     {"laughs", bad_laughs, TS_ERR_LIMIT, "names more than", 0},
-    {"deep", bad_deep, TS_ERR_LIMIT, "containers nested more than 1000 deep", 0},
-    {"deep shared", bad_deep_shared, TS_ERR_LIMIT, "containers nested more than 1000 deep", 0},
+    {"deep", bad_deep, TS_ERR_LIMIT, "object pickle byte 2029: values nested more than 1000 "
+     "deep", 0},
+    {"deep shared", bad_deep_shared, TS_ERR_LIMIT, "object pickle byte 2040: values nested "
+     "more than 1000 deep", 0},
     {"geometry", bad_geometry, TS_ERR_FORMAT, "tensor of shape (2,3), stride (3,1) and storage "
      "offset 1 needs 28 bytes of storage 'k0', which has 24", 1},
     {"negative dim", bad_negative_dim, TS_ERR_VALUE, "tensor size has a negative entry -3", 1},
@@ -912,11 +927,11 @@ START_TEST(test_machine)
     ck_assert_int_eq(ts__pk_load(pk, two, 5, 0, &o, &v, &end, NULL), TS_ERR_FORMAT);
     ck_assert_int_eq(ts__pk_load(pk, two, 3, 0, &o, &v, &end, NULL), TS_ERR_TRUNCATED);
     ts__pk_free(pk);
-    ck_assert_str_eq(ts__pk_danger("os", 2, "system", 6), "run a shell command");
-    ck_assert_str_eq(ts__pk_danger("http.client", 11, "HTTPConnection", 14),
+    ck_assert_str_eq(ts__global_danger("os", 2, "system", 6), "run a shell command");
+    ck_assert_str_eq(ts__global_danger("http.client", 11, "HTTPConnection", 14),
                      "open network connections");
-    ck_assert_ptr_null(ts__pk_danger("torch", 5, "FloatStorage", 12));
-    ck_assert_ptr_null(ts__pk_danger("osx", 3, "system", 6));
+    ck_assert_ptr_null(ts__global_danger("torch", 5, "FloatStorage", 12));
+    ck_assert_ptr_null(ts__global_danger("osx", 3, "version", 7));
 }
 END_TEST
 

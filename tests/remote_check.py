@@ -275,6 +275,14 @@ def checks_all(ngx, www, s3url, have_corpus):
         check(ok, "info --json --metadata of %s: remote differs from local" % rel)
         n += 1
     print("remote: %d files: remote reports equal local ones" % n)
+    # scan: what loading would run, read by range requests (--json: the
+    # records name the file, which differs only by the URL)
+    scanned = [rel for rel in files if rel.startswith(("fixtures/scan/", "corpus/pytorch/",
+                                                       "fixtures/pytorch/", "corpus/npy/"))]
+    for rel in scanned:
+        check(same_report(plain + "/" + rel, os.path.join(www, rel), ("--json", "scan")),
+              "scan of %s: remote differs from local" % rel)
+    print("remote: %d files: remote scans equal local ones" % len(scanned))
 
     # 2. Values: statistics, show, diff --values, convert.
     for rel in ("examples/checkpoint.npz", "examples/model.safetensors", "big/torch.pt",

@@ -548,6 +548,20 @@ static int info_model(cli_ctx *ctx, const info_opts *o, const char *path)
     }
     if (o->metadata)
         report_model_metadata(ctx, path, m);
+    /* every file says something: one without arrays says so */
+    for (size_t k = 0; k < ts_model_file_count(m) && !ctx->out.closed; k++)
+        if (ts_file_count(ts_model_file(m, k)) == 0)
+            report_empty_file(ctx, ts_model_file_path(m, k), ts_model_file(m, k));
+    if (ts_model_file_count(m) == 0 && !ts_model_error_count(m)) {
+        /* an empty folder: the empty-file record, of no format */
+        print_open_object(ctx, NULL);
+        print_string(ctx, PRINT_ANY, "file", "%s: no arrays\n", path);
+        print_string(ctx, PRINT_JSON, "format", NULL, "folder");
+        print_null(ctx, PRINT_JSON, "version", NULL);
+        print_int(ctx, PRINT_JSON, "arrays", NULL, 0);
+        print_int(ctx, PRINT_JSON, "metadata_keys", NULL, 0);
+        print_close_object(ctx);
+    }
     int status = ts_model_error_count(m) ? CLI_ERROR : CLI_OK;
     ts_model_close(m);
     return status;

@@ -140,11 +140,8 @@ static const char *name_list(int detected, char *buf, size_t cap)
  */
 static const char *what_it_looks_like(const unsigned char *d, size_t len)
 {
-    /* HDF5 and PyTorch files that pass their probes never get here. */
-    if (d[0] == 0x80 && d[1] >= 2 && d[1] <= 5)
-        return " (it starts with a pickle protocol byte 0x80: a Python pickle, but not a "
-               "legacy PyTorch checkpoint, whose first pickle is its magic number; tshape "
-               "never runs a pickle)";
+    /* HDF5, PyTorch files and pickles that pass their probes never get
+     * here. */
     if (len > 262 && memcmp(d + 257, "ustar", 5) == 0)
         return " (it is a tar archive, such as a PyTorch tar-format checkpoint, which "
                "this tshape does not read)";
@@ -157,6 +154,15 @@ static const char *what_it_looks_like(const unsigned char *d, size_t len)
         return " (its first bytes look like a protocol buffer: an ONNX model or a Caffe "
                "or Caffe2 file, which are recognised by their extension .onnx, "
                ".caffemodel, .binaryproto or .pb; or use --format onnx, caffe or caffe2)";
+    /* Pickles of protocols 0 and 1 have no PROTO: a MARK and a dict or list
+     * (protocol 0), an empty dict or list and BINPUT or MARK (1). */
+    if ((d[0] == '(' && (d[1] == 'd' || d[1] == 'l')) ||
+        ((d[0] == '}' || d[0] == ']') && (d[1] == 'q' || d[1] == '(')))
+        return " (it looks like a pickle of protocol 0 or 1, which has no signature: "
+               "--format pickle reads it)";
+    if (d[0] == 0x78 && ((unsigned)d[0] << 8 | d[1]) % 31 == 0)
+        return " (it looks like a zlib stream, such as a compressed joblib dump: decompress "
+               "it first; tshape scan reads it as it is)";
     return "";
 }
 
@@ -636,9 +642,9 @@ ts_status ts__file_guard(const ts_file *f, ts__parse_fn fn, void *arg, ts_error 
     return fn(arg, err);
 }
 
-/* Parses the file of source src (which f takes over, also on failure). */
-static ts_status open_source(ts__source *src, ts_open_options *o, ts_file **out,
-                             ts_error *err)
+/* A ts_file over source src (taken over, also on failure) that no reader
+ * parses. */
+static ts_status file_of_source(ts__source *src, ts_file **out, ts_error *err)
 {
     ts_file *f = file_new(err);
     if (!f) {
@@ -650,10 +656,22 @@ static ts_status open_source(ts__source *src, ts_open_options *o, ts_file **out,
     f->data = ts__source_image(src, &size);
     f->len = (size_t)size;
     f->nbytes = (int64_t)size;
+    *out = f;
+    return TS_OK;
+}
+
+/* Parses the file of source src (which f takes over, also on failure). */
+static ts_status open_source(ts__source *src, ts_open_options *o, ts_file **out,
+                             ts_error *err)
+{
+    ts_file *f;
+    ts_status st = file_of_source(src, &f, err);
+    if (st)
+        return st;
     if (ts__test_after_map)
         ts__test_after_map();
     parse_job job = {f, o};
-    ts_status st = ts__file_guard(f, run_parse, &job, err);
+    st = ts__file_guard(f, run_parse, &job, err);
     if (st) {
         ts_file_close(f);
         return st;
@@ -720,6 +738,34 @@ ts_status ts_file_open(const char *path, const ts_open_options *opts, ts_file **
     if (!o.path)
         o.path = path;
     return open_source(src, &o, out, err);
+}
+
+ts_status ts__file_open_image(const char *path, const ts_open_options *opts, ts_file **out,
+                              ts_error *err)
+{
+    *out = NULL;
+    ts__source *src;
+    /* a URL: range requests, the bytes asked for (ts__file_need) */
+    if (ts__is_url(path)) {
+        ts_status st = ts__remote_open(path, opts, &src, err);
+        return st ? st : file_of_source(src, out, err);
+    }
+    /* a small file is read whole (AUTO), a larger one mapped */
+    ts_status st = ts__source_open_path(path, TS__LOCAL_AUTO, &src, err);
+    if (!st && !ts__source_is_whole(src)) {
+        ts__source_close(src);
+        st = ts__source_open_path(path, TS__LOCAL_MAP, &src, err);
+    }
+    return st ? st : file_of_source(src, out, err);
+}
+
+ts_status ts__file_of_memory(const void *data, size_t len, ts_file **out, ts_error *err)
+{
+    static const unsigned char empty[1];
+    *out = NULL;
+    ts__source *src;
+    ts_status st = ts__source_open_memory(data ? data : empty, len, &src, err);
+    return st ? st : file_of_source(src, out, err);
 }
 
 void ts_file_close(ts_file *f)

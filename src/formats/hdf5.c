@@ -787,8 +787,10 @@ static ts_status add_json_metadata(ts_file *f, const char *key, json_t *value, t
 static ts_status keras_metadata(ts_file *f, hid_t file, ts_error *err)
 {
     ts_status st = TS_OK;
-    static const char *const scalars[] = {"keras_version", "backend"};
-    for (size_t i = 0; i < 2 && !st; i++) {
+    /* model_config: the Keras model's JSON (tshape scan reads its Lambda
+     * layers and custom objects) */
+    static const char *const scalars[] = {"keras_version", "backend", "model_config"};
+    for (size_t i = 0; i < sizeof scalars / sizeof *scalars && !st; i++) {
         json_t *v = json_array();
         if (attr_strings(file, scalars[i], v) == 1)
             st = add_json_metadata(f, scalars[i], json_array_get(v, 0), err);

@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -237,8 +238,30 @@ typedef struct pool {
     int probe;              /* skip files whose format is not detected */
 } pool;
 
+/* 1 when the file's extension is one of a reader's (.bin, .pt, .pkl, ...):
+ * such a file is a model file, and one that cannot be read is an error,
+ * never skipped (a pytorch_model.bin that is something else). */
+static int says_model(const char *path)
+{
+    const char *base = strrchr(path, '/'), *dot = strrchr(base ? base : path, '.');
+    if (!dot || !dot[1])
+        return 0;
+    size_t n = strlen(dot);
+    for (size_t i = 0; i < ts_format_count(); i++) {
+        const char *e = ts_format_info_at(i)->extensions;
+        while (*e) {
+            size_t k = strcspn(e, " ");
+            if (k == n && strncasecmp(e, dot, n) == 0)
+                return 1;
+            e += k + (e[k] == ' ');
+        }
+    }
+    return 0;
+}
+
 /* Opens one member; with probe, a file that fails because its first bytes
- * match no reader is skipped (config.json, a tokenizer), not reported. */
+ * match no reader is skipped (config.json, a tokenizer), not reported,
+ * unless its extension says it is a model file. */
 static void run_job(const pool *p, job *j)
 {
     j->status = ts_file_open(j->path, p->open, &j->file, &j->err);
@@ -252,7 +275,7 @@ static void run_job(const pool *p, job *j)
         j->missing = 1;
         return;
     }
-    if (p->probe && j->status == TS_ERR_FORMAT) {
+    if (p->probe && j->status == TS_ERR_FORMAT && !says_model(j->path)) {
         unsigned char head[64];
         int fd = open(j->path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
         if (fd >= 0) {
@@ -1511,4 +1534,22 @@ const char *ts_model_other_file(const ts_model *m, size_t i)
 int64_t ts__model_total_size(const ts_model *m)
 {
     return m->total_size;
+}
+
+/* The regular files under dir and its subfolders (at most MAX_DEPTH
+ * levels; names starting with '.' skipped), in byte order of their paths,
+ * for scan.c. *paths (malloc'd, each path too) has *n entries. */
+ts_status ts__folder_files(const char *dir, char ***paths, size_t *n, ts_error *err)
+{
+    list out = {NULL, 0, 0};
+    skipped sk = {0, NULL};
+    ts_status st = walk(dir, 1, 0, &out, &sk, err);
+    free(sk.first);
+    if (st) {
+        list_free(&out);
+        return st;
+    }
+    *paths = out.v;
+    *n = out.n;
+    return TS_OK;
 }

@@ -634,6 +634,13 @@ static ts_status apply_typestr(ts_file *f, ts_array *a, const ts_descr *d, const
     return TS_OK;
 }
 
+ts_status ts__npy_apply_descr(ts_file *f, ts_array *a, const char *descr, ts_error *err)
+{
+    ts_descr d;
+    ts_status st = ts_descr_parse(descr, &d, err);
+    return st ? st : apply_typestr(f, a, &d, descr, err);
+}
+
 enum { KEY_DESCR, KEY_FORTRAN, KEY_SHAPE, KEY_COUNT };
 static const char *const key_names[KEY_COUNT] = {"descr", "fortran_order", "shape"};
 

@@ -70,4 +70,12 @@ ts_status ts__npy_parse_header(ts_file *f, ts_array *a, const ts__npy_prelude *p
 ts_status ts__npy_check_data(const ts_array *a, const ts__npy_prelude *pre,
                              int64_t stream_size, const char *where, ts_error *err);
 
+/*
+ * Sets a's dtype fields (dtype, dtype_name, format_dtype and descr, both
+ * the text `descr`, copied into f; byteorder, itemsize, bits, block_bytes)
+ * from a simple NumPy descr ("<f4", "|S5", "<M8[ns]"), as a header's
+ * 'descr' sets them. Errors: TS_ERR_DTYPE (ts_descr_parse), TS_ERR_NOMEM.
+ */
+ts_status ts__npy_apply_descr(ts_file *f, ts_array *a, const char *descr, ts_error *err);
+
 #endif /* TSHAPE_NPY_HEADER_H */

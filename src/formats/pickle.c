@@ -4,30 +4,45 @@
  * Opcodes follow CPython's Lib/pickle.py (_Unpickler) and pickletools.py:
  * a value stack, a stack of MARK positions (items below the last mark are
  * out of reach until it is consumed, like pickle.py's metastack) and a memo.
- * Only the opcodes that protocol 2-5 pickles of tensors use are accepted;
- * the others (INST, OBJ, NEWOBJ_EX, EXT*, PERSID, out-of-band buffers and
- * the protocol-0 text opcodes) are refused by name.
+ * Every opcode of protocols 0 to 5 is interpreted as pickle.load would,
+ * except that nothing is ever looked up or called: EXT1/2/4 (the copyreg
+ * extension registry, empty unless a program fills it) and the out-of-band
+ * buffers of protocol 5 (absent from a file) are refused by name.
  */
 #include "pickle.h"
 
+#include "pickle_globals.h"
 #include "reader.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 
+/* Values are made in blocks that grow from 32 (a small pickle touches
+ * little memory) to 1024. */
 #define BLOCK_VALUES 1024
+#define BLOCK_FIRST 32
 
 typedef struct block {
     struct block *next;
-    size_t used;
-    ts__pk_value v[BLOCK_VALUES];
+    size_t used, cap;
+    ts__pk_value v[];
 } block;
+
+/* Text decoded from protocol 0 opcodes (STRING, UNICODE, long INT). */
+typedef struct text {
+    struct text *next;
+    unsigned char data[];
+} text;
 
 struct ts__pk {
     ts_file *file;           /* owns the memory (scratch), or NULL: malloc */
     block *blocks;
+    text *texts;
     size_t nvalues;
+    uint64_t nitems;         /* container items made, for the limit */
     uint64_t opcodes;
+    uint64_t seen[4];        /* opcode bytes run by the last load */
     ts__pk_value **stack;
     size_t sp, scap;
     size_t marks[TS__PK_MAX_MARKS];
@@ -41,6 +56,8 @@ struct ts__pk {
     ts__pk_value *none, *true_, *false_;
     ts__pk_value *small[256];
     /* the current load */
+    const unsigned char *data;
+    size_t len;
     const ts__pk_options *opts;
     ts_error *err;           /* the caller's, or local_err */
     ts_error local_err;
@@ -69,122 +86,89 @@ const char *ts__pk_kind_name(int kind)
     return "value";
 }
 
-/* ------------------------------------------------------------------------ */
-/* Globals that pickle exploits use                                          */
-/* ------------------------------------------------------------------------ */
-
-typedef struct danger {
-    const char *module;      /* the module or a package prefix */
-    const char *name;        /* NULL: every name of the module */
-    const char *what;
-} danger;
-
-/* After picklescan's list and the payloads of published pickle exploits.
- * "__builtin__" is normalised to "builtins" before the lookup. */
-static const danger dangers[] = {
-    {"os", "system", "run a shell command"},
-    {"os", "popen", "run a shell command"},
-    {"posix", "system", "run a shell command"},
-    {"posix", "popen", "run a shell command"},
-    {"nt", "system", "run a shell command"},
-    {"nt", "popen", "run a shell command"},
-    {"os", NULL, "act on files and processes"},
-    {"posix", NULL, "act on files and processes"},
-    {"nt", NULL, "act on files and processes"},
-    {"subprocess", NULL, "run a command"},
-    {"pty", NULL, "run a command"},
-    {"commands", NULL, "run a command"},
-    {"asyncio", NULL, "run a command"},
-    {"multiprocessing", NULL, "start processes"},
-    {"builtins", "eval", "run Python code"},
-    {"builtins", "exec", "run Python code"},
-    {"builtins", "execfile", "run Python code"},
-    {"builtins", "compile", "compile Python code"},
-    {"builtins", "open", "open a file"},
-    {"builtins", "file", "open a file"},
-    {"builtins", "getattr", "reach any attribute of any object"},
-    {"builtins", "setattr", "change any attribute of any object"},
-    {"builtins", "delattr", "change any attribute of any object"},
-    {"builtins", "__import__", "import any module"},
-    {"builtins", "breakpoint", "start a debugger"},
-    {"builtins", "input", "read from the terminal"},
-    {"builtins", "apply", "call any function"},
-    {"builtins", "globals", "reach the interpreter's globals"},
-    {"builtins", "vars", "reach the interpreter's globals"},
-    {"runpy", NULL, "run Python code"},
-    {"code", NULL, "run Python code"},
-    {"numpy.testing._private.utils", "runstring", "run Python code"},
-    {"importlib", NULL, "import any module"},
-    {"imp", NULL, "import any module"},
-    {"pkgutil", NULL, "import any module"},
-    {"operator", "attrgetter", "reach any attribute of any object"},
-    {"operator", "methodcaller", "call any method"},
-    {"operator", "itemgetter", "reach any item of any object"},
-    {"functools", "partial", "call any function"},
-    {"types", "CodeType", "build Python code"},
-    {"types", "FunctionType", "build Python functions"},
-    {"marshal", NULL, "build Python code"},
-    {"pickle", NULL, "load another pickle"},
-    {"_pickle", NULL, "load another pickle"},
-    {"cPickle", NULL, "load another pickle"},
-    {"copyreg", NULL, "build objects of any class"},
-    {"copy_reg", NULL, "build objects of any class"},
-    {"dill", NULL, "load another pickle"},
-    {"joblib", NULL, "load another pickle"},
-    {"torch", "load", "load another pickle"},
-    {"torch.serialization", "load", "load another pickle"},
-    {"torch.hub", NULL, "download and run code"},
-    {"numpy", "load", "load another pickle"},
-    {"sys", NULL, "change the interpreter"},
-    {"ctypes", NULL, "call C functions"},
-    {"_ctypes", NULL, "call C functions"},
-    {"bdb", NULL, "start a debugger"},
-    {"pdb", NULL, "start a debugger"},
-    {"socket", NULL, "open network connections"},
-    {"http", NULL, "open network connections"},
-    {"httplib", NULL, "open network connections"},
-    {"urllib", NULL, "open network connections"},
-    {"urllib2", NULL, "open network connections"},
-    {"requests", NULL, "open network connections"},
-    {"aiohttp", NULL, "open network connections"},
-    {"ftplib", NULL, "open network connections"},
-    {"smtplib", NULL, "open network connections"},
-    {"telnetlib", NULL, "open network connections"},
-    {"webbrowser", NULL, "open a web browser"},
-    {"shutil", NULL, "copy or delete files"},
-    {"tempfile", NULL, "create files"},
-    {"glob", NULL, "list files"},
-    {"io", NULL, "open files"},
-    {"_io", NULL, "open files"},
-    {"signal", NULL, "change the process's signals"},
-};
+/* pickletools.py's names, by opcode byte. */
+const char *ts__pk_opcode_name(unsigned char op)
+{
+    switch (op) {
+    case '(': return "MARK";
+    case '.': return "STOP";
+    case '0': return "POP";
+    case '1': return "POP_MARK";
+    case '2': return "DUP";
+    case 'F': return "FLOAT";
+    case 'I': return "INT";
+    case 'J': return "BININT";
+    case 'K': return "BININT1";
+    case 'L': return "LONG";
+    case 'M': return "BININT2";
+    case 'N': return "NONE";
+    case 'P': return "PERSID";
+    case 'Q': return "BINPERSID";
+    case 'R': return "REDUCE";
+    case 'S': return "STRING";
+    case 'T': return "BINSTRING";
+    case 'U': return "SHORT_BINSTRING";
+    case 'V': return "UNICODE";
+    case 'X': return "BINUNICODE";
+    case 'a': return "APPEND";
+    case 'b': return "BUILD";
+    case 'c': return "GLOBAL";
+    case 'd': return "DICT";
+    case '}': return "EMPTY_DICT";
+    case 'e': return "APPENDS";
+    case 'g': return "GET";
+    case 'h': return "BINGET";
+    case 'i': return "INST";
+    case 'j': return "LONG_BINGET";
+    case 'l': return "LIST";
+    case ']': return "EMPTY_LIST";
+    case 'o': return "OBJ";
+    case 'p': return "PUT";
+    case 'q': return "BINPUT";
+    case 'r': return "LONG_BINPUT";
+    case 's': return "SETITEM";
+    case 't': return "TUPLE";
+    case ')': return "EMPTY_TUPLE";
+    case 'u': return "SETITEMS";
+    case 'G': return "BINFLOAT";
+    case 'B': return "BINBYTES";
+    case 'C': return "SHORT_BINBYTES";
+    case 0x80: return "PROTO";
+    case 0x81: return "NEWOBJ";
+    case 0x82: return "EXT1";
+    case 0x83: return "EXT2";
+    case 0x84: return "EXT4";
+    case 0x85: return "TUPLE1";
+    case 0x86: return "TUPLE2";
+    case 0x87: return "TUPLE3";
+    case 0x88: return "NEWTRUE";
+    case 0x89: return "NEWFALSE";
+    case 0x8a: return "LONG1";
+    case 0x8b: return "LONG4";
+    case 0x8c: return "SHORT_BINUNICODE";
+    case 0x8d: return "BINUNICODE8";
+    case 0x8e: return "BINBYTES8";
+    case 0x8f: return "EMPTY_SET";
+    case 0x90: return "ADDITEMS";
+    case 0x91: return "FROZENSET";
+    case 0x92: return "NEWOBJ_EX";
+    case 0x93: return "STACK_GLOBAL";
+    case 0x94: return "MEMOIZE";
+    case 0x95: return "FRAME";
+    case 0x96: return "BYTEARRAY8";
+    case 0x97: return "NEXT_BUFFER";
+    case 0x98: return "READONLY_BUFFER";
+    default: return NULL;
+    }
+}
 
 static int text_eq(const char *a, size_t n, const char *lit)
 {
     return strlen(lit) == n && memcmp(a, lit, n) == 0;
 }
 
-/* module == m, or module starts with m + "." (a package and its modules) */
-static int module_in(const char *module, size_t n, const char *m)
-{
-    size_t k = strlen(m);
-    return n >= k && memcmp(module, m, k) == 0 && (n == k || module[k] == '.');
-}
-
-const char *ts__pk_danger(const char *module, size_t module_len, const char *name,
-                          size_t name_len)
-{
-    for (size_t i = 0; i < sizeof dangers / sizeof *dangers; i++) {
-        const danger *d = &dangers[i];
-        if (d->name ? text_eq(module, module_len, d->module) && text_eq(name, name_len, d->name)
-                    : module_in(module, module_len, d->module))
-            return d->what;
-    }
-    return NULL;
-}
-
 /* ------------------------------------------------------------------------ */
-/* The machine                                                               */
+/* Memory                                                                    */
 /* ------------------------------------------------------------------------ */
 
 /* Memory: the file's scratch memory when there is a file (freed by it
@@ -213,10 +197,12 @@ ts_status ts__pk_new(ts__pk **out, ts_file *f, ts_error *err)
     return TS_OK;
 }
 
-static int is_container(int kind)
+/* Kinds whose u.seq may own an array. */
+static int has_seq(int kind)
 {
     return kind == TS__PK_TUPLE || kind == TS__PK_LIST || kind == TS__PK_DICT ||
-           kind == TS__PK_SET || kind == TS__PK_FROZENSET;
+           kind == TS__PK_SET || kind == TS__PK_FROZENSET || kind == TS__PK_CALL ||
+           kind == TS__PK_OBJECT;
 }
 
 void ts__pk_free(ts__pk *pk)
@@ -227,10 +213,15 @@ void ts__pk_free(ts__pk *pk)
     while (pk->blocks) {
         block *b = pk->blocks;
         for (size_t i = 0; i < b->used; i++)
-            if (is_container(b->v[i].kind))
+            if (has_seq(b->v[i].kind))
                 mem_free(f, b->v[i].u.seq.v);
         pk->blocks = b->next;
         mem_free(f, b);
+    }
+    while (pk->texts) {
+        text *t = pk->texts;
+        pk->texts = t->next;
+        mem_free(f, t);
     }
     mem_free(f, pk->stack);
     mem_free(f, pk->mkeys);
@@ -241,6 +232,11 @@ void ts__pk_free(ts__pk *pk)
 uint64_t ts__pk_opcodes(const ts__pk *pk)
 {
     return pk->opcodes;
+}
+
+int ts__pk_opcode_seen(const ts__pk *pk, unsigned char op)
+{
+    return (int)(pk->seen[op >> 6] >> (op & 63) & 1);
 }
 
 /* "<where> byte <at>: <message>", err->offset from base. */
@@ -267,13 +263,15 @@ static ts__pk_value *new_value(ts__pk *pk, int kind, size_t at)
         return NULL;
     }
     block *b = pk->blocks;
-    if (!b || b->used == BLOCK_VALUES) {
-        b = mem_realloc(pk->file, NULL, sizeof *b);
+    if (!b || b->used == b->cap) {
+        size_t cap = !b ? BLOCK_FIRST : b->cap < BLOCK_VALUES ? 2 * b->cap : BLOCK_VALUES;
+        b = mem_realloc(pk->file, NULL, sizeof *b + cap * sizeof b->v[0]);
         if (!b) {
             ts__error(pk->err, TS_ERR_NOMEM, "out of memory for pickle values");
             return NULL;
         }
         b->used = 0;
+        b->cap = cap;
         b->next = pk->blocks;
         pk->blocks = b;
     }
@@ -284,6 +282,19 @@ static ts__pk_value *new_value(ts__pk *pk, int kind, size_t at)
     v->state_offset = -1;
     pk->nvalues++;
     return v;
+}
+
+/* n bytes the machine owns until ts__pk_free (decoded text). */
+static unsigned char *new_text(ts__pk *pk, size_t n)
+{
+    text *t = mem_realloc(pk->file, NULL, sizeof *t + (n ? n : 1));
+    if (!t) {
+        ts__error(pk->err, TS_ERR_NOMEM, "out of memory for %zu bytes of pickle text", n);
+        return NULL;
+    }
+    t->next = pk->texts;
+    pk->texts = t;
+    return t->data;
 }
 
 static ts__pk_value *constant(ts__pk *pk, ts__pk_value **slot, int kind, int64_t i)
@@ -343,8 +354,35 @@ static ts_status need_items(ts__pk *pk, size_t n, const char *op, size_t at)
     return TS_OK;
 }
 
-static ts_status seq_add(ts__pk *pk, ts__pk_value *c, ts__pk_value *item)
+/* c now holds (or calls with, or has the state) `item`: c is at least one
+ * level deeper. Checked here, where a chain grows, not when it is walked. */
+static ts_status deepen(ts__pk *pk, ts__pk_value *c, const ts__pk_value *item, size_t at)
 {
+    if (item && item->depth >= c->depth) {
+        if (item->depth >= TS__PK_MAX_DEPTH)
+            return fail(pk, TS_ERR_LIMIT, at, "values nested more than %d deep (tshape's "
+                        "limit)", TS__PK_MAX_DEPTH);
+        c->depth = (uint16_t)(item->depth + 1);
+    }
+    return TS_OK;
+}
+
+static ts_status count_items(ts__pk *pk, size_t n, size_t at)
+{
+    if (n > TS__PK_MAX_ITEMS - pk->nitems)
+        return fail(pk, TS_ERR_LIMIT, at, "the pickle's containers hold more than %u items "
+                    "(tshape's limit)", TS__PK_MAX_ITEMS);
+    pk->nitems += n;
+    return TS_OK;
+}
+
+static ts_status seq_add(ts__pk *pk, ts__pk_value *c, ts__pk_value *item, size_t at)
+{
+    ts_status st = count_items(pk, 1, at);
+    if (!st)
+        st = deepen(pk, c, item, at);
+    if (st)
+        return st;
     if (c->u.seq.n == c->u.seq.cap) {
         size_t cap = c->u.seq.cap ? c->u.seq.cap * 2 : 4;
         ts__pk_value **p = mem_realloc(pk->file, c->u.seq.v, cap * sizeof *p);
@@ -365,6 +403,11 @@ static ts_status collect(ts__pk *pk, int kind, size_t from, size_t at)
     if (!c)
         return pk->err->code;
     size_t n = pk->sp - from;
+    ts_status st = count_items(pk, n, at);
+    for (size_t i = from; i < pk->sp && !st; i++)
+        st = deepen(pk, c, pk->stack[i], at);
+    if (st)
+        return st;
     if (n) {
         c->u.seq.v = mem_realloc(pk->file, NULL, n * sizeof *c->u.seq.v);
         if (!c->u.seq.v)
@@ -382,6 +425,24 @@ static ts_status pop_mark(ts__pk *pk, const char *op, size_t at, size_t *mark)
         return fail(pk, TS_ERR_FORMAT, at, "%s without a MARK before it", op);
     *mark = pk->marks[--pk->nmarks];
     return TS_OK;
+}
+
+/* Tells the observer about an event of kind at input offset `at` (the
+ * opcode ends at `pos`); *skip receives what it asks to skip (BUILD). */
+static ts_status observe(ts__pk *pk, ts__pk_event_kind kind, unsigned char op, size_t at,
+                         ts__pk_value *a, ts__pk_value *b, const unsigned char *d, size_t len,
+                         size_t pos, size_t *skip)
+{
+    if (skip)
+        *skip = 0;
+    if (!pk->opts->observe)
+        return TS_OK;
+    ts__pk_event e = {.kind = kind, .op = op, .at = at, .a = a, .b = b,
+                      .data = d ? d : pk->data, .len = d ? len : pk->len, .pos = pos};
+    ts_status st = pk->opts->observe(pk->opts->observe_ctx, &e, pk->err);
+    if (skip)
+        *skip = e.skip;
+    return st;
 }
 
 /* ---- memo ---------------------------------------------------------------- */
@@ -411,6 +472,9 @@ static size_t memo_slot(const ts__pk *pk, uint64_t key)
 static ts_status memo_put(ts__pk *pk, uint64_t index, ts__pk_value *v, size_t at)
 {
     uint64_t key = index + 1;
+    if (index == UINT64_MAX)
+        return fail(pk, TS_ERR_FORMAT, at, "memo index %llu is out of range",
+                    (unsigned long long)index);
     if (pk->mcap && pk->mkeys[memo_slot(pk, key)] == key) {
         pk->mvals[memo_slot(pk, key)] = v;
         return TS_OK;
@@ -453,7 +517,7 @@ static ts_status memo_put(ts__pk *pk, uint64_t index, ts__pk_value *v, size_t at
 
 static ts__pk_value *memo_get(const ts__pk *pk, uint64_t index)
 {
-    if (!pk->mcap)
+    if (!pk->mcap || index == UINT64_MAX)
         return NULL;
     size_t s = memo_slot(pk, index + 1);
     return pk->mkeys[s] ? pk->mvals[s] : NULL;
@@ -461,9 +525,18 @@ static ts__pk_value *memo_get(const ts__pk *pk, uint64_t index)
 
 /* ---- globals ------------------------------------------------------------- */
 
+/* A GLOBAL node for module.name (as written), after the observer and the
+ * classifier; *out receives it. */
 static ts_status make_global(ts__pk *pk, const char *mod, size_t ml, const char *name,
-                             size_t nl, const char *op, size_t at)
+                             size_t nl, unsigned char op, size_t at, ts__pk_value **out)
 {
+    if (pk->opts->observe) {
+        ts__pk_event e = {.kind = TS__PK_EV_GLOBAL, .op = op, .at = at, .module = mod,
+                          .module_len = ml, .name = name, .name_len = nl};
+        ts_status st = pk->opts->observe(pk->opts->observe_ctx, &e, pk->err);
+        if (st)
+            return st;
+    }
     if (text_eq(mod, ml, "__builtin__")) {
         mod = "builtins";
         ml = 8;
@@ -472,81 +545,76 @@ static ts_status make_global(ts__pk *pk, const char *mod, size_t ml, const char 
     ts__pk_role role = pk->opts->classify
                            ? pk->opts->classify(pk->opts->ctx, mod, ml, name, nl, &tag)
                            : TS__PK_REFUSE;
+    const char *opname = ts__pk_opcode_name(op);
     if (role == TS__PK_REFUSE) {
         char m[160], n[160];
         ts__printable(mod, ml, m, sizeof m);
         ts__printable(name, nl, n, sizeof n);
-        const char *what = ts__pk_danger(mod, ml, name, nl);
+        const char *what = ts__global_danger(mod, ml, name, nl);
         if (what)
             return fail(pk, TS_ERR_UNSUPPORTED, at,
                         "refusing the file: %s %s.%s is dangerous (it would %s under "
-                        "torch.load); nothing was executed", op, m, n, what);
+                        "torch.load); nothing was executed", opname, m, n, what);
         return fail(pk, TS_ERR_UNSUPPORTED, at,
                     "refusing the file: %s %s.%s is not on the tensor-file allowlist "
-                    "(torch.load would import it); nothing was executed", op, m, n);
+                    "(torch.load would import it); nothing was executed", opname, m, n);
     }
     ts__pk_value *g = new_value(pk, TS__PK_GLOBAL, at);
     if (!g)
         return pk->err->code;
     g->role = (uint8_t)role;
+    g->op = op;
     g->tag = tag;
     g->u.g.module = mod;
     g->u.g.module_len = ml;
     g->u.g.name = name;
     g->u.g.name_len = nl;
-    return push(pk, g, at);
+    *out = g;
+    return TS_OK;
 }
 
-/* One '\n'-terminated line of GLOBAL's operand at *pos. */
-static ts_status global_line(ts__pk *pk, const unsigned char *d, size_t len, size_t *pos,
-                             const char *what, size_t at, const char **s, size_t *n)
+static ts_status fetch(ts__pk *pk, size_t pos, uint64_t n, size_t *have);
+
+/* One '\n'-terminated line at *pos of at most max bytes (GLOBAL's operands,
+ * protocol 0 text): *s and *n without the newline. With a source, the
+ * bytes are asked for in growing steps until the newline. */
+static ts_status line_at(ts__pk *pk, const unsigned char *d, size_t len, size_t *pos,
+                         size_t *have, size_t max, const char *what, size_t at,
+                         const char **s, size_t *n)
 {
-    size_t limit = len - *pos;
-    if (limit > TS__PK_MAX_GLOBAL_LINE + 1)
-        limit = TS__PK_MAX_GLOBAL_LINE + 1;
-    const unsigned char *nl = memchr(d + *pos, '\n', limit);
+    size_t limit = len - *pos, from = 0, avail = 0;
+    if (limit > max + 1)
+        limit = max + 1;
+    const unsigned char *nl = NULL;
+    while (!nl && avail < limit) {
+        avail = from < 2048 ? 4096 : 2 * from;
+        if (avail > limit)
+            avail = limit;
+        ts_status st = fetch(pk, *pos, avail, have);
+        if (st)
+            return st;
+        nl = memchr(d + *pos + from, '\n', avail - from);
+        from = avail;
+    }
     if (!nl) {
-        if (limit == TS__PK_MAX_GLOBAL_LINE + 1)
-            return fail(pk, TS_ERR_LIMIT, at, "GLOBAL's %s is longer than %d bytes",
-                        what, TS__PK_MAX_GLOBAL_LINE);
-        return fail(pk, TS_ERR_TRUNCATED, at, "the pickle ends inside GLOBAL's %s", what);
+        if (limit == max + 1)
+            return fail(pk, TS_ERR_LIMIT, at, "%s is longer than %zu bytes", what, max);
+        return fail(pk, TS_ERR_TRUNCATED, at, "the pickle ends inside %s", what);
     }
     *s = (const char *)d + *pos;
     *n = (size_t)(nl - (d + *pos));
-    if (*n == 0)
-        return fail(pk, TS_ERR_FORMAT, at, "GLOBAL's %s is empty", what);
     *pos += *n + 1;
     return TS_OK;
 }
 
-/* ---- the refused opcodes ------------------------------------------------- */
-
-static const char *refused_opcode(unsigned char op, const char **why)
+static ts_status global_line(ts__pk *pk, const unsigned char *d, size_t len, size_t *pos,
+                             size_t *have, const char *what, size_t at, const char **s,
+                             size_t *n)
 {
-    switch (op) {
-    case 'i': *why = "it instantiates a class"; return "INST";
-    case 'o': *why = "it instantiates a class"; return "OBJ";
-    case 0x92: *why = "it instantiates a class"; return "NEWOBJ_EX";
-    case 0x82: *why = "it reads the copyreg extension registry"; return "EXT1";
-    case 0x83: *why = "it reads the copyreg extension registry"; return "EXT2";
-    case 0x84: *why = "it reads the copyreg extension registry"; return "EXT4";
-    case 'P': *why = "torch.save writes binary persistent ids"; return "PERSID";
-    case 0x97: *why = "out-of-band buffers are not in the file"; return "NEXT_BUFFER";
-    case 0x98: *why = "out-of-band buffers are not in the file"; return "READONLY_BUFFER";
-    case 'I': *why = "protocol 0 text opcodes are not used by torch.save"; return "INT";
-    case 'L': *why = "protocol 0 text opcodes are not used by torch.save"; return "LONG";
-    case 'F': *why = "protocol 0 text opcodes are not used by torch.save"; return "FLOAT";
-    case 'S': *why = "protocol 0 text opcodes are not used by torch.save"; return "STRING";
-    case 'V': *why = "protocol 0 text opcodes are not used by torch.save"; return "UNICODE";
-    case 'g': *why = "protocol 0 text opcodes are not used by torch.save"; return "GET";
-    case 'p': *why = "protocol 0 text opcodes are not used by torch.save"; return "PUT";
-    case 'd': *why = "protocol 0 text opcodes are not used by torch.save"; return "DICT";
-    case 'l': *why = "protocol 0 text opcodes are not used by torch.save"; return "LIST";
-    case '0': *why = "torch.save never writes it"; return "POP";
-    case '1': *why = "torch.save never writes it"; return "POP_MARK";
-    case '2': *why = "torch.save never writes it"; return "DUP";
-    default: return NULL;
-    }
+    ts_status st = line_at(pk, d, len, pos, have, TS__PK_MAX_GLOBAL_LINE, what, at, s, n);
+    if (!st && *n == 0)
+        return fail(pk, TS_ERR_FORMAT, at, "%s is empty", what);
+    return st;
 }
 
 /* ---- the loop ------------------------------------------------------------ */
@@ -566,6 +634,10 @@ static ts_status fetch(ts__pk *pk, size_t pos, uint64_t n, size_t *have)
         *have = pos + (size_t)n;
     return st;
 }
+
+/* A protocol 0 number or id line into s1, n1. */
+#define NUM_LINE(what)                                                           \
+    line_at(pk, d, len, &pos, &have, TS__PK_MAX_GLOBAL_LINE, (what), at, &s1, &n1)
 
 #define NEED(n, name)                                                            \
     do {                                                                         \
@@ -597,8 +669,21 @@ static ts_status text_value(ts__pk *pk, const unsigned char *d, size_t len, size
     return push(pk, v, at);
 }
 
-/* LONG1/LONG4: n bytes of little-endian two's complement. */
-static ts_status long_value(ts__pk *pk, const unsigned char *p, size_t n, size_t at)
+/* A STR or BYTES value of n decoded bytes the machine owns. */
+static ts_status owned_value(ts__pk *pk, int kind, unsigned char *p, size_t n, size_t at)
+{
+    ts__pk_value *v = new_value(pk, kind, at);
+    if (!v)
+        return pk->err->code;
+    v->u.s.p = p;
+    v->u.s.n = n;
+    v->owned = 1;
+    return push(pk, v, at);
+}
+
+/* LONG1/LONG4 and long text integers: n bytes of little-endian two's
+ * complement. `owned`: p is the machine's. */
+static ts_status long_value(ts__pk *pk, const unsigned char *p, size_t n, int owned, size_t at)
 {
     /* drop sign-extension bytes that do not change the value */
     while (n > 1 && ((p[n - 1] == 0 && !(p[n - 2] & 0x80)) ||
@@ -619,7 +704,305 @@ static ts_status long_value(ts__pk *pk, const unsigned char *p, size_t n, size_t
         return pk->err->code;
     v->u.s.p = p;
     v->u.s.n = n;
+    v->owned = (uint8_t)owned;
     return push(pk, v, at);
+}
+
+/* The integer of a protocol 0 INT or LONG line (Python's int(text, 0):
+ * blanks around, a sign, 0x/0o/0b prefixes, '_' between digits; LONG may
+ * end in 'L'). Pushes an INT, or a BIGINT of the machine's bytes. */
+static ts_status text_int(ts__pk *pk, const char *s, size_t n, const char *op, size_t at)
+{
+    size_t i = 0;
+    while (n && (s[n - 1] == ' ' || s[n - 1] == '\t' || s[n - 1] == '\r'))
+        n--;
+    if (n && s[n - 1] == 'L')
+        n--;
+    while (i < n && (s[i] == ' ' || s[i] == '\t'))
+        i++;
+    int neg = 0;
+    if (i < n && (s[i] == '+' || s[i] == '-'))
+        neg = s[i++] == '-';
+    unsigned base = 10;
+    if (n - i >= 2 && s[i] == '0' && strchr("xXoObB", s[i + 1])) {
+        base = s[i + 1] == 'x' || s[i + 1] == 'X' ? 16 : s[i + 1] == 'o' || s[i + 1] == 'O' ? 8 : 2;
+        i += 2;
+    }
+    /* magnitude, little-endian, at most the line's bits */
+    unsigned char mag[TS__PK_MAX_GLOBAL_LINE / 2 + 2];
+    size_t mn = 0, digits = 0;
+    for (; i < n; i++) {
+        unsigned c = (unsigned char)s[i], dv;
+        if (c == '_' && digits)
+            continue;
+        if (c >= '0' && c <= '9')
+            dv = c - '0';
+        else if ((c | 0x20) >= 'a' && (c | 0x20) <= 'f')
+            dv = (c | 0x20) - 'a' + 10;
+        else
+            dv = 99;
+        if (dv >= base)
+            return fail(pk, TS_ERR_FORMAT, at, "%s's text is not an integer", op);
+        unsigned carry = dv;
+        for (size_t k = 0; k < mn; k++) {
+            unsigned x = mag[k] * base + carry;
+            mag[k] = (unsigned char)x;
+            carry = x >> 8;
+        }
+        if (carry && mn < sizeof mag)
+            mag[mn++] = (unsigned char)carry;
+        digits++;
+    }
+    if (!digits)
+        return fail(pk, TS_ERR_FORMAT, at, "%s's text is not an integer", op);
+    /* two's complement with a sign byte */
+    unsigned char *b = new_text(pk, mn + 1);
+    if (!b)
+        return pk->err->code;
+    memcpy(b, mag, mn);
+    b[mn] = 0;
+    if (neg) {
+        unsigned carry = 1;
+        for (size_t k = 0; k <= mn; k++) {
+            unsigned x = (unsigned)(~b[k] & 0xff) + carry;
+            b[k] = (unsigned char)x;
+            carry = x >> 8;
+        }
+    }
+    return long_value(pk, b, mn + 1, 1, at);
+}
+
+/* Appends code point cp as UTF-8 (surrogates too, as "surrogatepass"). */
+static size_t put_utf8(unsigned char *o, uint32_t cp)
+{
+    if (cp < 0x80) {
+        o[0] = (unsigned char)cp;
+        return 1;
+    }
+    if (cp < 0x800) {
+        o[0] = (unsigned char)(0xc0 | cp >> 6);
+        o[1] = (unsigned char)(0x80 | (cp & 0x3f));
+        return 2;
+    }
+    if (cp < 0x10000) {
+        o[0] = (unsigned char)(0xe0 | cp >> 12);
+        o[1] = (unsigned char)(0x80 | (cp >> 6 & 0x3f));
+        o[2] = (unsigned char)(0x80 | (cp & 0x3f));
+        return 3;
+    }
+    o[0] = (unsigned char)(0xf0 | cp >> 18);
+    o[1] = (unsigned char)(0x80 | (cp >> 12 & 0x3f));
+    o[2] = (unsigned char)(0x80 | (cp >> 6 & 0x3f));
+    o[3] = (unsigned char)(0x80 | (cp & 0x3f));
+    return 4;
+}
+
+static int hex_digits(const char *s, size_t n, uint32_t *out)
+{
+    uint32_t v = 0;
+    for (size_t i = 0; i < n; i++) {
+        unsigned c = (unsigned char)s[i];
+        unsigned d = c >= '0' && c <= '9' ? c - '0'
+                     : (c | 0x20) >= 'a' && (c | 0x20) <= 'f' ? (c | 0x20) - 'a' + 10 : 16;
+        if (d == 16)
+            return 0;
+        v = v << 4 | d;
+    }
+    *out = v;
+    return 1;
+}
+
+/* STRING: a quoted Python 2 repr, decoded as codecs.escape_decode does;
+ * UNICODE: raw-unicode-escape (\uXXXX, \UXXXXXXXX; other bytes latin-1). */
+static ts_status text_string(ts__pk *pk, const char *s, size_t n, int unicode, size_t at)
+{
+    if (!unicode) {
+        if (n < 2 || (s[0] != '\'' && s[0] != '"') || s[n - 1] != s[0])
+            return fail(pk, TS_ERR_FORMAT, at, "STRING's text is not a quoted string");
+        s++;
+        n -= 2;
+    }
+    unsigned char *o = new_text(pk, 2 * n + 1), *w = o;
+    if (!o)
+        return pk->err->code;
+    for (size_t i = 0; i < n;) {
+        unsigned char c = (unsigned char)s[i];
+        if (unicode) {
+            uint32_t cp;
+            size_t k = i + 1 < n && s[i + 1] == 'u' ? 4 : i + 1 < n && s[i + 1] == 'U' ? 8 : 0;
+            if (c == '\\' && k && n - i - 2 >= k) {
+                if (!hex_digits(s + i + 2, k, &cp) || cp > 0x10ffff)
+                    return fail(pk, TS_ERR_FORMAT, at, "UNICODE's text has a bad \\%c escape",
+                                s[i + 1]);
+                w += put_utf8(w, cp);
+                i += 2 + k;
+            } else {
+                w += put_utf8(w, c);
+                i++;
+            }
+            continue;
+        }
+        if (c != '\\' || i + 1 == n) {
+            *w++ = c;
+            i++;
+            continue;
+        }
+        char e = s[i + 1];
+        i += 2;
+        switch (e) {
+        case '\n': break;
+        case '\\': *w++ = '\\'; break;
+        case '\'': *w++ = '\''; break;
+        case '"': *w++ = '"'; break;
+        case 'a': *w++ = 7; break;
+        case 'b': *w++ = 8; break;
+        case 'f': *w++ = 12; break;
+        case 'n': *w++ = 10; break;
+        case 'r': *w++ = 13; break;
+        case 't': *w++ = 9; break;
+        case 'v': *w++ = 11; break;
+        case 'x': {
+            uint32_t v;
+            if (n - i < 2 || !hex_digits(s + i, 2, &v))
+                return fail(pk, TS_ERR_FORMAT, at, "STRING's text has a bad \\x escape");
+            *w++ = (unsigned char)v;
+            i += 2;
+            break;
+        }
+        default:
+            if (e >= '0' && e <= '7') {
+                unsigned v = (unsigned)(e - '0');
+                for (int k = 0; k < 2 && i < n && s[i] >= '0' && s[i] <= '7'; k++)
+                    v = v * 8 + (unsigned)(s[i++] - '0');
+                *w++ = (unsigned char)v;
+            } else {
+                *w++ = '\\';
+                *w++ = (unsigned char)e;
+            }
+        }
+    }
+    return owned_value(pk, TS__PK_STR, o, (size_t)(w - o), at);
+}
+
+/* A placeholder (or an allowed container) receives items: APPEND(S),
+ * SETITEM(S), ADDITEMS on what is not a list, dict or set. */
+static ts_status take_items(ts__pk *pk, ts__pk_value *c, int items, const char *op,
+                            size_t at)
+{
+    if (c->kind != TS__PK_CALL && c->kind != TS__PK_OBJECT)
+        return fail(pk, TS_ERR_FORMAT, at, "%s on a %s", op, ts__pk_kind_name(c->kind));
+    const ts__pk_value *g = c->func;
+    while (g && g->kind != TS__PK_GLOBAL && (g->kind == TS__PK_CALL || g->kind == TS__PK_OBJECT))
+        g = g->func == g ? NULL : g->func;
+    if (g && g->kind == TS__PK_GLOBAL && g->role != TS__PK_INERT)
+        return fail(pk, TS_ERR_UNSUPPORTED, at, "refusing the file: %s on a %s value; nothing "
+                    "was executed", op, ts__pk_kind_name(c->kind));
+    if (c->items != TS__PK_ITEMS_NONE && c->items != items)
+        c->items = TS__PK_ITEMS_MIXED;
+    else
+        c->items = (uint8_t)items;
+    return TS_OK;
+}
+
+/* What REDUCE, NEWOBJ, INST and OBJ may call: `cls` is a GLOBAL with the
+ * role, or the result of an inert call (a chain). */
+static ts_status make_call(ts__pk *pk, ts__pk_value *callee, ts__pk_value *args, int object,
+                           unsigned char op, size_t at, ts__pk_value **out)
+{
+    const char *name = ts__pk_opcode_name(op);
+    ts_status st = observe(pk, object ? TS__PK_EV_NEWOBJ : TS__PK_EV_REDUCE, op, at, callee,
+                           args, NULL, 0, 0, NULL);
+    if (st)
+        return st;
+    if (args->kind != TS__PK_TUPLE)
+        return fail(pk, TS_ERR_FORMAT, at, "%s's arguments are a %s, not a tuple", name,
+                    ts__pk_kind_name(args->kind));
+    ts__pk_value *c;
+    if (callee->kind == TS__PK_GLOBAL) {
+        /* module.name for messages, made only when one is written */
+        char m[160], g[160];
+#define NAMES()                                                                  \
+    (ts__printable(callee->u.g.module, callee->u.g.module_len, m, sizeof m),      \
+     ts__printable(callee->u.g.name, callee->u.g.name_len, g, sizeof g))
+        int role = callee->role;
+        int od = text_eq(callee->u.g.name, callee->u.g.name_len, "OrderedDict");
+        if (object) {
+            if (role != TS__PK_CLASS && role != TS__PK_INERT)
+                return NAMES(), fail(pk, TS_ERR_UNSUPPORTED, at, "refusing the file: %s "
+                                     "instantiates %s.%s; only TorchScript classes are "
+                                     "allowed and nothing was executed", name, m, g);
+            c = new_value(pk, TS__PK_OBJECT, at);
+        } else if (role == TS__PK_CALLABLE || role == TS__PK_INERT) {
+            c = new_value(pk, TS__PK_CALL, at);
+        } else if (role == TS__PK_DICT_TYPE) {
+            /* OrderedDict(), OrderedDict([(k, v), ...]), Counter({k: v}),
+             * defaultdict(factory[, items]): the items are the dict's; a
+             * factory is a global, seen by the observer, and dropped */
+            size_t n = args->u.seq.n;
+            ts__pk_value *last = n ? args->u.seq.v[n - 1] : NULL;
+            int items = last && (last->kind == TS__PK_LIST || last->kind == TS__PK_DICT);
+            if (n > 2 || (n == 2 && !items) || (od && n && !items))
+                return NAMES(), fail(pk, TS_ERR_FORMAT, at, "%s.%s takes no argument or a "
+                                     "list of pairs, found %zu arguments", m, g, n);
+            c = new_value(pk, TS__PK_DICT, at);
+            if (c && items && last->kind == TS__PK_LIST) {
+                c->args = last;
+                st = deepen(pk, c, last, at);
+            }
+            for (size_t i = 0; c && items && last->kind == TS__PK_DICT && i < last->u.seq.n &&
+                               !st; i++)
+                st = seq_add(pk, c, last->u.seq.v[i], at);
+            if (st)
+                return st;
+            args = NULL;
+        } else {
+            return NAMES(), fail(pk, TS_ERR_UNSUPPORTED, at, "refusing the file: %s calls "
+                                 "%s.%s, which is allowed only as a value; nothing was "
+                                 "executed", name, m, g);
+        }
+#undef NAMES
+    } else if (callee->kind == TS__PK_CALL || callee->kind == TS__PK_OBJECT) {
+        /* calling what an inert call returned: another placeholder */
+        c = new_value(pk, object ? TS__PK_OBJECT : TS__PK_CALL, at);
+    } else {
+        return fail(pk, TS_ERR_FORMAT, at, "%s calls a %s, which cannot be called", name,
+                    ts__pk_kind_name(callee->kind));
+    }
+    if (!c)
+        return pk->err->code;
+    c->func = callee;
+    c->op = op;
+    if (args)
+        c->args = args;
+    if ((st = deepen(pk, c, callee, at)) || (args && (st = deepen(pk, c, args, at))))
+        return st;
+    *out = c;
+    return TS_OK;
+}
+
+/* make_call on the top two values (callee, args), which it replaces. */
+static ts_status call_top(ts__pk *pk, int object, unsigned char op, size_t at)
+{
+    ts__pk_value *c;
+    ts_status st = make_call(pk, pk->stack[pk->sp - 2], pk->stack[pk->sp - 1], object, op, at,
+                             &c);
+    if (st)
+        return st;
+    pk->sp -= 2;
+    return push(pk, c, at);
+}
+
+/* Which opcodes this machine refuses, and why. */
+static const char *refused_opcode(unsigned char op)
+{
+    switch (op) {
+    case 0x82:
+    case 0x83:
+    case 0x84: return "it reads the copyreg extension registry, which pickle.load leaves empty";
+    case 0x97:
+    case 0x98: return "out-of-band buffers are not in the file";
+    default: return NULL;
+    }
 }
 
 ts_status ts__pk_load(ts__pk *pk, const unsigned char *data, size_t len, size_t start,
@@ -627,9 +1010,12 @@ ts_status ts__pk_load(ts__pk *pk, const unsigned char *data, size_t len, size_t 
                       ts_error *err)
 {
     pk->opts = opts;
+    pk->data = data;
+    pk->len = len;
     pk->err = err ? err : &pk->local_err;
     pk->sp = 0;
     pk->nmarks = 0;
+    memset(pk->seen, 0, sizeof pk->seen);
     memo_clear(pk);
     *out = NULL;
     const unsigned char *d = data;
@@ -637,11 +1023,6 @@ ts_status ts__pk_load(ts__pk *pk, const unsigned char *data, size_t len, size_t 
     ts_status st = TS_OK;
     if (pos >= len)
         return fail(pk, TS_ERR_TRUNCATED, pos, "expected a pickle, found the end of the data");
-    if ((st = fetch(pk, pos, PK_AHEAD, &have)))
-        return st;
-    if (d[pos] != 0x80)
-        return fail(pk, TS_ERR_FORMAT, pos, "a pickle of protocol 2 or later starts with "
-                    "PROTO (0x80), found byte 0x%02x", d[pos]);
     while (st == TS_OK) {
         if (pos >= len)
             return fail(pk, TS_ERR_TRUNCATED, pos, "the pickle ends without STOP");
@@ -650,15 +1031,18 @@ ts_status ts__pk_load(ts__pk *pk, const unsigned char *data, size_t len, size_t 
         size_t at = pos;
         unsigned char op = d[pos++];
         pk->opcodes++;
+        pk->seen[op >> 6] |= (uint64_t)1 << (op & 63);
         ts__pk_value *a, *b, *c;
         size_t mark = 0;
         uint64_t n;
+        const char *s1, *s2;
+        size_t n1, n2;
         switch (op) {
         case 0x80: /* PROTO */
             NEED(1, "PROTO");
-            if (d[pos] < 2 || d[pos] > 5)
+            if (d[pos] > 5)
                 return fail(pk, TS_ERR_UNSUPPORTED, at, "pickle protocol %d is not supported "
-                            "(protocols 2 to 5 are)", d[pos]);
+                            "(protocols 0 to 5 are)", d[pos]);
             pos++;
             break;
         case 0x95: /* FRAME */
@@ -685,6 +1069,20 @@ ts_status ts__pk_load(ts__pk *pk, const unsigned char *data, size_t len, size_t 
                             "limit)", TS__PK_MAX_MARKS);
             pk->marks[pk->nmarks++] = pk->sp;
             break;
+        case '0': /* POP: the top, or the mark when nothing is above it */
+            if (pk->sp > floor_of(pk))
+                pk->sp--;
+            else
+                st = pop_mark(pk, "POP", at, &mark);
+            break;
+        case '1': /* POP_MARK */
+            if ((st = pop_mark(pk, "POP_MARK", at, &mark)) == TS_OK)
+                pk->sp = mark;
+            break;
+        case '2': /* DUP */
+            if ((st = need_items(pk, 1, "DUP", at)) == TS_OK)
+                st = push(pk, pk->stack[pk->sp - 1], at);
+            break;
         case '}': /* EMPTY_DICT */
             st = push(pk, new_value(pk, TS__PK_DICT, at), at);
             break;
@@ -698,12 +1096,20 @@ ts_status ts__pk_load(ts__pk *pk, const unsigned char *data, size_t len, size_t 
             st = push(pk, new_value(pk, TS__PK_SET, at), at);
             break;
         case 't': /* TUPLE */
-            if ((st = pop_mark(pk, "TUPLE", at, &mark)) == TS_OK)
-                st = collect(pk, TS__PK_TUPLE, mark, at);
-            break;
+        case 'l': /* LIST */
         case 0x91: /* FROZENSET */
-            if ((st = pop_mark(pk, "FROZENSET", at, &mark)) == TS_OK)
-                st = collect(pk, TS__PK_FROZENSET, mark, at);
+            if ((st = pop_mark(pk, ts__pk_opcode_name(op), at, &mark)) == TS_OK)
+                st = collect(pk, op == 't' ? TS__PK_TUPLE : op == 'l' ? TS__PK_LIST
+                                                                      : TS__PK_FROZENSET,
+                             mark, at);
+            break;
+        case 'd': /* DICT: key, value pairs above the mark */
+            if ((st = pop_mark(pk, "DICT", at, &mark)))
+                break;
+            if ((pk->sp - mark) % 2)
+                return fail(pk, TS_ERR_FORMAT, at, "DICT with an odd number of values (%zu) "
+                            "above its MARK", pk->sp - mark);
+            st = collect(pk, TS__PK_DICT, mark, at);
             break;
         case 0x85: /* TUPLE1 */
         case 0x86: /* TUPLE2 */
@@ -715,17 +1121,19 @@ ts_status ts__pk_load(ts__pk *pk, const unsigned char *data, size_t len, size_t 
             if ((st = need_items(pk, 3, "SETITEM", at)))
                 break;
             c = pk->stack[pk->sp - 3];
-            if (c->kind != TS__PK_DICT)
-                return fail(pk, TS_ERR_FORMAT, at, "SETITEM on a %s, not a dict",
-                            ts__pk_kind_name(c->kind));
-            if ((st = seq_add(pk, c, pk->stack[pk->sp - 2])) == TS_OK)
-                st = seq_add(pk, c, pk->stack[pk->sp - 1]);
+            if ((st = observe(pk, TS__PK_EV_APPEND, op, at, c, NULL, d, len, pos, NULL)))
+                break;
+            if (c->kind != TS__PK_DICT && (st = take_items(pk, c, TS__PK_ITEMS_DICT,
+                                                           "SETITEM", at)))
+                break;
+            if ((st = seq_add(pk, c, pk->stack[pk->sp - 2], at)) == TS_OK)
+                st = seq_add(pk, c, pk->stack[pk->sp - 1], at);
             pk->sp -= 2;
             break;
         case 'u': /* SETITEMS */
         case 'e': /* APPENDS */
         case 0x90: { /* ADDITEMS */
-            const char *name = op == 'u' ? "SETITEMS" : op == 'e' ? "APPENDS" : "ADDITEMS";
+            const char *name = ts__pk_opcode_name(op);
             int want = op == 'u' ? TS__PK_DICT : op == 'e' ? TS__PK_LIST : TS__PK_SET;
             if ((st = pop_mark(pk, name, at, &mark)))
                 break;
@@ -733,14 +1141,18 @@ ts_status ts__pk_load(ts__pk *pk, const unsigned char *data, size_t len, size_t 
                 return fail(pk, TS_ERR_FORMAT, at, "%s has no container below its MARK",
                             name);
             c = pk->stack[mark - 1];
-            if (c->kind != want)
-                return fail(pk, TS_ERR_FORMAT, at, "%s on a %s, not a %s", name,
-                            ts__pk_kind_name(c->kind), ts__pk_kind_name(want));
+            if ((st = observe(pk, TS__PK_EV_APPEND, op, at, c, NULL, d, len, pos, NULL)))
+                break;
+            if (c->kind != want &&
+                (st = take_items(pk, c, op == 'u' ? TS__PK_ITEMS_DICT : op == 'e'
+                                                  ? TS__PK_ITEMS_LIST : TS__PK_ITEMS_SET,
+                                 name, at)))
+                break;
             if (op == 'u' && (pk->sp - mark) % 2)
                 return fail(pk, TS_ERR_FORMAT, at, "SETITEMS with an odd number of values "
                             "(%zu) above its MARK", pk->sp - mark);
             for (size_t i = mark; i < pk->sp && !st; i++)
-                st = seq_add(pk, c, pk->stack[i]);
+                st = seq_add(pk, c, pk->stack[i], at);
             pk->sp = mark;
             break;
         }
@@ -748,10 +1160,12 @@ ts_status ts__pk_load(ts__pk *pk, const unsigned char *data, size_t len, size_t 
             if ((st = need_items(pk, 2, "APPEND", at)))
                 break;
             c = pk->stack[pk->sp - 2];
-            if (c->kind != TS__PK_LIST)
-                return fail(pk, TS_ERR_FORMAT, at, "APPEND on a %s, not a list",
-                            ts__pk_kind_name(c->kind));
-            st = seq_add(pk, c, pk->stack[pk->sp - 1]);
+            if ((st = observe(pk, TS__PK_EV_APPEND, op, at, c, NULL, d, len, pos, NULL)))
+                break;
+            if (c->kind != TS__PK_LIST &&
+                (st = take_items(pk, c, TS__PK_ITEMS_LIST, "APPEND", at)))
+                break;
+            st = seq_add(pk, c, pk->stack[pk->sp - 1], at);
             pk->sp--;
             break;
         case 'K': /* BININT1 */
@@ -773,7 +1187,7 @@ ts_status ts__pk_load(ts__pk *pk, const unsigned char *data, size_t len, size_t 
             NEED(1, "LONG1");
             n = d[pos++];
             NEED(n, "LONG1");
-            st = long_value(pk, d + pos, (size_t)n, at);
+            st = long_value(pk, d + pos, (size_t)n, 0, at);
             pos += (size_t)n;
             break;
         case 0x8b: /* LONG4 */
@@ -783,9 +1197,39 @@ ts_status ts__pk_load(ts__pk *pk, const unsigned char *data, size_t len, size_t 
             if (n & 0x80000000u)
                 return fail(pk, TS_ERR_FORMAT, at, "LONG4 with a negative length");
             NEED(n, "LONG4");
-            st = long_value(pk, d + pos, (size_t)n, at);
+            st = long_value(pk, d + pos, (size_t)n, 0, at);
             pos += (size_t)n;
             break;
+        case 'I': /* INT (protocol 0): "00"/"01" are False/True */
+        case 'L': /* LONG (protocol 0) */
+            if ((st = NUM_LINE(op == 'I' ? "INT's text" : "LONG's text")))
+                break;
+            if (op == 'I' && n1 == 2 && s1[0] == '0' && (s1[1] == '0' || s1[1] == '1'))
+                st = push(pk, s1[1] == '1' ? constant(pk, &pk->true_, TS__PK_BOOL, 1)
+                                           : constant(pk, &pk->false_, TS__PK_BOOL, 0), at);
+            else
+                st = text_int(pk, s1, n1, op == 'I' ? "INT" : "LONG", at);
+            break;
+        case 'F': { /* FLOAT (protocol 0): float(text) */
+            char tmp[TS__PK_MAX_GLOBAL_LINE + 1], *e;
+            if ((st = NUM_LINE("FLOAT's text")))
+                break;
+            size_t k = 0;
+            for (size_t i = 0; i < n1; i++)
+                if (s1[i] != '_')
+                    tmp[k++] = s1[i];
+            tmp[k] = '\0';
+            double x = strtod(tmp, &e);
+            while (*e == ' ' || *e == '\t' || *e == '\r')
+                e++;
+            if (e == tmp || *e)
+                return fail(pk, TS_ERR_FORMAT, at, "FLOAT's text is not a number");
+            a = new_value(pk, TS__PK_FLOAT, at);
+            if (a)
+                a->u.f = x;
+            st = push(pk, a, at);
+            break;
+        }
         case 'G': { /* BINFLOAT, big-endian */
             NEED(8, "BINFLOAT");
             uint64_t u = 0;
@@ -806,6 +1250,13 @@ ts_status ts__pk_load(ts__pk *pk, const unsigned char *data, size_t len, size_t 
             break;
         case 'N': /* NONE */
             st = push(pk, constant(pk, &pk->none, TS__PK_NONE, 0), at);
+            break;
+        case 'S': /* STRING (protocol 0): a quoted repr */
+        case 'V': /* UNICODE (protocol 0): raw-unicode-escape */
+            if ((st = line_at(pk, d, len, &pos, &have, TS__PK_MAX_TEXT_LINE,
+                              op == 'S' ? "STRING's text" : "UNICODE's text", at, &s1,
+                              &n1)) == TS_OK)
+                st = text_string(pk, s1, n1, op == 'V', at);
             break;
         case 'X': /* BINUNICODE */
         case 'B': /* BINBYTES */
@@ -829,9 +1280,7 @@ ts_status ts__pk_load(ts__pk *pk, const unsigned char *data, size_t len, size_t 
             NEED(1, "a short string");
             n = d[pos++];
             st = text_value(pk, d, len, &pos, &have, n, op == 'C' ? TS__PK_BYTES : TS__PK_STR,
-                            op == 'C' ? "SHORT_BINBYTES" : op == 'U' ? "SHORT_BINSTRING"
-                                                                     : "SHORT_BINUNICODE",
-                            at);
+                            ts__pk_opcode_name(op), at);
             break;
         case 0x8d: /* BINUNICODE8 */
         case 0x8e: /* BINBYTES8 */
@@ -840,11 +1289,11 @@ ts_status ts__pk_load(ts__pk *pk, const unsigned char *data, size_t len, size_t 
             n = ts__le64(d + pos);
             pos += 8;
             st = text_value(pk, d, len, &pos, &have, n, op == 0x8d ? TS__PK_STR : TS__PK_BYTES,
-                            op == 0x8d ? "BINUNICODE8" : op == 0x8e ? "BINBYTES8"
-                                                                    : "BYTEARRAY8", at);
+                            ts__pk_opcode_name(op), at);
             break;
         case 'q': /* BINPUT */
         case 'r': /* LONG_BINPUT */
+        case 'p': /* PUT (protocol 0) */
         case 0x94: /* MEMOIZE */
             if (op == 'q') {
                 NEED(1, "BINPUT");
@@ -853,39 +1302,52 @@ ts_status ts__pk_load(ts__pk *pk, const unsigned char *data, size_t len, size_t 
                 NEED(4, "LONG_BINPUT");
                 n = ts__le32(d + pos);
                 pos += 4;
+            } else if (op == 'p') {
+                if ((st = NUM_LINE("PUT's text")))
+                    break;
+                int64_t v;
+                if (n1 == 0 || ts_parse_i64(s1, n1, 0, &v, NULL) != TS_OK)
+                    return fail(pk, TS_ERR_FORMAT, at, "PUT's index is not an integer >= 0");
+                n = (uint64_t)v;
             } else {
                 n = pk->mcount;
             }
             if (pk->sp == floor_of(pk))
                 return fail(pk, TS_ERR_FORMAT, at, "%s with no value to memoize",
-                            op == 'q' ? "BINPUT" : op == 'r' ? "LONG_BINPUT" : "MEMOIZE");
+                            ts__pk_opcode_name(op));
             st = memo_put(pk, n, pk->stack[pk->sp - 1], at);
             break;
         case 'h': /* BINGET */
         case 'j': /* LONG_BINGET */
+        case 'g': /* GET (protocol 0) */
             if (op == 'h') {
                 NEED(1, "BINGET");
                 n = d[pos++];
-            } else {
+            } else if (op == 'j') {
                 NEED(4, "LONG_BINGET");
                 n = ts__le32(d + pos);
                 pos += 4;
+            } else {
+                if ((st = NUM_LINE("GET's text")))
+                    break;
+                int64_t v;
+                if (n1 == 0 || ts_parse_i64(s1, n1, 0, &v, NULL) != TS_OK)
+                    return fail(pk, TS_ERR_FORMAT, at, "GET's index is not an integer >= 0");
+                n = (uint64_t)v;
             }
             a = memo_get(pk, n);
             if (!a)
                 return fail(pk, TS_ERR_FORMAT, at, "%s of memo entry %llu, which was never "
-                            "set", op == 'h' ? "BINGET" : "LONG_BINGET", (unsigned long long)n);
+                            "set", ts__pk_opcode_name(op), (unsigned long long)n);
             st = push(pk, a, at);
             break;
-        case 'c': { /* GLOBAL */
-            const char *mod, *name;
-            size_t ml, nl;
-            if ((st = global_line(pk, d, len, &pos, "module", at, &mod, &ml)) ||
-                (st = global_line(pk, d, len, &pos, "name", at, &name, &nl)))
+        case 'c': /* GLOBAL */
+            if ((st = global_line(pk, d, len, &pos, &have, "GLOBAL's module", at, &s1, &n1)) ||
+                (st = global_line(pk, d, len, &pos, &have, "GLOBAL's name", at, &s2, &n2)) ||
+                (st = make_global(pk, s1, n1, s2, n2, op, at, &a)))
                 break;
-            st = make_global(pk, mod, ml, name, nl, "GLOBAL", at);
+            st = push(pk, a, at);
             break;
-        }
         case 0x93: /* STACK_GLOBAL */
             if ((st = need_items(pk, 2, "STACK_GLOBAL", at)))
                 break;
@@ -895,89 +1357,122 @@ ts_status ts__pk_load(ts__pk *pk, const unsigned char *data, size_t len, size_t 
                 return fail(pk, TS_ERR_FORMAT, at, "STACK_GLOBAL needs two str values, found "
                             "%s and %s", ts__pk_kind_name(a->kind), ts__pk_kind_name(b->kind));
             pk->sp -= 2;
-            st = make_global(pk, (const char *)a->u.s.p, a->u.s.n, (const char *)b->u.s.p,
-                             b->u.s.n, "STACK_GLOBAL", at);
+            if ((st = make_global(pk, (const char *)a->u.s.p, a->u.s.n, (const char *)b->u.s.p,
+                                  b->u.s.n, op, at, &c)) == TS_OK)
+                st = push(pk, c, at);
+            break;
+        case 'i': /* INST: module, name lines; the arguments above the mark */
+            if ((st = global_line(pk, d, len, &pos, &have, "GLOBAL's module", at, &s1, &n1)) ||
+                (st = global_line(pk, d, len, &pos, &have, "GLOBAL's name", at, &s2, &n2)) ||
+                (st = make_global(pk, s1, n1, s2, n2, op, at, &a)) ||
+                (st = pop_mark(pk, "INST", at, &mark)) ||
+                (st = push(pk, a, at)))
+                break;
+            /* the class goes below its arguments */
+            memmove(pk->stack + mark + 1, pk->stack + mark,
+                    (pk->sp - 1 - mark) * sizeof *pk->stack);
+            pk->stack[mark] = a;
+            if ((st = collect(pk, TS__PK_TUPLE, mark + 1, at)) == TS_OK)
+                st = call_top(pk, 1, op, at);
+            break;
+        case 'o': /* OBJ: the class and its arguments above the mark */
+            if ((st = pop_mark(pk, "OBJ", at, &mark)))
+                break;
+            if (pk->sp == mark)
+                return fail(pk, TS_ERR_FORMAT, at, "OBJ without a class above its MARK");
+            if ((st = collect(pk, TS__PK_TUPLE, mark + 1, at)) == TS_OK)
+                st = call_top(pk, 1, op, at);
             break;
         case 'R': /* REDUCE */
-        case 0x81: { /* NEWOBJ */
-            const char *name = op == 'R' ? "REDUCE" : "NEWOBJ";
-            if ((st = need_items(pk, 2, name, at)))
+        case 0x81: /* NEWOBJ */
+            if ((st = need_items(pk, 2, ts__pk_opcode_name(op), at)) == TS_OK)
+                st = call_top(pk, op == 0x81, op, at);
+            break;
+        case 0x92: /* NEWOBJ_EX: class, args, kwargs (kept as the state's place
+                      is BUILD's: the kwargs are dropped, their globals seen) */
+            if ((st = need_items(pk, 3, "NEWOBJ_EX", at)) ||
+                (st = make_call(pk, pk->stack[pk->sp - 3], pk->stack[pk->sp - 2], 1, op, at,
+                                &c)))
                 break;
-            a = pk->stack[pk->sp - 2];
-            b = pk->stack[pk->sp - 1];
-            if (a->kind != TS__PK_GLOBAL)
-                return fail(pk, TS_ERR_UNSUPPORTED, at, "refusing the file: %s calls a %s, "
-                            "not an allowlisted global; nothing was executed", name,
-                            ts__pk_kind_name(a->kind));
-            if (b->kind != TS__PK_TUPLE)
-                return fail(pk, TS_ERR_FORMAT, at, "%s's arguments are a %s, not a tuple",
-                            name, ts__pk_kind_name(b->kind));
-            char m[160], g[160];
-            ts__printable(a->u.g.module, a->u.g.module_len, m, sizeof m);
-            ts__printable(a->u.g.name, a->u.g.name_len, g, sizeof g);
-            if (op == 0x81) {
-                if (a->role != TS__PK_CLASS)
-                    return fail(pk, TS_ERR_UNSUPPORTED, at, "refusing the file: NEWOBJ "
-                                "instantiates %s.%s; only TorchScript classes are allowed and "
-                                "nothing was executed", m, g);
-                c = new_value(pk, TS__PK_OBJECT, at);
-            } else if (a->role == TS__PK_CALLABLE) {
-                c = new_value(pk, TS__PK_CALL, at);
-            } else if (a->role == TS__PK_DICT_TYPE) {
-                c = new_value(pk, TS__PK_DICT, at);
-                if (c && b->u.seq.n == 1 && b->u.seq.v[0]->kind == TS__PK_LIST)
-                    c->args = b->u.seq.v[0];
-                else if (b->u.seq.n != 0)
-                    return fail(pk, TS_ERR_FORMAT, at, "%s.%s takes no argument or a list "
-                                "of pairs, found %zu arguments", m, g, b->u.seq.n);
-                b = NULL;
-            } else {
-                return fail(pk, TS_ERR_UNSUPPORTED, at, "refusing the file: REDUCE calls "
-                            "%s.%s, which is allowed only as a value; nothing was executed",
-                            m, g);
-            }
-            if (!c)
-                return pk->err->code;
-            c->func = a;
-            if (b)
-                c->args = b;
-            pk->sp -= 2;
+            if ((st = deepen(pk, c, pk->stack[pk->sp - 1], at)))
+                break;
+            pk->sp -= 3;
             st = push(pk, c, at);
             break;
-        }
-        case 'b': /* BUILD */
+        case 'b': { /* BUILD */
             if ((st = need_items(pk, 2, "BUILD", at)))
                 break;
             c = pk->stack[pk->sp - 2];
+            b = pk->stack[pk->sp - 1];
+            size_t skip;
+            if ((st = observe(pk, TS__PK_EV_BUILD, op, at, c, b, d, len, pos, &skip)))
+                break;
             if (!(c->kind == TS__PK_CALL || c->kind == TS__PK_OBJECT ||
-                  (c->kind == TS__PK_DICT && c->func)))
+                  (c->kind == TS__PK_DICT && c->func) ||
+                  (c->kind == TS__PK_GLOBAL && c->role == TS__PK_INERT)))
                 return fail(pk, TS_ERR_UNSUPPORTED, at, "refusing the file: BUILD sets the "
                             "state of a %s (only objects from allowlisted calls have one); "
                             "nothing was executed", ts__pk_kind_name(c->kind));
-            c->state = pk->stack[pk->sp - 1];
+            if ((st = deepen(pk, c, b, at)))
+                break;
+            c->state = b;
             c->state_offset = (int64_t)at;
             pk->sp--;
+            if (skip > len - pos)
+                return fail(pk, TS_ERR_TRUNCATED, at, "the %zu bytes that follow BUILD run past "
+                            "the end of the pickle (%zu bytes left)", skip, len - pos);
+            pos += skip;
             break;
+        }
         case 'Q': /* BINPERSID */
+        case 'P': /* PERSID (protocol 0): the id is a text line */
             if (!pk->opts->allow_persid)
-                return fail(pk, TS_ERR_UNSUPPORTED, at, "refusing the file: BINPERSID "
-                            "(a persistent id) is not allowed in this pickle");
-            if ((st = need_items(pk, 1, "BINPERSID", at)))
+                return fail(pk, TS_ERR_UNSUPPORTED, at, "refusing the file: %s "
+                            "(a persistent id) is not allowed in this pickle",
+                            ts__pk_opcode_name(op));
+            if (op == 'P') {
+                if ((st = NUM_LINE("PERSID's text")) ||
+                    (st = text_value(pk, (const unsigned char *)s1, n1, &(size_t){0},
+                                     &(size_t){SIZE_MAX}, n1, TS__PK_STR, "PERSID", at)))
+                    break;
+            }
+            if ((st = need_items(pk, 1, ts__pk_opcode_name(op), at)) ||
+                (st = observe(pk, TS__PK_EV_PERSID, op, at, pk->stack[pk->sp - 1], NULL, d, len,
+                                pos, NULL)))
                 break;
             c = new_value(pk, TS__PK_PERSID, at);
             if (!c)
                 return pk->err->code;
+            c->op = op;
             c->args = pk->stack[pk->sp - 1];
+            if ((st = deepen(pk, c, c->args, at)))
+                break;
             pk->stack[pk->sp - 1] = c;
             break;
         default: {
-            const char *why = NULL, *name = refused_opcode(op, &why);
-            if (name)
+            const char *why = refused_opcode(op), *name = ts__pk_opcode_name(op);
+            if (why)
                 return fail(pk, TS_ERR_UNSUPPORTED, at, "refusing the file: opcode %s (0x%02x) "
                             "is not allowed (%s); nothing was executed", name, op, why);
             return fail(pk, TS_ERR_FORMAT, at, "invalid pickle opcode 0x%02x", op);
         }
         }
     }
+    return st;
+}
+
+ts_status ts__pk_skip_nested(ts_file *f, ts__pk_event *e, const ts__pk_options *opts,
+                             ts_error *err)
+{
+    ts__pk *pk;
+    ts__pk_value *v;
+    size_t end = 0;
+    ts_status st = ts__pk_new(&pk, f, err);
+    if (st)
+        return st;
+    st = ts__pk_load(pk, e->data, e->len, e->pos, opts, &v, &end, err);
+    ts__pk_free(pk);
+    if (!st)
+        e->skip = end - e->pos;
     return st;
 }

@@ -23,7 +23,10 @@
  *      joined with '.'), then report tensors as arrays and the other
  *      leaves as metadata entries (JSON values).
  */
+#include "npy_header.h"
 #include "pickle.h"
+#include "pickle_globals.h"
+#include "pickle_numpy.h"
 #include "zip.h"
 
 #include <stdio.h>
@@ -155,6 +158,7 @@ enum {
     G_JIT_LIST,               /* torch.jit._pickle.build_intlist ... */
     G_JIT_TENSORLIST,
     G_RESTORE_TYPE_TAG,
+    G_INERT,                  /* a placeholder: never called (pickle.h) */
 };
 #define TAG(kind, index) ((kind) | ((index) << 8))
 #define TAG_KIND(tag) ((tag) & 0xff)
@@ -271,6 +275,10 @@ typedef struct ctx {
     /* legacy: the key list and where the storages start */
     const ts__pk_value *legacy_keys;
     size_t legacy_data;
+    const unsigned char *pk_data; /* the input of the last load */
+    const char *storage_dir; /* zip: "data" (data.pkl), "constants" */
+    int plain;               /* a plain pickle (no persistent ids) */
+    int joblib;              /* it holds joblib array wrappers */
 } ctx;
 
 static ts__pk_role classify(void *vc, const char *mod, size_t ml, const char *name, size_t nl,
@@ -310,7 +318,17 @@ static ts__pk_role classify(void *vc, const char *mod, size_t ml, const char *na
         *tag = G_TS_CLASS;
         return TS__PK_CLASS;
     }
-    return TS__PK_REFUSE;
+    if (text_is(mod, ml, "collections") && text_is(name, nl, "defaultdict")) {
+        *tag = G_ORDERED_DICT;
+        return TS__PK_DICT_TYPE;
+    }
+    /* Anything else torch.load would import: refused when it is known to
+     * run code, else an inert placeholder (NumPy arrays and scalars are
+     * read from theirs, pickle_numpy.h) */
+    if (ts__global_danger(mod, ml, name, nl))
+        return TS__PK_REFUSE;
+    *tag = G_INERT;
+    return TS__PK_INERT;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -430,6 +448,10 @@ static const char *kind_of(const ts__pk_value *v)
 #define GLOBAL_TEXT 320
 static const char *global_text(const ts__pk_value *g, char *buf, size_t cap)
 {
+    if (!g || g->kind != TS__PK_GLOBAL) {
+        snprintf(buf, cap, "(what a call returned)");
+        return buf;
+    }
     char m[128], n[128];
     ts__printable(g->u.g.module, g->u.g.module_len, m, sizeof m);
     ts__printable(g->u.g.name, g->u.g.name_len, n, sizeof n);
@@ -472,7 +494,8 @@ struct storage {
     int64_t numel, itemsize, nbytes;
     int64_t data_offset;     /* absolute, or -1 when not addressable */
     int located;             /* its bytes were found */
-    int deflated;
+    int deflated;            /* its member is not stored: method */
+    int method;
     int64_t comp_offset, comp_size; /* deflated: the member's stream */
     uint32_t crc32;
     const char *report_key;  /* ts_array.storage_key (file-owned) */
@@ -481,7 +504,8 @@ struct storage {
     size_t nusers, users_cap;
 };
 
-enum { K_TENSOR, K_PARAMETER, K_QUANTIZED, K_META, K_SPARSE, K_STORAGE, K_UNSUPPORTED };
+enum { K_TENSOR, K_PARAMETER, K_QUANTIZED, K_META, K_SPARSE, K_STORAGE, K_UNSUPPORTED,
+       K_NUMPY };
 
 struct tensor {
     int kind;
@@ -498,6 +522,7 @@ struct tensor {
     tensor *comp[3];         /* sparse indices/values, per-channel qparams */
     const char *comp_name[3];
     int ncomp;
+    ts__np_array *np;        /* K_NUMPY: a NumPy array inside the pickle */
 };
 
 static ts_status need_int(ctx *c, const ts__pk_value *v, const char *what, int64_t *out)
@@ -1054,7 +1079,14 @@ static ts_status get_tensor(ctx *c, ts__pk_value *v, const char *what, tensor **
 /* The tree: containers, leaves and their children                           */
 /* ------------------------------------------------------------------------ */
 
-enum { N_LEAF, N_CONTAINER, N_TENSOR, N_STORAGE };
+/* N_PLACEHOLDER: a container that is also an entry of its own (what a
+ * global tshape did not run stands for, and what it holds) */
+enum { N_LEAF, N_CONTAINER, N_TENSOR, N_STORAGE, N_PLACEHOLDER };
+
+static int walks_into(int cls)
+{
+    return cls == N_CONTAINER || cls == N_PLACEHOLDER;
+}
 
 /* The dict of an object's attributes (TorchScript), or NULL. */
 static const ts__pk_value *object_attrs(const ts__pk_value *v)
@@ -1068,8 +1100,112 @@ static size_t dict_pairs(const ts__pk_value *d)
     return (d->args ? d->args->u.seq.n : 0) + d->u.seq.n / 2;
 }
 
+/* ---- placeholders ---------------------------------------------------------- */
+
+/* A CALL or OBJECT that stands for what tshape did not run: an inert
+ * global was called or instantiated, or what such a call returned. */
+static int is_placeholder(const ts__pk_value *v)
+{
+    if (v->kind != TS__PK_CALL && v->kind != TS__PK_OBJECT)
+        return 0;
+    const ts__pk_value *f = v->func;
+    return !f || f->kind != TS__PK_GLOBAL || f->role == TS__PK_INERT;
+}
+
+/* Dict d's value for str key `key` (its own items), or NULL. */
+static const ts__pk_value *own_item(const ts__pk_value *d, const char *key)
+{
+    for (size_t i = 0; i + 1 < d->u.seq.n; i += 2) {
+        const ts__pk_value *k = d->u.seq.v[i];
+        if (k->kind == TS__PK_STR && text_is((const char *)k->u.s.p, k->u.s.n, key))
+            return d->u.seq.v[i + 1];
+    }
+    return NULL;
+}
+
+/*
+ * The dicts whose pairs are a placeholder's children after its items: for
+ * a pickled nn.Module (a state with _parameters and _modules) those two
+ * and _buffers, so its tensors get their state_dict names; else the state
+ * dict, or the two dicts of a (state, slotstate) pair. 0 when the state is
+ * something else (then it is one child, "state").
+ */
+static int state_dicts(const ts__pk_value *v, const ts__pk_value *out[3])
+{
+    const ts__pk_value *s = v->state;
+    out[0] = out[1] = out[2] = NULL;
+    if (!s)
+        return 0;
+    if (s->kind == TS__PK_DICT) {
+        const ts__pk_value *p = own_item(s, "_parameters"), *m = own_item(s, "_modules"),
+                           *b = own_item(s, "_buffers");
+        if (p && m && p->kind == TS__PK_DICT && m->kind == TS__PK_DICT) {
+            out[0] = p;
+            out[1] = b && b->kind == TS__PK_DICT ? b : NULL;
+            out[2] = m;
+        } else {
+            out[0] = s;
+        }
+        return 1;
+    }
+    if (s->kind == TS__PK_TUPLE && s->u.seq.n == 2) {
+        for (int i = 0; i < 2; i++) {
+            const ts__pk_value *x = s->u.seq.v[i];
+            if (x->kind == TS__PK_DICT)
+                out[i] = x;
+            else if (x->kind != TS__PK_NONE)
+                return out[0] = out[1] = NULL, 0;
+        }
+        return 1;
+    }
+    return 0;
+}
+
+static size_t item_count(const ts__pk_value *v)
+{
+    return v->items == TS__PK_ITEMS_DICT ? v->u.seq.n / 2 : v->u.seq.n;
+}
+
+/* Arguments worth walking into: any that is not a scalar (its JSON shows
+ * scalars; containers may hold tensors). */
+static int has_args(const ts__pk_value *v)
+{
+    if (!v->args || v->args->kind != TS__PK_TUPLE)
+        return 0;
+    for (size_t i = 0; i < v->args->u.seq.n; i++) {
+        const ts__pk_value *a = v->args->u.seq.v[i];
+        if (a->kind == TS__PK_CALL ? is_placeholder(a) || is_tensor_tag(call_tag(a))
+                                   : a->kind >= TS__PK_TUPLE && a->kind != TS__PK_GLOBAL)
+            return 1;
+    }
+    return 0;
+}
+
+/* A placeholder's children: its items (APPEND, SETITEM), its state, and
+ * its arguments as one child "args". */
+static size_t placeholder_children(const ts__pk_value *v)
+{
+    const ts__pk_value *d[3];
+    size_t n = item_count(v);
+    if (state_dicts(v, d)) {
+        for (int i = 0; i < 3; i++)
+            n += d[i] ? dict_pairs(d[i]) : 0;
+    } else if (v->state) {
+        n++;
+    }
+    return n + (size_t)has_args(v);
+}
+
+/* Names of the state and arguments of a placeholder. */
+static const ts__pk_value key_state = {.kind = TS__PK_STR,
+                                       .u = {.s = {(const unsigned char *)"state", 5}}};
+static const ts__pk_value key_args = {.kind = TS__PK_STR,
+                                      .u = {.s = {(const unsigned char *)"args", 4}}};
+
 static size_t children_of(const ts__pk_value *v)
 {
+    if (is_placeholder(v))
+        return placeholder_children(v);
     switch ((ts__pk_kind)v->kind) {
     case TS__PK_DICT: return dict_pairs(v);
     case TS__PK_LIST:
@@ -1091,6 +1227,25 @@ static size_t children_of(const ts__pk_value *v)
     return 0;
 }
 
+/* A NumPy array inside the pickle (memoised in the node, as tensors). */
+static ts_status numpy_class(ctx *c, ts__pk_value *v, int *cls)
+{
+    if (!v->aux) {
+        tensor *t = new_tensor(c, K_NUMPY);
+        ts__np_array *a = arena(c, sizeof *a);
+        if (!t || !a)
+            return TS_ERR_NOMEM;
+        ts_error e;
+        ts_status st = ts__np_array_of(v, a, &e);
+        if (st)
+            return vfail(c, st, v, "NumPy array: %s", e.message);
+        t->np = a;
+        v->aux = t;
+    }
+    *cls = N_TENSOR;
+    return TS_OK;
+}
+
 /*
  * Classifies v (interpreting tensor calls, checking BUILD targets) and
  * says whether it is a container to walk into.
@@ -1110,6 +1265,12 @@ static ts_status node_class(ctx *c, ts__pk_value *v, int *cls)
         *cls = v->u.seq.n ? N_CONTAINER : N_LEAF;
         return TS_OK;
     case TS__PK_OBJECT:
+        if (ts__np_kind(v) == TS__NP_ARRAY)
+            return numpy_class(c, v, cls);
+        if (is_placeholder(v)) {
+            *cls = placeholder_children(v) ? N_PLACEHOLDER : N_LEAF;
+            return TS_OK;
+        }
         if (v->state && !object_attrs(v))
             return vfail(c, TS_ERR_FORMAT, v, "TorchScript object state is a %s, not a dict",
                          kind_of(v->state));
@@ -1128,6 +1289,17 @@ static ts_status node_class(ctx *c, ts__pk_value *v, int *cls)
             if ((st = get_tensor(c, v, "value", &t)))
                 return st;
             *cls = N_TENSOR;
+            return TS_OK;
+        }
+        int np = ts__np_kind(v);
+        if (np == TS__NP_ARRAY)
+            return numpy_class(c, v, cls);
+        if (np == TS__NP_SCALAR || np == TS__NP_DTYPE) {
+            *cls = N_LEAF;
+            return TS_OK;
+        }
+        if (is_placeholder(v)) {
+            *cls = placeholder_children(v) ? N_PLACEHOLDER : N_LEAF;
             return TS_OK;
         }
         if (v->state) {
@@ -1165,21 +1337,10 @@ static ts_status node_class(ctx *c, ts__pk_value *v, int *cls)
 
 /* Child i of container v: *key the dict key (NULL for list items and
  * transparent calls), *index the list index. */
-static ts_status child_at(ctx *c, const ts__pk_value *v, size_t i, ts__pk_value **child,
-                          const ts__pk_value **key, size_t *index)
+/* Pair i of dict d: the class's initial list, then its own items. */
+static ts_status dict_child(ctx *c, const ts__pk_value *d, size_t i, ts__pk_value **child,
+                            const ts__pk_value **key)
 {
-    *key = NULL;
-    *index = i;
-    if (v->kind == TS__PK_LIST || v->kind == TS__PK_TUPLE) {
-        *child = v->u.seq.v[i];
-        return TS_OK;
-    }
-    if (v->kind == TS__PK_CALL) {
-        *child = v->args->u.seq.v[0];
-        *index = SIZE_MAX; /* adds no name component */
-        return TS_OK;
-    }
-    const ts__pk_value *d = v->kind == TS__PK_OBJECT ? object_attrs(v) : v;
     size_t first = d->args ? d->args->u.seq.n : 0;
     if (i < first) {
         const ts__pk_value *pair = d->args->u.seq.v[i];
@@ -1194,6 +1355,63 @@ static ts_status child_at(ctx *c, const ts__pk_value *v, size_t i, ts__pk_value 
     *key = d->u.seq.v[2 * i];
     *child = d->u.seq.v[2 * i + 1];
     return TS_OK;
+}
+
+/* Child i of placeholder v (see placeholder_children). */
+static ts_status placeholder_child(ctx *c, const ts__pk_value *v, size_t i,
+                                   ts__pk_value **child, const ts__pk_value **key,
+                                   size_t *index)
+{
+    size_t ni = item_count(v);
+    if (i < ni) {
+        if (v->items == TS__PK_ITEMS_DICT) {
+            *key = v->u.seq.v[2 * i];
+            *child = v->u.seq.v[2 * i + 1];
+        } else {
+            *child = v->u.seq.v[i];
+        }
+        return TS_OK;
+    }
+    i -= ni;
+    const ts__pk_value *d[3];
+    if (state_dicts(v, d)) {
+        for (int k = 0; k < 3; k++) {
+            size_t np = d[k] ? dict_pairs(d[k]) : 0;
+            if (i < np)
+                return dict_child(c, d[k], i, child, key);
+            i -= np;
+        }
+    } else if (v->state) {
+        if (i == 0) {
+            *child = v->state;
+            *key = &key_state;
+            return TS_OK;
+        }
+        i--;
+    }
+    *child = v->args;
+    *key = &key_args;
+    *index = i;
+    return TS_OK;
+}
+
+static ts_status child_at(ctx *c, const ts__pk_value *v, size_t i, ts__pk_value **child,
+                          const ts__pk_value **key, size_t *index)
+{
+    *key = NULL;
+    *index = i;
+    if (is_placeholder(v))
+        return placeholder_child(c, v, i, child, key, index);
+    if (v->kind == TS__PK_LIST || v->kind == TS__PK_TUPLE) {
+        *child = v->u.seq.v[i];
+        return TS_OK;
+    }
+    if (v->kind == TS__PK_CALL) {
+        *child = v->args->u.seq.v[0];
+        *index = SIZE_MAX; /* adds no name component */
+        return TS_OK;
+    }
+    return dict_child(c, v->kind == TS__PK_OBJECT ? object_attrs(v) : v, i, child, key);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -1223,13 +1441,13 @@ static ts_status count_leaves(ctx *c, ts__pk_value *root, uint64_t limit, frame 
     ts_status st = node_class(c, root, &cls);
     if (st)
         return st;
-    if (cls != N_CONTAINER) {
+    if (!walks_into(cls)) {
         root->count = leaf_count(c, root, cls);
         return TS_OK;
     }
     size_t depth = 0;
     root->mark = GREY;
-    root->count = 0;
+    root->count = cls == N_PLACEHOLDER;
     stack[depth++] = (frame){root, 0, 0};
     while (depth) {
         frame *fr = &stack[depth - 1];
@@ -1250,7 +1468,7 @@ static ts_status count_leaves(ctx *c, ts__pk_value *root, uint64_t limit, frame 
             (st = node_class(c, ch, &cls)))
             return st;
         uint64_t add;
-        if (cls != N_CONTAINER) {
+        if (!walks_into(cls)) {
             add = leaf_count(c, ch, cls);
         } else if (ch->mark == BLACK) {
             add = ch->count;
@@ -1261,7 +1479,7 @@ static ts_status count_leaves(ctx *c, ts__pk_value *root, uint64_t limit, frame 
                 return vfail(c, TS_ERR_LIMIT, ch, "containers nested more than %d deep "
                              "(tshape's limit)", MAX_DEPTH);
             ch->mark = GREY;
-            ch->count = 0;
+            ch->count = cls == N_PLACEHOLDER;
             stack[depth++] = (frame){ch, 0, 0};
             continue;
         }
@@ -1574,7 +1792,9 @@ static ts_status name_leaves(ctx *c, ts__pk_value *root, frame *stack)
     sb_add(&b, "", 0);
     int cls;
     ts_status st = node_class(c, root, &cls);
-    if (st || cls != N_CONTAINER) {
+    if (!st && cls == N_PLACEHOLDER)
+        st = emit_leaf(c, &b, root, N_LEAF);
+    if (st || !walks_into(cls)) {
         if (!st)
             st = emit_leaf(c, &b, root, cls);
         ts__scratch_free(c->f, b.p);
@@ -1613,13 +1833,15 @@ static ts_status name_leaves(ctx *c, ts__pk_value *root, frame *stack)
                 break;
             }
         }
-        if (cls == N_CONTAINER) {
+        if (walks_into(cls)) {
             /* a sub-tree counted at a shallower path may lie deeper here */
             if (depth == MAX_DEPTH) {
                 st = vfail(c, TS_ERR_LIMIT, ch, "containers nested more than %d deep "
                            "(tshape's limit)", MAX_DEPTH);
                 break;
             }
+            if (cls == N_PLACEHOLDER && (st = emit_leaf(c, &b, ch, N_LEAF)))
+                break;
             stack[depth++] = (frame){ch, 0, b.n};
             continue;
         }
@@ -1699,6 +1921,17 @@ static void json_items(sbuf *b, ts__pk_value *const *v, size_t n, int depth)
     sb_str(b, "]");
 }
 
+/* The rest of a placeholder's JSON object: its arguments, and that it was
+ * not run. */
+static void json_not_run(sbuf *b, const ts__pk_value *v, int depth)
+{
+    if (v->args && v->args->kind == TS__PK_TUPLE && v->args->u.seq.n) {
+        sb_str(b, ",\"args\":");
+        json_items(b, v->args->u.seq.v, v->args->u.seq.n, depth);
+    }
+    sb_str(b, ",\"not_executed\":true");
+}
+
 static void json_float(sbuf *b, double f)
 {
     char tmp[64];
@@ -1767,6 +2000,8 @@ static void json_value(sbuf *b, const ts__pk_value *v, int depth)
         sb_str(b, "{\"object\":");
         global_text(v->func, tmp, sizeof tmp);
         json_string(b, (const unsigned char *)tmp, strlen(tmp));
+        if (is_placeholder(v))
+            json_not_run(b, v, depth);
         sb_str(b, "}");
         return;
     case TS__PK_PERSID:
@@ -1779,6 +2014,18 @@ static void json_value(sbuf *b, const ts__pk_value *v, int depth)
     int tag = call_tag(v);
     size_t n = nargs(v);
     ts__pk_value *a0 = n ? arg(v, 0) : NULL;
+    int np = ts__np_kind(v);
+    if (np == TS__NP_SCALAR || np == TS__NP_DTYPE) {
+        ts_error e;
+        if (np == TS__NP_SCALAR ? ts__np_scalar_json(v, tmp, sizeof tmp, &e) == TS_OK
+                                : ts__np_dtype_descr(v, tmp + 64, sizeof tmp - 64, &e) == TS_OK) {
+            if (np == TS__NP_DTYPE)
+                sb_printf(b, "{\"numpy.dtype\":\"%s\"}", tmp + 64);
+            else
+                sb_str(b, tmp);
+            return;
+        }
+    }
     switch (tag) {
     case G_SIZE:
         sb_str(b, "{\"torch.Size\":");
@@ -1883,6 +2130,8 @@ static void json_value(sbuf *b, const ts__pk_value *v, int depth)
         sb_str(b, "{\"call\":");
         global_text(v->func, tmp, sizeof tmp);
         json_string(b, (const unsigned char *)tmp, strlen(tmp));
+        if (is_placeholder(v))
+            json_not_run(b, v, depth);
         sb_str(b, "}");
         return;
     }
@@ -1973,7 +2222,11 @@ static ts_status entry_note(ctx *c, size_t i, ts_array *a, const char **out)
     if (t->s && t->s->deflated) {
         if (b.n)
             sb_str(&b, "; ");
-        sb_str(&b, "storage member is deflated: data is compressed");
+        if (t->s->method == TS__ZIP_DEFLATED)
+            sb_str(&b, "storage member is deflated: data is compressed");
+        else
+            sb_printf(&b, "storage member is compressed with zip method %d (%s), which tshape "
+                      "cannot read", t->s->method, ts__zip_method_name(t->s->method));
     } else if (t->s && a->data_offset < 0 && a->size > 0 && t->kind != K_STORAGE) {
         if (b.n)
             sb_str(&b, "; ");
@@ -2026,6 +2279,30 @@ static ts_status entry_note(ctx *c, size_t i, ts_array *a, const char **out)
     return TS_OK;
 }
 
+/* A NumPy array inside the pickle: its bytes are the pickle's (a bytes
+ * value, or joblib's raw bytes after the wrapper), addressable when the
+ * pickle is stored in the file. */
+static ts_status report_numpy(ctx *c, const tensor *t, ts_array *a)
+{
+    const ts__np_array *np = t->np;
+    ts_status st = ts__npy_apply_descr(c->f, a, np->descr, c->err);
+    if (!st)
+        st = ts_shape_assign(&a->shape, np->shape, np->ndim, c->err);
+    if (!st)
+        st = ts__array_compute_sizes(a, c->err);
+    if (st)
+        return st;
+    a->fortran_order = np->fortran;
+    if (a->dtype == TS_DTYPE_OBJECT)
+        a->nbytes = -1;
+    int64_t at = np->data ? (int64_t)(np->data->u.s.p - c->pk_data) : np->data_at;
+    if (at >= 0 && c->base >= 0 && a->nbytes >= 0)
+        a->data_offset = c->base + at;
+    a->note = ts__file_printf(c->f, c->err, "NumPy array inside the pickle%s%s",
+                              np->why ? ": " : "", np->why ? np->why : "");
+    return a->note ? TS_OK : TS_ERR_NOMEM;
+}
+
 static ts_status report_tensor(ctx *c, size_t i)
 {
     const entry *e = &c->entries[i];
@@ -2035,6 +2312,8 @@ static ts_status report_tensor(ctx *c, size_t i)
         return TS_ERR_NOMEM;
     a->name = e->name;
     ts_status st;
+    if (t->kind == K_NUMPY)
+        return report_numpy(c, t, a);
     if (t->kind == K_UNSUPPORTED) {
         a->nbytes = -1;
         a->size = 1;
@@ -2144,6 +2423,35 @@ static ts_status report(ctx *c)
 /* The object pickle: load, count, locate, name                              */
 /* ------------------------------------------------------------------------ */
 
+/* A plain pickle's observer: joblib writes an array's bytes after the
+ * BUILD of its wrapper, and an object array's pickle; both are skipped
+ * (pickle_numpy.h). */
+static ts_status plain_observe(void *vc, ts__pk_event *e, ts_error *err)
+{
+    ctx *c = vc;
+    int nested = 0;
+    if (e->kind != TS__PK_EV_BUILD)
+        return TS_OK;
+    ts_status st = ts__joblib_build(e, c->where, &nested, err);
+    if (st)
+        return st;
+    if (e->skip || nested)
+        c->joblib = 1;
+    if (nested) {
+        /* an object array: its own pickle, run on a machine of its own
+         * only to find where it ends */
+        ts__pk_options o;
+        memset(&o, 0, sizeof o);
+        o.classify = classify;
+        o.ctx = c;
+        o.where = "joblib object array pickle";
+        o.base = c->base >= 0 ? c->base : -1;
+        o.src = e->data == c->file ? ts__file_source(c->f) : NULL;
+        st = ts__pk_skip_nested(c->f, e, &o, err);
+    }
+    return st;
+}
+
 static ts_status load(ctx *c, const unsigned char *d, size_t len, size_t start,
                       const char *where, int64_t base, int persid, ts__pk_value **out,
                       size_t *end)
@@ -2155,6 +2463,11 @@ static ts_status load(ctx *c, const unsigned char *d, size_t len, size_t start,
     o.allow_persid = persid;
     o.where = where;
     o.base = base;
+    if (c->plain) {
+        o.observe = plain_observe;
+        o.observe_ctx = c;
+    }
+    c->pk_data = d;
     /* The legacy container's pickles are read from the file itself, whose
      * bytes are asked for as the machine reaches them. */
     o.src = d == c->file ? ts__file_source(c->f) : NULL;
@@ -2205,7 +2518,7 @@ static int is_magic(const ts__pk_value *v)
 /* The first pickle is the magic number: PROTO, an optional FRAME, LONG1 of
  * the 10 magic bytes, optional memo opcodes, STOP. Checked without
  * allocating (probes run before the reader has any memory). */
-static int legacy_magic(const unsigned char *d, size_t len)
+int ts__torch_legacy_magic(const unsigned char *d, size_t len)
 {
     size_t p = 0;
     if (len < 2 || d[0] != 0x80 || d[1] < 2 || d[1] > 5)
@@ -2380,15 +2693,16 @@ static ts_status zip_locate(ctx *c)
     for (size_t i = 0; i < c->nstorages; i++) {
         storage *s = c->storages[i];
         char rest[300], kt[96];
-        snprintf(rest, sizeof rest, "data/%.*s", (int)s->key_len, s->key);
+        snprintf(rest, sizeof rest, "%s/%.*s", c->storage_dir, (int)s->key_len, s->key);
         ts__printable(s->key, s->key_len, kt, sizeof kt);
         long m = find_member(c, rest, strlen(rest));
         if (m == -2)
             return TS_ERR_NOMEM;
         if (m < 0)
             return vfail(c, TS_ERR_FORMAT, s->pid, "storage '%s' (%s, %lld elements) has no "
-                         "member %.*s/data/%s in the archive", kt, s->type_text,
-                         (long long)s->numel, (int)c->prefix_len, c->prefix, kt);
+                         "member %.*s/%s/%s in the archive", kt, s->type_text,
+                         (long long)s->numel, (int)c->prefix_len, c->prefix, c->storage_dir,
+                         kt);
         const ts__zip_member *zm = ts__zip_member_at(c->zip, (size_t)m);
         if (zm->size != (uint64_t)s->nbytes)
             return vfail(c, TS_ERR_FORMAT, s->pid, "member %s holds %llu bytes, but storage "
@@ -2397,6 +2711,7 @@ static ts_status zip_locate(ctx *c)
                          (long long)s->itemsize);
         s->located = 1;
         s->deflated = zm->method != TS__ZIP_STORED;
+        s->method = zm->method;
         s->data_offset = s->deflated ? -1 : zm->data_offset;
         s->comp_offset = zm->method == TS__ZIP_DEFLATED ? zm->data_offset : -1;
         s->comp_size = (int64_t)zm->comp_size;
@@ -2457,6 +2772,94 @@ static int member_kind(const char *name, size_t n, size_t *prefix_len)
     if (rn > 5 && memcmp(rest, "data/", 5) == 0 && !memchr(rest + 5, '/', rn - 5))
         return M_STORAGE;
     return M_OTHER;
+}
+
+/* One try of load_member on the first n bytes of the member. */
+typedef struct member_try {
+    ctx *c;
+    ts__pk_value **root;
+    int tries;
+} member_try;
+
+static ts_status try_member(void *arg, const unsigned char *buf, size_t n, int64_t base,
+                            ts_error *err)
+{
+    member_try *t = arg;
+    ctx *c = t->c;
+    size_t end;
+    (void)err;
+    if (t->tries++) {
+        /* run again from the start, on a fresh machine */
+        ts__pk_free(c->pk);
+        c->pk = NULL;
+        ts_status st = ts__pk_new(&c->pk, c->f, c->err);
+        if (st)
+            return st;
+    }
+    c->base = base;
+    return load(c, buf, n, 0, c->where, base, 1, t->root, &end);
+}
+
+/*
+ * Loads the pickle of member mi: in place when stored; when deflated,
+ * inflated only as far as the machine needs (ts__zip_read_growing, from
+ * PICKLE_FIRST_BYTES): a pickle that fails early (a bomb of BININT1
+ * opcodes that overflows the value stack) stops the inflating. *buf
+ * receives the inflated bytes, which the tree points into (free them
+ * after using it).
+ */
+static ts_status load_member(ctx *c, size_t mi, ts__pk_value **root, unsigned char **buf)
+{
+    const ts__zip_member *pm = ts__zip_member_at(c->zip, mi);
+    if (pm->size > MAX_PICKLE_BYTES)
+        return ts__fail(c->err, TS_ERR_LIMIT, 0, pm->local_offset, "%s is %llu bytes, more "
+                        "than tshape's limit of 1 GiB for a pickle", pm->name,
+                        (unsigned long long)pm->size);
+    c->pickle_len = (size_t)pm->size;
+    c->where = pm->name;
+    member_try t = {c, root, 0};
+    return ts__zip_read_growing(c->zip, mi, c->f, PICKLE_FIRST_BYTES, try_member, &t, buf,
+                                c->err);
+}
+
+/*
+ * TorchScript's constants.pkl: a tuple of the tensors the code refers to
+ * as CONSTANTS.c0, CONSTANTS.c1, ..., whose storages are the members
+ * <p>/constants/<key> (their own namespace of keys). Read after data.pkl's
+ * tree is reported, on the same machine.
+ */
+static ts_status read_constants(ctx *c, size_t mi)
+{
+    c->nentries = 0;
+    for (size_t i = 0; i < c->nstorages; i++)
+        ts__scratch_free(c->f, c->storages[i]->users);
+    c->nstorages = 0;
+    ts__scratch_free(c->f, c->keys.slots);
+    memset(&c->keys, 0, sizeof c->keys);
+    c->storage_dir = "constants";
+    ts__pk_value *root;
+    unsigned char *inflated = NULL;
+    ts_status st = load_member(c, mi, &root, &inflated);
+    if (!st && root->kind != TS__PK_TUPLE)
+        st = vfail(c, TS_ERR_FORMAT, root, "TorchScript constants are a %s, not a tuple",
+                   kind_of(root));
+    c->name_budget = 16 * (uint64_t)c->pickle_len + ((uint64_t)16 << 20);
+    for (size_t i = 0; !st && i < root->u.seq.n; i++) {
+        ts__pk_value *v = root->u.seq.v[i];
+        char name[40];
+        int n = snprintf(name, sizeof name, "CONSTANTS.c%zu", i);
+        tensor *t = NULL;
+        if (v->kind == TS__PK_CALL && is_tensor_tag(call_tag(v)))
+            st = get_tensor(c, v, "constant", &t);
+        if (!st)
+            st = add_entry(c, name, (size_t)n, t, v, v);
+    }
+    if (!st)
+        st = zip_locate(c);
+    if (!st)
+        st = report(c);
+    ts__scratch_free(c->f, inflated);
+    return st;
 }
 
 static ts_status read_zip(ctx *c)
@@ -2551,60 +2954,16 @@ static ts_status read_zip(ctx *c)
         return TS_ERR_NOMEM;
     ts__file_set_version(c->f, vt);
 
-    /* data.pkl, read whole: in place when stored, inflated otherwise */
-    if (pm->size > MAX_PICKLE_BYTES)
-        return ts__fail(c->err, TS_ERR_LIMIT, 0, pm->local_offset, "%s is %llu bytes, more "
-                        "than tshape's limit of 1 GiB for a pickle", pm->name,
-                        (unsigned long long)pm->size);
-    const unsigned char *pickle;
-    unsigned char *inflated = NULL;
-    c->pickle_len = (size_t)pm->size;
-    if (pm->method == TS__ZIP_STORED) {
-        if ((st = ts__file_need(c->f, (uint64_t)pm->data_offset, pm->size, c->err)))
-            return st;
-        pickle = c->file + pm->data_offset;
-        c->base = pm->data_offset;
-    } else {
-        /* Inflated into a buffer that grows (x4) only while the stream
-         * fills it, so memory follows the bytes the data really inflates
-         * to, not the size the directory declares. */
-        size_t got = 0, cap = pm->size < PICKLE_FIRST_BYTES ? (size_t)pm->size
-                                                            : PICKLE_FIRST_BYTES;
-        if ((st = ts__zip_readable(pm, c->err))) {
-            ts__error_prefix(c->err, "%s", pm->name);
-            return st;
-        }
-        for (;;) {
-            unsigned char *p = ts__scratch_realloc(c->f, inflated, cap, NULL);
-            if (!p) {
-                ts__scratch_free(c->f, inflated);
-                return ts__error(c->err, TS_ERR_NOMEM, "out of memory for %s (%zu bytes)",
-                                 pm->name, cap);
-            }
-            inflated = p;
-            st = ts__zip_read(c->zip, (size_t)pkl, inflated, cap, &got, c->err);
-            if (st || got < cap || cap == pm->size)
-                break;
-            cap = pm->size / 4 < cap ? (size_t)pm->size : cap * 4;
-        }
-        if (!st && got != pm->size)
-            st = ts__error(c->err, TS_ERR_TRUNCATED, "%s inflates to %zu bytes, not %llu",
-                           pm->name, got, (unsigned long long)pm->size);
-        if (st) {
-            ts__error_prefix(c->err, "%s", pm->name);
-            ts__scratch_free(c->f, inflated);
-            return st;
-        }
-        pickle = inflated;
-        c->base = -1;
-    }
     ts__pk_value *root;
-    size_t end;
-    st = load(c, pickle, c->pickle_len, 0, pm->name, c->base, 1, &root, &end);
+    unsigned char *inflated = NULL;
+    c->storage_dir = "data";
+    st = load_member(c, (size_t)pkl, &root, &inflated);
     if (!st)
         st = read_tree(c, root, zip_locate);
     /* the tree points into the inflated pickle until here */
     ts__scratch_free(c->f, inflated);
+    if (!st && cm >= 0)
+        st = read_constants(c, (size_t)cm);
     return st;
 }
 
@@ -2680,11 +3039,42 @@ static int probe_pytorch(const unsigned char *d, size_t len, ts__source *src)
         return 1;
     if (len >= 4 && memcmp(d, "PK\3\4", 4) == 0)
         return zip_is_torch(d, len, src);
-    return legacy_magic(d, len) || is_torch_tar(d, len);
+    return ts__torch_legacy_magic(d, len) || is_torch_tar(d, len);
 }
 
-static ts_status read_pytorch(ts_file *f, const unsigned char *data, size_t len,
-                              const ts_open_options *opts, ts_error *err)
+/* A plain pickle (pickle.dump, joblib.dump, paddle.save): its first pickle,
+ * as pickle.load reads it; no persistent ids (pickle.load has no
+ * persistent_load). */
+static ts_status no_storages(ctx *c)
+{
+    (void)c;
+    return TS_OK;
+}
+
+static ts_status read_plain(ctx *c)
+{
+    ts__pk_value *root;
+    size_t end;
+    c->plain = 1;
+    c->where = "pickle";
+    c->base = 0;
+    c->pickle_len = c->file_len;
+    ts_status st = load(c, c->file, c->file_len, 0, "pickle", 0, 0, &root, &end);
+    if (st)
+        return st;
+    char proto[16] = "0 or 1";
+    if (c->file_len >= 2 && c->file[0] == 0x80)
+        snprintf(proto, sizeof proto, "%d", c->file[1]);
+    const char *v = ts__file_printf(c->f, c->err, "%sprotocol %s", c->joblib ? "joblib, " : "",
+                                    proto);
+    if (!v)
+        return TS_ERR_NOMEM;
+    ts__file_set_version(c->f, v);
+    return read_tree(c, root, no_storages);
+}
+
+static ts_status read_any(ts_file *f, const unsigned char *data, size_t len,
+                          const ts_open_options *opts, int plain, ts_error *err)
 {
     ctx c;
     memset(&c, 0, sizeof c);
@@ -2699,7 +3089,9 @@ static ts_status read_pytorch(ts_file *f, const unsigned char *data, size_t len,
     ts_status st = ts__pk_new(&c.pk, f, err);
     if (st)
         return st;
-    if (len >= 8 && memcmp(data, "PYTORCH1", 8) == 0)
+    if (plain)
+        st = read_plain(&c);
+    else if (len >= 8 && memcmp(data, "PYTORCH1", 8) == 0)
         st = ts__fail(err, TS_ERR_UNSUPPORTED, 0, 0, "the PyTorch zip preview format of 2018 "
                       "(magic PYTORCH1) is not supported");
     else if (len >= 4 && memcmp(data, "PK", 2) == 0)
@@ -2731,6 +3123,36 @@ static ts_status read_pytorch(ts_file *f, const unsigned char *data, size_t len,
     ts__pk_free(c.pk);
     return st;
 }
+
+static ts_status read_pytorch(ts_file *f, const unsigned char *data, size_t len,
+                              const ts_open_options *opts, ts_error *err)
+{
+    return read_any(f, data, len, opts, 0, err);
+}
+
+static ts_status read_pickle(ts_file *f, const unsigned char *data, size_t len,
+                             const ts_open_options *opts, ts_error *err)
+{
+    return read_any(f, data, len, opts, 1, err);
+}
+
+/* PROTO 2..5 first: what pickle.dump writes (torch's legacy magic is tried
+ * first, by the pytorch row). */
+static int probe_pickle(const unsigned char *d, size_t len, ts__source *src)
+{
+    (void)src;
+    return len >= 2 && d[0] == 0x80 && d[1] >= 2 && d[1] <= 5;
+}
+
+const ts__reader ts__reader_pickle = {
+    {TS_FORMAT_PICKLE, "pickle", ".pkl .pickle .pdparams .joblib",
+     "PROTO opcode 0x80 and a protocol 2-5 (--format pickle: any protocol)",
+     "a plain pickle (pickle.dump, paddle.save, joblib.dump): NumPy arrays and values, read "
+     "without running it",
+     "descr"},
+    probe_pickle,
+    read_pickle,
+};
 
 const ts__reader ts__reader_pytorch = {
     {TS_FORMAT_PYTORCH, "pytorch", ".pt .pth .bin .ckpt",

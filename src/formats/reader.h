@@ -298,4 +298,22 @@ const unsigned char *ts__file_image(const ts_file *f, size_t *len);
  * borrowed image. */
 int ts__file_is_mapped(const ts_file *f);
 
+/*
+ * A ts_file over the whole image of `path` (ts__source_open_path's checks;
+ * read when small, else mapped: every byte readable without asking; a URL
+ * is a sparse source, bytes asked for with ts__file_need, opened with opts,
+ * which may be NULL), that no reader parses: for code that reads the bytes
+ * with the readers' helpers (scan.c: zip.c, pickle.c, npy_header.c). Its
+ * scratch memory is the caller's. Close it with ts_file_close. Errors:
+ * those of ts_file_open before parsing (TS_ERR_IO, TS_ERR_NOMEM).
+ */
+ts_status ts__file_open_image(const char *path, const ts_open_options *opts, ts_file **out,
+                              ts_error *err);
+/* The same over data (len bytes, borrowed; must outlive the file). */
+ts_status ts__file_of_memory(const void *data, size_t len, ts_file **out, ts_error *err);
+
+/* The regular files under dir and its subfolders (model.c), sorted; names
+ * starting with '.' are skipped. *paths and its strings are malloc'd. */
+ts_status ts__folder_files(const char *dir, char ***paths, size_t *n, ts_error *err);
+
 #endif /* TSHAPE_READER_H */

@@ -268,6 +268,7 @@ static ts_status read_entries(ts__zip *z, const cd_loc *loc, ts_error *err)
         w += name_len + 1;
         uint64_t local = 0;
         m->method = ts__le16(d + p + 10);
+        m->flags = ts__le16(d + p + 8);
         m->crc32 = ts__le32(d + p + 16);
         ts_status st = memchr(m->name, '\0', name_len)
                        ? ts__fail(err, TS_ERR_FORMAT, 0, (int64_t)(p + CDH_LEN),
@@ -421,4 +422,75 @@ ts_status ts__zip_readable(const ts__zip_member *m, ts_error *err)
     return ts__fail(err, TS_ERR_UNSUPPORTED, 0, m->local_offset,
                     "member is compressed with zip method %d; only stored (0) and "
                     "deflated (8) members can be read", m->method);
+}
+
+const char *ts__zip_method_name(int m)
+{
+    switch (m) {
+    case 0: return "stored";
+    case 1: return "shrunk";
+    case 2: case 3: case 4: case 5: return "reduced";
+    case 6: return "imploded";
+    case 8: return "deflated";
+    case 9: return "deflate64";
+    case 12: return "bzip2";
+    case 14: return "LZMA";
+    case 93: return "zstd";
+    case 95: return "xz";
+    case 96: return "JPEG";
+    case 97: return "WavPack";
+    case 98: return "PPMd";
+    case 99: return "AES-encrypted";
+    default: return "unknown";
+    }
+}
+
+ts_status ts__zip_read_growing(const ts__zip *z, size_t i, ts_file *f, size_t first,
+                               ts__zip_try_fn try_fn, void *arg, unsigned char **buf,
+                               ts_error *err)
+{
+    const ts__zip_member *m = ts__zip_member_at(z, i);
+    *buf = NULL;
+    if (!m)
+        return ts__error(err, TS_ERR_INVALID_ARG, "no zip member %zu", i);
+    ts_status st;
+    if (m->method == TS__ZIP_STORED)
+        return (st = ts__file_need(z->file, (uint64_t)m->data_offset, m->size, err))
+                   ? st
+                   : try_fn(arg, z->data + m->data_offset, (size_t)m->size, m->data_offset, err);
+    st = ts__zip_readable(m, err);
+    if (st) {
+        ts__error_prefix(err, "%s", m->name);
+        return st;
+    }
+    if (m->size > SIZE_MAX)
+        return ts__error(err, TS_ERR_NOMEM, "%s: out of memory for %llu bytes", m->name,
+                         (unsigned long long)m->size);
+    unsigned char *out = NULL;
+    size_t got = 0, cap = m->size < first ? (size_t)m->size : first;
+    for (;;) {
+        unsigned char *p = ts__scratch_realloc(f, out, cap ? cap : 1, NULL);
+        if (!p) {
+            st = ts__error(err, TS_ERR_NOMEM, "out of memory for %s (%zu bytes)", m->name, cap);
+            break;
+        }
+        out = p;
+        if ((st = ts__zip_read(z, i, out, cap, &got, err)) == TS_OK && got < cap)
+            st = ts__error(err, TS_ERR_TRUNCATED, "inflates to %zu bytes, not %llu", got,
+                           (unsigned long long)m->size);
+        if (st) {
+            ts__error_prefix(err, "%s", m->name);
+            break;
+        }
+        st = try_fn(arg, out, got, -1, err);
+        if (st != TS_ERR_TRUNCATED || got == m->size)
+            break;
+        cap = m->size / 4 < cap ? (size_t)m->size : cap * 4;
+    }
+    if (st) {
+        ts__scratch_free(f, out);
+        return st;
+    }
+    *buf = out;
+    return TS_OK;
 }

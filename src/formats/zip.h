@@ -31,6 +31,8 @@ typedef struct ts__zip_member {
     int64_t data_offset;     /* absolute offset of its (compressed) bytes */
     uint32_t crc32;          /* CRC-32 of the uncompressed bytes, from the
                                 central directory */
+    int flags;               /* general-purpose bit flags, from the central
+                                directory */
 } ts__zip_member;
 
 /*
@@ -64,5 +66,30 @@ ts_status ts__zip_read(const ts__zip *z, size_t i, unsigned char *buf, size_t n,
  * else TS_ERR_UNSUPPORTED naming its method: check it before allocating
  * for the member's declared size. */
 ts_status ts__zip_readable(const ts__zip_member *m, ts_error *err);
+
+/* Runs a parser on the first n bytes of a member (buf; base: the file
+ * offset of buf[0], or -1 when inflated). TS_ERR_TRUNCATED asks for more. */
+typedef ts_status (*ts__zip_try_fn)(void *arg, const unsigned char *buf, size_t n, int64_t base,
+                                    ts_error *err);
+
+/*
+ * Reads member i for a parser that may need only a prefix of it (a
+ * pickle, which ends at its STOP). Stored: try_fn runs once on the member
+ * in place. Deflated: the member is inflated into a buffer of `first`
+ * bytes (or its size), and again 4 times larger, each time try_fn returns
+ * TS_ERR_TRUNCATED with the buffer short of the member's size; so memory
+ * follows what the parser needs, and a parser that fails early (a bomb
+ * that overflows its stack) stops the inflating. *buf receives the
+ * inflated bytes (f's scratch memory, NULL when stored), which try_fn's
+ * results may point into: free it after using them. Errors: try_fn's, and
+ * those of ts__zip_read (prefixed with the member's name), TS_ERR_NOMEM.
+ */
+ts_status ts__zip_read_growing(const ts__zip *z, size_t i, ts_file *f, size_t first,
+                               ts__zip_try_fn try_fn, void *arg, unsigned char **buf,
+                               ts_error *err);
+
+/* The name of zip compression method m (APPNOTE.TXT 4.4.5): "stored",
+ * "deflated", "bzip2", "LZMA", "zstd", "xz", ...; "unknown" for others. */
+const char *ts__zip_method_name(int m);
 
 #endif /* TSHAPE_ZIP_H */

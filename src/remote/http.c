@@ -361,9 +361,10 @@ static int retryable(const xfer *x)
     if (x->rc == CURLE_OK)
         return x->status == 429 || x->status == 500 || x->status == 502 ||
                x->status == 503 || x->status == 504;
+    /* a refused connection is not retried, as curl's --retry does not */
     return x->rc == CURLE_OPERATION_TIMEDOUT || x->rc == CURLE_RECV_ERROR ||
            x->rc == CURLE_SEND_ERROR || x->rc == CURLE_GOT_NOTHING ||
-           x->rc == CURLE_PARTIAL_FILE || x->rc == CURLE_COULDNT_CONNECT;
+           x->rc == CURLE_PARTIAL_FILE;
 }
 
 /* Parses "bytes A-B/T" (T may be "*"): 0 on success. */

@@ -1,1 +1,1 @@
-tshape info tests/fixtures/pytorch/evil_stack_global.pt tests/fixtures/pytorch/evil_legacy_exec.pt tests/fixtures/pytorch/numpy_scalar.pt tests/fixtures/pytorch/missing_storage.pt tests/fixtures/pytorch/bad_geometry.pt tests/fixtures/pytorch/export.pt2 tests/fixtures/pytorch/cuda_big_endian.pt
+tshape info tests/fixtures/pytorch/evil_stack_global.pt tests/fixtures/pytorch/evil_legacy_exec.pt tests/fixtures/pytorch/missing_storage.pt tests/fixtures/pytorch/bad_geometry.pt tests/fixtures/pytorch/export.pt2 tests/fixtures/pytorch/cuda_big_endian.pt

@@ -1,0 +1,1 @@
+tshape scan tests/fixtures/scan/attacks/zip_second_folder.pt tests/fixtures/scan/attacks/zip_flag_bits.pt tests/fixtures/scan/attacks/object_array.npz tests/fixtures/scan/attacks/joblib_zlib.joblib tests/fixtures/scan/attacks/tar_format.pt

@@ -1,0 +1,1 @@
+tshape scan tests/fixtures/scan/routine
