@@ -922,6 +922,17 @@ typedef int (*ts_write_fn)(void *user, const char *data, size_t len);
 TS_API ts_status ts_file_metadata_write(const ts_file *f, size_t i, ts_write_fn write,
                                         void *user, ts_error *err);
 
+/*
+ * ggml's ne of array a of a GGUF file f: its dims innermost first, as the
+ * file stores them (ggml docs/gguf.md tensor info; llama.cpp's gguf_dump
+ * prints them so), whichever order f was opened in (a->shape is in NumPy
+ * order, outermost first, unless opts->gguf_stored_order was set), into
+ * ne[0..*n), *n 0..4. Errors: TS_ERR_INVALID_ARG (also: f is not a GGUF
+ * file, a is not one of f's arrays).
+ */
+TS_API ts_status ts_array_ggml_ne(const ts_file *f, const ts_array *a, int64_t ne[4], int *n,
+                                  ts_error *err);
+
 /* Detects the format from the first len bytes of a file at data (at least
  * 8 bytes are needed for a reliable answer) by the readers' probes, in the
  * reader table's order. Returns TS_FORMAT_AUTO when unknown or data is

@@ -1024,7 +1024,25 @@ START_TEST(test_fingerprint)
     EXPECT(ts_model_fingerprint(m, &o, &fp, EP), BAD,
            "ts_model_fingerprint: opts->nthreads is -1, below 0");
     ck_assert_int_eq(ts_model_fingerprint(m, NULL, &fp, NULL), TS_OK);
+    /* ggml's ne: GGUF arrays only */
+    int64_t ne[4];
+    int n;
+    const ts_file *f = ts_model_file(m, 0);
+    EXPECT(ts_array_ggml_ne(f, ts_file_array(f, 0), ne, &n, EP), BAD,
+           "ts_array_ggml_ne: f is a npz file, not GGUF");
+    EXPECT(ts_array_ggml_ne(NULL, ts_file_array(f, 0), ne, &n, EP), BAD,
+           "ts_array_ggml_ne: f is NULL");
     ts_model_close(m);
+    ts_file *g = NULL;
+    ck_assert_int_eq(ts_file_open("tests/fixtures/gguf/good_v3.gguf", NULL, &g, NULL), TS_OK);
+    EXPECT(ts_array_ggml_ne(g, ts_file_array(g, 0), NULL, &n, EP), BAD,
+           "ts_array_ggml_ne: ne is NULL");
+    EXPECT(ts_array_ggml_ne(g, &(ts_array){0}, ne, &n, EP), BAD,
+           "ts_array_ggml_ne: a is not an array of f");
+    ck_assert_int_eq(ts_array_ggml_ne(g, ts_file_array(g, 0), ne, &n, NULL), TS_OK);
+    ck_assert_int_eq(n, 2);
+    ck_assert(ne[0] == 4 && ne[1] == 3);
+    ts_file_close(g);
 }
 END_TEST
 

@@ -32,6 +32,8 @@ const cli_option info_options[] = {
                               "checkpoint that are not tensors"),
     CLI_VALUE("max-header", 0, "N", "largest .npy header accepted, in bytes (default 10000)"),
     CLI_FLAG("stored-order", 0, "GGUF: show dims as stored (innermost first)"),
+    CLI_FLAG("ggml-order", 0, "GGUF: show dims in ggml's ne order (innermost first, as\n"
+                              "llama.cpp prints them); the same as --stored-order"),
     CLI_FLAG("recursive", 'r', "a FILE that is a folder without an index: its subfolders too"),
     CLI_FLAG("group", 'l', "the model summary (implied), names that differ only in layer\n"
                            "numbers collapsed into one line"),
@@ -261,6 +263,12 @@ static void report_array(cli_ctx *ctx, const char *path, const ts_file *f, const
         print_null(ctx, PRINT_ANY, "ndim", "  ndim           none\n");
     else
         print_int(ctx, PRINT_ANY, "ndim", line(fmt, sizeof fmt, "ndim"), ndim);
+    int64_t ne[4];
+    int nne;
+    if (ts_array_ggml_ne(f, a, ne, &nne, NULL) == TS_OK)
+        print_dims(ctx, PRINT_JSON, "ne", NULL, ne, nne);
+    else
+        print_null(ctx, PRINT_JSON, "ne", NULL);
     report_dtype(ctx, f, a);
     print_int(ctx, PRINT_ANY, "size", line(fmt, sizeof fmt, "size"), a->size);
     if (a->nbytes >= 0)
@@ -661,7 +669,8 @@ static int get_options(cli_ctx *ctx, const cli_args *args, info_opts *o)
      * metadata to give its key count (reading metadata can cost: HDF5
      * attributes go through libhdf5). */
     o->open.want_metadata = o->metadata;
-    o->open.gguf_stored_order = cli_flag(args, "stored-order") > 0;
+    o->open.gguf_stored_order = cli_flag(args, "stored-order") > 0 ||
+                                cli_flag(args, "ggml-order") > 0;
     o->recursive = cli_flag(args, "recursive") > 0;
     o->tty = isatty(STDOUT_FILENO);
     return CLI_OK;

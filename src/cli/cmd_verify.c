@@ -100,9 +100,9 @@ static void verdict_record(cli_ctx *ctx, const char *path, const ts_verify *v)
     const ts_verify_totals *t = ts_verify_totals_of(v);
     size_t n = ts_verify_problem_count(v), errors = ts_verify_error_count(v);
     print_open_object(ctx, NULL);
+    print_string(ctx, PRINT_JSON, "verified", NULL, path);
     print_string(ctx, PRINT_JSON, "verdict", NULL, ts_verify_class_name(ts_verify_verdict(v)));
     print_string(ctx, PRINT_JSON, "text", NULL, ts_verify_class_text(ts_verify_verdict(v)));
-    print_string(ctx, PRINT_JSON, "path", NULL, path);
     print_int(ctx, PRINT_JSON, "errors", NULL, (int64_t)errors);
     print_int(ctx, PRINT_JSON, "warnings", NULL, (int64_t)(n - errors));
     print_int(ctx, PRINT_JSON, "files", NULL, t->files);

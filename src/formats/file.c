@@ -64,6 +64,7 @@ struct ts_file {
     ts__sides *sides;        /* side files (ONNX external data), or NULL */
     int64_t extent;          /* bytes the headers account for, or -1
                                 (ts__file_set_extent) */
+    int dims_reversed;       /* GGUF read in NumPy order: ggml's ne reversed */
 };
 
 /* The reader table (formats.def), in detection order. */
@@ -592,6 +593,7 @@ static ts_status parse_image(ts_file *f, const ts_open_options *opts, ts_error *
         return ts__error(err, TS_ERR_INVALID_ARG,
                          "opts->format %d is not a ts_format with a reader", (int)fmt);
     f->format = fmt;
+    f->dims_reversed = fmt == TS_FORMAT_GGUF && !opts->gguf_stored_order;
     if (ts__test_sparse == 2)
         ts__source_strict(f->src);
     st = r->read(f, data, len, opts, err);
@@ -948,4 +950,26 @@ ts__sides *ts__file_sides(const ts_file *f)
 void ts__file_set_sides(ts_file *f, ts__sides *s)
 {
     f->sides = s;
+}
+
+ts_status ts_array_ggml_ne(const ts_file *f, const ts_array *a, int64_t ne[4], int *n,
+                           ts_error *err)
+{
+    TS__ARG_NONNULL(err, f);
+    TS__ARG_NONNULL(err, a);
+    TS__ARG_NONNULL(err, ne);
+    TS__ARG_NONNULL(err, n);
+    if (f->format != TS_FORMAT_GGUF)
+        return ts__bad_arg(err, __func__, "f is a %s file, not GGUF", ts_format_name(f->format));
+    if (a < f->arrays || a >= f->arrays + f->count)
+        return ts__bad_arg(err, __func__, "a is not an array of f");
+    int nd = ts_shape_ndim(&a->shape);
+    const int64_t *d = ts_shape_dims(&a->shape);
+    if (nd > 4) /* the reader refuses more (GGML_MAX_DIMS) */
+        return ts__bad_arg(err, __func__, "a has %d dims", nd);
+    for (int i = 0; i < nd; i++)
+        ne[i] = f->dims_reversed ? d[nd - 1 - i] : d[i];
+    *n = nd;
+    ts__ok(err);
+    return TS_OK;
 }

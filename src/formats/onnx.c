@@ -297,7 +297,7 @@ static ts_status resolve_external(onnx_reader *r, ts_array *a, const ext_info *x
                         "which resolves outside it (through a symbolic link)", a->name, loc);
     }
     size = (int64_t)sb.st_size;
-check_range:
+check_range:;
     int overflow = ts__add_overflow(off, want, &end);
     if (overflow || end > size) {
         free(rs);
