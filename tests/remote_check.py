@@ -251,8 +251,8 @@ def same_verify(plain, www, rel, args):
     out2 = out2.replace(plain + "/", www + "/")
     err2 = err2.replace(plain + "/", www + "/")
     for key in ("file_bytes", "actual"):
-        out1 = re.sub(r'"%s":-?\d+' % key, "", out1) if rc1 else out1
-        out2 = re.sub(r'"%s":-?\d+' % key, "", out2) if rc2 else out2
+        out1 = re.sub(r'"%s":(-?\d+|null)' % key, "", out1) if rc1 else out1
+        out2 = re.sub(r'"%s":(-?\d+|null)' % key, "", out2) if rc2 else out2
     ok = rc1 == rc2 and out1 == out2 and err1 == err2
     if not ok:
         print("  local (%d): %s%s" % (rc1, out1[:300], err1[:300]))

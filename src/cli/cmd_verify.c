@@ -43,13 +43,15 @@ static void problem_record(cli_ctx *ctx, const char *path, const ts_verify_probl
     print_string(ctx, PRINT_JSON, "file", NULL, p->path);
     print_string(ctx, PRINT_JSON, "name", NULL, p->name);
     print_string(ctx, PRINT_JSON, "message", NULL, p->message);
-    if (p->expected < 0 && p->actual < 0) {
+    /* -1: not known, or not a number of this check */
+    if (p->expected < 0)
         print_null(ctx, PRINT_JSON, "expected", NULL);
-        print_null(ctx, PRINT_JSON, "actual", NULL);
-    } else {
+    else
         print_int(ctx, PRINT_JSON, "expected", NULL, p->expected);
+    if (p->actual < 0)
+        print_null(ctx, PRINT_JSON, "actual", NULL);
+    else
         print_int(ctx, PRINT_JSON, "actual", NULL, p->actual);
-    }
     print_close_object(ctx);
 }
 
