@@ -933,6 +933,44 @@ TS_API ts_status ts_file_metadata_write(const ts_file *f, size_t i, ts_write_fn 
 TS_API ts_status ts_array_ggml_ne(const ts_file *f, const ts_array *a, int64_t ne[4], int *n,
                                   ts_error *err);
 
+/*
+ * Tensor names across a conversion to GGUF (src/formats/namemap.c): the
+ * name llama.cpp's convert_hf_to_gguf.py gives a checkpoint's tensor
+ * (TS_NAME_MAP_TO_GGUF: "model.layers.3.self_attn.q_proj.weight" is
+ * "blk.3.attn_q.weight", "model.embed_tokens.weight" "token_embd.weight"),
+ * or back (TS_NAME_MAP_FROM_GGUF, to the names of Hugging Face's llama:
+ * "blk.3.ffn_up.weight" is "model.layers.3.mlp.up_proj.weight"), by a rule
+ * table after gguf-py's gguf/tensor_mapping.py (TensorNameMap) and
+ * gguf/constants.py (TENSOR_NAMES): Hugging Face's llama layout (llama,
+ * mistral, qwen2/3, gemma, mixtral's router), Meta's original llama
+ * checkpoints (tok_embeddings, layers.N.attention.wq), GPT-2 and BERT. A
+ * name is a pattern of the table with a layer number (1 to 9 digits) and
+ * ".weight" or ".bias". Writes the mapped name into buf (cap bytes,
+ * snprintf-style: cut and NUL-terminated) and returns its full length; 0
+ * (and "" when cap > 0) when no rule matches, name is NULL, buf is NULL
+ * with cap > 0 or direction is not one of the two.
+ */
+typedef enum ts_name_map {
+    TS_NAME_MAP_TO_GGUF = 1,
+    TS_NAME_MAP_FROM_GGUF = 2
+} ts_name_map;
+
+TS_API size_t ts_tensor_name_map(ts_name_map direction, const char *name, char *buf,
+                                 size_t cap);
+
+/*
+ * The heads by which llama.cpp's converter reordered the rows of GGUF
+ * tensor `name` of f (convert_hf_to_gguf.py, LlamaModel.modify_tensors:
+ * q_proj by the attention heads, k_proj by the key/value heads; see
+ * ts_metrics_options.qk_heads): for "blk.N.attn_q.*" the file's
+ * llama.attention.head_count, for "blk.N.attn_k.*" its
+ * llama.attention.head_count_kv (or head_count when absent), when its
+ * general.architecture is "llama" (LlamaModel's). 0 for every other
+ * tensor, architecture or file, and when f was opened without metadata
+ * (ts_open_options.want_metadata) or is NULL.
+ */
+TS_API int64_t ts_gguf_qk_heads(const ts_file *f, const char *name);
+
 /* Detects the format from the first len bytes of a file at data (at least
  * 8 bytes are needed for a reliable answer) by the readers' probes, in the
  * reader table's order. Returns TS_FORMAT_AUTO when unknown or data is
@@ -2978,6 +3016,70 @@ typedef struct ts_compare_options {
 TS_API ts_status ts_array_compare(const ts_file *fa, const ts_array *a, const ts_file *fb,
                                   const ts_array *b, const ts_compare_options *opts,
                                   ts_compare *out, ts_error *err);
+
+/*
+ * Error metrics of array b (a quantized or converted copy) against its
+ * reference a (src/values/qdiff.c), after decoding both to float64 (GGUF
+ * blocks dequantized as ggml's dequantize_row_* does; see above), over the
+ * pairs of elements where neither is NaN:
+ *   count     elements compared (the size of the shape)
+ *   nan       pairs left out because a or b is NaN
+ *   max_abs   max |b - a| (NaN when no pair is left)
+ *   rmse      sqrt(sum (b - a)^2 / pairs)
+ *   nmse      sum (b - a)^2 / sum a^2: the error's energy over the
+ *             reference's, as ollama's model diff and llama.cpp's
+ *             quantize-stats report it (0 for two zero arrays, inf when
+ *             only a is zero)
+ *   cosine    sum a*b / sqrt(sum a^2 * sum b^2) (NaN when either is zero)
+ *   sq_err, sq_ref  the sums of (b - a)^2 and a^2, to add up the NMSE of
+ *             several arrays (sum of sq_err over sum of sq_ref)
+ * Complex arrays are refused (TS_ERR_DTYPE).
+ */
+typedef struct ts_metrics {
+    int64_t count, nan;
+    double max_abs, rmse, nmse, cosine;
+    double sq_err, sq_ref;
+} ts_metrics;
+
+/*
+ * Options of ts_array_metrics: an option struct that grows, by the rule of
+ * ts_open_options (initialise with TS_METRICS_OPTIONS_INIT).
+ *   qk_heads  0, or H > 0: b's rows are a's in the order llama.cpp's
+ *             converter writes the query and key projections of llama
+ *             models (convert_hf_to_gguf.py, LlamaModel.permute: a viewed as
+ *             (H, 2, R/(2H), C), axes 1 and 2 swapped), with H the model's
+ *             attention heads for the query and its key/value heads for the
+ *             key (ts_gguf_qk_heads gives it); a of shape (R, C) or (R,)
+ *             with R a multiple of 2H
+ *   nthreads  >= 0: 0 one per online CPU
+ *   progress  called now and then from the calling thread with the bytes of
+ *             both arrays done so far and in all; NULL
+ */
+typedef struct ts_metrics_options {
+    size_t struct_size;          /* sizeof(ts_metrics_options) */
+    int64_t qk_heads;
+    int nthreads;
+    void (*progress)(void *ctx, int64_t done, int64_t total);
+    void *progress_ctx;
+} ts_metrics_options;
+
+#define TS_METRICS_OPTIONS_INIT {sizeof(ts_metrics_options), 0, 0, NULL, NULL}
+
+/*
+ * Fills *out with the metrics of array b of fb against array a of fa (see
+ * ts_metrics; fa and fb may be the same file); opts NULL: defaults. One
+ * pass over both, in chunks of rows on nthreads threads where both are
+ * stored as is (memory: about 4 MiB per thread); results do not depend on
+ * the number of threads.
+ * Errors: TS_ERR_SIZE (shapes differ; qk_heads does not divide the rows),
+ * TS_ERR_DTYPE (complex, or a dtype that cannot be decoded), the errors of
+ * ts_array_read for either array (err->index 0 for a, 1 for b), TS_ERR_NOMEM,
+ * TS_ERR_INVALID_ARG (also: opts as for ts_open_options, qk_heads or
+ * nthreads negative), TS_ERR_UNSUPPORTED.
+ */
+TS_API ts_status ts_array_metrics(const ts_file *fa, const ts_array *a, const ts_file *fb,
+                                  const ts_array *b, const ts_metrics_options *opts,
+                                  ts_metrics *out, ts_error *err);
 
 /* ------------------------------------------------------------------------ */
 /* Writing: safetensors, .npz and folders of .npy (src/values/write.c)      */
