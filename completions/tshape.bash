@@ -16,8 +16,8 @@ _tshape_file_commands=' info stats show '
 _tshape_options()
 {
     case $1 in
-        info) echo '-f --format --filter --exclude -s --summary -m --metadata --max-header --stored-order -r --recursive -l --group --top --tensors --max-fetch -v --verbose' ;;
-        diff) echo '-p --strip-prefix --strip-prefix-a --strip-prefix-b --rename --filter --exclude -r --recursive --values --rtol --atol --equal-nan -m --metadata -q --quiet --max-fetch -v --verbose' ;;
+        info) echo '-f --format --filter --exclude -s --summary -m --metadata --max-header --stored-order --ggml-order -r --recursive -l --group --top --tensors --max-fetch -v --verbose' ;;
+        diff) echo '-p --strip-prefix --strip-prefix-a --strip-prefix-b --rename --filter --exclude -r --recursive --values --rtol --atol --equal-nan --metrics -m --metadata -q --quiet --no-name-map --max-fetch -v --verbose' ;;
         convert) echo '-t --to --filter --exclude -p --strip-prefix --rename -f --force --cast --dequantize -z --compress --max-shard-size --no-verify --skip-unsupported --max-fetch -v --verbose' ;;
         stats) echo '--filter --exclude -s --summary -r --recursive --max-fetch -v --verbose' ;;
         show) echo '-i --index --edgeitems --threshold -r --recursive --max-fetch -v --verbose' ;;

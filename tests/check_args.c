@@ -1042,6 +1042,24 @@ START_TEST(test_fingerprint)
     ck_assert_int_eq(ts_array_ggml_ne(g, ts_file_array(g, 0), ne, &n, NULL), TS_OK);
     ck_assert_int_eq(n, 2);
     ck_assert(ne[0] == 4 && ne[1] == 3);
+    /* names across a conversion to GGUF, Q/K heads, error metrics */
+    char buf[64];
+    ck_assert_uint_eq(ts_tensor_name_map((ts_name_map)0, "lm_head.weight", buf, sizeof buf), 0);
+    ck_assert_str_eq(buf, "");
+    ck_assert_uint_eq(ts_tensor_name_map(TS_NAME_MAP_TO_GGUF, NULL, buf, sizeof buf), 0);
+    ck_assert_uint_eq(ts_tensor_name_map(TS_NAME_MAP_TO_GGUF, "lm_head.weight", NULL, 4), 0);
+    ck_assert_uint_eq(ts_tensor_name_map(TS_NAME_MAP_TO_GGUF, "lm_head.weight", NULL, 0), 13);
+    ck_assert_int_eq(ts_gguf_qk_heads(NULL, "blk.0.attn_q.weight"), 0);
+    ck_assert_int_eq(ts_gguf_qk_heads(g, NULL), 0);
+    ts_metrics mt;
+    const ts_array *a0 = ts_file_array(g, 0);
+    EXPECT(ts_array_metrics(NULL, a0, g, a0, NULL, &mt, EP), BAD, "ts_array_metrics: fa is NULL");
+    EXPECT(ts_array_metrics(g, a0, g, a0, NULL, NULL, EP), BAD, "ts_array_metrics: out is NULL");
+    ts_metrics_options mo = TS_METRICS_OPTIONS_INIT;
+    mo.qk_heads = -1;
+    EXPECT(ts_array_metrics(g, a0, g, a0, &mo, &mt, EP), BAD,
+           "ts_array_metrics: opts->qk_heads is -1, below 0");
+    ck_assert_int_eq(ts_array_metrics(g, a0, g, a0, NULL, &mt, NULL), TS_OK);
     ts_file_close(g);
 }
 END_TEST

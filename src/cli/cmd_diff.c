@@ -48,6 +48,9 @@ const cli_option diff_options[] = {
     CLI_VALUE("rtol", 0, "R", "relative tolerance of --values (default 1e-05)"),
     CLI_VALUE("atol", 0, "A", "absolute tolerance of --values (default 1e-08)"),
     CLI_FLAG("equal-nan", 0, "with --values, NaN is close to NaN"),
+    CLI_FLAG("metrics", 0, "with --values, error metrics (max abs, RMSE, NMSE, cosine)\n"
+                           "of every pair instead of isclose: the default for GGUF\n"
+                           "conversions and quantized tensors"),
     CLI_FLAG("metadata", 'm', "also compare the metadata (values that are not tensors, file\n"
                               "metadata) and list the entries that differ"),
     CLI_FLAG("quiet", 'q', "print nothing; only the exit status"),
@@ -79,6 +82,7 @@ typedef struct diff_opts {
     int values;             /* --values */
     int metadata;           /* --metadata */
     int name_map;           /* 1: map names to GGUF's (set once both sides are open) */
+    int metrics;            /* --metrics */
     int no_name_map;        /* --no-name-map */
     ts_compare_options cmp;
     ts_open_options open;   /* --max-fetch, --verbose, TSHAPE_IO; metadata */
@@ -130,6 +134,9 @@ static int get_options(cli_ctx *ctx, const cli_args *args, diff_opts *o)
     o->recursive = cli_flag(args, "recursive") > 0;
     o->metadata = cli_flag(args, "metadata") > 0;
     o->no_name_map = cli_flag(args, "no-name-map") > 0;
+    o->metrics = cli_flag(args, "metrics") > 0;
+    if (o->metrics && !o->values)
+        return cli_usage(ctx, "--metrics needs --values");
     return CLI_OK;
 }
 
@@ -335,7 +342,8 @@ static diff_kind compare_pair(cli_ctx *ctx, const diff_opts *o, const side *sa, 
     cli_progress_start(&progress, ts_model_file_path(sa->m, fa), a->name);
     ts_error err;
     ts_status st;
-    if (o->name_map || dt) {
+    if (o->metrics || o->name_map || a->dtype == TS_DTYPE_QUANTIZED ||
+        b->dtype == TS_DTYPE_QUANTIZED) {
         /* a conversion or quantization: how far the copy is from the
          * reference (the side that is not GGUF; else A), with the Q/K rows
          * in the converter's order */

@@ -96,7 +96,7 @@ static void accumulate(sums *s, const double *x, const double *y, size_t n)
     double se = 0, sa = 0, sb = 0, ab = 0, mx = s->max_abs;
     int64_t nan = 0;
     for (size_t i = 0; i < n; i++) {
-        double a = x[i], b = y[i], d = b - a;
+        double a = x[i], b = y[i], d = a == b ? 0 : b - a; /* inf == inf: 0 */
         if (isnan(a) || isnan(b)) {
             nan++;
             continue;
