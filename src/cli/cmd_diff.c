@@ -54,6 +54,8 @@ const cli_option diff_options[] = {
     CLI_FLAG("metadata", 'm', "also compare the metadata (values that are not tensors, file\n"
                               "metadata) and list the entries that differ"),
     CLI_FLAG("quiet", 'q', "print nothing; only the exit status"),
+    CLI_FLAG("structure", 0, "print a unified diff (diff -u) of the two sorted listings\n"
+                             "'NAME DTYPE SHAPE', without offsets or formats"),
     CLI_FLAG("no-name-map", 0, "do not map names across a GGUF conversion (A or B GGUF,\n"
                                "the other not: model.layers.N.self_attn.q_proj is\n"
                                "blk.N.attn_q)"),
@@ -83,6 +85,7 @@ typedef struct diff_opts {
     int metadata;           /* --metadata */
     int name_map;           /* 1: map names to GGUF's (set once both sides are open) */
     int metrics;            /* --metrics */
+    int structure;          /* --structure */
     int no_name_map;        /* --no-name-map */
     ts_compare_options cmp;
     ts_open_options open;   /* --max-fetch, --verbose, TSHAPE_IO; metadata */
@@ -135,6 +138,10 @@ static int get_options(cli_ctx *ctx, const cli_args *args, diff_opts *o)
     o->metadata = cli_flag(args, "metadata") > 0;
     o->no_name_map = cli_flag(args, "no-name-map") > 0;
     o->metrics = cli_flag(args, "metrics") > 0;
+    o->structure = cli_flag(args, "structure") > 0;
+    if (o->structure && (o->values || o->metadata || ctx->json))
+        return cli_usage(ctx, "--structure prints a unified diff: not with --values, "
+                              "--metadata or --json");
     if (o->metrics && !o->values)
         return cli_usage(ctx, "--metrics needs --values");
     return CLI_OK;
@@ -342,8 +349,10 @@ static diff_kind compare_pair(cli_ctx *ctx, const diff_opts *o, const side *sa, 
     cli_progress_start(&progress, ts_model_file_path(sa->m, fa), a->name);
     ts_error err;
     ts_status st;
-    if (o->metrics || o->name_map || a->dtype == TS_DTYPE_QUANTIZED ||
-        b->dtype == TS_DTYPE_QUANTIZED) {
+    int complex = ts_array_value_kind(a) == TS_VALUE_COMPLEX ||
+                  ts_array_value_kind(b) == TS_VALUE_COMPLEX; /* no metrics: isclose */
+    if (!complex && (o->metrics || o->name_map || a->dtype == TS_DTYPE_QUANTIZED ||
+                     b->dtype == TS_DTYPE_QUANTIZED)) {
         /* a conversion or quantization: how far the copy is from the
          * reference (the side that is not GGUF; else A), with the Q/K rows
          * in the converter's order */
@@ -640,6 +649,83 @@ static void report_groups(cli_ctx *ctx, const metrics_groups *g)
     cli_table_flush(ctx, &t, "");
 }
 
+/* ---- --structure ------------------------------------------------------------------ */
+
+/* "NAME DTYPE (SHAPE)" of selected tensor i of s (its mapped name), escaped. */
+static char *listing_line(const side *s, size_t i)
+{
+    char shape[512], name[2048];
+    size_t w;
+    const char *k = s->key[i];
+    cli_escape(CLI_ESC_TEXT, k, strlen(k), name, sizeof name, &w);
+    const ts_array *a = tensor(s, i, NULL);
+    size_t n = strlen(name) + strlen(a->dtype_name) + 520;
+    char *line = malloc(n);
+    if (line)
+        snprintf(line, n, "%s %s %s", name, a->dtype_name,
+                 cli_array_shape_text(a, shape, sizeof shape));
+    return line;
+}
+
+/* A unified diff of the two listings, sorted by name, as one hunk with all
+ * lines in context (what diff -U N with N large prints): stable across
+ * formats, offsets and orders, for diff -u and patch (gguf-tools' diffable
+ * listing). Returns CLI_OK when equal, CLI_FALSE when not. */
+static int structure_diff(cli_ctx *ctx, const side *a, const side *b, int print)
+{
+    size_t na = 0, nb = 0;
+    for (size_t i = 0; i < a->n; i++)
+        na += first_of_name(a, a->order[i]);
+    for (size_t j = 0; j < b->n; j++)
+        nb += first_of_name(b, b->order[j]);
+    int differ = 0;
+    if (na + nb == 0)
+        return CLI_OK;
+    if (print) {
+        out_str(ctx, "--- ");
+        out_escaped(ctx, CLI_ESC_TEXT, a->path, strlen(a->path));
+        out_str(ctx, "\n+++ ");
+        out_escaped(ctx, CLI_ESC_TEXT, b->path, strlen(b->path));
+        out_printf(ctx, "\n@@ -%zu,%zu +%zu,%zu @@\n", na ? (size_t)1 : 0, na,
+                   nb ? (size_t)1 : 0, nb);
+    }
+    size_t i = 0, j = 0;
+    while (i < a->n || j < b->n) {
+        if (i < a->n && !first_of_name(a, a->order[i])) {
+            i++;
+            continue;
+        }
+        if (j < b->n && !first_of_name(b, b->order[j])) {
+            j++;
+            continue;
+        }
+        int c = i >= a->n ? 1 : j >= b->n ? -1
+                                          : strcmp(a->key[a->order[i]], b->key[b->order[j]]);
+        char *la = c <= 0 ? listing_line(a, a->order[i]) : NULL;
+        char *lb = c >= 0 ? listing_line(b, b->order[j]) : NULL;
+        if ((c <= 0 && !la) || (c >= 0 && !lb)) {
+            free(la);
+            free(lb);
+            return cli_error(ctx, NULL, "out of memory");
+        }
+        if (c == 0 && strcmp(la, lb) == 0) {
+            if (print)
+                out_printf(ctx, " %s\n", la);
+        } else {
+            differ = 1;
+            if (la && print)
+                out_printf(ctx, "-%s\n", la);
+            if (lb && print)
+                out_printf(ctx, "+%s\n", lb);
+        }
+        free(la);
+        free(lb);
+        i += c <= 0;
+        j += c >= 0;
+    }
+    return differ ? CLI_FALSE : CLI_OK;
+}
+
 /* ---- the run ------------------------------------------------------------------- */
 
 /* The single-array rule: when each side holds exactly one tensor, they are
@@ -678,7 +764,11 @@ int cmd_diff(cli_ctx *ctx, const cli_args *args)
         cli_names_warn_unused(ctx, &o.names);
     int64_t count[8] = {0}, unreadable = 0;
     metrics_groups groups = {NULL, 0, 0};
-    if (status == CLI_OK) {
+    if (status == CLI_OK && o.structure) {
+        status = structure_diff(ctx, &a, &b, !o.quiet);
+        if (ts_model_error_count(a.m) || ts_model_error_count(b.m))
+            status = CLI_ERROR;
+    } else if (status == CLI_OK) {
         cli_table t = {NULL, 0, 0, 5, 0};
         const int single = single_pair(&a, &b);
         char pair_name[1024];
