@@ -2557,6 +2557,116 @@ TS_API size_t ts_summary_group_count(const ts_summary *s);
 TS_API const ts_summary_group *ts_summary_group_at(ts_summary *s, size_t i);
 
 /*
+ * What a checkpoint is when its metadata does not say (safetensors#609),
+ * from the names and shapes of its tensors (src/formats/family.c, a rule
+ * table after the module names of transformers' and diffusers' modeling
+ * code, PEFT and kohya LoRA, torchvision, timm and llama.cpp's GGUF
+ * names; family.c names the source of each rule):
+ *   kind      TS_KIND_LORA (lora_A/lora_B, lora_up/lora_down), TS_KIND_VAE
+ *             (diffusers' AutoencoderKL), TS_KIND_TEXT_ENCODER (CLIP's text
+ *             model, a T5 encoder without decoder), TS_KIND_OPTIMIZER (only
+ *             optimizer state, ts_tensor_role), TS_KIND_TRAINING (weights and
+ *             optimizer state), TS_KIND_MODEL (a family of the table, or
+ *             parameters of none), TS_KIND_UNKNOWN (no parameter at all)
+ *   family    the architecture ("llama-style decoder", "BERT-style encoder",
+ *             "ViT (vision transformer)", "ResNet (torchvision)", "UNet
+ *             (UNet2DConditionModel)", "Whisper (encoder-decoder)", ...), or
+ *             NULL; static text
+ *   evidence  the name patterns that matched ("layers.N.self_attn.q_proj,
+ *             layers.N.mlp.gate_proj"; N a layer number), "" without family
+ *   layers    distinct layer numbers of the first pattern; -1 unknown
+ *   hidden, vocab  the token embedding's (vocab, hidden) shape; -1 unknown
+ *   heads, kv_heads  the query's and key's rows over the head size where a
+ *             per-head tensor fixes it (qwen3's and olmo2's q_norm); -1
+ * The first rule whose every pattern matches a tensor wins (adapters and
+ * diffusion models before decoders and encoders).
+ */
+typedef enum ts_checkpoint_kind {
+    TS_KIND_UNKNOWN = 0,
+    TS_KIND_MODEL = 1,
+    TS_KIND_LORA = 2,
+    TS_KIND_VAE = 3,
+    TS_KIND_TEXT_ENCODER = 4,
+    TS_KIND_OPTIMIZER = 5,
+    TS_KIND_TRAINING = 6
+} ts_checkpoint_kind;
+
+/* "unknown", "model", "LoRA adapter", "VAE", "text encoder", "optimizer
+ * state", "training checkpoint"; "unknown" outside the enum. Static. */
+TS_API const char *ts_checkpoint_kind_name(ts_checkpoint_kind k);
+
+/* A fixed layout: it never grows. */
+typedef struct ts_identity {
+    ts_checkpoint_kind kind;
+    const char *family;
+    char evidence[256];
+    int64_t layers, hidden, vocab, heads, kv_heads;
+} ts_identity;
+
+/* Fills *out for model m (see above). Errors: TS_ERR_NOMEM. */
+TS_API ts_status ts_model_identify(const ts_model *m, ts_identity *out, ts_error *err);
+
+/*
+ * The memory a model needs loaded (src/formats/memory.c):
+ *   weights   its tensors' bytes, each tensor once, exactly: sub-byte dtypes
+ *             counted in bits (rounded up once, for the sum), GGUF block
+ *             types in whole blocks
+ *   kv_cache  the KV cache for `context` tokens and `batch` sequences:
+ *                 sum over the layers of batch * cells * kv_heads
+ *                     * (head_dim_k + head_dim_v) * itemsize(kv_dtype)
+ *             with cells = context, or the window for the sliding_layers
+ *             that use sliding-window attention: what llama.cpp allocates
+ *             (src/llama-kv-cache.cpp: K and V of n_ctx cells of
+ *             n_embd_head * n_head_kv elements per layer) and transformers'
+ *             caches hold (key and value states (batch, kv_heads, seq,
+ *             head_dim) per layer); -1 when the model does not say its
+ *             attention
+ *   total     weights + kv_cache (the cache counted 0 when unknown)
+ *   layers, kv_heads, head_dim_k, head_dim_v, context, sliding_window,
+ *   sliding_layers, batch, kv_dtype  what the estimate used (-1 unknown)
+ *   source    where the attention came from: "config.json" (the folder's:
+ *             num_hidden_layers, num_key_value_heads, num_attention_heads,
+ *             head_dim or hidden_size / num_attention_heads,
+ *             max_position_embeddings, torch_dtype, sliding_window with
+ *             layer_types or sliding_window_pattern, use_sliding_window),
+ *             "gguf" (ARCH.block_count, ARCH.attention.head_count_kv,
+ *             head_count, key_length, value_length, ARCH.embedding_length,
+ *             ARCH.context_length, as gguf-parser-go reads them), or NULL
+ * The model must have been opened with metadata (ts_open_options.
+ * want_metadata) for config.json and GGUF keys to be seen.
+ */
+typedef struct ts_memory {
+    int64_t weights, kv_cache, total;
+    int64_t layers, kv_heads, head_dim_k, head_dim_v, context, sliding_window, sliding_layers;
+    int64_t batch;
+    ts_dtype kv_dtype;
+    const char *source;
+} ts_memory;
+
+/*
+ * Options of ts_model_memory, by the rule of ts_open_options (initialise
+ * with TS_MEMORY_OPTIONS_INIT):
+ *   context   tokens; 0: the model's (max_position_embeddings, ARCH.context_length)
+ *   batch     sequences; 0: 1
+ *   kv_dtype  the cache's dtype; TS_DTYPE_UNKNOWN: config.json's torch_dtype,
+ *             else float16 (llama.cpp's default cache type)
+ */
+typedef struct ts_memory_options {
+    size_t struct_size;          /* sizeof(ts_memory_options) */
+    int64_t context;
+    int64_t batch;
+    ts_dtype kv_dtype;
+} ts_memory_options;
+
+#define TS_MEMORY_OPTIONS_INIT {sizeof(ts_memory_options), 0, 0, TS_DTYPE_UNKNOWN}
+
+/* Fills *out for model m (see ts_memory); opts NULL: defaults. Errors:
+ * TS_ERR_INVALID_ARG (also: opts as for ts_open_options, context or batch
+ * negative, kv_dtype without a fixed size), TS_ERR_UNSUPPORTED. */
+TS_API ts_status ts_model_memory(const ts_model *m, const ts_memory_options *opts,
+                                 ts_memory *out, ts_error *err);
+
+/*
  * The dtype as summaries spell it: a->dtype_name, except for NumPy's
  * flexible types (bytes, str, void), whose names count bits ("str224"),
  * the descr NumPy prints for them ("<U7", "S5", "V12"; a '|' byte order
