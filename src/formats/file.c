@@ -62,6 +62,9 @@ struct ts_file {
                                 (ts__file_set_data_src); NULL when none */
     size_t srcs_cap;
     ts__sides *sides;        /* side files (ONNX external data), or NULL */
+    int64_t extent;          /* bytes the headers account for, or -1
+                                (ts__file_set_extent) */
+    int dims_reversed;       /* GGUF read in NumPy order: ggml's ne reversed */
 };
 
 /* The reader table (formats.def), in detection order. */
@@ -407,6 +410,16 @@ void ts__file_set_version(ts_file *f, const char *version)
     f->version = version;
 }
 
+void ts__file_set_extent(ts_file *f, int64_t end)
+{
+    f->extent = end;
+}
+
+int64_t ts__file_extent(const ts_file *f)
+{
+    return f->extent;
+}
+
 static meta_entry *add_meta(ts_file *f, const char *key, size_t key_len, ts_error *err)
 {
     if (f->meta_count == f->meta_cap) {
@@ -594,6 +607,7 @@ static ts_status parse_image(ts_file *f, const ts_open_options *opts, ts_error *
         return ts__error(err, TS_ERR_INVALID_ARG,
                          "opts->format %d is not a ts_format with a reader", (int)fmt);
     f->format = fmt;
+    f->dims_reversed = fmt == TS_FORMAT_GGUF && !opts->gguf_stored_order;
     if (ts__test_sparse == 2)
         ts__source_strict(f->src);
     st = r->read(f, data, len, opts, err);
@@ -621,8 +635,10 @@ static ts_file *file_new(ts_error *err)
     ts_file *f = calloc(1, sizeof *f);
     if (!f)
         ts__error(err, TS_ERR_NOMEM, "out of memory");
-    else
+    else {
         f->version = "";
+        f->extent = -1;
+    }
     return f;
 }
 
@@ -631,7 +647,7 @@ static ts_file *file_new(ts_error *err)
  * the image (a mapped file that shrank, a sparse image's byte nobody asked
  * for) into an error, when the image can fault.
  */
-static ts_status guarded(const ts_file *f, ts__parse_fn fn, void *arg, ts_error *err)
+ts_status ts__file_guard(const ts_file *f, ts__parse_fn fn, void *arg, ts_error *err)
 {
     const void *lo, *hi;
     ts__source_sparse_range(f->src, &lo, &hi);
@@ -671,7 +687,7 @@ static ts_status open_source(ts__source *src, ts_open_options *o, ts_file **out,
     if (ts__test_after_map)
         ts__test_after_map();
     parse_job job = {f, o};
-    st = guarded(f, run_parse, &job, err);
+    st = ts__file_guard(f, run_parse, &job, err);
     if (st) {
         ts_file_close(f);
         return st;
@@ -825,7 +841,7 @@ static ts_status run_render(void *arg, ts_error *err)
 static ts_status render(const ts_file *f, const meta_entry *m, ts__sink *out, ts_error *err)
 {
     render_job job = {f, m, out};
-    return guarded(f, run_render, &job, err);
+    return ts__file_guard(f, run_render, &job, err);
 }
 
 int ts_file_metadata(const ts_file *f, size_t i, const char **key, const char **json_value)
@@ -948,4 +964,26 @@ ts__sides *ts__file_sides(const ts_file *f)
 void ts__file_set_sides(ts_file *f, ts__sides *s)
 {
     f->sides = s;
+}
+
+ts_status ts_array_ggml_ne(const ts_file *f, const ts_array *a, int64_t ne[4], int *n,
+                           ts_error *err)
+{
+    TS__ARG_NONNULL(err, f);
+    TS__ARG_NONNULL(err, a);
+    TS__ARG_NONNULL(err, ne);
+    TS__ARG_NONNULL(err, n);
+    if (f->format != TS_FORMAT_GGUF)
+        return ts__bad_arg(err, __func__, "f is a %s file, not GGUF", ts_format_name(f->format));
+    if (a < f->arrays || a >= f->arrays + f->count)
+        return ts__bad_arg(err, __func__, "a is not an array of f");
+    int nd = ts_shape_ndim(&a->shape);
+    const int64_t *d = ts_shape_dims(&a->shape);
+    if (nd > 4) /* the reader refuses more (GGML_MAX_DIMS) */
+        return ts__bad_arg(err, __func__, "a has %d dims", nd);
+    for (int i = 0; i < nd; i++)
+        ne[i] = f->dims_reversed ? d[nd - 1 - i] : d[i];
+    *n = nd;
+    ts__ok(err);
+    return TS_OK;
 }

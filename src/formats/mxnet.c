@@ -538,7 +538,9 @@ static ts_status read_mxnet(ts_file *f, const unsigned char *data, size_t len,
         if ((st = read_name(&c, i, &name, &name_len, err)))
             return st;
     }
-    /* Bytes after the names are ignored, as MXNet's loader does. */
+    /* Bytes after the names are ignored, as MXNet's loader does (verify
+     * reports them). */
+    ts__file_set_extent(f, (int64_t)c.pos);
 
     /* Pass 2: the same walk, now adding the arrays with their names. */
     ts__cursor rc, nc;
