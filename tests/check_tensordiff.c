@@ -3,7 +3,8 @@
  * ts_namemap (prefixes per side in order, hits, renames, the rename file's
  * text), and ts_diff on the model fixtures: pairs in order with their
  * kinds, the single-pair rule, names held twice, values compared on
- * request, metadata differences with their labels, and the totals, each
+ * request (isclose, or error metrics across a GGUF conversion and their
+ * groups), metadata differences with their labels, and the totals, each
  * as `tshape diff` reports them (tests/cli/golden/diff).
  */
 #define TS_EXPERIMENTAL_API
@@ -308,6 +309,102 @@ START_TEST(test_diff_metadata)
 }
 END_TEST
 
+/* Across a GGUF conversion (tests/fixtures/qdiff, gen_qdiff.py): the names
+ * of the side that is not GGUF become llama.cpp's, values are compared by
+ * error metrics against it (the figures of expected.json, NumPy's), the
+ * Q/K rows by heads, and the metrics are added up by dtype pair (the golden
+ * case diff/gguf-conversion). */
+START_TEST(test_diff_gguf)
+{
+    ts_model *a = open_model("tests/fixtures/qdiff/q8_0.gguf", 1);
+    ts_model *b = open_model("tests/fixtures/qdiff/hf", 1);
+    ts_diff *d;
+    ts_error err;
+    ck_assert_int_eq(ts_diff_new(a, b, NULL, &d, &err), TS_OK);
+    ck_assert_int_eq(ts_diff_gguf_names(d), 1);
+    ck_assert_uint_eq(ts_diff_count(d), 21);
+    for (size_t i = 0; i < ts_diff_count(d); i++)
+        ck_assert_int_eq(ts_diff_compare_values(d, i, NULL, &err), TS_OK);
+    const ts_diff_pair *p = ts_diff_pair_at(d, 2), *k = ts_diff_pair_at(d, 3);
+    ck_assert_str_eq(p->name, "blk.0.attn_q.weight");
+    ck_assert_str_eq(k->name, "blk.0.attn_k.weight");
+    ck_assert_str_eq(ts_model_array_name(b, p->b), "model.layers.0.self_attn.q_proj.weight");
+    ck_assert_int_eq(p->kind, TS_DIFF_DTYPE); /* q8_0 and float16 */
+    ck_assert_int_eq(p->by_metrics, 1);
+    ck_assert_uint_eq(p->reference, TS_SIDE_B);
+    ck_assert_int_eq(p->qk_heads, 4);
+    ck_assert_int_eq(p->metrics.count, 4096);
+    ck_assert_double_eq(p->metrics.max_abs, 0.015289306640625);
+    ck_assert_double_eq_tol(p->metrics.rmse, 0.005541118331633893, 1e-15);
+    ck_assert_double_eq_tol(p->metrics.cosine, 0.9999851131378291, 1e-14);
+    ck_assert_int_eq(k->qk_heads, 2); /* attn_k: the key/value heads */
+    ck_assert_uint_eq(ts_diff_metrics_group_count(d), 2);
+    const ts_diff_metrics_group *g = ts_diff_metrics_group_at(d, 0);
+    ck_assert_str_eq(g->label, "float16 -> q8_0");
+    ck_assert_int_eq(g->tensors, 16);
+    ck_assert_int_eq(g->count, 77824);
+    ck_assert_double_eq(g->max_abs, 0.0174560546875);
+    ck_assert_double_eq_tol(g->cosine_min, 0.9999843941424555, 1e-14);
+    g = ts_diff_metrics_group_at(d, 1);
+    ck_assert_str_eq(g->label, "float32 -> float32");
+    ck_assert_int_eq(g->tensors, 5);
+    ck_assert_double_eq(g->max_abs, 0);
+    ck_assert_double_eq(g->nmse, 0);
+    ck_assert_double_eq(g->cosine_min, 1);
+    /* compared again: the groups are the same */
+    ck_assert_int_eq(ts_diff_compare_values(d, 2, NULL, &err), TS_OK);
+    ck_assert_uint_eq(ts_diff_metrics_group_count(d), 2);
+    ck_assert_int_eq(ts_diff_metrics_group_at(d, 0)->tensors, 16);
+    ck_assert_double_eq(ts_diff_metrics_group_at(d, 0)->max_abs, 0.0174560546875);
+    const ts_diff_totals *t = ts_diff_totals_of(d);
+    ck_assert_int_eq(t->kinds[TS_DIFF_DTYPE], 16);
+    ck_assert_int_eq(t->kinds[TS_DIFF_EQUAL], 5);
+    ts_diff_free(d);
+
+    /* without the GGUF names nothing pairs up */
+    ts_diff_options o = TS_DIFF_OPTIONS_INIT;
+    o.gguf_names = 0;
+    ck_assert_int_eq(ts_diff_new(a, b, &o, &d, &err), TS_OK);
+    ck_assert_int_eq(ts_diff_gguf_names(d), 0);
+    ck_assert_int_eq(ts_diff_totals_of(d)->kinds[TS_DIFF_ONLY_A], 21);
+    ck_assert_int_eq(ts_diff_totals_of(d)->kinds[TS_DIFF_ONLY_B], 21);
+    ts_diff_free(d);
+    ts_model_close(a);
+    ts_model_close(b);
+
+    /* --metrics on two NumPy files: every pair but the complex one (isclose);
+     * a string array's error names A */
+    a = open_model("tests/fixtures/values/diff/a.npz", 0);
+    b = open_model("tests/fixtures/values/diff/b.npz", 0);
+    o.gguf_names = 1;
+    o.metrics = 1;
+    ck_assert_int_eq(ts_diff_new(a, b, &o, &d, &err), TS_OK);
+    for (size_t i = 0; i < ts_diff_count(d); i++) {
+        p = ts_diff_pair_at(d, i);
+        ts_status st = ts_diff_compare_values(d, i, NULL, &err);
+        if (strcmp(p->name, "text") == 0) {
+            ck_assert_int_eq(st, TS_ERR_DTYPE);
+            ck_assert_int_eq(err.index, 0);
+            ck_assert_int_eq(p->values, TS_DIFF_VALUES_FAILED);
+        } else if (strcmp(p->name, "c") == 0) {
+            ck_assert_int_eq(p->by_metrics, 0);
+            ck_assert_int_eq(p->compare.notclose, 1);
+        } else if (strcmp(p->name, "x") == 0) {
+            ck_assert_int_eq(p->by_metrics, 1);
+            ck_assert_uint_eq(p->reference, TS_SIDE_A);
+            ck_assert_double_eq(p->metrics.max_abs, 0.25);
+            ck_assert_int_eq(p->metrics.nan, 1);
+            ck_assert_int_eq(p->kind, TS_DIFF_VALUES);
+        }
+    }
+    ck_assert_uint_eq(ts_diff_metrics_group_count(d), 3);
+    ck_assert_str_eq(ts_diff_metrics_group_at(d, 2)->label, "float64 -> float32");
+    ts_diff_free(d);
+    ts_model_close(a);
+    ts_model_close(b);
+}
+END_TEST
+
 Suite *tensordiff_suite(void)
 {
     Suite *s = suite_create("tensordiff");
@@ -320,6 +417,7 @@ Suite *tensordiff_suite(void)
     tcase_add_test(tc, test_diff_kinds);
     tcase_add_test(tc, test_diff_single_values);
     tcase_add_test(tc, test_diff_metadata);
+    tcase_add_test(tc, test_diff_gguf);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -76,6 +76,16 @@ DIFF_RUNS = [
     (["--metadata", "tests/fixtures/model/diffmeta/shards",
       "tests/fixtures/model/diffmeta/shards2"], dict(metadata=True)),
     (["tests/fixtures/values/f4.npy", "tests/fixtures/values/f4_be.npy"], {}),
+    # across a GGUF conversion: llama.cpp's names, error metrics and their groups
+    (["tests/fixtures/qdiff/hf", "tests/fixtures/qdiff/f16.gguf"], {}),
+    (["--values", "tests/fixtures/qdiff/hf", "tests/fixtures/qdiff/q8_0.gguf"],
+     dict(values=True)),
+    (["--values", "tests/fixtures/qdiff/q8_0.gguf", "tests/fixtures/qdiff/hf"],
+     dict(values=True)),
+    (["--no-name-map", "tests/fixtures/qdiff/hf", "tests/fixtures/qdiff/f16.gguf"],
+     dict(name_map=False)),
+    (["--metrics", "--values", "tests/fixtures/values/diff/a.npz",
+      "tests/fixtures/values/diff/b.npz"], dict(metrics=True, values=True)),
 ]
 
 
@@ -91,6 +101,25 @@ def test_diff_equals_cli(args, kw):
     assert [w.split(": ", 1)[-1] if w.startswith(("tests/", "../")) else w
             for w in r.warnings] == [w.split(": ", 1)[-1] if w.startswith(("tests/", "../"))
                                      else w for w in warnings]
+
+
+def test_diff_metrics_groups():
+    r = tshape.diff("tests/fixtures/qdiff/hf", "tests/fixtures/qdiff/q8_0.gguf", values=True)
+    assert [(g["metrics_group"], g["tensors"]) for g in r.metrics_groups] == [
+        ("float16 -> q8_0", 16), ("float32 -> float32", 5)]
+    heads = [d["metrics"]["qk_heads"] for d in r.differences if d["metrics"]]
+    assert any(h > 0 for h in heads)
+
+
+def test_stats_max_bytes():
+    path = "tests/fixtures/qdiff/q8_0.gguf"
+    rc, records, _ = cli_json("stats", "--max-bytes", "64", path)
+    r = tshape.stats(path, max_bytes=64)
+    assert r.records == records
+    assert any(x.get("capped") for x in r.records)
+    rc, summary, _ = cli_json("stats", "--summary", "--max-bytes", "64", path)
+    assert r.summary == summary[0]
+    assert r.summary["summary"]["capped"] == sum(1 for x in r.records if x.get("capped"))
 
 
 def test_diff_rename_dict():

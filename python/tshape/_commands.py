@@ -60,10 +60,12 @@ def _stats_record(path, name, a, s):
             return s.umax if which else s.umin
         return json_number(s.max if which else s.min)
     r = {"file": path, "name": name, "dtype": a.dtype_name,
-         "shape": None if a.shape is None else list(a.shape), "count": s.count,
-         "min": minmax(0), "max": minmax(1), "mean": json_number(s.mean),
+         "shape": None if a.shape is None else list(a.shape), "count": s.count}
+    if s.capped:  # max_bytes: the first elements only
+        r.update({"size": a.size, "capped": True})
+    r.update({"min": minmax(0), "max": minmax(1), "mean": json_number(s.mean),
          "std": json_number(s.std), "absmax": json_number(s.absmax), "zeros": s.zeros,
-         "nan": s.nan, "posinf": s.posinf, "neginf": s.neginf}
+         "nan": s.nan, "posinf": s.posinf, "neginf": s.neginf})
     if s.kind == VALUE_BOOL:
         r["true"] = s.ntrue
     return r
@@ -80,11 +82,15 @@ class StatsResult:
     errors: list = field(default_factory=list)
 
 
-def stats(*paths, filter=None, exclude=None, recursive=False, threads=0, errors="raise"):
+def stats(*paths, filter=None, exclude=None, recursive=False, threads=0, errors="raise",
+          max_bytes=0):
     """The statistics of every array of the files or models (folders, index
     files, URLs): count, min, max, mean, std (population), absmax, zeros,
     NaN, +Inf, -Inf (bool: the true count), by NumPy's float64 rules
     (ts_array_stats), and the model-wide summary (ts_stats_summary).
+    max_bytes > 0 (stats --max-bytes): the statistics of each array's first
+    max_bytes bytes of elements as stored; such a record has "size" and
+    "capped", and the summary counts them in "capped".
     filter/exclude select arrays by glob (fnmatch, as --filter/--exclude).
     errors="raise" raises the first array's error (a tshape.Error);
     errors="collect" keeps going and lists them in the result's errors.
@@ -101,6 +107,7 @@ def stats(*paths, filter=None, exclude=None, recursive=False, threads=0, errors=
     so = StatsOptions()
     so.struct_size = ctypes.sizeof(StatsOptions)
     so.nthreads = threads
+    so.max_bytes = max_bytes
     try:
         for path in paths:
             path = os.fspath(path)
@@ -132,8 +139,10 @@ def stats(*paths, filter=None, exclude=None, recursive=False, threads=0, errors=
         names = [text(lib.ts_stats_summary_nonfinite_at(ssum, k)) for k in range(t.nonfinite)]
         res.summary = {"summary": {"arrays": t.arrays, "elements": t.elements, "nan": t.nan,
                                    "posinf": t.posinf, "neginf": t.neginf,
-                                   "absmax": json_number(t.absmax), "failed": t.failed,
-                                   "nonfinite": names}}
+                                   "absmax": json_number(t.absmax), "failed": t.failed}}
+        if max_bytes:
+            res.summary["summary"]["capped"] = t.capped
+        res.summary["summary"]["nonfinite"] = names
         return res
     finally:
         lib.ts_stats_summary_free(ssum)
@@ -144,9 +153,13 @@ def stats(*paths, filter=None, exclude=None, recursive=False, threads=0, errors=
 @dataclass
 class DiffResult:
     """What tshape.diff found, as `tshape --json diff` reports it:
-      differences  one dict per pair that differs (kind, name, a, b, values)
+      differences  one dict per pair that differs (kind, name, a, b, values,
+                   metrics)
       metadata     one dict per metadata entry that differs (metadata_key,
                    a, b, only); listed by the CLI only with --metadata
+      metrics_groups  with values: one dict per dtype pair compared by error
+                   metrics (metrics_group, tensors, count, nan, max_abs,
+                   rmse, nmse, cosine_min)
       totals       the last record (equal, different, only_a, only_b,
                    changed, values, unreadable, metadata_different)
       warnings     the CLI's warning lines (names held twice, prefixes that
@@ -156,6 +169,7 @@ class DiffResult:
     ``records(metadata=...)`` gives the CLI's JSON lines in order."""
     differences: list = field(default_factory=list)
     metadata: list = field(default_factory=list)
+    metrics_groups: list = field(default_factory=list)
     totals: dict = field(default_factory=dict)
     warnings: list = field(default_factory=list)
     errors: list = field(default_factory=list)
@@ -166,7 +180,8 @@ class DiffResult:
         return self.status == 0
 
     def records(self, metadata=False):
-        return self.differences + (self.metadata if metadata else []) + [self.totals]
+        return (self.differences + (self.metadata if metadata else []) + self.metrics_groups
+                + [self.totals])
 
 
 def _tensor_record(m, index):
@@ -192,6 +207,14 @@ def _values_record(ma, pair):
             "nan_a": c.nan_a, "nan_b": c.nan_b}
 
 
+def _metrics_record(pair):
+    m = pair.metrics
+    return {"reference": "b" if pair.reference == 2 else "a", "qk_heads": pair.qk_heads,
+            "count": m.count, "nan": m.nan, "max_abs": json_number(m.max_abs),
+            "rmse": json_number(m.rmse), "nmse": json_number(m.nmse),
+            "cosine": json_number(m.cosine)}
+
+
 def _read_renames(names, rename, err):
     if rename is None:
         return
@@ -207,7 +230,7 @@ def _read_renames(names, rename, err):
 
 def diff(a, b, *, strip_prefix=(), strip_prefix_a=(), strip_prefix_b=(), rename=None,
          filter=None, exclude=None, values=False, rtol=1e-05, atol=1e-08, equal_nan=False,
-         metadata=False, recursive=False):
+         metadata=False, recursive=False, metrics=False, name_map=True):
     """Compares two files or models (of any formats) as `tshape diff` does
     (ts_diff): tensors only in A, only in B, of another dtype or shape,
     matched by name after strip_prefix (both sides; literal, the first that
@@ -216,9 +239,13 @@ def diff(a, b, *, strip_prefix=(), strip_prefix_a=(), strip_prefix_b=(), rename=
     globs on the mapped names; two one-array files are compared with each
     other whatever their names. values=True also compares the values of
     pairs of one shape by numpy.isclose's rule |a-b| <= atol + rtol*|b|
-    (equal_nan: NaN close to NaN). metadata=True makes metadata
-    differences count in the status (they are always listed). Returns a
-    DiffResult."""
+    (equal_nan: NaN close to NaN), or by error metrics (max abs, RMSE,
+    NMSE, cosine; ts_array_metrics) for GGUF conversions, quantized tensors,
+    and every pair with metrics=True (diff --metrics), added up by dtype
+    pair in metrics_groups. When one side is a GGUF conversion of the
+    other, the other's names are mapped to llama.cpp's (name_map=False:
+    diff --no-name-map). metadata=True makes metadata differences count in
+    the status (they are always listed). Returns a DiffResult."""
     err = new_error()
     names = ctypes.c_void_p()
     check(lib.ts_namemap_new(ctypes.byref(names), ctypes.byref(err)), err)
@@ -243,6 +270,8 @@ def diff(a, b, *, strip_prefix=(), strip_prefix_a=(), strip_prefix_b=(), rename=
         do.struct_size = ctypes.sizeof(DiffOptions)
         do.names = names
         do.filter, do.nfilter, do.exclude, do.nexclude = inc, ninc, exc, nexc
+        do.gguf_names = 1 if name_map else 0
+        do.metrics = 1 if metrics else 0
         st = lib.ts_diff_new(ma._handle, mb._handle, ctypes.byref(do), ctypes.byref(d),
                              ctypes.byref(err))
         check(st, err, (ma.path, mb.path)[1 if (st == 10 and err.index == 1) else 0])
@@ -282,7 +311,10 @@ def diff(a, b, *, strip_prefix=(), strip_prefix_a=(), strip_prefix_b=(), rename=
                 "name": text(pair.name),
                 "a": None if pair.a == none else _tensor_record(ma._handle, pair.a),
                 "b": None if pair.b == none else _tensor_record(mb._handle, pair.b),
-                "values": _values_record(ma._handle, pair) if pair.values == 1 else None})
+                "values": (_values_record(ma._handle, pair)
+                           if pair.values == 1 and not pair.by_metrics else None),
+                "metrics": _metrics_record(pair) if pair.values == 1 and pair.by_metrics
+                else None})
         for k in range(lib.ts_diff_metadata_count(d)):
             label, va, vb = ctypes.c_char_p(), ctypes.c_char_p(), ctypes.c_char_p()
             lib.ts_diff_metadata_at(d, k, ctypes.byref(label), ctypes.byref(va),
@@ -292,6 +324,12 @@ def diff(a, b, *, strip_prefix=(), strip_prefix_a=(), strip_prefix_b=(), rename=
                 "a": None if va.value is None else json.loads(text(va.value)),
                 "b": None if vb.value is None else json.loads(text(vb.value)),
                 "only": "b" if va.value is None else "a" if vb.value is None else None})
+        for k in range(lib.ts_diff_metrics_group_count(d)):
+            g = lib.ts_diff_metrics_group_at(d, k).contents
+            res.metrics_groups.append({
+                "metrics_group": text(g.label), "tensors": g.tensors, "count": g.count,
+                "nan": g.nan, "max_abs": json_number(g.max_abs), "rmse": json_number(g.rmse),
+                "nmse": json_number(g.nmse), "cosine_min": json_number(g.cosine_min)})
         t = lib.ts_diff_totals_of(d).contents
         res.totals = {"equal": t.kinds[0], "different": t.different, "only_a": t.kinds[1],
                       "only_b": t.kinds[2], "changed": t.changed, "values": t.kinds[6],

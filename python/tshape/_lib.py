@@ -128,18 +128,19 @@ class Stats(ctypes.Structure):
                 ("imin", c_int64), ("imax", c_int64), ("umin", c_uint64), ("umax", c_uint64),
                 ("mean", c_double), ("std", c_double), ("absmax", c_double),
                 ("finite", c_int64), ("zeros", c_int64), ("nan", c_int64),
-                ("posinf", c_int64), ("neginf", c_int64), ("ntrue", c_int64)]
+                ("posinf", c_int64), ("neginf", c_int64), ("ntrue", c_int64),
+                ("capped", c_int)]
 
 
 class StatsTotals(ctypes.Structure):
     _fields_ = [("arrays", c_int64), ("elements", c_int64), ("nan", c_int64),
                 ("posinf", c_int64), ("neginf", c_int64), ("failed", c_int64),
-                ("absmax", c_double), ("nonfinite", c_size_t)]
+                ("absmax", c_double), ("nonfinite", c_size_t), ("capped", c_int64)]
 
 
 class StatsOptions(ctypes.Structure):
     _fields_ = [("struct_size", c_size_t), ("nthreads", c_int), ("progress", c_void_p),
-                ("progress_ctx", c_void_p)]
+                ("progress_ctx", c_void_p), ("max_bytes", c_int64)]
 
 
 class Compare(ctypes.Structure):
@@ -159,9 +160,24 @@ class NamemapPrefix(ctypes.Structure):
                 ("hits_b", c_int64)]
 
 
+class Metrics(ctypes.Structure):
+    _fields_ = [("count", c_int64), ("nan", c_int64), ("max_abs", c_double),
+                ("rmse", c_double), ("nmse", c_double), ("cosine", c_double),
+                ("sq_err", c_double), ("sq_ref", c_double)]
+
+
 class DiffPair(ctypes.Structure):
     _fields_ = [("kind", c_int), ("name", c_char_p), ("name_b", c_char_p), ("a", c_size_t),
-                ("b", c_size_t), ("values", c_int), ("compare", Compare)]
+                ("b", c_size_t), ("values", c_int), ("compare", Compare),
+                ("by_metrics", c_int), ("reference", c_unsigned), ("qk_heads", c_int64),
+                ("metrics", Metrics)]
+
+
+class DiffMetricsGroup(ctypes.Structure):
+    _fields_ = [("label", c_char_p), ("tensors", c_int64), ("count", c_int64),
+                ("nan", c_int64), ("sq_err", c_double), ("sq_ref", c_double),
+                ("max_abs", c_double), ("rmse", c_double), ("nmse", c_double),
+                ("cosine_min", c_double)]
 
 
 class DiffTotals(ctypes.Structure):
@@ -173,7 +189,8 @@ class DiffTotals(ctypes.Structure):
 
 class DiffOptions(ctypes.Structure):
     _fields_ = [("struct_size", c_size_t), ("names", c_void_p), ("filter", POINTER(c_char_p)),
-                ("nfilter", c_size_t), ("exclude", POINTER(c_char_p)), ("nexclude", c_size_t)]
+                ("nfilter", c_size_t), ("exclude", POINTER(c_char_p)), ("nexclude", c_size_t),
+                ("gguf_names", c_int), ("metrics", c_int)]
 
 
 class ScanGlobal(ctypes.Structure):
@@ -353,6 +370,9 @@ PROTOTYPES = {
     "ts_diff_pair_at": (POINTER(DiffPair), [P, c_size_t]),
     "ts_diff_single": (c_int, [P]),
     "ts_diff_totals_of": (POINTER(DiffTotals), [P]),
+    "ts_diff_gguf_names": (c_int, [P]),
+    "ts_diff_metrics_group_count": (c_size_t, [P]),
+    "ts_diff_metrics_group_at": (POINTER(DiffMetricsGroup), [P, c_size_t]),
     "ts_diff_duplicate_count": (c_size_t, [P]),
     "ts_diff_duplicate_at": (c_char_p, [P, c_size_t, POINTER(c_unsigned), POINTER(c_size_t)]),
     "ts_diff_metadata_count": (c_size_t, [P]),

@@ -11,8 +11,10 @@
  * its data compared (ts_diff_compare_values, numpy.isclose's rule) as it
  * is reported: a pair whose values are not all close is a difference of
  * kind "values" (or keeps its dtype kind, with the values' report beside
- * it). The last line says when the metadata differs, and --metadata lists
- * the entries.
+ * it); conversions and quantizations get error metrics instead, and their
+ * table by dtype pair (ts_diff_metrics_group_at). The last line says when
+ * the metadata differs, and --metadata lists the entries. --structure
+ * prints the two listings as a unified diff instead.
  */
 #include "cli.h"
 #include "model.h"
@@ -46,9 +48,17 @@ const cli_option diff_options[] = {
     CLI_VALUE("rtol", 0, "R", "relative tolerance of --values (default 1e-05)"),
     CLI_VALUE("atol", 0, "A", "absolute tolerance of --values (default 1e-08)"),
     CLI_FLAG("equal-nan", 0, "with --values, NaN is close to NaN"),
+    CLI_FLAG("metrics", 0, "with --values, error metrics (max abs, RMSE, NMSE, cosine)\n"
+                           "of every pair instead of isclose: the default for GGUF\n"
+                           "conversions and quantized tensors"),
     CLI_FLAG("metadata", 'm', "also compare the metadata (values that are not tensors, file\n"
                               "metadata) and list the entries that differ"),
     CLI_FLAG("quiet", 'q', "print nothing; only the exit status"),
+    CLI_FLAG("structure", 0, "print a unified diff (diff -u) of the two sorted listings\n"
+                             "'NAME DTYPE SHAPE', without offsets or formats"),
+    CLI_FLAG("no-name-map", 0, "do not map names across a GGUF conversion (A or B GGUF,\n"
+                               "the other not: model.layers.N.self_attn.q_proj is\n"
+                               "blk.N.attn_q)"),
     CLI_REMOTE_OPTIONS,
     CLI_OPTIONS_END,
 };
@@ -59,6 +69,9 @@ typedef struct diff_opts {
     int quiet, recursive;
     int values;             /* --values */
     int metadata;           /* --metadata */
+    int metrics;            /* --metrics */
+    int structure;          /* --structure */
+    int no_name_map;        /* --no-name-map */
     ts_compare_options cmp;
     ts_open_options open;   /* --max-fetch, --verbose, TSHAPE_IO; metadata */
 } diff_opts;
@@ -93,6 +106,14 @@ static int get_options(cli_ctx *ctx, const cli_args *args, diff_opts *o)
     o->quiet = cli_flag(args, "quiet") > 0;
     o->recursive = cli_flag(args, "recursive") > 0;
     o->metadata = cli_flag(args, "metadata") > 0;
+    o->no_name_map = cli_flag(args, "no-name-map") > 0;
+    o->metrics = cli_flag(args, "metrics") > 0;
+    o->structure = cli_flag(args, "structure") > 0;
+    if (o->structure && (o->values || o->metadata || ctx->json))
+        return cli_usage(ctx, "--structure prints a unified diff: not with --values, "
+                              "--metadata or --json");
+    if (o->metrics && !o->values)
+        return cli_usage(ctx, "--metrics needs --values");
     return CLI_OK;
 }
 
@@ -138,6 +159,7 @@ static void compare_values(cli_ctx *ctx, const diff_opts *o, const sides *s, ts_
         co.progress = cli_progress_report;
         co.progress_ctx = &progress;
     }
+    out_drain(ctx); /* what was reported is out before these values are read */
     cli_progress_start(&progress, ts_model_file_path(s->m[0], fa), a->name);
     ts_error err;
     ts_status st = ts_diff_compare_values(d, i, &co, &err);
@@ -198,6 +220,43 @@ static void values_text(const ts_array *a, const ts_compare *c, char *buf, size_
                  (long long)c->count, nan, ma, mr);
 }
 
+/* "max abs 0.0123, rmse 0.00123, nmse 1.5e-05, cosine 0.99999 (rows of 32
+ * heads reordered)" */
+static void metrics_text(const ts_diff_pair *p, char *buf, size_t cap)
+{
+    char ma[64], rm[64], nm[64], co[64], heads[64] = "", nan[64] = "";
+    cli_fmt_double(ma, sizeof ma, p->metrics.max_abs, 0);
+    cli_fmt_double(rm, sizeof rm, p->metrics.rmse, 0);
+    cli_fmt_double(nm, sizeof nm, p->metrics.nmse, 0);
+    cli_fmt_double(co, sizeof co, p->metrics.cosine, 0);
+    if (p->qk_heads > 0)
+        snprintf(heads, sizeof heads, " (rows of %lld heads reordered)",
+                 (long long)p->qk_heads);
+    if (p->metrics.nan > 0)
+        snprintf(nan, sizeof nan, ", %lld NaN pairs left out", (long long)p->metrics.nan);
+    snprintf(buf, cap, "max abs %s, rmse %s, nmse %s, cosine %s%s%s", ma, rm, nm, co, nan,
+             heads);
+}
+
+static void metrics_json(cli_ctx *ctx, const ts_diff_pair *p)
+{
+    char v[64];
+    print_open_object(ctx, "metrics");
+    print_string(ctx, PRINT_JSON, "reference", NULL, p->reference == TS_SIDE_B ? "b" : "a");
+    print_int(ctx, PRINT_JSON, "qk_heads", NULL, p->qk_heads);
+    print_int(ctx, PRINT_JSON, "count", NULL, p->metrics.count);
+    print_int(ctx, PRINT_JSON, "nan", NULL, p->metrics.nan);
+    cli_fmt_double(v, sizeof v, p->metrics.max_abs, 1);
+    print_json_text(ctx, PRINT_JSON, "max_abs", NULL, v);
+    cli_fmt_double(v, sizeof v, p->metrics.rmse, 1);
+    print_json_text(ctx, PRINT_JSON, "rmse", NULL, v);
+    cli_fmt_double(v, sizeof v, p->metrics.nmse, 1);
+    print_json_text(ctx, PRINT_JSON, "nmse", NULL, v);
+    cli_fmt_double(v, sizeof v, p->metrics.cosine, 1);
+    print_json_text(ctx, PRINT_JSON, "cosine", NULL, v);
+    print_close_object(ctx);
+}
+
 static void values_json(cli_ctx *ctx, const ts_array *a, const ts_compare *c)
 {
     char ma[64], mr[64];
@@ -256,10 +315,14 @@ static void report(cli_ctx *ctx, cli_table *t, const sides *s, const ts_diff_pai
             json_tensor(ctx, "b", s->m[1], p->b);
         else
             print_null(ctx, PRINT_JSON, "b", NULL);
-        if (compared)
+        if (compared && !p->by_metrics)
             values_json(ctx, tensor(s->m[0], p->a, NULL), &p->compare);
         else
             print_null(ctx, PRINT_JSON, "values", NULL);
+        if (compared && p->by_metrics)
+            metrics_json(ctx, p);
+        else
+            print_null(ctx, PRINT_JSON, "metrics", NULL);
         print_close_object(ctx);
         return;
     }
@@ -271,7 +334,9 @@ static void report(cli_ctx *ctx, cli_table *t, const sides *s, const ts_diff_pai
     if (has_b)
         tensor_text(tensor(s->m[1], p->b, NULL), tb, sizeof tb);
     char tv[1024] = ""; /* where (600), NaN counts (96), two numbers (64 each), words */
-    if (compared)
+    if (compared && p->by_metrics)
+        metrics_text(p, tv, sizeof tv);
+    else if (compared)
         values_text(tensor(s->m[0], p->a, NULL), &p->compare, tv, sizeof tv);
     const char *row[5] = {words[p->kind], name, has_a ? ta : "-", has_b ? tb : "-", tv};
     cli_table_add(t, row);
@@ -314,6 +379,139 @@ static void report_meta(cli_ctx *ctx, cli_table *t, const char *label, const cha
     const char *row[5] = {"metadata", label, va ? cut_value(va, ca, sizeof ca) : "-",
                           vb ? cut_value(vb, cb, sizeof cb) : "-", ""};
     cli_table_add(t, row);
+}
+
+/* The error metrics by dtype pair (with --values, after the rows): a table,
+ * or one metrics group record each. */
+static void report_groups(cli_ctx *ctx, const ts_diff *d)
+{
+    cli_table t = {NULL, 0, 0, 6, 0x3e};
+    size_t n = ts_diff_metrics_group_count(d);
+    if (n > 0 && !ctx->json) {
+        const char *head[6] = {"metrics by dtype", "tensors", "max abs", "rmse", "nmse",
+                               "min cosine"};
+        out_str(ctx, "\n");
+        cli_table_add(&t, head);
+    }
+    for (size_t i = 0; i < n; i++) {
+        const ts_diff_metrics_group *x = ts_diff_metrics_group_at(d, i);
+        char c[32], ma[64], rm[64], nm[64], co[64];
+        int json = ctx->json;
+        cli_fmt_double(ma, sizeof ma, x->max_abs, json);
+        cli_fmt_double(rm, sizeof rm, x->rmse, json);
+        cli_fmt_double(nm, sizeof nm, x->nmse, json);
+        cli_fmt_double(co, sizeof co, x->cosine_min, json);
+        if (json) {
+            print_open_object(ctx, NULL);
+            print_string(ctx, PRINT_JSON, "metrics_group", NULL, x->label);
+            print_int(ctx, PRINT_JSON, "tensors", NULL, x->tensors);
+            print_int(ctx, PRINT_JSON, "count", NULL, x->count);
+            print_int(ctx, PRINT_JSON, "nan", NULL, x->nan);
+            print_json_text(ctx, PRINT_JSON, "max_abs", NULL, ma);
+            print_json_text(ctx, PRINT_JSON, "rmse", NULL, rm);
+            print_json_text(ctx, PRINT_JSON, "nmse", NULL, nm);
+            print_json_text(ctx, PRINT_JSON, "cosine_min", NULL, co);
+            print_close_object(ctx);
+            continue;
+        }
+        snprintf(c, sizeof c, "%lld", (long long)x->tensors);
+        const char *row[6] = {x->label, c, ma, rm, nm, co};
+        cli_table_add(&t, row);
+    }
+    cli_table_flush(ctx, &t, "");
+    if (n > 0 && !ctx->json)
+        out_str(ctx, "\n");
+}
+
+/* ---- --structure ------------------------------------------------------------------ */
+
+/* One line of a listing: a pair's tensor of one side by its mapped name. */
+typedef struct listed {
+    const char *key;
+    size_t index;           /* in the side's model */
+} listed;
+
+static int cmp_listed(const void *x, const void *y)
+{
+    return strcmp(((const listed *)x)->key, ((const listed *)y)->key);
+}
+
+/* "NAME DTYPE (SHAPE)" of tensor `index` of m by its mapped name key,
+ * escaped. */
+static char *listing_line(const ts_model *m, const listed *l)
+{
+    char shape[512], name[2048];
+    size_t w;
+    cli_escape(CLI_ESC_TEXT, l->key, strlen(l->key), name, sizeof name, &w);
+    const ts_array *a = tensor(m, l->index, NULL);
+    size_t n = strlen(name) + strlen(a->dtype_name) + 520;
+    char *line = malloc(n);
+    if (line)
+        snprintf(line, n, "%s %s %s", name, a->dtype_name,
+                 cli_array_shape_text(a, shape, sizeof shape));
+    return line;
+}
+
+/* A unified diff of the two listings of the diff's tensors (the first of
+ * each mapped name), sorted by name, as one hunk with all lines in context
+ * (what diff -U N with N large prints): stable across formats, offsets and
+ * orders, for diff -u and patch (gguf-tools' diffable listing). Returns
+ * CLI_OK when equal, CLI_FALSE when not. */
+static int structure_diff(cli_ctx *ctx, const sides *s, const ts_diff *d, int print)
+{
+    size_t np = ts_diff_count(d), na = 0, nb = 0;
+    listed *la = malloc((np ? np : 1) * sizeof *la), *lb = malloc((np ? np : 1) * sizeof *lb);
+    if (!la || !lb) {
+        free(la);
+        free(lb);
+        return cli_error(ctx, NULL, "out of memory");
+    }
+    for (size_t i = 0; i < np; i++) {
+        const ts_diff_pair *p = ts_diff_pair_at(d, i);
+        if (p->a != TS_DIFF_NONE)
+            la[na++] = (listed){p->name, p->a};
+        if (p->b != TS_DIFF_NONE)
+            lb[nb++] = (listed){p->name_b, p->b};
+    }
+    qsort(la, na, sizeof *la, cmp_listed); /* names are unique on a side */
+    qsort(lb, nb, sizeof *lb, cmp_listed);
+    int status = CLI_OK;
+    if (na + nb > 0 && print) {
+        out_str(ctx, "--- ");
+        out_escaped(ctx, CLI_ESC_TEXT, s->path[0], strlen(s->path[0]));
+        out_str(ctx, "\n+++ ");
+        out_escaped(ctx, CLI_ESC_TEXT, s->path[1], strlen(s->path[1]));
+        out_printf(ctx, "\n@@ -%zu,%zu +%zu,%zu @@\n", na ? (size_t)1 : 0, na,
+                   nb ? (size_t)1 : 0, nb);
+    }
+    for (size_t i = 0, j = 0; i < na || j < nb;) {
+        int c = i >= na ? 1 : j >= nb ? -1 : strcmp(la[i].key, lb[j].key);
+        char *ta = c <= 0 ? listing_line(s->m[0], &la[i]) : NULL;
+        char *tb = c >= 0 ? listing_line(s->m[1], &lb[j]) : NULL;
+        if ((c <= 0 && !ta) || (c >= 0 && !tb)) {
+            free(ta);
+            free(tb);
+            status = cli_error(ctx, NULL, "out of memory");
+            break;
+        }
+        if (c == 0 && strcmp(ta, tb) == 0) {
+            if (print)
+                out_printf(ctx, " %s\n", ta);
+        } else {
+            status = CLI_FALSE;
+            if (ta && print)
+                out_printf(ctx, "-%s\n", ta);
+            if (tb && print)
+                out_printf(ctx, "+%s\n", tb);
+        }
+        free(ta);
+        free(tb);
+        i += c <= 0;
+        j += c >= 0;
+    }
+    free(la);
+    free(lb);
+    return status;
 }
 
 /* ---- the run ------------------------------------------------------------------- */
@@ -390,6 +588,7 @@ static int run(cli_ctx *ctx, const diff_opts *o, const sides *s, ts_diff *d)
     const ts_diff_totals *tot = ts_diff_totals_of(d);
     if (!o->quiet) {
         cli_table_flush(ctx, &t, "");
+        report_groups(ctx, d);
         print_totals(ctx, o, tot);
     }
     int status = tot->unreadable ? CLI_ERROR
@@ -422,13 +621,20 @@ int cmd_diff(cli_ctx *ctx, const cli_args *args)
         dopts.nfilter = o.filter.nfilter;
         dopts.exclude = o.filter.exclude;
         dopts.nexclude = o.filter.nexclude;
+        dopts.gguf_names = !o.no_name_map;
+        dopts.metrics = o.metrics;
         ts_error err;
         if (ts_diff_new(s.m[0], s.m[1], &dopts, &d, &err) != TS_OK)
             status = cli_error(ctx, s.path[err.code == TS_ERR_IO && err.index == 1], "%s",
                                err.message);
     }
-    if (status == CLI_OK) {
+    if (status == CLI_OK)
         warn(ctx, &s, d, &o);
+    if (status == CLI_OK && o.structure) {
+        status = structure_diff(ctx, &s, d, !o.quiet);
+        if (ts_model_error_count(s.m[0]) || ts_model_error_count(s.m[1]))
+            status = CLI_ERROR;
+    } else if (status == CLI_OK) {
         status = run(ctx, &o, &s, d);
     }
     ts_diff_free(d);

@@ -1,256 +1,198 @@
 /*
- * namemap.c - ts_namemap: the renaming of tensor names between two sides
- * (diff A B, convert IN OUT): prefixes stripped per side, then side A's
- * renames (tshape.h has the rules), and the rename file's text format.
+ * namemap.c - tensor names across a conversion to GGUF: the names a
+ * Hugging Face (or original PyTorch) checkpoint gives a tensor, and the
+ * names llama.cpp's convert_hf_to_gguf.py writes for it. The rule table
+ * follows llama.cpp's gguf-py: gguf/tensor_mapping.py (TensorNameMap,
+ * "{bid}" is the layer) for the checkpoint names, gguf/constants.py
+ * (TENSOR_NAMES) for the GGUF ones. A checkpoint name is a pattern followed
+ * by ".weight" or ".bias" (kept as is); N stands for the layer number.
  *
- * Renames are kept in the order added and looked up through an index
- * sorted by `from` (then by order, so the first added wins), rebuilt
- * lazily after additions.
+ * Also the heads behind llama.cpp's reordering of the query and key rows
+ * of llama models (convert_hf_to_gguf.py, LlamaModel.modify_tensors:
+ * q_proj permuted with the attention heads, k_proj with the key/value
+ * heads), read from the GGUF file's own metadata.
  */
-#include "../core/internal.h"
+#include "reader.h"
 
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
-typedef struct rename {
-    char *from, *to;
-} rename_t;
+typedef struct rule {
+    const char *src;         /* checkpoint pattern, "N" for the layer */
+    const char *gguf;        /* GGUF pattern */
+} rule;
 
-/* A rename in the sorted index: its from and its place in renames. */
-typedef struct rename_key {
-    const char *from;
-    size_t order;
-} rename_key;
-
-struct ts_namemap {
-    ts_namemap_prefix *prefixes;
-    size_t nprefixes, pcap;
-    rename_t *renames;          /* in the order added */
-    size_t nrenames, rcap;
-    rename_key *sorted;         /* renames by (from, order) */
-    size_t nsorted;             /* renames indexed in sorted */
+/* In the order of tensor_mapping.py's groups; the first row of a GGUF name
+ * is the one it maps back to (llama-hf's). */
+static const rule rules[] = {
+    /* llama-hf: LlamaForCausalLM and the models that share its names
+     * (mistral, qwen2, qwen3, gemma, olmo2, phi3's mlp, ...) */
+    {"model.embed_tokens", "token_embd"},                          /* TOKEN_EMBD */
+    {"model.norm", "output_norm"},                                 /* OUTPUT_NORM */
+    {"lm_head", "output"},                                         /* OUTPUT */
+    {"model.layers.N.input_layernorm", "blk.N.attn_norm"},         /* ATTN_NORM */
+    {"model.layers.N.self_attn.q_proj", "blk.N.attn_q"},           /* ATTN_Q */
+    {"model.layers.N.self_attn.k_proj", "blk.N.attn_k"},           /* ATTN_K */
+    {"model.layers.N.self_attn.v_proj", "blk.N.attn_v"},           /* ATTN_V */
+    {"model.layers.N.self_attn.o_proj", "blk.N.attn_output"},      /* ATTN_OUT */
+    {"model.layers.N.self_attn.q_norm", "blk.N.attn_q_norm"},      /* ATTN_Q_NORM */
+    {"model.layers.N.self_attn.k_norm", "blk.N.attn_k_norm"},      /* ATTN_K_NORM */
+    {"model.layers.N.post_attention_layernorm", "blk.N.ffn_norm"}, /* FFN_NORM */
+    {"model.layers.N.mlp.gate_proj", "blk.N.ffn_gate"},            /* FFN_GATE */
+    {"model.layers.N.mlp.up_proj", "blk.N.ffn_up"},                /* FFN_UP */
+    {"model.layers.N.mlp.down_proj", "blk.N.ffn_down"},            /* FFN_DOWN */
+    {"model.layers.N.block_sparse_moe.gate", "blk.N.ffn_gate_inp"}, /* FFN_GATE_INP mixtral */
+    {"model.layers.N.mlp.gate", "blk.N.ffn_gate_inp"},             /* FFN_GATE_INP qwen2moe */
+    /* llama-pth: Meta's original checkpoints */
+    {"tok_embeddings", "token_embd"},
+    {"norm", "output_norm"},
+    {"output", "output"},
+    {"rope.freqs", "rope_freqs"},                                  /* ROPE_FREQS */
+    {"layers.N.attention_norm", "blk.N.attn_norm"},
+    {"layers.N.attention.wq", "blk.N.attn_q"},
+    {"layers.N.attention.wk", "blk.N.attn_k"},
+    {"layers.N.attention.wv", "blk.N.attn_v"},
+    {"layers.N.attention.wo", "blk.N.attn_output"},
+    {"layers.N.ffn_norm", "blk.N.ffn_norm"},
+    {"layers.N.feed_forward.w1", "blk.N.ffn_gate"},
+    {"layers.N.feed_forward.w2", "blk.N.ffn_down"},
+    {"layers.N.feed_forward.w3", "blk.N.ffn_up"},
+    /* gpt2 (transformer.*; Conv1D weights are stored transposed there) */
+    {"transformer.wte", "token_embd"},
+    {"transformer.wpe", "position_embd"},                          /* POS_EMBD */
+    {"transformer.ln_f", "output_norm"},
+    {"transformer.h.N.ln_1", "blk.N.attn_norm"},
+    {"transformer.h.N.attn.c_attn", "blk.N.attn_qkv"},             /* ATTN_QKV */
+    {"transformer.h.N.attn.c_proj", "blk.N.attn_output"},
+    {"transformer.h.N.ln_2", "blk.N.ffn_norm"},
+    {"transformer.h.N.mlp.c_fc", "blk.N.ffn_up"},
+    {"transformer.h.N.mlp.c_proj", "blk.N.ffn_down"},
+    /* bert */
+    {"embeddings.word_embeddings", "token_embd"},
+    {"embeddings.position_embeddings", "position_embd"},
+    {"embeddings.token_type_embeddings", "token_types"},           /* TOKEN_TYPES */
+    {"embeddings.LayerNorm", "token_embd_norm"},                   /* TOKEN_EMBD_NORM */
+    {"encoder.layer.N.attention.self.query", "blk.N.attn_q"},
+    {"encoder.layer.N.attention.self.key", "blk.N.attn_k"},
+    {"encoder.layer.N.attention.self.value", "blk.N.attn_v"},
+    {"encoder.layer.N.attention.output.dense", "blk.N.attn_output"},
+    {"encoder.layer.N.attention.output.LayerNorm", "blk.N.attn_output_norm"},
+    {"encoder.layer.N.intermediate.dense", "blk.N.ffn_up"},
+    {"encoder.layer.N.output.dense", "blk.N.ffn_down"},
+    {"encoder.layer.N.output.LayerNorm", "blk.N.layer_output_norm"},
 };
 
-static ts_status nomem(ts_error *err, const char *fn)
+/* Matches name against pattern p (N: 1 to 9 decimal digits) up to a
+ * suffix; *layer receives the digits (or ""), *rest what follows. */
+static int match(const char *pattern, const char *name, char layer[16], const char **rest)
 {
-    return ts__fail(err, TS_ERR_NOMEM, -1, -1, "%s: out of memory", fn);
-}
-
-ts_status ts_namemap_new(ts_namemap **out, ts_error *err)
-{
-    TS__ARG_NONNULL(err, out);
-    *out = calloc(1, sizeof **out);
-    if (!*out)
-        return nomem(err, __func__);
-    ts__ok(err);
-    return TS_OK;
-}
-
-void ts_namemap_free(ts_namemap *m)
-{
-    if (!m)
-        return;
-    for (size_t i = 0; i < m->nprefixes; i++)
-        free((char *)(uintptr_t)m->prefixes[i].prefix);
-    free(m->prefixes);
-    for (size_t i = 0; i < m->nrenames; i++) {
-        free(m->renames[i].from);
-        free(m->renames[i].to);
-    }
-    free(m->renames);
-    free(m->sorted);
-    free(m);
-}
-
-ts_status ts_namemap_add_prefix(ts_namemap *m, const char *prefix, unsigned sides,
-                                ts_error *err)
-{
-    TS__ARG_NONNULL(err, m);
-    TS__ARG_NONNULL(err, prefix);
-    if (sides == 0 || (sides & ~(TS_SIDE_A | TS_SIDE_B)))
-        return ts__bad_arg(err, __func__, "sides is 0x%x, not TS_SIDE_A, TS_SIDE_B or both",
-                           sides);
-    if (m->nprefixes == m->pcap) {
-        size_t cap = m->pcap ? 2 * m->pcap : 4;
-        ts_namemap_prefix *p = realloc(m->prefixes, cap * sizeof *p);
-        if (!p)
-            return nomem(err, __func__);
-        m->prefixes = p;
-        m->pcap = cap;
-    }
-    char *copy = ts__strdup(prefix);
-    if (!copy)
-        return nomem(err, __func__);
-    m->prefixes[m->nprefixes++] = (ts_namemap_prefix){copy, sides, 0, 0};
-    ts__ok(err);
-    return TS_OK;
-}
-
-/* Adds the rename from[0..nf) -> to[0..nt). */
-static ts_status add_rename(ts_namemap *m, const char *from, size_t nf, const char *to,
-                            size_t nt, ts_error *err)
-{
-    if (m->nrenames == m->rcap) {
-        size_t cap = m->rcap ? 2 * m->rcap : 16;
-        rename_t *r = realloc(m->renames, cap * sizeof *r);
-        if (!r)
-            return nomem(err, "ts_namemap_add_rename");
-        m->renames = r;
-        m->rcap = cap;
-    }
-    rename_t *r = &m->renames[m->nrenames];
-    r->from = malloc(nf + 1);
-    r->to = malloc(nt + 1);
-    if (!r->from || !r->to) {
-        free(r->from);
-        free(r->to);
-        return nomem(err, "ts_namemap_add_rename");
-    }
-    memcpy(r->from, from, nf);
-    r->from[nf] = '\0';
-    memcpy(r->to, to, nt);
-    r->to[nt] = '\0';
-    m->nrenames++;
-    return TS_OK;
-}
-
-ts_status ts_namemap_add_rename(ts_namemap *m, const char *from, const char *to, ts_error *err)
-{
-    TS__ARG_NONNULL(err, m);
-    TS__ARG_NONNULL(err, from);
-    TS__ARG_NONNULL(err, to);
-    ts_status st = add_rename(m, from, strlen(from), to, strlen(to), err);
-    if (!st)
-        ts__ok(err);
-    return st;
-}
-
-static int blank(char c)
-{
-    return c == ' ' || c == '\t';
-}
-
-ts_status ts_namemap_read_renames(ts_namemap *m, const char *text, size_t len, ts_error *err)
-{
-    TS__ARG_NONNULL(err, m);
-    TS__ARG_ARRAY(err, text, len);
-    size_t pos = 0;
-    int64_t lineno = 0;
-    while (pos < len) {
-        size_t start = pos, end = pos;
-        while (end < len && text[end] != '\n')
-            end++;
-        pos = end < len ? end + 1 : end;
-        lineno++;
-        if (end > start && text[end - 1] == '\r')
-            end--;
-        size_t p = start;
-        while (p < end && blank(text[p]))
+    const char *p = pattern;
+    layer[0] = '\0';
+    while (*p) {
+        if (*p == 'N' && (p[1] == '.' || p[1] == '\0') && (p == pattern || p[-1] == '.')) {
+            size_t k = 0;
+            while (name[k] >= '0' && name[k] <= '9' && k < 9)
+                k++;
+            if (k == 0 || (name[k] >= '0' && name[k] <= '9'))
+                return 0;
+            memcpy(layer, name, k);
+            layer[k] = '\0';
+            name += k;
             p++;
-        if (p == end || text[p] == '#')
             continue;
-        size_t a = p;
-        while (p < end && !blank(text[p]) && text[p] != '\0')
-            p++;
-        size_t an = p - a;
-        while (p < end && blank(text[p]))
-            p++;
-        size_t b = p;
-        while (p < end && !blank(text[p]) && text[p] != '\0')
-            p++;
-        size_t bn = p - b;
-        while (p < end && blank(text[p]))
-            p++;
-        if (bn == 0 || p != end) {
-            ts_status st = ts__fail(err, TS_ERR_FORMAT, 0, (int64_t)start,
-                                    "line %lld: expected 'A_NAME B_NAME'", (long long)lineno);
-            return ts__error_index(err, st, lineno);
         }
-        ts_status st = add_rename(m, text + a, an, text + b, bn, err);
-        if (st)
-            return st;
+        if (*p != *name)
+            return 0;
+        p++;
+        name++;
     }
-    ts__ok(err);
-    return TS_OK;
-}
-
-static int cmp_key(const void *x, const void *y)
-{
-    const rename_key *a = x, *b = y;
-    int c = strcmp(a->from, b->from);
-    return c ? c : (a->order > b->order) - (a->order < b->order);
-}
-
-/* The index of renames sorted by from; 0 when out of memory. */
-static int index_renames(ts_namemap *m)
-{
-    if (m->nsorted == m->nrenames)
-        return 1;
-    rename_key *s = realloc(m->sorted, m->nrenames * sizeof *s);
-    if (!s)
-        return 0;
-    m->sorted = s;
-    for (size_t i = 0; i < m->nrenames; i++)
-        s[i] = (rename_key){m->renames[i].from, i};
-    qsort(s, m->nrenames, sizeof *s, cmp_key);
-    m->nsorted = m->nrenames;
+    *rest = name;
     return 1;
 }
 
-/* The first rename of `from` added, or NULL. A map whose index cannot be
- * made (out of memory) is searched in order. */
-static const rename_t *find_rename(ts_namemap *m, const char *from)
+/* The pattern with N replaced by layer, then rest, into buf. */
+static size_t expand(const char *pattern, const char *layer, const char *rest, char *buf,
+                     size_t cap)
 {
-    if (!index_renames(m)) {
-        for (size_t i = 0; i < m->nrenames; i++)
-            if (strcmp(m->renames[i].from, from) == 0)
-                return &m->renames[i];
-        return NULL;
-    }
-    size_t lo = 0, hi = m->nrenames;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (strcmp(m->sorted[mid].from, from) < 0)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo < m->nrenames && strcmp(m->sorted[lo].from, from) == 0
-               ? &m->renames[m->sorted[lo].order]
-               : NULL;
-}
-
-const char *ts_namemap_apply(ts_namemap *m, unsigned side, const char *name)
-{
-    if (!m || !name || (side != TS_SIDE_A && side != TS_SIDE_B))
-        return NULL;
-    for (size_t i = 0; i < m->nprefixes; i++) {
-        ts_namemap_prefix *p = &m->prefixes[i];
-        size_t n = strlen(p->prefix);
-        if ((p->sides & side) && strncmp(name, p->prefix, n) == 0) {
-            if (side == TS_SIDE_A)
-                p->hits_a++;
-            else
-                p->hits_b++;
-            name += n;
-            break;
+    size_t n = 0;
+    for (const char *p = pattern; *p; p++) {
+        if (*p == 'N' && (p[1] == '.' || p[1] == '\0') && (p == pattern || p[-1] == '.')) {
+            for (const char *l = layer; *l; l++, n++)
+                if (n + 1 < cap)
+                    buf[n] = *l;
+            continue;
         }
+        if (n + 1 < cap)
+            buf[n] = *p;
+        n++;
     }
-    if (side == TS_SIDE_A && m->nrenames) {
-        const rename_t *r = find_rename(m, name);
-        if (r)
-            name = r->to;
-    }
-    return name;
+    for (; *rest; rest++, n++)
+        if (n + 1 < cap)
+            buf[n] = *rest;
+    if (cap > 0)
+        buf[n < cap ? n : cap - 1] = '\0';
+    return n;
 }
 
-size_t ts_namemap_prefix_count(const ts_namemap *m)
+size_t ts_tensor_name_map(ts_name_map direction, const char *name, char *buf, size_t cap)
 {
-    return m ? m->nprefixes : 0;
+    if (buf && cap > 0)
+        buf[0] = '\0';
+    if (!name || (!buf && cap > 0) ||
+        (direction != TS_NAME_MAP_TO_GGUF && direction != TS_NAME_MAP_FROM_GGUF))
+        return 0;
+    for (size_t i = 0; i < sizeof rules / sizeof *rules; i++) {
+        const char *from = direction == TS_NAME_MAP_TO_GGUF ? rules[i].src : rules[i].gguf;
+        const char *to = direction == TS_NAME_MAP_TO_GGUF ? rules[i].gguf : rules[i].src;
+        char layer[16];
+        const char *rest;
+        if (!match(from, name, layer, &rest))
+            continue;
+        if (strcmp(rest, ".weight") != 0 && strcmp(rest, ".bias") != 0)
+            continue;
+        return expand(to, layer, rest, buf, cap);
+    }
+    return 0;
 }
 
-const ts_namemap_prefix *ts_namemap_prefix_at(const ts_namemap *m, size_t i)
+/* The integer value of metadata key `key` of f, or -1. */
+static int64_t meta_int(const ts_file *f, const char *key)
 {
-    return m && i < m->nprefixes ? &m->prefixes[i] : NULL;
+    for (size_t i = 0; i < ts_file_metadata_count(f); i++) {
+        const char *k, *v;
+        if (!ts_file_metadata(f, i, &k, NULL) || strcmp(k, key) != 0)
+            continue;
+        if (!ts_file_metadata(f, i, &k, &v) || !v)
+            return -1;
+        char *end;
+        long long n = strtoll(v, &end, 10);
+        return end != v && *end == '\0' && n > 0 ? (int64_t)n : -1;
+    }
+    return -1;
+}
+
+int64_t ts_gguf_qk_heads(const ts_file *f, const char *name)
+{
+    if (!f || !name || ts_file_format(f) != TS_FORMAT_GGUF)
+        return 0;
+    size_t n = strlen(name);
+    int q = n > 0 && strstr(name, ".attn_q.") != NULL;
+    int k = n > 0 && strstr(name, ".attn_k.") != NULL;
+    if ((!q && !k) || strncmp(name, "blk.", 4) != 0)
+        return 0;
+    /* the architectures whose converter permutes: llama's (LlamaModel) */
+    const char *arch = NULL;
+    for (size_t i = 0; i < ts_file_metadata_count(f); i++) {
+        const char *key, *v;
+        if (ts_file_metadata(f, i, &key, NULL) && strcmp(key, "general.architecture") == 0 &&
+            ts_file_metadata(f, i, &key, &v))
+            arch = v;
+    }
+    if (!arch || strcmp(arch, "\"llama\"") != 0)
+        return 0;
+    int64_t heads = meta_int(f, "llama.attention.head_count");
+    int64_t kv = meta_int(f, "llama.attention.head_count_kv");
+    if (heads <= 0)
+        return 0;
+    return k && kv > 0 ? kv : heads;
 }

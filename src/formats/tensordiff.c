@@ -2,16 +2,21 @@
  * tensordiff.c - ts_diff: two models compared tensor by tensor (names
  * mapped and selected, pairs matched by name or by the single-pair rule,
  * the kind of each pair, the totals) and by metadata (diffmeta.c); the
- * values of a pair on request (ts_array_compare). tshape.h has the rules;
- * `tshape diff` prints what this computes.
+ * values of a pair on request (ts_array_compare, or ts_array_metrics for
+ * conversions and quantizations, added up by dtype pair). tshape.h has the
+ * rules; `tshape diff` prints what this computes.
  */
 #include "diffmeta.h"
 
+#include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 /* Size of the first version of ts_diff_options (up to nexclude). */
 #define OPTIONS_V1_SIZE (offsetof(ts_diff_options, nexclude) + sizeof(size_t))
+/* ... and of ts_compare_options (compare.c), read here for metrics. */
+#define COMPARE_V1_SIZE (offsetof(ts_compare_options, progress_ctx) + sizeof(void *))
 
 /* A selected tensor in name order: its mapped name and its place among the
  * side's selected tensors. */
@@ -28,7 +33,10 @@ typedef struct side {
     size_t *index;          /* per selected tensor: its index in the model */
     const char **key;       /* per selected tensor: its mapped name */
     keyed *sorted;          /* the selected tensors by (key, place) */
+    char **owned;           /* per model tensor: its GGUF name when mapped */
     ts__meta meta;
+    int gguf;               /* every member is a GGUF file */
+    int any_gguf;           /* some member is */
 } side;
 
 typedef struct duplicate {
@@ -48,6 +56,10 @@ struct ts_diff {
     ts__meta_diff *meta;
     size_t nmeta;
     ts_diff_totals totals;
+    int gguf_names;         /* one side's names mapped to GGUF's */
+    int metrics;            /* opts->metrics */
+    ts_diff_metrics_group *groups;
+    size_t ngroups, gcap;
 };
 
 static ts_status nomem(ts_error *err)
@@ -97,6 +109,32 @@ static ts_status add_duplicate(ts_diff *d, const char *name, unsigned which, siz
     return TS_OK;
 }
 
+/* Which members of s->m are GGUF files. */
+static void gguf_members(side *s)
+{
+    size_t nf = ts_model_file_count(s->m), g = 0;
+    for (size_t i = 0; i < nf; i++)
+        g += ts_file_format(ts_model_file(s->m, i)) == TS_FORMAT_GGUF;
+    s->gguf = nf > 0 && g == nf;
+    s->any_gguf = g > 0;
+}
+
+/* Name k as llama.cpp's converter names it (ts_tensor_name_map), kept in
+ * s->owned[i]; k itself when no rule matches. NULL: out of memory. */
+static const char *gguf_name(side *s, size_t i, const char *k)
+{
+    char buf[1024];
+    size_t n = ts_tensor_name_map(TS_NAME_MAP_TO_GGUF, k, buf, sizeof buf);
+    if (n == 0)
+        return k;
+    char *g = malloc(n + 1);
+    if (g && n < sizeof buf)
+        memcpy(g, buf, n + 1);
+    else if (g)
+        ts_tensor_name_map(TS_NAME_MAP_TO_GGUF, k, g, n + 1);
+    return s->owned[i] = g;
+}
+
 /* Maps and selects the tensors of s->m, sorts them by name and lists the
  * names it holds more than once. */
 static ts_status load_side(ts_diff *d, side *s, unsigned which, const ts_diff_options *o,
@@ -108,10 +146,15 @@ static ts_status load_side(ts_diff *d, side *s, unsigned which, const ts_diff_op
     s->sorted = malloc(cap * sizeof *s->sorted);
     if (!s->index || !s->key || !s->sorted)
         return nomem(err);
+    int map = d->gguf_names && !s->gguf;
+    if (map && !(s->owned = calloc(cap, sizeof *s->owned)))
+        return nomem(err);
     for (size_t i = 0; i < n; i++) {
         const char *k = ts_model_array_name(s->m, i);
         if (o->names)
             k = ts_namemap_apply(o->names, which, k);
+        if (map && !(k = gguf_name(s, i, k)))
+            return nomem(err);
         if (!ts_name_selected(k, o->filter, o->nfilter, o->exclude, o->nexclude))
             continue;
         s->key[s->n] = k;
@@ -134,6 +177,10 @@ static ts_status load_side(ts_diff *d, side *s, unsigned which, const ts_diff_op
 
 static void free_side(side *s)
 {
+    if (s->owned)
+        for (size_t i = 0; i < ts_model_count(s->m); i++)
+            free(s->owned[i]);
+    free(s->owned);
     free(s->index);
     free(s->key);
     free(s->sorted);
@@ -229,11 +276,21 @@ ts_status ts_diff_new(const ts_model *a, const ts_model *b, const ts_diff_option
             (st = check_globs(err, "exclude", o.exclude, o.nexclude)))
             return st;
     }
+    if (o.gguf_names != 0 && o.gguf_names != 1)
+        return ts__bad_arg(err, __func__, "opts->gguf_names is %d, not 0 or 1", o.gguf_names);
+    if (o.metrics != 0 && o.metrics != 1)
+        return ts__bad_arg(err, __func__, "opts->metrics is %d, not 0 or 1", o.metrics);
     ts_diff *d = calloc(1, sizeof *d);
     if (!d)
         return nomem(err);
     d->a.m = a;
     d->b.m = b;
+    gguf_members(&d->a);
+    gguf_members(&d->b);
+    /* one side a GGUF conversion of the other: llama.cpp's names */
+    d->gguf_names = o.gguf_names && ((d->a.gguf && !d->b.any_gguf) ||
+                                     (d->b.gguf && !d->a.any_gguf));
+    d->metrics = o.metrics;
     ts_status st = load_side(d, &d->a, TS_SIDE_A, &o, err);
     if (st == TS_ERR_IO)
         ts__error_index(err, st, 0);
@@ -265,6 +322,9 @@ void ts_diff_free(ts_diff *d)
     free(d->base);
     free(d->dups);
     free(d->meta);
+    for (size_t i = 0; i < d->ngroups; i++)
+        free((char *)(uintptr_t)d->groups[i].label);
+    free(d->groups);
     free(d);
 }
 
@@ -303,6 +363,11 @@ const ts_diff_totals *ts_diff_totals_of(const ts_diff *d)
     return d ? &d->totals : NULL;
 }
 
+int ts_diff_gguf_names(const ts_diff *d)
+{
+    return d ? d->gguf_names : 0;
+}
+
 size_t ts_diff_duplicate_count(const ts_diff *d)
 {
     return d ? d->ndups : 0;
@@ -338,6 +403,138 @@ int ts_diff_metadata_at(const ts_diff *d, size_t i, const char **label, const ch
     return 1;
 }
 
+/* ---- metrics groups ---------------------------------------------------------- */
+
+/* The group's derived figures from its sums. */
+static void group_finish(ts_diff_metrics_group *g, double max_abs)
+{
+    int64_t k = g->count - g->nan;
+    g->max_abs = k > 0 ? max_abs : NAN;
+    g->rmse = k > 0 ? sqrt(g->sq_err / (double)k) : NAN;
+    g->nmse = g->sq_ref > 0 ? g->sq_err / g->sq_ref : g->sq_err > 0 ? INFINITY : 0;
+}
+
+/* Adds the metrics of pair p (compared by metrics) to its dtype pair's
+ * group. */
+static ts_status group_add(ts_diff *d, const ts_diff_pair *p, ts_error *err)
+{
+    const ts_array *a = ts_model_array(d->a.m, p->a, NULL);
+    const ts_array *b = ts_model_array(d->b.m, p->b, NULL);
+    const ts_array *ref = p->reference == TS_SIDE_B ? b : a, *other = ref == a ? b : a;
+    size_t n = strlen(ref->dtype_name) + strlen(other->dtype_name) + 5;
+    char *label = malloc(n);
+    if (!label)
+        return nomem(err);
+    snprintf(label, n, "%s -> %s", ref->dtype_name, other->dtype_name);
+    size_t i = 0;
+    while (i < d->ngroups && strcmp(d->groups[i].label, label) != 0)
+        i++;
+    if (i < d->ngroups) {
+        free(label);
+    } else {
+        if (d->ngroups == d->gcap) {
+            size_t cap = d->gcap ? 2 * d->gcap : 8;
+            ts_diff_metrics_group *g = realloc(d->groups, cap * sizeof *g);
+            if (!g) {
+                free(label);
+                return nomem(err);
+            }
+            d->groups = g;
+            d->gcap = cap;
+        }
+        memset(&d->groups[i], 0, sizeof d->groups[i]);
+        d->groups[i].label = label;
+        d->groups[i].max_abs = d->groups[i].cosine_min = NAN;
+        d->ngroups++;
+    }
+    ts_diff_metrics_group *g = &d->groups[i];
+    const ts_metrics *m = &p->metrics;
+    double max_abs = g->tensors > 0 && !isnan(g->max_abs) ? g->max_abs : 0;
+    g->tensors++;
+    g->count += m->count;
+    g->nan += m->nan;
+    g->sq_err += m->sq_err;
+    g->sq_ref += m->sq_ref;
+    if (m->max_abs > max_abs)
+        max_abs = m->max_abs;
+    if (!isnan(m->cosine) && (isnan(g->cosine_min) || m->cosine < g->cosine_min))
+        g->cosine_min = m->cosine;
+    group_finish(g, max_abs);
+    return TS_OK;
+}
+
+/* The groups again from every pair compared by metrics (a pair compared
+ * again: its old figures cannot be taken out of a maximum). */
+static ts_status groups_rebuild(ts_diff *d, ts_error *err)
+{
+    for (size_t i = 0; i < d->ngroups; i++)
+        free((char *)(uintptr_t)d->groups[i].label);
+    d->ngroups = 0;
+    for (size_t i = 0; i < d->npairs; i++) {
+        const ts_diff_pair *p = &d->pairs[i];
+        if (p->values == TS_DIFF_VALUES_COMPARED && p->by_metrics) {
+            ts_status st = group_add(d, p, err);
+            if (st)
+                return st;
+        }
+    }
+    return TS_OK;
+}
+
+size_t ts_diff_metrics_group_count(const ts_diff *d)
+{
+    return d ? d->ngroups : 0;
+}
+
+const ts_diff_metrics_group *ts_diff_metrics_group_at(const ts_diff *d, size_t i)
+{
+    return d && i < d->ngroups ? &d->groups[i] : NULL;
+}
+
+/* ---- values ------------------------------------------------------------------ */
+
+/* Are the values of a and b compared by error metrics (tshape.h)? */
+static int use_metrics(const ts_diff *d, const ts_array *a, const ts_array *b)
+{
+    if (ts_array_value_kind(a) == TS_VALUE_COMPLEX || ts_array_value_kind(b) == TS_VALUE_COMPLEX)
+        return 0;
+    return d->metrics || d->gguf_names || a->dtype == TS_DTYPE_QUANTIZED ||
+           b->dtype == TS_DTYPE_QUANTIZED;
+}
+
+/* The error metrics of pair p into *m, the reference and the Q/K heads in
+ * *ref and *heads; err->index 0 for A, 1 for B. */
+static ts_status pair_metrics(const ts_diff *d, const ts_diff_pair *p,
+                              const ts_compare_options *co, ts_metrics *m, unsigned *ref,
+                              int64_t *heads, ts_error *err)
+{
+    ts_compare_options o = TS_COMPARE_OPTIONS_INIT;
+    if (co) {
+        ts_status st = ts__read_struct(err, "ts_diff_compare_values", "opts", "options", co,
+                                       COMPARE_V1_SIZE, &o, sizeof o, "TS_COMPARE_OPTIONS_INIT",
+                                       "ts_compare_options");
+        if (st)
+            return st;
+    }
+    int ref_b = d->a.gguf && d->gguf_names; /* the reference: the side that is not GGUF */
+    const side *rs = ref_b ? &d->b : &d->a, *cs = ref_b ? &d->a : &d->b;
+    size_t rf, cf;
+    const ts_array *ra = ts_model_array(rs->m, ref_b ? p->b : p->a, &rf);
+    const ts_array *ca = ts_model_array(cs->m, ref_b ? p->a : p->b, &cf);
+    ts_metrics_options mo = TS_METRICS_OPTIONS_INIT;
+    mo.qk_heads = d->gguf_names ? ts_gguf_qk_heads(ts_model_file(cs->m, cf), ca->name) : 0;
+    mo.nthreads = o.nthreads;
+    mo.progress = o.progress;
+    mo.progress_ctx = o.progress_ctx;
+    *ref = ref_b ? TS_SIDE_B : TS_SIDE_A;
+    *heads = mo.qk_heads;
+    ts_status st = ts_array_metrics(ts_model_file(rs->m, rf), ra, ts_model_file(cs->m, cf), ca,
+                                    &mo, m, err);
+    if (st && err && (err->index == 0 || err->index == 1))
+        err->index = ref_b ? !err->index : err->index;
+    return st;
+}
+
 ts_status ts_diff_compare_values(ts_diff *d, size_t i, const ts_compare_options *opts,
                                  ts_error *err)
 {
@@ -354,28 +551,51 @@ ts_status ts_diff_compare_values(ts_diff *d, size_t i, const ts_compare_options 
     const ts_array *a = ts_model_array(d->a.m, p->a, &fa);
     const ts_array *b = ts_model_array(d->b.m, p->b, &fb);
     ts_compare c;
+    ts_metrics m;
+    unsigned ref = 0;
+    int64_t heads = 0;
     ts_error e;
-    ts_status st = ts_array_compare(ts_model_file(d->a.m, fa), a, ts_model_file(d->b.m, fb), b,
-                                    opts, &c, &e);
+    const int by_metrics = use_metrics(d, a, b);
+    ts_status st = by_metrics ? pair_metrics(d, p, opts, &m, &ref, &heads, &e)
+                              : ts_array_compare(ts_model_file(d->a.m, fa), a,
+                                                 ts_model_file(d->b.m, fb), b, opts, &c, &e);
     if (err)
         *err = e;
     /* the options, not the data: the pair stays as it was */
     if (st == TS_ERR_INVALID_ARG || (st == TS_ERR_UNSUPPORTED && e.index != 0 && e.index != 1))
         return st;
+    const int had_metrics = p->values == TS_DIFF_VALUES_COMPARED && p->by_metrics;
     d->totals.kinds[p->kind]--;
     if (p->values == TS_DIFF_VALUES_FAILED)
         d->totals.unreadable--;
+    p->by_metrics = by_metrics;
+    p->reference = ref;
+    p->qk_heads = heads;
     if (st) {
         p->values = TS_DIFF_VALUES_FAILED;
         p->kind = base == TS_DIFF_EQUAL ? TS_DIFF_UNREADABLE : base;
         d->totals.unreadable++;
+    } else if (by_metrics) {
+        p->values = TS_DIFF_VALUES_COMPARED;
+        p->metrics = m;
+        p->kind = base == TS_DIFF_EQUAL && (m.max_abs != 0 || m.nan > 0) ? TS_DIFF_VALUES : base;
     } else {
         p->values = TS_DIFF_VALUES_COMPARED;
         p->compare = c;
         p->kind = base == TS_DIFF_EQUAL && c.notclose > 0 ? TS_DIFF_VALUES : base;
-        ts__ok(err);
     }
     d->totals.kinds[p->kind]++;
     count_totals(&d->totals);
+    if (had_metrics || (st == TS_OK && by_metrics)) {
+        ts_error ge;
+        ts_status gs = had_metrics ? groups_rebuild(d, &ge) : group_add(d, p, &ge);
+        if (gs && !st) {
+            if (err)
+                *err = ge;
+            return gs;
+        }
+    }
+    if (!st)
+        ts__ok(err);
     return st;
 }

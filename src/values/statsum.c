@@ -87,6 +87,7 @@ ts_status ts_stats_summary_add(ts_stats_summary *s, const char *file, const char
     add_sat(&s->t.nan, st->nan);
     add_sat(&s->t.posinf, st->posinf);
     add_sat(&s->t.neginf, st->neginf);
+    s->t.capped += st->capped != 0;
     if (!isnan(st->absmax) && (isnan(s->t.absmax) || st->absmax > s->t.absmax))
         s->t.absmax = st->absmax;
     ts__ok(err);
