@@ -71,6 +71,29 @@ def test_summary_equals_cli(args):
     assert s == records[-1]
 
 
+@pytest.mark.parametrize("path,opts,kw", [
+    ("tests/fixtures/qdiff/hf", [], {}),
+    ("tests/fixtures/qdiff/hf", ["--context", "64", "--kv-dtype", "float32", "--batch", "3"],
+     dict(context=64, kv_dtype="float32", batch=3)),
+    ("tests/fixtures/qdiff/q8_0.gguf", [], {}),
+])
+def test_identity_memory_equal_cli(path, opts, kw):
+    rc, records, _ = cli_json("info", "--summary", "--memory", *opts, path)
+    with tshape.open(path) as m:
+        assert m.summary(memory=True, **kw) == records[-1]
+        assert m.identify() == records[-1]["identity"]
+        assert m.memory(**kw) == records[-1]["memory"]
+
+
+@pytest.mark.parametrize("path", ["tests/fixtures/qdiff/hf", "tests/fixtures/qdiff/q8_0.gguf",
+                                  "tests/fixtures/model/hf"])
+@pytest.mark.parametrize("values", [False, True])
+def test_fingerprint_equals_cli_id(path, values):
+    rc, records, _ = cli_json("id", *(["--values"] if values else []), path)
+    with tshape.open(path) as m:
+        assert m.fingerprint(values=values) == records[0]
+
+
 def test_model_api():
     with tshape.open("tests/fixtures/model/hf") as m:
         assert len(m) == 12

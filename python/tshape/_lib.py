@@ -66,7 +66,7 @@ class Array(ctypes.Structure):
                 ("storage", c_int), ("storage_shape", Shape), ("dev_type", c_int32),
                 ("dev_id", c_int32), ("note", c_char_p), ("descr", c_char_p),
                 ("device", c_char_p), ("strides", Shape), ("storage_offset", c_int64),
-                ("storage_key", c_char_p), ("null_shape", c_int)]
+                ("storage_key", c_char_p), ("null_shape", c_int), ("dequantized_dtype", c_int)]
 
 
 class ElementSize(ctypes.Structure):
@@ -191,6 +191,36 @@ class DiffOptions(ctypes.Structure):
     _fields_ = [("struct_size", c_size_t), ("names", c_void_p), ("filter", POINTER(c_char_p)),
                 ("nfilter", c_size_t), ("exclude", POINTER(c_char_p)), ("nexclude", c_size_t),
                 ("gguf_names", c_int), ("metrics", c_int)]
+
+
+class Identity(ctypes.Structure):
+    _fields_ = [("kind", c_int), ("family", c_char_p), ("evidence", ctypes.c_char * 256),
+                ("layers", c_int64), ("hidden", c_int64), ("vocab", c_int64),
+                ("heads", c_int64), ("kv_heads", c_int64)]
+
+
+class Memory(ctypes.Structure):
+    _fields_ = [("weights", c_int64), ("kv_cache", c_int64), ("total", c_int64),
+                ("layers", c_int64), ("kv_heads", c_int64), ("head_dim_k", c_int64),
+                ("head_dim_v", c_int64), ("context", c_int64), ("sliding_window", c_int64),
+                ("sliding_layers", c_int64), ("batch", c_int64), ("kv_dtype", c_int),
+                ("source", c_char_p)]
+
+
+class MemoryOptions(ctypes.Structure):
+    _fields_ = [("struct_size", c_size_t), ("context", c_int64), ("batch", c_int64),
+                ("kv_dtype", c_int)]
+
+
+class FingerprintOptions(ctypes.Structure):
+    _fields_ = [("struct_size", c_size_t), ("values", c_int), ("nthreads", c_int),
+                ("listing", c_void_p), ("listing_user", c_void_p), ("progress", c_void_p),
+                ("progress_ctx", c_void_p)]
+
+
+class Fingerprint(ctypes.Structure):
+    _fields_ = [("sha256", ctypes.c_char * 65), ("tensors", c_int64), ("nbytes", c_int64),
+                ("values", c_int)]
 
 
 class ScanGlobal(ctypes.Structure):
@@ -336,6 +366,11 @@ PROTOTYPES = {
     "ts_model_metadata_count": (c_size_t, [P]),
     "ts_model_metadata_at": (POINTER(ModelMeta), [P, c_size_t]),
     "ts_tensor_role": (c_int, [c_char_p, c_int]),
+    "ts_checkpoint_kind_name": (c_char_p, [c_int]),
+    "ts_model_identify": (status, [P, POINTER(Identity), E]),
+    "ts_model_memory": (status, [P, POINTER(MemoryOptions), POINTER(Memory), E]),
+    "ts_model_fingerprint": (status, [P, POINTER(FingerprintOptions), POINTER(Fingerprint), E]),
+    "ts_array_ggml_ne": (status, [P, A, POINTER(c_int64), POINTER(c_int), E]),
     "ts_role_name": (c_char_p, [c_int]),
     "ts_summary_new": (status, [POINTER(SummaryOptions), POINTER(P), E]),
     "ts_summary_free": (None, [P]),

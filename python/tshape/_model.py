@@ -10,6 +10,9 @@ from . import _errors
 from ._lib import ElementSize, ModelOptions, lib, open_options
 from ._util import check, dec, enc, new_error, path_text, text
 
+c_int64 = ctypes.c_int64
+DTYPE_UNKNOWN = -1  # TS_DTYPE_UNKNOWN
+
 STORAGE_NAMES = {0: "default", 1: "row_sparse", 2: "csr"}
 
 # NumPy has no dtype for these; ml_dtypes (when importable) does.
@@ -59,7 +62,10 @@ class Array:
       itemsize, bits, block_size, block_bytes   the element size
                     (ts_array_element_size; None where the record has null)
       byteorder     '<', '>', '|' or '='
-      order         'C' or 'F'; c_contiguous, f_contiguous (NumPy's rule)
+      ne            GGUF: ggml's ne (innermost first, ts_array_ggml_ne), else None
+      order         'C' or 'F' as the strides say (both: the format's flag),
+                    'strided' for a view that is neither; c_contiguous,
+                    f_contiguous (NumPy's rule)
       flat2d        mshadow's FlatTo2D shape, or None
       strides       element strides (a tuple), storage_offset (elements)
       data_offset   absolute byte offset of the data in the file, or None
@@ -68,11 +74,12 @@ class Array:
       storage_key   the PyTorch storage a view shares, or None
       device, note  the saved device ("cuda:0"), a fact for humans
       role          "parameter", "buffer" or "optimizer_state"
-                    (ts_tensor_role: what torch's model.parameters() counts)
+                    (ts_tensor_role: what torch's model.parameters() counts;
+                    of the dequantized dtype for quantised TFLite/TF.js data)
     ``to_dict()`` gives the record of `tshape --json info` exactly.
     """
 
-    __slots__ = ("name", "file", "format", "version", "dtype", "dtype_name", "descr",
+    __slots__ = ("name", "file", "format", "version", "ne", "dtype", "dtype_name", "descr",
                  "format_dtype", "shape", "ndim", "size", "nbytes", "itemsize", "bits",
                  "block_size", "block_bytes", "byteorder", "order", "c_contiguous",
                  "f_contiguous", "flat2d", "data_offset", "storage", "storage_shape",
@@ -112,7 +119,8 @@ class Array:
             "file": path_text(self.file), "format": self.format, "version": self.version,
             "name": self._name_in_file,
             "shape": None if self.shape is None else list(self.shape),
-            "ndim": self.ndim, "dtype": self.dtype_name, "descr": self.descr,
+            "ndim": self.ndim, "ne": None if self.ne is None else list(self.ne),
+            "dtype": self.dtype_name, "descr": self.descr,
             "format_dtype": self.format_dtype, "itemsize": self.itemsize, "bits": self.bits,
             "block_size": self.block_size, "block_bytes": self.block_bytes,
             "byteorder": self.byteorder, "size": self.size, "nbytes": self.nbytes,
@@ -139,6 +147,10 @@ def _fill_file(r):
     r.format = dec(lib.ts_format_name(lib.ts_file_format(f)))
     v = dec(lib.ts_file_version(f))
     r.version = v if v else None
+    ne = (c_int64 * 4)()
+    n = ctypes.c_int(0)
+    r.ne = tuple(ne[:n.value]) if lib.ts_array_ggml_ne(f, r._p, ne, ctypes.byref(n),
+                                                       None) == 0 else None
 
 
 def _fill_basic(r):
@@ -152,7 +164,6 @@ def _fill_basic(r):
     r.byteorder = a.byteorder.decode("latin-1")
     r.size = a.size
     r.nbytes = a.nbytes if a.nbytes >= 0 else None
-    r.order = "F" if a.fortran_order else "C"
     r.data_offset = a.data_offset if a.data_offset >= 0 else None
     r.storage = STORAGE_NAMES.get(a.storage, "unknown")
     r.storage_shape = a.storage_shape.dims() if a.storage != 0 else None
@@ -189,6 +200,9 @@ def _fill_layout(r):
     sarr = (ctypes.c_int64 * max(len(strides), 1))(*strides)
     r.c_contiguous = bool(lib.ts_is_c_contiguous(ctypes.byref(a.shape), sarr, 1))
     r.f_contiguous = bool(lib.ts_is_f_contiguous(ctypes.byref(a.shape), sarr, 1))
+    c, f = r.c_contiguous, r.f_contiguous
+    r.order = ("F" if a.fortran_order else "C") if c and f else "C" if c else "F" if f \
+        else "strided"
     if a.null_shape:
         r.flat2d = None
     else:
@@ -198,18 +212,20 @@ def _fill_layout(r):
 
 
 def _fill_role(r):
-    r.role = text(lib.ts_role_name(lib.ts_tensor_role(enc(r.name), r._p.contents.dtype)))
+    a = r._p.contents
+    dtype = a.dequantized_dtype if a.dequantized_dtype != DTYPE_UNKNOWN else a.dtype
+    r.role = text(lib.ts_role_name(lib.ts_tensor_role(enc(r.name), dtype)))
 
 
 _FILLERS, _FILL_FIRST, _FILL_ORDER = {}, {}, []
-for _fill, _keys in ((_fill_file, ("file", "format", "version")),
+for _fill, _keys in ((_fill_file, ("file", "format", "version", "ne")),
                      (_fill_basic, ("shape", "ndim", "dtype_name", "descr", "format_dtype",
-                                    "byteorder", "size", "nbytes", "order", "data_offset",
+                                    "byteorder", "size", "nbytes", "data_offset",
                                     "storage", "storage_shape", "device", "strides",
                                     "storage_offset", "storage_key", "note", "_name_in_file")),
                      (_fill_dtype, ("dtype",)),
                      (_fill_size, ("itemsize", "bits", "block_size", "block_bytes")),
-                     (_fill_layout, ("c_contiguous", "f_contiguous", "flat2d")),
+                     (_fill_layout, ("c_contiguous", "f_contiguous", "flat2d", "order")),
                      (_fill_role, ("role",))):
     for _k in _keys:
         _FILLERS[_k] = _fill
@@ -478,15 +494,57 @@ class Model:
         return out
 
     # ---- summary ----------------------------------------------------------------
-    def summary(self, *, top=5, group=False, tensors=False, filter=None, exclude=None):
+    def summary(self, *, top=5, group=False, tensors=False, filter=None, exclude=None,
+                memory=False, context=0, batch=0, kv_dtype=None):
         """The model summary as `tshape --json info --summary` gives it for a
-        folder (with --top N, --group, --tensors): a dict with model, index,
-        total (files, sums of tensors/size/nbytes per role and dtype),
-        largest, groups, tensors and errors; computed by the library's
-        ts_summary (parameters as torch's model.parameters() counts them)."""
+        folder (with --top N, --group, --tensors, --memory --context --batch
+        --kv-dtype): a dict with model, index, total (files, sums of
+        tensors/size/nbytes per role and dtype), identity (see identify),
+        memory (see memory; None unless memory=True), largest, groups,
+        tensors and errors; computed by the library's ts_summary
+        (parameters as torch's model.parameters() counts them)."""
         from ._summary import model_summary
+        mo = dict(context=context, batch=batch, kv_dtype=kv_dtype) if memory else None
         return model_summary(self, top=top, group=group, tensors=tensors, filter=filter,
-                             exclude=exclude)
+                             exclude=exclude, memory_options=mo)
+
+    def identify(self):
+        """What this checkpoint is (ts_model_identify, rule table
+        src/formats/family.c): a dict with kind ("model", "training
+        checkpoint", ...), family and the evidence for it, layers, hidden,
+        vocab, heads, kv_heads (None when not known), the "identity" of
+        `tshape --json info --summary`."""
+        from ._summary import identity
+        return identity(self)
+
+    def memory(self, *, context=0, batch=0, kv_dtype=None):
+        """The memory to load this model for inference (ts_model_memory):
+        exact weights, and the KV cache for context tokens (0: the model's)
+        and batch sequences (0: 1) in kv_dtype (None: config.json's
+        torch_dtype, else float16) from config.json or GGUF keys; the
+        "memory" of `tshape --json info --memory`."""
+        from ._summary import memory
+        return memory(self, context=context, batch=batch, kv_dtype=kv_dtype)
+
+    def fingerprint(self, *, values=False, threads=0):
+        """The checkpoint's identity as `tshape --json id` gives it
+        (ts_model_fingerprint): the SHA-256 of the canonical listing of
+        names, dtypes and shapes (values=True: and of each tensor's data in
+        C order, little-endian), as a dict with id, path, tensors, values,
+        nbytes, errors."""
+        from ._lib import Fingerprint, FingerprintOptions
+        h = self._live()
+        o = FingerprintOptions()
+        o.struct_size = ctypes.sizeof(FingerprintOptions)
+        o.values = 1 if values else 0
+        o.nthreads = threads
+        fp = Fingerprint()
+        err = new_error()
+        check(lib.ts_model_fingerprint(h, ctypes.byref(o), ctypes.byref(fp), ctypes.byref(err)),
+              err, self.path)
+        return {"id": fp.sha256.decode("ascii"), "path": self.path, "tensors": fp.tensors,
+                "values": bool(fp.values), "nbytes": fp.nbytes,
+                "errors": lib.ts_model_error_count(h)}
 
 
 def open(path, *, recursive=False, format=None, metadata=True, max_fetch=None,

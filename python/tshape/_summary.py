@@ -2,7 +2,7 @@
 --summary` on a folder."""
 import ctypes
 
-from ._lib import SummaryOptions, SummarySum, lib
+from ._lib import Identity, Memory, MemoryOptions, SummaryOptions, SummarySum, lib
 from ._util import check, new_error, text
 
 ROLE_KEYS = ("parameters", "buffers", "optimizer_state")
@@ -45,7 +45,45 @@ def _tensor(model, name, dtype, dims, size, nbytes, role, i):
             "file": text(lib.ts_model_file_path(model._handle, member.value))}
 
 
-def model_summary(model, *, top=5, group=False, tensors=False, filter=None, exclude=None):
+def _count(v):
+    return None if v < 0 else v
+
+
+def identity(model):
+    """See Model.identify."""
+    h = model._live()
+    i = Identity()
+    err = new_error()
+    check(lib.ts_model_identify(h, ctypes.byref(i), ctypes.byref(err)), err, model.path)
+    family = text(i.family)
+    return {"kind": text(lib.ts_checkpoint_kind_name(i.kind)), "family": family,
+            "evidence": text(i.evidence) if family is not None else None,
+            "layers": _count(i.layers), "hidden": _count(i.hidden), "vocab": _count(i.vocab),
+            "heads": _count(i.heads), "kv_heads": _count(i.kv_heads)}
+
+
+def memory(model, *, context=0, batch=0, kv_dtype=None):
+    """See Model.memory."""
+    from ._commands import _dtype_code
+    h = model._live()
+    o = MemoryOptions()
+    o.struct_size = ctypes.sizeof(MemoryOptions)
+    o.context, o.batch = int(context), int(batch)
+    o.kv_dtype = -1 if kv_dtype is None else _dtype_code(str(kv_dtype))
+    mm = Memory()
+    err = new_error()
+    check(lib.ts_model_memory(h, ctypes.byref(o), ctypes.byref(mm), ctypes.byref(err)), err,
+          model.path)
+    return {"weights": mm.weights, "kv_cache": _count(mm.kv_cache), "total": mm.total,
+            "source": text(mm.source), "layers": _count(mm.layers),
+            "kv_heads": _count(mm.kv_heads), "head_dim_k": _count(mm.head_dim_k),
+            "head_dim_v": _count(mm.head_dim_v), "context": _count(mm.context),
+            "sliding_window": _count(mm.sliding_window), "sliding_layers": mm.sliding_layers,
+            "batch": mm.batch, "kv_dtype": text(lib.ts_dtype_name(mm.kv_dtype))}
+
+
+def model_summary(model, *, top=5, group=False, tensors=False, filter=None, exclude=None,
+                  memory_options=None):
     """See Model.summary."""
     from ._commands import _globs
     h = model._live()
@@ -88,11 +126,14 @@ def model_summary(model, *, top=5, group=False, tensors=False, filter=None, excl
                 p = lib.ts_model_array(h, i, None)
                 a = p.contents
                 name = lib.ts_model_array_name(h, i)
+                dtype = a.dequantized_dtype if a.dequantized_dtype != -1 else a.dtype
                 tlist.append(_tensor(model, text(name), text(lib.ts_summary_dtype(p)),
                                      a.shape.dims(), a.size, a.nbytes,
-                                     lib.ts_tensor_role(name, a.dtype), i))
+                                     lib.ts_tensor_role(name, dtype), i))
         return {"model": model.path, "index": model.index,
-                "total": total(s, lib.ts_model_file_count(h)), "largest": largest,
+                "total": total(s, lib.ts_model_file_count(h)), "identity": identity(model),
+                "memory": None if memory_options is None else memory(model, **memory_options),
+                "largest": largest,
                 "groups": groups, "tensors": tlist,
                 "errors": lib.ts_model_error_count(h)}
     finally:
