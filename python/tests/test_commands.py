@@ -129,6 +129,23 @@ def test_diff_rename_dict():
     assert r.equal and r.totals["equal"] == 4
 
 
+VERIFY_RUNS = [(p, deep) for p in sorted(
+    os.path.join("tests/fixtures/verify", n) for n in os.listdir("tests/fixtures/verify")
+    if not n.endswith((".py", ".md"))) for deep in (False, True)]
+
+
+@pytest.mark.parametrize("path,deep", VERIFY_RUNS)
+def test_verify_equals_cli(path, deep):
+    rc, records, err = cli_json("verify", *(["--deep"] if deep else []), path)
+    if rc == 2 and not records:  # nothing could be checked: an error line
+        with pytest.raises(tshape.Error):
+            tshape.verify(path, deep=deep)
+        return
+    r = tshape.verify(path, deep=deep)
+    assert r.records() == records
+    assert r.status == rc
+
+
 SCAN_RUNS = ["tests/fixtures/pytorch/adam.pt", "tests/fixtures/pytorch/evil_stack_global.pt",
              "tests/fixtures/scan", "../shared/corpus/pytorch"]
 

@@ -12,7 +12,7 @@ every answer is the library's, so Python, C and the command line agree.
     tshape.broadcast((8, 1, 6), (7, 1))             # (8, 7, 6)
     tshape.conv_output_shape((1, 3, 224, 224), 64, 3, stride=2, padding=1)
 
-Reading: open (Model, Array), load, stats, diff, scan, convert.
+Reading: open (Model, Array), load, stats, diff, scan, verify, convert.
 Shapes: size, ndim, parse, format, broadcast, reshape, transpose, squeeze,
 expand_dims, moveaxis, flatten, flat2d, flat3d, prod, strides,
 is_contiguous, ravel_index, unravel_index, einsum, rearrange, reduce,
@@ -32,7 +32,8 @@ from ._errors import (AxisError, BroadcastError, CanceledError, DtypeError, Erro
 from ._lib import lib as _lib
 from ._model import Array, Issue, Model, open
 from ._load import DtypeNote, load
-from ._commands import DiffResult, ScanResult, StatsResult, convert, diff, scan, stats
+from ._commands import (DiffResult, ScanResult, StatsResult, VerifyResult, convert, diff, scan,
+                        stats, verify)
 from ._shapes import (broadcast, concat, conv_output_shape, conv_transpose_output_shape,
                       einsum, expand_dims, flat2d, flat3d, flatten, format, is_contiguous,
                       linear, matmul, moveaxis, ndim, parse, pool_output_shape, prod,
@@ -53,8 +54,8 @@ def library_path():
 
 
 __all__ = [
-    "open", "load", "stats", "diff", "scan", "convert", "Model", "Array", "Issue",
-    "DiffResult", "ScanResult", "StatsResult", "DtypeNote",
+    "open", "load", "stats", "diff", "scan", "verify", "convert", "Model", "Array", "Issue",
+    "DiffResult", "ScanResult", "StatsResult", "VerifyResult", "DtypeNote",
     "size", "ndim", "parse", "format", "broadcast", "reshape", "transpose", "squeeze",
     "expand_dims", "moveaxis", "flatten", "flat2d", "flat3d", "prod", "strides",
     "is_contiguous", "ravel_index", "unravel_index", "einsum", "rearrange", "reduce",

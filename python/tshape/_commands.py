@@ -13,8 +13,8 @@ import os
 from dataclasses import dataclass, field
 
 from . import _errors
-from ._lib import (CompareOptions, DiffOptions, Stats, StatsOptions, WriteOptions, WriteResult,
-                   WriteTensor, lib)
+from ._lib import (CompareOptions, DiffOptions, Stats, StatsOptions, VerifyOptions,
+                   WriteOptions, WriteResult, WriteTensor, lib)
 from ._model import Model
 from ._util import check, enc, new_error, text
 
@@ -424,6 +424,71 @@ def scan(path):
 
 _WRITE_FORMATS = {"safetensors": 0, "npz": 1, "npy-dir": 2}
 _CASTS = ("float16", "bfloat16", "float32", "float64", "complex64", "complex128")
+
+
+# ---- verify ------------------------------------------------------------------
+
+@dataclass
+class VerifyResult:
+    """What tshape.verify found, as `tshape --json verify PATH` reports it:
+    ``problems`` (one record per problem: check, class, error, path, file,
+    name, message, expected, actual), ``verdict`` (the verdict record:
+    verified, verdict, text, errors, warnings and what was checked),
+    ``status`` (the CLI's exit status: 0 "ok", 2 "unreadable", else 1).
+    ``records()`` gives the CLI's JSON lines in order."""
+    problems: list = field(default_factory=list)
+    verdict: dict = field(default_factory=dict)
+    status: int = 0
+
+    @property
+    def ok(self):
+        return self.status == 0
+
+    def records(self):
+        return self.problems + [self.verdict]
+
+
+def verify(path, *, deep=False, recursive=False, threads=0):
+    """Is a download complete and consistent (ts_verify_path; tshape(1)
+    VERIFY)? Checks the files an index names, each file's length against its
+    headers, LFS pointers and partial downloads, the headers, the index
+    against them and its total_size; deep=True also reads the data (zip
+    CRC-32s, every tensor, NaN/Inf counted). recursive: a folder without an
+    index, with its subfolders. Problems are results; a path that cannot be
+    read at all raises a tshape.Error. Returns a VerifyResult."""
+    path = os.fspath(path)
+    o = VerifyOptions()
+    o.struct_size = ctypes.sizeof(VerifyOptions)
+    o.deep, o.recursive, o.nthreads = int(bool(deep)), int(bool(recursive)), threads
+    v = ctypes.c_void_p()
+    err = new_error()
+    check(lib.ts_verify_path(enc(path), ctypes.byref(o), ctypes.byref(v), ctypes.byref(err)),
+          err, path)
+    try:
+        res = VerifyResult()
+        for i in range(lib.ts_verify_problem_count(v)):
+            p = lib.ts_verify_problem_at(v, i).contents
+            res.problems.append({
+                "check": text(lib.ts_verify_check_name(p.check)),
+                "class": text(lib.ts_verify_class_name(p.cls)), "error": p.cls != 0,
+                "path": path, "file": text(p.path), "name": text(p.name),
+                "message": text(p.message),
+                "expected": None if p.expected < 0 else p.expected,
+                "actual": None if p.actual < 0 else p.actual})
+        verdict = lib.ts_verify_verdict(v)
+        t = lib.ts_verify_totals_of(v).contents
+        errors = lib.ts_verify_error_count(v)
+        res.verdict = {
+            "verified": path, "verdict": text(lib.ts_verify_class_name(verdict)),
+            "text": text(lib.ts_verify_class_text(verdict)), "errors": errors,
+            "warnings": len(res.problems) - errors, "files": t.files, "tensors": t.tensors,
+            "nbytes": t.nbytes, "file_bytes": t.file_bytes,
+            "length_checked": t.length_checked, "length_unchecked": t.length_unchecked,
+            "deep": bool(t.deep), "crc_checked": t.crc_checked, "data_bytes": t.data_bytes}
+        res.status = 0 if verdict == 0 else 2 if verdict == 4 else 1
+        return res
+    finally:
+        lib.ts_verify_free(v)
 
 
 def _dtype_code(name):

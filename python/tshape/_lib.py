@@ -223,6 +223,24 @@ class Fingerprint(ctypes.Structure):
                 ("values", c_int)]
 
 
+class VerifyProblem(ctypes.Structure):
+    _fields_ = [("check", c_int), ("cls", c_int), ("path", c_char_p), ("name", c_char_p),
+                ("message", c_char_p), ("expected", c_int64), ("actual", c_int64)]
+
+
+class VerifyTotals(ctypes.Structure):
+    _fields_ = [("files", c_int64), ("tensors", c_int64), ("nbytes", c_int64),
+                ("file_bytes", c_int64), ("length_checked", c_int64),
+                ("length_unchecked", c_int64), ("crc_checked", c_int64),
+                ("data_bytes", c_int64), ("deep", c_int)]
+
+
+class VerifyOptions(ctypes.Structure):
+    _fields_ = [("struct_size", c_size_t), ("deep", c_int), ("nthreads", c_int),
+                ("recursive", c_int), ("open", POINTER(OpenOptions)), ("progress", c_void_p),
+                ("progress_ctx", c_void_p)]
+
+
 class ScanGlobal(ctypes.Structure):
     _fields_ = [("file", c_size_t), ("pickle", c_char_p), ("offset", c_int64),
                 ("file_offset", c_int64), ("opcode", c_char_p), ("module", c_char_p),
@@ -367,6 +385,16 @@ PROTOTYPES = {
     "ts_model_metadata_at": (POINTER(ModelMeta), [P, c_size_t]),
     "ts_tensor_role": (c_int, [c_char_p, c_int]),
     "ts_checkpoint_kind_name": (c_char_p, [c_int]),
+    "ts_verify_class_name": (c_char_p, [c_int]),
+    "ts_verify_class_text": (c_char_p, [c_int]),
+    "ts_verify_check_name": (c_char_p, [c_int]),
+    "ts_verify_path": (status, [c_char_p, POINTER(VerifyOptions), POINTER(P), E]),
+    "ts_verify_free": (None, [P]),
+    "ts_verify_verdict": (c_int, [P]),
+    "ts_verify_problem_count": (c_size_t, [P]),
+    "ts_verify_error_count": (c_size_t, [P]),
+    "ts_verify_problem_at": (POINTER(VerifyProblem), [P, c_size_t]),
+    "ts_verify_totals_of": (POINTER(VerifyTotals), [P]),
     "ts_model_identify": (status, [P, POINTER(Identity), E]),
     "ts_model_memory": (status, [P, POINTER(MemoryOptions), POINTER(Memory), E]),
     "ts_model_fingerprint": (status, [P, POINTER(FingerprintOptions), POINTER(Fingerprint), E]),
