@@ -2678,8 +2678,10 @@ TS_API ts_status ts_model_identify(const ts_model *m, ts_identity *out, ts_error
  *   source    where the attention came from: "config.json" (the folder's:
  *             num_hidden_layers, num_key_value_heads, num_attention_heads,
  *             head_dim or hidden_size / num_attention_heads,
- *             max_position_embeddings, torch_dtype, sliding_window with
- *             layer_types or sliding_window_pattern, use_sliding_window),
+ *             max_position_embeddings, or GPT-2's n_layer, n_head, n_embd,
+ *             n_positions; torch_dtype; sliding_window with layer_types,
+ *             sliding_window_pattern, Gemma 2's even layers (model_type
+ *             gemma2) or every layer, unless use_sliding_window is false),
  *             "gguf" (ARCH.block_count, ARCH.attention.head_count_kv,
  *             head_count, key_length, value_length, ARCH.embedding_length,
  *             ARCH.context_length, as gguf-parser-go reads them), or NULL
