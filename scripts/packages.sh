@@ -12,14 +12,14 @@
 # comparing its records with the installed program's. Then the packages are
 # removed again (KEEP=1 keeps them).
 #
-# .ci/run runs it after scripts/test.sh; it takes 2-4 minutes on 2 cores
-# (the build without its own test run: scripts/test.sh has run the suite).
+# scripts/test.sh runs it last; it takes 2-4 minutes on 2 cores (the build
+# without its own test run: the suite has run by then).
 # Output: the .deb files in $OUT (default: a temporary folder, removed).
 set -eu
 cd "$(dirname "$0")/.."
 root=$(pwd)
 sh scripts/deps.sh gcc make pkg-config libc6-dev libjansson-dev zlib1g-dev libzip-dev \
-    libxxhash-dev libcurl4-openssl-dev dpkg-dev debhelper dh-python python3-all \
+    libxxhash-dev libcurl4-openssl-dev libseccomp-dev dpkg-dev debhelper dh-python python3-all \
     python3-setuptools python3-numpy lintian fakeroot
 if [ "$(id -u)" = 0 ]; then sudo=; else sudo=sudo; fi
 say() { echo "packages.sh: $*"; }

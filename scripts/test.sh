@@ -3,8 +3,9 @@
 # suites and CLI golden tests (make check), then the same under AddressSanitizer
 # and UndefinedBehaviorSanitizer (make sanitize), after a warning-free build of
 # the library, the program and the test programs with clang (-Werror; the
-# other builds use gcc). The README's second command; .ci/run runs exactly
-# this.
+# other builds use gcc); last, the Debian packages are built, installed and
+# smoke-tested (scripts/packages.sh). The README's second command; .ci/run
+# runs exactly this.
 set -e
 cd "$(dirname "$0")/.."
 sh scripts/deps.sh gcc g++ make pkg-config libc6-dev libjansson-dev zlib1g-dev libzip-dev libxxhash-dev libseccomp-dev check \
@@ -14,3 +15,4 @@ sh scripts/deps.sh gcc g++ make pkg-config libc6-dev libjansson-dev zlib1g-dev l
 make -s -j2 CC=clang B=build-clang WERROR=-Werror all build-clang/run_tests build-clang/tsvalues
 make -s -j2 check
 make -s sanitize
+sh scripts/packages.sh

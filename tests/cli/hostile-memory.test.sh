@@ -15,7 +15,8 @@
 #     stays under 4x the header plus 16 MiB (it took 20x);
 #   - MXNet .params of 10M empty records (40 MB): refused at the array
 #     count (the 2^20 cap of LIMITS) with the limit named, < 16 MiB (it took
-#     3.4 GB); 2^20 of them, the cap, are read in < 400 MiB.
+#     3.4 GB); 2^20 of them, the cap, stop at the records' memory bound
+#     (4 bytes per byte of the file + 16 MiB) in < 48 MiB (they took 302).
 # Exit 0 pass, 77 skip (no python3), 1 fail.
 set -u
 py=/usr/bin/python3
@@ -121,7 +122,8 @@ print(n, len(text))
     for n, rc, rss, secs, msg in (
             (10 * 1000 * 1000, 2, 16, 2, "file declares 10000000 arrays at byte 16, more than "
                                           "the 1048576 tshape reads from one file"),
-            (1 << 20, 0, 400, 20, None)):
+            (1 << 20, 2, 48, 20, "arrays in a file of 4194336 bytes: their records would "
+                                 "take more than 4 bytes per byte of the file + 16 MiB")):
         with open(mx, "wb") as f:
             f.write(struct.pack("<QQQ", 0x112, 0, n))
             f.truncate(24 + 4 * n + 8)
