@@ -18,6 +18,7 @@
  * per-thread results are merged in chunk order, so the result depends only
  * on the thread count, never on timing.
  */
+#include "../core/lazylib.h"
 #include "values.h"
 
 #include <math.h>
@@ -450,7 +451,7 @@ static void magnitudes(double *x, size_t n)
 {
     for (size_t i = 0; i < n; i++) {
         double re = x[2 * i], im = x[2 * i + 1];
-        x[i] = re != re || im != im ? NAN : hypot(re, im);
+        x[i] = re != re || im != im ? NAN : ts__hypot(re, im);
     }
 }
 

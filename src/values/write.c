@@ -35,7 +35,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <zip.h>
-#include <zlib.h>
+#include "../core/zlib_lazy.h"
 
 /* The checksum verification compares: XXH3-64 of xxHash (Debian's
  * libxxhash-dev, used header-only, so nothing is linked), streamed so that
