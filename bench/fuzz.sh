@@ -168,6 +168,9 @@ for h in $harnesses; do
             seed_text "$d" '\000b c (h h2) w -> b c h h2 w\n(2,3,8,5)\nh2=2' \
                 '\001b h w c -> b c\n(2,4,4,3)' '\002h w -> h w c\n(2,3)\nc=4' \
                 '\000... h w -> ... (h w)\n(2,3,4,5)' '\000b (h 2) -> b h 2\n(3,8)';;
+        fuzz_renames)
+            seed_text "$d" '# A-name B-name, after --strip-prefix\nfc1_weight dense1_weight\n' \
+                'a b\r\n\tc\t d\n\n#x\n' 'only\n' 'a b c\n';;
         fuzz_jagged)
             seed_text "$d" '{(10,),(20,),(30,)}' '{(10,20),(30,40)}' \
                 'tile (5,10,15) (5,10,15)' '{{(1,2)},{(3,4),(5,6)}}' '(10,20)' '{}';;

@@ -904,6 +904,29 @@ TS_API size_t ts_file_count(const ts_file *f);
 TS_API const ts_array *ts_file_array(const ts_file *f, size_t i);
 
 /*
+ * The size of an array's elements, as `tshape info --json` reports it (man
+ * page, JSON RECORDS): "block_size elements take block_bytes bytes" always
+ * holds.
+ *   itemsize     bytes per element; -1 when an element is not a whole
+ *                number of bytes (float4, float6, int4, GGUF blocks) or the
+ *                dtype has no size (an MXNet "none" array, NumPy's
+ *                zero-sized flexible types such as S0)
+ *   bits         bits per element; -1 for block-quantized types
+ *   block_size   elements per block: GGUF's 32 or 256, the elements that
+ *                fill whole bytes for sub-byte types (float4: 2, float6: 4,
+ *                bits / gcd(bits, 8)), otherwise 1
+ *   block_bytes  bytes per block (itemsize when block_size is 1); -1 when
+ *                unknown
+ */
+typedef struct ts_element_size {
+    int64_t itemsize, bits, block_size, block_bytes;
+} ts_element_size;
+
+/* Fills *out for array a by the rule above (all -1 but block_size 1 when a
+ * is NULL; nothing when out is NULL). Never fails. */
+TS_API void ts_array_element_size(const ts_array *a, ts_element_size *out);
+
+/*
  * Metadata entries (safetensors __metadata__, GGUF key/values), collected
  * only when opts->want_metadata was set, in file order. *key is the key
  * (NUL-terminated; keys containing a NUL byte are rejected when the file is
@@ -2046,6 +2069,13 @@ TS_API size_t ts_model_file_count(const ts_model *m);
 TS_API const ts_file *ts_model_file(const ts_model *m, size_t i);
 TS_API const char *ts_model_file_path(const ts_model *m, size_t i);
 
+/* Member i's path from the model's folder ("model-00001-of-00002.safetensors",
+ * "sub/a.npy"), or from the index's folder for a model opened by its index
+ * file, else the member's file name (a model of one file; a member outside
+ * the index's folder). Points into the member's path, owned by the model;
+ * NULL when i is out of range or m is NULL. */
+TS_API const char *ts_model_file_label(const ts_model *m, size_t i);
+
 /* Tensors, each once: members in order, each member's arrays in file
  * order (0 for NULL). ts_model_array returns the i-th and, when `file` is
  * not NULL, stores the index of its member there; NULL when i is out of
@@ -2648,8 +2678,10 @@ TS_API ts_status ts_model_identify(const ts_model *m, ts_identity *out, ts_error
  *   source    where the attention came from: "config.json" (the folder's:
  *             num_hidden_layers, num_key_value_heads, num_attention_heads,
  *             head_dim or hidden_size / num_attention_heads,
- *             max_position_embeddings, torch_dtype, sliding_window with
- *             layer_types or sliding_window_pattern, use_sliding_window),
+ *             max_position_embeddings, or GPT-2's n_layer, n_head, n_embd,
+ *             n_positions; torch_dtype; sliding_window with layer_types,
+ *             sliding_window_pattern, Gemma 2's even layers (model_type
+ *             gemma2) or every layer, unless use_sliding_window is false),
  *             "gguf" (ARCH.block_count, ARCH.attention.head_count_kv,
  *             head_count, key_length, value_length, ARCH.embedding_length,
  *             ARCH.context_length, as gguf-parser-go reads them), or NULL
@@ -2802,6 +2834,10 @@ typedef enum ts_scan_wo {
                                 torch.jit.load, which weights_only does not
                                 restrict before torch 2.6 (CVE-2025-32434) */
 } ts_scan_wo;
+
+/* The kind's word as `tshape --json scan` writes it: "zip", "pickle",
+ * "keras", "note"; "unknown" outside the enum. Never NULL. */
+TS_API const char *ts_scan_finding_kind_name(ts_scan_finding_kind k);
 
 /* "n/a", "accepted", "allowlist", "refused", "torch.jit.load"; "unknown"
  * outside the enum. Never NULL. */
@@ -2972,6 +3008,28 @@ TS_API ts_status ts_array_read(const ts_file *f, const ts_array *a, int64_t star
                                int64_t count, ts_dtype as, void *out, ts_error *err);
 
 /*
+ * Copies `count` elements of array `a` of file `f`, starting at flat index
+ * `start` (C order, as ts_array_read), into `out` as the bytes they are
+ * stored as: the dtype's own encoding and byte order (a->byteorder), not
+ * converted, so a NumPy array of dtype a->descr over them is bit for bit
+ * what numpy.load or torch.load gives (NaN payloads, float16, bfloat16 and
+ * float8 bits, strings, datetimes, structured records included). Wherever
+ * the data is (stored, in a deflated .npz or PyTorch zip member, an ONNX
+ * typed field or external data, an HDF5 dataset read through libhdf5), in
+ * whatever storage order or view (Fortran order, PyTorch strides), out
+ * receives the elements in flat C order: count * a->itemsize bytes. GGUF
+ * block types are copied as whole blocks: start and count must be
+ * multiples of a->block_size, and out receives count / block_size *
+ * block_bytes bytes, the blocks as stored. Memory: as ts_array_read.
+ * Errors: TS_ERR_DTYPE (elements that are not whole bytes: int4, float4,
+ * float6; object arrays; itemsize 0), TS_ERR_INDEX (the range, or block
+ * types: a range that is not whole blocks), and the other errors of
+ * ts_array_read; every message starts with "array 'NAME': ".
+ */
+TS_API ts_status ts_array_read_raw(const ts_file *f, const ts_array *a, int64_t start,
+                                   int64_t count, void *out, ts_error *err);
+
+/*
  * Statistics of all elements of an array, in one pass over its data.
  * Reference: NumPy on a.astype(np.float64) (for complex, on np.abs(a)):
  *   count    a->size
@@ -2997,6 +3055,9 @@ TS_API ts_status ts_array_read(const ts_file *f, const ts_array *a, int64_t star
  *   posinf, neginf  +Inf and -Inf elements (complex: an infinite magnitude
  *            without NaN part counts as posinf)
  *   ntrue    bool: number of true elements; else 0
+ *   capped   1 when ts_stats_options.max_bytes stopped the reading before
+ *            the array's end (count is then the elements read, below
+ *            a->size), else 0
  * MXNet row_sparse/csr arrays count their implicit zeros (count is the
  * dense size). Integer and bool kinds have finite == count.
  */
@@ -3009,6 +3070,7 @@ typedef struct ts_stats {
     double mean, std;
     double absmax;
     int64_t finite, zeros, nan, posinf, neginf, ntrue;
+    int capped;
 } ts_stats;
 
 /*
@@ -3051,6 +3113,59 @@ typedef struct ts_stats_options {
  */
 TS_API ts_status ts_array_stats(const ts_file *f, const ts_array *a,
                                 const ts_stats_options *opts, ts_stats *out, ts_error *err);
+
+/*
+ * A statistics summary: the model-wide line of `tshape stats --summary`,
+ * added up over arrays one ts_stats at a time, so that C and Python users
+ * get the CLI's answer:
+ *   arrays       arrays added (ts_stats_summary_add)
+ *   elements     the sum of their counts
+ *   nan, posinf, neginf  the sums of their NaN, +Inf and -Inf counts
+ *   failed       arrays whose values could not be read
+ *                (ts_stats_summary_fail)
+ *   absmax       the largest absmax of the arrays (NaN ignored); NaN when
+ *                none has one
+ *   capped       arrays added whose statistics are of their first elements
+ *                only (ts_stats.capped: ts_stats_options.max_bytes)
+ *   nonfinite    arrays with at least one NaN or infinity, each named by
+ *                ts_stats_summary_nonfinite_at, in the order added: "NAME",
+ *                with the flag TS_STATS_SUMMARY_FILES "FILE:NAME", and
+ *                "FILE" for an array without a name (a .npy file)
+ * The sums stop at INT64_MAX instead of wrapping. Memory: the names of the
+ * arrays with non-finite values.
+ */
+typedef struct ts_stats_summary ts_stats_summary;
+
+typedef struct ts_stats_totals {
+    int64_t arrays, elements, nan, posinf, neginf, failed;
+    double absmax;
+    size_t nonfinite;
+    int64_t capped;
+} ts_stats_totals;
+
+/* ts_stats_summary_new flags: name arrays "FILE:NAME" (several files). */
+#define TS_STATS_SUMMARY_FILES 0x1u
+
+/* A new empty summary (free it with ts_stats_summary_free). Errors:
+ * TS_ERR_NOMEM; TS_ERR_INVALID_ARG (also: unknown flag bits). */
+TS_API ts_status ts_stats_summary_new(unsigned flags, ts_stats_summary **out, ts_error *err);
+
+/* Frees the summary and its names. Accepts NULL. */
+TS_API void ts_stats_summary_free(ts_stats_summary *s);
+
+/* Adds the statistics st of the array `name` of `file` (both
+ * NUL-terminated; "" for an array without a name). Errors: TS_ERR_NOMEM
+ * (nothing added). */
+TS_API ts_status ts_stats_summary_add(ts_stats_summary *s, const char *file, const char *name,
+                                      const ts_stats *st, ts_error *err);
+
+/* Counts an array whose statistics could not be computed. Accepts NULL. */
+TS_API void ts_stats_summary_fail(ts_stats_summary *s);
+
+/* The totals (NULL for NULL), owned by the summary; the i-th array with a
+ * non-finite value (NULL when i >= nonfinite or s is NULL). */
+TS_API const ts_stats_totals *ts_stats_summary_totals(const ts_stats_summary *s);
+TS_API const char *ts_stats_summary_nonfinite_at(const ts_stats_summary *s, size_t i);
 
 /*
  * Comparison of the values of two arrays of the same shape, element by
@@ -3219,6 +3334,375 @@ typedef struct ts_metrics_options {
 TS_API ts_status ts_array_metrics(const ts_file *fa, const ts_array *a, const ts_file *fb,
                                   const ts_array *b, const ts_metrics_options *opts,
                                   ts_metrics *out, ts_error *err);
+
+/* ------------------------------------------------------------------------ */
+/* Names and diffs: two models compared tensor by tensor                    */
+/* (src/formats/nameselect.c, renames.c, tensordiff.c, diffmeta.c)          */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * 1 when tensor name `name` (NUL-terminated) is selected by glob lists as
+ * `tshape info --filter/--exclude` selects: it matches one of the
+ * nfilter patterns of `filter` (or nfilter is 0) and none of the nexclude
+ * patterns of `exclude`. Patterns are fnmatch(3) globs (POSIX.1-2008) with
+ * no flags: '*' and '?' match '/' and a leading '.', '[...]' is a bracket
+ * expression, '\' quotes the next character. 0 when name is NULL or a list
+ * is NULL with a nonzero count or holds NULL (the argument rule: this
+ * function cannot report an error).
+ */
+TS_API int ts_name_selected(const char *name, const char *const *filter, size_t nfilter,
+                            const char *const *exclude, size_t nexclude);
+
+/* The sides of a comparison, as a bit set (ts_namemap_add_prefix). */
+#define TS_SIDE_A 0x1u
+#define TS_SIDE_B 0x2u
+
+/*
+ * A name mapping: how the tensor names of two sides (A and B of a diff;
+ * the input of a conversion, side A) are rewritten before they are
+ * matched, as `tshape diff --strip-prefix/--strip-prefix-a/-b/--rename`
+ * do. A name is mapped in two steps:
+ *   1. the first prefix (in the order added) registered for the name's side
+ *      that the name starts with is removed, literally (byte for byte: a
+ *      ':' or '.' in it is part of it, no glob); each prefix counts the
+ *      names of each side it was removed from (its hits), so a prefix that
+ *      matched nothing can be reported (a typo, or the prefix of the other
+ *      side);
+ *   2. a name of side A that equals the `from` of a rename (after step 1)
+ *      becomes its `to`; renames apply to side A only (A's name `from` is
+ *      B's `to`). When `from` was added twice, the first rename added wins.
+ * Memory: the prefixes and renames are copied into the map. Applying it
+ * counts hits, so a map must not be applied from two threads at once.
+ */
+typedef struct ts_namemap ts_namemap;
+
+/* One prefix of a map and its hits; owned by the map, valid until the next
+ * ts_namemap_add_prefix or ts_namemap_free. */
+typedef struct ts_namemap_prefix {
+    const char *prefix;          /* NUL-terminated, as given */
+    unsigned sides;              /* TS_SIDE_A, TS_SIDE_B or both */
+    int64_t hits_a, hits_b;      /* names of side A / B it was removed from */
+} ts_namemap_prefix;
+
+/* A new empty map (maps every name to itself); free it with
+ * ts_namemap_free. Errors: TS_ERR_NOMEM. */
+TS_API ts_status ts_namemap_new(ts_namemap **out, ts_error *err);
+
+/* Frees the map and its copies. Accepts NULL. */
+TS_API void ts_namemap_free(ts_namemap *m);
+
+/*
+ * Adds `prefix` (NUL-terminated, copied; "" matches every name and removes
+ * nothing) for the names of `sides` (TS_SIDE_A, TS_SIDE_B or both), after
+ * the prefixes added before. Errors: TS_ERR_NOMEM; TS_ERR_INVALID_ARG
+ * (also: sides 0 or with other bits).
+ */
+TS_API ts_status ts_namemap_add_prefix(ts_namemap *m, const char *prefix, unsigned sides,
+                                       ts_error *err);
+
+/* Adds the rename of side A's name `from` to `to` (both NUL-terminated,
+ * copied). Errors: TS_ERR_NOMEM. */
+TS_API ts_status ts_namemap_add_rename(ts_namemap *m, const char *from, const char *to,
+                                       ts_error *err);
+
+/*
+ * Adds the renames of a rename file's text (`text`, len bytes, need not be
+ * NUL-terminated), as `tshape diff --rename MAPFILE` reads it: one rename
+ * "A_NAME B_NAME" per line (two words separated by spaces or tabs; LF or
+ * CRLF line ends), blank lines and lines whose first non-blank character
+ * is '#' skipped. Names cannot hold spaces, tabs or NUL bytes. Errors:
+ * TS_ERR_FORMAT ("line N: expected 'A_NAME B_NAME'", N 1-based, also in
+ * err->index; err->offset is the line's byte offset; the renames of the
+ * lines before it are kept), TS_ERR_NOMEM.
+ */
+TS_API ts_status ts_namemap_read_renames(ts_namemap *m, const char *text, size_t len,
+                                         ts_error *err);
+
+/*
+ * The name `name` (NUL-terminated) of side `side` (TS_SIDE_A or TS_SIDE_B)
+ * after mapping, by the two steps above, counting the hit of the prefix
+ * removed. The result points into `name` (after the prefix) or to a
+ * rename's `to` (owned by the map); it is never a new string. NULL when m
+ * or name is NULL or side is not exactly one side.
+ */
+TS_API const char *ts_namemap_apply(ts_namemap *m, unsigned side, const char *name);
+
+/* The prefixes in the order added (0 / NULL for NULL or i out of range). */
+TS_API size_t ts_namemap_prefix_count(const ts_namemap *m);
+TS_API const ts_namemap_prefix *ts_namemap_prefix_at(const ts_namemap *m, size_t i);
+
+/*
+ * A diff: what differs between the tensors (and metadata) of two models
+ * A and B (ts_model: files, folders, index files, URLs, of any formats),
+ * as `tshape diff A B` reports it; computed here so that C and Python
+ * users get the CLI's answers. The rules:
+ *   - Selection and names: each side's tensors (ts_model_array_name) are
+ *     mapped by opts->names (NULL: as they are); then, when one side is a
+ *     GGUF conversion of the other (every member of one model is a GGUF
+ *     file and no member of the other is) and opts->gguf_names is 1, the
+ *     names of the side that is not GGUF become llama.cpp's
+ *     (ts_tensor_name_map TS_NAME_MAP_TO_GGUF; a name no rule matches
+ *     stays as it is: ts_diff_gguf_names says whether this applied); then
+ *     they are selected by ts_name_selected on the mapped names with
+ *     opts->filter/exclude.
+ *   - Matching: tensors of the two sides with one mapped name form a pair.
+ *     A name that a side holds more than once (the files of a folder
+ *     without an index, two names mapped to one) is matched by its first
+ *     tensor in model order; the others are listed
+ *     (ts_diff_duplicate_at), never compared.
+ *   - The single-pair rule: when each side holds exactly one selected
+ *     tensor and their names differ, the two are one pair whatever their
+ *     names, as `cmp a b` compares two files (two .npy files are named
+ *     after their files).
+ *   - Pairs, in order: A's tensors (first of each name) in A's model
+ *     order, each paired with B's tensor of its name or alone (only in
+ *     A); then B's tensors of names A lacks, in B's order (only in B).
+ *   - Kind of a pair: TS_DIFF_ONLY_A / TS_DIFF_ONLY_B for a tensor alone;
+ *     otherwise TS_DIFF_DTYPE when the dtype names (ts_array.dtype_name)
+ *     differ, TS_DIFF_SHAPE when the shapes differ (or one has no shape at
+ *     all, ts_array.null_shape, and the other has), TS_DIFF_DTYPE_SHAPE
+ *     for both, else TS_DIFF_EQUAL. ts_diff_compare_values can then make an
+ *     equal pair TS_DIFF_VALUES (values not all close, or with error
+ *     metrics: not identical) or TS_DIFF_UNREADABLE (its data cannot be
+ *     read).
+ *   - Values (ts_diff_compare_values): by numpy.isclose's rule
+ *     (ts_array_compare), or by error metrics (ts_array_metrics: max abs,
+ *     RMSE, NMSE, cosine) for a conversion or a quantization: when the
+ *     GGUF names applied, when either tensor is quantized
+ *     (TS_DTYPE_QUANTIZED), or always with opts->metrics; complex pairs are
+ *     always compared by isclose. The metrics' reference is the side that
+ *     is not GGUF (B when A is all GGUF; else A), and across a GGUF
+ *     conversion the query and key rows of llama models are taken in the
+ *     converter's order (ts_gguf_qk_heads of the GGUF tensor). The pairs
+ *     compared by metrics are added up by dtype pair ("REFERENCE_DTYPE ->
+ *     OTHER_DTYPE", in the order first met): ts_diff_metrics_group_at.
+ *   - Metadata: the metadata entries of every member of each model (those
+ *     opened with want_metadata: safetensors __metadata__, GGUF key/values,
+ *     the values of a PyTorch checkpoint that are not tensors, ONNX graph
+ *     facts, HDF5 attributes) form one list per side: a key that every
+ *     member holding it holds with one value is one entry labelled with the
+ *     key; a key whose value differs between members is one entry per
+ *     member, labelled "MEMBER: key" (MEMBER: the member's path from the
+ *     model's folder, or from the index's folder, else its file name). The
+ *     entries whose value differs between A and B, or that one side lacks,
+ *     are the metadata differences (ts_diff_metadata_at): A's in A's order,
+ *     then those only in B in B's order. Values are compared as the JSON
+ *     text the readers give (ts_file_metadata), byte for byte.
+ * Memory: per side, the mapped names and indices of its tensors (about 40
+ * bytes each) and its metadata labels; names and values point into the
+ * models and the name map, so both models and opts->names must outlive the
+ * diff.
+ */
+typedef struct ts_diff ts_diff;
+
+/* The kinds of pairs (ts_diff_pair.kind), in the order of the totals. */
+typedef enum ts_diff_kind {
+    TS_DIFF_EQUAL = 0,           /* same dtype and shape (and values close,
+                                    when compared) */
+    TS_DIFF_ONLY_A = 1,          /* a tensor of A only */
+    TS_DIFF_ONLY_B = 2,          /* a tensor of B only */
+    TS_DIFF_DTYPE = 3,           /* dtypes differ, shapes equal */
+    TS_DIFF_SHAPE = 4,           /* shapes differ, dtypes equal */
+    TS_DIFF_DTYPE_SHAPE = 5,     /* both differ */
+    TS_DIFF_VALUES = 6,          /* same dtype and shape, values not all close */
+    TS_DIFF_UNREADABLE = 7       /* same dtype and shape, values unreadable */
+} ts_diff_kind;
+
+/* Number of kinds: valid values are 0..TS_DIFF_KIND_COUNT-1. */
+#define TS_DIFF_KIND_COUNT 8
+
+/* The kind's word as `tshape diff --json` writes it: "equal", "only_a",
+ * "only_b", "dtype", "shape", "dtype_shape", "values", "unreadable";
+ * "unknown" outside the enum. Static text. */
+TS_API const char *ts_diff_kind_name(ts_diff_kind kind);
+
+/* A tensor index of a side that has none in a pair. */
+#define TS_DIFF_NONE ((size_t)-1)
+
+/* What ts_diff_compare_values did with a pair (ts_diff_pair.values). */
+typedef enum ts_diff_values_state {
+    TS_DIFF_VALUES_NOT_COMPARED = 0,
+    TS_DIFF_VALUES_COMPARED = 1, /* ts_diff_pair.compare holds the result */
+    TS_DIFF_VALUES_FAILED = 2    /* the data of a side could not be read */
+} ts_diff_values_state;
+
+/* One pair; owned by the diff, valid until ts_diff_free. */
+typedef struct ts_diff_pair {
+    ts_diff_kind kind;
+    const char *name;            /* the mapped name the pair was matched by
+                                    (A's mapped name, B's for TS_DIFF_ONLY_B) */
+    const char *name_b;          /* B's mapped name (== name but for the
+                                    single-pair rule), NULL for TS_DIFF_ONLY_A */
+    size_t a, b;                 /* the tensors: indices of ts_model_array in
+                                    model A and B; TS_DIFF_NONE for a side
+                                    without one */
+    ts_diff_values_state values;
+    ts_compare compare;          /* when values is TS_DIFF_VALUES_COMPARED
+                                    and by_metrics is 0 */
+    int by_metrics;              /* 1: values compared by error metrics
+                                    (ts_array_metrics) into `metrics`, not
+                                    by isclose (set with values) */
+    unsigned reference;          /* with by_metrics: the metrics' reference
+                                    side, TS_SIDE_A or TS_SIDE_B */
+    int64_t qk_heads;            /* with by_metrics: the heads by which the
+                                    Q/K rows were reordered, or 0 */
+    ts_metrics metrics;          /* when values is TS_DIFF_VALUES_COMPARED
+                                    and by_metrics is 1: the other side's
+                                    tensor against the reference's */
+} ts_diff_pair;
+
+/*
+ * The totals of a diff, updated by ts_diff_compare_values.
+ *   kinds[k]    pairs of kind k
+ *   changed     kinds DTYPE + SHAPE + DTYPE_SHAPE
+ *   different   changed + ONLY_A + ONLY_B + VALUES: the pairs `tshape diff`
+ *               lists (exit status 1 when not 0)
+ *   unreadable  pairs whose values could not be read, whatever their kind
+ *               (a TS_DIFF_DTYPE pair keeps its kind)
+ *   metadata_different  metadata differences (ts_diff_metadata_count)
+ *   metadata_a, metadata_b  entries of each side's metadata list
+ */
+typedef struct ts_diff_totals {
+    int64_t kinds[TS_DIFF_KIND_COUNT];
+    int64_t changed, different, unreadable;
+    int64_t metadata_different, metadata_a, metadata_b;
+} ts_diff_totals;
+
+/*
+ * Options of ts_diff_new: an option struct that grows, by the rule of
+ * ts_open_options (initialise with TS_DIFF_OPTIONS_INIT; struct_size 0 or
+ * too small is TS_ERR_INVALID_ARG, unknown nonzero bytes beyond this
+ * version's struct TS_ERR_UNSUPPORTED). NULL: defaults (names as they are,
+ * every tensor).
+ *   names    the name mapping (NULL: none); its hits are counted, so it must
+ *            not be shared with another thread during ts_diff_new
+ *   filter, nfilter, exclude, nexclude  the selection of ts_name_selected,
+ *            on mapped names (arrays of NUL-terminated globs; NULL when the
+ *            count is 0)
+ *   gguf_names  1 (the default): llama.cpp's names across a GGUF conversion
+ *            (see above); 0: names as opts->names leaves them
+ *            (`tshape diff --no-name-map`)
+ *   metrics  0 (the default): error metrics for conversions and quantized
+ *            tensors only; 1: for every pair that is not complex
+ *            (`tshape diff --metrics`)
+ */
+typedef struct ts_diff_options {
+    size_t struct_size;          /* sizeof(ts_diff_options) */
+    ts_namemap *names;
+    const char *const *filter;
+    size_t nfilter;
+    const char *const *exclude;
+    size_t nexclude;
+    int gguf_names;              /* 0 or 1 */
+    int metrics;                 /* 0 or 1 */
+} ts_diff_options;
+
+#define TS_DIFF_OPTIONS_INIT {sizeof(ts_diff_options), NULL, NULL, 0, NULL, 0, 1, 0}
+
+/*
+ * Compares the tensors and metadata of models a and b (which may be the
+ * same model) by the rules above into a new diff (*out; free it with
+ * ts_diff_free). Values are not read: see ts_diff_compare_values.
+ * Errors: TS_ERR_NOMEM; TS_ERR_IO (a metadata value that cannot be
+ * rendered: the file shrank since it was opened; the message names the key,
+ * err->index is the side, 0 for A and 1 for B); TS_ERR_INVALID_ARG (also:
+ * opts as above, a glob list NULL with a nonzero count or holding NULL,
+ * gguf_names or metrics not 0 or 1); TS_ERR_UNSUPPORTED.
+ */
+TS_API ts_status ts_diff_new(const ts_model *a, const ts_model *b, const ts_diff_options *opts,
+                             ts_diff **out, ts_error *err);
+
+/* Frees the diff. Accepts NULL. */
+TS_API void ts_diff_free(ts_diff *d);
+
+/* Pairs, every kind included (TS_DIFF_EQUAL too), in the order above; 0 /
+ * NULL for NULL or i out of range. */
+TS_API size_t ts_diff_count(const ts_diff *d);
+TS_API const ts_diff_pair *ts_diff_pair_at(const ts_diff *d, size_t i);
+
+/* 1 when the single-pair rule paired the two sides' only tensors (0 for
+ * NULL). */
+TS_API int ts_diff_single(const ts_diff *d);
+
+/* The totals (NULL for NULL); owned by the diff. */
+TS_API const ts_diff_totals *ts_diff_totals_of(const ts_diff *d);
+
+/* 1 when the names of one side were mapped to llama.cpp's GGUF names (one
+ * side a GGUF conversion of the other, opts->gguf_names 1); 0 otherwise and
+ * for NULL. */
+TS_API int ts_diff_gguf_names(const ts_diff *d);
+
+/*
+ * Tensors left out of the matching because their side already holds their
+ * mapped name: A's in A's order, then B's (0 / NULL for NULL or i out of
+ * range). ts_diff_duplicate_at returns the mapped name and, when side is
+ * not NULL, stores TS_SIDE_A or TS_SIDE_B there and, when index is not
+ * NULL, the tensor's index in its model.
+ */
+TS_API size_t ts_diff_duplicate_count(const ts_diff *d);
+TS_API const char *ts_diff_duplicate_at(const ts_diff *d, size_t i, unsigned *side,
+                                        size_t *index);
+
+/*
+ * Metadata differences, in the order above (0 for NULL). For the i-th,
+ * ts_diff_metadata_at stores its label in *label and the JSON text of each
+ * side's value in *a and *b (NULL for the side that lacks the entry) and
+ * returns 1; 0 (nothing stored) when d is NULL or i out of range. Any
+ * out-pointer may be NULL. The strings are owned by the diff and the
+ * models' files.
+ */
+TS_API size_t ts_diff_metadata_count(const ts_diff *d);
+TS_API int ts_diff_metadata_at(const ts_diff *d, size_t i, const char **label, const char **a,
+                               const char **b);
+
+/*
+ * Compares the values of pair i (ts_array_compare, numpy.isclose's rule,
+ * with opts: NULL for its defaults; or ts_array_metrics, by the rule above,
+ * with opts' nthreads and progress) when it is a pair of two tensors of
+ * one shape (kinds TS_DIFF_EQUAL, TS_DIFF_DTYPE, and a pair compared
+ * before); for other pairs it does nothing and returns TS_OK. The pair's
+ * values become TS_DIFF_VALUES_COMPARED with the result in its compare (or
+ * by_metrics 1 and its metrics), and an equal pair whose values are not all
+ * close (metrics: whose max_abs is not 0 or with a NaN pair) becomes
+ * TS_DIFF_VALUES.
+ * When the data of a side cannot be read the pair's values become
+ * TS_DIFF_VALUES_FAILED, an otherwise equal pair becomes
+ * TS_DIFF_UNREADABLE (a pair of another dtype keeps its kind), and the
+ * error of ts_array_compare (or ts_array_metrics) is returned (err->index
+ * 0 for A's tensor, 1 for B's). Comparing a pair again replaces its result;
+ * the totals and the metrics groups follow.
+ * Errors: those of ts_array_compare and ts_array_metrics;
+ * TS_ERR_INVALID_ARG (also: i out of range).
+ */
+TS_API ts_status ts_diff_compare_values(ts_diff *d, size_t i, const ts_compare_options *opts,
+                                        ts_error *err);
+
+/*
+ * The error metrics of the pairs compared by metrics so far, added up by
+ * dtype pair (`tshape diff --values`'s "metrics by dtype" table):
+ *   label      "REFERENCE_DTYPE -> OTHER_DTYPE" (ts_array.dtype_name of the
+ *              reference's tensor and of the other's), e.g.
+ *              "bfloat16 -> q8_0"
+ *   tensors    pairs in the group
+ *   count, nan the sums of their ts_metrics count and nan
+ *   sq_err, sq_ref  the sums of their ts_metrics sq_err and sq_ref
+ *   max_abs    the largest max_abs (NaN when count == nan)
+ *   rmse       sqrt(sq_err / (count - nan)) (NaN when count == nan)
+ *   nmse       sq_err / sq_ref (0 when both are 0, inf when only sq_ref is)
+ *   cosine_min the smallest cosine (NaN ignored; NaN when none)
+ * Groups are in the order their first pair was compared. 0 / NULL for NULL
+ * or i out of range; a group is owned by the diff and valid until the next
+ * ts_diff_compare_values or ts_diff_free.
+ */
+typedef struct ts_diff_metrics_group {
+    const char *label;
+    int64_t tensors, count, nan;
+    double sq_err, sq_ref;
+    double max_abs, rmse, nmse, cosine_min;
+} ts_diff_metrics_group;
+
+TS_API size_t ts_diff_metrics_group_count(const ts_diff *d);
+TS_API const ts_diff_metrics_group *ts_diff_metrics_group_at(const ts_diff *d, size_t i);
 
 /* ------------------------------------------------------------------------ */
 /* Writing: safetensors, .npz and folders of .npy (src/values/write.c)      */

@@ -783,6 +783,147 @@ START_TEST(test_models)
 }
 END_TEST
 
+/* Names and diffs (src/formats/nameselect.c, renames.c, tensordiff.c). */
+START_TEST(test_diffs)
+{
+    const char *g[] = {"a*", NULL};
+    ck_assert_int_eq(ts_name_selected(NULL, NULL, 0, NULL, 0), 0);
+    ck_assert_int_eq(ts_name_selected("ab", NULL, 1, NULL, 0), 0);
+    ck_assert_int_eq(ts_name_selected("ab", g, 2, NULL, 0), 0); /* holds NULL */
+    ck_assert_int_eq(ts_name_selected("ab", g, 1, NULL, 0), 1);
+    ck_assert_int_eq(ts_name_selected("ab", NULL, 0, g, 1), 0);
+
+    ts_namemap *nm = (ts_namemap *)1;
+    EXPECT(ts_namemap_new(NULL, EP), BAD, "ts_namemap_new: out is NULL");
+    ts_namemap_free(NULL);
+    ck_assert_ptr_null(ts_namemap_apply(NULL, TS_SIDE_A, "x"));
+    ck_assert_uint_eq(ts_namemap_prefix_count(NULL), 0);
+    ck_assert_ptr_null(ts_namemap_prefix_at(NULL, 0));
+    ck_assert_int_eq(ts_namemap_new(&nm, NULL), TS_OK);
+    EXPECT(ts_namemap_add_prefix(NULL, "p", TS_SIDE_A, EP), BAD,
+           "ts_namemap_add_prefix: m is NULL");
+    EXPECT(ts_namemap_add_prefix(nm, NULL, TS_SIDE_A, EP), BAD,
+           "ts_namemap_add_prefix: prefix is NULL");
+    EXPECT(ts_namemap_add_prefix(nm, "p", 0, EP), BAD,
+           "ts_namemap_add_prefix: sides is 0x0, not TS_SIDE_A, TS_SIDE_B or both");
+    EXPECT(ts_namemap_add_prefix(nm, "p", 4, EP), BAD,
+           "ts_namemap_add_prefix: sides is 0x4, not TS_SIDE_A, TS_SIDE_B or both");
+    EXPECT(ts_namemap_add_rename(NULL, "a", "b", EP), BAD, "ts_namemap_add_rename: m is NULL");
+    EXPECT(ts_namemap_add_rename(nm, NULL, "b", EP), BAD,
+           "ts_namemap_add_rename: from is NULL");
+    EXPECT(ts_namemap_add_rename(nm, "a", NULL, EP), BAD, "ts_namemap_add_rename: to is NULL");
+    EXPECT(ts_namemap_read_renames(NULL, "", 0, EP), BAD, "ts_namemap_read_renames: m is NULL");
+    EXPECT(ts_namemap_read_renames(nm, NULL, 3, EP), BAD,
+           "ts_namemap_read_renames: text is NULL but len is 3");
+    ck_assert_int_eq(ts_namemap_read_renames(nm, NULL, 0, NULL), TS_OK);
+    ck_assert_ptr_null(ts_namemap_apply(nm, 0, "x"));
+    ck_assert_ptr_null(ts_namemap_apply(nm, TS_SIDE_A | TS_SIDE_B, "x"));
+    ck_assert_ptr_null(ts_namemap_apply(nm, TS_SIDE_A, NULL));
+    ck_assert_ptr_null(ts_namemap_prefix_at(nm, 0));
+
+    ts_diff *d = (ts_diff *)1;
+    ts_model *m = NULL;
+    ck_assert_str_eq(ts_diff_kind_name((ts_diff_kind)8), "unknown");
+    ck_assert_str_eq(ts_diff_kind_name((ts_diff_kind)-1), "unknown");
+    ts_diff_free(NULL);
+    ck_assert_uint_eq(ts_diff_count(NULL), 0);
+    ck_assert_ptr_null(ts_diff_pair_at(NULL, 0));
+    ck_assert_int_eq(ts_diff_single(NULL), 0);
+    ck_assert_ptr_null(ts_diff_totals_of(NULL));
+    ck_assert_uint_eq(ts_diff_duplicate_count(NULL), 0);
+    ck_assert_ptr_null(ts_diff_duplicate_at(NULL, 0, NULL, NULL));
+    ck_assert_uint_eq(ts_diff_metadata_count(NULL), 0);
+    ck_assert_int_eq(ts_diff_metadata_at(NULL, 0, NULL, NULL, NULL), 0);
+    ck_assert_int_eq(ts_diff_gguf_names(NULL), 0);
+    ck_assert_uint_eq(ts_diff_metrics_group_count(NULL), 0);
+    ck_assert_ptr_null(ts_diff_metrics_group_at(NULL, 0));
+    EXPECT(ts_diff_compare_values(NULL, 0, NULL, EP), BAD, "ts_diff_compare_values: d is NULL");
+    ck_assert_int_eq(ts_model_open("tests/fixtures/values/f4.npy", NULL, &m, NULL), TS_OK);
+    EXPECT(ts_diff_new(NULL, m, NULL, &d, EP), BAD, "ts_diff_new: a is NULL");
+    ck_assert_ptr_null(d);
+    EXPECT(ts_diff_new(m, NULL, NULL, &d, EP), BAD, "ts_diff_new: b is NULL");
+    EXPECT(ts_diff_new(m, m, NULL, NULL, EP), BAD, "ts_diff_new: out is NULL");
+    ts_diff_options o;
+    memset(&o, 0, sizeof o);
+    EXPECT(ts_diff_new(m, m, &o, &d, EP), BAD, NULL);
+    ck_assert_msg(strncmp(E.message, "ts_diff_new: opts->struct_size is 0: initialise the "
+                          "options with TS_DIFF_OPTIONS_INIT", 83) == 0, "%s", E.message);
+    o = (ts_diff_options)TS_DIFF_OPTIONS_INIT;
+    o.nfilter = 1;
+    EXPECT(ts_diff_new(m, m, &o, &d, EP), BAD, "ts_diff_new: opts->filter is NULL but opts->nfilter is 1");
+    o.filter = g;
+    o.nfilter = 2;
+    EXPECT(ts_diff_new(m, m, &o, &d, EP), BAD, "ts_diff_new: opts->filter[1] is NULL");
+    ck_assert_int_eq(E.index, 1);
+    o.nfilter = 0;
+    o.nexclude = 1;
+    EXPECT(ts_diff_new(m, m, &o, &d, EP), BAD,
+           "ts_diff_new: opts->exclude is NULL but opts->nexclude is 1");
+    o.exclude = g + 1;
+    EXPECT(ts_diff_new(m, m, &o, &d, EP), BAD, "ts_diff_new: opts->exclude[0] is NULL");
+    o.nexclude = 0;
+    o.gguf_names = 2;
+    EXPECT(ts_diff_new(m, m, &o, &d, EP), BAD, "ts_diff_new: opts->gguf_names is 2, not 0 or 1");
+    o.gguf_names = 1;
+    o.metrics = -1;
+    EXPECT(ts_diff_new(m, m, &o, &d, EP), BAD, "ts_diff_new: opts->metrics is -1, not 0 or 1");
+    o.metrics = 0;
+    o.names = nm;
+    ck_assert_int_eq(ts_diff_new(m, m, &o, &d, NULL), TS_OK);
+    ck_assert_int_eq(ts_diff_gguf_names(d), 0);
+    ck_assert_uint_eq(ts_diff_metrics_group_count(d), 0);
+    ck_assert_ptr_null(ts_diff_metrics_group_at(d, 0));
+    ck_assert_uint_eq(ts_diff_count(d), 1);
+    ck_assert_ptr_null(ts_diff_pair_at(d, 1));
+    ck_assert_ptr_null(ts_diff_duplicate_at(d, 0, NULL, NULL));
+    ck_assert_int_eq(ts_diff_metadata_at(d, 0, NULL, NULL, NULL), 0);
+    EXPECT(ts_diff_compare_values(d, 1, NULL, EP), BAD,
+           "ts_diff_compare_values: i is 1, not below the 1 pairs");
+    ts_compare_options co = TS_COMPARE_OPTIONS_INIT;
+    co.rtol = -1;
+    EXPECT(ts_diff_compare_values(d, 0, &co, EP), BAD, NULL);
+    ck_assert_int_eq(ts_diff_pair_at(d, 0)->values, TS_DIFF_VALUES_NOT_COMPARED);
+    ck_assert_int_eq(ts_diff_compare_values(d, 0, NULL, NULL), TS_OK);
+    ck_assert_int_eq(ts_diff_pair_at(d, 0)->values, TS_DIFF_VALUES_COMPARED);
+    ts_diff_free(d);
+    ck_assert_str_eq(ts_scan_finding_kind_name((ts_scan_finding_kind)0), "unknown");
+    ck_assert_str_eq(ts_scan_finding_kind_name(TS_SCAN_FINDING_NOTE), "note");
+    ts_element_size es = {0, 0, 0, 0};
+    ts_array_element_size(NULL, NULL);
+    ts_array_element_size(NULL, &es);
+    ck_assert_int_eq(es.itemsize, -1);
+    ck_assert_int_eq(es.block_size, 1);
+    EXPECT(ts_array_read_raw(NULL, NULL, 0, 0, NULL, EP), BAD, "ts_array_read_raw: f is NULL");
+    ts_stats_summary *ss = (ts_stats_summary *)1;
+    EXPECT(ts_stats_summary_new(0, NULL, EP), BAD, "ts_stats_summary_new: out is NULL");
+    EXPECT(ts_stats_summary_new(2, &ss, EP), BAD,
+           "ts_stats_summary_new: unknown flag bits 0x2 in flags (known: 0x1)");
+    ck_assert_ptr_null(ss);
+    ts_stats_summary_free(NULL);
+    ts_stats_summary_fail(NULL);
+    ck_assert_ptr_null(ts_stats_summary_totals(NULL));
+    ck_assert_ptr_null(ts_stats_summary_nonfinite_at(NULL, 0));
+    ck_assert_int_eq(ts_stats_summary_new(0, &ss, NULL), TS_OK);
+    ts_stats st0;
+    memset(&st0, 0, sizeof st0);
+    EXPECT(ts_stats_summary_add(NULL, "f", "n", &st0, EP), BAD,
+           "ts_stats_summary_add: s is NULL");
+    EXPECT(ts_stats_summary_add(ss, NULL, "n", &st0, EP), BAD,
+           "ts_stats_summary_add: file is NULL");
+    EXPECT(ts_stats_summary_add(ss, "f", NULL, &st0, EP), BAD,
+           "ts_stats_summary_add: name is NULL");
+    EXPECT(ts_stats_summary_add(ss, "f", "n", NULL, EP), BAD,
+           "ts_stats_summary_add: st is NULL");
+    ck_assert_ptr_null(ts_stats_summary_nonfinite_at(ss, 0));
+    ts_stats_summary_free(ss);
+    ck_assert_ptr_null(ts_model_file_label(NULL, 0));
+    ck_assert_ptr_null(ts_model_file_label(m, 1));
+    ck_assert_str_eq(ts_model_file_label(m, 0), "f4.npy");
+    ts_model_close(m);
+    ts_namemap_free(nm);
+}
+END_TEST
+
 /* Summaries (src/formats/role.c, summary.c): roles, ts_summary. */
 START_TEST(test_summaries)
 {
@@ -1182,6 +1323,7 @@ Suite *args_suite(void)
     tcase_add_test(tc, test_jagged);
     tcase_add_test(tc, test_dlpack);
     tcase_add_test(tc, test_models);
+    tcase_add_test(tc, test_diffs);
     tcase_add_test(tc, test_summaries);
     tcase_add_test(tc, test_scan);
     tcase_add_test(tc, test_values);

@@ -106,6 +106,9 @@ typedef struct cli_args {
     char **ops;           /* operands, in order */
     int ngiven, cap;
     cli_given *given;     /* the command's own options, in order */
+    const char **values;  /* the values of given, grouped by option in the
+                             order of the command's table, each option's in
+                             command-line order (cli_opt_values) */
 } cli_args;
 
 /* The value of the last --NAME given, or NULL. NAME must be in the
@@ -123,6 +126,9 @@ int cli_flag(const cli_args *a, const char *name);
 int cli_opt_choice(cli_ctx *ctx, const cli_args *a, const char *name, const char **value);
 /* The values of --NAME in order: start with *pos = 0; NULL after the last. */
 const char *cli_opt_next(const cli_args *a, const char *name, int *pos);
+/* The values of --NAME as an array of *n strings in command-line order
+ * (owned by a; NULL when *n is 0). */
+const char *const *cli_opt_values(const cli_args *a, const char *name, size_t *n);
 
 typedef int (*cli_handler)(cli_ctx *ctx, const cli_args *args);
 
@@ -214,15 +220,17 @@ const ts_open_options *cli_open_options(cli_ctx *ctx, const cli_args *args,
 int cli_no_stdin(cli_ctx *ctx, const char *path);
 
 typedef struct cli_filter {
-    const cli_args *args;
-    int include;          /* how many --filter were given */
+    const char *const *filter;  /* the --filter globs (cli_opt_values) */
+    size_t nfilter;
+    const char *const *exclude; /* the --exclude globs */
+    size_t nexclude;
 } cli_filter;
 
 /* Reads --filter and --exclude of args (which must outlive f). */
 void cli_filter_init(cli_filter *f, const cli_args *args);
 /* 1 when name is selected: it matches some --filter (or none was given)
- * and no --exclude. fnmatch(3) patterns, no flags: '*' matches '/' and
- * '.'. */
+ * and no --exclude (ts_name_selected: fnmatch(3) patterns, no flags, '*'
+ * matches '/' and '.'). */
 int cli_filter_match(const cli_filter *f, const char *name);
 
 /* ---- suggestions (suggest.c) ------------------------------------------- */

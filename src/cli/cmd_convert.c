@@ -596,9 +596,9 @@ int cmd_convert(cli_ctx *ctx, const cli_args *args)
                                 mapped, &nsel);
     if (status == CLI_OK && nsel == 0)
         status = cli_error(ctx, in, "no arrays to write%s",
-                           selected > 0                               ? " (all skipped)"
-                           : filter.include || cli_opt(args, "exclude") ? " (all filtered out)"
-                                                                        : "");
+                           selected > 0                      ? " (all skipped)"
+                           : filter.nfilter || filter.nexclude ? " (all filtered out)"
+                                                               : "");
     if (status == CLI_OK) {
         cli_progress progress;
         cli_progress_init(&progress, "convert");

@@ -4,19 +4,19 @@
  * only in A, only in B, and tensors whose dtype or shape differ; equal
  * tensors are counted. Exit 0 equal, 1 different, 2 error (as cmp, diff).
  *
- * Names are matched after mapping: --strip-prefix removes a prefix from
- * both sides, --strip-prefix-a/-b from one, --rename renames A's tensors;
- * --filter/--exclude then select by the mapped names. When each side holds
- * exactly one tensor, the two are compared whatever their names (as cmp a
- * b). Each pair of tensors is compared by compare_pair(), which with
- * --values also compares the data (ts_array_compare, numpy.isclose's rule)
- * of pairs of one shape: a pair whose values are not all close is a
- * difference of kind "values" (or keeps its dtype kind, with the values'
- * report beside it). The files' metadata (metadiff.c) is compared too: the
- * last line says when it differs, and --metadata lists the entries.
+ * The library computes the diff (ts_diff: names mapped by --strip-prefix
+ * and --rename, selected by --filter/--exclude, matched by name or by the
+ * single-pair rule, the kind of each pair, the totals, the metadata that
+ * differs); this file prints it. With --values each pair of one shape has
+ * its data compared (ts_diff_compare_values, numpy.isclose's rule) as it
+ * is reported: a pair whose values are not all close is a difference of
+ * kind "values" (or keeps its dtype kind, with the values' report beside
+ * it); conversions and quantizations get error metrics instead, and their
+ * table by dtype pair (ts_diff_metrics_group_at). The last line says when
+ * the metadata differs, and --metadata lists the entries. --structure
+ * prints the two listings as a unified diff instead.
  */
 #include "cli.h"
-#include "metadiff.h"
 #include "model.h"
 #include "names.h"
 
@@ -63,48 +63,18 @@ const cli_option diff_options[] = {
     CLI_OPTIONS_END,
 };
 
-/* One side: its model and the tensors selected (--filter/--exclude), each
- * with its name after mapping. */
-typedef struct side {
-    const char *path;
-    ts_model *m;
-    size_t n;             /* tensors selected */
-    size_t *index;        /* per selected tensor: its index in the model */
-    char **key;           /* per selected tensor: its name after mapping */
-    size_t *order;        /* selected tensors sorted by key */
-    cli_meta meta;
-    int gguf;             /* every member is a GGUF file */
-    int any_gguf;         /* some member is */
-} side;
-
 typedef struct diff_opts {
     cli_names names;        /* --strip-prefix*, --rename (names.c) */
     cli_filter filter;      /* --filter, --exclude on the mapped names */
     int quiet, recursive;
     int values;             /* --values */
     int metadata;           /* --metadata */
-    int name_map;           /* 1: map names to GGUF's (set once both sides are open) */
     int metrics;            /* --metrics */
     int structure;          /* --structure */
     int no_name_map;        /* --no-name-map */
     ts_compare_options cmp;
     ts_open_options open;   /* --max-fetch, --verbose, TSHAPE_IO; metadata */
 } diff_opts;
-
-/* The kinds of difference, in the order of a report's counts. */
-typedef enum diff_kind {
-    DIFF_EQUAL,
-    DIFF_ONLY_A,
-    DIFF_ONLY_B,
-    DIFF_DTYPE,
-    DIFF_SHAPE,
-    DIFF_DTYPE_SHAPE,
-    DIFF_VALUES,            /* same dtype and shape, values not all close */
-    DIFF_UNREADABLE         /* --values: the data of one side cannot be read */
-} diff_kind;
-
-static const char *const kind_names[] = {"equal", "only_a", "only_b", "dtype", "shape",
-                                         "dtype_shape", "values", "unreadable"};
 
 /* ---- options -------------------------------------------------------------- */
 
@@ -147,198 +117,41 @@ static int get_options(cli_ctx *ctx, const cli_args *args, diff_opts *o)
     return CLI_OK;
 }
 
-/* ---- names ------------------------------------------------------------------ */
+/* ---- the two models ------------------------------------------------------------ */
 
-static const side *sort_side; /* qsort has no user pointer */
+typedef struct sides {
+    const char *path[2];
+    ts_model *m[2];
+} sides;
 
-static int cmp_key(const void *x, const void *y)
+static int open_side(cli_ctx *ctx, diff_opts *o, sides *s, int i)
 {
-    size_t i = *(const size_t *)x, j = *(const size_t *)y;
-    int c = strcmp(sort_side->key[i], sort_side->key[j]);
-    return c ? c : (i > j) - (i < j);
-}
-
-static int open_side(cli_ctx *ctx, diff_opts *o, side *s)
-{
-    if (cli_no_stdin(ctx, s->path) != CLI_OK)
+    if (cli_no_stdin(ctx, s->path[i]) != CLI_OK)
         return CLI_ERROR;
-    s->m = cli_model_open(ctx, s->path, &o->open, o->recursive);
-    if (!s->m)
-        return CLI_ERROR;
-    size_t nf = ts_model_file_count(s->m), g = 0;
-    for (size_t i = 0; i < nf; i++)
-        g += ts_file_format(ts_model_file(s->m, i)) == TS_FORMAT_GGUF;
-    s->gguf = nf > 0 && g == nf;
-    s->any_gguf = g > 0;
-    return CLI_OK;
+    s->m[i] = cli_model_open(ctx, s->path[i], &o->open, o->recursive);
+    return s->m[i] ? CLI_OK : CLI_ERROR;
 }
 
-/* A name of a side that is not GGUF as llama.cpp's converter names it
- * (ts_tensor_name_map), or itself when no rule matches; k is the name after
- * --strip-prefix and --rename, freed here when replaced. */
-static char *gguf_name(char *k)
+/* Tensor `index` of model m, and its member in *file. */
+static const ts_array *tensor(const ts_model *m, size_t index, size_t *file)
 {
-    char buf[1024];
-    size_t n = ts_tensor_name_map(TS_NAME_MAP_TO_GGUF, k, buf, sizeof buf);
-    if (n == 0 || n >= sizeof buf)
-        return k;
-    char *g = malloc(n + 1);
-    if (!g)
-        return k;
-    memcpy(g, buf, n + 1);
-    free(k);
-    return g;
+    return ts_model_array(m, index, file);
 }
 
-static int load_side(cli_ctx *ctx, diff_opts *o, side *s, int is_a)
+/* ---- comparing values ------------------------------------------------------------ */
+
+/* --values: the data of pair i compared (ts_diff_compare_values), with the
+ * progress line; a side whose data cannot be read is an error line naming
+ * its file (and the array, in the message). */
+static void compare_values(cli_ctx *ctx, const diff_opts *o, const sides *s, ts_diff *d,
+                           size_t i)
 {
-    size_t n = ts_model_count(s->m);
-    s->key = calloc(n ? n : 1, sizeof *s->key);
-    s->index = malloc((n ? n : 1) * sizeof *s->index);
-    s->order = malloc((n ? n : 1) * sizeof *s->order);
-    if (!s->key || !s->index || !s->order)
-        return cli_error(ctx, s->path, "out of memory");
-    for (size_t i = 0; i < n; i++) {
-        char *k = cli_names_map(&o->names, is_a, ts_model_array_name(s->m, i));
-        if (k && o->name_map && !s->gguf)
-            k = gguf_name(k);
-        if (!k)
-            return cli_error(ctx, s->path, "out of memory");
-        if (!cli_filter_match(&o->filter, k)) {
-            free(k);
-            continue;
-        }
-        s->key[s->n] = k;
-        s->index[s->n] = i;
-        s->order[s->n] = s->n;
-        s->n++;
-    }
-    sort_side = s;
-    if (s->n > 1)
-        qsort(s->order, s->n, sizeof *s->order, cmp_key);
-    /* A name twice on one side (files of a folder without an index, or two
-     * names mapped to one) leaves the comparison ambiguous: the first is
-     * compared, and the others are reported. */
-    for (size_t k = 1; k < s->n; k++)
-        if (strcmp(s->key[s->order[k]], s->key[s->order[k - 1]]) == 0)
-            cli_notice(ctx, s->path, "warning: tensor '%s' appears more than once; the first "
-                                     "is compared", s->key[s->order[k]]);
-    return cli_meta_collect(ctx, s->path, s->m, &s->meta);
-}
-
-static void free_side(side *s)
-{
-    if (s->key)
-        for (size_t i = 0; i < s->n; i++)
-            free(s->key[i]);
-    free(s->key);
-    free(s->index);
-    free(s->order);
-    cli_meta_free(&s->meta);
-    ts_model_close(s->m);
-}
-
-/* The first selected tensor of s named key, or (size_t)-1. */
-static size_t find(const side *s, const char *key)
-{
-    size_t lo = 0, hi = s->n;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (strcmp(s->key[s->order[mid]], key) < 0)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo < s->n && strcmp(s->key[s->order[lo]], key) == 0 ? s->order[lo] : (size_t)-1;
-}
-
-/* Is selected tensor i the first of its name on its side? */
-static int first_of_name(const side *s, size_t i)
-{
-    return find(s, s->key[i]) == i;
-}
-
-/* Selected tensor i of s, and its member in *file. */
-static const ts_array *tensor(const side *s, size_t i, size_t *file)
-{
-    return ts_model_array(s->m, s->index[i], file);
-}
-
-/* ---- comparing ----------------------------------------------------------------- */
-
-/* The values' comparison of one pair, when --values compared them. */
-typedef struct pair_values {
-    int compared;
-    int unreadable;         /* the data of one side could not be read */
-    ts_compare c;
-    int metrics;            /* a conversion: error metrics instead of isclose */
-    int ref_b;              /* the reference is B's tensor (A is the GGUF) */
-    int64_t heads;          /* Q/K rows reordered by the converter, by heads */
-    ts_metrics m;
-} pair_values;
-
-/* The error metrics of the pairs of one (reference dtype, other dtype). */
-typedef struct metrics_group {
-    char label[96];         /* "bfloat16 -> q8_0" */
-    int64_t tensors, count, nan;
-    double sq_err, sq_ref, max_abs, cosine_min;
-} metrics_group;
-
-typedef struct metrics_groups {
-    metrics_group *v;
-    size_t n, cap;
-} metrics_groups;
-
-static void group_add(metrics_groups *g, const ts_array *ref, const ts_array *other,
-                      const ts_metrics *m)
-{
-    char label[96];
-    snprintf(label, sizeof label, "%s -> %s", ref->dtype_name, other->dtype_name);
-    size_t i = 0;
-    while (i < g->n && strcmp(g->v[i].label, label) != 0)
-        i++;
-    if (i == g->n) {
-        if (g->n == g->cap) {
-            size_t cap = g->cap ? 2 * g->cap : 8;
-            metrics_group *p = realloc(g->v, cap * sizeof *p);
-            if (!p)
-                return;
-            g->v = p;
-            g->cap = cap;
-        }
-        memset(&g->v[i], 0, sizeof g->v[i]);
-        snprintf(g->v[i].label, sizeof g->v[i].label, "%s", label);
-        g->v[i].cosine_min = NAN;
-        g->n++;
-    }
-    metrics_group *x = &g->v[i];
-    x->tensors++;
-    x->count += m->count;
-    x->nan += m->nan;
-    x->sq_err += m->sq_err;
-    x->sq_ref += m->sq_ref;
-    if (m->max_abs > x->max_abs)
-        x->max_abs = m->max_abs;
-    if (!isnan(m->cosine) && (isnan(x->cosine_min) || m->cosine < x->cosine_min))
-        x->cosine_min = m->cosine;
-}
-
-/* The difference between tensor ia of A and ib of B, of one name. With
- * --values, pairs of one shape have their data compared into *pv; a side
- * whose data cannot be read is an error line naming it (its file and the
- * array) and sets pv->unreadable; the pair keeps its dtype difference, or
- * is DIFF_UNREADABLE (neither equal nor reported) when it has none. */
-static diff_kind compare_pair(cli_ctx *ctx, const diff_opts *o, const side *sa, size_t ia,
-                              const side *sb, size_t ib, pair_values *pv)
-{
+    const ts_diff_pair *p = ts_diff_pair_at(d, i);
+    if (p->kind != TS_DIFF_EQUAL && p->kind != TS_DIFF_DTYPE)
+        return; /* one side only, or shapes that differ */
     size_t fa, fb;
-    const ts_array *a = tensor(sa, ia, &fa), *b = tensor(sb, ib, &fb);
-    int dt = strcmp(a->dtype_name, b->dtype_name) != 0;
-    int sh = !ts_shape_equal(&a->shape, &b->shape) || a->null_shape != b->null_shape;
-    diff_kind k = dt && sh ? DIFF_DTYPE_SHAPE : dt ? DIFF_DTYPE : sh ? DIFF_SHAPE : DIFF_EQUAL;
-    pv->compared = pv->unreadable = pv->metrics = 0;
-    if (!o->values || sh)
-        return k;
+    const ts_array *a = tensor(s->m[0], p->a, &fa);
+    tensor(s->m[1], p->b, &fb);
     cli_progress progress;
     cli_progress_init(&progress, "diff");
     ts_compare_options co = o->cmp;
@@ -347,47 +160,14 @@ static diff_kind compare_pair(cli_ctx *ctx, const diff_opts *o, const side *sa, 
         co.progress_ctx = &progress;
     }
     out_drain(ctx); /* what was reported is out before these values are read */
-    cli_progress_start(&progress, ts_model_file_path(sa->m, fa), a->name);
+    cli_progress_start(&progress, ts_model_file_path(s->m[0], fa), a->name);
     ts_error err;
-    ts_status st;
-    int complex = ts_array_value_kind(a) == TS_VALUE_COMPLEX ||
-                  ts_array_value_kind(b) == TS_VALUE_COMPLEX; /* no metrics: isclose */
-    if (!complex && (o->metrics || o->name_map || a->dtype == TS_DTYPE_QUANTIZED ||
-                     b->dtype == TS_DTYPE_QUANTIZED)) {
-        /* a conversion or quantization: how far the copy is from the
-         * reference (the side that is not GGUF; else A), with the Q/K rows
-         * in the converter's order */
-        pv->metrics = 1;
-        pv->ref_b = sa->gguf;
-        const side *rs = pv->ref_b ? sb : sa, *cs = pv->ref_b ? sa : sb;
-        size_t rf = pv->ref_b ? fb : fa, cf = pv->ref_b ? fa : fb;
-        const ts_array *ra = pv->ref_b ? b : a, *ca = pv->ref_b ? a : b;
-        ts_metrics_options mo = TS_METRICS_OPTIONS_INIT;
-        mo.qk_heads = o->name_map ? ts_gguf_qk_heads(ts_model_file(cs->m, cf), ca->name) : 0;
-        pv->heads = mo.qk_heads;
-        if (progress.enabled) {
-            mo.progress = cli_progress_report;
-            mo.progress_ctx = &progress;
-        }
-        st = ts_array_metrics(ts_model_file(rs->m, rf), ra, ts_model_file(cs->m, cf), ca, &mo,
-                              &pv->m, &err);
-        if (st != TS_OK && err.index >= 0)
-            err.index = pv->ref_b ? !err.index : err.index; /* 0: A, 1: B */
-    } else {
-        st = ts_array_compare(ts_model_file(sa->m, fa), a, ts_model_file(sb->m, fb), b, &co,
-                              &pv->c, &err);
-    }
+    ts_status st = ts_diff_compare_values(d, i, &co, &err);
     cli_progress_clear(&progress);
     if (st != TS_OK) {
-        const side *bad = err.index == 1 ? sb : sa;
-        cli_error(ctx, ts_model_file_path(bad->m, err.index == 1 ? fb : fa), "%s", err.message);
-        pv->unreadable = 1;
-        return k == DIFF_EQUAL ? DIFF_UNREADABLE : k;
+        int bad = err.index == 1;
+        cli_error(ctx, ts_model_file_path(s->m[bad], bad ? fb : fa), "%s", err.message);
     }
-    pv->compared = 1;
-    if (pv->metrics)
-        return k == DIFF_EQUAL && (pv->m.max_abs != 0 || pv->m.nan > 0) ? DIFF_VALUES : k;
-    return k == DIFF_EQUAL && pv->c.notclose > 0 ? DIFF_VALUES : k;
 }
 
 static const char *compared_as(ts_value_kind k)
@@ -440,38 +220,39 @@ static void values_text(const ts_array *a, const ts_compare *c, char *buf, size_
                  (long long)c->count, nan, ma, mr);
 }
 
-/* "max abs 0.0123, rmse 0.00123, nmse 1.5e-05, cosine 0.99999 (Q/K rows of 32
- * heads)" */
-static void metrics_text(const pair_values *pv, char *buf, size_t cap)
+/* "max abs 0.0123, rmse 0.00123, nmse 1.5e-05, cosine 0.99999 (rows of 32
+ * heads reordered)" */
+static void metrics_text(const ts_diff_pair *p, char *buf, size_t cap)
 {
     char ma[64], rm[64], nm[64], co[64], heads[64] = "", nan[64] = "";
-    cli_fmt_double(ma, sizeof ma, pv->m.max_abs, 0);
-    cli_fmt_double(rm, sizeof rm, pv->m.rmse, 0);
-    cli_fmt_double(nm, sizeof nm, pv->m.nmse, 0);
-    cli_fmt_double(co, sizeof co, pv->m.cosine, 0);
-    if (pv->heads > 0)
-        snprintf(heads, sizeof heads, " (rows of %lld heads reordered)", (long long)pv->heads);
-    if (pv->m.nan > 0)
-        snprintf(nan, sizeof nan, ", %lld NaN pairs left out", (long long)pv->m.nan);
+    cli_fmt_double(ma, sizeof ma, p->metrics.max_abs, 0);
+    cli_fmt_double(rm, sizeof rm, p->metrics.rmse, 0);
+    cli_fmt_double(nm, sizeof nm, p->metrics.nmse, 0);
+    cli_fmt_double(co, sizeof co, p->metrics.cosine, 0);
+    if (p->qk_heads > 0)
+        snprintf(heads, sizeof heads, " (rows of %lld heads reordered)",
+                 (long long)p->qk_heads);
+    if (p->metrics.nan > 0)
+        snprintf(nan, sizeof nan, ", %lld NaN pairs left out", (long long)p->metrics.nan);
     snprintf(buf, cap, "max abs %s, rmse %s, nmse %s, cosine %s%s%s", ma, rm, nm, co, nan,
              heads);
 }
 
-static void metrics_json(cli_ctx *ctx, const pair_values *pv)
+static void metrics_json(cli_ctx *ctx, const ts_diff_pair *p)
 {
     char v[64];
     print_open_object(ctx, "metrics");
-    print_string(ctx, PRINT_JSON, "reference", NULL, pv->ref_b ? "b" : "a");
-    print_int(ctx, PRINT_JSON, "qk_heads", NULL, pv->heads);
-    print_int(ctx, PRINT_JSON, "count", NULL, pv->m.count);
-    print_int(ctx, PRINT_JSON, "nan", NULL, pv->m.nan);
-    cli_fmt_double(v, sizeof v, pv->m.max_abs, 1);
+    print_string(ctx, PRINT_JSON, "reference", NULL, p->reference == TS_SIDE_B ? "b" : "a");
+    print_int(ctx, PRINT_JSON, "qk_heads", NULL, p->qk_heads);
+    print_int(ctx, PRINT_JSON, "count", NULL, p->metrics.count);
+    print_int(ctx, PRINT_JSON, "nan", NULL, p->metrics.nan);
+    cli_fmt_double(v, sizeof v, p->metrics.max_abs, 1);
     print_json_text(ctx, PRINT_JSON, "max_abs", NULL, v);
-    cli_fmt_double(v, sizeof v, pv->m.rmse, 1);
+    cli_fmt_double(v, sizeof v, p->metrics.rmse, 1);
     print_json_text(ctx, PRINT_JSON, "rmse", NULL, v);
-    cli_fmt_double(v, sizeof v, pv->m.nmse, 1);
+    cli_fmt_double(v, sizeof v, p->metrics.nmse, 1);
     print_json_text(ctx, PRINT_JSON, "nmse", NULL, v);
-    cli_fmt_double(v, sizeof v, pv->m.cosine, 1);
+    cli_fmt_double(v, sizeof v, p->metrics.cosine, 1);
     print_json_text(ctx, PRINT_JSON, "cosine", NULL, v);
     print_close_object(ctx);
 }
@@ -503,39 +284,43 @@ static void tensor_text(const ts_array *a, char *buf, size_t cap)
     snprintf(buf, cap, "%s %s", cli_array_shape_text(a, shape, sizeof shape), a->dtype_name);
 }
 
-static void json_tensor(cli_ctx *ctx, const char *key, const side *s, size_t i)
+static void json_tensor(cli_ctx *ctx, const char *key, const ts_model *m, size_t index)
 {
     size_t f;
-    const ts_array *a = tensor(s, i, &f);
+    const ts_array *a = tensor(m, index, &f);
     print_open_object(ctx, key);
-    print_string(ctx, PRINT_JSON, "name", NULL, ts_model_array_name(s->m, s->index[i]));
+    print_string(ctx, PRINT_JSON, "name", NULL, ts_model_array_name(m, index));
     print_string(ctx, PRINT_JSON, "dtype", NULL, a->dtype_name);
     print_array_shape(ctx, PRINT_JSON, "shape", NULL, a);
-    print_string(ctx, PRINT_JSON, "file", NULL, ts_model_file_path(s->m, f));
+    print_string(ctx, PRINT_JSON, "file", NULL, ts_model_file_path(m, f));
     print_close_object(ctx);
 }
 
-static void report(cli_ctx *ctx, cli_table *t, diff_kind k, const char *name, const side *a,
-                   size_t ia, const side *b, size_t ib, const pair_values *pv)
+/* One pair that differs: a row of the table, or a JSON record. `name` is
+ * the pair's name as shown ("a => b" for the single pair in text). */
+static void report(cli_ctx *ctx, cli_table *t, const sides *s, const ts_diff_pair *p,
+                   const char *name)
 {
+    const int has_a = p->a != TS_DIFF_NONE, has_b = p->b != TS_DIFF_NONE;
+    const int compared = p->values == TS_DIFF_VALUES_COMPARED;
     if (ctx->json) {
         print_open_object(ctx, NULL);
-        print_string(ctx, PRINT_JSON, "kind", NULL, kind_names[k]);
+        print_string(ctx, PRINT_JSON, "kind", NULL, ts_diff_kind_name(p->kind));
         print_string(ctx, PRINT_JSON, "name", NULL, name);
-        if (ia != (size_t)-1)
-            json_tensor(ctx, "a", a, ia);
+        if (has_a)
+            json_tensor(ctx, "a", s->m[0], p->a);
         else
             print_null(ctx, PRINT_JSON, "a", NULL);
-        if (ib != (size_t)-1)
-            json_tensor(ctx, "b", b, ib);
+        if (has_b)
+            json_tensor(ctx, "b", s->m[1], p->b);
         else
             print_null(ctx, PRINT_JSON, "b", NULL);
-        if (pv && pv->compared && !pv->metrics)
-            values_json(ctx, tensor(a, ia, NULL), &pv->c);
+        if (compared && !p->by_metrics)
+            values_json(ctx, tensor(s->m[0], p->a, NULL), &p->compare);
         else
             print_null(ctx, PRINT_JSON, "values", NULL);
-        if (pv && pv->compared && pv->metrics)
-            metrics_json(ctx, pv);
+        if (compared && p->by_metrics)
+            metrics_json(ctx, p);
         else
             print_null(ctx, PRINT_JSON, "metrics", NULL);
         print_close_object(ctx);
@@ -544,17 +329,16 @@ static void report(cli_ctx *ctx, cli_table *t, diff_kind k, const char *name, co
     static const char *const words[] = {"", "only in A", "only in B", "dtype", "shape",
                                         "dtype, shape", "values", "unreadable"};
     char ta[600] = "", tb[600] = "";
-    if (ia != (size_t)-1)
-        tensor_text(tensor(a, ia, NULL), ta, sizeof ta);
-    if (ib != (size_t)-1)
-        tensor_text(tensor(b, ib, NULL), tb, sizeof tb);
+    if (has_a)
+        tensor_text(tensor(s->m[0], p->a, NULL), ta, sizeof ta);
+    if (has_b)
+        tensor_text(tensor(s->m[1], p->b, NULL), tb, sizeof tb);
     char tv[1024] = ""; /* where (600), NaN counts (96), two numbers (64 each), words */
-    if (pv && pv->compared && pv->metrics)
-        metrics_text(pv, tv, sizeof tv);
-    else if (pv && pv->compared)
-        values_text(tensor(a, ia, NULL), &pv->c, tv, sizeof tv);
-    const char *row[5] = {words[k], name, ia != (size_t)-1 ? ta : "-",
-                          ib != (size_t)-1 ? tb : "-", tv};
+    if (compared && p->by_metrics)
+        metrics_text(p, tv, sizeof tv);
+    else if (compared)
+        values_text(tensor(s->m[0], p->a, NULL), &p->compare, tv, sizeof tv);
+    const char *row[5] = {words[p->kind], name, has_a ? ta : "-", has_b ? tb : "-", tv};
     cli_table_add(t, row);
 }
 
@@ -576,18 +360,12 @@ static const char *cut_value(const char *v, char *buf, size_t cap)
     return buf;
 }
 
-typedef struct meta_report {
-    cli_ctx *ctx;
-    cli_table *t;
-} meta_report;
-
 /* One metadata entry that differs: a row "metadata KEY A_VALUE B_VALUE"
  * ("-" for a side without it), or the JSON record {"metadata_key", "a",
  * "b", "only"}. */
-static void report_meta(void *user, const char *label, const char *va, const char *vb)
+static void report_meta(cli_ctx *ctx, cli_table *t, const char *label, const char *va,
+                        const char *vb)
 {
-    meta_report *r = user;
-    cli_ctx *ctx = r->ctx;
     if (ctx->json) {
         print_open_object(ctx, NULL);
         print_string(ctx, PRINT_JSON, "metadata_key", NULL, label);
@@ -600,35 +378,28 @@ static void report_meta(void *user, const char *label, const char *va, const cha
     char ca[META_TEXT_MAX + 8], cb[META_TEXT_MAX + 8];
     const char *row[5] = {"metadata", label, va ? cut_value(va, ca, sizeof ca) : "-",
                           vb ? cut_value(vb, cb, sizeof cb) : "-", ""};
-    cli_table_add(r->t, row);
-}
-
-static void count_meta(void *user, const char *label, const char *va, const char *vb)
-{
-    (void)user, (void)label, (void)va, (void)vb;
+    cli_table_add(t, row);
 }
 
 /* The error metrics by dtype pair (with --values, after the rows): a table,
  * or one metrics group record each. */
-static void report_groups(cli_ctx *ctx, const metrics_groups *g)
+static void report_groups(cli_ctx *ctx, const ts_diff *d)
 {
     cli_table t = {NULL, 0, 0, 6, 0x3e};
-    if (g->n > 0 && !ctx->json) {
+    size_t n = ts_diff_metrics_group_count(d);
+    if (n > 0 && !ctx->json) {
         const char *head[6] = {"metrics by dtype", "tensors", "max abs", "rmse", "nmse",
                                "min cosine"};
         out_str(ctx, "\n");
         cli_table_add(&t, head);
     }
-    for (size_t i = 0; i < g->n; i++) {
-        const metrics_group *x = &g->v[i];
-        int64_t k = x->count - x->nan;
-        double rmse = k > 0 ? sqrt(x->sq_err / (double)k) : NAN;
-        double nmse = x->sq_ref > 0 ? x->sq_err / x->sq_ref : x->sq_err > 0 ? INFINITY : 0;
-        char n[32], ma[64], rm[64], nm[64], co[64];
+    for (size_t i = 0; i < n; i++) {
+        const ts_diff_metrics_group *x = ts_diff_metrics_group_at(d, i);
+        char c[32], ma[64], rm[64], nm[64], co[64];
         int json = ctx->json;
-        cli_fmt_double(ma, sizeof ma, k > 0 ? x->max_abs : NAN, json);
-        cli_fmt_double(rm, sizeof rm, rmse, json);
-        cli_fmt_double(nm, sizeof nm, nmse, json);
+        cli_fmt_double(ma, sizeof ma, x->max_abs, json);
+        cli_fmt_double(rm, sizeof rm, x->rmse, json);
+        cli_fmt_double(nm, sizeof nm, x->nmse, json);
         cli_fmt_double(co, sizeof co, x->cosine_min, json);
         if (json) {
             print_open_object(ctx, NULL);
@@ -643,23 +414,36 @@ static void report_groups(cli_ctx *ctx, const metrics_groups *g)
             print_close_object(ctx);
             continue;
         }
-        snprintf(n, sizeof n, "%lld", (long long)x->tensors);
-        const char *row[6] = {x->label, n, ma, rm, nm, co};
+        snprintf(c, sizeof c, "%lld", (long long)x->tensors);
+        const char *row[6] = {x->label, c, ma, rm, nm, co};
         cli_table_add(&t, row);
     }
     cli_table_flush(ctx, &t, "");
+    if (n > 0 && !ctx->json)
+        out_str(ctx, "\n");
 }
 
 /* ---- --structure ------------------------------------------------------------------ */
 
-/* "NAME DTYPE (SHAPE)" of selected tensor i of s (its mapped name), escaped. */
-static char *listing_line(const side *s, size_t i)
+/* One line of a listing: a pair's tensor of one side by its mapped name. */
+typedef struct listed {
+    const char *key;
+    size_t index;           /* in the side's model */
+} listed;
+
+static int cmp_listed(const void *x, const void *y)
+{
+    return strcmp(((const listed *)x)->key, ((const listed *)y)->key);
+}
+
+/* "NAME DTYPE (SHAPE)" of tensor `index` of m by its mapped name key,
+ * escaped. */
+static char *listing_line(const ts_model *m, const listed *l)
 {
     char shape[512], name[2048];
     size_t w;
-    const char *k = s->key[i];
-    cli_escape(CLI_ESC_TEXT, k, strlen(k), name, sizeof name, &w);
-    const ts_array *a = tensor(s, i, NULL);
+    cli_escape(CLI_ESC_TEXT, l->key, strlen(l->key), name, sizeof name, &w);
+    const ts_array *a = tensor(m, l->index, NULL);
     size_t n = strlen(name) + strlen(a->dtype_name) + 520;
     char *line = malloc(n);
     if (line)
@@ -668,73 +452,152 @@ static char *listing_line(const side *s, size_t i)
     return line;
 }
 
-/* A unified diff of the two listings, sorted by name, as one hunk with all
- * lines in context (what diff -U N with N large prints): stable across
- * formats, offsets and orders, for diff -u and patch (gguf-tools' diffable
- * listing). Returns CLI_OK when equal, CLI_FALSE when not. */
-static int structure_diff(cli_ctx *ctx, const side *a, const side *b, int print)
+/* A unified diff of the two listings of the diff's tensors (the first of
+ * each mapped name), sorted by name, as one hunk with all lines in context
+ * (what diff -U N with N large prints): stable across formats, offsets and
+ * orders, for diff -u and patch (gguf-tools' diffable listing). Returns
+ * CLI_OK when equal, CLI_FALSE when not. */
+static int structure_diff(cli_ctx *ctx, const sides *s, const ts_diff *d, int print)
 {
-    size_t na = 0, nb = 0;
-    for (size_t i = 0; i < a->n; i++)
-        na += first_of_name(a, a->order[i]);
-    for (size_t j = 0; j < b->n; j++)
-        nb += first_of_name(b, b->order[j]);
-    int differ = 0;
-    if (na + nb == 0)
-        return CLI_OK;
-    if (print) {
+    size_t np = ts_diff_count(d), na = 0, nb = 0;
+    listed *la = malloc((np ? np : 1) * sizeof *la), *lb = malloc((np ? np : 1) * sizeof *lb);
+    if (!la || !lb) {
+        free(la);
+        free(lb);
+        return cli_error(ctx, NULL, "out of memory");
+    }
+    for (size_t i = 0; i < np; i++) {
+        const ts_diff_pair *p = ts_diff_pair_at(d, i);
+        if (p->a != TS_DIFF_NONE)
+            la[na++] = (listed){p->name, p->a};
+        if (p->b != TS_DIFF_NONE)
+            lb[nb++] = (listed){p->name_b, p->b};
+    }
+    qsort(la, na, sizeof *la, cmp_listed); /* names are unique on a side */
+    qsort(lb, nb, sizeof *lb, cmp_listed);
+    int status = CLI_OK;
+    if (na + nb > 0 && print) {
         out_str(ctx, "--- ");
-        out_escaped(ctx, CLI_ESC_TEXT, a->path, strlen(a->path));
+        out_escaped(ctx, CLI_ESC_TEXT, s->path[0], strlen(s->path[0]));
         out_str(ctx, "\n+++ ");
-        out_escaped(ctx, CLI_ESC_TEXT, b->path, strlen(b->path));
+        out_escaped(ctx, CLI_ESC_TEXT, s->path[1], strlen(s->path[1]));
         out_printf(ctx, "\n@@ -%zu,%zu +%zu,%zu @@\n", na ? (size_t)1 : 0, na,
                    nb ? (size_t)1 : 0, nb);
     }
-    size_t i = 0, j = 0;
-    while (i < a->n || j < b->n) {
-        if (i < a->n && !first_of_name(a, a->order[i])) {
-            i++;
-            continue;
+    for (size_t i = 0, j = 0; i < na || j < nb;) {
+        int c = i >= na ? 1 : j >= nb ? -1 : strcmp(la[i].key, lb[j].key);
+        char *ta = c <= 0 ? listing_line(s->m[0], &la[i]) : NULL;
+        char *tb = c >= 0 ? listing_line(s->m[1], &lb[j]) : NULL;
+        if ((c <= 0 && !ta) || (c >= 0 && !tb)) {
+            free(ta);
+            free(tb);
+            status = cli_error(ctx, NULL, "out of memory");
+            break;
         }
-        if (j < b->n && !first_of_name(b, b->order[j])) {
-            j++;
-            continue;
-        }
-        int c = i >= a->n ? 1 : j >= b->n ? -1
-                                          : strcmp(a->key[a->order[i]], b->key[b->order[j]]);
-        char *la = c <= 0 ? listing_line(a, a->order[i]) : NULL;
-        char *lb = c >= 0 ? listing_line(b, b->order[j]) : NULL;
-        if ((c <= 0 && !la) || (c >= 0 && !lb)) {
-            free(la);
-            free(lb);
-            return cli_error(ctx, NULL, "out of memory");
-        }
-        if (c == 0 && strcmp(la, lb) == 0) {
+        if (c == 0 && strcmp(ta, tb) == 0) {
             if (print)
-                out_printf(ctx, " %s\n", la);
+                out_printf(ctx, " %s\n", ta);
         } else {
-            differ = 1;
-            if (la && print)
-                out_printf(ctx, "-%s\n", la);
-            if (lb && print)
-                out_printf(ctx, "+%s\n", lb);
+            status = CLI_FALSE;
+            if (ta && print)
+                out_printf(ctx, "-%s\n", ta);
+            if (tb && print)
+                out_printf(ctx, "+%s\n", tb);
         }
-        free(la);
-        free(lb);
+        free(ta);
+        free(tb);
         i += c <= 0;
         j += c >= 0;
     }
-    return differ ? CLI_FALSE : CLI_OK;
+    free(la);
+    free(lb);
+    return status;
 }
 
 /* ---- the run ------------------------------------------------------------------- */
 
-/* The single-array rule: when each side holds exactly one tensor, they are
- * one pair whatever their names (as cmp a.npy b.npy; two .npy files are
- * named after their files). Returns 1 when it applies. */
-static int single_pair(const side *a, const side *b)
+/* The warnings of a diff: names a side holds more than once, prefixes that
+ * matched nothing. */
+static void warn(cli_ctx *ctx, const sides *s, const ts_diff *d, const diff_opts *o)
 {
-    return a->n == 1 && b->n == 1 && strcmp(a->key[0], b->key[0]) != 0;
+    for (size_t i = 0; i < ts_diff_duplicate_count(d); i++) {
+        unsigned side;
+        const char *name = ts_diff_duplicate_at(d, i, &side, NULL);
+        cli_notice(ctx, s->path[side == TS_SIDE_B], "warning: tensor '%s' appears more than "
+                                                    "once; the first is compared", name);
+    }
+    cli_names_warn_unused(ctx, &o->names);
+}
+
+/* The last line: the counts, and whether the metadata differs. */
+static void print_totals(cli_ctx *ctx, const diff_opts *o, const ts_diff_totals *t)
+{
+    print_open_object(ctx, NULL);
+    print_int(ctx, PRINT_ANY, "equal", "%s equal, ", t->kinds[TS_DIFF_EQUAL]);
+    print_int(ctx, PRINT_ANY, "different", "%s different", t->different);
+    print_text(ctx, " (");
+    print_int(ctx, PRINT_ANY, "only_a", "%s only in A, ", t->kinds[TS_DIFF_ONLY_A]);
+    print_int(ctx, PRINT_ANY, "only_b", "%s only in B, ", t->kinds[TS_DIFF_ONLY_B]);
+    print_int(ctx, PRINT_ANY, "changed", "%s changed", t->changed);
+    /* the values' counts only with --values (JSON: always) */
+    print_int(ctx, o->values ? PRINT_ANY : PRINT_JSON, "values", ", %s values",
+              t->kinds[TS_DIFF_VALUES]);
+    print_int(ctx, o->values && t->unreadable ? PRINT_ANY : PRINT_JSON, "unreadable",
+              ", %s unreadable", t->unreadable);
+    print_text(ctx, ")");
+    print_int(ctx, PRINT_JSON, "metadata_different", NULL, t->metadata_different);
+    int64_t meta = t->metadata_different;
+    if (meta > 0 || o->metadata) {
+        char m[160];
+        if (meta == 0)
+            snprintf(m, sizeof m, "; metadata equal (%lld entr%s)", (long long)t->metadata_a,
+                     t->metadata_a == 1 ? "y" : "ies");
+        else
+            snprintf(m, sizeof m, "; metadata differs: %lld entr%s%s", (long long)meta,
+                     meta == 1 ? "y" : "ies", o->metadata ? "" : " (--metadata lists them)");
+        print_text(ctx, m);
+    }
+    print_text(ctx, "\n");
+    print_close_object(ctx);
+}
+
+/* Reports the diff (comparing values as it goes) and returns the status. */
+static int run(cli_ctx *ctx, const diff_opts *o, const sides *s, ts_diff *d)
+{
+    cli_table t = {NULL, 0, 0, 5, 0};
+    const int single = ts_diff_single(d);
+    char pair_name[1024];
+    for (size_t i = 0; i < ts_diff_count(d); i++) {
+        if (o->values)
+            compare_values(ctx, o, s, d, i);
+        const ts_diff_pair *p = ts_diff_pair_at(d, i);
+        const char *name = p->name;
+        if (single) {
+            snprintf(pair_name, sizeof pair_name, "%s => %s", p->name, p->name_b);
+            name = ctx->json ? p->name : pair_name;
+        }
+        if (p->kind != TS_DIFF_EQUAL && p->kind != TS_DIFF_UNREADABLE && !o->quiet)
+            report(ctx, &t, s, p, name);
+    }
+    /* the metadata: listed with --metadata */
+    for (size_t i = 0; o->metadata && !o->quiet && i < ts_diff_metadata_count(d); i++) {
+        const char *label, *va, *vb;
+        ts_diff_metadata_at(d, i, &label, &va, &vb);
+        report_meta(ctx, &t, label, va, vb);
+    }
+    const ts_diff_totals *tot = ts_diff_totals_of(d);
+    if (!o->quiet) {
+        cli_table_flush(ctx, &t, "");
+        report_groups(ctx, d);
+        print_totals(ctx, o, tot);
+    }
+    int status = tot->unreadable ? CLI_ERROR
+                 : tot->different || (o->metadata && tot->metadata_different > 0) ? CLI_FALSE
+                                                                                   : CLI_OK;
+    /* an incomplete model is an error whatever the comparison says */
+    if (ts_model_error_count(s->m[0]) || ts_model_error_count(s->m[1]))
+        status = CLI_ERROR;
+    return status;
 }
 
 int cmd_diff(cli_ctx *ctx, const cli_args *args)
@@ -746,111 +609,37 @@ int cmd_diff(cli_ctx *ctx, const cli_args *args)
         free_opts(&o);
         return CLI_ERROR;
     }
-    side a, b;
-    memset(&a, 0, sizeof a);
-    memset(&b, 0, sizeof b);
-    a.path = args->ops[0];
-    b.path = args->ops[1];
-    int status = open_side(ctx, &o, &a);
+    sides s = {{args->ops[0], args->ops[1]}, {NULL, NULL}};
+    int status = open_side(ctx, &o, &s, 0);
     if (status == CLI_OK)
-        status = open_side(ctx, &o, &b);
-    /* one side a GGUF conversion of the other: llama.cpp's names */
-    o.name_map = !o.no_name_map && status == CLI_OK &&
-                 ((a.gguf && !b.any_gguf) || (b.gguf && !a.any_gguf));
+        status = open_side(ctx, &o, &s, 1);
+    ts_diff *d = NULL;
+    if (status == CLI_OK) {
+        ts_diff_options dopts = TS_DIFF_OPTIONS_INIT;
+        dopts.names = o.names.map;
+        dopts.filter = o.filter.filter;
+        dopts.nfilter = o.filter.nfilter;
+        dopts.exclude = o.filter.exclude;
+        dopts.nexclude = o.filter.nexclude;
+        dopts.gguf_names = !o.no_name_map;
+        dopts.metrics = o.metrics;
+        ts_error err;
+        if (ts_diff_new(s.m[0], s.m[1], &dopts, &d, &err) != TS_OK)
+            status = cli_error(ctx, s.path[err.code == TS_ERR_IO && err.index == 1], "%s",
+                               err.message);
+    }
     if (status == CLI_OK)
-        status = load_side(ctx, &o, &a, 1);
-    if (status == CLI_OK)
-        status = load_side(ctx, &o, &b, 0);
-    if (status == CLI_OK)
-        cli_names_warn_unused(ctx, &o.names);
-    int64_t count[8] = {0}, unreadable = 0;
-    metrics_groups groups = {NULL, 0, 0};
+        warn(ctx, &s, d, &o);
     if (status == CLI_OK && o.structure) {
-        status = structure_diff(ctx, &a, &b, !o.quiet);
-        if (ts_model_error_count(a.m) || ts_model_error_count(b.m))
+        status = structure_diff(ctx, &s, d, !o.quiet);
+        if (ts_model_error_count(s.m[0]) || ts_model_error_count(s.m[1]))
             status = CLI_ERROR;
     } else if (status == CLI_OK) {
-        cli_table t = {NULL, 0, 0, 5, 0};
-        const int single = single_pair(&a, &b);
-        char pair_name[1024];
-        /* A's tensors in A's order, then those only in B in B's order */
-        for (size_t i = 0; i < a.n; i++) {
-            if (!first_of_name(&a, i))
-                continue;
-            size_t j = single ? 0 : find(&b, a.key[i]);
-            pair_values pv = {0};
-            diff_kind k = j == (size_t)-1 ? DIFF_ONLY_A : compare_pair(ctx, &o, &a, i, &b, j, &pv);
-            count[k]++;
-            unreadable += pv.unreadable;
-            if (pv.compared && pv.metrics) {
-                const ts_array *ta = tensor(&a, i, NULL), *tb = tensor(&b, j, NULL);
-                group_add(&groups, pv.ref_b ? tb : ta, pv.ref_b ? ta : tb, &pv.m);
-            }
-            const char *name = a.key[i];
-            if (single) {
-                snprintf(pair_name, sizeof pair_name, "%s => %s", a.key[0], b.key[0]);
-                name = ctx->json ? a.key[0] : pair_name;
-            }
-            if (k != DIFF_EQUAL && k != DIFF_UNREADABLE && !o.quiet)
-                report(ctx, &t, k, name, &a, i, &b, j, &pv);
-        }
-        for (size_t j = 0; j < b.n && !single; j++) {
-            if (!first_of_name(&b, j) || find(&a, b.key[j]) != (size_t)-1)
-                continue;
-            count[DIFF_ONLY_B]++;
-            if (!o.quiet)
-                report(ctx, &t, DIFF_ONLY_B, b.key[j], &a, (size_t)-1, &b, j, NULL);
-        }
-        /* the metadata: listed with --metadata, else only counted */
-        meta_report mr = {ctx, &t};
-        size_t meta = cli_meta_compare(&a.meta, &b.meta,
-                                       o.metadata && !o.quiet ? report_meta : count_meta, &mr);
-        int64_t changed = count[DIFF_DTYPE] + count[DIFF_SHAPE] + count[DIFF_DTYPE_SHAPE];
-        int64_t different = changed + count[DIFF_ONLY_A] + count[DIFF_ONLY_B] +
-                            count[DIFF_VALUES];
-        if (!o.quiet) {
-            cli_table_flush(ctx, &t, "");
-            report_groups(ctx, &groups);
-            if (groups.n > 0 && !ctx->json)
-                out_str(ctx, "\n");
-            print_open_object(ctx, NULL);
-            print_int(ctx, PRINT_ANY, "equal", "%s equal, ", count[DIFF_EQUAL]);
-            print_int(ctx, PRINT_ANY, "different", "%s different", different);
-            print_text(ctx, " (");
-            print_int(ctx, PRINT_ANY, "only_a", "%s only in A, ", count[DIFF_ONLY_A]);
-            print_int(ctx, PRINT_ANY, "only_b", "%s only in B, ", count[DIFF_ONLY_B]);
-            print_int(ctx, PRINT_ANY, "changed", "%s changed", changed);
-            /* the values' counts only with --values (JSON: always) */
-            print_int(ctx, o.values ? PRINT_ANY : PRINT_JSON, "values", ", %s values",
-                      count[DIFF_VALUES]);
-            print_int(ctx, o.values && unreadable ? PRINT_ANY : PRINT_JSON, "unreadable",
-                      ", %s unreadable", unreadable);
-            print_text(ctx, ")");
-            print_int(ctx, PRINT_JSON, "metadata_different", NULL, (int64_t)meta);
-            if (meta > 0 || o.metadata) {
-                char m[160];
-                if (meta == 0)
-                    snprintf(m, sizeof m, "; metadata equal (%zu entr%s)", a.meta.n,
-                             a.meta.n == 1 ? "y" : "ies");
-                else
-                    snprintf(m, sizeof m, "; metadata differs: %zu entr%s%s", meta,
-                             meta == 1 ? "y" : "ies",
-                             o.metadata ? "" : " (--metadata lists them)");
-                print_text(ctx, m);
-            }
-            print_text(ctx, "\n");
-            print_close_object(ctx);
-        }
-        status = unreadable ? CLI_ERROR
-                 : different || (o.metadata && meta > 0) ? CLI_FALSE
-                                                          : CLI_OK;
-        /* an incomplete model is an error whatever the comparison says */
-        if (ts_model_error_count(a.m) || ts_model_error_count(b.m))
-            status = CLI_ERROR;
+        status = run(ctx, &o, &s, d);
     }
-    free(groups.v);
-    free_side(&a);
-    free_side(&b);
+    ts_diff_free(d);
+    ts_model_close(s.m[0]);
+    ts_model_close(s.m[1]);
     free_opts(&o);
     return status;
 }

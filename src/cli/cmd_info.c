@@ -131,43 +131,16 @@ static void json_int_or_null(cli_ctx *ctx, const char *key, int64_t v)
         print_int(ctx, PRINT_JSON, key, NULL, v);
 }
 
-/*
- * The size of an element in four keys every array record has (man page,
- * JSON RECORDS): "block_size elements take block_bytes bytes" always holds.
- *   itemsize     bytes per element; null when an element is not a whole
- *                number of bytes (float4, float6, GGUF blocks) or the dtype
- *                has no size (an MXNet "none" array); 0 only for NumPy's
- *                zero-sized flexible types (S0)
- *   bits         bits per element; null for block-quantized types
- *   block_size   elements per block: GGUF's 32 or 256, the elements that
- *                fill whole bytes for sub-byte types (float4: 2, float6:
- *                4), otherwise 1
- *   block_bytes  bytes per block (itemsize when block_size is 1)
- */
+/* The size of an element in four keys every array record has
+ * (ts_array_element_size; man page, JSON RECORDS); -1 is null. */
 static void json_element_size(cli_ctx *ctx, const ts_array *a)
 {
-    int64_t itemsize = -1, bits = -1, block_size = 1, block_bytes = -1;
-    if (a->block_size > 1) {                      /* GGUF quantized blocks */
-        block_size = a->block_size;
-        block_bytes = a->block_bytes;
-    } else if (a->bits > 0 && a->bits % 8 != 0) { /* packed sub-byte types */
-        int64_t g = a->bits, b = 8;
-        while (b) {                               /* gcd(bits, 8) */
-            int64_t t = g % b;
-            g = b;
-            b = t;
-        }
-        bits = a->bits;
-        block_size = 8 / g;
-        block_bytes = bits * block_size / 8;
-    } else if (a->itemsize > 0) {
-        itemsize = block_bytes = a->itemsize;
-        bits = a->bits > 0 ? a->bits : a->itemsize * 8;
-    }
-    json_int_or_null(ctx, "itemsize", itemsize);
-    json_int_or_null(ctx, "bits", bits);
-    json_int_or_null(ctx, "block_size", block_size);
-    json_int_or_null(ctx, "block_bytes", block_bytes);
+    ts_element_size e;
+    ts_array_element_size(a, &e);
+    json_int_or_null(ctx, "itemsize", e.itemsize);
+    json_int_or_null(ctx, "bits", e.bits);
+    json_int_or_null(ctx, "block_size", e.block_size);
+    json_int_or_null(ctx, "block_bytes", e.block_bytes);
 }
 
 /* The dtype: its name, then (text only) the format's own spelling, the

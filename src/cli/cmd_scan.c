@@ -28,17 +28,6 @@ const cli_option scan_options[] = {
     CLI_OPTIONS_END,
 };
 
-static const char *finding_kind(ts_scan_finding_kind k)
-{
-    switch (k) {
-    case TS_SCAN_FINDING_ZIP: return "zip";
-    case TS_SCAN_FINDING_PICKLE: return "pickle";
-    case TS_SCAN_FINDING_KERAS: return "keras";
-    case TS_SCAN_FINDING_NOTE: return "note";
-    }
-    return "note";
-}
-
 /* ---- text and JSON Lines ---------------------------------------------------- */
 
 static void print_global(cli_ctx *ctx, const ts_scan_file *f, const ts_scan_global *g)
@@ -74,7 +63,7 @@ static void print_finding(cli_ctx *ctx, const ts_scan_file *f, const ts_scan_fin
     print_open_object(ctx, NULL);
     print_string(ctx, PRINT_JSON, "type", NULL, "finding");
     print_string(ctx, PRINT_JSON, "file", NULL, f->path);
-    print_string(ctx, PRINT_ANY, "finding", "  %s", finding_kind(x->kind));
+    print_string(ctx, PRINT_ANY, "finding", "  %s", ts_scan_finding_kind_name(x->kind));
     print_string(ctx, PRINT_ANY, "class", " (%s)", ts_scan_class_name(x->cls));
     print_string(ctx, PRINT_JSON, "where", NULL, x->where);
     if (x->offset >= 0)

@@ -46,14 +46,9 @@ typedef struct stats_run {
     int summary, many_files, tty, recursive;
     int header_done;        /* rows written as they come: the header is out */
     int64_t max_bytes;      /* --max-bytes, or 0 */
-    int64_t capped;         /* arrays read in part */
     row *rows;
     size_t nrows, cap;
-    /* --summary */
-    int64_t arrays, elements, nan, posinf, neginf, failed;
-    double absmax;
-    char *bad;              /* names of arrays with a non-finite value */
-    size_t bad_len, nbad;
+    ts_stats_summary *sum;  /* --summary (the library adds up) */
     cli_progress progress;
     ts_open_options open;   /* --max-fetch, --verbose, TSHAPE_IO */
 } stats_run;
@@ -170,7 +165,7 @@ static void report(cli_ctx *ctx, stats_run *r, const char *path, const char *nam
         print_string(ctx, PRINT_JSON, "dtype", NULL, a->dtype_name);
         print_array_shape(ctx, PRINT_JSON, "shape", NULL, a);
         print_int(ctx, PRINT_JSON, "count", NULL, s->count);
-        if (s->count < a->size) { /* --max-bytes: a prefix */
+        if (s->capped) { /* --max-bytes: a prefix */
             print_int(ctx, PRINT_JSON, "size", NULL, a->size);
             print_bool(ctx, PRINT_JSON, "capped", NULL, 1);
         }
@@ -190,7 +185,7 @@ static void report(cli_ctx *ctx, stats_run *r, const char *path, const char *nam
     }
     char shape[512], count[64], z[32], nn[32], pi[32], ni[32], tr[32];
     cli_array_shape_text(a, shape, sizeof shape);
-    if (s->count < a->size)
+    if (s->capped)
         snprintf(count, sizeof count, "%lld of %lld", (long long)s->count, (long long)a->size);
     else
         snprintf(count, sizeof count, "%lld", (long long)s->count);
@@ -205,80 +200,54 @@ static void report(cli_ctx *ctx, stats_run *r, const char *path, const char *nam
     add_row(ctx, r, cols);
 }
 
-/* Appends "NAME", "FILE:NAME" (several files) or "FILE" (an unnamed
- * array) to the list of arrays with a non-finite value, NUL-separated. */
-static void note_bad(stats_run *r, const char *path, const char *name)
-{
-    size_t need = strlen(path) + strlen(name) + 4;
-    char *p = realloc(r->bad, r->bad_len + need);
-    if (!p)
-        return;
-    r->bad = p;
-    int with_path = r->many_files || !name[0];
-    r->bad_len += (size_t)snprintf(r->bad + r->bad_len, need, "%s%s%s",
-                                   with_path ? path : "", with_path && name[0] ? ":" : "",
-                                   name) + 1;
-    r->nbad++;
-}
-
-static void summarize(stats_run *r, const char *path, const char *name, const ts_stats *s)
-{
-    r->arrays++;
-    r->elements += s->count;
-    r->nan += s->nan;
-    r->posinf += s->posinf;
-    r->neginf += s->neginf;
-    if (s->absmax == s->absmax && (r->absmax != r->absmax || s->absmax > r->absmax))
-        r->absmax = s->absmax;
-    if (s->nan + s->posinf + s->neginf > 0)
-        note_bad(r, path, name);
-}
-
 /* Arrays with non-finite values named in the text of --summary. */
 #define SUMMARY_NAMES 5
 
 static void print_summary(cli_ctx *ctx, stats_run *r)
 {
+    const ts_stats_totals *t = ts_stats_summary_totals(r->sum);
+    const char *name;
     char am[64];
-    cli_fmt_double(am, sizeof am, r->absmax, ctx->json);
+    cli_fmt_double(am, sizeof am, t->absmax, ctx->json);
     if (ctx->json) {
         print_open_object(ctx, NULL);
         print_open_object(ctx, "summary");
-        print_int(ctx, PRINT_JSON, "arrays", NULL, r->arrays);
-        print_int(ctx, PRINT_JSON, "elements", NULL, r->elements);
-        print_int(ctx, PRINT_JSON, "nan", NULL, r->nan);
-        print_int(ctx, PRINT_JSON, "posinf", NULL, r->posinf);
-        print_int(ctx, PRINT_JSON, "neginf", NULL, r->neginf);
+        print_int(ctx, PRINT_JSON, "arrays", NULL, t->arrays);
+        print_int(ctx, PRINT_JSON, "elements", NULL, t->elements);
+        print_int(ctx, PRINT_JSON, "nan", NULL, t->nan);
+        print_int(ctx, PRINT_JSON, "posinf", NULL, t->posinf);
+        print_int(ctx, PRINT_JSON, "neginf", NULL, t->neginf);
         print_json_text(ctx, PRINT_JSON, "absmax", NULL, am);
-        print_int(ctx, PRINT_JSON, "failed", NULL, r->failed);
+        print_int(ctx, PRINT_JSON, "failed", NULL, t->failed);
         if (r->max_bytes)
-            print_int(ctx, PRINT_JSON, "capped", NULL, r->capped);
+            print_int(ctx, PRINT_JSON, "capped", NULL, t->capped);
         print_open_array(ctx, "nonfinite");
-        for (size_t at = 0; at < r->bad_len; at += strlen(r->bad + at) + 1)
-            print_string(ctx, PRINT_JSON, NULL, NULL, r->bad + at);
+        for (size_t i = 0; (name = ts_stats_summary_nonfinite_at(r->sum, i)); i++)
+            print_string(ctx, PRINT_JSON, NULL, NULL, name);
         print_close_array(ctx);
         print_close_object(ctx);
         print_close_object(ctx);
         return;
     }
     out_printf(ctx, "summary: %lld array%s, %lld elements, nan %lld, +inf %lld, -inf %lld, "
-               "absmax %s", (long long)r->arrays, r->arrays == 1 ? "" : "s",
-               (long long)r->elements, (long long)r->nan, (long long)r->posinf,
-               (long long)r->neginf, am);
-    if (r->failed)
-        out_printf(ctx, ", %lld unreadable", (long long)r->failed);
-    if (r->capped)
-        out_printf(ctx, ", %lld read in part (--max-bytes)", (long long)r->capped);
-    out_printf(ctx, "; %zu array%s with non-finite values", r->nbad, r->nbad == 1 ? "" : "s");
+               "absmax %s", (long long)t->arrays, t->arrays == 1 ? "" : "s",
+               (long long)t->elements, (long long)t->nan, (long long)t->posinf,
+               (long long)t->neginf, am);
+    if (t->failed)
+        out_printf(ctx, ", %lld unreadable", (long long)t->failed);
+    if (t->capped)
+        out_printf(ctx, ", %lld read in part (--max-bytes)", (long long)t->capped);
+    out_printf(ctx, "; %zu array%s with non-finite values", t->nonfinite,
+               t->nonfinite == 1 ? "" : "s");
     /* the first few by name: a diverged model has thousands (JSON has all) */
     size_t shown = 0;
-    for (size_t at = 0; at < r->bad_len && shown < SUMMARY_NAMES; at += strlen(r->bad + at) + 1) {
-        out_str(ctx, at ? ", " : ": ");
-        out_escaped(ctx, CLI_ESC_TEXT, r->bad + at, strlen(r->bad + at));
-        shown++;
+    for (; shown < SUMMARY_NAMES && (name = ts_stats_summary_nonfinite_at(r->sum, shown));
+         shown++) {
+        out_str(ctx, shown ? ", " : ": ");
+        out_escaped(ctx, CLI_ESC_TEXT, name, strlen(name));
     }
-    if (r->nbad > shown)
-        out_printf(ctx, " and %zu more", r->nbad - shown);
+    if (t->nonfinite > shown)
+        out_printf(ctx, " and %zu more", t->nonfinite - shown);
     out_char(ctx, '\n');
 }
 
@@ -299,14 +268,15 @@ static int stats_array(cli_ctx *ctx, stats_run *r, const char *path, const ts_fi
     ts_status st = ts_array_stats(f, a, &o, &s, &err);
     cli_progress_clear(&r->progress);
     if (st != TS_OK) {
-        r->failed++;
+        ts_stats_summary_fail(r->sum);
         return cli_error(ctx, path, "%s", err.message);
     }
-    r->capped += s.count < a->size;
-    if (r->summary)
-        summarize(r, path, name, &s);
-    else
+    if (r->summary) {
+        if (ts_stats_summary_add(r->sum, path, name, &s, &err) != TS_OK)
+            return cli_error(ctx, path, "%s", err.message);
+    } else {
         report(ctx, r, path, name, a, &s);
+    }
     return CLI_OK;
 }
 
@@ -366,10 +336,15 @@ int cmd_stats(cli_ctx *ctx, const cli_args *args)
     for (int i = 0; i < args->nops && !r.many_files; i++)
         r.many_files = cli_is_model_path(args->ops[i]); /* a model: its shards */
     r.tty = isatty(STDOUT_FILENO);
-    r.absmax = NAN;
+    ts_error err;
+    if (r.summary && ts_stats_summary_new(r.many_files ? TS_STATS_SUMMARY_FILES : 0, &r.sum,
+                                          &err) != TS_OK)
+        return cli_error(ctx, NULL, "%s", err.message);
     const char *v = cli_opt(args, "max-bytes");
-    if (v && cli_opt_size(ctx, args, "max-bytes", &r.max_bytes) != CLI_OK)
+    if (v && cli_opt_size(ctx, args, "max-bytes", &r.max_bytes) != CLI_OK) {
+        ts_stats_summary_free(r.sum);
         return CLI_ERROR;
+    }
     cli_progress_init(&r.progress, "stats");
     int status = CLI_OK;
     for (int i = 0; i < args->nops && !ctx->out.closed; i++)
@@ -378,6 +353,6 @@ int cmd_stats(cli_ctx *ctx, const cli_args *args)
         print_summary(ctx, &r);
     else
         flush_rows(ctx, &r);
-    free(r.bad);
+    ts_stats_summary_free(r.sum);
     return status;
 }

@@ -46,6 +46,18 @@ const char *cli_opt_next(const cli_args *a, const char *name, int *pos)
     return NULL;
 }
 
+const char *const *cli_opt_values(const cli_args *a, const char *name, size_t *n)
+{
+    const cli_option *o = own_option(a, name);
+    size_t start = 0, count = 0;
+    for (int i = 0; i < a->ngiven; i++) {
+        start += a->given[i].opt < o;
+        count += a->given[i].opt == o;
+    }
+    *n = count;
+    return count ? a->values + start : NULL;
+}
+
 const char *cli_opt(const cli_args *a, const char *name)
 {
     const char *v, *last = NULL;
@@ -241,6 +253,42 @@ static int short_options(cli_ctx *ctx, const tables *tb, int argc, char **argv, 
     return 1;
 }
 
+/* An option's value and its place, for grouping. */
+typedef struct placed {
+    const cli_option *opt;
+    int i;
+    const char *value;
+} placed;
+
+static int cmp_placed(const void *x, const void *y)
+{
+    const placed *a = x, *b = y;
+    if (a->opt != b->opt) /* options of one table: its order */
+        return a->opt < b->opt ? -1 : 1;
+    return (a->i > b->i) - (a->i < b->i);
+}
+
+/* a->values: the values of a->given grouped by option (cli_opt_values).
+ * Returns 1, or 0 after reporting a lack of memory. */
+static int group_values(cli_ctx *ctx, cli_args *a)
+{
+    size_t n = (size_t)a->ngiven;
+    placed *p = malloc((n ? n : 1) * sizeof *p);
+    a->values = malloc((n ? n : 1) * sizeof *a->values);
+    if (!p || !a->values) {
+        free(p);
+        cli_error(ctx, NULL, "out of memory");
+        return 0;
+    }
+    for (size_t i = 0; i < n; i++)
+        p[i] = (placed){a->given[i].opt, (int)i, a->given[i].value};
+    qsort(p, n, sizeof *p, cmp_placed);
+    for (size_t i = 0; i < n; i++)
+        a->values[i] = p[i].value;
+    free(p);
+    return 1;
+}
+
 int cli_parse_args(cli_ctx *ctx, int argc, char **argv, cli_args *a)
 {
     tables tb = {{ctx->cmd->options, cli_global_options}};
@@ -270,13 +318,14 @@ int cli_parse_args(cli_ctx *ctx, int argc, char **argv, cli_args *a)
     }
     for (; i < argc; i++)
         a->ops[a->nops++] = argv[i];
-    return 1;
+    return group_values(ctx, a);
 }
 
 void cli_args_free(cli_args *a)
 {
     free(a->ops);
     free(a->given);
+    free(a->values);
 }
 
 int cli_parse_global(cli_ctx *ctx, int argc, char **argv)

@@ -65,6 +65,7 @@ struct ts_file {
     int64_t extent;          /* bytes the headers account for, or -1
                                 (ts__file_set_extent) */
     int dims_reversed;       /* GGUF read in NumPy order: ggml's ne reversed */
+    ts_status add_failure;   /* why the last ts__file_add_array failed */
 };
 
 /* The reader table (formats.def), in detection order. */
@@ -240,20 +241,40 @@ static ts_format detect_by_extension(const unsigned char *data, size_t len, cons
     return first;
 }
 
+/* The memory a file's array records may take: 4 bytes for each byte of the
+ * file plus this much. A record (ts_array) is about 300 bytes whatever the
+ * format spends on it, so a file of tiny records (2^20 empty MXNet arrays
+ * in 4 MB) would otherwise cost 75 times its size; files that hold data,
+ * or records of realistic names, never come near it. */
+#define ARRAY_MEMORY_BASE ((size_t)16 << 20)
+
 ts_array *ts__file_add_array(ts_file *f, ts_error *err)
 {
     if (f->count >= TS__MAX_ARRAYS) {
-        ts__error(err, TS_ERR_LIMIT,
-                  "more than %zu arrays in one file (tshape's limit per file, see LIMITS "
-                  "in tshape(1))", TS__MAX_ARRAYS);
+        f->add_failure = ts__error(err, TS_ERR_LIMIT,
+                                   "more than %zu arrays in one file (tshape's limit per "
+                                   "file, see LIMITS in tshape(1))", TS__MAX_ARRAYS);
+        return NULL;
+    }
+    size_t need = (f->count + 1) * sizeof *f->arrays;
+    if (need > ARRAY_MEMORY_BASE && (need - ARRAY_MEMORY_BASE) / 4 > f->len) {
+        f->add_failure = ts__error(err, TS_ERR_LIMIT,
+                  "%zu arrays in a file of %zu bytes: their records would take more than 4 "
+                  "bytes per byte of the file + 16 MiB (%zu bytes each; see LIMITS in "
+                  "tshape(1))", f->count + 1, f->len, sizeof *f->arrays);
         return NULL;
     }
     if (f->count == f->cap) {
-        /* From 2: most files of a model folder hold one or two arrays. */
+        /* From 2: most files of a model folder hold one or two arrays;
+         * never past the memory bound above. */
         size_t cap = f->cap ? f->cap * 2 : 2;
+        size_t most = (4 * (f->len < SIZE_MAX / 8 ? f->len : SIZE_MAX / 8) + ARRAY_MEMORY_BASE) /
+                          sizeof *f->arrays + 1;
+        if (cap > most)
+            cap = most > f->count ? most : f->count + 1;
         ts_array *p = realloc(f->arrays, cap * sizeof *p);
         if (!p) {
-            ts__error(err, TS_ERR_NOMEM, "out of memory for %zu arrays", cap);
+            f->add_failure = ts__error(err, TS_ERR_NOMEM, "out of memory for %zu arrays", cap);
             return NULL;
         }
         f->arrays = p;
@@ -274,6 +295,11 @@ ts_array *ts__file_add_array(ts_file *f, ts_error *err)
     a->storage = TS_STORAGE_DENSE;
     ts_shape_init(&a->strides);
     return a;
+}
+
+ts_status ts__file_add_failure(const ts_file *f)
+{
+    return f->add_failure ? f->add_failure : TS_ERR_NOMEM;
 }
 
 ts_array *ts__file_array_mut(ts_file *f, size_t i)

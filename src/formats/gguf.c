@@ -566,7 +566,7 @@ static ts_status add_array(ts_file *f, const gg_info *t, int64_t data_offset,
 {
     ts_array *a = ts__file_add_array(f, err);
     if (!a)
-        return TS_ERR_NOMEM;
+        return ts__file_add_failure(f);
     a->name = ts__file_strndup(f, (const char *)t->name, (size_t)t->name_len, err);
     if (!a->name)
         return TS_ERR_NOMEM;

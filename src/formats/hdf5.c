@@ -606,7 +606,7 @@ static ts_status read_dataset(h5_reader *r, hid_t d, const char *name)
     }
     a = ts__file_add_array(r->f, err);
     if (!a) {
-        st = TS_ERR_NOMEM;
+        st = ts__file_add_failure(r->f);
         goto done;
     }
     if (!(a->name = ts__file_strndup(r->f, name, strlen(name), err))) {

@@ -52,6 +52,15 @@ static int64_t config_int(const ts_model *m, const char *key)
     return json_int(config(m, key));
 }
 
+/* The first of two spellings that config.json has: transformers' common
+ * name, or the one of GPT-2-style configs (n_layer, n_head, n_embd,
+ * n_positions). */
+static int64_t config_int2(const ts_model *m, const char *key, const char *alt)
+{
+    int64_t v = config_int(m, key);
+    return v > 0 ? v : config_int(m, alt);
+}
+
 /* A GGUF member's metadata value (JSON text), or NULL. */
 static const char *gguf_meta(const ts_file *f, const char *key)
 {
@@ -88,9 +97,10 @@ static ts_dtype dtype_of(const char *json)
 
 /* How many of the layers use sliding-window attention (config.json):
  * layer_types' "sliding_attention" entries, or with
- * sliding_window_pattern P every layer but each P-th, or all layers when
- * only sliding_window is set (mistral) and use_sliding_window is not
- * false. */
+ * sliding_window_pattern P every layer but each P-th, every even layer of
+ * a Gemma 2 (transformers' Gemma2DecoderLayer: is_sliding = not
+ * layer_idx % 2), or all layers when only sliding_window is set (mistral)
+ * and use_sliding_window is not false. */
 static int64_t sliding_layers(const ts_model *m, int64_t layers)
 {
     const char *types = config(m, "layer_types");
@@ -103,6 +113,9 @@ static int64_t sliding_layers(const ts_model *m, int64_t layers)
     int64_t pattern = config_int(m, "sliding_window_pattern");
     if (pattern > 0)
         return layers - layers / pattern;
+    const char *type = config(m, "model_type");
+    if (type && strcmp(type, "\"gemma2\"") == 0)
+        return (layers + 1) / 2;
     const char *use = config(m, "use_sliding_window");
     if (use && strcmp(use, "false") == 0)
         return 0;
@@ -147,18 +160,19 @@ ts_status ts_model_memory(const ts_model *m, const ts_memory_options *opts, ts_m
     ts_dtype kv = o.kv_dtype;
     int64_t heads = -1, sliding = 0;
     /* config.json */
-    int64_t layers = config_int(m, "num_hidden_layers");
+    int64_t layers = config_int2(m, "num_hidden_layers", "n_layer");
     if (layers > 0) {
         out->source = "config.json";
-        heads = config_int(m, "num_attention_heads");
+        heads = config_int2(m, "num_attention_heads", "n_head");
         out->kv_heads = config_int(m, "num_key_value_heads");
         if (out->kv_heads <= 0)
             out->kv_heads = heads;
-        int64_t hd = config_int(m, "head_dim"), hidden = config_int(m, "hidden_size");
+        int64_t hd = config_int(m, "head_dim"), hidden = config_int2(m, "hidden_size", "n_embd");
         if (hd <= 0 && hidden > 0 && heads > 0)
             hd = hidden / heads;
         out->head_dim_k = out->head_dim_v = hd;
-        out->context = o.context > 0 ? o.context : config_int(m, "max_position_embeddings");
+        out->context = o.context > 0 ? o.context
+                                     : config_int2(m, "max_position_embeddings", "n_positions");
         if (kv == TS_DTYPE_UNKNOWN)
             kv = dtype_of(config(m, "torch_dtype"));
         if (kv == TS_DTYPE_UNKNOWN)

@@ -1606,3 +1606,18 @@ ts_status ts__folder_files(const char *dir, char ***paths, size_t *n, ts_error *
     *n = out.n;
     return TS_OK;
 }
+
+const char *ts_model_file_label(const ts_model *m, size_t i)
+{
+    if (!m || i >= m->nfiles)
+        return NULL;
+    const char *p = m->paths[i], *index = m->index;
+    size_t n = m->root_len;
+    if (n > 0 && strlen(p) > n)
+        return p + n + (p[n] == '/');
+    const char *e = index ? strrchr(index, '/') : NULL;
+    if (e && strncmp(p, index, (size_t)(e - index) + 1) == 0)
+        return p + (e - index) + 1;
+    const char *s = strrchr(p, '/');
+    return s ? s + 1 : p;
+}

@@ -392,7 +392,7 @@ static ts_status add_array(ts_file *f, const mx_record *r, const char *name,
 {
     ts_array *a = ts__file_add_array(f, err);
     if (!a)
-        return TS_ERR_NOMEM;
+        return ts__file_add_failure(f);
     if (name && !(a->name = ts__file_strndup(f, name, name_len, err)))
         return TS_ERR_NOMEM;
     ts_status st = ts_shape_assign(&a->shape, r->shape.dims, r->shape.ndim, err);

@@ -25,7 +25,7 @@ static ts_status read_npy(ts_file *f, const unsigned char *data, size_t len,
         return st;
     ts_array *a = ts__file_add_array(f, err);
     if (!a)
-        return TS_ERR_NOMEM;
+        return ts__file_add_failure(f);
     st = ts__npy_parse_header(f, a, &pre, data + pre.dict_start, err);
     if (st)
         return st;

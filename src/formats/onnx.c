@@ -470,7 +470,7 @@ static ts_status read_tensor(onnx_reader *r, ts__pb_msg *m, const tensor_ctx *c,
                         tname, (unsigned long long)data_type);
     ts_array *a = ts__file_add_array(r->f, err);
     if (!a)
-        return TS_ERR_NOMEM;
+        return ts__file_add_failure(r->f);
     a->name = tname;
     ts__array_set_dtype(a, t->dtype);
     a->format_dtype = t->name;

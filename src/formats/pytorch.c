@@ -2309,7 +2309,7 @@ static ts_status report_tensor(ctx *c, size_t i)
     const tensor *t = e->t;
     ts_array *a = ts__file_add_array(c->f, c->err);
     if (!a)
-        return TS_ERR_NOMEM;
+        return ts__file_add_failure(c->f);
     a->name = e->name;
     ts_status st;
     if (t->kind == K_NUMPY)

@@ -84,6 +84,10 @@ extern int ts__test_sparse;
  * past TS__MAX_ARRAYS arrays (TS_ERR_LIMIT).
  */
 ts_array *ts__file_add_array(ts_file *f, ts_error *err);
+/* The status of the last ts__file_add_array that returned NULL
+ * (TS_ERR_LIMIT past a limit, TS_ERR_NOMEM), for a reader to return
+ * whether or not it was given an err. */
+ts_status ts__file_add_failure(const ts_file *f);
 /* 1 when a file named with one of the extensions of row i of the reader
  * table is of that format whatever its bytes say (a .bin that is not a
  * checkpoint is a broken one), 0 for a reader whose probe must accept it

@@ -414,7 +414,7 @@ static ts_status check_entry(ts_file *f, const char *name, const st_entry *e,
 
     ts_array *a = ts__file_add_array(f, err);
     if (!a)
-        return TS_ERR_NOMEM;
+        return ts__file_add_failure(f);
     a->name = name;
     st = ts_shape_assign(&a->shape, dims, (int)ndim, err);
     if (st)

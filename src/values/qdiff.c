@@ -20,6 +20,9 @@
 
 #include <math.h>
 #include <stdatomic.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 #include <stdlib.h>
 
 #define OPTIONS_V1_SIZE (offsetof(ts_metrics_options, progress_ctx) + sizeof(void *))
@@ -58,7 +61,8 @@ typedef struct job {
 typedef struct worker {
     job *J;
     int reporter;
-    unsigned char *raw;      /* stored bytes of a run */
+    unsigned char *raw;      /* stored bytes of a run (of a) */
+    unsigned char *raw_b;    /* of b, when both are read as stored */
     double *x, *y;           /* decoded a and b */
     size_t cap;              /* elements of x and y */
 } worker;
@@ -91,28 +95,81 @@ static int64_t b_row(const job *J, int64_t r)
     return h * per + 2 * i + j;
 }
 
+/* The sums of n pairs, in four lanes (independent chains the CPU overlaps;
+ * a pair with a NaN adds zeros and counts), added in a fixed order: the
+ * result depends on n and the data only. */
 static void accumulate(sums *s, const double *x, const double *y, size_t n)
 {
-    double se = 0, sa = 0, sb = 0, ab = 0, mx = s->max_abs;
+    double se[4] = {0}, sa[4] = {0}, sb[4] = {0}, ab[4] = {0}, mx[4] = {0};
     int64_t nan = 0;
-    for (size_t i = 0; i < n; i++) {
-        double a = x[i], b = y[i], d = a == b ? 0 : b - a; /* inf == inf: 0 */
-        if (isnan(a) || isnan(b)) {
-            nan++;
-            continue;
-        }
-        double ad = fabs(d);
-        mx = ad > mx ? ad : mx;
-        se += d * d;
-        sa += a * a;
-        sb += b * b;
-        ab += a * b;
+    size_t i = 0;
+#if defined(__SSE2__)
+    /* lanes 0, 1 in the registers ending in 0, lanes 2, 3 in those in 1 */
+    const __m128d sign = _mm_set1_pd(-0.0);
+    __m128d se0 = _mm_setzero_pd(), sa0 = se0, sb0 = se0, ab0 = se0, mx0 = se0;
+    __m128d se1 = se0, sa1 = se0, sb1 = se0, ab1 = se0, mx1 = se0;
+#define TS__LANES(off, se, sa, sb, ab, mx)                                                   \
+    do {                                                                                    \
+        __m128d a = _mm_loadu_pd(x + i + (off)), b = _mm_loadu_pd(y + i + (off));           \
+        __m128d bad = _mm_or_pd(_mm_cmpunord_pd(a, a), _mm_cmpunord_pd(b, b));             \
+        int m = _mm_movemask_pd(bad);                                                       \
+        nan += (m & 1) + (m >> 1);                                                          \
+        a = _mm_andnot_pd(bad, a);                                                          \
+        b = _mm_andnot_pd(bad, b);                                                          \
+        __m128d d = _mm_andnot_pd(_mm_cmpeq_pd(a, b), _mm_sub_pd(b, a)); /* inf == inf */  \
+        mx = _mm_max_pd(mx, _mm_andnot_pd(sign, d));                                        \
+        se = _mm_add_pd(se, _mm_mul_pd(d, d));                                              \
+        sa = _mm_add_pd(sa, _mm_mul_pd(a, a));                                              \
+        sb = _mm_add_pd(sb, _mm_mul_pd(b, b));                                              \
+        ab = _mm_add_pd(ab, _mm_mul_pd(a, b));                                              \
+    } while (0)
+    for (; i + 4 <= n; i += 4) {
+        TS__LANES(0, se0, sa0, sb0, ab0, mx0);
+        TS__LANES(2, se1, sa1, sb1, ab1, mx1);
     }
-    s->sq_err += se;
-    s->sq_a += sa;
-    s->sq_b += sb;
-    s->ab += ab;
-    s->max_abs = mx;
+#undef TS__LANES
+    _mm_storeu_pd(se, se0), _mm_storeu_pd(se + 2, se1);
+    _mm_storeu_pd(sa, sa0), _mm_storeu_pd(sa + 2, sa1);
+    _mm_storeu_pd(sb, sb0), _mm_storeu_pd(sb + 2, sb1);
+    _mm_storeu_pd(ab, ab0), _mm_storeu_pd(ab + 2, ab1);
+    _mm_storeu_pd(mx, mx0), _mm_storeu_pd(mx + 2, mx1);
+#endif
+    for (; i + 4 <= n; i += 4) {
+        for (int k = 0; k < 4; k++) {
+            double a = x[i + k], b = y[i + k];
+            int bad = isnan(a) | isnan(b);
+            nan += bad;
+            a = bad ? 0 : a;
+            b = bad ? 0 : b;
+            double d = a == b ? 0 : b - a; /* inf == inf: 0 */
+            double ad = fabs(d);
+            mx[k] = ad > mx[k] ? ad : mx[k];
+            se[k] += d * d;
+            sa[k] += a * a;
+            sb[k] += b * b;
+            ab[k] += a * b;
+        }
+    }
+    for (; i < n; i++) {
+        double a = x[i], b = y[i];
+        int bad = isnan(a) | isnan(b);
+        nan += bad;
+        a = bad ? 0 : a;
+        b = bad ? 0 : b;
+        double d = a == b ? 0 : b - a;
+        double ad = fabs(d);
+        mx[0] = ad > mx[0] ? ad : mx[0];
+        se[0] += d * d;
+        sa[0] += a * a;
+        sb[0] += b * b;
+        ab[0] += a * b;
+    }
+    s->sq_err += (se[0] + se[1]) + (se[2] + se[3]);
+    s->sq_a += (sa[0] + sa[1]) + (sa[2] + sa[3]);
+    s->sq_b += (sb[0] + sb[1]) + (sb[2] + sb[3]);
+    s->ab += (ab[0] + ab[1]) + (ab[2] + ab[3]);
+    for (int k = 0; k < 4; k++)
+        s->max_abs = mx[k] > s->max_abs ? mx[k] : s->max_abs;
     s->nan += nan;
     s->n += (int64_t)n;
 }
@@ -132,13 +189,46 @@ static ts_status run_chunk(void *arg, ts_error *err)
     if (r1 > J->rows)
         r1 = J->rows;
     ts_status st = TS_OK;
-    if (J->heads <= 0) {
+    if (J->heads <= 0 && J->A.direct && J->B.direct) {
+        /* both stored as is: their bytes fetched once, then decoded and
+         * summed TS__VBLOCK at a time, so the doubles stay in the cache */
+        int64_t first = r0 * J->cols, n = (r1 - r0) * J->cols;
+        const unsigned char *pa = ts__data_fetch(&J->A.d, first, n, w->raw, err);
+        if (!pa)
+            return ts__error_index(err, err ? err->code : TS_ERR_IO, 0);
+        const unsigned char *pb = ts__data_fetch(&J->B.d, first, n, w->raw_b, err);
+        if (!pb)
+            return ts__error_index(err, err ? err->code : TS_ERR_IO, 1);
+        for (int64_t k = 0; k < n; k += TS__VBLOCK) {
+            int64_t m = n - k < TS__VBLOCK ? n - k : TS__VBLOCK;
+            J->A.d.dec.to_double(pa + run_bytes(&J->A.d.dec, k), (size_t)m, w->x);
+            J->B.d.dec.to_double(pb + run_bytes(&J->B.d.dec, k), (size_t)m, w->y);
+            accumulate(s, w->x, w->y, (size_t)m);
+        }
+    } else if (J->heads <= 0) {
         int64_t first = r0 * J->cols, n = (r1 - r0) * J->cols;
         if ((st = read_side(w, &J->A, first, n, w->x, err)))
             return ts__error_index(err, st, 0);
         if ((st = read_side(w, &J->B, first, n, w->y, err)))
             return ts__error_index(err, st, 1);
         accumulate(s, w->x, w->y, (size_t)n);
+    } else if (J->A.direct && J->B.direct && J->cols % J->A.d.dec.block == 0 &&
+               J->cols % J->B.d.dec.block == 0) {
+        /* chunks of whole heads: b's rows for a's r0..r1 are rows r0..r1
+         * too, in another order; both fetched once, decoded a row at a time */
+        int64_t first = r0 * J->cols, n = (r1 - r0) * J->cols;
+        const unsigned char *pa = ts__data_fetch(&J->A.d, first, n, w->raw, err);
+        if (!pa)
+            return ts__error_index(err, err ? err->code : TS_ERR_IO, 0);
+        const unsigned char *pb = ts__data_fetch(&J->B.d, first, n, w->raw_b, err);
+        if (!pb)
+            return ts__error_index(err, err ? err->code : TS_ERR_IO, 1);
+        int64_t rba = run_bytes(&J->A.d.dec, J->cols), rbb = run_bytes(&J->B.d.dec, J->cols);
+        for (int64_t r = r0; r < r1; r++) {
+            J->A.d.dec.to_double(pa + (r - r0) * rba, (size_t)J->cols, w->x);
+            J->B.d.dec.to_double(pb + (b_row(J, r) - r0) * rbb, (size_t)J->cols, w->y);
+            accumulate(s, w->x, w->y, (size_t)J->cols);
+        }
     } else {
         /* a's rows r0..r1 in one read, b's one row at a time */
         int64_t n = (r1 - r0) * J->cols;
@@ -237,7 +327,9 @@ ts_status ts_array_metrics(const ts_file *fa, const ts_array *a, const ts_file *
         return ts__error(err, TS_ERR_NOMEM, "out of memory");
     J->o = &o;
     ts_status st = ts__data_open(&J->A.d, fa, a, err);
-    if (!st && (st = ts__data_open(&J->B.d, fb, b, err)))
+    if (st)
+        ts__error_index(err, st, 0);
+    else if ((st = ts__data_open(&J->B.d, fb, b, err)))
         ts__error_index(err, st, 1);
     if (st) {
         free(J);
@@ -272,6 +364,10 @@ ts_status ts_array_metrics(const ts_file *fa, const ts_array *a, const ts_file *
     if (J->heads <= 0 && J->cols % blk != 0) {
         /* rows that split blocks: one chunk of everything */
         per = J->rows;
+    } else if (J->heads > 0) {
+        /* whole heads: the rows of b that a chunk of a needs are its own */
+        int64_t hr = J->rows / J->heads;
+        per = per < hr ? hr : per / hr * hr;
     }
     J->per_chunk = per;
     J->nchunks = J->rows > 0 ? (J->rows + per - 1) / per : 0;
@@ -293,9 +389,10 @@ ts_status ts_array_metrics(const ts_file *fa, const ts_array *a, const ts_file *
         w[t].reporter = t == 0;
         w[t].cap = cap;
         w[t].raw = malloc((size_t)most + 64);
+        w[t].raw_b = malloc((size_t)most + 64);
         w[t].x = malloc(cap * sizeof(double) + 8);
         w[t].y = malloc(cap * sizeof(double) + 8);
-        if (!w[t].raw || !w[t].x || !w[t].y)
+        if (!w[t].raw || !w[t].raw_b || !w[t].x || !w[t].y)
             st = ts__error(err, TS_ERR_NOMEM, "out of memory for %zu elements", cap);
     }
     if (!st) {
@@ -333,6 +430,7 @@ ts_status ts_array_metrics(const ts_file *fa, const ts_array *a, const ts_file *
     }
     for (int t = 0; w && t < n; t++) {
         free(w[t].raw);
+        free(w[t].raw_b);
         free(w[t].x);
         free(w[t].y);
     }

@@ -679,6 +679,7 @@ ts_status ts_array_stats(const ts_file *f, const ts_array *a, const ts_stats_opt
     memset(out, 0, sizeof *out);
     out->kind = d.dec.kind;
     out->count = capped ? n : a->size;
+    out->capped = capped;
     int any = A.n - A.nan > 0;
     out->min = any ? A.min : NAN;
     out->max = any ? A.max : NAN;

@@ -40,6 +40,12 @@ void ts__f32_native(const unsigned char *src, size_t n, double *dst);
 /* Fills d for array a. Errors: TS_ERR_DTYPE naming the dtype (the caller
  * prefixes the array). */
 ts_status ts__decoder_for(const ts_array *a, ts__decoder *d, ts_error *err);
+/* Fills d for copying a's stored bytes unchanged (ts_array_read_raw): any
+ * dtype of whole bytes per element (elem_bytes a->itemsize) or GGUF block
+ * type (block, block_bytes), kind TS_VALUE_NONE and no conversions.
+ * Errors: TS_ERR_DTYPE (sub-byte packed types, object arrays, itemsize 0,
+ * an unknown block type). */
+ts_status ts__decoder_raw(const ts_array *a, ts__decoder *d, ts_error *err);
 
 /* ---- walk.c ------------------------------------------------------------ */
 
@@ -109,6 +115,8 @@ typedef struct ts__data {
 /* Prepares everything for reading a's data, checking that it is readable
  * and inside its storage. Errors are prefixed with the array's name. */
 ts_status ts__data_open(ts__data *d, const ts_file *f, const ts_array *a, ts_error *err);
+/* The same for ts_array_read_raw: the decoder of ts__decoder_raw. */
+ts_status ts__data_open_raw(ts__data *d, const ts_file *f, const ts_array *a, ts_error *err);
 
 /*
  * Stored (not deflated) contiguous data: pointer to element `first` of the

@@ -57,6 +57,8 @@ static int one_run(const ts__layout *l, int64_t count)
     return expect == count;
 }
 
+static ts_status open_layout(ts__data *d, const ts_file *f, const ts_array *a, ts_error *err);
+
 ts_status ts__data_open(ts__data *d, const ts_file *f, const ts_array *a, ts_error *err)
 {
     memset(d, 0, sizeof *d);
@@ -64,6 +66,23 @@ ts_status ts__data_open(ts__data *d, const ts_file *f, const ts_array *a, ts_err
     ts_status st = ts__decoder_for(a, &d->dec, err);
     if (st)
         return ts__values_fail(a, err, st);
+    return open_layout(d, f, a, err);
+}
+
+ts_status ts__data_open_raw(ts__data *d, const ts_file *f, const ts_array *a, ts_error *err)
+{
+    memset(d, 0, sizeof *d);
+    d->a = a;
+    ts_status st = ts__decoder_raw(a, &d->dec, err);
+    if (st)
+        return ts__values_fail(a, err, st);
+    return open_layout(d, f, a, err);
+}
+
+/* The rest of ts__data_open, with d->dec filled. */
+static ts_status open_layout(ts__data *d, const ts_file *f, const ts_array *a, ts_error *err)
+{
+    ts_status st;
     d->image = ts__file_image(f, &d->image_len);
     d->source = ts__file_source(f);
     d->whole = ts__source_is_whole(d->source);

@@ -1,0 +1,601 @@
+/*
+ * tensordiff.c - ts_diff: two models compared tensor by tensor (names
+ * mapped and selected, pairs matched by name or by the single-pair rule,
+ * the kind of each pair, the totals) and by metadata (diffmeta.c); the
+ * values of a pair on request (ts_array_compare, or ts_array_metrics for
+ * conversions and quantizations, added up by dtype pair). tshape.h has the
+ * rules; `tshape diff` prints what this computes.
+ */
+#include "diffmeta.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Size of the first version of ts_diff_options (up to nexclude). */
+#define OPTIONS_V1_SIZE (offsetof(ts_diff_options, nexclude) + sizeof(size_t))
+/* ... and of ts_compare_options (compare.c), read here for metrics. */
+#define COMPARE_V1_SIZE (offsetof(ts_compare_options, progress_ctx) + sizeof(void *))
+
+/* A selected tensor in name order: its mapped name and its place among the
+ * side's selected tensors. */
+typedef struct keyed {
+    const char *key;
+    size_t i;
+} keyed;
+
+/* One side: its model, the tensors selected with their mapped names, and
+ * its metadata. */
+typedef struct side {
+    const ts_model *m;
+    size_t n;               /* tensors selected */
+    size_t *index;          /* per selected tensor: its index in the model */
+    const char **key;       /* per selected tensor: its mapped name */
+    keyed *sorted;          /* the selected tensors by (key, place) */
+    char **owned;           /* per model tensor: its GGUF name when mapped */
+    ts__meta meta;
+    int gguf;               /* every member is a GGUF file */
+    int any_gguf;           /* some member is */
+} side;
+
+typedef struct duplicate {
+    const char *name;
+    unsigned side;
+    size_t index;
+} duplicate;
+
+struct ts_diff {
+    side a, b;
+    int single;
+    ts_diff_pair *pairs;
+    ts_diff_kind *base;     /* per pair: its kind before values compared */
+    size_t npairs;
+    duplicate *dups;
+    size_t ndups, dcap;
+    ts__meta_diff *meta;
+    size_t nmeta;
+    ts_diff_totals totals;
+    int gguf_names;         /* one side's names mapped to GGUF's */
+    int metrics;            /* opts->metrics */
+    ts_diff_metrics_group *groups;
+    size_t ngroups, gcap;
+};
+
+static ts_status nomem(ts_error *err)
+{
+    return ts__error(err, TS_ERR_NOMEM, "out of memory");
+}
+
+static int cmp_keyed(const void *x, const void *y)
+{
+    const keyed *a = x, *b = y;
+    int c = strcmp(a->key, b->key);
+    return c ? c : (a->i > b->i) - (a->i < b->i);
+}
+
+/* The first selected tensor of s whose mapped name is key, or
+ * TS_DIFF_NONE. */
+static size_t find(const side *s, const char *key)
+{
+    size_t lo = 0, hi = s->n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (strcmp(s->sorted[mid].key, key) < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < s->n && strcmp(s->sorted[lo].key, key) == 0 ? s->sorted[lo].i : TS_DIFF_NONE;
+}
+
+static int first_of_name(const side *s, size_t i)
+{
+    return find(s, s->key[i]) == i;
+}
+
+static ts_status add_duplicate(ts_diff *d, const char *name, unsigned which, size_t index,
+                               ts_error *err)
+{
+    if (d->ndups == d->dcap) {
+        size_t cap = d->dcap ? 2 * d->dcap : 8;
+        duplicate *p = realloc(d->dups, cap * sizeof *p);
+        if (!p)
+            return nomem(err);
+        d->dups = p;
+        d->dcap = cap;
+    }
+    d->dups[d->ndups++] = (duplicate){name, which, index};
+    return TS_OK;
+}
+
+/* Which members of s->m are GGUF files. */
+static void gguf_members(side *s)
+{
+    size_t nf = ts_model_file_count(s->m), g = 0;
+    for (size_t i = 0; i < nf; i++)
+        g += ts_file_format(ts_model_file(s->m, i)) == TS_FORMAT_GGUF;
+    s->gguf = nf > 0 && g == nf;
+    s->any_gguf = g > 0;
+}
+
+/* Name k as llama.cpp's converter names it (ts_tensor_name_map), kept in
+ * s->owned[i]; k itself when no rule matches. NULL: out of memory. */
+static const char *gguf_name(side *s, size_t i, const char *k)
+{
+    char buf[1024];
+    size_t n = ts_tensor_name_map(TS_NAME_MAP_TO_GGUF, k, buf, sizeof buf);
+    if (n == 0)
+        return k;
+    char *g = malloc(n + 1);
+    if (g && n < sizeof buf)
+        memcpy(g, buf, n + 1);
+    else if (g)
+        ts_tensor_name_map(TS_NAME_MAP_TO_GGUF, k, g, n + 1);
+    return s->owned[i] = g;
+}
+
+/* Maps and selects the tensors of s->m, sorts them by name and lists the
+ * names it holds more than once. */
+static ts_status load_side(ts_diff *d, side *s, unsigned which, const ts_diff_options *o,
+                           ts_error *err)
+{
+    size_t n = ts_model_count(s->m), cap = n ? n : 1;
+    s->index = malloc(cap * sizeof *s->index);
+    s->key = malloc(cap * sizeof *s->key);
+    s->sorted = malloc(cap * sizeof *s->sorted);
+    if (!s->index || !s->key || !s->sorted)
+        return nomem(err);
+    int map = d->gguf_names && !s->gguf;
+    if (map && !(s->owned = calloc(cap, sizeof *s->owned)))
+        return nomem(err);
+    for (size_t i = 0; i < n; i++) {
+        const char *k = ts_model_array_name(s->m, i);
+        if (o->names)
+            k = ts_namemap_apply(o->names, which, k);
+        if (map && !(k = gguf_name(s, i, k)))
+            return nomem(err);
+        if (!ts_name_selected(k, o->filter, o->nfilter, o->exclude, o->nexclude))
+            continue;
+        s->key[s->n] = k;
+        s->index[s->n] = i;
+        s->sorted[s->n] = (keyed){k, s->n};
+        s->n++;
+    }
+    if (s->n > 1)
+        qsort(s->sorted, s->n, sizeof *s->sorted, cmp_keyed);
+    /* a name twice on one side: the first is compared, the others listed
+     * (in the order of the side's tensors) */
+    for (size_t i = 0; i < s->n; i++)
+        if (!first_of_name(s, i)) {
+            ts_status st = add_duplicate(d, s->key[i], which, s->index[i], err);
+            if (st)
+                return st;
+        }
+    return ts__meta_collect(s->m, &s->meta, err);
+}
+
+static void free_side(side *s)
+{
+    if (s->owned)
+        for (size_t i = 0; i < ts_model_count(s->m); i++)
+            free(s->owned[i]);
+    free(s->owned);
+    free(s->index);
+    free(s->key);
+    free(s->sorted);
+    ts__meta_free(&s->meta);
+}
+
+static void count_totals(ts_diff_totals *t)
+{
+    const int64_t *k = t->kinds;
+    t->changed = k[TS_DIFF_DTYPE] + k[TS_DIFF_SHAPE] + k[TS_DIFF_DTYPE_SHAPE];
+    t->different = t->changed + k[TS_DIFF_ONLY_A] + k[TS_DIFF_ONLY_B] + k[TS_DIFF_VALUES];
+}
+
+/* The kind of the pair of A's selected tensor ia and B's ib. */
+static ts_diff_kind pair_kind(const ts_diff *d, size_t ia, size_t ib)
+{
+    const ts_array *a = ts_model_array(d->a.m, d->a.index[ia], NULL);
+    const ts_array *b = ts_model_array(d->b.m, d->b.index[ib], NULL);
+    int dt = strcmp(a->dtype_name, b->dtype_name) != 0;
+    int sh = !ts_shape_equal(&a->shape, &b->shape) || a->null_shape != b->null_shape;
+    return dt && sh ? TS_DIFF_DTYPE_SHAPE : dt ? TS_DIFF_DTYPE : sh ? TS_DIFF_SHAPE
+                                                                   : TS_DIFF_EQUAL;
+}
+
+/* Matches the two sides into pairs (tshape.h has the order). */
+static ts_status match(ts_diff *d, ts_error *err)
+{
+    side *a = &d->a, *b = &d->b;
+    size_t cap = a->n + b->n ? a->n + b->n : 1;
+    d->pairs = calloc(cap, sizeof *d->pairs);
+    d->base = malloc(cap * sizeof *d->base);
+    if (!d->pairs || !d->base)
+        return nomem(err);
+    d->single = a->n == 1 && b->n == 1 && strcmp(a->key[0], b->key[0]) != 0;
+    for (size_t i = 0; i < a->n; i++) {
+        if (!first_of_name(a, i))
+            continue;
+        size_t j = d->single ? 0 : find(b, a->key[i]);
+        ts_diff_pair *p = &d->pairs[d->npairs];
+        p->name = a->key[i];
+        p->name_b = j == TS_DIFF_NONE ? NULL : b->key[j];
+        p->a = a->index[i];
+        p->b = j == TS_DIFF_NONE ? TS_DIFF_NONE : b->index[j];
+        p->kind = j == TS_DIFF_NONE ? TS_DIFF_ONLY_A : pair_kind(d, i, j);
+        d->base[d->npairs++] = p->kind;
+    }
+    for (size_t j = 0; j < b->n && !d->single; j++) {
+        if (!first_of_name(b, j) || find(a, b->key[j]) != TS_DIFF_NONE)
+            continue;
+        ts_diff_pair *p = &d->pairs[d->npairs];
+        p->name = p->name_b = b->key[j];
+        p->a = TS_DIFF_NONE;
+        p->b = b->index[j];
+        p->kind = TS_DIFF_ONLY_B;
+        d->base[d->npairs++] = p->kind;
+    }
+    for (size_t i = 0; i < d->npairs; i++)
+        d->totals.kinds[d->pairs[i].kind]++;
+    count_totals(&d->totals);
+    return TS_OK;
+}
+
+/* A glob list of the options: NULL only when n is 0, no NULL in it. */
+static ts_status check_globs(ts_error *err, const char *what, const char *const *list,
+                             size_t n)
+{
+    if (!list && n)
+        return ts__bad_arg(err, "ts_diff_new", "opts->%s is NULL but opts->n%s is %zu", what,
+                           what, n);
+    for (size_t i = 0; i < n; i++)
+        if (!list[i])
+            return ts__error_index(err, ts__bad_arg(err, "ts_diff_new", "opts->%s[%zu] is NULL",
+                                                    what, i),
+                                   (int64_t)i);
+    return TS_OK;
+}
+
+ts_status ts_diff_new(const ts_model *a, const ts_model *b, const ts_diff_options *opts,
+                      ts_diff **out, ts_error *err)
+{
+    if (out)
+        *out = NULL;
+    TS__ARG_NONNULL(err, a);
+    TS__ARG_NONNULL(err, b);
+    TS__ARG_NONNULL(err, out);
+    ts_diff_options o = TS_DIFF_OPTIONS_INIT;
+    if (opts) {
+        ts_status st = ts__read_struct(err, __func__, "opts", "options", opts, OPTIONS_V1_SIZE,
+                                       &o, sizeof o, "TS_DIFF_OPTIONS_INIT", "ts_diff_options");
+        if (st)
+            return st;
+        if ((st = check_globs(err, "filter", o.filter, o.nfilter)) ||
+            (st = check_globs(err, "exclude", o.exclude, o.nexclude)))
+            return st;
+    }
+    if (o.gguf_names != 0 && o.gguf_names != 1)
+        return ts__bad_arg(err, __func__, "opts->gguf_names is %d, not 0 or 1", o.gguf_names);
+    if (o.metrics != 0 && o.metrics != 1)
+        return ts__bad_arg(err, __func__, "opts->metrics is %d, not 0 or 1", o.metrics);
+    ts_diff *d = calloc(1, sizeof *d);
+    if (!d)
+        return nomem(err);
+    d->a.m = a;
+    d->b.m = b;
+    gguf_members(&d->a);
+    gguf_members(&d->b);
+    /* one side a GGUF conversion of the other: llama.cpp's names */
+    d->gguf_names = o.gguf_names && ((d->a.gguf && !d->b.any_gguf) ||
+                                     (d->b.gguf && !d->a.any_gguf));
+    d->metrics = o.metrics;
+    ts_status st = load_side(d, &d->a, TS_SIDE_A, &o, err);
+    if (st == TS_ERR_IO)
+        ts__error_index(err, st, 0);
+    if (!st && (st = load_side(d, &d->b, TS_SIDE_B, &o, err)) == TS_ERR_IO)
+        ts__error_index(err, st, 1);
+    if (!st)
+        st = match(d, err);
+    if (!st)
+        st = ts__meta_compare(&d->a.meta, &d->b.meta, &d->meta, &d->nmeta, err);
+    if (st) {
+        ts_diff_free(d);
+        return st;
+    }
+    d->totals.metadata_different = (int64_t)d->nmeta;
+    d->totals.metadata_a = (int64_t)d->a.meta.n;
+    d->totals.metadata_b = (int64_t)d->b.meta.n;
+    *out = d;
+    ts__ok(err);
+    return TS_OK;
+}
+
+void ts_diff_free(ts_diff *d)
+{
+    if (!d)
+        return;
+    free_side(&d->a);
+    free_side(&d->b);
+    free(d->pairs);
+    free(d->base);
+    free(d->dups);
+    free(d->meta);
+    for (size_t i = 0; i < d->ngroups; i++)
+        free((char *)(uintptr_t)d->groups[i].label);
+    free(d->groups);
+    free(d);
+}
+
+const char *ts_diff_kind_name(ts_diff_kind kind)
+{
+    switch (kind) {
+    case TS_DIFF_EQUAL: return "equal";
+    case TS_DIFF_ONLY_A: return "only_a";
+    case TS_DIFF_ONLY_B: return "only_b";
+    case TS_DIFF_DTYPE: return "dtype";
+    case TS_DIFF_SHAPE: return "shape";
+    case TS_DIFF_DTYPE_SHAPE: return "dtype_shape";
+    case TS_DIFF_VALUES: return "values";
+    case TS_DIFF_UNREADABLE: return "unreadable";
+    }
+    return "unknown";
+}
+
+size_t ts_diff_count(const ts_diff *d)
+{
+    return d ? d->npairs : 0;
+}
+
+const ts_diff_pair *ts_diff_pair_at(const ts_diff *d, size_t i)
+{
+    return d && i < d->npairs ? &d->pairs[i] : NULL;
+}
+
+int ts_diff_single(const ts_diff *d)
+{
+    return d ? d->single : 0;
+}
+
+const ts_diff_totals *ts_diff_totals_of(const ts_diff *d)
+{
+    return d ? &d->totals : NULL;
+}
+
+int ts_diff_gguf_names(const ts_diff *d)
+{
+    return d ? d->gguf_names : 0;
+}
+
+size_t ts_diff_duplicate_count(const ts_diff *d)
+{
+    return d ? d->ndups : 0;
+}
+
+const char *ts_diff_duplicate_at(const ts_diff *d, size_t i, unsigned *which, size_t *index)
+{
+    if (!d || i >= d->ndups)
+        return NULL;
+    if (which)
+        *which = d->dups[i].side;
+    if (index)
+        *index = d->dups[i].index;
+    return d->dups[i].name;
+}
+
+size_t ts_diff_metadata_count(const ts_diff *d)
+{
+    return d ? d->nmeta : 0;
+}
+
+int ts_diff_metadata_at(const ts_diff *d, size_t i, const char **label, const char **a,
+                        const char **b)
+{
+    if (!d || i >= d->nmeta)
+        return 0;
+    if (label)
+        *label = d->meta[i].label;
+    if (a)
+        *a = d->meta[i].a;
+    if (b)
+        *b = d->meta[i].b;
+    return 1;
+}
+
+/* ---- metrics groups ---------------------------------------------------------- */
+
+/* The group's derived figures from its sums. */
+static void group_finish(ts_diff_metrics_group *g, double max_abs)
+{
+    int64_t k = g->count - g->nan;
+    g->max_abs = k > 0 ? max_abs : NAN;
+    g->rmse = k > 0 ? sqrt(g->sq_err / (double)k) : NAN;
+    g->nmse = g->sq_ref > 0 ? g->sq_err / g->sq_ref : g->sq_err > 0 ? INFINITY : 0;
+}
+
+/* Adds the metrics of pair p (compared by metrics) to its dtype pair's
+ * group. */
+static ts_status group_add(ts_diff *d, const ts_diff_pair *p, ts_error *err)
+{
+    const ts_array *a = ts_model_array(d->a.m, p->a, NULL);
+    const ts_array *b = ts_model_array(d->b.m, p->b, NULL);
+    const ts_array *ref = p->reference == TS_SIDE_B ? b : a, *other = ref == a ? b : a;
+    size_t n = strlen(ref->dtype_name) + strlen(other->dtype_name) + 5;
+    char *label = malloc(n);
+    if (!label)
+        return nomem(err);
+    snprintf(label, n, "%s -> %s", ref->dtype_name, other->dtype_name);
+    size_t i = 0;
+    while (i < d->ngroups && strcmp(d->groups[i].label, label) != 0)
+        i++;
+    if (i < d->ngroups) {
+        free(label);
+    } else {
+        if (d->ngroups == d->gcap) {
+            size_t cap = d->gcap ? 2 * d->gcap : 8;
+            ts_diff_metrics_group *g = realloc(d->groups, cap * sizeof *g);
+            if (!g) {
+                free(label);
+                return nomem(err);
+            }
+            d->groups = g;
+            d->gcap = cap;
+        }
+        memset(&d->groups[i], 0, sizeof d->groups[i]);
+        d->groups[i].label = label;
+        d->groups[i].max_abs = d->groups[i].cosine_min = NAN;
+        d->ngroups++;
+    }
+    ts_diff_metrics_group *g = &d->groups[i];
+    const ts_metrics *m = &p->metrics;
+    double max_abs = g->tensors > 0 && !isnan(g->max_abs) ? g->max_abs : 0;
+    g->tensors++;
+    g->count += m->count;
+    g->nan += m->nan;
+    g->sq_err += m->sq_err;
+    g->sq_ref += m->sq_ref;
+    if (m->max_abs > max_abs)
+        max_abs = m->max_abs;
+    if (!isnan(m->cosine) && (isnan(g->cosine_min) || m->cosine < g->cosine_min))
+        g->cosine_min = m->cosine;
+    group_finish(g, max_abs);
+    return TS_OK;
+}
+
+/* The groups again from every pair compared by metrics (a pair compared
+ * again: its old figures cannot be taken out of a maximum). */
+static ts_status groups_rebuild(ts_diff *d, ts_error *err)
+{
+    for (size_t i = 0; i < d->ngroups; i++)
+        free((char *)(uintptr_t)d->groups[i].label);
+    d->ngroups = 0;
+    for (size_t i = 0; i < d->npairs; i++) {
+        const ts_diff_pair *p = &d->pairs[i];
+        if (p->values == TS_DIFF_VALUES_COMPARED && p->by_metrics) {
+            ts_status st = group_add(d, p, err);
+            if (st)
+                return st;
+        }
+    }
+    return TS_OK;
+}
+
+size_t ts_diff_metrics_group_count(const ts_diff *d)
+{
+    return d ? d->ngroups : 0;
+}
+
+const ts_diff_metrics_group *ts_diff_metrics_group_at(const ts_diff *d, size_t i)
+{
+    return d && i < d->ngroups ? &d->groups[i] : NULL;
+}
+
+/* ---- values ------------------------------------------------------------------ */
+
+/* Are the values of a and b compared by error metrics (tshape.h)? */
+static int use_metrics(const ts_diff *d, const ts_array *a, const ts_array *b)
+{
+    if (ts_array_value_kind(a) == TS_VALUE_COMPLEX || ts_array_value_kind(b) == TS_VALUE_COMPLEX)
+        return 0;
+    return d->metrics || d->gguf_names || a->dtype == TS_DTYPE_QUANTIZED ||
+           b->dtype == TS_DTYPE_QUANTIZED;
+}
+
+/* The error metrics of pair p into *m, the reference and the Q/K heads in
+ * *ref and *heads; err->index 0 for A, 1 for B. */
+static ts_status pair_metrics(const ts_diff *d, const ts_diff_pair *p,
+                              const ts_compare_options *co, ts_metrics *m, unsigned *ref,
+                              int64_t *heads, ts_error *err)
+{
+    ts_compare_options o = TS_COMPARE_OPTIONS_INIT;
+    if (co) {
+        ts_status st = ts__read_struct(err, "ts_diff_compare_values", "opts", "options", co,
+                                       COMPARE_V1_SIZE, &o, sizeof o, "TS_COMPARE_OPTIONS_INIT",
+                                       "ts_compare_options");
+        if (st)
+            return st;
+    }
+    int ref_b = d->a.gguf && d->gguf_names; /* the reference: the side that is not GGUF */
+    const side *rs = ref_b ? &d->b : &d->a, *cs = ref_b ? &d->a : &d->b;
+    size_t rf, cf;
+    const ts_array *ra = ts_model_array(rs->m, ref_b ? p->b : p->a, &rf);
+    const ts_array *ca = ts_model_array(cs->m, ref_b ? p->a : p->b, &cf);
+    ts_metrics_options mo = TS_METRICS_OPTIONS_INIT;
+    mo.qk_heads = d->gguf_names ? ts_gguf_qk_heads(ts_model_file(cs->m, cf), ca->name) : 0;
+    mo.nthreads = o.nthreads;
+    mo.progress = o.progress;
+    mo.progress_ctx = o.progress_ctx;
+    *ref = ref_b ? TS_SIDE_B : TS_SIDE_A;
+    *heads = mo.qk_heads;
+    ts_status st = ts_array_metrics(ts_model_file(rs->m, rf), ra, ts_model_file(cs->m, cf), ca,
+                                    &mo, m, err);
+    if (st && err && (err->index == 0 || err->index == 1))
+        err->index = ref_b ? !err->index : err->index;
+    return st;
+}
+
+ts_status ts_diff_compare_values(ts_diff *d, size_t i, const ts_compare_options *opts,
+                                 ts_error *err)
+{
+    TS__ARG_NONNULL(err, d);
+    if (i >= d->npairs)
+        return ts__bad_arg(err, __func__, "i is %zu, not below the %zu pairs", i, d->npairs);
+    ts_diff_pair *p = &d->pairs[i];
+    ts_diff_kind base = d->base[i];
+    if (base != TS_DIFF_EQUAL && base != TS_DIFF_DTYPE) {
+        ts__ok(err);
+        return TS_OK;
+    }
+    size_t fa, fb;
+    const ts_array *a = ts_model_array(d->a.m, p->a, &fa);
+    const ts_array *b = ts_model_array(d->b.m, p->b, &fb);
+    ts_compare c;
+    ts_metrics m;
+    unsigned ref = 0;
+    int64_t heads = 0;
+    ts_error e;
+    const int by_metrics = use_metrics(d, a, b);
+    ts_status st = by_metrics ? pair_metrics(d, p, opts, &m, &ref, &heads, &e)
+                              : ts_array_compare(ts_model_file(d->a.m, fa), a,
+                                                 ts_model_file(d->b.m, fb), b, opts, &c, &e);
+    if (err)
+        *err = e;
+    /* the options, not the data: the pair stays as it was */
+    if (st == TS_ERR_INVALID_ARG || (st == TS_ERR_UNSUPPORTED && e.index != 0 && e.index != 1))
+        return st;
+    const int had_metrics = p->values == TS_DIFF_VALUES_COMPARED && p->by_metrics;
+    d->totals.kinds[p->kind]--;
+    if (p->values == TS_DIFF_VALUES_FAILED)
+        d->totals.unreadable--;
+    p->by_metrics = by_metrics;
+    p->reference = ref;
+    p->qk_heads = heads;
+    if (st) {
+        p->values = TS_DIFF_VALUES_FAILED;
+        p->kind = base == TS_DIFF_EQUAL ? TS_DIFF_UNREADABLE : base;
+        d->totals.unreadable++;
+    } else if (by_metrics) {
+        p->values = TS_DIFF_VALUES_COMPARED;
+        p->metrics = m;
+        p->kind = base == TS_DIFF_EQUAL && (m.max_abs != 0 || m.nan > 0) ? TS_DIFF_VALUES : base;
+    } else {
+        p->values = TS_DIFF_VALUES_COMPARED;
+        p->compare = c;
+        p->kind = base == TS_DIFF_EQUAL && c.notclose > 0 ? TS_DIFF_VALUES : base;
+    }
+    d->totals.kinds[p->kind]++;
+    count_totals(&d->totals);
+    if (had_metrics || (st == TS_OK && by_metrics)) {
+        ts_error ge;
+        ts_status gs = had_metrics ? groups_rebuild(d, &ge) : group_add(d, p, &ge);
+        if (gs && !st) {
+            if (err)
+                *err = ge;
+            return gs;
+        }
+    }
+    if (!st)
+        ts__ok(err);
+    return st;
+}
