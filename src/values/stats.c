@@ -299,7 +299,6 @@ static void f32_tail(const unsigned char *p, size_t i, size_t n, double K, f32_s
 }
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-#include <cpuid.h>
 #include <immintrin.h>
 #define TS_HAVE_AVX2_PATH 1
 __attribute__((target("avx2"))) static void f32_sweep_avx2(const unsigned char *p, size_t n,
@@ -386,31 +385,12 @@ static void f32_sweep(const unsigned char *p, size_t n, double K, f32_sums *r)
     f32_tail(p, i, n, K, r);
 }
 
-#ifdef TS_HAVE_AVX2_PATH
-/* AVX2 usable: the CPU has it (CPUID leaf 7, EBX bit 5) and the kernel saves
- * the YMM registers (OSXSAVE, AVX, XCR0 bits 1 and 2; Intel SDM vol. 1,
- * 14.3). Asked when first needed: __builtin_cpu_supports would link
- * libgcc's constructor, which runs CPUID at every start-up (slow in a
- * virtual machine; issue 28). */
-static int cpu_has_avx2(void)
-{
-    unsigned a, b, c, d;
-    if (!__get_cpuid(1, &a, &b, &c, &d) || !(c & bit_OSXSAVE) || !(c & bit_AVX))
-        return 0;
-    unsigned lo, hi;
-    __asm__ volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
-    if ((lo & 6) != 6)
-        return 0;
-    return __get_cpuid_count(7, 0, &a, &b, &c, &d) && (b & bit_AVX2);
-}
-#endif
-
 static int use_avx2(void)
 {
 #ifdef TS_HAVE_AVX2_PATH
     static int cached = -1;   /* benign race: every thread computes the same */
     if (cached < 0)
-        cached = cpu_has_avx2();
+        cached = ts__cpu_has_avx2();
     return cached;
 #else
     return 0;
