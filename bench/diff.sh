@@ -52,9 +52,9 @@ cat "$tmp/A/w.npy" "$tmp/B/w.npy" > /dev/null   # warm the page cache
 
 # diff exits 1 when the files differ (they do)
 tshape_diff() { "$tshape" diff --values "$@" || [ $? = 1 ]; }
-t_ts=$(best_of "$runs" tshape_diff "$tmp/A/w.npy" "$tmp/B/w.npy")
+t_ts=$(median_of "$runs" tshape_diff "$tmp/A/w.npy" "$tmp/B/w.npy")
 oneliner="import numpy as np,sys; a=np.load(sys.argv[1], mmap_mode='r'); b=np.load(sys.argv[2], mmap_mode='r'); print(np.allclose(a, b), (~np.isclose(a, b)).sum(), np.abs(a - b).max())"
-t_np=$(best_of "$runs" "$py" -c "$oneliner" "$tmp/A/w.npy" "$tmp/B/w.npy")
+t_np=$(median_of "$runs" "$py" -c "$oneliner" "$tmp/A/w.npy" "$tmp/B/w.npy")
 t_np_compute=$($py - "$tmp/A/w.npy" "$tmp/B/w.npy" "$runs" <<'EOF2'
 import sys, time
 import numpy as np
@@ -82,7 +82,7 @@ print("%d elements not close, NumPy (float64) %d: %s; max abs diff %.9g, NumPy %
 ' "$tmp/A/w.npy" "$tmp/B/w.npy")
 
 gbs() { printf '%.1f' "$(echo "2 * $mib / 1024 / $1" | bc -l)"; }
-echo "diff --values of two $mib MiB float32 .npy files ($n elements each), $(nproc) cores, page cache warm, best of $runs"
+echo "diff --values of two $mib MiB float32 .npy files ($n elements each), $(nproc) cores, page cache warm, median of $runs"
 printf '  %-28s %8.3f s  %5s GB/s\n' "tshape diff --values" "$t_ts" "$(gbs "$t_ts")"
 printf '  %-28s %8.3f s  %5s GB/s\n' "NumPy one-liner (process)" "$t_np" "$(gbs "$t_np")"
 printf '  %-28s %8.3f s  %5s GB/s\n' "NumPy one-liner (compute)" "$t_np_compute" "$(gbs "$t_np_compute")"

@@ -33,11 +33,11 @@ for p in sys.argv[1:]:
         f.visititems(lambda n, o: print(p, n, o[()].min(), o[()].max(), o[()].mean()) if isinstance(o, h5py.Dataset) else None)'
 set -- $d/f*.h5
 for cmd in info stats; do
-    after=$(best_of 5 "$tshape" $cmd "$@")
-    if [ $cmd = info ]; then ref=$(best_of 5 $py -c "$info_py" "$@"); else ref=$(best_of 5 $py -c "$stats_py" "$@"); fi
+    after=$(median_of 5 "$tshape" $cmd "$@")
+    if [ $cmd = info ]; then ref=$(median_of 5 $py -c "$info_py" "$@"); else ref=$(median_of 5 $py -c "$stats_py" "$@"); fi
     line="tshape $cmd, 1000 .h5 files: ${after} s (libhdf5 isolated); h5py ${ref} s ($(ratio "$ref" "$after")x tshape)"
     if [ -n "${TSHAPE_BEFORE:-}" ]; then
-        before=$(best_of 5 "$TSHAPE_BEFORE" $cmd "$@")
+        before=$(median_of 5 "$TSHAPE_BEFORE" $cmd "$@")
         line="$line; in-process ${before} s: isolation costs $(ratio "$after" "$before")x"
     fi
     echo "$line"

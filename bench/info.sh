@@ -6,7 +6,8 @@
 #   3. the real 107-array cifar_resnet20_v1-0000.params (../shared/corpus)
 #      against a Python struct walker of the MXNet layout;
 #   4. .npy/.npz against NumPy (np.load with mmap_mode / NpzFile headers).
-# Prints best-of-5 wall times and ratios.
+# Prints median-of-5 wall times and ratios; goal: the 8 GiB file's time at
+# most 2x the 1 KiB one's (exits 1 when missed).
 set -e
 cd "$(dirname "$0")/.."
 . bench/lib.sh
@@ -69,26 +70,28 @@ for i in range(k):
     print(b[p:p + l].decode(), shapes[i]); p += l'
 
 row() { printf '%-44s %9s s  %s\n' "$1" "$2" "$3"; }
-t_small=$(best_of 5 "$tshape" info $d/small.npy)
-t_big=$(best_of 5 "$tshape" info $d/big.npy)
+t_small=$(median_of 5 "$tshape" info $d/small.npy)
+t_big=$(median_of 5 "$tshape" info $d/big.npy)
 row "tshape info small.npy (1 KiB)" "$t_small"
 row "tshape info big.npy (8 GiB, sparse)" "$t_big" "ratio to 1 KiB: $(ratio "$t_big" "$t_small")"
-p_big=$(best_of 5 $py -c "$npy_py" $d/big.npy)
+goal "info: 8 GiB .npy time / 1 KiB .npy time" "$(ratio2 "$t_big" "$t_small")" "<=" 2
+p_big=$(median_of 5 $py -c "$npy_py" $d/big.npy)
 row "python np.load(mmap_mode='r') big.npy" "$p_big" "tshape is $(ratio "$p_big" "$t_big")x faster"
-t_npz=$(best_of 5 "$tshape" info $d/small.npz)
-p_npz=$(best_of 5 $py -c "$npz_py" $d/small.npz)
+t_npz=$(median_of 5 "$tshape" info $d/small.npz)
+p_npz=$(median_of 5 $py -c "$npz_py" $d/small.npz)
 row "tshape info small.npz" "$t_npz"
 row "python np.load(npz) members" "$p_npz" "tshape is $(ratio "$p_npz" "$t_npz")x faster"
-t_st=$(best_of 5 "$tshape" info $d/big.safetensors)
-p_st=$(best_of 5 $py -c "$st_py" $d/big.safetensors)
+t_st=$(median_of 5 "$tshape" info $d/big.safetensors)
+p_st=$(median_of 5 $py -c "$st_py" $d/big.safetensors)
 row "tshape info big.safetensors (1 GiB, 256 t.)" "$t_st"
 row "python json+struct header" "$p_st" "tshape is $(ratio "$p_st" "$t_st")x faster"
 params=../shared/corpus/mxnet/cifar_resnet20_v1-0000.params
 if [ -f $params ]; then
-    t_mx=$(best_of 5 "$tshape" info $params)
-    p_mx=$(best_of 5 $py -c "$mx_py" $params)
+    t_mx=$(median_of 5 "$tshape" info $params)
+    p_mx=$(median_of 5 $py -c "$mx_py" $params)
     row "tshape info cifar_resnet20 (107 arrays)" "$t_mx"
     row "python struct walker" "$p_mx" "tshape is $(ratio "$p_mx" "$t_mx")x faster"
 else
     echo "skipped: $params is absent"
 fi
+goals_done

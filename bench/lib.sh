@@ -1,18 +1,63 @@
 # lib.sh - helpers for the benchmark scripts (sourced).
-# best_of N CMD...: runs CMD N times (stdout to /dev/null) and prints the best
-# wall time in seconds.
-best_of() {
+#
+# Every script compares tshape with its yardstick in one run, prints each
+# ratio beside its goal through `goal`, and ends with `goals_done`, which
+# exits 1 when a goal was missed (so `make bench` fails). The machine is
+# shared: times are medians, and ratios come from paired runs (the two
+# commands in turn, round by round), which hold when the speed drifts.
+
+# median_of N CMD...: runs CMD N times (stdout to /dev/null) and prints the
+# median wall time in seconds.
+median_of() {
     n=$1; shift
-    best=
     i=0
     while [ $i -lt "$n" ]; do
         t0=$(date +%s.%N)
         "$@" >/dev/null
         t1=$(date +%s.%N)
-        t=$(echo "$t1 - $t0" | bc -l)
-        if [ -z "$best" ] || [ "$(echo "$t < $best" | bc -l)" = 1 ]; then best=$t; fi
+        echo "$t1 - $t0" | bc -l
         i=$((i + 1))
-    done
-    printf '%.4f\n' "$best"
+    done | sort -g | awk '{ v[NR] = $1 } END { printf "%.4f\n", v[int((NR + 1) / 2)] }'
 }
 ratio() { printf '%.1f' "$(echo "$1 / $2" | bc -l)"; }
+ratio2() { printf '%.2f' "$(echo "$1 / $2" | bc -l)"; }
+
+# paired RUNS CMD_A... :: CMD_B...: runs A and B in turn RUNS times after
+# one warm-up round (bench/spawntime.c: posix_spawn + wait4, no shell inside
+# the timed span; both must exit 0) and prints "A_s B_s B/A": the median
+# wall times in seconds and the median over rounds of B's time divided by
+# A's.
+paired() {
+    _n=$1; shift
+    _b=${BENCH_BUILD:-build/bench}
+    mkdir -p "$_b"
+    ${CC:-cc} -std=c11 -O2 -Wall -Wextra -o "$_b/spawntime" bench/spawntime.c
+    "$_b/spawntime" "$_n" 1 "$@" > "$_b/paired.out" || return 1
+    awk 'NR == 2 { a = $1 / 1000 } NR == 3 { b = $1 / 1000; r = $5; sub(/x$/, "", r) }
+         END { printf "%.4f %.4f %s\n", a, b, r }' "$_b/paired.out"
+}
+
+# goal LABEL VALUE OP TARGET: prints "goal: LABEL: VALUE (OP TARGET) met" or
+# "... MISSED" (OP is one of <= >= < >) and counts the misses.
+bench_missed=0
+goal() {
+    if awk -v v="$2" -v t="$4" -v op="$3" 'BEGIN {
+            ok = op == "<=" ? v <= t : op == ">=" ? v >= t : op == "<" ? v < t : v > t
+            exit !ok }'; then
+        _v=met
+    else
+        _v=MISSED
+        bench_missed=$((bench_missed + 1))
+    fi
+    printf 'goal: %-52s %8s (goal %s %s) %s\n' "$1" "$2" "$3" "$4" "$_v"
+}
+
+# goals_done: the script's last word: exit 1 when a goal was missed.
+goals_done() {
+    if [ "$bench_missed" -gt 0 ]; then
+        echo "$bench_missed goal(s) missed"
+        exit 1
+    fi
+    echo "all goals met"
+    exit 0
+}

@@ -1,8 +1,8 @@
 #!/bin/sh
 # startup.sh [RUNS] - what one call of tshape costs a script, against
 # /bin/true: `tshape size '(3,4,5)'`, `tshape --version` and `tshape ndim 3`
-# read no file, so their time is the process start-up. Goal (issue 9):
-# at most 1.5x /bin/true, as the median of paired runs.
+# read no file, so their time is the process start-up. Goal (issue 28):
+# at most 1.2x /bin/true, as the median of paired runs; exits 1 when missed.
 #
 # Every command runs RUNS times (default 2000), interleaved with the others
 # in the same rounds (bench/spawntime.c: posix_spawn + wait4, no shell), and
@@ -19,6 +19,7 @@
 # shellcheck disable=SC2046 # $(row ...) and $(ldstats ...) are split on purpose
 set -e
 cd "$(dirname "$0")/.."
+. bench/lib.sh
 runs=${1:-2000}
 case $runs in '' | *[!0-9]*) echo "usage: bench/startup.sh [RUNS]" >&2; exit 2;; esac
 tshape=${TSHAPE:-build/tshape}
@@ -62,12 +63,10 @@ set -- $(row "$d/empty-tshape-libs"); r_libs=$2
 set -- $(row "$tshape size"); r_size=$2
 set -- $(row "$tshape --version"); r_version=$2
 set -- $(row "$tshape ndim"); r_ndim=$2
-verdict() { awk -v r="$1" 'BEGIN { print (r <= 1.5 ? "met" : "not met") }'; }
 echo
-printf "tshape %-15s %5sx /bin/true (median of paired runs; goal <= 1.5x: %s)\n" \
-    "size '(3,4,5)'" "$r_size" "$(verdict "$r_size")" \
-    "--version" "$r_version" "$(verdict "$r_version")" \
-    "ndim 3" "$r_ndim" "$(verdict "$r_ndim")"
+goal "tshape size '(3,4,5)' / /bin/true (paired median)" "$r_size" "<=" 1.2
+goal "tshape --version / /bin/true (paired median)" "$r_version" "<=" 1.2
+goal "tshape ndim 3 / /bin/true (paired median)" "$r_ndim" "<=" 1.2
 echo "an empty program linked with tshape's libraries: ${r_libs}x /bin/true"
 
 # The parts are differences of the paired ratios (steadier than differences
@@ -116,3 +115,4 @@ for c in "/bin/true" "$tshape size (3,4,5)" "$d/empty-tshape-libs"; do
     set -- $(ldstats $c)
     printf '  %-28s %14s %14s %14s %12s %10s\n' "$c" "$1" "$2" "$3" "$4" "$5"
 done
+goals_done

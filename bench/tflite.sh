@@ -4,10 +4,10 @@
 # inside the FlatBuffer as TensorFlow's converter lays it out: tables first,
 # buffer data last) with 4 MB and with 400 MB of weights, written sparse in a
 # temporary directory by tests/remote_files.py's tflite_model. For each, of
-# `tshape info` (every tensor's report): best-of-5 wall time, the largest
+# `tshape info` (every tensor's report): median-of-5 wall time, the largest
 # maximum resident set and minor page faults (/usr/bin/time -v), and the
 # ratios 400 MB / 4 MB (the issue asks for the same time and the same page
-# faults). Then the same with TSHAPE_IO=map
+# faults; exits 1 when the time is beyond 2x). Then the same with TSHAPE_IO=map
 # (the file mapped, pages touched count), and, when flatc and
 # python3-flatbuffers are installed, the reader a user would write with
 # `flatc --python` from tests/tflite/reference.fbs, which reads the whole
@@ -43,8 +43,9 @@ ls -l "$tmp"/small.tflite "$tmp"/big.tflite | awk '{printf "%-14s %12s bytes\n",
 "$tshape" info --summary "$tmp/big.tflite" 2>&1 | tail -1
 row() { # LABEL CMD... (the file name last, replaced by small and big)
     label=$1; shift
-    ts=$(best_of 5 "$@" "$tmp/small.tflite")
-    tb=$(best_of 5 "$@" "$tmp/big.tflite")
+    ts=$(median_of 5 "$@" "$tmp/small.tflite")
+    tb=$(median_of 5 "$@" "$tmp/big.tflite")
+    r_time=$(ratio2 "$tb" "$ts")
     rs=$(stat_of "Maximum resident set size (kbytes)" "$@" "$tmp/small.tflite")
     rb=$(stat_of "Maximum resident set size (kbytes)" "$@" "$tmp/big.tflite")
     fs=$(stat_of "Minor (reclaiming a frame) page faults" "$@" "$tmp/small.tflite")
@@ -54,6 +55,7 @@ row() { # LABEL CMD... (the file name last, replaced by small and big)
 }
 printf '%-30s %9s %9s %7s | %15s RSS %6s | %21s\n' "" "4 MB" "400 MB" "ratio" "4 MB / 400 MB" "ratio" "minor page faults"
 row "tshape info" "$tshape" info
+goal "tshape info: 400 MB time / 4 MB time" "$r_time" "<=" 2
 row "  TSHAPE_IO=map" env TSHAPE_IO=map "$tshape" info
 if command -v flatc >/dev/null 2>&1 && $py -c 'import flatbuffers' 2>/dev/null; then
     flatc --python -o "$tmp/gen" tests/tflite/reference.fbs
@@ -69,3 +71,4 @@ for i in range(g.TensorsLength()):
 PY
     row "flatc --python reader" $py "$tmp/ref.py" "$tmp/gen"
 fi
+goals_done

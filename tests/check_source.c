@@ -260,6 +260,46 @@ static void count_close(void *impl)
     (void)impl;
 }
 
+/* TS__LOCAL_LISTED: a file of at most 64 KiB is read whole by one read
+ * (every byte, its exact size); one byte more and it is opened as without
+ * the flag (sparse); an empty file is empty; a folder is refused. */
+START_TEST(test_listed_small_file)
+{
+    static const size_t sizes[] = {0, 1, 4095, 65536, 65537, 200000};
+    const char *path = "/tmp/tshape-source-listed.bin";
+    for (size_t k = 0; k < sizeof sizes / sizeof *sizes; k++) {
+        FILE *fp = fopen(path, "wb");
+        ck_assert_ptr_nonnull(fp);
+        for (size_t i = 0; i < sizes[k]; i++)
+            fputc((int)((i * 7) & 0xff), fp);
+        fclose(fp);
+        ts__source *s = NULL;
+        ts_error err;
+        ck_assert_int_eq(ts__source_open_path(path, (ts__local_mode)(TS__LOCAL_AUTO |
+                                                                   TS__LOCAL_LISTED),
+                                              &s, &err), TS_OK);
+        uint64_t size;
+        const unsigned char *img = ts__source_image(s, &size);
+        ck_assert_uint_eq(size, sizes[k]);
+        ck_assert_int_eq(ts__source_is_whole(s), sizes[k] <= 65536);
+        if (sizes[k] > 0) {
+            ck_assert_int_eq(ts__source_need(s, sizes[k] - 1, 1, &err), TS_OK);
+            ck_assert_int_eq(img[sizes[k] - 1], (int)(((sizes[k] - 1) * 7) & 0xff));
+            ck_assert_int_eq(ts__source_need(s, 0, 1, &err), TS_OK);
+            ck_assert_int_eq(img[0], 0);
+        }
+        ts__source_close(s);
+    }
+    remove(path);
+    ts__source *s = NULL;
+    ts_error err;
+    ck_assert_int_eq(ts__source_open_path("/tmp", (ts__local_mode)(TS__LOCAL_AUTO |
+                                                                 TS__LOCAL_LISTED),
+                                          &s, &err), TS_ERR_IO);
+    ck_assert_ptr_null(s);
+}
+END_TEST
+
 START_TEST(test_ranges_in_one_call)
 {
     static unsigned char data[1 << 20];
@@ -297,6 +337,7 @@ Suite *source_suite(void)
     TCase *tc = tcase_create("sources");
     tcase_add_test(tc, test_unfetched_byte_is_an_error);
     tcase_add_test(tc, test_ranges_in_one_call);
+    tcase_add_test(tc, test_listed_small_file);
     suite_add_tcase(s, tc);
     TCase *all = tcase_create("files");
     tcase_set_timeout(all, 600);

@@ -33,6 +33,12 @@ ts_status ts__fail(ts_error *err, ts_status code, int64_t column, int64_t offset
 ts_status ts__vfail(ts_error *err, ts_status code, int64_t column, int64_t offset,
                     const char *fmt, va_list ap) TS__PRINTF(5, 0);
 
+/* 1 when the CPU has AVX2 (with F16C: the float16 conversions) and the OS
+ * saves its registers, else 0 (other architectures too). CPUID on each
+ * call: callers keep the answer (src/core/cpu.c). */
+int ts__cpu_has_avx2(void);
+int ts__cpu_has_f16c(void);
+
 /* Shorthand for errors without position. */
 #define ts__error(err, code, ...) ts__fail((err), (code), 0, -1, __VA_ARGS__)
 

@@ -754,14 +754,13 @@ ts_status ts__file_open_memory_sparse(const void *data, size_t len,
     return open_source(src, &o, out, err);
 }
 
-ts_status ts_file_open(const char *path, const ts_open_options *opts, ts_file **out,
-                       ts_error *err)
+/* ts_file_open, and (listed) ts__file_open_listed. */
+static ts_status open_path(const char *path, const ts_open_options *opts, int listed,
+                           ts_file **out, ts_error *err)
 {
-    TS__ARG_NONNULL(err, out);
     *out = NULL;
-    TS__ARG_NONNULL(err, path);
     ts_open_options o;
-    ts_status st = read_options(opts, &o, __func__, err);
+    ts_status st = read_options(opts, &o, "ts_file_open", err);
     if (st)
         return st;
     ts__ok(err);
@@ -773,6 +772,8 @@ ts_status ts_file_open(const char *path, const ts_open_options *opts, ts_file **
         ts__local_mode mode = ts__test_sparse || o.io == TS_IO_PREAD ? TS__LOCAL_SPARSE
                               : ts__test_after_map || o.io == TS_IO_MAP ? TS__LOCAL_MAP
                                                                         : TS__LOCAL_AUTO;
+        if (listed && mode == TS__LOCAL_AUTO)
+            mode = (ts__local_mode)(mode | TS__LOCAL_LISTED);
         if ((st = ts__source_open_path(path, mode, &src, err)))
             return st;
     }
@@ -780,6 +781,21 @@ ts_status ts_file_open(const char *path, const ts_open_options *opts, ts_file **
     if (!o.path)
         o.path = path;
     return open_source(src, &o, out, err);
+}
+
+ts_status ts_file_open(const char *path, const ts_open_options *opts, ts_file **out,
+                       ts_error *err)
+{
+    TS__ARG_NONNULL(err, out);
+    *out = NULL;
+    TS__ARG_NONNULL(err, path);
+    return open_path(path, opts, 0, out, err);
+}
+
+ts_status ts__file_open_listed(const char *path, const ts_open_options *opts, ts_file **out,
+                               ts_error *err)
+{
+    return open_path(path, opts, 1, out, err);
 }
 
 ts_status ts__file_open_image(const char *path, const ts_open_options *opts, ts_file **out,

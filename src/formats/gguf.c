@@ -23,7 +23,7 @@
  */
 #include "reader.h"
 
-#include <jansson.h>
+#include "../core/jansson_lazy.h"
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -31,7 +31,7 @@
 
 #include <dlfcn.h>
 #include <pthread.h>
-#include <jansson.h>
+#include "../core/jansson_lazy.h"
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>

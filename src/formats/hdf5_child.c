@@ -38,7 +38,7 @@
 #include "hdf5_child.h"
 #include "sandbox.h"
 
-#include <jansson.h>
+#include "../core/jansson_lazy.h"
 #include <stdlib.h>
 
 enum {

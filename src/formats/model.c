@@ -45,6 +45,7 @@ typedef struct job {
     ts_status status;
     int skipped;            /* not a tensor file (no format detected) */
     int missing;            /* ENOENT */
+    int listed;             /* found as a regular file by a folder's listing */
 } job;
 
 /* An issue and the strings it owns (the public struct's are const). */
@@ -266,7 +267,8 @@ static int says_model(const char *path)
  * unless its extension says it is a model file. */
 static void run_job(const pool *p, job *j)
 {
-    j->status = ts_file_open(j->path, p->open, &j->file, &j->err);
+    j->status = j->listed ? ts__file_open_listed(j->path, p->open, &j->file, &j->err)
+                          : ts_file_open(j->path, p->open, &j->file, &j->err);
     if (j->status == TS_OK)
         return;
     if (ts__is_url(j->path)) {
@@ -791,6 +793,7 @@ static ts_status open_plain(ts_model *m, list *files, const ts_model_options *o,
         return ts__error(err, TS_ERR_NOMEM, "out of memory");
     for (size_t i = 0; i < files->n; i++) {
         jobs[i].path = files->v[i]; /* the jobs own the paths now */
+        jobs[i].listed = 1;         /* walk_names lists regular files only */
         files->v[i] = NULL;
     }
     int probe = !o->open || o->open->format == TS_FORMAT_AUTO;

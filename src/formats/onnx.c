@@ -23,7 +23,7 @@
 #include "../remote/remote.h"
 #include "reader.h"
 
-#include <jansson.h>
+#include "../core/jansson_lazy.h"
 #include <stdio.h>
 #include <limits.h>
 #include <stdlib.h>

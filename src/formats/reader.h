@@ -340,6 +340,11 @@ const unsigned char *ts__file_image(const ts_file *f, size_t *len);
  * borrowed image. */
 int ts__file_is_mapped(const ts_file *f);
 
+/* ts_file_open of a path a folder's listing found to be a regular file
+ * (ts__source_open_path's TS__LOCAL_LISTED: no fstat for a small file). */
+ts_status ts__file_open_listed(const char *path, const ts_open_options *opts, ts_file **out,
+                               ts_error *err);
+
 /*
  * A ts_file over the whole image of `path` (ts__source_open_path's checks;
  * read when small, else mapped: every byte readable without asking; a URL

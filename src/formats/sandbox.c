@@ -27,6 +27,8 @@
 #define _GNU_SOURCE /* close_range, F_SETPIPE_SZ, MSG_NOSIGNAL */
 #include "sandbox.h"
 
+#include "../core/lazylib.h"
+
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -396,6 +398,9 @@ ts_status ts__child_start(ts__child **out, const char *lib, ts__child_fn fn, voi
                           ts_error *err)
 {
     *out = NULL;
+    /* The child may open no file: libraries the library loads on first
+     * use (lazylib.h) are loaded now, so the child inherits them. */
+    ts__lazylib_preload();
     pthread_once(&filter_once, build_filter);
     if (!filter_prog)
         return ts__error(err, TS_ERR_UNSUPPORTED, "%s", filter_error);

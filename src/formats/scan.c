@@ -27,12 +27,12 @@
 #include "../remote/remote.h"
 
 #include <errno.h>
-#include <jansson.h>
+#include "../core/jansson_lazy.h"
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/stat.h>
-#include <zlib.h>
+#include "../core/zlib_lazy.h"
 
 #define MAX_NEST 4                          /* pickles in bytes in pickles */
 #define MAX_GLOBALS ((size_t)100000)        /* distinct globals per file */

@@ -74,7 +74,10 @@ typedef enum ts__local_mode {
     TS__LOCAL_AUTO = 0,       /* read whole up to 64 KiB, else sparse */
     TS__LOCAL_MAP = 1,        /* always map (empty files excepted) */
     TS__LOCAL_SPARSE = 2,     /* a sparse source over pread */
-    TS__LOCAL_NOFOLLOW = 16   /* or'ed in: a symbolic link is refused (ELOOP) */
+    TS__LOCAL_NOFOLLOW = 16,  /* or'ed in: a symbolic link is refused (ELOOP) */
+    TS__LOCAL_LISTED = 32     /* or'ed in with AUTO: a folder's listing found a regular
+                                 file there; a first read of up to 64 KiB + 1 bytes
+                                 that ends short is the whole file (no fstat) */
 } ts__local_mode;
 
 /*

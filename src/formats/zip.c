@@ -8,7 +8,7 @@
 #include "zip.h"
 
 #include <stdlib.h>
-#include <zlib.h>
+#include "../core/zlib_lazy.h"
 
 #define EOCD_LEN 22
 #define EOCD64_LEN 56

@@ -16,6 +16,7 @@
  * exact integers), whose partial results merge in chunk order: the result
  * does not depend on timing.
  */
+#include "../core/lazylib.h"
 #include "values.h"
 
 #include <math.h>
@@ -147,7 +148,7 @@ static void kernel_complex(const rule *R, const double *x, const double *y, size
         }
         if (ar == br && ai == bi)
             continue;
-        double d = hypot(ar - br, ai - bi), ab = hypot(br, bi);
+        double d = ts__hypot(ar - br, ai - bi), ab = ts__hypot(br, bi);
         int bfinite = fabs(br) < INFINITY && fabs(bi) < INFINITY;
         if (!(d <= R->atol + R->rtol * ab && bfinite))
             not_close(P, at + (int64_t)i);

@@ -184,7 +184,6 @@ static void f16_dn(const unsigned char *s, size_t n, double *d)
         d[i] = half_table[ld16n(s + 2 * i)];
 }
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-#include <cpuid.h>
 #include <immintrin.h>
 /* The same values by the F16C instruction, 8 at a time (every half is
  * exact in float, every float in double; a NaN stays a NaN). */
@@ -200,31 +199,13 @@ __attribute__((target("avx,f16c"))) static void f16_dn_f16c(const unsigned char 
     f16_dn(s + 2 * i, n - i, d + i);
 }
 
-/* 1 when the CPU has F16C and AVX and the OS saves the AVX registers
- * (CPUID leaf 1 ECX bits 29, 28 and 27 OSXSAVE; XCR0 bits 1 and 2), by
- * cpuid.h, which gcc and clang both have (clang 14's
- * __builtin_cpu_supports does not know "f16c"). */
-static int has_f16c(void)
-{
-    unsigned a, b, c, d;
-    if (!__get_cpuid(1, &a, &b, &c, &d))
-        return 0;
-    const unsigned need = (1u << 29) | (1u << 28) | (1u << 27);
-    if ((c & need) != need)
-        return 0;
-    unsigned lo, hi;
-    __asm__ volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
-    (void)hi;
-    return (lo & 0x6u) == 0x6u;
-}
-
 /* f16_dn_f16c where the CPU has F16C (the 256 KiB table is read at random
  * otherwise: about 3x slower on large arrays). */
 static void (*f16_native(void))(const unsigned char *, size_t, double *)
 {
     static int cached = -1; /* benign race: every thread computes the same */
     if (cached < 0)
-        cached = has_f16c();
+        cached = ts__cpu_has_f16c();
     return cached ? f16_dn_f16c : f16_dn;
 }
 #else

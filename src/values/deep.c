@@ -29,7 +29,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
-#include <zlib.h>
+#include "../core/zlib_lazy.h"
 
 /* Bytes per step of a region (a multiple of 8: element boundaries). */
 #define CHUNK ((int64_t)8 << 20)

@@ -18,6 +18,7 @@
  * per-thread results are merged in chunk order, so the result depends only
  * on the thread count, never on timing.
  */
+#include "../core/lazylib.h"
 #include "values.h"
 
 #include <math.h>
@@ -389,7 +390,7 @@ static int use_avx2(void)
 #ifdef TS_HAVE_AVX2_PATH
     static int cached = -1;   /* benign race: every thread computes the same */
     if (cached < 0)
-        cached = __builtin_cpu_supports("avx2") ? 1 : 0;
+        cached = ts__cpu_has_avx2();
     return cached;
 #else
     return 0;
@@ -450,7 +451,7 @@ static void magnitudes(double *x, size_t n)
 {
     for (size_t i = 0; i < n; i++) {
         double re = x[2 * i], im = x[2 * i + 1];
-        x[i] = re != re || im != im ? NAN : hypot(re, im);
+        x[i] = re != re || im != im ? NAN : ts__hypot(re, im);
     }
 }
 

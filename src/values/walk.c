@@ -12,7 +12,7 @@
 #include "../formats/protobuf.h"
 
 #include <stdlib.h>
-#include <zlib.h>
+#include "../core/zlib_lazy.h"
 
 /* Inflated bytes per step of a deflated member. */
 #define INFLATE_BUF (256 * 1024)

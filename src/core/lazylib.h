@@ -1,0 +1,41 @@
+/*
+ * lazylib.h - shared libraries loaded on first use (internal).
+ *
+ * A command that reads no zip member, parses no JSON through jansson and
+ * takes no complex magnitude (`tshape size`, `broadcast`, ...) should not pay
+ * the dynamic loader for libz, libjansson and libm at start-up (issue 28:
+ * start-up at most 1.2x /bin/true). The library therefore links none of
+ * them: zlib_lazy.h and jansson_lazy.h turn the calls into calls of the
+ * functions below, which dlopen the library once per process (thread-safe)
+ * and call through the pointers dlsym gave. The headers are the
+ * libraries' own, so types, constants and macros are unchanged.
+ *
+ * When a library cannot be loaded (it is a dependency of the package, so
+ * only a broken installation gets there): zlib's inflateInit2_ returns
+ * Z_VERSION_ERROR (callers report that inflate cannot start), crc32 and
+ * crc32_combine compute the same values in plain C (ts__crc32_soft and
+ * ts__crc32_combine_soft); jansson's constructors and parsers return NULL
+ * (json_loadb and json_loads name the missing library in error->text);
+ * hypot is computed in long double.
+ */
+#ifndef TSHAPE_LAZYLIB_H
+#define TSHAPE_LAZYLIB_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Loads every library above now (each once per process): for a child
+ * process that will be forbidden to open files (sandbox.c). */
+void ts__lazylib_preload(void);
+
+/* hypot(x, y) of libm (C11 7.12.7.3), libm loaded on first use. */
+double ts__hypot(double x, double y);
+
+/* zip's CRC-32 (ISO 3309, as zlib's crc32) of p[0..n) carried on from crc,
+ * in plain C; and zlib's crc32_combine: the CRC of A then B from A's CRC,
+ * B's CRC and B's length in bytes. The fallbacks of zlib_lazy.h, exported
+ * for the tests that compare them with zlib. */
+uint32_t ts__crc32_soft(uint32_t crc, const unsigned char *p, size_t n);
+uint32_t ts__crc32_combine_soft(uint32_t crc1, uint32_t crc2, uint64_t len2);
+
+#endif
