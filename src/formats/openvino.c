@@ -229,6 +229,7 @@ typedef struct ov_layer {
     const char *name;          /* with its prefix, storage of f */
     ov_kind kind;
     int64_t at;                /* byte of its start tag */
+    unsigned long line;        /* and its line */
     const ov_type *type;       /* data element_type, or NULL */
     int has_shape;
     json_t *pshape;            /* Parameter: data shape, partial */
@@ -282,18 +283,38 @@ static void stop(ov *r, ts_status st)
     xml.XML_StopParser(r->p, XML_FALSE);
 }
 
-static void fail(ov *r, ts_status code, const char *fmt, ...) TS__PRINTF(3, 4);
-static void fail(ov *r, ts_status code, const char *fmt, ...)
+/* Records error `code` at byte `at` (the message starts with the line of
+ * the event being parsed, or of the layer) and stops the parser. */
+static void vfail_at(ov *r, int64_t at, unsigned long line, ts_status code, const char *fmt,
+                     va_list ap) TS__PRINTF(5, 0);
+static void vfail_at(ov *r, int64_t at, unsigned long line, ts_status code, const char *fmt,
+                     va_list ap)
 {
     if (r->st)
         return;
+    ts__vfail(r->err, code, 0, at, fmt, ap);
+    ts__error_prefix(r->err, "line %lu", line);
+    stop(r, code);
+}
+
+static void fail(ov *r, ts_status code, const char *fmt, ...) TS__PRINTF(3, 4);
+static void fail(ov *r, ts_status code, const char *fmt, ...)
+{
     va_list ap;
     va_start(ap, fmt);
-    int64_t at = here(r);
-    ts__vfail(r->err, code, 0, at, fmt, ap);
+    vfail_at(r, here(r), (unsigned long)xml.XML_GetCurrentLineNumber(r->p), code, fmt, ap);
     va_end(ap);
-    ts__error_prefix(r->err, "line %lu", (unsigned long)xml.XML_GetCurrentLineNumber(r->p));
-    stop(r, code);
+}
+
+/* The same at the start of the layer the error is about. */
+static void fail_layer(ov *r, const ov_layer *l, ts_status code, const char *fmt, ...)
+    TS__PRINTF(4, 5);
+static void fail_layer(ov *r, const ov_layer *l, ts_status code, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vfail_at(r, l->at, l->line, code, fmt, ap);
+    va_end(ap);
 }
 
 static const char *attr(const XML_Char **atts, const char *key)
@@ -482,6 +503,7 @@ static void open_layer(ov *r, const XML_Char **atts)
     ov_layer *l = &r->layers[r->nest];
     memset(l, 0, sizeof *l);
     l->at = here(r);
+    l->line = (unsigned long)xml.XML_GetCurrentLineNumber(r->p);
     const char *name = attr(atts, "name"), *type = attr(atts, "type");
     if (!name)
         name = attr(atts, "id");
@@ -552,8 +574,7 @@ static void close_const(ov *r, ov_layer *l)
         l->has_shape = 1;
     }
     if (!t || !l->has_shape || !l->has_offset || !l->has_size) {
-        fail(r, TS_ERR_FORMAT, "%s (a constant, at byte %lld) has no %s", who,
-             (long long)l->at,
+        fail_layer(r, l, TS_ERR_FORMAT, "%s (a constant) has no %s", who,
              !t ? "element_type" : !l->has_shape ? "shape" : !l->has_offset ? "offset" : "size");
         return;
     }
@@ -589,7 +610,7 @@ static void close_const(ov *r, ov_layer *l)
         return;
     }
     if (a->nbytes != l->size) {
-        fail(r, TS_ERR_FORMAT, "%s: size %lld, but shape %s of %s needs %lld bytes", who,
+        fail_layer(r, l, TS_ERR_FORMAT, "%s: size %lld, but shape %s of %s needs %lld bytes", who,
              (long long)l->size, ts__shape_str(&a->shape, sb, sizeof sb), t->name,
              (long long)a->nbytes);
         return;
@@ -604,7 +625,7 @@ static void close_const(ov *r, ov_layer *l)
                                   "model was read from memory)", r->bin, (long long)l->offset,
                                   (long long)l->size);
     } else if (ts__add_overflow(l->offset, l->size, &end) || end > r->bin_size) {
-        fail(r, TS_ERR_TRUNCATED, "%s: offset %lld + size %lld > size of %s (%lld)", who,
+        fail_layer(r, l, TS_ERR_TRUNCATED, "%s: offset %lld + size %lld > size of %s (%lld)", who,
              (long long)l->offset, (long long)l->size, r->bin, (long long)r->bin_size);
         return;
     } else {
