@@ -169,6 +169,28 @@ START_TEST(test_missing_bin)
 }
 END_TEST
 
+/* A folder with a model.xml: its .bin is the model's side file, neither a
+ * member nor a file that failed (as the shards of TF.js and ONNX external
+ * data). */
+START_TEST(test_folder)
+{
+    char path[1024];
+    ts_model *m;
+    ts_error err;
+    ck_assert_msg(ts_model_open(tu_fixture(path, sizeof path, "openvino/basic"), NULL, &m, &err) ==
+                      TS_OK, "%s", err.message);
+    ck_assert_uint_eq(ts_model_count(m), 9);
+    ck_assert_uint_eq(ts_model_issue_count(m), 0);
+    ck_assert_uint_eq(ts_model_other_file_count(m), 0);
+    ts_model_close(m);
+    ck_assert_msg(ts_model_open(tu_fixture(path, sizeof path, "tfjs/layers"), NULL, &m, &err) ==
+                      TS_OK, "%s", err.message);
+    ck_assert_uint_eq(ts_model_issue_count(m), 0);
+    ck_assert_uint_eq(ts_model_other_file_count(m), 0);
+    ts_model_close(m);
+}
+END_TEST
+
 static void write_text(const char *dir, const char *name, const char *text)
 {
     char p[512];
@@ -246,6 +268,7 @@ Suite *openvino_suite(void)
     tcase_add_test(tc, test_v10_and_noconst);
     tcase_add_loop_test(tc, test_defects, 0, (int)(sizeof defects / sizeof *defects));
     tcase_add_test(tc, test_missing_bin);
+    tcase_add_test(tc, test_folder);
     tcase_add_test(tc, test_detection);
     suite_add_tcase(s, tc);
     tc = tcase_create("memory");
