@@ -3162,9 +3162,11 @@ const ts__reader ts__reader_pickle = {
 };
 
 const ts__reader ts__reader_pytorch = {
-    {TS_FORMAT_PYTORCH, "pytorch", ".pt .pth .bin .ckpt",
-     "zip archive with <folder>/data.pkl, or pickle magic 0x1950a86a20f9469cfc6c",
-     "PyTorch torch.save (zip and legacy) and TorchScript, read without running the pickle",
+    {TS_FORMAT_PYTORCH, "pytorch", ".pt .pth .bin .ckpt .pt2",
+     "zip archive with <folder>/data.pkl or <folder>/archive_format, or pickle magic "
+     "0x1950a86a20f9469cfc6c",
+     "PyTorch torch.save (zip and legacy), TorchScript and torch.export .pt2, read without "
+     "running the pickle",
      "storage type"},
     probe_pytorch,
     read_pytorch,
