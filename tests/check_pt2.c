@@ -89,6 +89,14 @@ END_TEST
 START_TEST(test_defects)
 {
     char path[1024];
+    /* a PT2 Archive without weights or constants (gen_pytorch.py) */
+    ts_file *f;
+    ts_error err;
+    ck_assert_msg(ts_file_open(tu_fixture(path, sizeof path, "pytorch/export.pt2"), NULL, &f,
+                               &err) == TS_OK, "%s", err.message);
+    ck_assert_uint_eq(ts_file_count(f), 0);
+    ck_assert_str_eq(ts_file_version(f), "pt2 0");
+    ts_file_close(f);
     tu_expect_open_error(tu_fixture(path, sizeof path, "pt2/bad_short.pt2"), NULL,
                          TS_ERR_FORMAT, 427,
                          "m/data/weights/model_weights_config.json: 'w': shape (2,2), strides "

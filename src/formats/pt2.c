@@ -279,7 +279,15 @@ static ts_status payload(pt2 *r, const char *dir, const char *model, const char 
         strchr(json_string_value(path), '/'))
         return ts__error(r->err, TS_ERR_FORMAT, "%s: its payload %s%s is not in the archive",
                          who, dir, ts__printable_str(json_string_value(path), pb, sizeof pb));
-    a->storage_key = m->name;
+    /* the zip's names go with it: a copy owned by the file (views of one
+     * storage share it) */
+    ts_array *prev = ts_file_count(r->f) > 1 ? ts__file_array_mut(r->f, ts_file_count(r->f) - 2)
+                                              : NULL;
+    a->storage_key = prev && prev->storage_key && strcmp(prev->storage_key, m->name) == 0
+                         ? prev->storage_key
+                         : ts__file_strndup(r->f, m->name, strlen(m->name), r->err);
+    if (!a->storage_key)
+        return TS_ERR_NOMEM;
     if (json_is_true(pickled)) {
         a->note = ts__file_printf(r->f, r->err, "%s%spickled (a tensor subclass saved with "
                                   "torch.save in %s): not read", constant ? "constant; " : "",
