@@ -33,7 +33,6 @@
  * it is how XML bombs start.
  */
 #include "reader.h"
-#include "../remote/remote.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -537,8 +536,8 @@ static int locate_bin(ov *r, ov_layer *l)
     const char *path = r->opts->path, *slash = path ? strrchr(path, '/') : NULL;
     const char *base = path ? (slash ? slash + 1 : path) : "model.xml";
     size_t n = strlen(base);
-    if (ts__is_url(base) || (n >= 4 && strcmp(base + n - 4, ".xml") == 0))
-        n = n >= 4 && strcmp(base + n - 4, ".xml") == 0 ? n - 4 : n;
+    if (n >= 4 && strcmp(base + n - 4, ".xml") == 0) /* OpenVINO's rule: the same stem */
+        n -= 4;
     r->bin = ts__file_printf(r->f, r->err, "%.*s.bin", (int)n, base);
     if (!r->bin) {
         stop(r, TS_ERR_NOMEM);
