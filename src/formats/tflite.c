@@ -2,18 +2,9 @@
  * tflite.c - reader for TensorFlow Lite models (.tflite), header only.
  *
  * A TFLite model is a FlatBuffer whose root table is tflite.Model and whose
- * file identifier (bytes 4..8) is "TFL3" (TensorFlow Lite's schema.fbs). The
- * FlatBuffers wire format (flatbuffers.dev, "FlatBuffers internals"), all
- * little-endian:
- *   - byte 0 holds the u32 offset of the root table;
- *   - a table starts with an i32: its vtable is at (table - that value);
- *     a vtable holds u16 vtable bytes, u16 table bytes, then one u16 per
- *     field id: the field's offset in the table, 0 (or past the vtable's
- *     end) when the field is absent and takes its default;
- *   - a table, vector or string field holds a u32 added to the field's own
- *     position;
- *   - a vector is a u32 element count and the elements; a string is a
- *     vector of bytes followed by a NUL byte.
+ * file identifier (bytes 4..8) is "TFL3" (TensorFlow Lite's schema.fbs),
+ * walked with the Verifier's checks by flatbuf.c (flatbuf.h describes the
+ * wire format and the checks).
  * The fields read, by their ids in schema.fbs:
  *   Model         0 version, 1 operator_codes, 2 subgraphs, 3 description,
  *                 4 buffers, 6 metadata, 7 signature_defs
@@ -30,15 +21,8 @@
  *   SignatureDef  2 signature_key
  * Operators and operator codes are counted, never read.
  *
- * Every offset, vtable, field and vector length is checked against the file
- * before it is used, as flatbuffers' Verifier does (flatbuffers/verifier.h):
- * tables, vectors and offset fields 4-byte aligned, vtables 2-byte aligned
- * with an even size of at least 4, offsets nonzero and below 2^31, scalar
- * fields aligned to their size and inside their table, strings
- * NUL-terminated. The walk follows the schema, so it nests at most five
- * tables deep; a FlatBuffer may point many offsets at one table (a DAG), so
- * the bytes the walk visits are bounded by a multiple of the file size
- * (TFL_WORK_FACTOR), as the Verifier bounds the tables it visits.
+ * The walk follows the schema, so it nests at most five tables deep, and
+ * visits at most TFL_WORK_FACTOR times the file's bytes (flatbuf.h).
  *
  * On top of that, the checks of TFLite's interpreter
  * (tensorflow/lite/core/interpreter_builder.cc, ParseTensors and
