@@ -92,6 +92,24 @@ START_TEST(test_inline_and_defect)
 }
 END_TEST
 
+/* A plan whose outputs vector runs past the program (found by
+ * fuzz_file_executorch): the same error with or without --metadata (the
+ * metadata walk once left its error aside and returned another status). */
+START_TEST(test_outputs_vector)
+{
+    char path[1024];
+    const char *rel = "fuzz-crashes/fuzz_file_executorch/outputs-vector-short";
+    ts_open_options o = TS_OPEN_OPTIONS_INIT;
+    o.format = TS_FORMAT_EXECUTORCH;
+    for (int meta = 0; meta < 2; meta++) {
+        o.want_metadata = meta;
+        tu_expect_open_error(tu_fixture(path, sizeof path, rel), &o, TS_ERR_TRUNCATED, 444,
+                             "ExecutionPlan.outputs at byte 444 holds 513 elements of 4 bytes, "
+                             "but only 616 bytes are left in the file");
+    }
+}
+END_TEST
+
 static const char *const loop_files[] = {"tests/fixtures/executorch/segments.pte",
                                          "tests/fixtures/executorch/inline.pte"};
 
@@ -117,6 +135,7 @@ Suite *executorch_suite(void)
     TCase *tc = tcase_create("fixtures");
     tcase_add_test(tc, test_segments);
     tcase_add_test(tc, test_inline_and_defect);
+    tcase_add_test(tc, test_outputs_vector);
     suite_add_tcase(s, tc);
     tc = tcase_create("memory");
     tcase_set_timeout(tc, 240);

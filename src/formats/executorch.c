@@ -397,13 +397,15 @@ static ts_status tensor(et *r, const ts__fbt *t, const char *plan, size_t plan_i
     return TS_OK;
 }
 
-/* Indices (an [int] field) as the tensors they name, for metadata. */
-static json_t *io_json(et *r, const ts__fbt *plan, unsigned id, size_t vals, size_t nvals)
+/* Indices (the vector of n ints at v) as the tensors they name, for
+ * metadata. The plan's tables were walked before (plan()): a lookup that
+ * fails anyway leaves the entry without dtype and shape, and the walk's
+ * error aside. */
+static json_t *io_json(et *r, size_t n, size_t v, size_t vals, size_t nvals)
 {
-    size_t n, v;
     json_t *out = json_array();
-    if (ts__fb_vector_field(&r->fb, plan, id, 4, "inputs/outputs", &n, &v))
-        return out;
+    ts_error quiet, *keep = r->fb.err;
+    r->fb.err = &quiet;
     for (size_t i = 0; i < n && i < 4096; i++) {
         int32_t k = (int32_t)ts__le32(r->fb.d + v + 4 * i);
         ts__fbt ev, t;
@@ -420,6 +422,7 @@ static json_t *io_json(et *r, const ts__fbt *plan, unsigned id, size_t vals, siz
         json_object_set_new(e, "value", json_integer(k));
         json_array_append_new(out, e);
     }
+    r->fb.err = keep;
     return out;
 }
 
@@ -427,13 +430,15 @@ static ts_status plan(et *r, size_t data, size_t p)
 {
     ts__fbt t;
     const unsigned char *name;
-    size_t name_n, nvals, vals, nops, ops, ndel, dels;
+    size_t name_n, nvals, vals, nops, ops, ndel, dels, nin, ins, nout, outs;
     ts_status st;
     if ((st = ts__fb_element(&r->fb, data, p, "an ExecutionPlan", &t)) ||
         (st = ts__fb_string_field(&r->fb, &t, 0, "ExecutionPlan.name", &name, &name_n)) ||
         (st = ts__fb_vector_field(&r->fb, &t, 2, 4, "ExecutionPlan.values", &nvals, &vals)) ||
         (st = ts__fb_vector_field(&r->fb, &t, 6, 4, "ExecutionPlan.operators", &nops, &ops)) ||
-        (st = ts__fb_vector_field(&r->fb, &t, 7, 4, "ExecutionPlan.delegates", &ndel, &dels)))
+        (st = ts__fb_vector_field(&r->fb, &t, 7, 4, "ExecutionPlan.delegates", &ndel, &dels)) ||
+        (st = ts__fb_vector_field(&r->fb, &t, 3, 4, "ExecutionPlan.inputs", &nin, &ins)) ||
+        (st = ts__fb_vector_field(&r->fb, &t, 4, 4, "ExecutionPlan.outputs", &nout, &outs)))
         return st;
     char pn[NAME_BUF];
     snprintf(pn, sizeof pn, "%.*s", (int)(name_n < 150 ? name_n : 150),
@@ -491,8 +496,8 @@ static ts_status plan(et *r, size_t data, size_t p)
         json_array_append_new(delids, json_stringn(s ? (const char *)s : "", sn));
     }
     json_t *e = json_pack("{s:s,s:o,s:o,s:I,s:o,s:o}", "name", pn, "inputs",
-                          io_json(r, &t, 3, vals, nvals), "outputs",
-                          io_json(r, &t, 4, vals, nvals), "values", (json_int_t)nvals,
+                          io_json(r, nin, ins, vals, nvals), "outputs",
+                          io_json(r, nout, outs, vals, nvals), "values", (json_int_t)nvals,
                           "operators", opnames, "delegates", delids);
     if (!e || json_array_append_new(r->plans, e) != 0)
         return st ? st : ts__error(r->err, TS_ERR_NOMEM, "out of memory");
