@@ -229,6 +229,7 @@ START_TEST(test_detection)
                   err.message);
     ck_assert_str_eq(ts_file_array(f, 0)->note, "model.bin offset 5 size 3 (not checked: the "
                                                 "model was read from memory)");
+    ck_assert_int_eq(ts_file_array(f, 0)->data_offset, -1); /* not an offset of the image */
     double v[3];
     ck_assert_int_eq(ts_array_read(f, ts_file_array(f, 0), 0, 3, TS_DTYPE_FLOAT64, v, &err),
                      TS_ERR_UNSUPPORTED);

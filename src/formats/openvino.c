@@ -614,7 +614,6 @@ static void close_const(ov *r, ov_layer *l)
              (long long)a->nbytes);
         return;
     }
-    a->data_offset = l->offset;
     if (locate_bin(r, l) != 0)
         return;
     a->storage_key = r->bin;
@@ -628,6 +627,9 @@ static void close_const(ov *r, ov_layer *l)
              (long long)l->offset, (long long)l->size, r->bin, (long long)r->bin_size);
         return;
     } else {
+        /* an offset in the .bin, checked against its size (from memory,
+         * nothing to check it against: -1, the note says it) */
+        a->data_offset = l->offset;
         ts__data_src ds;
         memset(&ds, 0, sizeof ds);
         ds.side = r->side;
