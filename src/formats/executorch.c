@@ -303,7 +303,7 @@ static ts_status tensor(et *r, const ts__fbt *t, const char *plan, size_t plan_i
     char nb[NAME_BUF];
     ts_array *a = ts__file_add_array(r->f, r->err);
     if (!a)
-        return r->err->code;
+        return ts__file_add_failure(r->f);
     if (fqn_n)
         a->name = ts__file_strndup(r->f, (const char *)fqn, fqn_n, r->err);
     else

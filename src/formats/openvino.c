@@ -579,7 +579,7 @@ static void close_const(ov *r, ov_layer *l)
     }
     ts_array *a = ts__file_add_array(r->f, r->err);
     if (!a) {
-        stop(r, r->err->code);
+        stop(r, ts__file_add_failure(r->f));
         return;
     }
     ts_status st;

@@ -225,7 +225,7 @@ static ts_status payload(pt2 *r, const char *dir, const char *model, const char 
                          "tensor: not reported)", who);
     ts_array *a = ts__file_add_array(r->f, r->err);
     if (!a)
-        return r->err->code;
+        return ts__file_add_failure(r->f);
     a->name = strcmp(model, "model") == 0
                   ? ts__file_strndup(r->f, fqn, strlen(fqn), r->err)
                   : ts__file_printf(r->f, r->err, "%s/%s", model, fqn);
