@@ -184,6 +184,7 @@ static void f16_dn(const unsigned char *s, size_t n, double *d)
         d[i] = half_table[ld16n(s + 2 * i)];
 }
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include <cpuid.h>
 #include <immintrin.h>
 /* The same values by the F16C instruction, 8 at a time (every half is
  * exact in float, every float in double; a NaN stays a NaN). */
@@ -204,8 +205,13 @@ __attribute__((target("avx,f16c"))) static void f16_dn_f16c(const unsigned char 
 static void (*f16_native(void))(const unsigned char *, size_t, double *)
 {
     static int cached = -1; /* benign race: every thread computes the same */
-    if (cached < 0)
-        cached = __builtin_cpu_supports("f16c") && __builtin_cpu_supports("avx") ? 1 : 0;
+    if (cached < 0) {
+        /* CPUID leaf 1, ECX bit 29 (<cpuid.h> bit_F16C): clang 14's
+         * __builtin_cpu_supports does not know "f16c" */
+        unsigned a, b, c, d;
+        cached = __builtin_cpu_supports("avx") && __get_cpuid(1, &a, &b, &c, &d) &&
+                 (c & bit_F16C) ? 1 : 0;
+    }
     return cached ? f16_dn_f16c : f16_dn;
 }
 #else
