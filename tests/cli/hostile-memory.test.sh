@@ -121,7 +121,10 @@ print(n, len(text))
     for n, rc, rss, secs, msg in (
             (10 * 1000 * 1000, 2, 16, 2, "file declares 10000000 arrays at byte 16, more than "
                                           "the 1048576 tshape reads from one file"),
-            (1 << 20, 0, 400, 20, None)):
+            # 2^20 records in 4 MiB: past 4 bytes of records per byte of
+            # the file + 16 MiB, an error before the table grows (34b06ac)
+            (1 << 20, 2, 64, 20, "110377 arrays in a file of 4194336 bytes: their records "
+                                 "would take more than 4 bytes per byte of the file + 16 MiB")):
         with open(mx, "wb") as f:
             f.write(struct.pack("<QQQ", 0x112, 0, n))
             f.truncate(24 + 4 * n + 8)
