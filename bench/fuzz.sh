@@ -36,7 +36,9 @@ if [ "${1:-}" = "--one" ]; then
         fuzz_file_gguf) dict=fuzz/gguf.dict;;
         fuzz_file_mxnet) dict=fuzz/mxnet.dict;;
         fuzz_file_tflite) dict=fuzz/tflite.dict;;
+        fuzz_file_executorch) dict=fuzz/executorch.dict;;
         fuzz_file_tfjs) dict=fuzz/tfjs.dict;;
+        fuzz_file_openvino) dict=fuzz/openvino.dict;;
         fuzz_file_pytorch|fuzz_pickle|fuzz_file_pickle|fuzz_scan) dict=fuzz/pytorch.dict;;
         fuzz_shape_parse|fuzz_einsum|fuzz_einops|fuzz_jagged) dict=fuzz/shape.dict;;
     esac
@@ -138,7 +140,9 @@ for h in $harnesses; do
         fuzz_file_caffe2) seed_files "$d" '*.pb';;
         fuzz_file_hdf5) seed_files "$d" '*.h5';;
         fuzz_file_tflite) seed_files "$d" '*.tflite';;
+        fuzz_file_executorch) seed_files "$d" '*.pte';;
         fuzz_file_tfjs) seed_files "$d" 'model.json' '*weights_manifest.json';;
+        fuzz_file_openvino) seed_files "$d" '*.xml';;
         fuzz_protobuf) seed_files "$d" '*.onnx' '*.caffemodel' '*.binaryproto' '*.pb';;
         fuzz_file_tshape32)
             seed_files "$d" '*32*.tshape' 'empty.tshape'

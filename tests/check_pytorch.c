@@ -447,9 +447,6 @@ static const fx_error fixture_errors[] = {
     {"bad_geometry.pt", TS_ERR_FORMAT, 64 + 137,
      "bad_geometry/data.pkl byte 137: tensor of shape (2,2), stride (2,1) and storage offset "
      "1 needs 20 bytes of storage '0', which has 16"},
-    {"export.pt2", TS_ERR_UNSUPPORTED, -1,
-     "torch.export archive (.pt2, archive_format pt2): not supported; its weights are "
-     "described by JSON members, not by a data.pkl"},
 };
 
 START_TEST(test_fixture_error)

@@ -585,8 +585,10 @@ int cmd_convert(cli_ctx *ctx, const cli_args *args)
         }
         t[nsel].name = s[nsel].out_name = mapped[nsel];
         t[nsel].file = ts_model_file(m, s[nsel].file);
-        s[nsel].view = s[nsel].a->storage_key && ts_file_format(t[nsel].file) != TS_FORMAT_ONNX &&
-                       ts_file_format(t[nsel].file) != TS_FORMAT_TFJS;
+        /* a storage_key names a side file there, not a storage viewed */
+        ts_format ff = ts_file_format(t[nsel].file);
+        s[nsel].view = s[nsel].a->storage_key && ff != TS_FORMAT_ONNX && ff != TS_FORMAT_TFJS &&
+                       ff != TS_FORMAT_OPENVINO;
         t[nsel].array = s[nsel].a;
         nsel++;
     }

@@ -610,27 +610,41 @@ static ts_status add_other(ts_model *m, char *path, ts_error *err)
     return TS_OK;
 }
 
+/* 1 when `other` is a side file of the file f read from path (ONNX
+ * external data, a TF.js shard, an OpenVINO .bin: a storage_key names it
+ * relative to the model's folder). */
+static int is_side_file(const ts_file *f, const char *path, const char *other)
+{
+    ts_format fmt = ts_file_format(f);
+    if (fmt != TS_FORMAT_ONNX && fmt != TS_FORMAT_TFJS && fmt != TS_FORMAT_OPENVINO)
+        return 0;
+    const char *slash = strrchr(path, '/');
+    size_t dl = slash ? (size_t)(slash - path) + 1 : 0;
+    if (strncmp(other, path, dl) != 0)
+        return 0;
+    const char *last = NULL; /* arrays of one side file share its key */
+    for (size_t i = 0; i < ts_file_count(f); i++) {
+        const char *key = ts_file_array(f, i)->storage_key;
+        if (key && key != last && strcmp(other + dl, key) == 0)
+            return 1;
+        last = key;
+    }
+    return 0;
+}
+
 /* The other files less the side files of members (ONNX external data: the
  * model's tensors, not files beside it). */
 static void drop_side_files(ts_model *m)
 {
     for (size_t f = 0; f < m->nfiles && m->nothers > 0; f++) {
-        if (ts_file_format(m->files[f]) != TS_FORMAT_ONNX)
-            continue;
-        const char *p = m->paths[f], *slash = strrchr(p, '/');
-        size_t dl = slash ? (size_t)(slash - p) + 1 : 0;
-        for (size_t i = 0; i < ts_file_count(m->files[f]); i++) {
-            const char *key = ts_file_array(m->files[f], i)->storage_key;
-            for (size_t k = 0; key && k < m->nothers; k++) {
-                const char *o = m->others[k];
-                if (strncmp(o, p, dl) == 0 && strcmp(o + dl, key) == 0) {
-                    free(m->others[k]);
-                    memmove(m->others + k, m->others + k + 1,
-                            (m->nothers - k - 1) * sizeof *m->others);
-                    m->nothers--;
-                    break;
-                }
+        for (size_t k = 0; k < m->nothers;) {
+            if (!is_side_file(m->files[f], m->paths[f], m->others[k])) {
+                k++;
+                continue;
             }
+            free(m->others[k]);
+            memmove(m->others + k, m->others + k + 1, (m->nothers - k - 1) * sizeof *m->others);
+            m->nothers--;
         }
     }
 }
@@ -799,6 +813,14 @@ static ts_status open_plain(ts_model *m, list *files, const ts_model_options *o,
     int probe = !o->open || o->open->format == TS_FORMAT_AUTO;
     run_jobs(jobs, files->n, o->threads, o->open, probe);
     ts_status st = alloc_members(m, files->n, err);
+    /* a file that failed but is a side file of another member (an OpenVINO
+     * .bin, a TF.js shard) is no model file that failed: marked skipped */
+    for (size_t i = 0; st == TS_OK && i < files->n; i++)
+        for (size_t k = 0; jobs[i].status != TS_OK && !jobs[i].missing && k < files->n; k++)
+            if (jobs[k].status == TS_OK && is_side_file(jobs[k].file, jobs[k].path, jobs[i].path)) {
+                jobs[i].skipped = 1;
+                break;
+            }
     for (size_t i = 0; st == TS_OK && i < files->n; i++) {
         if (jobs[i].skipped) {
             /* a file at the top of the folder that holds no tensors */

@@ -3,9 +3,10 @@
  * running anything: the zip format (torch >= 1.6, any archive folder name),
  * the legacy format (_use_new_zipfile_serialization=False and torch < 1.6)
  * and TorchScript archives; Hugging Face pytorch_model.bin files are the
- * same formats. The old tar format, the 2018 zip preview, early TorchScript
- * (model.json) and torch.export (.pt2) archives are recognised and refused
- * by name. See ../shared/docs/pytorch-format.md.
+ * same formats; torch.export PT2 Archives (.pt2, torch >= 2.6) are read by
+ * pt2.c. The old tar format, the 2018 zip preview, early TorchScript
+ * (model.json) and the torch.export archives of torch 2.1 to 2.5 are
+ * recognised and refused by name. See ../shared/docs/pytorch-format.md.
  *
  * The pickles are run by the restricted machine of pickle.c with the
  * allowlist below: storage types, tensor rebuild functions, dtypes,
@@ -2870,6 +2871,8 @@ static ts_status read_zip(ctx *c)
     size_t n = ts__zip_count(c->zip);
     long pkl = -1;
     int export_ = 0, pt2 = 0, model_json = 0;
+    const char *pt2_prefix = NULL;
+    size_t pt2_prefix_len = 0;
     for (size_t i = 0; i < n; i++) {
         const ts__zip_member *m = ts__zip_member_at(c->zip, i);
         size_t len = strlen(m->name), p;
@@ -2879,6 +2882,10 @@ static ts_status read_zip(ctx *c)
         if (k == M_DATA_PKL && pkl < 0)
             pkl = (long)i;
         export_ |= k == M_EXPORT;
+        if (k == M_PT2 && !pt2) {
+            pt2_prefix = m->name;
+            pt2_prefix_len = p;
+        }
         pt2 |= k == M_PT2;
         model_json |= k == M_MODEL_JSON;
     }
@@ -2900,12 +2907,12 @@ static ts_status read_zip(ctx *c)
     }
     if (pkl < 0) {
         if (pt2)
-            return ts__error(c->err, TS_ERR_UNSUPPORTED, "torch.export archive (.pt2, "
-                             "archive_format pt2): not supported; its weights are described "
-                             "by JSON members, not by a data.pkl");
+            return ts__read_pt2(c->f, c->zip, pt2_prefix, pt2_prefix_len, c->opts, c->err);
         if (export_)
-            return ts__error(c->err, TS_ERR_UNSUPPORTED, "torch.export archive "
-                             "(serialized_exported_program.json): not supported");
+            return ts__error(c->err, TS_ERR_UNSUPPORTED, "torch.export archive of torch 2.1 "
+                             "to 2.5 (serialized_exported_program.json): not supported; its "
+                             "state dict is the torch.save archive in member "
+                             "serialized_state_dict.pt (unzip it and read that)");
         if (model_json)
             return ts__error(c->err, TS_ERR_UNSUPPORTED, "early TorchScript archive "
                              "(model.json, torch 1.0 to 1.2): not supported");
@@ -3156,9 +3163,11 @@ const ts__reader ts__reader_pickle = {
 };
 
 const ts__reader ts__reader_pytorch = {
-    {TS_FORMAT_PYTORCH, "pytorch", ".pt .pth .bin .ckpt",
-     "zip archive with <folder>/data.pkl, or pickle magic 0x1950a86a20f9469cfc6c",
-     "PyTorch torch.save (zip and legacy) and TorchScript, read without running the pickle",
+    {TS_FORMAT_PYTORCH, "pytorch", ".pt .pth .bin .ckpt .pt2",
+     "zip archive with <folder>/data.pkl or <folder>/archive_format, or pickle magic "
+     "0x1950a86a20f9469cfc6c",
+     "PyTorch torch.save (zip and legacy), TorchScript and torch.export .pt2, read without "
+     "running the pickle",
      "storage type"},
     probe_pytorch,
     read_pytorch,

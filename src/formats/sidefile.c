@@ -12,6 +12,7 @@
 #include "reader.h"
 #include "../remote/remote.h"
 
+#include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -59,6 +60,10 @@ ts_status ts__side_locate(const ts_open_options *o, const char *loc, const char 
         ts_status st = ts__remote_size(url, o, &n, err);
         if (st) {
             free(url);
+            /* the words of a local file that is not there */
+            if (ts__remote_missing(err))
+                return ts__fail(err, TS_ERR_IO, 0, (int64_t)at,
+                                "%s: %s file '%s' beside the model is missing", who, kind, loc);
             return st;
         }
         *resolved = url;
@@ -83,7 +88,11 @@ ts_status ts__side_locate(const ts_open_options *o, const char *loc, const char 
     struct stat sb;
     ts_status st = TS_OK;
     char *rd = NULL, *rs = NULL;
-    if (lstat(side, &sb) != 0) {
+    int gone = lstat(side, &sb) != 0;
+    if (gone && errno == ENOENT) {
+        st = ts__fail(err, TS_ERR_IO, 0, (int64_t)at,
+                      "%s: %s file '%s' beside the model is missing", who, kind, loc);
+    } else if (gone) {
         st = ts__fail(err, TS_ERR_IO, 0, (int64_t)at, "%s: %s file %s cannot be read", who,
                       kind, side);
     } else if (S_ISLNK(sb.st_mode) || !S_ISREG(sb.st_mode)) {

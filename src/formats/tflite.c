@@ -2,18 +2,9 @@
  * tflite.c - reader for TensorFlow Lite models (.tflite), header only.
  *
  * A TFLite model is a FlatBuffer whose root table is tflite.Model and whose
- * file identifier (bytes 4..8) is "TFL3" (TensorFlow Lite's schema.fbs). The
- * FlatBuffers wire format (flatbuffers.dev, "FlatBuffers internals"), all
- * little-endian:
- *   - byte 0 holds the u32 offset of the root table;
- *   - a table starts with an i32: its vtable is at (table - that value);
- *     a vtable holds u16 vtable bytes, u16 table bytes, then one u16 per
- *     field id: the field's offset in the table, 0 (or past the vtable's
- *     end) when the field is absent and takes its default;
- *   - a table, vector or string field holds a u32 added to the field's own
- *     position;
- *   - a vector is a u32 element count and the elements; a string is a
- *     vector of bytes followed by a NUL byte.
+ * file identifier (bytes 4..8) is "TFL3" (TensorFlow Lite's schema.fbs),
+ * walked with the Verifier's checks by flatbuf.c (flatbuf.h describes the
+ * wire format and the checks).
  * The fields read, by their ids in schema.fbs:
  *   Model         0 version, 1 operator_codes, 2 subgraphs, 3 description,
  *                 4 buffers, 6 metadata, 7 signature_defs
@@ -30,15 +21,8 @@
  *   SignatureDef  2 signature_key
  * Operators and operator codes are counted, never read.
  *
- * Every offset, vtable, field and vector length is checked against the file
- * before it is used, as flatbuffers' Verifier does (flatbuffers/verifier.h):
- * tables, vectors and offset fields 4-byte aligned, vtables 2-byte aligned
- * with an even size of at least 4, offsets nonzero and below 2^31, scalar
- * fields aligned to their size and inside their table, strings
- * NUL-terminated. The walk follows the schema, so it nests at most five
- * tables deep; a FlatBuffer may point many offsets at one table (a DAG), so
- * the bytes the walk visits are bounded by a multiple of the file size
- * (TFL_WORK_FACTOR), as the Verifier bounds the tables it visits.
+ * The walk follows the schema, so it nests at most five tables deep, and
+ * visits at most TFL_WORK_FACTOR times the file's bytes (flatbuf.h).
  *
  * On top of that, the checks of TFLite's interpreter
  * (tensorflow/lite/core/interpreter_builder.cc, ParseTensors and
@@ -54,7 +38,7 @@
  * ts_open_options.want_activations. The note names quantisation, sparsity,
  * shape_signature, variables and buffers shared with another tensor.
  */
-#include "reader.h"
+#include "flatbuf.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -112,211 +96,10 @@ typedef struct tfl {
     size_t len;
     const ts_open_options *opts;
     ts_error *err;
-    uint64_t work, work_max;     /* bytes visited, and the bound */
+    ts__fb fb;                   /* the walk (flatbuf.c) over d[0..len) */
     size_t nbuf, buf_vec;        /* Model.buffers: count, first offset */
     int64_t *buf_user;           /* per buffer: the first array using it, -1 */
 } tfl;
-
-/* A table: its position, its vtable's, and their sizes. */
-typedef struct fbt {
-    size_t pos, vt;
-    unsigned vsize, tsize;
-} fbt;
-
-static ts_status visit(tfl *r, uint64_t bytes, size_t at)
-{
-    r->work += bytes;
-    if (r->work > r->work_max)
-        return ts__fail(r->err, TS_ERR_LIMIT, 0, (int64_t)at,
-                        "the file's tables point at the same data over and over (more than "
-                        "%llu bytes visited for a %zu-byte file, at byte %zu)",
-                        (unsigned long long)r->work_max, r->len, at);
-    return TS_OK;
-}
-
-/* Asks for bytes [off, off + n), which must lie inside the file. */
-static ts_status need(tfl *r, uint64_t off, uint64_t n, const char *what)
-{
-    if (off > r->len || n > r->len - off)
-        return ts__fail(r->err, TS_ERR_TRUNCATED, 0, (int64_t)off,
-                        "%s at byte %llu needs %llu bytes, but the file ends at byte %zu",
-                        what, (unsigned long long)off, (unsigned long long)n, r->len);
-    return ts__file_need(r->f, off, n, r->err);
-}
-
-static ts_status table(tfl *r, size_t pos, const char *what, fbt *t)
-{
-    ts_status st;
-    if (pos % 4)
-        return ts__fail(r->err, TS_ERR_FORMAT, 0, (int64_t)pos,
-                        "%s at byte %zu is not 4-byte aligned", what, pos);
-    if ((st = need(r, pos, 4, what)))
-        return st;
-    int32_t so = (int32_t)ts__le32(r->d + pos);
-    int64_t vt = (int64_t)pos - so;
-    if (vt < 0 || (uint64_t)vt + 4 > r->len || vt % 2)
-        return ts__fail(r->err, TS_ERR_FORMAT, 0, (int64_t)pos,
-                        "%s at byte %zu: its vtable offset %ld points %s", what, pos, (long)so,
-                        vt % 2 ? "at an odd byte" : "outside the file");
-    if ((st = need(r, (uint64_t)vt, 4, what)))
-        return st;
-    t->pos = pos;
-    t->vt = (size_t)vt;
-    t->vsize = ts__le16(r->d + t->vt);
-    t->tsize = ts__le16(r->d + t->vt + 2);
-    if (t->vsize < 4 || t->vsize % 2 || t->tsize < 4)
-        return ts__fail(r->err, TS_ERR_FORMAT, 0, (int64_t)t->vt,
-                        "%s at byte %zu: its vtable at byte %zu gives a %u-byte vtable and a "
-                        "%u-byte table", what, pos, t->vt, t->vsize, t->tsize);
-    if ((st = need(r, t->vt, t->vsize, what)) || (st = need(r, pos, t->tsize, what)))
-        return st;
-    return visit(r, (uint64_t)t->vsize + t->tsize, pos);
-}
-
-/* The position of field `id` (`size` bytes, aligned to `align`), or 0 when
- * the table does not have it. */
-static ts_status field(tfl *r, const fbt *t, unsigned id, unsigned size, const char *what,
-                       size_t *at)
-{
-    *at = 0;
-    size_t slot = 4 + 2 * (size_t)id;
-    if (slot + 2 > t->vsize)
-        return TS_OK;
-    unsigned vo = ts__le16(r->d + t->vt + slot);
-    if (vo == 0)
-        return TS_OK;
-    if (vo < 4 || vo + size > t->tsize)
-        return ts__fail(r->err, TS_ERR_FORMAT, 0, (int64_t)t->pos,
-                        "field %s at offset %u of the %u-byte table at byte %zu lies outside "
-                        "it", what, vo, t->tsize, t->pos);
-    if ((t->pos + vo) % size)
-        return ts__fail(r->err, TS_ERR_FORMAT, 0, (int64_t)(t->pos + vo),
-                        "field %s at byte %zu is not %u-byte aligned", what, t->pos + vo,
-                        size);
-    *at = t->pos + vo;
-    return TS_OK;
-}
-
-static ts_status get_u8(tfl *r, const fbt *t, unsigned id, const char *what, unsigned *out)
-{
-    size_t at;
-    ts_status st = field(r, t, id, 1, what, &at);
-    *out = at ? r->d[at] : 0;
-    return st;
-}
-
-static ts_status get_u32(tfl *r, const fbt *t, unsigned id, const char *what, uint32_t *out)
-{
-    size_t at;
-    ts_status st = field(r, t, id, 4, what, &at);
-    *out = at ? ts__le32(r->d + at) : 0;
-    return st;
-}
-
-static ts_status get_u64(tfl *r, const fbt *t, unsigned id, const char *what, uint64_t *out)
-{
-    size_t at;
-    ts_status st = field(r, t, id, 8, what, &at);
-    *out = at ? ts__le64(r->d + at) : 0;
-    return st;
-}
-
-/* The target of the u32 offset at `at` (checked: nonzero, below 2^31,
- * inside the file). */
-static ts_status deref(tfl *r, size_t at, const char *what, size_t *target)
-{
-    uint32_t o = ts__le32(r->d + at);
-    if (o == 0 || o > INT32_MAX)
-        return ts__fail(r->err, TS_ERR_FORMAT, 0, (int64_t)at,
-                        "%s: the offset at byte %zu is %lu (not a FlatBuffers offset)", what,
-                        at, (unsigned long)o);
-    if (o >= r->len - at)
-        return ts__fail(r->err, TS_ERR_TRUNCATED, 0, (int64_t)at,
-                        "%s: the offset at byte %zu points to byte %llu, past the end of the "
-                        "%zu-byte file", what, at, (unsigned long long)at + o, r->len);
-    *target = at + o;
-    return TS_OK;
-}
-
-/* The target of offset field `id`, or 0 when absent. */
-static ts_status ref(tfl *r, const fbt *t, unsigned id, const char *what, size_t *target)
-{
-    size_t at;
-    ts_status st = field(r, t, id, 4, what, &at);
-    *target = 0;
-    return st || !at ? st : deref(r, at, what, target);
-}
-
-/* A vector at pos of elements of esize bytes: *n elements at *data. Only
- * the count is asked for; the caller asks for the elements it reads. */
-static ts_status vector(tfl *r, size_t pos, unsigned esize, const char *what, size_t *n,
-                        size_t *data)
-{
-    ts_status st;
-    if (pos % 4)
-        return ts__fail(r->err, TS_ERR_FORMAT, 0, (int64_t)pos,
-                        "%s at byte %zu is not 4-byte aligned", what, pos);
-    if ((st = need(r, pos, 4, what)))
-        return st;
-    uint32_t count = ts__le32(r->d + pos);
-    if (count > (r->len - pos - 4) / esize)
-        return ts__fail(r->err, TS_ERR_TRUNCATED, 0, (int64_t)pos,
-                        "%s at byte %zu holds %lu elements of %u bytes, but only %zu bytes "
-                        "are left in the file", what, pos, (unsigned long)count, esize,
-                        r->len - pos - 4);
-    *n = count;
-    *data = pos + 4;
-    return TS_OK;
-}
-
-/* Vector field `id` whose elements are read: count and elements asked for.
- * Absent: *n = 0. */
-static ts_status vector_field(tfl *r, const fbt *t, unsigned id, unsigned esize,
-                              const char *what, size_t *n, size_t *data)
-{
-    size_t pos;
-    ts_status st = ref(r, t, id, what, &pos);
-    *n = 0;
-    *data = 0;
-    if (st || !pos)
-        return st;
-    if ((st = vector(r, pos, esize, what, n, data)) ||
-        (st = need(r, *data, (uint64_t)*n * esize, what)))
-        return st;
-    return visit(r, (uint64_t)*n * esize, pos);
-}
-
-/* String field `id`: *p and *n (0 and NULL when absent). */
-static ts_status string_field(tfl *r, const fbt *t, unsigned id, const char *what,
-                              const unsigned char **p, size_t *n)
-{
-    size_t pos, at;
-    ts_status st = ref(r, t, id, what, &pos);
-    *p = NULL;
-    *n = 0;
-    if (st || !pos)
-        return st;
-    if ((st = vector(r, pos, 1, what, n, &at)))
-        return st;
-    if (*n == r->len - at)
-        return ts__fail(r->err, TS_ERR_TRUNCATED, 0, (int64_t)pos,
-                        "%s at byte %zu: the file ends before its NUL byte", what, pos);
-    if ((st = need(r, at, *n + 1, what)) || (st = visit(r, *n + 1, pos)))
-        return st;
-    if (r->d[at + *n] != 0)
-        return ts__fail(r->err, TS_ERR_FORMAT, 0, (int64_t)(at + *n),
-                        "%s at byte %zu is not NUL-terminated", what, pos);
-    *p = r->d + at;
-    return TS_OK;
-}
-
-/* Element i of a vector of tables at data (the offsets asked for). */
-static ts_status element(tfl *r, size_t data, size_t i, const char *what, fbt *t)
-{
-    size_t pos;
-    ts_status st = deref(r, data + 4 * i, what, &pos);
-    return st ? st : table(r, pos, what, t);
-}
 
 /* ---- buffers ---------------------------------------------------------------- */
 
@@ -328,23 +111,23 @@ typedef struct tfl_buf {
 } tfl_buf;
 
 /* Buffer b's table, and the position of its data vector (0: none). */
-static ts_status buffer_table(tfl *r, uint32_t b, char *what, size_t cap, fbt *t, size_t *pos)
+static ts_status buffer_table(tfl *r, uint32_t b, char *what, size_t cap, ts__fbt *t, size_t *pos)
 {
     snprintf(what, cap, "buffer %lu", (unsigned long)b);
-    ts_status st = element(r, r->buf_vec, b, what, t);
-    return st ? st : ref(r, t, 0, what, pos);
+    ts_status st = ts__fb_element(&r->fb, r->buf_vec, b, what, t);
+    return st ? st : ts__fb_ref(&r->fb, t, 0, what, pos);
 }
 
 static ts_status buffer(tfl *r, uint32_t b, tfl_buf *out)
 {
     char what[64];
-    fbt t;
+    ts__fbt t;
     size_t pos, n = 0, data = 0;
     uint64_t off, size;
     ts_status st = buffer_table(r, b, what, sizeof what, &t, &pos);
     if (!st && pos)
-        st = vector(r, pos, 1, what, &n, &data);
-    if (st || (st = get_u64(r, &t, 1, what, &off)) || (st = get_u64(r, &t, 2, what, &size)))
+        st = ts__fb_vector(&r->fb, pos, 1, what, &n, &data);
+    if (st || (st = ts__fb_u64(&r->fb, &t, 1, what, &off)) || (st = ts__fb_u64(&r->fb, &t, 2, what, &size)))
         return st;
     memset(out, 0, sizeof *out);
     if (off > 1) {
@@ -393,11 +176,11 @@ typedef struct tfl_tensor {
 } tfl_tensor;
 
 /* Reads an int vector field of at most TS_MAX_NDIM entries into dims. */
-static ts_status int_dims(tfl *r, const fbt *t, unsigned id, const char *what, int *ndim,
+static ts_status int_dims(tfl *r, const ts__fbt *t, unsigned id, const char *what, int *ndim,
                           int64_t *dims, int *present)
 {
     size_t n, data;
-    ts_status st = vector_field(r, t, id, 4, what, &n, &data);
+    ts_status st = ts__fb_vector_field(&r->fb, t, id, 4, what, &n, &data);
     if (st)
         return st;
     if (n > TS_MAX_NDIM)
@@ -413,24 +196,24 @@ static ts_status int_dims(tfl *r, const fbt *t, unsigned id, const char *what, i
 
 static ts_status quantization(tfl *r, size_t pos, tfl_tensor *x)
 {
-    fbt q;
+    ts__fbt q;
     size_t data;
-    ts_status st = table(r, pos, "quantization", &q);
+    ts_status st = ts__fb_table(&r->fb, pos, "quantization", &q);
     if (!st)
-        st = vector_field(r, &q, 2, 4, "quantization scale", &x->n_scale, &data);
+        st = ts__fb_vector_field(&r->fb, &q, 2, 4, "quantization scale", &x->n_scale, &data);
     if (!st && x->n_scale == 1) {
         uint32_t u = ts__le32(r->d + data);
         memcpy(&x->scale, &u, sizeof u);
     }
     if (!st)
-        st = vector_field(r, &q, 3, 8, "quantization zero_point", &x->n_zero, &data);
+        st = ts__fb_vector_field(&r->fb, &q, 3, 8, "quantization zero_point", &x->n_zero, &data);
     if (!st && x->n_zero == 1)
         x->zero = (int64_t)ts__le64(r->d + data);
     if (!st)
-        st = get_u8(r, &q, 4, "quantization details_type", &x->details);
+        st = ts__fb_u8(&r->fb, &q, 4, "quantization details_type", &x->details);
     if (!st) {
         uint32_t qd;
-        st = get_u32(r, &q, 6, "quantized_dimension", &qd);
+        st = ts__fb_u32(&r->fb, &q, 6, "quantized_dimension", &qd);
         x->qdim = (int32_t)qd;
     }
     return st;
@@ -438,37 +221,37 @@ static ts_status quantization(tfl *r, size_t pos, tfl_tensor *x)
 
 static ts_status sparsity(tfl *r, size_t pos, tfl_tensor *x)
 {
-    fbt s;
+    ts__fbt s;
     size_t at;
-    ts_status st = table(r, pos, "sparsity", &s);
+    ts_status st = ts__fb_table(&r->fb, pos, "sparsity", &s);
     x->sparse = 1;
     if (!st)
-        st = vector_field(r, &s, 0, 4, "sparsity traversal_order", &x->n_order, &x->order_at);
+        st = ts__fb_vector_field(&r->fb, &s, 0, 4, "sparsity traversal_order", &x->n_order, &x->order_at);
     if (!st)
-        st = vector_field(r, &s, 1, 4, "sparsity block_map", &x->n_block, &x->block_at);
-    if (!st && !(st = ref(r, &s, 2, "sparsity dim_metadata", &at)) && at)
-        st = vector(r, at, 4, "sparsity dim_metadata", &x->n_dimmeta, &at);
+        st = ts__fb_vector_field(&r->fb, &s, 1, 4, "sparsity block_map", &x->n_block, &x->block_at);
+    if (!st && !(st = ts__fb_ref(&r->fb, &s, 2, "sparsity dim_metadata", &at)) && at)
+        st = ts__fb_vector(&r->fb, at, 4, "sparsity dim_metadata", &x->n_dimmeta, &at);
     return st;
 }
 
 /* Parses tensor i of a subgraph's tensors vector at data. */
 static ts_status tensor(tfl *r, size_t data, size_t i, tfl_tensor *x)
 {
-    fbt t;
+    ts__fbt t;
     size_t pos;
     int present;
     uint32_t u;
     unsigned b;
     memset(x, 0, sizeof *x);
-    ts_status st = element(r, data, i, "tensor", &t);
+    ts_status st = ts__fb_element(&r->fb, data, i, "tensor", &t);
     if (st)
         return st;
     x->pos = t.pos;
     if ((st = int_dims(r, &t, 0, "shape", &x->ndim, x->dims, &present)) ||
-        (st = get_u8(r, &t, 1, "type", &x->type)) ||
-        (st = get_u32(r, &t, 2, "buffer", &u)) ||
-        (st = string_field(r, &t, 3, "name", &x->name, &x->name_len)) ||
-        (st = get_u8(r, &t, 5, "is_variable", &b)) ||
+        (st = ts__fb_u8(&r->fb, &t, 1, "type", &x->type)) ||
+        (st = ts__fb_u32(&r->fb, &t, 2, "buffer", &u)) ||
+        (st = ts__fb_string_field(&r->fb, &t, 3, "name", &x->name, &x->name_len)) ||
+        (st = ts__fb_u8(&r->fb, &t, 5, "is_variable", &b)) ||
         (st = int_dims(r, &t, 7, "shape_signature", &x->sig_ndim, x->sig, &present)))
         return st;
     if (!x->name)
@@ -477,9 +260,9 @@ static ts_status tensor(tfl *r, size_t data, size_t i, tfl_tensor *x)
     x->variable = b != 0;
     if (!present)
         x->sig_ndim = -1;
-    if ((st = ref(r, &t, 4, "quantization", &pos)) || (pos && (st = quantization(r, pos, x))))
+    if ((st = ts__fb_ref(&r->fb, &t, 4, "quantization", &pos)) || (pos && (st = quantization(r, pos, x))))
         return st;
-    if ((st = ref(r, &t, 6, "sparsity", &pos)) || (pos && (st = sparsity(r, pos, x))))
+    if ((st = ts__fb_ref(&r->fb, &t, 6, "sparsity", &pos)) || (pos && (st = sparsity(r, pos, x))))
         return st;
     return TS_OK;
 }
@@ -546,7 +329,7 @@ static ts_status quant_note(tfl *r, const tfl_tensor *x, const char *name, char 
  * the first. */
 static const char *array_name(tfl *r, const tfl_tensor *x, const char *prefix)
 {
-    if (visit(r, x->name_len + (prefix ? strlen(prefix) : 0), x->pos))
+    if (ts__fb_visit(&r->fb, x->name_len + (prefix ? strlen(prefix) : 0), x->pos))
         return NULL;
     if (!prefix)
         return ts__file_strndup(r->f, (const char *)x->name, x->name_len, r->err);
@@ -700,7 +483,7 @@ static ts_status add_tensor(tfl *r, const tfl_graph *g, size_t i, const tfl_tens
         else
             *u = (int64_t)ts_file_count(r->f) - 1;
     }
-    if (shares && (st = visit(r, strlen(shares), x->pos)))
+    if (shares && (st = ts__fb_visit(&r->fb, strlen(shares), x->pos)))
         return st;
     if (shares)
         a->note = ts__file_printf(r->f, r->err, "%s%sshares buffer %lu with '%s'", note,
@@ -712,10 +495,10 @@ static ts_status add_tensor(tfl *r, const tfl_graph *g, size_t i, const tfl_tens
 
 /* Reads an index vector field (SubGraph inputs, outputs): every index must
  * name one of the n tensors. */
-static ts_status indices(tfl *r, const fbt *t, unsigned id, const char *what, size_t n,
+static ts_status indices(tfl *r, const ts__fbt *t, unsigned id, const char *what, size_t n,
                          size_t *count, size_t *data)
 {
-    ts_status st = vector_field(r, t, id, 4, what, count, data);
+    ts_status st = ts__fb_vector_field(&r->fb, t, id, 4, what, count, data);
     for (size_t k = 0; !st && k < *count; k++) {
         uint32_t v = ts__le32(r->d + *data + 4 * k);
         if (v >= n)
@@ -728,24 +511,24 @@ static ts_status indices(tfl *r, const fbt *t, unsigned id, const char *what, si
 
 static ts_status subgraph(tfl *r, size_t data, size_t s, tfl_graph *g)
 {
-    fbt t;
+    ts__fbt t;
     size_t pos;
     const unsigned char *name;
     size_t name_len;
     memset(g, 0, sizeof *g);
     g->index = s;
-    ts_status st = element(r, data, s, "subgraph", &t);
-    if (!st && !(st = ref(r, &t, 0, "subgraph tensors", &pos)) && pos &&
-        !(st = vector(r, pos, 4, "subgraph tensors", &g->n_tensors, &g->tensors)))
-        st = need(r, g->tensors, 4 * (uint64_t)g->n_tensors, "subgraph tensors");
+    ts_status st = ts__fb_element(&r->fb, data, s, "subgraph", &t);
+    if (!st && !(st = ts__fb_ref(&r->fb, &t, 0, "subgraph tensors", &pos)) && pos &&
+        !(st = ts__fb_vector(&r->fb, pos, 4, "subgraph tensors", &g->n_tensors, &g->tensors)))
+        st = ts__fb_need(&r->fb, g->tensors, 4 * (uint64_t)g->n_tensors, "subgraph tensors");
     if (!st)
         st = indices(r, &t, 1, "input", g->n_tensors, &g->n_in, &g->in);
     if (!st)
         st = indices(r, &t, 2, "output", g->n_tensors, &g->n_out, &g->out);
-    if (!st && !(st = ref(r, &t, 3, "subgraph operators", &pos)) && pos)
-        st = vector(r, pos, 4, "subgraph operators", &g->n_ops, &pos);
+    if (!st && !(st = ts__fb_ref(&r->fb, &t, 3, "subgraph operators", &pos)) && pos)
+        st = ts__fb_vector(&r->fb, pos, 4, "subgraph operators", &g->n_ops, &pos);
     if (!st)
-        st = string_field(r, &t, 4, "subgraph name", &name, &name_len);
+        st = ts__fb_string_field(&r->fb, &t, 4, "subgraph name", &name, &name_len);
     if (st || s == 0)
         return st;
     if (name_len && memchr(name, '\0', name_len))
@@ -843,7 +626,7 @@ static ts_status meta_io(tfl *r, const tfl_graph *g, int outputs)
     for (size_t k = 0; !st && k < n; k++) {
         tfl_tensor x;
         if ((st = tensor(r, g->tensors, ts__le32(r->d + data + 4 * k), &x)) ||
-            (st = visit(r, x.name_len, x.pos)))
+            (st = ts__fb_visit(&r->fb, x.name_len, x.pos)))
             break;
         const tfl_type *ty = x.type < TFL_NTYPES && tfl_types[x.type].name
                                  ? &tfl_types[x.type] : NULL;
@@ -873,12 +656,12 @@ static ts_status meta_io(tfl *r, const tfl_graph *g, int outputs)
 
 /* Model.metadata: the names as a list, and min_runtime_version's buffer
  * (a string padded with NUL bytes) as its own entry. */
-static ts_status meta_entries(tfl *r, const fbt *model, size_t *count)
+static ts_status meta_entries(tfl *r, const ts__fbt *model, size_t *count)
 {
     size_t pos, n = 0, data = 0;
-    ts_status st = ref(r, model, 6, "metadata", &pos);
-    if (!st && pos && !(st = vector(r, pos, 4, "metadata", &n, &data)))
-        st = need(r, data, 4 * (uint64_t)n, "metadata");
+    ts_status st = ts__fb_ref(&r->fb, model, 6, "metadata", &pos);
+    if (!st && pos && !(st = ts__fb_vector(&r->fb, pos, 4, "metadata", &n, &data)))
+        st = ts__fb_need(&r->fb, data, 4 * (uint64_t)n, "metadata");
     *count = n;
     if (st)
         return st;
@@ -888,13 +671,13 @@ static ts_status meta_entries(tfl *r, const fbt *model, size_t *count)
     size_t runtime_len = 0;
     st = jtext_add(&j, "[", r->err);
     for (size_t k = 0; !st && k < n; k++) {
-        fbt t;
+        ts__fbt t;
         const unsigned char *name;
         size_t len;
         uint32_t b;
-        if ((st = element(r, data, k, "metadata entry", &t)) ||
-            (st = string_field(r, &t, 0, "metadata name", &name, &len)) ||
-            (st = get_u32(r, &t, 1, "metadata buffer", &b)))
+        if ((st = ts__fb_element(&r->fb, data, k, "metadata entry", &t)) ||
+            (st = ts__fb_string_field(&r->fb, &t, 0, "metadata name", &name, &len)) ||
+            (st = ts__fb_u32(&r->fb, &t, 1, "metadata buffer", &b)))
             break;
         if (b >= r->nbuf) {
             st = ts__fail(r->err, TS_ERR_FORMAT, 0, (int64_t)t.pos,
@@ -910,7 +693,7 @@ static ts_status meta_entries(tfl *r, const fbt *model, size_t *count)
             tfl_buf bf;
             if ((st = buffer(r, b, &bf)))
                 break;
-            if (bf.has && bf.size <= 4096 && !(st = need(r, bf.off, bf.size, "metadata"))) {
+            if (bf.has && bf.size <= 4096 && !(st = ts__fb_need(&r->fb, bf.off, bf.size, "metadata"))) {
                 runtime = r->d + bf.off;
                 runtime_len = (size_t)bf.size;
                 while (runtime_len && runtime[runtime_len - 1] == 0)
@@ -926,23 +709,23 @@ static ts_status meta_entries(tfl *r, const fbt *model, size_t *count)
 }
 
 /* SignatureDef keys: "signatures" (their count) and "signature_keys". */
-static ts_status signature_keys(tfl *r, const fbt *model)
+static ts_status signature_keys(tfl *r, const ts__fbt *model)
 {
     size_t pos, n = 0, data = 0;
-    ts_status st = ref(r, model, 7, "signature_defs", &pos);
-    if (!st && pos && !(st = vector(r, pos, 4, "signature_defs", &n, &data)))
-        st = need(r, data, 4 * (uint64_t)n, "signature_defs");
+    ts_status st = ts__fb_ref(&r->fb, model, 7, "signature_defs", &pos);
+    if (!st && pos && !(st = ts__fb_vector(&r->fb, pos, 4, "signature_defs", &n, &data)))
+        st = ts__fb_need(&r->fb, data, 4 * (uint64_t)n, "signature_defs");
     if (st || (st = meta_count(r, "signatures", n)))
         return st;
     jtext j;
     jtext_init(&j, r);
     st = jtext_add(&j, "[", r->err);
     for (size_t k = 0; !st && k < n; k++) {
-        fbt t;
+        ts__fbt t;
         const unsigned char *key;
         size_t len;
-        if ((st = element(r, data, k, "signature_def", &t)) ||
-            (st = string_field(r, &t, 2, "signature_key", &key, &len)))
+        if ((st = ts__fb_element(&r->fb, data, k, "signature_def", &t)) ||
+            (st = ts__fb_string_field(&r->fb, &t, 2, "signature_key", &key, &len)))
             break;
         if ((k && (st = jtext_add(&j, ",", r->err))) ||
             (st = ts__sink_json_string(&j.sink, key ? key : (const unsigned char *)"", len,
@@ -959,8 +742,14 @@ static ts_status signature_keys(tfl *r, const fbt *model)
 static ts_status read_tflite(ts_file *f, const unsigned char *data, size_t len,
                              const ts_open_options *opts, ts_error *err)
 {
-    tfl r = {f, data, len, opts, err, 0, 0, 0, 0, NULL};
-    r.work_max = (uint64_t)TFL_WORK_FACTOR * len + ((uint64_t)16 << 20);
+    tfl r;
+    memset(&r, 0, sizeof r);
+    r.f = f;
+    r.d = data;
+    r.len = len;
+    r.opts = opts;
+    r.err = err;
+    ts__fb_init(&r.fb, f, data, len, TFL_WORK_FACTOR, err);
     if (len < 8)
         return ts__fail(err, TS_ERR_TRUNCATED, 0, 0,
                         "a TFLite file starts with a root offset and the identifier TFL3 (8 "
@@ -972,27 +761,27 @@ static ts_status read_tflite(ts_file *f, const unsigned char *data, size_t len,
                         ts__printable((const char *)data + 4, 4, ib, sizeof ib));
     }
     size_t root, pos, n_sub = 0, subs = 0, n_codes = 0;
-    fbt model;
+    ts__fbt model;
     uint32_t version;
-    ts_status st = deref(&r, 0, "the root table", &root);
+    ts_status st = ts__fb_deref(&r.fb, 0, "the root table", &root);
     if (!st)
-        st = table(&r, root, "the Model table", &model);
+        st = ts__fb_table(&r.fb, root, "the Model table", &model);
     if (!st)
-        st = get_u32(&r, &model, 0, "version", &version);
+        st = ts__fb_u32(&r.fb, &model, 0, "version", &version);
     if (st)
         return st;
     const char *vt = ts__file_printf(f, err, "%lu", (unsigned long)version);
     if (!vt)
         return TS_ERR_NOMEM;
     ts__file_set_version(f, vt);
-    if (!(st = ref(&r, &model, 4, "buffers", &pos)) && pos &&
-        !(st = vector(&r, pos, 4, "buffers", &r.nbuf, &r.buf_vec)))
-        st = need(&r, r.buf_vec, 4 * (uint64_t)r.nbuf, "buffers");
-    if (!st && !(st = ref(&r, &model, 2, "subgraphs", &pos)) && pos &&
-        !(st = vector(&r, pos, 4, "subgraphs", &n_sub, &subs)))
-        st = need(&r, subs, 4 * (uint64_t)n_sub, "subgraphs");
-    if (!st && !(st = ref(&r, &model, 1, "operator_codes", &pos)) && pos)
-        st = vector(&r, pos, 4, "operator_codes", &n_codes, &pos);
+    if (!(st = ts__fb_ref(&r.fb, &model, 4, "buffers", &pos)) && pos &&
+        !(st = ts__fb_vector(&r.fb, pos, 4, "buffers", &r.nbuf, &r.buf_vec)))
+        st = ts__fb_need(&r.fb, r.buf_vec, 4 * (uint64_t)r.nbuf, "buffers");
+    if (!st && !(st = ts__fb_ref(&r.fb, &model, 2, "subgraphs", &pos)) && pos &&
+        !(st = ts__fb_vector(&r.fb, pos, 4, "subgraphs", &n_sub, &subs)))
+        st = ts__fb_need(&r.fb, subs, 4 * (uint64_t)n_sub, "subgraphs");
+    if (!st && !(st = ts__fb_ref(&r.fb, &model, 1, "operator_codes", &pos)) && pos)
+        st = ts__fb_vector(&r.fb, pos, 4, "operator_codes", &n_codes, &pos);
     if (st)
         return st;
     if (r.nbuf) {
@@ -1010,7 +799,7 @@ static ts_status read_tflite(ts_file *f, const unsigned char *data, size_t len,
             return TS_ERR_NOMEM;
         for (size_t k = 0; k < r.nbuf; k++) {
             char what[64];
-            fbt t;
+            ts__fbt t;
             r.buf_user[k] = -1;
             if ((st = buffer_table(&r, (uint32_t)k, what, sizeof what, &t, &pos)))
                 return st;
@@ -1054,7 +843,7 @@ static ts_status read_tflite(ts_file *f, const unsigned char *data, size_t len,
     const unsigned char *desc;
     size_t desc_len;
     if ((st = meta_count(&r, "version", version)) ||
-        (st = string_field(&r, &model, 3, "description", &desc, &desc_len)) ||
+        (st = ts__fb_string_field(&r.fb, &model, 3, "description", &desc, &desc_len)) ||
         (desc && (st = meta_string(&r, "description", desc, desc_len))) ||
         (st = meta_entries(&r, &model, &n_meta)) ||
         (st = meta_count(&r, "subgraphs", n_sub)) ||

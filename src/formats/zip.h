@@ -92,4 +92,14 @@ ts_status ts__zip_read_growing(const ts__zip *z, size_t i, ts_file *f, size_t fi
  * "deflated", "bzip2", "LZMA", "zstd", "xz", ...; "unknown" for others. */
 const char *ts__zip_method_name(int m);
 
+/*
+ * A torch.export archive (.pt2, PT2 Archive, pt2.c), for the PyTorch
+ * reader, which found its member <prefix>/archive_format: its weights and
+ * constants as arrays, its graph signature as metadata (opts->want_metadata).
+ * Errors: TS_ERR_FORMAT, TS_ERR_DTYPE, TS_ERR_UNSUPPORTED (a deflated
+ * payload), TS_ERR_LIMIT, TS_ERR_NOMEM, those of ts__zip_read.
+ */
+ts_status ts__read_pt2(ts_file *f, const ts__zip *z, const char *prefix, size_t prefix_len,
+                       const ts_open_options *opts, ts_error *err);
+
 #endif /* TSHAPE_ZIP_H */

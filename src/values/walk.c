@@ -99,8 +99,8 @@ static ts_status open_layout(ts__data *d, const ts_file *f, const ts_array *a, t
         d->image_len = (size_t)size;
         d->whole = ts__source_is_whole(d->source);
         d->side = 1;
-    } else if ((ts_file_format(f) == TS_FORMAT_ONNX || ts_file_format(f) == TS_FORMAT_TFJS) &&
-               a->storage_key) {
+    } else if ((ts_file_format(f) == TS_FORMAT_ONNX || ts_file_format(f) == TS_FORMAT_TFJS ||
+                ts_file_format(f) == TS_FORMAT_OPENVINO) && a->storage_key) {
         return ts__values_fail(a, err, ts__error(err, TS_ERR_UNSUPPORTED,
                                                  "its data is in the external file '%s', "
                                                  "which is not read here (the model was "

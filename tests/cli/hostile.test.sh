@@ -184,7 +184,9 @@ while read -r src; do
         *.pb) modes="- caffe2 onnx";;
         *.h5) modes="- hdf5";;
         *.tflite) modes="- tflite";;
+        *.pte) modes="- executorch";;
         *.json) modes="- tfjs";;
+        *.xml) modes="- openvino";;
         *.tshape) modes="tshape32 tshape64";;
         *) modes="-";;
     esac

@@ -1,0 +1,1 @@
+tshape info --metadata tests/fixtures/pt2/linear.pt2

@@ -1,0 +1,1 @@
+tshape stats --filter 'conv.*' --filter 'loop/*' tests/fixtures/openvino/basic/model.xml
