@@ -23,6 +23,7 @@
     X(char *, json_dumps, (const json_t *j, size_t flags), (j, flags))                   \
     X(int, json_equal, (const json_t *a, const json_t *b), (a, b))                       \
     X(json_t *, json_integer, (json_int_t v), (v))                                       \
+    X(json_int_t, json_integer_value, (const json_t *i), (i))                            \
     X(json_t *, json_null, (void), ())                                                   \
     X(json_t *, json_object, (void), ())                                                 \
     X(json_t *, json_object_get, (const json_t *o, const char *k), (o, k))               \
@@ -32,6 +33,7 @@
     X(json_t *, json_object_iter_value, (void *it), (it))                                \
     X(void *, json_object_key_to_iter, (const char *k), (k))                             \
     X(int, json_object_set_new, (json_t * o, const char *k, json_t *v), (o, k, v))       \
+    X(int, json_object_update, (json_t * o, json_t *other), (o, other))                  \
     X(json_t *, json_real, (double v), (v))                                              \
     X(json_t *, json_string, (const char *s), (s))                                       \
     X(size_t, json_string_length, (const json_t *s), (s))                                \
@@ -67,6 +69,7 @@ static inline void ts__jl_json_decref(json_t *j)
 #define json_dumps(j, f) ts__jl_json_dumps((j), (f))
 #define json_equal(a, b) ts__jl_json_equal((a), (b))
 #define json_integer(v) ts__jl_json_integer((v))
+#define json_integer_value(i) ts__jl_json_integer_value((i))
 #define json_loadb(b, n, f, e) ts__jl_json_loadb((b), (n), (f), (e))
 #define json_loads(s, f, e) ts__jl_json_loads((s), (f), (e))
 #define json_null() ts__jl_json_null()
@@ -78,6 +81,7 @@ static inline void ts__jl_json_decref(json_t *j)
 #define json_object_iter_value(it) ts__jl_json_object_iter_value((it))
 #define json_object_key_to_iter(k) ts__jl_json_object_key_to_iter((k))
 #define json_object_set_new(o, k, v) ts__jl_json_object_set_new((o), (k), (v))
+#define json_object_update(o, other) ts__jl_json_object_update((o), (other))
 #define json_real(v) ts__jl_json_real((v))
 #define json_string(s) ts__jl_json_string((s))
 #define json_string_length(s) ts__jl_json_string_length((s))

@@ -44,7 +44,7 @@
  */
 #include "flatbuf.h"
 
-#include <jansson.h>
+#include "../core/jansson_lazy.h"
 #include <stdio.h>
 #include <stdlib.h>
 

@@ -37,7 +37,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <expat.h>
-#include <jansson.h>
+#include "../core/jansson_lazy.h"
 #include <limits.h>
 #include <pthread.h>
 #include <stdarg.h>

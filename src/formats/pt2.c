@@ -34,7 +34,7 @@
 #include "reader.h"
 #include "zip.h"
 
-#include <jansson.h>
+#include "../core/jansson_lazy.h"
 #include <stdio.h>
 #include <stdlib.h>
 
