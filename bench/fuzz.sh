@@ -31,7 +31,7 @@ if [ "${1:-}" = "--one" ]; then
     execs=0 crashes=0 left=$secs
     dict=
     case $h in
-        fuzz_file_npy|fuzz_file_npz) dict=fuzz/npy.dict;;
+        fuzz_file_npy|fuzz_file_npz|fuzz_file_tar) dict=fuzz/npy.dict;;
         fuzz_file_safetensors) dict=fuzz/safetensors.dict;;
         fuzz_file_gguf) dict=fuzz/gguf.dict;;
         fuzz_file_mxnet) dict=fuzz/mxnet.dict;;
@@ -123,6 +123,7 @@ for h in $harnesses; do
     case $h in
         fuzz_file_npy) seed_files "$d" '*.npy';;
         fuzz_file_npz) seed_files "$d" '*.npz';;
+        fuzz_file_tar) seed_files "$d" '*.tar';;
         fuzz_file_mxnet) seed_files "$d" '*.params' '*.nd' '*.v0';;
         fuzz_file_safetensors) seed_files "$d" '*.safetensors';;
         fuzz_file_gguf) seed_files "$d" '*.gguf';;

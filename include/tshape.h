@@ -622,7 +622,12 @@ typedef enum ts_format {
     TS_FORMAT_HDF5 = 10,         /* HDF5 / Keras weights (.h5, .hdf5) */
     TS_FORMAT_CAFFE = 11,        /* Caffe NetParameter / BlobProto (.caffemodel) */
     TS_FORMAT_CAFFE2 = 12,       /* Caffe2 TensorProtos or init NetDef (.pb) */
-    TS_FORMAT_PICKLE = 13        /* a plain pickle (.pkl, .pdparams, joblib) */
+    TS_FORMAT_PICKLE = 13,       /* a plain pickle (.pkl, .pdparams, joblib) */
+    TS_FORMAT_ZARR = 16,         /* Zarr v2/v3 array or store metadata */
+    TS_FORMAT_ORBAX = 17,        /* Orbax checkpoint (_METADATA) */
+    TS_FORMAT_GGML = 18,         /* llama.cpp GGML-era files (ggml, ggmf, ggjt) */
+    TS_FORMAT_DARKNET = 19,      /* Darknet .weights (with its .cfg) */
+    TS_FORMAT_TAR = 20           /* NumPy .npy files in a tar archive */
 } ts_format;
 
 /*
