@@ -127,6 +127,7 @@ for h in $harnesses; do
         fuzz_file_mxnet) seed_files "$d" '*.params' '*.nd' '*.v0';;
         fuzz_file_safetensors) seed_files "$d" '*.safetensors';;
         fuzz_file_gguf) seed_files "$d" '*.gguf';;
+        fuzz_file_ggml) seed_files "$d" 'ggjt*.bin' 'ggm*.bin' 'lora.bin';;
         fuzz_file_pytorch|fuzz_pickle) seed_files "$d" '*.pt' '*.pth' '*.bin' '*.pt2';;
         fuzz_file_pickle) seed_files "$d" '*.pkl' '*.pickle' '*.pdparams' '*.joblib' '*.bin';;
         fuzz_scan)
