@@ -128,6 +128,14 @@ for h in $harnesses; do
         fuzz_file_safetensors) seed_files "$d" '*.safetensors';;
         fuzz_file_gguf) seed_files "$d" '*.gguf';;
         fuzz_file_ggml) seed_files "$d" 'ggjt*.bin' 'ggm*.bin' 'lora.bin';;
+        fuzz_file_darknet) # each .cfg, a line "%%", its .weights
+            i=0
+            files '*.weights' | sort -u | while read -r f; do
+                i=$((i + 1))
+                c=${f%.weights}.cfg
+                { [ -f "$c" ] && cat "$c" && printf '\n%%%%\n'; head -c 60000 "$f"; } \
+                    > "$d/$(basename "$f").$i"
+            done;;
         fuzz_file_pytorch|fuzz_pickle) seed_files "$d" '*.pt' '*.pth' '*.bin' '*.pt2';;
         fuzz_file_pickle) seed_files "$d" '*.pkl' '*.pickle' '*.pdparams' '*.joblib' '*.bin';;
         fuzz_scan)

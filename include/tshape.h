@@ -815,11 +815,16 @@ typedef struct ts_open_options {
                                     97% of safetensors headers). ts_model_open
                                     sizes it for the shards of a remote model
                                     from the first shard's header when 0 */
+    const char *darknet_cfg;     /* Darknet .weights: the network's .cfg (a
+                                    path or URL), whose layers say what the
+                                    values are; NULL: the file beside the
+                                    weights with the same stem (yolov3.cfg
+                                    for yolov3.weights), when there is one */
 } ts_open_options;
 
 /* Initialiser of a ts_open_options with every option at its default. */
 #define TS_OPEN_OPTIONS_INIT {sizeof(ts_open_options), TS_FORMAT_AUTO, 0, 0, 0, NULL, 0, \
-                              TS_IO_AUTO, NULL, NULL, 0}
+                              TS_IO_AUTO, NULL, NULL, 0, NULL}
 
 /* An opened, parsed file: a list of arrays and optional metadata. */
 typedef struct ts_file ts_file;
@@ -2095,9 +2100,10 @@ typedef enum ts_role {
  *      - MXNet "aux:" names (the format's auxiliary states);
  *      - a last component (after '.', '/', ':' or '_'; a Keras ":0" suffix
  *        dropped) that is running_mean, running_var, num_batches_tracked
- *        (torch.nn BatchNorm buffers), moving_mean, moving_var or
+ *        (torch.nn BatchNorm buffers), moving_mean, moving_var,
  *        moving_variance (Keras non-trainable BatchNormalization weights,
- *        MXNet BatchNorm statistics);
+ *        MXNet BatchNorm statistics), rolling_mean or rolling_variance
+ *        (Darknet's batch normalisation statistics);
  *      - a dtype that is neither floating point nor complex (bool, integers,
  *        strings, datetimes, structured, object): torch lets only floating
  *        point and complex tensors require gradients, so such a tensor is

@@ -68,6 +68,10 @@ extern int ts__test_sparse;
 /* Fuzzing only: variable-length string attributes of HDF5 files are not
  * read (hdf5.c says why). */
 extern int ts__hdf5_skip_vlen_attrs;
+/* Fuzzing only: the cfg text (len bytes) of a Darknet file read from
+ * memory, which has no folder to find one in (darknet.c). */
+extern const char *ts__darknet_test_cfg;
+extern size_t ts__darknet_test_cfg_len;
 
 #define TS_READER(name) extern const ts__reader ts__reader_##name;
 #include "formats.def"

@@ -203,12 +203,15 @@ static ts_status read_tar(ts_file *f, const unsigned char *data, size_t len,
     ts_status st = TS_OK;
     int ended = 0;
     while (off < len) {
-        if (len - off < BLOCK)
-            return ts__fail(err, TS_ERR_TRUNCATED, 0, (int64_t)off,
-                            "archive ends at byte %zu, inside the member header at byte %llu "
-                            "(512 bytes)", len, (unsigned long long)off);
-        if ((st = ts__file_need(f, off, BLOCK, err)))
+        size_t have = len - off < BLOCK ? (size_t)(len - off) : BLOCK;
+        if ((st = ts__file_need(f, off, have, err)))
             return st;
+        if (have < BLOCK)
+            return ts__fail(err, TS_ERR_TRUNCATED, 0, (int64_t)off,
+                            "archive ends at byte %zu, inside the %s at byte %llu (512 "
+                            "bytes)", len, all_zero(data + off, have) ? "end-of-archive blocks"
+                                                                      : "member header",
+                            (unsigned long long)off);
         const unsigned char *h = data + off;
         if (all_zero(h, BLOCK)) {
             /* the end: two zero blocks (POSIX); what follows is padding */
