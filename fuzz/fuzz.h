@@ -37,8 +37,23 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
  * that says something. With FUZZ_ALLOW_MULTILINE set in the environment a
  * newline in the message is tolerated, so a run can look past that (known)
  * class of bug for memory errors. */
+/* Failures of an isolated child process (libhdf5's), by how it ended: the
+ * HDF5 harness prints them at exit. */
+static unsigned long fuzz_child_signal, fuzz_child_exit, fuzz_child_hang;
+
+static inline void fuzz_count_child(const ts_error *err)
+{
+    if (strstr(err->message, "isolated process died of signal"))
+        fuzz_child_signal++;
+    else if (strstr(err->message, "isolated process ended"))
+        fuzz_child_exit++;
+    else if (strstr(err->message, "stopped answering"))
+        fuzz_child_hang++;
+}
+
 static inline void fuzz_check_error(ts_status st, const ts_error *err)
 {
+    fuzz_count_child(err);
     static int allow_multiline = -1;
     if (allow_multiline < 0)
         allow_multiline = getenv("FUZZ_ALLOW_MULTILINE") != NULL;

@@ -1,12 +1,8 @@
 /* fuzz_file_auto.c - format detection, then whichever reader it picks. */
 #include "fuzz_file.h"
 
-/* libhdf5's known fault on variable-length attributes: see fuzz_file_hdf5.c */
-extern int ts__hdf5_skip_vlen_attrs;
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    ts__hdf5_skip_vlen_attrs = 1;
     ts_format f = ts_format_detect(data, size);
     FUZZ_CHECK(f == TS_FORMAT_AUTO || ts_format_info_of(f) != NULL);
     FUZZ_CHECK(strcmp(ts_format_name(f), "unknown") != 0);

@@ -215,6 +215,31 @@ START_TEST(test_unpacked_data_has_no_offset)
 }
 END_TEST
 
+/* A BlobProto whose shape (BlobShape) is given twice: protobuf merges the
+ * two, their dims concatenated, as Caffe's own parser reads it. */
+START_TEST(test_shape_given_twice)
+{
+    pbw b = {0}, l = {0}, net = {0}, s1 = {0}, s2 = {0};
+    float zero[6] = {0};
+    pbw_bytes(&b, 5, zero, sizeof zero);
+    pbw_uint(&s1, 1, 2);
+    pbw_msg(&b, 7, &s1);
+    pbw_uint(&s2, 1, 3);
+    pbw_msg(&b, 7, &s2);
+    pbw_str(&l, 1, "fc");
+    pbw_str(&l, 2, "InnerProduct");
+    pbw_msg(&l, 7, &b);
+    pbw_str(&net, 1, "net");
+    pbw_msg(&net, 100, &l);
+    ts_file *f;
+    ts_error err;
+    ck_assert_msg(open_net(&net, &f, &err) == TS_OK, "%s", err.message);
+    tu_assert_shape(&ts_file_array(f, 0)->shape, "(2,3)");
+    ts_file_close(f);
+    free(net.p);
+}
+END_TEST
+
 Suite *caffe_suite(void)
 {
     Suite *s = suite_create("caffe");
@@ -228,6 +253,7 @@ Suite *caffe_suite(void)
     suite_add_tcase(s, tc);
     tc = tcase_create("memory");
     tcase_add_test(tc, test_v0_layer_and_packed_dims);
+    tcase_add_test(tc, test_shape_given_twice);
     tcase_add_test(tc, test_bad_blobs);
     tcase_add_test(tc, test_unpacked_data_has_no_offset);
     suite_add_tcase(s, tc);

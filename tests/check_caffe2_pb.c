@@ -226,6 +226,26 @@ START_TEST(test_onnx_pb_goes_to_onnx)
 }
 END_TEST
 
+/* A TensorProto whose segment (a singular message) is given twice: merged
+ * or not, the tensor is stored in segments, which is refused. */
+START_TEST(test_segment_given_twice)
+{
+    pbw t = {0}, m = {0}, seg = {0};
+    unsigned char raw[8] = {0};
+    pbw_uint(&t, 1, 2);
+    pbw_str(&t, 7, "w");
+    pbw_bytes(&t, 13, raw, 8);
+    pbw_uint(&seg, 1, 0);
+    pbw_uint(&seg, 2, 1);
+    pbw_msg(&t, 11, &seg);
+    pbw_uint(&seg, 1, 1);
+    pbw_uint(&seg, 2, 2);
+    pbw_msg(&t, 11, &seg);
+    pbw_msg(&m, 1, &t);
+    expect_pb_error(&m, TS_ERR_UNSUPPORTED, "tensor 'w' is stored in segments");
+}
+END_TEST
+
 Suite *caffe2_pb_suite(void)
 {
     Suite *s = suite_create("caffe2_pb");
@@ -240,6 +260,7 @@ Suite *caffe2_pb_suite(void)
     suite_add_tcase(s, tc);
     tc = tcase_create("memory");
     tcase_add_test(tc, test_tensor_protos);
+    tcase_add_test(tc, test_segment_given_twice);
     tcase_add_test(tc, test_init_net);
     suite_add_tcase(s, tc);
     return s;

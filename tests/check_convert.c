@@ -252,7 +252,7 @@ END_TEST
 START_TEST(test_npy_dir_names)
 {
     static const char *const names[] = {"dense/kernel:0", "-rf", "a\nb", "bell\a",
-                                        "\xe2\x80\xae" "evil", "100%", "sub/-x", "\xc2\x85",
+                                        "\342\200\256evil", "100%", "sub/-x", "\xc2\x85",
                                         "%2D", "ok.v1"};
     static const char *const files[] = {"dense/kernel:0.npy", "%2Drf.npy", "a%0Ab.npy",
                                         "bell%07.npy", "%E2%80%AEevil.npy", "100%25.npy",

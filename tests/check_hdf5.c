@@ -132,19 +132,64 @@ START_TEST(test_keras_metadata)
     ts_error err;
     ck_assert_msg(ts_file_open(path, &o, &f, &err) == TS_OK, "%s", err.message);
     const char *k, *v;
-    ck_assert_uint_eq(ts_file_metadata_count(f), 4);
-    ck_assert(ts_file_metadata(f, 0, &k, &v));
+    /* every root attribute, by name; model_weights/ repeats keras_version
+     * and backend (not shown twice) and holds the layer names */
+    ck_assert_uint_eq(ts_file_metadata_count(f), 5);
+    ck_assert(ts_file_metadata(f, 1, &k, &v));
     ck_assert_str_eq(k, "keras_version");
     ck_assert_str_eq(v, "\"2.9.0\"");
     /* the model's JSON, for tshape scan */
     ck_assert(ts_file_metadata(f, 2, &k, &v));
     ck_assert_str_eq(k, "model_config");
-    static const char want[] = "\"{\\\"class_name\\\": \\\"Sequential\\\"";
-    ck_assert(strncmp(v, want, sizeof want - 1) == 0);
+    ck_assert_str_eq(v, "\"{\\\"class_name\\\": \\\"Sequential\\\", \\\"config\\\": {\\\"name\\\": "
+                        "\\\"sequential\\\", \\\"layers\\\": [{\\\"class_name\\\": \\\"Conv2D\\\", "
+                        "\\\"config\\\": {\\\"name\\\": \\\"conv2d\\\", \\\"filters\\\": 4, "
+                        "\\\"kernel_size\\\": [3, 3]}}]}}\"");
     ck_assert(ts_file_metadata(f, 3, &k, &v));
+    ck_assert_str_eq(k, "training_config");
+    ck_assert(ts_file_metadata(f, 4, &k, &v));
     ck_assert_str_eq(k, "keras.layer_names");
     ck_assert_str_eq(v, "[\"conv2d\",\"batch_normalization\",\"max_pooling2d\",\"flatten\","
                         "\"dense\",\"dropout\",\"dense_1\"]");
+    ts_file_close(f);
+}
+END_TEST
+
+/* Attributes of every kind h5py writes (tests/fixtures/gen_hdf5_attrs.py):
+ * strings, a list of them, an int64 scalar, a float32 array; model_weights/
+ * attributes of its own under "model_weights/". */
+START_TEST(test_all_attributes)
+{
+    if (!have_hdf5())
+        return;
+    ts_open_options o = TS_OPEN_OPTIONS_INIT;
+    o.want_metadata = 1;
+    ts_file *f;
+    ts_error err;
+    ck_assert_msg(ts_file_open("tests/fixtures/hdf5/keras_attrs.h5", &o, &f, &err) == TS_OK,
+                  "%s", err.message);
+    static const char *const want[][2] = {
+        {"backend", "\"tensorflow\""},
+        {"epoch", "12"},
+        {"keras_version", "\"2.9.0\""},
+        {"lr_schedule", "[0.10000000149011612,0.0099999997764825821,0.0010000000474974513]"},
+        {"model_config", NULL},
+        {"tags", "[\"a\",\"b\"]"},
+        {"training_config", "\"{\\\"loss\\\": \\\"mse\\\", \\\"optimizer_config\\\": {\\\"class_name\\\": "
+                            "\\\"SGD\\\", \\\"config\\\": {\\\"learning_rate\\\": 0.01}}}\""},
+        {"keras.layer_names", "[\"dense_0\",\"dense_1\"]"},
+        {"model_weights/note", "\"weights only\""},
+    };
+    ck_assert_uint_eq(ts_file_metadata_count(f), sizeof want / sizeof *want);
+    for (size_t i = 0; i < sizeof want / sizeof *want; i++) {
+        const char *k, *v;
+        ck_assert(ts_file_metadata(f, i, &k, &v));
+        ck_assert_str_eq(k, want[i][0]);
+        if (want[i][1])
+            ck_assert_str_eq(v, want[i][1]);
+        else
+            ck_assert_uint_gt(strlen(v), 400);
+    }
     ts_file_close(f);
 }
 END_TEST
@@ -197,6 +242,7 @@ Suite *hdf5_suite(void)
     tcase_add_test(tc, test_corpus_errors);
     tcase_add_test(tc, test_memory_image);
     tcase_add_test(tc, test_keras_metadata);
+    tcase_add_test(tc, test_all_attributes);
     tcase_add_test(tc, test_empty_datasets);
     suite_add_tcase(s, tc);
     return s;

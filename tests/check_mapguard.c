@@ -172,6 +172,101 @@ START_TEST(test_after_open)
 }
 END_TEST
 
+/* A .npy image of n float32 (or float64) values 0, 1, 2, ... */
+static unsigned char *npy_values(size_t n, int f64, size_t *len)
+{
+    char dict[128];
+    int k = snprintf(dict, sizeof dict, "{'descr': '<f%d', 'fortran_order': False, "
+                     "'shape': (%zu,), }", f64 ? 8 : 4, n);
+    size_t hl = (size_t)k + 1, pad = 64 - (10 + hl) % 64, head = 10 + hl + pad;
+    size_t item = f64 ? 8 : 4;
+    *len = head + n * item;
+    unsigned char *d = malloc(*len);
+    ck_assert_ptr_nonnull(d);
+    memcpy(d, "\x93NUMPY\x01\x00", 8);
+    d[8] = (unsigned char)((hl + pad) & 0xff);
+    d[9] = (unsigned char)((hl + pad) >> 8);
+    memcpy(d + 10, dict, (size_t)k);
+    memset(d + 10 + k, ' ', pad);
+    d[head - 1] = '\n';
+    for (size_t i = 0; i < n; i++) {
+        if (f64) {
+            double v = (double)i;
+            memcpy(d + head + i * 8, &v, 8);
+        } else {
+            float v = (float)i;
+            memcpy(d + head + i * 4, &v, 4);
+        }
+    }
+    return d;
+}
+
+static int cancel_never(void *ctx, int64_t done, int64_t total)
+{
+    (void)ctx, (void)done, (void)total;
+    return 0;
+}
+
+/* Every value command's function on files cut to their first page after
+ * they were opened (so their data vanishes mid-read): stats, reads (show),
+ * compare (diff --values: a or b cut; in place on threads, and in pieces),
+ * write (convert). Each is TS_ERR_IO "the file shrank", never a SIGBUS. */
+START_TEST(test_values_mid_read)
+{
+    const size_t n = 2u << 20; /* 8 MiB of float32: compared in place, on threads */
+    size_t len[2];
+    unsigned char *d[2] = {npy_values(n, 0, &len[0]), npy_values(n, _i >= 4, &len[1])};
+    char path[2][64];
+    ts_file *f[2];
+    ts_error err;
+    for (int k = 0; k < 2; k++) {
+        snprintf(path[k], sizeof path[k], "%s", copy_to_temp(d[k], len[k]));
+        ck_assert_int_eq(ts_file_open(path[k], NULL, &f[k], &err), TS_OK);
+        free(d[k]);
+    }
+    const ts_array *a = ts_file_array(f[0], 0), *b = ts_file_array(f[1], 0);
+    int cut = _i % 2; /* which file is cut (compare only) */
+    ck_assert_int_eq(truncate(path[cut], 4096), 0);
+    ts_status st = TS_OK;
+    switch (_i) {
+    case 0: {
+        ts_stats s;
+        st = ts_array_stats(f[0], a, NULL, &s, &err);
+        break;
+    }
+    case 1: {
+        double *v = malloc(n * sizeof *v);
+        st = ts_array_read(f[1], b, 0, (int64_t)n, TS_DTYPE_FLOAT64, v, &err);
+        free(v);
+        break;
+    }
+    case 2: case 3: case 4: case 5: { /* same dtype: in place; float64 b: in pieces */
+        ts_compare c;
+        st = ts_array_compare(f[0], a, f[1], b, NULL, &c, &err);
+        ck_assert_msg(err.index == cut, "index %lld, not %d: %s", (long long)err.index, cut,
+                      err.message);
+        break;
+    }
+    default: {
+        char out[96];
+        snprintf(out, sizeof out, "%s.out.safetensors", path[0]);
+        ts_write_tensor t = {"x", f[0], a};
+        ts_write_options o = TS_WRITE_OPTIONS_INIT;
+        o.progress = cancel_never;
+        st = ts_write(out, &t, 1, &o, NULL, &err);
+        ck_assert_int_ne(access(out, F_OK), 0);
+        break;
+    }
+    }
+    ck_assert_int_eq(st, TS_ERR_IO);
+    ck_assert_ptr_nonnull(strstr(err.message, "the file shrank while it was being read"));
+    for (int k = 0; k < 2; k++) {
+        ts_file_close(f[k]);
+        unlink(path[k]);
+    }
+}
+END_TEST
+
 Suite *mapguard_suite(void)
 {
     Suite *s = suite_create("mapguard");
@@ -180,6 +275,7 @@ Suite *mapguard_suite(void)
     tcase_add_test(tc, test_every_fixture);
     tcase_add_test(tc, test_mid_parse);
     tcase_add_test(tc, test_after_open);
+    tcase_add_loop_test(tc, test_values_mid_read, 0, 7);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -357,6 +357,40 @@ START_TEST(test_concat_stack)
 }
 END_TEST
 
+/* Adaptive pooling (PyTorch AdaptiveAvgPool/AdaptiveMaxPool 1d/2d/3d): the
+ * output size whatever the input; -1 (None) keeps an axis; 0 channels, an
+ * empty axis, an output size 0 are refused. */
+START_TEST(test_adaptive_pool)
+{
+    ts_shape in = TS_SHAPE_INIT, out = TS_SHAPE_INIT;
+    ts_error err;
+    int64_t one[3] = {1, 1, 1}, mixed[2] = {-1, 3}, zero[1] = {0};
+    tu_shape(&in, "(8,512,7,7)"); /* ResNet's head */
+    ck_assert_int_eq(ts_adaptive_pool_shape(&in, 2, one, &out, &err), TS_OK);
+    expect_shape(&out, "(8,512,1,1)");
+    ck_assert_int_eq(ts_adaptive_pool_shape(&in, 2, mixed, &out, &err), TS_OK);
+    expect_shape(&out, "(8,512,7,3)");
+    tu_shape(&in, "(3,4,4)"); /* unbatched 2-D */
+    ck_assert_int_eq(ts_adaptive_pool_shape(&in, 2, one, &out, &err), TS_OK);
+    expect_shape(&out, "(3,1,1)");
+    tu_shape(&in, "(0,3,4,5,6)"); /* an empty batch is fine */
+    ck_assert_int_eq(ts_adaptive_pool_shape(&in, 3, one, &out, &err), TS_OK);
+    expect_shape(&out, "(0,3,1,1,1)");
+    tu_shape(&in, "(5,)");
+    expect_err(ts_adaptive_pool_shape(&in, 1, one, &out, &err), &err, TS_ERR_NDIM,
+               "AdaptivePool1d: expected a 2-D (unbatched) or 3-D (batched) input, got (5,)");
+    tu_shape(&in, "(2,3,0,7)");
+    expect_err(ts_adaptive_pool_shape(&in, 2, one, &out, &err), &err, TS_ERR_VALUE,
+               "AdaptivePool2d: input (2,3,0,7) is empty at axis 2");
+    tu_shape(&in, "(2,3,7)");
+    expect_err(ts_adaptive_pool_shape(&in, 1, zero, &out, &err), &err, TS_ERR_VALUE,
+               "AdaptivePool1d: output size 0 at axis 2 (spatial 0) is not positive (-1: keep "
+               "the input's, PyTorch's None)");
+    ts_shape_free(&in);
+    ts_shape_free(&out);
+}
+END_TEST
+
 Suite *nn_suite(void)
 {
     Suite *s = suite_create("nn");
@@ -364,6 +398,7 @@ Suite *nn_suite(void)
     tcase_add_test(tc, test_conv);
     tcase_add_test(tc, test_conv_transpose);
     tcase_add_test(tc, test_pool);
+    tcase_add_test(tc, test_adaptive_pool);
     tcase_add_loop_test(tc, test_matmul, 0, (int)(sizeof mm_cases / sizeof mm_cases[0]));
     tcase_add_test(tc, test_linear);
     tcase_add_test(tc, test_concat_stack);

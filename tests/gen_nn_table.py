@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 """gen_nn_table.py - writes tests/fixtures/nn/cases.tsv, the PyTorch
 cross-check table of the layer shape commands (conv, convtranspose, pool,
-linear, matmul, cat, stack, dim), replayed by tests/cli/torch-nn.test.sh
+adaptive pool, linear, matmul, cat, stack, dim), replayed by
+tests/cli/torch-nn.test.sh
 (which does not need torch).
 
 Run it with Debian's python3 and python3-torch:
@@ -9,7 +10,8 @@ Run it with Debian's python3 and python3-torch:
 
 Each random configuration is run through torch on zero tensors of the
 shape (torch.nn.functional.conv1d/2d/3d, conv_transpose*, max_pool*,
-avg_pool*, linear, torch.matmul, torch.cat, torch.stack, Tensor.size), and
+avg_pool*, adaptive_max_pool*, adaptive_avg_pool*, linear, torch.matmul,
+torch.cat, torch.stack, Tensor.size), and
 the same configuration is written as tshape arguments. Rows, tab-separated:
     op    ARGS (shell words for `tshape ARGS`)    EXPECT    TORCH
 EXPECT is tshape's expected standard output (the shape, and for conv and
@@ -251,9 +253,46 @@ def gen_dim():
     run("dim", ["dim", str(axis), q(shape_text(s))], lambda: x.size(axis), lambda r: str(r))
 
 
+def gen_adaptive():
+    """pool --output-size: AdaptiveAvgPool/AdaptiveMaxPool 1d/2d/3d, output
+    sizes of 1..8 or None (2-d and 3-d); inputs with an empty axis are not
+    generated (torch 1.13 pools them into NaN, tshape and torch 2 refuse
+    them); one in ten has the wrong ndim for its output size (a list)."""
+    n = R.randint(1, 3)
+    N[0] = n
+    cin = R.randint(1, 4)
+    shape, batched = layer_input(n, cin)
+    while any(d == 0 for d in shape[1 if batched else 0:]):
+        shape, batched = layer_input(n, cin)
+    wrong = R.random() < 0.1 and n > 1  # (a list of one says nothing either)
+    if wrong:
+        shape = shape + [R.randint(1, 5)]
+    avg = R.random() < 0.5
+    # (torch's 1-d functions take no None)
+    osz = [None if n > 1 and R.random() < 0.2 else R.randint(1, 8) for _ in range(n)]
+    if n > 1 and R.random() < 0.3 and None not in osz:
+        osz = [osz[0]] * n
+    # one number: tshape takes the spatial axes from the shape (ndim - 2), so
+    # a shape of the wrong ndim gets a list, whose length fixes them
+    if not wrong and len(set(map(str, osz))) == 1 and osz[0] is not None and R.random() < 0.5:
+        otext = str(osz[0])
+    else:
+        otext = q("(" + ",".join("None" if o is None else str(o) for o in osz) +
+                  ("," if n == 1 else "") + ")")
+    args = ["pool", "--kind " + ("avg" if avg else "max"), "--output-size " + otext]
+    if not batched:
+        args.append("--spatial %d" % n)
+    args.append(q(shape_text(shape)))
+    x = torch.zeros(shape)
+    f = ([F.adaptive_avg_pool1d, F.adaptive_avg_pool2d, F.adaptive_avg_pool3d] if avg else
+         [F.adaptive_max_pool1d, F.adaptive_max_pool2d, F.adaptive_max_pool3d])[n - 1]
+    o = osz[0] if n == 1 else tuple(osz)
+    run("pool", args, lambda: f(x, o))
+
+
 GEN = [(gen_conv, (False,), 700), (gen_conv, (True,), 350), (gen_pool, (), 600),
        (gen_linear, (), 150), (gen_matmul, (), 250), (gen_cat, (False,), 150),
-       (gen_cat, (True,), 100), (gen_dim, (), 60)]
+       (gen_cat, (True,), 100), (gen_dim, (), 60), (gen_adaptive, (), 200)]
 
 
 def main():

@@ -17,6 +17,10 @@ be, so they are written at test time, not committed):
                         the end record is searched in (200 members)
   model.onnx            an ONNX model with 4 initializers of 4 MiB of raw_data
   shards/               a safetensors model in 4 shards with its index
+  model.tflite          a TFLite model of 16 tensors of 1 MiB, tables first and
+                        buffer data last, as TensorFlow's converter lays it out
+  tfjs/                 a TensorFlow.js graph model: model.json and 5 shards of
+                        4 MiB or less, weights crossing them
 
 Sizes are what the request-count checks assume; the data is zeros.
 """
@@ -223,6 +227,102 @@ def onnx_model(path, inits):
         f.write(tail + field(8, 2, field(2, 0, 13)))
 
 
+def tflite_model(path, n, per):
+    """A TFLite FlatBuffer written forward: the Model table, one subgraph of n
+    float32 tensors of `per` bytes (n + 1 buffers, buffer 0 empty), the
+    buffers' data last, 16-byte aligned and written as zeros (sparse).
+    Returns the file size."""
+    out = bytearray()
+
+    def u32(v):
+        out.extend(struct.pack("<I", v))
+
+    def patch(pos, target):  # the uoffset at pos points at target
+        struct.pack_into("<I", out, pos, target - pos)
+
+    def table(ids):
+        """A table with one 4-byte field per id; its position and each
+        field's."""
+        nslots = max(ids, default=-1) + 1
+        out.extend(b"\0" * (-len(out) % 4))
+        vt = len(out)
+        out.extend(struct.pack("<HH", 4 + 2 * nslots, 4 + 4 * len(ids)))
+        for i in range(nslots):
+            out.extend(struct.pack("<H", 4 + 4 * ids.index(i) if i in ids else 0))
+        out.extend(b"\0" * (-len(out) % 4))
+        t = len(out)
+        u32(t - vt)
+        out.extend(b"\0" * (4 * len(ids)))
+        return t, {i: t + 4 + 4 * k for k, i in enumerate(ids)}
+
+    def vector(count):
+        out.extend(b"\0" * (-len(out) % 4))
+        v = len(out)
+        u32(count)
+        out.extend(b"\0" * (4 * count))
+        return v, [v + 4 + 4 * k for k in range(count)]
+
+    u32(0)
+    out.extend(b"TFL3")
+    model, mf = table([0, 2, 4])
+    patch(0, model)
+    struct.pack_into("<I", out, mf[0], 3)
+    subs, ss = vector(1)
+    patch(mf[2], subs)
+    sg, sf = table([0])
+    patch(ss[0], sg)
+    tv, ts = vector(n)
+    patch(sf[0], tv)
+    for i in range(n):
+        t, tf = table([0, 2, 3])
+        patch(ts[i], t)
+        struct.pack_into("<I", out, tf[2], i + 1)
+        shape, _ = vector(1)
+        struct.pack_into("<I", out, shape + 4, per // 4)
+        patch(tf[0], shape)
+        name = b"layer.%d.weight" % i
+        patch(tf[3], len(out))
+        u32(len(name))
+        out.extend(name + b"\0")
+    bv, bs = vector(n + 1)
+    patch(mf[4], bv)
+    slots = []
+    for i in range(n + 1):
+        b, bf = table([0] if i else [])
+        patch(bs[i], b)
+        if i:
+            slots.append(bf[0])
+    pos, starts = len(out), []
+    for s in slots:
+        pos += -(pos + 4) % 16
+        starts.append(pos)
+        patch(s, pos)
+        pos += 4 + per
+    with open(path, "wb") as f:
+        f.write(out)
+        for p in starts:
+            f.seek(p)
+            f.write(struct.pack("<I", per))
+        f.truncate(pos)
+    return pos
+
+
+def tfjs_model(folder, n, per, shard):
+    """A TF.js graph model of n float32 weights of `per` bytes in shards of
+    `shard` bytes (zeros)."""
+    os.makedirs(folder, exist_ok=True)
+    total = n * per
+    k = (total + shard - 1) // shard
+    paths = ["group1-shard%dof%d.bin" % (i + 1, k) for i in range(k)]
+    for i, p in enumerate(paths):
+        with open(os.path.join(folder, p), "wb") as f:
+            f.truncate(min(shard, total - i * shard))
+    weights = [{"name": "w%d" % i, "shape": [per // 4], "dtype": "float32"} for i in range(n)]
+    with open(os.path.join(folder, "model.json"), "w") as f:
+        json.dump({"format": "graph-model", "modelTopology": {"node": []},
+                   "weightsManifest": [{"paths": paths, "weights": weights}]}, f)
+
+
 def main(out):
     os.makedirs(out, exist_ok=True)
     safetensors(os.path.join(out, "big.safetensors"),
@@ -253,6 +353,8 @@ def main(out):
             total += t[3]
     with open(os.path.join(shards, "model.safetensors.index.json"), "w") as f:
         json.dump({"metadata": {"total_size": total}, "weight_map": weight_map}, f, indent=2)
+    tflite_model(os.path.join(out, "model.tflite"), 16, MiB)
+    tfjs_model(os.path.join(out, "tfjs"), 6, 3 * MiB, 4 * MiB)
 
 
 if __name__ == "__main__":

@@ -155,6 +155,10 @@ static int get_write_options(cli_ctx *ctx, const cli_args *args, const char *out
             return cli_usage(ctx, "--max-shard-size is for safetensors output");
         if (cli_opt_size(ctx, args, "max-shard-size", &o->max_shard_size) != CLI_OK)
             return CLI_ERROR;
+        if (o->max_shard_size < 1000000) /* "1" for "1GB": one file per tensor */
+            cli_notice(ctx, NULL, "warning: --max-shard-size %s is %lld byte%s, below 1 MB: "
+                       "most tensors will get a file of their own (units: 5GB, 500MB, 2GiB)",
+                       v, (long long)o->max_shard_size, o->max_shard_size == 1 ? "" : "s");
     }
     return CLI_OK;
 }
@@ -301,8 +305,8 @@ typedef struct sel {
     const ts_array *a;
     const char *out_name;        /* after --strip-prefix and --rename */
     int view;                    /* a view of a storage (storage_key; not
-                                    ONNX external data, whose storage_key
-                                    names the side file) */
+                                    ONNX external data or TF.js weights,
+                                    whose storage_key names a side file) */
 } sel;
 
 static int cmp_storage(const void *x, const void *y)
@@ -581,7 +585,8 @@ int cmd_convert(cli_ctx *ctx, const cli_args *args)
         }
         t[nsel].name = s[nsel].out_name = mapped[nsel];
         t[nsel].file = ts_model_file(m, s[nsel].file);
-        s[nsel].view = s[nsel].a->storage_key && ts_file_format(t[nsel].file) != TS_FORMAT_ONNX;
+        s[nsel].view = s[nsel].a->storage_key && ts_file_format(t[nsel].file) != TS_FORMAT_ONNX &&
+                       ts_file_format(t[nsel].file) != TS_FORMAT_TFJS;
         t[nsel].array = s[nsel].a;
         nsel++;
     }

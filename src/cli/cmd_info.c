@@ -27,15 +27,25 @@ const cli_option info_options[] = {
     CLI_FILTER_OPTIONS,
     CLI_FLAG("summary", 's', "one line per array (file, name, dtype, shape); the totals on\n"
                              "standard error (JSON: a last record); a folder: the model summary"),
-    CLI_FLAG("metadata", 'm', "show safetensors __metadata__, GGUF key/values, ONNX graph "
-                              "inputs/outputs and opsets, and the values of a PyTorch "
-                              "checkpoint that are not tensors"),
+    CLI_FLAG("metadata", 'm', "show safetensors __metadata__, GGUF key/values, ONNX and TFLite "
+                              "graph inputs/outputs, opsets and counts, and the values of a "
+                              "PyTorch checkpoint that are not tensors"),
+    CLI_FLAG("all", 'a', "also the tensors whose data is not in the file (TFLite activations, "
+                         "graph inputs and outputs), marked by data_offset -1 and their note"),
     CLI_VALUE("max-header", 0, "N", "largest .npy header accepted, in bytes (default 10000)"),
     CLI_FLAG("stored-order", 0, "GGUF: show dims as stored (innermost first)"),
+    CLI_FLAG("ggml-order", 0, "GGUF: show dims in ggml's ne order (innermost first, as\n"
+                              "llama.cpp prints them); the same as --stored-order"),
     CLI_FLAG("recursive", 'r', "a FILE that is a folder without an index: its subfolders too"),
     CLI_FLAG("group", 'l', "the model summary (implied), names that differ only in layer\n"
                            "numbers collapsed into one line"),
     CLI_VALUE("top", 0, "N", "the model summary (implied) with the N largest tensors (default 5)"),
+    CLI_FLAG("memory", 0, "the model summary (implied) with the memory to load it: weights\n"
+                          "and KV cache (config.json or GGUF keys)"),
+    CLI_VALUE("context", 0, "N", "--memory: tokens of KV cache (default: the model's)"),
+    CLI_VALUE("batch", 0, "B", "--memory: sequences of KV cache (default 1)"),
+    CLI_CHOICE("kv-dtype", 0, "T", "--memory: the KV cache's dtype (default: config.json's\n"
+                                   "torch_dtype, else float16)", "@dtypes"),
     CLI_FLAG("tensors", 0, "the model summary (implied); with --json every tensor in its record\n"
                            "(key tensors), as the text summary lists them"),
     CLI_REMOTE_OPTIONS,
@@ -193,15 +203,26 @@ static void report_dtype(cli_ctx *ctx, const ts_file *f, const ts_array *a)
 static void report_layout(cli_ctx *ctx, const ts_array *a)
 {
     char buf[256], fmt[32];
-    const char *order = a->fortran_order ? "F" : "C";
     int c = ts_is_c_contiguous(&a->shape, ts_shape_dims(&a->strides), 1);
     int fo = ts_is_f_contiguous(&a->shape, ts_shape_dims(&a->strides), 1);
+    /* C or F as the strides say (both: the format's flag); a view that is
+     * neither (channels_last, a slice, a transpose of 3-D) is "strided", and
+     * its strides and storage offset are shown */
+    const char *order = c && fo ? (a->fortran_order ? "F" : "C") : c ? "C" : fo ? "F"
+                                                                       : "strided";
     snprintf(buf, sizeof buf, "%s (c_contiguous %s, f_contiguous %s)", order,
              c ? "true" : "false", fo ? "true" : "false");
     print_string(ctx, PRINT_JSON, "order", NULL, order);
     print_string(ctx, PRINT_TEXT, NULL, line(fmt, sizeof fmt, "order"), buf);
     print_bool(ctx, PRINT_JSON, "c_contiguous", NULL, c);
     print_bool(ctx, PRINT_JSON, "f_contiguous", NULL, fo);
+    if (!c && !fo) {
+        print_dims(ctx, PRINT_TEXT, NULL, line(fmt, sizeof fmt, "strides"),
+                   ts_shape_dims(&a->strides), ts_shape_ndim(&a->strides));
+        if (!a->storage_key) /* else with the storage, below */
+            print_int(ctx, PRINT_TEXT, NULL, line(fmt, sizeof fmt, "storage_offset"),
+                      a->storage_offset);
+    }
 
     int64_t f2[2];
     if (a->null_shape)
@@ -261,6 +282,12 @@ static void report_array(cli_ctx *ctx, const char *path, const ts_file *f, const
         print_null(ctx, PRINT_ANY, "ndim", "  ndim           none\n");
     else
         print_int(ctx, PRINT_ANY, "ndim", line(fmt, sizeof fmt, "ndim"), ndim);
+    int64_t ne[4];
+    int nne;
+    if (ts_array_ggml_ne(f, a, ne, &nne, NULL) == TS_OK)
+        print_dims(ctx, PRINT_JSON, "ne", NULL, ne, nne);
+    else
+        print_null(ctx, PRINT_JSON, "ne", NULL);
     report_dtype(ctx, f, a);
     print_int(ctx, PRINT_ANY, "size", line(fmt, sizeof fmt, "size"), a->size);
     if (a->nbytes >= 0)
@@ -444,7 +471,8 @@ static void summary_row(cli_ctx *ctx, rows *r, const char *path, const ts_array 
         print_string(ctx, PRINT_JSON, "descr", NULL, a->descr);
         print_array_shape(ctx, PRINT_JSON, "shape", NULL, a);
         print_string(ctx, PRINT_JSON, "role", NULL,
-                     ts_role_name(ts_tensor_role(a->name, a->dtype)));
+                     ts_role_name(ts_tensor_role(a->name, a->dequantized_dtype != TS_DTYPE_UNKNOWN
+                                                                 ? a->dequantized_dtype : a->dtype)));
         print_close_object(ctx);
         return;
     }
@@ -569,6 +597,7 @@ static int info_model(cli_ctx *ctx, const info_opts *o, const char *path)
 
 static int info_file(cli_ctx *ctx, const info_opts *o, const char *path, totals *t, rows *r)
 {
+    out_drain(ctx); /* the previous files' report is out before this one is opened */
     if (strcmp(path, "-") != 0 && cli_is_model_path(path))
         return info_model(ctx, o, path);
     ts_file *f = NULL;
@@ -661,7 +690,9 @@ static int get_options(cli_ctx *ctx, const cli_args *args, info_opts *o)
      * metadata to give its key count (reading metadata can cost: HDF5
      * attributes go through libhdf5). */
     o->open.want_metadata = o->metadata;
-    o->open.gguf_stored_order = cli_flag(args, "stored-order") > 0;
+    o->open.gguf_stored_order = cli_flag(args, "stored-order") > 0 ||
+                                cli_flag(args, "ggml-order") > 0;
+    o->open.want_activations = cli_flag(args, "all") > 0;
     o->recursive = cli_flag(args, "recursive") > 0;
     o->tty = isatty(STDOUT_FILENO);
     return CLI_OK;
@@ -672,7 +703,8 @@ static int get_options(cli_ctx *ctx, const cli_args *args, info_opts *o)
  * (they belong to it: each implies it, --summary or not). */
 static int wants_model_summary(const info_opts *o, const cli_args *args)
 {
-    if (cli_flag(args, "group") || cli_opt(args, "top") || cli_flag(args, "tensors"))
+    if (cli_flag(args, "group") || cli_opt(args, "top") || cli_flag(args, "tensors") ||
+        cli_flag(args, "memory"))
         return 1;
     for (int i = 0; i < args->nops && o->summary; i++)
         if (strcmp(args->ops[i], "-") != 0 && cli_is_model_path(args->ops[i]))
@@ -689,7 +721,26 @@ int cmd_info(cli_ctx *ctx, const cli_args *args)
         return cli_usage(ctx, "missing FILE");
     if (wants_model_summary(&o, args)) {
         cli_summary_opts so = {&o.open, &o.filter, o.recursive, cli_flag(args, "group") > 0, 5,
-                               cli_flag(args, "tensors") > 0};
+                               cli_flag(args, "tensors") > 0, cli_flag(args, "memory") > 0,
+                               TS_MEMORY_OPTIONS_INIT};
+        const char *v;
+        if ((cli_opt(args, "context") || cli_opt(args, "batch") || cli_opt(args, "kv-dtype")) &&
+            !so.memory)
+            return cli_usage(ctx, "--context, --batch and --kv-dtype need --memory");
+        if ((v = cli_opt(args, "context")) &&
+            (cli_arg_i64(ctx, v, "--context", &so.mem.context) || so.mem.context <= 0))
+            return so.mem.context <= 0 ? cli_usage(ctx, "--context must be above 0") : CLI_ERROR;
+        if ((v = cli_opt(args, "batch")) &&
+            (cli_arg_i64(ctx, v, "--batch", &so.mem.batch) || so.mem.batch <= 0))
+            return so.mem.batch <= 0 ? cli_usage(ctx, "--batch must be above 0") : CLI_ERROR;
+        if ((v = cli_opt(args, "kv-dtype"))) {
+            ts_error e;
+            if (ts_dtype_from_string(v, &so.mem.kv_dtype, &e) != TS_OK ||
+                ts_dtype_bits(so.mem.kv_dtype) <= 0)
+                return cli_usage(ctx, "--kv-dtype '%s': not a dtype of fixed size", v);
+        }
+        if (so.memory)
+            o.open.want_metadata = 1; /* config.json, GGUF keys */
         const char *top = cli_opt(args, "top");
         if (top && cli_arg_i64(ctx, top, "--top", &so.top))
             return CLI_ERROR;

@@ -21,15 +21,17 @@
     CLI_VALUE("kernel", 0, "K", "kernel size per spatial axis (required)"),                \
         CLI_VALUE("stride", 0, "S", "stride per spatial axis"),                             \
         CLI_VALUE("padding", 0, "P",                                                        \
-                  "padding at both ends per axis, or same (same-upper),\n"                  \
-                  "same-lower or valid (ONNX auto_pad)"),                                   \
+                  "same: ONNX's SAME_UPPER rule, any stride (PyTorch refuses stride > 1);\n" \
+                  "or padding at both ends per axis, same-lower, valid (ONNX auto_pad)"),    \
         CLI_VALUE("pads", 0, "B,..,E,..",                                                   \
                   "ONNX pads: the begin paddings, then the end paddings"),                  \
         CLI_VALUE("dilation", 0, "D", "dilation per spatial axis (default 1)"),             \
         CLI_VALUE("spatial", 0, "N", "number of spatial axes: 1, 2 or 3")
 
 const cli_option conv_options[] = {
-    CLI_ABOUT("Output shape of PyTorch Conv1d/2d/3d (ONNX Conv); stride default 1."),
+    CLI_ABOUT("Output shape of PyTorch Conv1d/2d/3d (ONNX Conv); stride default 1.\n"
+              "--padding same is ONNX's SAME_UPPER rule, ceil(in / stride), with any\n"
+              "stride; PyTorch refuses padding='same' with a stride above 1."),
     LAYER_ABOUT,
     LAYER_COMMON,
     CLI_VALUE("out-channels", 0, "C", "output channels (required)"),
@@ -52,11 +54,18 @@ const cli_option convtranspose_options[] = {
 
 const cli_option pool_options[] = {
     CLI_ABOUT("Output shape of PyTorch MaxPool/AvgPool 1d/2d/3d; stride default: the\n"
-              "kernel; padding at most half the kernel."),
+              "kernel; padding at most half the kernel. With --output-size, of PyTorch's\n"
+              "AdaptiveMaxPool/AdaptiveAvgPool (every ResNet's head). --padding same is\n"
+              "ONNX's SAME_UPPER rule, ceil(in / stride), with any stride; PyTorch refuses\n"
+              "padding='same' with a stride above 1."),
     LAYER_ABOUT,
     LAYER_COMMON,
     CLI_CHOICE("kind", 0, "max|avg", "max pooling (default) or average pooling", "max avg"),
     CLI_FLAG("ceil-mode", 0, "round the output up (PyTorch ceil_mode)"),
+    CLI_VALUE("output-size", 0, "O",
+              "adaptive pooling (PyTorch AdaptiveAvgPool/AdaptiveMaxPool 1d/2d/3d): the\n"
+              "output size per spatial axis, None keeping an axis, e.g. 1 or (7,None);\n"
+              "no --kernel, stride, padding, dilation or ceil mode then"),
     CLI_OPTIONS_END,
 };
 
@@ -109,6 +118,10 @@ typedef struct layer_job {
     int64_t kernel[TS_MAX_NDIM], stride[TS_MAX_NDIM], dil[TS_MAX_NDIM], pad[TS_MAX_NDIM],
         pads[TS_MAX_NDIM], opad[TS_MAX_NDIM];
     int nkernel, nstride, ndil, npad, npads, nopad;
+    int adaptive;               /* pool --output-size */
+    int64_t osize[TS_MAX_NDIM];
+    int nosize;
+    int warned;                 /* the 3-D input warning was given */
     ts_shape in, out, weight;
 } layer_job;
 
@@ -141,6 +154,27 @@ static int do_layer(cli_ctx *ctx, void *job, const char *text, size_t len, ts_er
                         "a %d-D shape is not (N,C,*spatial) with 1 to 3 spatial axes; give "
                         "--spatial for an unbatched (C,*spatial) input",
                         nd);
+    if (nd == 3 && !j->fixed_nsp && !j->list_nsp && !j->warned) {
+        /* (64,8,8): PyTorch's 1-d layers read it as (N,C,L), its 2-d ones as
+         * an unbatched (C,H,W) image; a number says nothing about which */
+        const char *layer = j->kind == NN_CONV    ? "Conv1d"
+                            : j->kind == NN_CONVT ? "ConvTranspose1d"
+                            : j->pool == TS_POOL_AVG ? "AvgPool1d" : "MaxPool1d";
+        char q[64];
+        cli_notice(ctx, NULL, "warning: %s is read as a batch of 1-d inputs (N,C,L), as "
+                   "PyTorch's %s%s (--spatial 1 says so; an unbatched (C,H,W) image is "
+                   "--spatial 2)",
+                   cli_quote(text, len, q, sizeof q), j->adaptive ? "Adaptive" : "", layer);
+        j->warned = 1;
+    }
+    if (j->adaptive) {
+        int64_t o[TS_CONV_MAX_SPATIAL];
+        if (spread(j->osize, j->nosize, nsp, 1, o, "output-size", err) ||
+            ts_adaptive_pool_shape(&j->in, nsp, o, &j->out, err) != TS_OK ||
+            cli_shape_fits(&j->out, err) != CLI_OK)
+            return CLI_ERROR;
+        return out_shape_line(ctx, &j->out, err);
+    }
     ts_conv_params *p = &j->p;
     p->nspatial = nsp;
     if (spread(j->kernel, j->nkernel, nsp, 1, p->kernel, "kernel", err) ||
@@ -224,7 +258,39 @@ static int run_layer(cli_ctx *ctx, const cli_args *args, enum nn_kind kind)
     ts_shape_init(&j->out);
     ts_shape_init(&j->weight);
     int rc = CLI_OK, lon = 0;
-    if (!cli_opt(args, "kernel"))
+    const char *osize = kind == NN_POOL ? cli_opt(args, "output-size") : NULL;
+    if (osize) {
+        static const char *const other[] = {"kernel", "stride", "padding", "pads", "dilation"};
+        for (size_t i = 0; rc == CLI_OK && i < sizeof other / sizeof *other; i++)
+            if (cli_opt(args, other[i]))
+                rc = cli_usage(ctx, "--output-size (adaptive pooling) takes no --%s",
+                               other[i]);
+        if (rc == CLI_OK && cli_flag(args, "ceil-mode"))
+            rc = cli_usage(ctx, "--output-size (adaptive pooling) takes no --ceil-mode");
+        /* PyTorch's None (keep the axis) as -1 */
+        char buf[256];
+        size_t n = 0;
+        for (const char *p = osize; rc == CLI_OK && *p && n < sizeof buf - 3; p++) {
+            if (strncasecmp(p, "none", 4) == 0) {
+                buf[n++] = '-';
+                buf[n++] = '1';
+                p += 3;
+            } else {
+                buf[n++] = *p;
+            }
+        }
+        buf[n] = '\0';
+        if (rc == CLI_OK && cli_arg_ints(ctx, buf, "--output-size", j->osize, &j->nosize))
+            rc = CLI_ERROR;
+        if (rc == CLI_OK && j->nosize == 0)
+            rc = cli_usage(ctx, "--output-size needs at least one value");
+        for (int i = 0; rc == CLI_OK && i < j->nosize; i++)
+            if (j->osize[i] < -1 || j->osize[i] == 0)
+                rc = cli_usage(ctx, "--output-size values must be positive or None, not %lld",
+                               (long long)j->osize[i]);
+        j->adaptive = 1;
+        lon = j->nosize > 1 ? j->nosize : 0;
+    } else if (!cli_opt(args, "kernel"))
         rc = cli_usage(ctx, "missing --kernel, e.g. --kernel 3 or --kernel (3,5)");
     if (rc == CLI_OK && kind != NN_POOL && !cli_opt(args, "out-channels"))
         rc = cli_usage(ctx, "missing --out-channels, e.g. --out-channels 64");

@@ -29,6 +29,9 @@ const cli_option stats_options[] = {
                              "(JSON: all of them)"),
     CLI_FLAG("recursive", 'r', "a FILE that is a folder without an index: its subfolders too"),
     CLI_REMOTE_OPTIONS,
+    CLI_VALUE("max-bytes", 0, "SIZE",
+              "read at most SIZE bytes of each array (its first elements, 64MB, 1GiB):\n"
+              "an array read in part shows count as 'READ of SIZE' (JSON: size, capped)"),
     CLI_OPTIONS_END,
 };
 
@@ -41,6 +44,9 @@ typedef struct row {
 typedef struct stats_run {
     cli_filter filter;
     int summary, many_files, tty, recursive;
+    int header_done;        /* rows written as they come: the header is out */
+    int64_t max_bytes;      /* --max-bytes, or 0 */
+    int64_t capped;         /* arrays read in part */
     row *rows;
     size_t nrows, cap;
     /* --summary */
@@ -75,8 +81,43 @@ static char *dup_escaped(const char *s)
     return c;
 }
 
-static void add_row(stats_run *r, const char *const *cols)
+/* One line of cells: aligned to width (a terminal), or tab-separated. */
+static void print_line(cli_ctx *ctx, const stats_run *r, const char *const *cells,
+                       const size_t *width)
 {
+    int first = 1;
+    for (int c = 0; c < NCOLS; c++) {
+        if (c == 0 && !r->many_files)
+            continue;
+        const char *s = cells[c] ? cells[c] : "-";
+        if (!first)
+            out_char(ctx, width ? ' ' : '\t');
+        out_str(ctx, s);
+        if (width && c < NCOLS - 1)
+            for (size_t k = strlen(s); k < width[c]; k++)
+                out_char(ctx, ' ');
+        first = 0;
+    }
+    out_char(ctx, '\n');
+}
+
+/* A row: held until the end on a terminal (to align the columns), else
+ * written at once, after the header, so that what was reported is out
+ * before the next file is opened (output survives a crash). */
+static void add_row(cli_ctx *ctx, stats_run *r, const char *const *cols)
+{
+    if (!r->tty) {
+        char *cells[NCOLS];
+        if (!r->header_done)
+            print_line(ctx, r, header, NULL);
+        r->header_done = 1;
+        for (int i = 0; i < NCOLS; i++)
+            cells[i] = cols[i] ? dup_escaped(cols[i]) : NULL;
+        print_line(ctx, r, (const char *const *)cells, NULL);
+        for (int i = 0; i < NCOLS; i++)
+            free(cells[i]);
+        return;
+    }
     if (r->nrows == r->cap) {
         size_t cap = r->cap ? r->cap * 2 : 64;
         row *p = realloc(r->rows, cap * sizeof *p);
@@ -101,25 +142,11 @@ static void flush_rows(cli_ctx *ctx, stats_run *r)
         for (int c = 0; c < NCOLS; c++)
             if (r->rows[i].cols[c] && strlen(r->rows[i].cols[c]) > width[c])
                 width[c] = strlen(r->rows[i].cols[c]);
-    for (size_t i = 0; i <= r->nrows; i++) {
-        int first = 1;
-        for (int c = 0; c < NCOLS; c++) {
-            if (c == 0 && !r->many_files)
-                continue;
-            const char *s = i == 0 ? header[c] : r->rows[i - 1].cols[c];
-            if (!s)
-                s = "-";
-            if (!first)
-                out_char(ctx, r->tty ? ' ' : '\t');
-            out_str(ctx, s);
-            if (r->tty && c < NCOLS - 1)
-                for (size_t k = strlen(s); k < width[c]; k++)
-                    out_char(ctx, ' ');
-            first = 0;
-        }
-        out_char(ctx, '\n');
-        for (int c = 0; i > 0 && c < NCOLS; c++)
-            free(r->rows[i - 1].cols[c]);
+    print_line(ctx, r, header, width);
+    for (size_t i = 0; i < r->nrows; i++) {
+        print_line(ctx, r, (const char *const *)r->rows[i].cols, width);
+        for (int c = 0; c < NCOLS; c++)
+            free(r->rows[i].cols[c]);
     }
     free(r->rows);
     r->rows = NULL;
@@ -143,6 +170,10 @@ static void report(cli_ctx *ctx, stats_run *r, const char *path, const char *nam
         print_string(ctx, PRINT_JSON, "dtype", NULL, a->dtype_name);
         print_array_shape(ctx, PRINT_JSON, "shape", NULL, a);
         print_int(ctx, PRINT_JSON, "count", NULL, s->count);
+        if (s->count < a->size) { /* --max-bytes: a prefix */
+            print_int(ctx, PRINT_JSON, "size", NULL, a->size);
+            print_bool(ctx, PRINT_JSON, "capped", NULL, 1);
+        }
         print_json_text(ctx, PRINT_JSON, "min", NULL, mn);
         print_json_text(ctx, PRINT_JSON, "max", NULL, mx);
         print_json_text(ctx, PRINT_JSON, "mean", NULL, mean);
@@ -157,9 +188,12 @@ static void report(cli_ctx *ctx, stats_run *r, const char *path, const char *nam
         print_close_object(ctx);
         return;
     }
-    char shape[512], count[32], z[32], nn[32], pi[32], ni[32], tr[32];
+    char shape[512], count[64], z[32], nn[32], pi[32], ni[32], tr[32];
     cli_array_shape_text(a, shape, sizeof shape);
-    snprintf(count, sizeof count, "%lld", (long long)s->count);
+    if (s->count < a->size)
+        snprintf(count, sizeof count, "%lld of %lld", (long long)s->count, (long long)a->size);
+    else
+        snprintf(count, sizeof count, "%lld", (long long)s->count);
     snprintf(z, sizeof z, "%lld", (long long)s->zeros);
     snprintf(nn, sizeof nn, "%lld", (long long)s->nan);
     snprintf(pi, sizeof pi, "%lld", (long long)s->posinf);
@@ -168,7 +202,7 @@ static void report(cli_ctx *ctx, stats_run *r, const char *path, const char *nam
     const char *cols[NCOLS] = {path, name[0] ? name : "-", a->dtype_name, shape, count,
                                mn, mx, mean, sd, am, z, nn, pi, ni,
                                s->kind == TS_VALUE_BOOL ? tr : NULL};
-    add_row(r, cols);
+    add_row(ctx, r, cols);
 }
 
 /* Appends "NAME", "FILE:NAME" (several files) or "FILE" (an unnamed
@@ -217,6 +251,8 @@ static void print_summary(cli_ctx *ctx, stats_run *r)
         print_int(ctx, PRINT_JSON, "neginf", NULL, r->neginf);
         print_json_text(ctx, PRINT_JSON, "absmax", NULL, am);
         print_int(ctx, PRINT_JSON, "failed", NULL, r->failed);
+        if (r->max_bytes)
+            print_int(ctx, PRINT_JSON, "capped", NULL, r->capped);
         print_open_array(ctx, "nonfinite");
         for (size_t at = 0; at < r->bad_len; at += strlen(r->bad + at) + 1)
             print_string(ctx, PRINT_JSON, NULL, NULL, r->bad + at);
@@ -231,6 +267,8 @@ static void print_summary(cli_ctx *ctx, stats_run *r)
                (long long)r->neginf, am);
     if (r->failed)
         out_printf(ctx, ", %lld unreadable", (long long)r->failed);
+    if (r->capped)
+        out_printf(ctx, ", %lld read in part (--max-bytes)", (long long)r->capped);
     out_printf(ctx, "; %zu array%s with non-finite values", r->nbad, r->nbad == 1 ? "" : "s");
     /* the first few by name: a diverged model has thousands (JSON has all) */
     size_t shown = 0;
@@ -250,6 +288,7 @@ static int stats_array(cli_ctx *ctx, stats_run *r, const char *path, const ts_fi
                        const ts_array *a, const char *name)
 {
     ts_stats_options o = TS_STATS_OPTIONS_INIT;
+    o.max_bytes = r->max_bytes;
     if (r->progress.enabled) {
         o.progress = cli_progress_report;
         o.progress_ctx = &r->progress;
@@ -263,6 +302,7 @@ static int stats_array(cli_ctx *ctx, stats_run *r, const char *path, const ts_fi
         r->failed++;
         return cli_error(ctx, path, "%s", err.message);
     }
+    r->capped += s.count < a->size;
     if (r->summary)
         summarize(r, path, name, &s);
     else
@@ -292,6 +332,7 @@ static int stats_model(cli_ctx *ctx, stats_run *r, const char *path)
 
 static int stats_file(cli_ctx *ctx, stats_run *r, const char *path)
 {
+    out_drain(ctx); /* the previous files' report is out before this one is opened */
     if (cli_no_stdin(ctx, path) != CLI_OK)
         return CLI_ERROR;
     if (cli_is_model_path(path))
@@ -326,6 +367,9 @@ int cmd_stats(cli_ctx *ctx, const cli_args *args)
         r.many_files = cli_is_model_path(args->ops[i]); /* a model: its shards */
     r.tty = isatty(STDOUT_FILENO);
     r.absmax = NAN;
+    const char *v = cli_opt(args, "max-bytes");
+    if (v && cli_opt_size(ctx, args, "max-bytes", &r.max_bytes) != CLI_OK)
+        return CLI_ERROR;
     cli_progress_init(&r.progress, "stats");
     int status = CLI_OK;
     for (int i = 0; i < args->nops && !ctx->out.closed; i++)

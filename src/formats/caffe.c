@@ -124,7 +124,8 @@ static ts_status read_blob(caffe_reader *r, ts__pb_msg *m, const char *name, con
             int kk;
             if ((st = ts__pb_sub(m, &fl, &s, err)))
                 break;
-            ndim = 0; /* the last shape wins */
+            /* given twice, protobuf merges the two BlobShapes: their dims
+             * concatenated (as Caffe's own parser reads it) */
             while (!st && (kk = ts__pb_next(&s, &d, err)) > 0)
                 if (d.number == 1)
                     st = ts__pb_dims(&s, &d, dims, &ndim, "shape dim", err);
@@ -392,4 +393,5 @@ const ts__reader ts__reader_caffe = {
      "Caffe weights (NetParameter layers, V1/V0 layers, BlobProto mean files)", "field"},
     probe_caffe,
     read_caffe,
+    0,
 };

@@ -525,4 +525,5 @@ const ts__reader ts__reader_caffe2 = {
      "Caffe2 TensorProtos or init net (GivenTensor*Fill ops)", "type"},
     probe_caffe2,
     read_caffe2,
+    0,
 };

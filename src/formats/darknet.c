@@ -772,4 +772,5 @@ const ts__reader ts__reader_darknet = {
      "Darknet .weights (YOLO), with the network's .cfg", "type"},
     probe_darknet,
     read_darknet,
+    0,
 };

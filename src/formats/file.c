@@ -62,6 +62,9 @@ struct ts_file {
                                 (ts__file_set_data_src); NULL when none */
     size_t srcs_cap;
     ts__sides *sides;        /* side files (ONNX external data), or NULL */
+    int64_t extent;          /* bytes the headers account for, or -1
+                                (ts__file_set_extent) */
+    int dims_reversed;       /* GGUF read in NumPy order: ggml's ne reversed */
 };
 
 /* The reader table (formats.def), in detection order. */
@@ -88,6 +91,11 @@ size_t ts_format_count(void)
 const ts_format_info *ts_format_info_at(size_t i)
 {
     return i < N_READERS ? &readers[i]->info : NULL;
+}
+
+int ts__format_owns_extensions(size_t i)
+{
+    return i < N_READERS && !readers[i]->probe_required;
 }
 
 const ts_format_info *ts_format_info_of(ts_format f)
@@ -226,7 +234,7 @@ static ts_format detect_by_extension(const unsigned char *data, size_t len, cons
             continue;
         if (r->probe && r->probe(data, len, src))
             return r->info.format;
-        if (first == TS_FORMAT_AUTO)
+        if (first == TS_FORMAT_AUTO && !r->probe_required)
             first = r->info.format;
     }
     return first;
@@ -257,6 +265,7 @@ ts_array *ts__file_add_array(ts_file *f, ts_error *err)
     ts_shape_init(&a->shape);
     ts_shape_init(&a->storage_shape);
     a->dtype = TS_DTYPE_UNKNOWN;
+    a->dequantized_dtype = TS_DTYPE_UNKNOWN;
     a->dtype_name = "unknown";
     a->format_dtype = "";
     a->byteorder = '|';
@@ -265,6 +274,11 @@ ts_array *ts__file_add_array(ts_file *f, ts_error *err)
     a->storage = TS_STORAGE_DENSE;
     ts_shape_init(&a->strides);
     return a;
+}
+
+ts_array *ts__file_array_mut(ts_file *f, size_t i)
+{
+    return i < f->count ? &f->arrays[i] : NULL;
 }
 
 static scratch *scratch_of(void *p)
@@ -394,6 +408,16 @@ const char *ts__file_printf(ts_file *f, ts_error *err, const char *fmt, ...)
 void ts__file_set_version(ts_file *f, const char *version)
 {
     f->version = version;
+}
+
+void ts__file_set_extent(ts_file *f, int64_t end)
+{
+    f->extent = end;
+}
+
+int64_t ts__file_extent(const ts_file *f)
+{
+    return f->extent;
 }
 
 static meta_entry *add_meta(ts_file *f, const char *key, size_t key_len, ts_error *err)
@@ -541,6 +565,9 @@ static ts_status read_options(const ts_open_options *opts, ts_open_options *o,
                            o->gguf_stored_order);
     if (o->want_metadata != 0 && o->want_metadata != 1)
         return ts__bad_arg(err, fn, "opts->want_metadata is %d, not 0 or 1", o->want_metadata);
+    if (o->want_activations != 0 && o->want_activations != 1)
+        return ts__bad_arg(err, fn, "opts->want_activations is %d, not 0 or 1",
+                           o->want_activations);
     if (o->io != TS_IO_AUTO && o->io != TS_IO_MAP && o->io != TS_IO_PREAD)
         return ts__bad_arg(err, fn, "opts->io is %d, not a ts_io_mode", (int)o->io);
     return TS_OK;
@@ -580,6 +607,7 @@ static ts_status parse_image(ts_file *f, const ts_open_options *opts, ts_error *
         return ts__error(err, TS_ERR_INVALID_ARG,
                          "opts->format %d is not a ts_format with a reader", (int)fmt);
     f->format = fmt;
+    f->dims_reversed = fmt == TS_FORMAT_GGUF && !opts->gguf_stored_order;
     if (ts__test_sparse == 2)
         ts__source_strict(f->src);
     st = r->read(f, data, len, opts, err);
@@ -607,8 +635,10 @@ static ts_file *file_new(ts_error *err)
     ts_file *f = calloc(1, sizeof *f);
     if (!f)
         ts__error(err, TS_ERR_NOMEM, "out of memory");
-    else
+    else {
         f->version = "";
+        f->extent = -1;
+    }
     return f;
 }
 
@@ -617,7 +647,7 @@ static ts_file *file_new(ts_error *err)
  * the image (a mapped file that shrank, a sparse image's byte nobody asked
  * for) into an error, when the image can fault.
  */
-static ts_status guarded(const ts_file *f, ts__parse_fn fn, void *arg, ts_error *err)
+ts_status ts__file_guard(const ts_file *f, ts__parse_fn fn, void *arg, ts_error *err)
 {
     const void *lo, *hi;
     ts__source_sparse_range(f->src, &lo, &hi);
@@ -657,7 +687,7 @@ static ts_status open_source(ts__source *src, ts_open_options *o, ts_file **out,
     if (ts__test_after_map)
         ts__test_after_map();
     parse_job job = {f, o};
-    st = guarded(f, run_parse, &job, err);
+    st = ts__file_guard(f, run_parse, &job, err);
     if (st) {
         ts_file_close(f);
         return st;
@@ -811,7 +841,7 @@ static ts_status run_render(void *arg, ts_error *err)
 static ts_status render(const ts_file *f, const meta_entry *m, ts__sink *out, ts_error *err)
 {
     render_job job = {f, m, out};
-    return guarded(f, run_render, &job, err);
+    return ts__file_guard(f, run_render, &job, err);
 }
 
 int ts_file_metadata(const ts_file *f, size_t i, const char **key, const char **json_value)
@@ -934,4 +964,26 @@ ts__sides *ts__file_sides(const ts_file *f)
 void ts__file_set_sides(ts_file *f, ts__sides *s)
 {
     f->sides = s;
+}
+
+ts_status ts_array_ggml_ne(const ts_file *f, const ts_array *a, int64_t ne[4], int *n,
+                           ts_error *err)
+{
+    TS__ARG_NONNULL(err, f);
+    TS__ARG_NONNULL(err, a);
+    TS__ARG_NONNULL(err, ne);
+    TS__ARG_NONNULL(err, n);
+    if (f->format != TS_FORMAT_GGUF)
+        return ts__bad_arg(err, __func__, "f is a %s file, not GGUF", ts_format_name(f->format));
+    if (a < f->arrays || a >= f->arrays + f->count)
+        return ts__bad_arg(err, __func__, "a is not an array of f");
+    int nd = ts_shape_ndim(&a->shape);
+    const int64_t *d = ts_shape_dims(&a->shape);
+    if (nd > 4) /* the reader refuses more (GGML_MAX_DIMS) */
+        return ts__bad_arg(err, __func__, "a has %d dims", nd);
+    for (int i = 0; i < nd; i++)
+        ne[i] = f->dims_reversed ? d[nd - 1 - i] : d[i];
+    *n = nd;
+    ts__ok(err);
+    return TS_OK;
 }

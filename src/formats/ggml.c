@@ -406,4 +406,5 @@ const ts__reader ts__reader_ggml = {
      "llama.cpp files from before GGUF (ggml, ggmf v1, ggjt v1-v3, ggla LoRA)", "type"},
     probe_ggml,
     read_ggml,
+    0,
 };

@@ -714,6 +714,9 @@ static ts_status read_gguf(ts_file *f, const unsigned char *data, size_t len,
         padded = (nbytes + align - 1) / align * align;
         expect += padded;
     }
+    /* The data section, its last tensor padded (gguf.cpp and gguf-py write
+     * the padding; a file without it is accepted above). */
+    ts__file_set_extent(f, nt ? start + expect : ((int64_t)c->pos + align - 1) / align * align);
     st = TS_OK;
 out:
     /* infos, names and the metadata text are scratch memory: the file
@@ -726,4 +729,5 @@ const ts__reader ts__reader_gguf = {
      "llama.cpp GGUF v2/v3 (metadata, quantized types)", "ggml type"},
     probe_gguf,
     read_gguf,
+    0,
 };

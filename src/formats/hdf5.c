@@ -27,10 +27,10 @@
  * record a TS__SRC_HDF5 data source: the values layer reads them through
  * libhdf5 by hyperslab into its fixed buffer (ts__hdf5_read).
  */
-#include "reader.h"
-#include "../remote/remote.h"
+#include "hdf5_child.h"
 
 #include <dlfcn.h>
+#include <pthread.h>
 #include <jansson.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -60,6 +60,21 @@ typedef struct {
 typedef herr_t (*h5l_iterate_t)(hid_t group, const char *name, const h5l_info_t *info,
                                 void *op_data);
 
+typedef herr_t (*h5a_iterate_t)(hid_t loc, const char *name, const void *ainfo,
+                                void *op_data);
+
+/* H5FD_file_image_callbacks_t: how the core driver gets and frees the
+ * memory of a file image (the op argument is H5FD_file_image_op_t). */
+typedef struct {
+    void *(*image_malloc)(size_t size, int op, void *udata);
+    void *(*image_memcpy)(void *dest, const void *src, size_t size, int op, void *udata);
+    void *(*image_realloc)(void *ptr, size_t size, int op, void *udata);
+    herr_t (*image_free)(void *ptr, int op, void *udata);
+    void *(*udata_copy)(void *udata);
+    herr_t (*udata_free)(void *udata);
+    void *udata;
+} h5_image_callbacks;
+
 enum { H5I_DATASET = 5 };
 enum { H5T_INTEGER = 0, H5T_FLOAT, H5T_TIME, H5T_STRING, H5T_BITFIELD, H5T_OPAQUE,
        H5T_COMPOUND, H5T_REFERENCE, H5T_ENUM, H5T_VLEN, H5T_ARRAY };
@@ -79,6 +94,7 @@ static const char *const class_names[] = {"INTEGER", "FLOAT", "TIME", "STRING", 
     X(hid_t, H5Pcreate, (hid_t))                                                          \
     X(herr_t, H5Pset_fapl_core, (hid_t, size_t, bool))                                    \
     X(herr_t, H5Pset_file_image, (hid_t, void *, size_t))                                 \
+    X(herr_t, H5Pset_file_image_callbacks, (hid_t, h5_image_callbacks *))                 \
     X(herr_t, H5Pclose, (hid_t))                                                          \
     X(hid_t, H5Fopen, (const char *, unsigned, hid_t))                                    \
     X(herr_t, H5Fclose, (hid_t))                                                          \
@@ -120,6 +136,8 @@ static const char *const class_names[] = {"INTEGER", "FLOAT", "TIME", "STRING", 
     X(hid_t, H5Aget_space, (hid_t))                                                       \
     X(herr_t, H5Aread, (hid_t, hid_t, void *))                                            \
     X(herr_t, H5Aclose, (hid_t))                                                          \
+    X(herr_t, H5Aiterate2, (hid_t, int, int, hsize_t *, h5a_iterate_t, void *))           \
+    X(hid_t, H5Tget_native_type, (hid_t, int))                                            \
     X(htri_t, H5Lexists, (hid_t, const char *, hid_t))                                    \
     X(hid_t, H5Dopen2, (hid_t, const char *, hid_t))                                      \
     X(herr_t, H5Dclose, (hid_t))                                                          \
@@ -142,10 +160,8 @@ static char api_error[256];
 
 static const char *const sonames[] = {"libhdf5_serial.so.103", "libhdf5.so.103"};
 
-static int load_api(void)
+static void load_api_once(void)
 {
-    if (api_state)
-        return api_state;
     void *h = NULL;
     for (size_t i = 0; !h && i < sizeof sonames / sizeof *sonames; i++)
         h = dlopen(sonames[i], RTLD_NOW | RTLD_LOCAL);
@@ -153,7 +169,7 @@ static int load_api(void)
         snprintf(api_error, sizeof api_error,
                  "reading HDF5 needs the HDF5 1.10 library (libhdf5_serial.so.103 or "
                  "libhdf5.so.103; Debian: apt install libhdf5-103-1), which is not installed");
-        return api_state = -1;
+        { api_state = -1; return; }
     }
     /* POSIX dlsym returns void *; the cast to a function pointer is how it
      * is used (memcpy keeps ISO C pedantry quiet). */
@@ -162,7 +178,7 @@ static int load_api(void)
         void *sym = dlsym(h, #name);                                                     \
         if (!sym) {                                                                      \
             snprintf(api_error, sizeof api_error, "the HDF5 library lacks %s", #name);   \
-            return api_state = -1;                                                       \
+            { api_state = -1; return; }                                                       \
         }                                                                                \
         memcpy(&api.name, &sym, sizeof sym);                                             \
     }
@@ -175,10 +191,25 @@ static int load_api(void)
         snprintf(api_error, sizeof api_error,
                  "the HDF5 library found is version %u.%u.%u; tshape uses the 1.10 ABI", maj,
                  min, rel);
-        return api_state = -1;
+        { api_state = -1; return; }
     }
     api.H5Eset_auto2(0, NULL, NULL); /* never print error stacks */
-    return api_state = 1;
+    api_state = 1;
+}
+
+/* Loads libhdf5 once per process (threads may open HDF5 shards at once):
+ * 1, or -1 with api_error set. The parent loads it, and each child that
+ * runs it (hdf5_child.c) inherits it loaded. */
+static int load_api(void)
+{
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_once(&once, load_api_once);
+    return api_state;
+}
+
+ts_status ts__hdf5_load(ts_error *err)
+{
+    return load_api() < 0 ? ts__error(err, TS_ERR_UNSUPPORTED, "%s", api_error) : TS_OK;
 }
 
 /* Under LeakSanitizer (make sanitize, fuzzing): libhdf5 1.10.8 leaks on some
@@ -231,7 +262,7 @@ static uint64_t le_n(const unsigned char *p, int n)
 /* Superblock versions 0..3: the version, and the end-of-file address
  * (relative to the base address) against the size of the file. */
 static ts_status check_superblock(const unsigned char *data, size_t len, int64_t at,
-                                  ts_error *err)
+                                  int64_t *extent, ts_error *err)
 {
     size_t p = (size_t)at + 8;
     if (len - p < 1)
@@ -264,7 +295,8 @@ static ts_status check_superblock(const unsigned char *data, size_t len, int64_t
     uint64_t undef = so == 8 ? ~(uint64_t)0 : ((uint64_t)1 << (8 * so)) - 1;
     /* libhdf5 writes the end address including the user block; be lenient:
      * only an end past the file in both readings is a truncation. */
-    (void)base;
+    if (eof != undef && eof <= len)
+        *extent = (int64_t)(base <= len - eof ? base + eof : eof);
     if (eof != undef && eof > len)
         return ts__fail(err, TS_ERR_TRUNCATED, 0, (int64_t)len,
                         "HDF5 file is truncated: %zu bytes, but its superblock says it ends "
@@ -286,6 +318,8 @@ typedef struct h5_reader {
     haddr_t *seen;
     size_t n_seen, cap_seen;
     const char *path;     /* the file's path (owned by f), or NULL: an image */
+    ts__hdf5_array_fn on_array; /* told of each array added */
+    void *on_array_arg;
 } h5_reader;
 
 /* Open-addressing set of object addresses; returns 1 if `a` was there. */
@@ -338,12 +372,6 @@ static const char *filter_name(int id)
     }
 }
 
-/* Fuzzing only (fuzz/fuzz_file_hdf5.c): variable-length string attributes
- * are treated as absent, because libhdf5 1.10 faults inside H5HG_read on a
- * corrupted global heap (man page BUGS); the harness then looks past that
- * known fault for faults of tshape's own code. */
-int ts__hdf5_skip_vlen_attrs;
-
 /* Does attribute `name` of object o hold the string `want`? */
 static int attr_is(hid_t o, const char *name, const char *want)
 {
@@ -356,9 +384,7 @@ static int attr_is(hid_t o, const char *name, const char *want)
     hid_t t = api.H5Aget_type(a), s = api.H5Aget_space(a);
     if (t >= 0 && s >= 0 && api.H5Tget_class(t) == H5T_STRING &&
         api.H5Sget_simple_extent_npoints(s) == 1) {
-        if (api.H5Tis_variable_str(t) > 0 && ts__hdf5_skip_vlen_attrs) {
-            /* fuzzing: see ts__hdf5_skip_vlen_attrs */
-        } else if (api.H5Tis_variable_str(t) > 0) {
+        if (api.H5Tis_variable_str(t) > 0) {
             /* the file's own string type (same character set) as memory type */
             hid_t m = api.H5Tcopy(t);
             char *v = NULL;
@@ -704,8 +730,8 @@ static herr_t visit(hid_t group, const char *name, const h5l_info_t *info, void 
         int seen = seen_before(r, info->u.address);
         if (seen < 0)
             r->st = ts__error(r->err, TS_ERR_NOMEM, "out of memory");
-        else if (!seen)
-            r->st = read_dataset(r, o, name);
+        else if (!seen && !(r->st = read_dataset(r, o, name)) && r->on_array)
+            r->st = r->on_array(r->f, r->on_array_arg, r->err);
     }
     api.H5Oclose(o);
     return r->st ? -1 : 0;
@@ -730,9 +756,7 @@ static int attr_strings(hid_t o, const char *name, json_t *out)
     hssize_t n = s >= 0 ? api.H5Sget_simple_extent_npoints(s) : -1;
     if (t >= 0 && api.H5Tget_class(t) == H5T_STRING && n >= 0 && n <= 1000000) {
         size_t size = api.H5Tget_size(t);
-        if (api.H5Tis_variable_str(t) > 0 && ts__hdf5_skip_vlen_attrs) {
-            /* fuzzing: see ts__hdf5_skip_vlen_attrs */
-        } else if (api.H5Tis_variable_str(t) > 0) {
+        if (api.H5Tis_variable_str(t) > 0) {
             char **v = calloc((size_t)n ? (size_t)n : 1, sizeof *v);
             hid_t m = api.H5Tcopy(t);
             if (v && m >= 0 && api.H5Aread(a, m, v) >= 0) {
@@ -781,35 +805,168 @@ static ts_status add_json_metadata(ts_file *f, const char *key, json_t *value, t
     return st;
 }
 
-/* keras_version, backend and the layer names (layer_names, or its parts
- * layer_names0, layer_names1, ...) of the root or of model_weights/. */
-static ts_status keras_metadata(ts_file *f, hid_t file, ts_error *err)
+/* An attribute's value as JSON: strings (fixed or variable length) as a
+ * string, or an array of them; integers and floats as numbers, or an array
+ * (at most 1,000,000); anything else as a string that says what it is.
+ * NULL when it cannot be read. */
+static json_t *attr_json(hid_t o, const char *name)
 {
-    ts_status st = TS_OK;
-    /* model_config: the Keras model's JSON (tshape scan reads its Lambda
-     * layers and custom objects) */
-    static const char *const scalars[] = {"keras_version", "backend", "model_config"};
-    for (size_t i = 0; i < sizeof scalars / sizeof *scalars && !st; i++) {
-        json_t *v = json_array();
-        if (attr_strings(file, scalars[i], v) == 1)
-            st = add_json_metadata(f, scalars[i], json_array_get(v, 0), err);
-        json_decref(v);
+    json_t *strings = json_array();
+    int n_str = strings ? attr_strings(o, name, strings) : -1;
+    hid_t a = n_str >= 0 ? -1 : api.H5Aopen(o, name, 0);
+    if (n_str >= 0 || a < 0) {
+        if (n_str < 0) {
+            json_decref(strings);
+            return NULL;
+        }
+        hid_t a2 = api.H5Aopen(o, name, 0), s2 = a2 >= 0 ? api.H5Aget_space(a2) : -1;
+        int scalar = s2 >= 0 && api.H5Sget_simple_extent_type(s2) == H5S_SCALAR;
+        if (s2 >= 0)
+            api.H5Sclose(s2);
+        if (a2 >= 0)
+            api.H5Aclose(a2);
+        if (scalar && n_str == 1) {
+            json_t *one = json_incref(json_array_get(strings, 0));
+            json_decref(strings);
+            return one;
+        }
+        return strings;
     }
-    hid_t g = file;
-    int own = 0;
-    if (api.H5Lexists(file, "model_weights", 0) > 0) {
-        hid_t o = api.H5Oopen(file, "model_weights", 0);
-        if (o >= 0) {
-            g = o;
-            own = 1;
+    json_decref(strings);
+    json_t *out = NULL;
+    hid_t t = api.H5Aget_type(a), s = api.H5Aget_space(a), m = -1;
+    hssize_t n = s >= 0 ? api.H5Sget_simple_extent_npoints(s) : -1;
+    int cls = t >= 0 ? api.H5Tget_class(t) : -1;
+    int scalar = s >= 0 && api.H5Sget_simple_extent_type(s) == H5S_SCALAR;
+    if ((cls == H5T_INTEGER || cls == H5T_FLOAT) && n >= 0 && n <= 1000000 &&
+        (m = api.H5Tget_native_type(t, 0 /* H5T_DIR_DEFAULT */)) >= 0) {
+        size_t size = api.H5Tget_size(m);
+        int sgn = cls == H5T_INTEGER && api.H5Tget_sign(m) == 1;
+        unsigned char *buf = size > 0 && size <= 16 ? malloc((size_t)n * size + 1) : NULL;
+        if (buf && api.H5Aread(a, m, buf) >= 0) {
+            out = scalar ? NULL : json_array();
+            for (hssize_t i = 0; i < n && (scalar || out); i++) {
+                const unsigned char *p = buf + (size_t)i * size;
+                json_t *v = NULL;
+                if (cls == H5T_FLOAT && size == 4) {
+                    float x;
+                    memcpy(&x, p, 4);
+                    v = json_real(x);
+                } else if (cls == H5T_FLOAT && size == 8) {
+                    double x;
+                    memcpy(&x, p, 8);
+                    v = json_real(x);
+                } else if (cls == H5T_INTEGER && size <= 8) {
+                    uint64_t u = 0;
+                    memcpy(&u, p, size); /* native order: little-endian here */
+                    if (sgn && size < 8 && (u >> (8 * size - 1)) & 1)
+                        u |= ~(uint64_t)0 << (8 * size);
+                    v = sgn || u <= (uint64_t)INT64_MAX ? json_integer((json_int_t)u)
+                                                        : json_real((double)u);
+                }
+                if (!v) /* NaN, Inf (JSON has none), long double */
+                    v = json_string(cls == H5T_FLOAT ? "non-finite or long double" : "?");
+                if (scalar) {
+                    out = v;
+                    break;
+                }
+                json_array_append_new(out, v);
+            }
+        }
+        free(buf);
+    }
+    if (!out) {
+        char what[128];
+        snprintf(what, sizeof what, "(an attribute of HDF5 class %s, %lld element%s: not shown)",
+                 cls >= 0 && cls <= H5T_ARRAY ? class_names[cls] : "unknown",
+                 (long long)n, n == 1 ? "" : "s");
+        out = json_string(what);
+    }
+    if (m >= 0)
+        api.H5Tclose(m);
+    if (t >= 0)
+        api.H5Tclose(t);
+    if (s >= 0)
+        api.H5Sclose(s);
+    api.H5Aclose(a);
+    return out;
+}
+
+/* 1 for "layer_names" and its parts "layer_names0", "layer_names1", ... */
+static int is_layer_names(const char *name)
+{
+    if (strncmp(name, "layer_names", 11) != 0)
+        return 0;
+    for (const char *p = name + 11; *p; p++)
+        if (*p < '0' || *p > '9')
+            return 0;
+    return 1;
+}
+
+typedef struct attr_walk {
+    ts_file *f;
+    ts_error *err;
+    ts_status st;
+    hid_t root;            /* the file's root group */
+    const char *prefix;    /* "" or "model_weights/" */
+    int layer_group;       /* the layer names of this group are keras.layer_names */
+    int count;
+} attr_walk;
+
+#define MAX_ATTRS 10000
+
+static herr_t one_attr(hid_t loc, const char *name, const void *info, void *op_data)
+{
+    attr_walk *w = op_data;
+    (void)info;
+    if (++w->count > MAX_ATTRS)
+        return 1; /* named below */
+    if (w->layer_group && is_layer_names(name))
+        return 0; /* keras.layer_names */
+    json_t *v = attr_json(loc, name);
+    if (!v)
+        return 0;
+    if (w->prefix[0] && api.H5Aexists(w->root, name) > 0) {
+        json_t *r = attr_json(w->root, name);
+        int same = r && json_equal(r, v);
+        json_decref(r);
+        if (same) { /* model_weights/ repeats the root's (keras_version, backend) */
+            json_decref(v);
+            return 0;
         }
     }
+    char key[512];
+    snprintf(key, sizeof key, "%s%s", w->prefix, name);
+    w->st = add_json_metadata(w->f, key, v, w->err);
+    json_decref(v);
+    return w->st ? -1 : 0;
+}
+
+/* Every attribute of the root and of model_weights/ (Keras: keras_version,
+ * backend, model_config, training_config, ...), as h5ls -v shows them, by
+ * name (model_weights/'s under "model_weights/NAME", but for those equal to
+ * the root's), and the Keras layer names (layer_names, or its parts
+ * layer_names0, layer_names1, ...) of model_weights/, or else of the root,
+ * as keras.layer_names. At most MAX_ATTRS per group. */
+static ts_status keras_metadata(ts_file *f, hid_t file, ts_error *err)
+{
+    hid_t g = -1;
+    if (api.H5Lexists(file, "model_weights", 0) > 0)
+        g = api.H5Oopen(file, "model_weights", 0);
+    hid_t names_of = g >= 0 ? g : file;
+    attr_walk w = {f, err, TS_OK, file, "", names_of == file, 0};
+    hsize_t idx = 0;
+    api.H5Aiterate2(file, 0 /* by name */, 0 /* increasing */, &idx, one_attr, &w);
+    ts_status st = w.st;
+    if (!st && w.count > MAX_ATTRS)
+        st = ts__error(err, TS_ERR_LIMIT, "more than %d attributes on the root group",
+                       MAX_ATTRS);
     json_t *names = json_array();
-    int n = attr_strings(g, "layer_names", names);
+    int n = attr_strings(names_of, "layer_names", names);
     for (int part = 0; n < 0 && part < 1000; part++) {
         char key[32];
         snprintf(key, sizeof key, "layer_names%d", part);
-        if (attr_strings(g, key, names) < 0)
+        if (attr_strings(names_of, key, names) < 0)
             break;
         if (part == 0)
             n = 0;
@@ -817,11 +974,121 @@ static ts_status keras_metadata(ts_file *f, hid_t file, ts_error *err)
     if (!st && n >= 0)
         st = add_json_metadata(f, "keras.layer_names", names, err);
     json_decref(names);
-    if (own)
+    if (!st && g >= 0) {
+        attr_walk mw = {f, err, TS_OK, file, "model_weights/", 1, 0};
+        idx = 0;
+        api.H5Aiterate2(g, 0, 0, &idx, one_attr, &mw);
+        st = mw.st;
+        if (!st && mw.count > MAX_ATTRS)
+            st = ts__error(err, TS_ERR_LIMIT, "more than %d attributes on model_weights/",
+                           MAX_ATTRS);
+    }
+    if (g >= 0)
         api.H5Oclose(g);
     return st;
 }
 
+/* ---- the file image, handed to libhdf5 without a copy ------------------------ */
+
+/* The core driver keeps a file image in memory it gets from these
+ * callbacks. Each hands back the caller's image itself (udata) and copies
+ * nothing, as libhdf5's H5LTopen_file_image does with DONT_COPY: the file is
+ * read in place from the parent's map or buffer, which the child inherited,
+ * so no file is opened and no copy is made. The file is opened read-only:
+ * nothing ever writes to the image (its map is read-only anyway). */
+static void *image_malloc(size_t size, int op, void *udata)
+{
+    (void)size;
+    (void)op;
+    return udata;
+}
+
+static void *image_memcpy(void *dest, const void *src, size_t size, int op, void *udata)
+{
+    (void)size;
+    (void)op;
+    return dest == udata && src == udata ? dest : NULL;
+}
+
+static void *image_realloc(void *ptr, size_t size, int op, void *udata)
+{
+    (void)ptr;
+    (void)size;
+    (void)op;
+    (void)udata;
+    return NULL;
+}
+
+static herr_t image_free(void *ptr, int op, void *udata)
+{
+    (void)ptr;
+    (void)op;
+    (void)udata;
+    return 0;
+}
+
+static void *udata_copy(void *udata)
+{
+    return udata;
+}
+
+static herr_t udata_free(void *udata)
+{
+    (void)udata;
+    return 0;
+}
+
+/* Opens the image data[0..len) read-only through the core driver, or -1. */
+static hid_t open_image(const unsigned char *data, size_t len)
+{
+    hid_t fapl = api.H5Pcreate(*api.fapl_class), file = -1;
+    if (fapl < 0)
+        return -1;
+    h5_image_callbacks cb = {image_malloc, image_memcpy, image_realloc, image_free,
+                             udata_copy, udata_free, (void *)(uintptr_t)data};
+    if (api.H5Pset_fapl_core(fapl, 1 << 16, 0) >= 0 &&
+        api.H5Pset_file_image_callbacks(fapl, &cb) >= 0 &&
+        api.H5Pset_file_image(fapl, (void *)(uintptr_t)data, len) >= 0)
+        file = api.H5Fopen("image.h5", 0 /* H5F_ACC_RDONLY */, fapl);
+    api.H5Pclose(fapl);
+    return file;
+}
+
+/* ---- the reader --------------------------------------------------------------- */
+
+/* Runs in the child (hdf5_child.c): every array of the file into f, each
+ * passed to on_array(f, arg) as soon as it is added. */
+ts_status ts__hdf5_list(ts_file *f, const unsigned char *data, size_t len,
+                        const ts_open_options *opts, ts__hdf5_array_fn on_array, void *arg,
+                        ts_error *err)
+{
+    int64_t at = find_signature(data, len, ts__file_source(f));
+    if (load_api() < 0)
+        return ts__error(err, TS_ERR_UNSUPPORTED, "%s", api_error);
+    hid_t file = at < 0 ? -1 : open_image(data, len);
+    if (file < 0)
+        return ts__fail(err, TS_ERR_FORMAT, 0, at,
+                        "not a readable HDF5 file: libhdf5 cannot open it (signature at byte "
+                        "%lld)", (long long)at);
+    h5_reader r = {f, len, err, TS_OK, NULL, 0, 0, NULL, on_array, arg};
+    if (opts->path && !(r.path = ts__file_strndup(f, opts->path, strlen(opts->path), err))) {
+        api.H5Fclose(file);
+        return TS_ERR_NOMEM;
+    }
+    herr_t ret = api.H5Lvisit(file, 0 /* by name */, 0 /* increasing */, visit, &r);
+    ts_status st = r.st;
+    if (!st && ret < 0)
+        st = ts__error(err, TS_ERR_FORMAT, "not a readable HDF5 file: libhdf5 cannot list its "
+                                           "groups");
+    free(r.seen);
+    if (!st && opts->want_metadata)
+        st = keras_metadata(f, file, err);
+    api.H5Fclose(file);
+    return st;
+}
+
+/* The checks tshape makes itself, then libhdf5's listing in a child
+ * process (hdf5_child.c). */
 static ts_status read_hdf5(ts_file *f, const unsigned char *data, size_t len,
                            const ts_open_options *opts, ts_error *err)
 {
@@ -832,54 +1099,21 @@ static ts_status read_hdf5(ts_file *f, const unsigned char *data, size_t len,
                         "1024 or a later power of two");
     /* The superblock fields checked here: at most 8 + 28 + 3 * 8 bytes. */
     ts_status st = ts__file_need(f, (uint64_t)at, 64, err);
-    if (st || (st = check_superblock(data, len, at, err)))
+    int64_t extent = -1;
+    if (st || (st = check_superblock(data, len, at, &extent, err)))
         return st;
+    ts__file_set_extent(f, extent); /* the superblock's end of file */
     if (load_api() < 0)
         return ts__error(err, TS_ERR_UNSUPPORTED, "%s", api_error);
-    hid_t file;
-    /* A remote file is handed over whole: libhdf5 reads where it likes
-     * (the fetch budget bounds it). */
-    int remote = opts->path && ts__is_url(opts->path);
-    if (remote && (st = ts__file_need(f, 0, len, err)))
+    /* The child reads the image in memory: a file read by range requests
+     * (or sparsely) is fetched whole first (the fetch budget bounds it). */
+    if ((st = ts__file_need(f, 0, len, err)))
         return st;
-    if (opts->path && !remote) {
-        file = api.H5Fopen(opts->path, 0, 0);
-    } else {
-        hid_t fapl = api.H5Pcreate(*api.fapl_class);
-        if (fapl < 0)
-            return ts__error(err, TS_ERR_NOMEM, "HDF5 cannot create file access properties");
-        file = -1;
-        if (api.H5Pset_fapl_core(fapl, 1 << 16, 0) >= 0 &&
-            api.H5Pset_file_image(fapl, (void *)(uintptr_t)data, len) >= 0)
-            file = api.H5Fopen("image.h5", 0, fapl);
-        api.H5Pclose(fapl);
-    }
-    if (file < 0)
-        return ts__fail(err, TS_ERR_FORMAT, 0, at,
-                        "not a readable HDF5 file: libhdf5 cannot open it (signature at byte "
-                        "%lld)", (long long)at);
     const char *version = ts__file_printf(f, err, "superblock %d", data[at + 8]);
-    if (!version) {
-        api.H5Fclose(file);
+    if (!version)
         return TS_ERR_NOMEM;
-    }
     ts__file_set_version(f, version);
-    h5_reader r = {f, len, err, TS_OK, NULL, 0, 0, NULL};
-    if (opts->path && !remote &&
-        !(r.path = ts__file_strndup(f, opts->path, strlen(opts->path), err))) {
-        api.H5Fclose(file);
-        return TS_ERR_NOMEM;
-    }
-    herr_t ret = api.H5Lvisit(file, 0 /* by name */, 0 /* increasing */, visit, &r);
-    st = r.st;
-    if (!st && ret < 0)
-        st = ts__error(err, TS_ERR_FORMAT, "not a readable HDF5 file: libhdf5 cannot list its "
-                                           "groups");
-    free(r.seen);
-    if (!st && opts->want_metadata)
-        st = keras_metadata(f, file, err);
-    api.H5Fclose(file);
-    return st;
+    return ts__hdf5_isolated_list(f, data, len, opts, err);
 }
 
 /* ---- values: reading a dataset through libhdf5 ------------------------------ */
@@ -891,7 +1125,7 @@ typedef struct h5_read {
     size_t itemsize;
 } h5_read;
 
-void ts__hdf5_end(void *state)
+void ts__hdf5_local_end(void *state)
 {
     h5_read *h = state;
     if (!h)
@@ -907,8 +1141,8 @@ void ts__hdf5_end(void *state)
     free(h);
 }
 
-ts_status ts__hdf5_begin(const ts__data_src *src, const unsigned char *image, size_t len,
-                         size_t itemsize, int64_t count, void **state, ts_error *err)
+ts_status ts__hdf5_local_begin(const char *dataset, const unsigned char *image, size_t len,
+                               size_t itemsize, int64_t count, void **state, ts_error *err)
 {
     *state = NULL;
     if (load_api() < 0)
@@ -917,37 +1151,28 @@ ts_status ts__hdf5_begin(const ts__data_src *src, const unsigned char *image, si
     if (!h)
         return ts__error(err, TS_ERR_NOMEM, "out of memory");
     h->file = h->dset = h->type = h->space = -1;
-    if (src->h5_path) {
-        h->file = api.H5Fopen(src->h5_path, 0, 0);
-    } else {
-        hid_t fapl = api.H5Pcreate(*api.fapl_class);
-        if (fapl >= 0 && api.H5Pset_fapl_core(fapl, 1 << 16, 0) >= 0 &&
-            api.H5Pset_file_image(fapl, (void *)(uintptr_t)image, len) >= 0)
-            h->file = api.H5Fopen("image.h5", 0, fapl);
-        if (fapl >= 0)
-            api.H5Pclose(fapl);
-    }
+    h->file = open_image(image, len);
     if (h->file >= 0)
-        h->dset = api.H5Dopen2(h->file, src->h5_dataset, 0);
+        h->dset = api.H5Dopen2(h->file, dataset, 0);
     if (h->dset >= 0) {
         h->type = api.H5Dget_type(h->dset);
         h->space = api.H5Dget_space(h->dset);
     }
     if (h->type < 0 || h->space < 0) {
-        ts__hdf5_end(h);
-        return ts__error(err, TS_ERR_FORMAT, "libhdf5 cannot open the dataset%s",
-                         src->h5_path ? " (has the file changed?)" : "");
+        ts__hdf5_local_end(h);
+        return ts__error(err, TS_ERR_FORMAT, "libhdf5 cannot open the dataset");
     }
     h->itemsize = api.H5Tget_size(h->type);
     h->ndim = api.H5Sget_simple_extent_type(h->space) == H5S_SIMPLE
                   ? api.H5Sget_simple_extent_ndims(h->space) : 0;
     if (h->ndim < 0 || h->ndim > H5_MAX_RANK || h->itemsize == 0 ||
         (h->ndim > 0 && api.H5Sget_simple_extent_dims(h->space, h->dims, NULL) != h->ndim)) {
-        ts__hdf5_end(h);
+        ts__hdf5_local_end(h);
         return ts__error(err, TS_ERR_FORMAT, "libhdf5 cannot read the dataset's dataspace");
     }
-    /* The file is opened again by its path: it must still hold what was
-     * read when it was opened, or reads would not fit the caller's buffers. */
+    /* The dataset must still be what the listing found (a file read from
+     * its map may have changed since), or reads would not fit the caller's
+     * buffers. */
     hsize_t total = 1;
     int fits = 1;
     for (int k = 0; k < h->ndim; k++) {
@@ -957,7 +1182,7 @@ ts_status ts__hdf5_begin(const ts__data_src *src, const unsigned char *image, si
     }
     if (!fits || total != (hsize_t)count || h->itemsize != itemsize) {
         const size_t now = h->itemsize;
-        ts__hdf5_end(h);
+        ts__hdf5_local_end(h);
         return ts__error(err, TS_ERR_FORMAT, "the dataset has changed since the file was "
                                              "opened (%llu elements of %zu bytes, not %lld of "
                                              "%zu)", fits ? (unsigned long long)total : 0ULL,
@@ -974,7 +1199,7 @@ ts_status ts__hdf5_begin(const ts__data_src *src, const unsigned char *image, si
  * step of k (the product of the dims after it) still fits; the block then
  * takes m steps along k (not past its end) and whole extents after it.
  */
-ts_status ts__hdf5_read(void *state, int64_t first, int64_t n, void *out, ts_error *err)
+ts_status ts__hdf5_local_read(void *state, int64_t first, int64_t n, void *out, ts_error *err)
 {
     h5_read *h = state;
     unsigned char *o = out;
@@ -1039,4 +1264,5 @@ const ts__reader ts__reader_hdf5 = {
      "HDF5 / Keras weights (every dataset; libhdf5 1.10, loaded when needed)", "class"},
     probe_hdf5,
     read_hdf5,
+    0,
 };

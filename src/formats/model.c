@@ -9,6 +9,7 @@
  * every folder entry costs a stat. */
 #define _DEFAULT_SOURCE
 #include "model_meta.h"
+#include "reader.h"
 #include "../remote/remote.h"
 
 #include "../core/json.h"
@@ -76,6 +77,7 @@ struct ts_model {
     ts__model_meta *meta;   /* with metadata asked for (model_meta.c) */
     char **others;          /* the folder's files that hold no tensors */
     size_t nothers, capothers;
+    int64_t total_size;     /* the index's metadata.total_size, or -1 */
 };
 
 /* ---- small helpers ----------------------------------------------------- */
@@ -155,6 +157,7 @@ static ts_status add_issue(issue_store *s, ts_model_issue_kind kind, int is_erro
     i->pub.path = i->path;
     i->pub.name = i->name;
     i->pub.message = i->message;
+    i->pub.status = TS_OK;
     s->n++;
     s->errors += (size_t)is_error;
     return TS_OK;
@@ -238,7 +241,8 @@ typedef struct pool {
 
 /* 1 when the file's extension is one of a reader's (.bin, .pt, .pkl, ...):
  * such a file is a model file, and one that cannot be read is an error,
- * never skipped (a pytorch_model.bin that is something else). */
+ * never skipped (a pytorch_model.bin that is something else). Not .json,
+ * which TF.js claims only by its keys (config.json is no model file). */
 static int says_model(const char *path)
 {
     const char *base = strrchr(path, '/'), *dot = strrchr(base ? base : path, '.');
@@ -246,7 +250,7 @@ static int says_model(const char *path)
         return 0;
     size_t n = strlen(dot);
     for (size_t i = 0; i < ts_format_count(); i++) {
-        const char *e = ts_format_info_at(i)->extensions;
+        const char *e = ts__format_owns_extensions(i) ? ts_format_info_at(i)->extensions : "";
         while (*e) {
             size_t k = strcspn(e, " ");
             if (k == n && strncasecmp(e, dot, n) == 0)
@@ -475,14 +479,44 @@ typedef struct skipped {
     char *first;                 /* malloc'd path of the first */
 } skipped;
 
-static ts_status walk(const char *dir, int recursive, int depth, list *out, skipped *sk,
-                      ts_error *err);
+/* A walk: the folders entered so far, by (st_dev, st_ino), so that each is
+ * read once however many links lead to it (a link back up the tree would
+ * otherwise make the walk go round, and several such links branch it
+ * exponentially); each folder met again is a warning. */
+typedef struct walker {
+    int recursive;
+    struct { dev_t dev; ino_t ino; } *seen;
+    size_t nseen, capseen;
+    issue_store *issues;         /* for the warnings, or NULL */
+    skipped *sk;                 /* the folders not entered */
+} walker;
+
+/* 1 when the folder was entered before (else recorded), -1 out of memory. */
+static int entered_before(walker *w, const struct stat *sb)
+{
+    for (size_t i = 0; i < w->nseen; i++)
+        if (w->seen[i].dev == sb->st_dev && w->seen[i].ino == sb->st_ino)
+            return 1;
+    if (w->nseen == w->capseen) {
+        size_t cap = w->capseen ? 2 * w->capseen : 16;
+        void *p = realloc(w->seen, cap * sizeof *w->seen);
+        if (!p)
+            return -1;
+        w->seen = p;
+        w->capseen = cap;
+    }
+    w->seen[w->nseen].dev = sb->st_dev;
+    w->seen[w->nseen++].ino = sb->st_ino;
+    return 0;
+}
+
+static ts_status walk(walker *w, const char *dir, int depth, list *out, ts_error *err);
 
 /* Regular files among `names` (read_dir_kinds of dir: kind byte first), and
  * under its folders when recursive, in order; the folders not entered are
- * counted in *sk. */
-static ts_status walk_names(const char *dir, const list *names_, int recursive, int depth,
-                            list *out, skipped *sk, ts_error *err)
+ * counted in w->sk. */
+static ts_status walk_names(walker *w, const char *dir, const list *names_, int depth,
+                            list *out, ts_error *err)
 {
     const list names = *names_;
     ts_status st = TS_OK;
@@ -490,7 +524,7 @@ static ts_status walk_names(const char *dir, const list *names_, int recursive, 
         char kind = names.v[i][0];
         char *p = join(dir, names.v[i] + 1);
         struct stat sb;
-        if (p && kind == '?') {
+        if (p && (kind == '?' || (kind == 'd' && w->recursive))) {
             kind = stat(p, &sb) != 0     ? 0 /* a dangling link, or gone since */
                    : S_ISREG(sb.st_mode) ? 'f'
                    : S_ISDIR(sb.st_mode) ? 'd'
@@ -500,11 +534,20 @@ static ts_status walk_names(const char *dir, const list *names_, int recursive, 
             st = ts__error(err, TS_ERR_NOMEM, "out of memory");
         } else if (kind == 'f') {
             st = list_add(out, p, err);
-        } else if (kind == 'd' && recursive && depth < MAX_DEPTH) {
-            st = walk(p, recursive, depth + 1, out, sk, err);
+        } else if (kind == 'd' && w->recursive && depth < MAX_DEPTH) {
+            int again = entered_before(w, &sb);
+            if (again < 0)
+                st = ts__error(err, TS_ERR_NOMEM, "out of memory");
+            else if (again)
+                st = !w->issues ? TS_OK
+                                : add_issue(w->issues, TS_MODEL_FOLDER_REPEATED, 0, p, NULL,
+                                            err, "'%s': a folder already read (a symbolic "
+                                            "link leads to it again): not read twice", p);
+            else
+                st = walk(w, p, depth + 1, out, err);
             free(p);
-        } else if (kind == 'd' && sk->n++ == 0) {
-            sk->first = p;
+        } else if (kind == 'd' && w->sk->n++ == 0) {
+            w->sk->first = p;
         } else {
             free(p);
         }
@@ -513,13 +556,12 @@ static ts_status walk_names(const char *dir, const list *names_, int recursive, 
 }
 
 /* Regular files under dir (subfolders too when recursive), in order. */
-static ts_status walk(const char *dir, int recursive, int depth, list *out, skipped *sk,
-                      ts_error *err)
+static ts_status walk(walker *w, const char *dir, int depth, list *out, ts_error *err)
 {
     list names = {NULL, 0, 0};
     ts_status st = read_dir_kinds(dir, &names, 1, err);
     if (st == TS_OK)
-        st = walk_names(dir, &names, recursive, depth, out, sk, err);
+        st = walk_names(w, dir, &names, depth, out, err);
     list_free(&names);
     return st;
 }
@@ -607,11 +649,13 @@ static int not_tensor_file(const char *path)
 /* Files that failed: an issue each. */
 static ts_status job_issue(ts_model *m, const job *j, ts_error *err)
 {
-    if (j->missing)
-        return add_issue(&m->issues, TS_MODEL_SHARD_MISSING, 1, j->path, NULL, err,
-                         "shard '%s' is missing", j->path);
-    return add_issue(&m->issues, TS_MODEL_FILE_ERROR, 1, j->path, NULL, err, "'%s': %s",
-                     j->path, j->err.message);
+    ts_status st = j->missing ? add_issue(&m->issues, TS_MODEL_SHARD_MISSING, 1, j->path, NULL,
+                                          err, "shard '%s' is missing", j->path)
+                              : add_issue(&m->issues, TS_MODEL_FILE_ERROR, 1, j->path, NULL,
+                                          err, "'%s': %s", j->path, j->err.message);
+    if (st == TS_OK)
+        m->issues.v[m->issues.n - 1].pub.status = j->status;
+    return st;
 }
 
 static ts_status tensors_alloc(ts_model *m, ts_error *err)
@@ -928,8 +972,35 @@ typedef struct wm_pair {
  * receives them in text order. A JSON error or a repeated key gives "index
  * 'PATH': MESSAGE (line N)".
  */
+/* metadata.total_size of an index (at the "metadata" object's value), or
+ * -1 when it has none (or not a non-negative integer). */
+static int scan_total_size(ts__json *j, int64_t *total)
+{
+    ts__json_str key;
+    size_t count = 0;
+    int r;
+    if (ts__json_object_open(j) != 0)
+        return -1;
+    while ((r = ts__json_object_next(j, &count, &key)) == 1) {
+        char kb[10];
+        int64_t v;
+        if (key.len == 10)
+            ts__json_decode(j->s, &key, kb);
+        if (key.len == 10 && memcmp(kb, "total_size", 10) == 0 &&
+            ts__json_peek(j) == TS__JSON_INTEGER) {
+            if (ts__json_integer(j, &v) != 0)
+                return -1;
+            *total = v >= 0 ? v : -1;
+        } else if (ts__json_skip(j) != 0) {
+            return -1;
+        }
+    }
+    return r < 0 ? -1 : 0;
+}
+
 static ts_status scan_index(const char *path, const char *text, size_t len, char *arena,
-                            name_table *t, wm_pair **pairs, size_t *npairs, ts_error *err)
+                            name_table *t, wm_pair **pairs, size_t *npairs, int64_t *total,
+                            ts_error *err)
 {
     ts__json j;
     ts__json_init(&j, text, len, NULL, NULL, NULL);
@@ -946,8 +1017,14 @@ static ts_status scan_index(const char *path, const char *text, size_t len, char
             if (ts__json_keys_add(&j, &top, &key) != 0)
                 break;
             char kb[10];
-            if (key.len == 10)
+            if (key.len == 10 || key.len == 8)
                 ts__json_decode(text, &key, kb);
+            if (key.len == 8 && memcmp(kb, "metadata", 8) == 0 &&
+                ts__json_peek(&j) == TS__JSON_OBJECT) {
+                if (scan_total_size(&j, total) != 0)
+                    break;
+                continue;
+            }
             if (key.len != 10 || memcmp(kb, "weight_map", 10) != 0 ||
                 ts__json_peek(&j) != TS__JSON_OBJECT) {
                 if (ts__json_skip(&j) != 0)
@@ -1047,7 +1124,8 @@ static ts_status open_indexed(ts_model *m, const char *dir, const char *index_pa
     name_table t = {NULL, 0, 0};
     arena = malloc(len ? len : 1);
     st = arena && table_init(&t, len / 64) == 0
-             ? scan_index(index_path, text, len, arena, &t, &pairs, &npairs, err)
+             ? scan_index(index_path, text, len, arena, &t, &pairs, &npairs, &m->total_size,
+                          err)
              : ts__error(err, TS_ERR_NOMEM, "out of memory");
     free(text);
     if (st) {
@@ -1265,6 +1343,7 @@ static ts_status open_url(const char *path, const ts_model_options *o, ts_model 
         free(found);
         return ts__error(err, TS_ERR_NOMEM, "out of memory");
     }
+    m->total_size = -1;
     if (ends_with(url, ".index.json")) {
         if (!(m->index = dupstr(url)))
             st = ts__error(err, TS_ERR_NOMEM, "out of memory");
@@ -1301,6 +1380,7 @@ ts_status ts_model_open(const char *path, const ts_model_options *opts, ts_model
     ts_model *m = calloc(1, sizeof *m);
     if (!m)
         return ts__error(err, TS_ERR_NOMEM, "out of memory");
+    m->total_size = -1;
     char *dir = NULL;
     if (S_ISDIR(sb.st_mode)) {
         m->root_len = strlen(path);
@@ -1311,7 +1391,12 @@ ts_status ts_model_open(const char *path, const ts_model_options *opts, ts_model
             } else {
                 list files = {NULL, 0, 0};
                 skipped sk = {0, NULL};
-                st = walk_names(path, &names, o.recursive, 0, &files, &sk, err);
+                walker w = {o.recursive, NULL, 0, 0, &m->issues, &sk};
+                if (entered_before(&w, &sb) < 0)
+                    st = ts__error(err, TS_ERR_NOMEM, "out of memory");
+                else
+                    st = walk_names(&w, path, &names, 0, &files, err);
+                free(w.seen);
                 if (st == TS_OK)
                     st = open_plain(m, &files, &o, err);
                 /* nothing silently left out: a folder of .npy files written
@@ -1491,14 +1576,24 @@ const char *ts_model_other_file(const ts_model *m, size_t i)
     return m && i < m->nothers ? m->others[i] : NULL;
 }
 
+int64_t ts__model_total_size(const ts_model *m)
+{
+    return m->total_size;
+}
+
 /* The regular files under dir and its subfolders (at most MAX_DEPTH
- * levels; names starting with '.' skipped), in byte order of their paths,
- * for scan.c. *paths (malloc'd, each path too) has *n entries. */
+ * levels; names starting with '.' skipped; each folder once, however many
+ * symbolic links lead to it), in byte order of their paths, for scan.c. *paths (malloc'd, each path too) has *n entries. */
 ts_status ts__folder_files(const char *dir, char ***paths, size_t *n, ts_error *err)
 {
     list out = {NULL, 0, 0};
     skipped sk = {0, NULL};
-    ts_status st = walk(dir, 1, 0, &out, &sk, err);
+    walker w = {1, NULL, 0, 0, NULL, &sk}; /* each folder once, links or not */
+    struct stat sb;
+    ts_status st = stat(dir, &sb) == 0 && entered_before(&w, &sb) < 0
+                       ? ts__error(err, TS_ERR_NOMEM, "out of memory")
+                       : walk(&w, dir, 0, &out, err);
+    free(w.seen);
     free(sk.first);
     if (st) {
         list_free(&out);

@@ -538,7 +538,9 @@ static ts_status read_mxnet(ts_file *f, const unsigned char *data, size_t len,
         if ((st = read_name(&c, i, &name, &name_len, err)))
             return st;
     }
-    /* Bytes after the names are ignored, as MXNet's loader does. */
+    /* Bytes after the names are ignored, as MXNet's loader does (verify
+     * reports them). */
+    ts__file_set_extent(f, (int64_t)c.pos);
 
     /* Pass 2: the same walk, now adding the arrays with their names. */
     ts__cursor rc, nc;
@@ -562,4 +564,5 @@ const ts__reader ts__reader_mxnet = {
      "MXNet NDArray list (legacy, V1, V2 sparse, V3)", "type flag"},
     probe_mxnet,
     read_mxnet,
+    0,
 };

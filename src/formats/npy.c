@@ -30,7 +30,10 @@ static ts_status read_npy(ts_file *f, const unsigned char *data, size_t len,
     if (st)
         return st;
     a->data_offset = pre.data_start;
-    return ts__npy_check_data(a, &pre, (int64_t)len, "", err);
+    st = ts__npy_check_data(a, &pre, (int64_t)len, "", err);
+    if (!st && a->nbytes >= 0)
+        ts__file_set_extent(f, a->data_offset + a->nbytes);
+    return st;
 }
 
 const ts__reader ts__reader_npy = {
@@ -38,4 +41,5 @@ const ts__reader ts__reader_npy = {
      "NumPy array (.npy 1.0, 2.0, 3.0)", "descr"},
     probe_npy,
     read_npy,
+    0,
 };

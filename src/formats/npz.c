@@ -151,4 +151,5 @@ const ts__reader ts__reader_npz = {
      "NumPy archive of .npy members (stored or deflated)", "descr"},
     probe_npz,
     read_npz,
+    0,
 };

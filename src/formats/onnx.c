@@ -14,14 +14,11 @@
  * raw_data and a single packed float_data/double_data field give the data
  * offset; varint lists are only counted. External data (data_location 1)
  * is resolved against the model's folder (ts_open_options.path), refused
- * when its location is absolute or has a ".." component, and checked to
- * lie inside the side file; its offset is then the offset in that file and
- * storage_key its location. Graph inputs and outputs (with symbolic dims)
+ * when its location is absolute or has a ".." component (sidefile.c), and
+ * checked to lie inside the side file; its offset is then the offset in
+ * that file and storage_key its location. Graph inputs and outputs (with symbolic dims)
  * and the model's ir_version, producer and opsets are metadata entries.
  */
-/* realpath(3) is XSI */
-#define _XOPEN_SOURCE 700
-
 #include "protobuf.h"
 #include "../remote/remote.h"
 #include "reader.h"
@@ -30,7 +27,6 @@
 #include <stdio.h>
 #include <limits.h>
 #include <stdlib.h>
-#include <sys/stat.h>
 
 /* ONNX TensorProto.DataType -> dtype; `field` is the typed field that holds
  * the values when raw_data is not used, `per` elements per entry of it. */
@@ -94,6 +90,9 @@ typedef struct onnx_reader {
     /* a remote model's last side file and its size (tensors share one) */
     const char *side_loc;
     int64_t side_size;
+    json_t *io[2];             /* graph inputs and outputs (graph_io) */
+    struct use *uses;          /* the model graph's node inputs, by name */
+    size_t n_uses, cap_uses;
 } onnx_reader;
 
 /* Where a tensor came from, for its note. */
@@ -167,53 +166,26 @@ bad: {
     }
 }
 
-/* Refuses locations that are absolute or climb out of the model's folder. */
-static ts_status check_location(span loc, const char *tname, size_t at, ts_error *err)
+/* Finds the side file `loc` beside the model (sidefile.c): its size, and
+ * its resolved path or URL (*resolved, malloc'ed). A remote model's side
+ * file is asked for once, however many tensors it holds. */
+static ts_status locate_side(onnx_reader *r, const char *loc, const char *tname, size_t at,
+                             char **resolved, int64_t *size)
 {
-    char buf[128];
-    const char *shown = ts__printable(loc.p, loc.n, buf, sizeof buf);
-    if (loc.n == 0)
-        return ts__fail(err, TS_ERR_FORMAT, 0, (int64_t)at,
-                        "%s: external data has an empty location", tname);
-    if (memchr(loc.p, '\0', loc.n))
-        return ts__fail(err, TS_ERR_FORMAT, 0, (int64_t)at,
-                        "%s: external data location '%s' contains a NUL byte", tname, shown);
-    if (loc.p[0] == '/' || loc.p[0] == '\\' || (loc.n >= 2 && loc.p[1] == ':'))
-        return ts__fail(err, TS_ERR_FORMAT, 0, (int64_t)at,
-                        "external data path leaves the model folder: %s has absolute "
-                        "location '%s'", tname, shown);
-    size_t start = 0;
-    for (size_t i = 0; i <= loc.n; i++) {
-        if (i == loc.n || loc.p[i] == '/' || loc.p[i] == '\\') {
-            if (i - start == 2 && loc.p[start] == '.' && loc.p[start + 1] == '.')
-                return ts__fail(err, TS_ERR_FORMAT, 0, (int64_t)at,
-                                "external data path leaves the model folder: %s has "
-                                "location '%s'", tname, shown);
-            start = i + 1;
-        }
-    }
-    return TS_OK;
-}
-
-/* The size of a remote model's side file `loc`, asked once per file. */
-static ts_status remote_side_size(onnx_reader *r, const char *loc, int64_t *size)
-{
-    if (r->side_loc && strcmp(r->side_loc, loc) == 0) {
+    int remote = ts__is_url(r->opts->path);
+    if (remote && r->side_loc && strcmp(r->side_loc, loc) == 0) {
+        if (!(*resolved = ts__url_sibling(r->opts->path, loc)))
+            return ts__error(r->err, TS_ERR_NOMEM, "out of memory");
         *size = r->side_size;
         return TS_OK;
     }
-    char *url = ts__url_sibling(r->opts->path, loc);
-    if (!url)
-        return ts__error(r->err, TS_ERR_NOMEM, "out of memory");
-    uint64_t n = 0;
-    ts_status st = ts__remote_size(url, r->opts, &n, r->err);
-    free(url);
-    if (st)
-        return st;
-    r->side_loc = loc;
-    r->side_size = (int64_t)n;
-    *size = (int64_t)n;
-    return TS_OK;
+    ts_status st = ts__side_locate(r->opts, loc, "external data", tname, at, resolved, size,
+                                   r->err);
+    if (!st && remote) {
+        r->side_loc = loc;
+        r->side_size = *size;
+    }
+    return st;
 }
 
 static ts_status resolve_external(onnx_reader *r, ts_array *a, const ext_info *x, size_t at,
@@ -224,7 +196,8 @@ static ts_status resolve_external(onnx_reader *r, ts_array *a, const ext_info *x
         return ts__fail(err, TS_ERR_FORMAT, 0, (int64_t)at,
                         "%s: data_location is EXTERNAL but external_data has no 'location'",
                         a->name);
-    ts_status st = check_location(x->location, a->name, at, err);
+    ts_status st = ts__side_check_name(x->location.p, x->location.n, "external data", a->name,
+                                       at, err);
     if (st)
         return st;
     int64_t off = 0, length = -1;
@@ -251,56 +224,14 @@ static ts_status resolve_external(onnx_reader *r, ts_array *a, const ext_info *x
         return a->note ? TS_OK : TS_ERR_NOMEM;
     }
     int64_t size = 0, end;
-    char *rs = NULL; /* the local side file, resolved */
-    if (ts__is_url(r->opts->path)) {
-        /* A remote model: the side file is the URL beside it (its
-         * location was checked to stay below the model's folder). */
-        if ((st = remote_side_size(r, loc, &size)))
-            return st;
-        if (!(rs = ts__url_sibling(r->opts->path, loc)))
-            return ts__error(err, TS_ERR_NOMEM, "out of memory");
-        goto check_range;
-    }
-    /* The side file: relative to the folder of the model. */
-    const char *model = r->opts->path, *slash = strrchr(model, '/');
-    const char *side = slash ? ts__file_printf(r->f, err, "%.*s/%s", (int)(slash - model),
-                                               model, loc)
-                             : loc;
-    if (!side)
-        return TS_ERR_NOMEM;
-    struct stat sb;
-    if (lstat(side, &sb) != 0)
-        return ts__fail(err, TS_ERR_IO, 0, (int64_t)at,
-                        "%s: external data file %s cannot be read", a->name, side);
-    if (S_ISLNK(sb.st_mode) || !S_ISREG(sb.st_mode))
-        return ts__fail(err, TS_ERR_FORMAT, 0, (int64_t)at,
-                        "%s: external data file %s is not a regular file (symbolic links "
-                        "are refused, as by the ONNX checker)", a->name, side);
-    /* A symbolic link among the folders of the location could still lead
-     * out: the resolved file must lie inside the resolved model folder. */
-    const char *dir = slash ? (slash == model ? "/" : ts__file_strndup(r->f, model,
-                                                                        (size_t)(slash - model),
-                                                                        err))
-                            : ".";
-    if (!dir)
-        return TS_ERR_NOMEM;
-    char *rd = realpath(dir, NULL);
-    rs = realpath(side, NULL);
-    size_t rdl = rd ? strlen(rd) : 0;
-    int inside = rd && rs &&
-                 (strcmp(rd, "/") == 0 || (strncmp(rs, rd, rdl) == 0 && rs[rdl] == '/'));
-    free(rd);
-    if (!inside) {
+    char *rs = NULL; /* the side file, resolved, or the URL beside the model */
+    if ((st = locate_side(r, loc, a->name, at, &rs, &size)))
+        return st;
+    int overflow = ts__add_overflow(off, want, &end);
+    if (overflow || end > size) {
         free(rs);
-        return ts__fail(err, TS_ERR_FORMAT, 0, (int64_t)at,
-                        "external data path leaves the model folder: %s has location '%s', "
-                        "which resolves outside it (through a symbolic link)", a->name, loc);
-    }
-    size = (int64_t)sb.st_size;
-check_range:
-    if (ts__add_overflow(off, want, &end) || end > size) {
-        free(rs);
-        return ts__fail(err, TS_ERR_FORMAT, 0, (int64_t)at,
+        /* the side file ends before the data: a truncated file */
+        return ts__fail(err, overflow ? TS_ERR_FORMAT : TS_ERR_TRUNCATED, 0, (int64_t)at,
                         "external data out of range: %s: offset %lld + length %lld > size "
                         "of %s (%lld)", a->name, (long long)off, (long long)want, loc,
                         (long long)size);
@@ -664,6 +595,19 @@ static ts_status tensor_field(onnx_reader *r, const ts__pb_msg *m, const ts__pb_
 }
 
 /* SparseTensorProto: values 1, indices 2, dims 3. */
+/* A singular TensorProto field given twice. Protobuf merges the two into
+ * one tensor (dims concatenated, the later data_type and raw_data winning),
+ * which is no tensor either writer meant: such a file is refused rather
+ * than read one way or the other. */
+static ts_status twice(const ts__pb_field *f, const char *message, const char *field,
+                       ts_error *err)
+{
+    return ts__fail(err, TS_ERR_FORMAT, 0, (int64_t)f->key_pos,
+                    "%s field %s (%u) given a second time at byte %zu: protobuf would merge "
+                    "the two TensorProtos into one (dims concatenated, later values "
+                    "winning); refused", message, field, f->number, f->key_pos);
+}
+
 static ts_status read_sparse(onnx_reader *r, const ts__pb_msg *parent, const ts__pb_field *pf,
                              const char *prefix, const char *name, tensor_source source)
 {
@@ -682,6 +626,9 @@ static ts_status read_sparse(onnx_reader *r, const ts__pb_msg *parent, const ts_
         if (fl.number == 1 || fl.number == 2) {
             if ((st = ts__pb_want(&fl, TS__PB_LEN, fl.number == 1 ? "values" : "indices", err)))
                 return st;
+            if (fl.number == 1 ? has_values : has_indices)
+                return twice(&fl, "SparseTensorProto", fl.number == 1 ? "values" : "indices",
+                             err);
             if (fl.number == 1) {
                 values = fl;
                 has_values = 1;
@@ -788,14 +735,14 @@ too_many:
 
 /* ---- graphs, nodes, attributes ------------------------------------------ */
 
-static ts_status read_graph(onnx_reader *r, ts__pb_msg *g, const char *prefix, int top);
+static ts_status read_graph(onnx_reader *r, ts__pb_msg *g, const char *prefix);
 
 static ts_status subgraph(onnx_reader *r, const ts__pb_msg *m, const ts__pb_field *f,
                           const char *prefix)
 {
     ts__pb_msg g;
     ts_status st = ts__pb_sub(m, f, &g, r->err);
-    return st ? st : read_graph(r, &g, prefix, 0);
+    return st ? st : read_graph(r, &g, prefix);
 }
 
 /* AttributeProto of node `node` (its display name) and op type. */
@@ -823,7 +770,10 @@ static ts_status read_attribute(onnx_reader *r, ts__pb_msg *m, const char *prefi
                         "attribute name at byte %zu contains a NUL byte", m->pos);
     a = *m;
     int64_t ti = 0, gi = 0;
+    int has_t = 0, has_sparse = 0;
     while ((k = ts__pb_next(&a, &fl, err)) > 0) {
+        if ((fl.number == 5 && has_t++) || (fl.number == 22 && has_sparse++))
+            return twice(&fl, "AttributeProto", fl.number == 5 ? "t" : "sparse_tensor", err);
         switch (fl.number) {
         case 5:  /* t */
         case 10: /* tensors */
@@ -1022,13 +972,19 @@ fail:
     return NULL;
 }
 
-/* Graph inputs (minus initializers) and outputs as metadata. */
-static ts_status graph_io(onnx_reader *r, const ts__pb_msg *g)
+/* Graph inputs (minus initializers) and outputs as metadata, gathered over
+ * the occurrences of the model's graph (read_model_graphs) and added at the
+ * last one. */
+static ts_status graph_io(onnx_reader *r, const ts__pb_msg *g, int last)
 {
     ts_error *err = r->err;
-    if (r->n_init)
+    if (r->n_init && !r->io[0])
         qsort(r->init_names, r->n_init, sizeof *r->init_names, cmp_str);
-    json_t *lists[2] = {json_array(), json_array()};
+    if (!r->io[0]) {
+        r->io[0] = json_array();
+        r->io[1] = json_array();
+    }
+    json_t **lists = r->io;
     ts__pb_msg m = *g;
     ts__pb_field fl;
     int k;
@@ -1060,7 +1016,7 @@ static ts_status graph_io(onnx_reader *r, const ts__pb_msg *g)
     }
     if (k < 0 && !st)
         st = m.status;
-    for (int i = 0; i < 2 && !st; i++) {
+    for (int i = 0; i < 2 && !st && last; i++) {
         char *text = json_dumps(lists[i], JSON_COMPACT);
         if (!text) {
             st = ts__error(err, TS_ERR_NOMEM, "out of memory for graph %s",
@@ -1071,14 +1027,119 @@ static ts_status graph_io(onnx_reader *r, const ts__pb_msg *g)
         st = ts__file_add_metadata(r->f, key, strlen(key), text, strlen(text), err);
         free(text);
     }
-    json_decref(lists[0]);
-    json_decref(lists[1]);
     return st;
 }
 
-/* GraphProto: initializers (5) and sparse initializers (15) in file order,
- * then the nodes (1) and their subgraphs. */
-static ts_status read_graph(onnx_reader *r, ts__pb_msg *g, const char *prefix, int top)
+/* ---- which nodes consume an initializer ------------------------------------ */
+
+/* A node input of the model's graph: the name it reads, and the node. */
+typedef struct use {
+    span input, node;
+} use;
+
+static int cmp_span(span a, span b)
+{
+    int c = memcmp(a.p, b.p, a.n < b.n ? a.n : b.n);
+    return c ? c : (a.n > b.n) - (a.n < b.n);
+}
+
+static int cmp_use(const void *a, const void *b)
+{
+    const use *x = a, *y = b;
+    int c = cmp_span(x->input, y->input);
+    return c ? c : x->node.p < y->node.p ? -1 : x->node.p > y->node.p;
+}
+
+/* The inputs (1) of the nodes (1) of graph piece g, each with its node's
+ * name (3; else its op_type, 4), into r->uses. */
+static ts_status collect_uses(onnx_reader *r, const ts__pb_msg *g)
+{
+    ts__pb_msg m = *g;
+    ts__pb_field fl;
+    int k;
+    while ((k = ts__pb_next(&m, &fl, NULL)) > 0) {
+        if (fl.number != 1 || fl.wire != TS__PB_LEN || fl.truncated)
+            continue;
+        ts__pb_msg n, n2;
+        ts__pb_field h;
+        if (ts__pb_sub(&m, &fl, &n, NULL))
+            continue;
+        span name = {"", 0}, op = {"", 0};
+        ts_status st = TS_OK;
+        n2 = n;
+        while (!st && ts__pb_next(&n2, &h, NULL) > 0)
+            if (h.wire == TS__PB_LEN && h.number == 3)
+                st = span_get(r, &h, &name, r->err);
+            else if (h.wire == TS__PB_LEN && h.number == 4)
+                st = span_get(r, &h, &op, r->err);
+        if (st)
+            return st;
+        if (!name.n)
+            name = op;
+        while (ts__pb_next(&n, &h, NULL) > 0) {
+            if (h.number != 1 || h.wire != TS__PB_LEN || h.len == 0)
+                continue;
+            if (r->n_uses == r->cap_uses) {
+                size_t cap = r->cap_uses ? 2 * r->cap_uses : 64;
+                use *u = realloc(r->uses, cap * sizeof *u);
+                if (!u)
+                    return ts__error(r->err, TS_ERR_NOMEM, "out of memory");
+                r->uses = u;
+                r->cap_uses = cap;
+            }
+            if ((st = span_get(r, &h, &r->uses[r->n_uses].input, r->err)))
+                return st;
+            r->uses[r->n_uses++].node = name;
+        }
+    }
+    return TS_OK; /* a corrupt node is named by the reading passes */
+}
+
+/* Appends to a's note the nodes that read it: "; read by NODE" (at most
+ * three, then how many more), or "; read by no node" (in a graph that has
+ * nodes). So an exported model's initializers (onnx::Conv_193) can be
+ * matched to its layers (/layer1/layer1.0/conv1/Conv). */
+static ts_status note_consumers(onnx_reader *r, ts_array *a)
+{
+    if (r->n_uses == 0)
+        return TS_OK; /* a graph without nodes (weights only): nothing to say */
+    span name = {a->name, strlen(a->name)};
+    size_t lo = 0, hi = r->n_uses;
+    while (lo < hi) { /* the first use of name */
+        size_t mid = lo + (hi - lo) / 2;
+        if (cmp_span(r->uses[mid].input, name) < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    char buf[640];
+    size_t pos = (size_t)snprintf(buf, sizeof buf, "; read by ");
+    size_t count = 0;
+    for (size_t i = lo; i < r->n_uses && cmp_span(r->uses[i].input, name) == 0; i++) {
+        if (i > lo && r->uses[i].node.p == r->uses[i - 1].node.p)
+            continue; /* one node reading it twice */
+        if (count++ < 3 && pos < sizeof buf) {
+            const span *nd = &r->uses[i].node;
+            int k = snprintf(buf + pos, sizeof buf - pos, "%s%.*s", count > 1 ? ", " : "",
+                             (int)(nd->n < 160 ? nd->n : 160), nd->p);
+            pos += k > 0 ? (size_t)k : 0;
+        }
+    }
+    if (count == 0)
+        snprintf(buf, sizeof buf, "; read by no node");
+    else if (count > 3 && pos < sizeof buf)
+        snprintf(buf + pos, sizeof buf - pos, " and %zu more", count - 3);
+    const char *note = ts__file_printf(r->f, r->err, "%s%s", a->note ? a->note : "", buf);
+    if (!note)
+        return TS_ERR_NOMEM;
+    a->note = note;
+    return TS_OK;
+}
+
+/* GraphProto: initializers (5) and sparse initializers (15) in file order.
+ * `top`: the model's graph, whose initializer names are kept for
+ * graph_io. */
+static ts_status graph_inits(onnx_reader *r, const ts__pb_msg *g, const char *prefix, int top)
 {
     ts_error *err = r->err;
     ts__pb_msg m = *g;
@@ -1092,6 +1153,8 @@ static ts_status read_graph(onnx_reader *r, ts__pb_msg *g, const char *prefix, i
             ts_array *a = NULL;
             tensor_ctx c = {prefix, NULL, SRC_INITIALIZER};
             if ((st = tensor_field(r, &m, &fl, &c, &a)))
+                return st;
+            if (top && (st = note_consumers(r, a)))
                 return st;
             if (top && r->opts->want_metadata) {
                 if (r->n_init == r->cap_init) {
@@ -1110,19 +1173,66 @@ static ts_status read_graph(onnx_reader *r, ts__pb_msg *g, const char *prefix, i
                 return st;
         }
     }
-    if (k < 0)
-        return m.status;
-    m = *g;
-    while ((k = ts__pb_next(&m, &fl, err)) > 0) {
+    return k < 0 ? m.status : TS_OK;
+}
+
+/* GraphProto: the nodes (1) and their subgraphs. */
+static ts_status graph_nodes(onnx_reader *r, const ts__pb_msg *g, const char *prefix)
+{
+    ts__pb_msg m = *g;
+    ts__pb_field fl;
+    int k;
+    ts_status st;
+    while ((k = ts__pb_next(&m, &fl, r->err)) > 0) {
         if (fl.number != 1)
             continue;
         ts__pb_msg n;
-        if ((st = ts__pb_sub(&m, &fl, &n, err)) || (st = read_node(r, &n, prefix)))
+        if ((st = ts__pb_sub(&m, &fl, &n, r->err)) || (st = read_node(r, &n, prefix)))
             return st;
     }
-    if (k < 0)
-        return m.status;
-    return top && r->opts->want_metadata ? graph_io(r, g) : TS_OK;
+    return k < 0 ? m.status : TS_OK;
+}
+
+/* A subgraph (an attribute's g or graphs, a training_info initialization):
+ * initializers, then nodes. A GraphProto holds only repeated fields besides
+ * its name, so one given twice (protobuf merges the two: repeated fields
+ * concatenated) is read right by reading each occurrence in turn. */
+static ts_status read_graph(onnx_reader *r, ts__pb_msg *g, const char *prefix)
+{
+    ts_status st = graph_inits(r, g, prefix, 0);
+    return st ? st : graph_nodes(r, g, prefix);
+}
+
+/* The model's graph, ModelProto field 7, which may be given several times:
+ * protobuf merges them into one GraphProto (repeated fields concatenated,
+ * as onnx and onnxruntime see them), so every occurrence is read, in file
+ * order: all initializers, then all nodes, then inputs and outputs. */
+static ts_status read_model_graphs(onnx_reader *r, size_t count)
+{
+    ts_status st = TS_OK;
+    for (int pass = -1; pass < 3 && !st; pass++) {
+        if (pass == 0 && r->n_uses > 1)
+            qsort(r->uses, r->n_uses, sizeof *r->uses, cmp_use);
+        if (pass == 2 && !r->opts->want_metadata)
+            break;
+        ts__pb_msg top, g;
+        ts__pb_field fl;
+        ts__pb_init_src(&top, r->data, r->len, ts__file_source(r->f));
+        size_t seen = 0;
+        int k;
+        while (!st && seen < count && (k = ts__pb_next(&top, &fl, r->err)) > 0) {
+            if (fl.number != 7)
+                continue;
+            seen++;
+            if ((st = ts__pb_sub(&top, &fl, &g, r->err)))
+                break;
+            st = pass == -1  ? collect_uses(r, &g)
+                 : pass == 0 ? graph_inits(r, &g, "", 1)
+                 : pass == 1 ? graph_nodes(r, &g, "")
+                             : graph_io(r, &g, seen == count);
+        }
+    }
+    return st;
 }
 
 /* ---- ModelProto ---------------------------------------------------------- */
@@ -1179,12 +1289,12 @@ static ts_status read_onnx(ts_file *f, const unsigned char *data, size_t len,
         return ts__fail(err, TS_ERR_UNSUPPORTED, 0, 4,
                         "an ONNX Runtime .ort model (FlatBuffers, identifier ORTM at byte 4), "
                         "not an ONNX protobuf: not supported");
-    onnx_reader r = {f, data, len, opts, err, NULL, 0, 0, NULL, 0};
+    onnx_reader r = {f, data, len, opts, err, NULL, 0, 0, NULL, 0, {NULL, NULL}, NULL, 0, 0};
     ts__pb_msg m;
     ts__pb_field fl;
     ts__pb_init_src(&m, data, len, ts__file_source(f));
-    int k, have_graph = 0;
-    ts__pb_field graph = {0};
+    int k;
+    size_t have_graph = 0;
     uint64_t ir_version = 0;
     span producer = {"", 0};
     json_t *opsets = json_object();
@@ -1213,8 +1323,7 @@ static ts_status read_onnx(ts_file *f, const unsigned char *data, size_t len,
             if ((st = span_get(&r, &fl, &producer, err)))
                 goto done;
         } else if (fl.number == 7) {
-            graph = fl;
-            have_graph = 1;
+            have_graph++; /* every occurrence is read: read_model_graphs */
             if (fl.truncated)
                 break; /* descend to name the place the file ends */
         } else if (fl.number == 8 && opts->want_metadata) {
@@ -1249,10 +1358,7 @@ static ts_status read_onnx(ts_file *f, const unsigned char *data, size_t len,
     if (ir_version)
         ts__file_set_version(f, ts__file_printf(f, err, "IR %llu",
                                                 (unsigned long long)ir_version));
-    ts__pb_msg g;
-    ts__pb_msg top;
-    ts__pb_init_src(&top, data, len, ts__file_source(f));
-    if ((st = ts__pb_sub(&top, &graph, &g, err)) || (st = read_graph(&r, &g, "", 1)))
+    if ((st = read_model_graphs(&r, have_graph)))
         goto done;
     if (k < 0) { /* the model's walk failed after the graph */
         st = m.status;
@@ -1326,6 +1432,9 @@ static ts_status read_onnx(ts_file *f, const unsigned char *data, size_t len,
     }
 done:
     json_decref(opsets);
+    free(r.uses);
+    json_decref(r.io[0]);
+    json_decref(r.io[1]);
     free(r.init_names);
     return st;
 }
@@ -1336,4 +1445,5 @@ const ts__reader ts__reader_onnx = {
      "ONNX model (initializers, Constant nodes, subgraphs; external data)", "data_type"},
     probe_onnx,
     read_onnx,
+    0,
 };

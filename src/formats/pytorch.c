@@ -2613,6 +2613,7 @@ static ts_status legacy_locate(ctx *c)
             return TS_ERR_NOMEM;
         pos += (size_t)s->nbytes;
     }
+    ts__file_set_extent(c->f, (int64_t)pos); /* the last storage ends the file */
     for (size_t i = 0; i < c->nstorages; i++)
         if (!c->storages[i]->located) {
             char kt[96];
@@ -3151,6 +3152,7 @@ const ts__reader ts__reader_pickle = {
      "descr"},
     probe_pickle,
     read_pickle,
+    0,
 };
 
 const ts__reader ts__reader_pytorch = {
@@ -3160,4 +3162,5 @@ const ts__reader ts__reader_pytorch = {
      "storage type"},
     probe_pytorch,
     read_pytorch,
+    0,
 };

@@ -36,6 +36,11 @@ typedef struct ts__reader {
     /* Parses the file; on failure the caller closes the partial ts_file. */
     ts_status (*read)(ts_file *f, const unsigned char *data, size_t len,
                       const ts_open_options *opts, ts_error *err);
+    /* 1: a format detected by its extension only when its probe accepts the
+     * bytes (a ".json" file is not claimed for TensorFlow.js unless it looks
+     * like its model or manifest); 0: a file of its extension that no probe
+     * accepts is read by it, which then says what is wrong. */
+    int probe_required;
 } ts__reader;
 
 /*
@@ -65,9 +70,6 @@ extern void (*ts__test_after_map)(void);
  * over pread, so every byte a reader touches without asking faults; 2:
  * strictly (ts__source_strict once the format is known). */
 extern int ts__test_sparse;
-/* Fuzzing only: variable-length string attributes of HDF5 files are not
- * read (hdf5.c says why). */
-extern int ts__hdf5_skip_vlen_attrs;
 /* Fuzzing only: the cfg text (len bytes) of a Darknet file read from
  * memory, which has no folder to find one in (darknet.c). */
 extern const char *ts__darknet_test_cfg;
@@ -86,6 +88,15 @@ extern size_t ts__darknet_test_cfg_len;
  * past TS__MAX_ARRAYS arrays (TS_ERR_LIMIT).
  */
 ts_array *ts__file_add_array(ts_file *f, ts_error *err);
+/* 1 when a file named with one of the extensions of row i of the reader
+ * table is of that format whatever its bytes say (a .bin that is not a
+ * checkpoint is a broken one), 0 for a reader whose probe must accept it
+ * (probe_required: a .json is TF.js only when it looks like it). */
+int ts__format_owns_extensions(size_t i);
+
+/* Array i of f for its reader to change (a reader that places its arrays
+ * after reading them all), or NULL when i is out of range. */
+ts_array *ts__file_array_mut(ts_file *f, size_t i);
 
 /* Copies n bytes of s (need not be NUL-terminated) into storage owned by f
  * and returns the NUL-terminated copy, or NULL (err set) on failure. */
@@ -127,6 +138,18 @@ ts_status ts__file_add_lazy_metadata(ts_file *f, const char *key, size_t key_len
 /* Sets the version text ("1.0", "V2", "3"); the string must be static or
  * owned by f. */
 void ts__file_set_version(ts_file *f, const char *version);
+
+/*
+ * The end of what the file's headers account for (ts__file_set_extent,
+ * called by readers that know it): the byte after the last one the format
+ * places (the last tensor's data and the padding the format writes after
+ * it, a zip's end record and comment, a name list). A file longer than
+ * this has trailing bytes (verify.c says so); a shorter one was refused by
+ * the reader. -1 until set: the format has no end of its own (protobuf
+ * messages are the whole file) or the reader does not say.
+ */
+void ts__file_set_extent(ts_file *f, int64_t end);
+int64_t ts__file_extent(const ts_file *f);
 
 /* Appends a metadata entry (both strings copied). */
 ts_status ts__file_add_metadata(ts_file *f, const char *key, size_t key_len,
@@ -232,24 +255,51 @@ void ts__hdf5_end(void *state);
 
 /*
  * Side files of a ts_file (src/values/side.c): files beside the model that
- * hold its data (ONNX external data). ts__side_add registers a resolved
- * path, or the URL beside a remote model, once per file (the same path
- * again gives the same id; opts gives the request log) and gives its id
- * (>= 1) for ts__data_src.side; ts__side_source opens it as a byte source
- * on first use (a local file with O_NOFOLLOW, a regular file) and gives it,
- * valid until ts_file_close; threads may call it at once. Errors:
+ * hold its data (ONNX external data, TF.js shards). ts__side_add registers
+ * a resolved path, or the URL beside a remote model, once per file (the
+ * same path again gives the same id; opts gives the request log) and gives
+ * its id (>= 1) for ts__data_src.side; ts__side_source opens it as a byte
+ * source on first use (a local file with O_NOFOLLOW, a regular file) and
+ * gives it, valid until ts_file_close; threads may call it at once. Errors:
  * TS_ERR_NOMEM, TS_ERR_LIMIT (add); those of ts_file_open naming the file
  * (source).
  */
 typedef struct ts__sides ts__sides;
 ts_status ts__side_add(ts_file *f, const char *path, const ts_open_options *opts, int32_t *id,
                        ts_error *err);
+/* The same for a chain: the n files' bytes one after another are one byte
+ * source (the shards of a TF.js group), whose offsets count from the first
+ * file's start; `what` names them in messages ("weights shard", static).
+ * The same list again gives the same id. */
+ts_status ts__side_add_chain(ts_file *f, const char *const *paths, size_t n, const char *what,
+                             const ts_open_options *opts, int32_t *id, ts_error *err);
 ts_status ts__side_source(const ts_file *f, int32_t id, ts__source **out, ts_error *err);
 void ts__sides_free(ts__sides *s);
 /* The file's side files (NULL until the first ts__side_add), and setting
  * them (the file frees them with ts__sides_free when it closes). */
 ts__sides *ts__file_sides(const ts_file *f);
 void ts__file_set_sides(ts_file *f, ts__sides *s);
+
+/*
+ * Side files (sidefile.c): files beside a model that hold its data, named
+ * by the model relative to its own folder (ONNX external data, TF.js weight
+ * shards). ts__side_check_name refuses a name (n bytes) that is empty,
+ * holds a NUL byte, is absolute or has a ".." part: TS_ERR_FORMAT, "<kind>
+ * path leaves the model folder: <who> has location '...'" (kind: "external
+ * data", "weights"; who: what names it). ts__side_locate finds a checked
+ * name beside o->path (not NULL): for a URL the file beside it (one
+ * request, for its size); for a local model a regular file, not a symbolic
+ * link, whose resolved path lies inside the model's resolved folder, which
+ * *resolved receives (malloc'ed; for a URL, the URL beside the model).
+ * *size: its bytes. Errors:
+ * TS_ERR_IO (it cannot be read, a request failed), TS_ERR_FORMAT,
+ * TS_ERR_NOMEM. err->offset is `at`.
+ */
+ts_status ts__side_check_name(const char *loc, size_t n, const char *kind, const char *who,
+                              size_t at, ts_error *err);
+ts_status ts__side_locate(const ts_open_options *o, const char *loc, const char *kind,
+                          const char *who, size_t at, char **resolved, int64_t *size,
+                          ts_error *err);
 
 /*
  * Tells the system that the reader is done with bytes [offset, offset +
@@ -272,6 +322,12 @@ ts_status ts__file_need(ts_file *f, uint64_t off, uint64_t len, ts_error *err);
 ts_status ts__file_open_memory_sparse(const void *data, size_t len,
                                       const ts_open_options *opts, ts_file **out,
                                       ts_error *err);
+
+/* Runs fn(arg, err) under the guard of f's image (ts__guarded_parse for a
+ * mapped file, ts__guarded_sparse for a sparse one, a plain call for an
+ * image in memory): for code outside a reader that walks the image (the
+ * zip directory of verify's deep pass). */
+ts_status ts__file_guard(const ts_file *f, ts__parse_fn fn, void *arg, ts_error *err);
 
 /* f's byte source. */
 ts__source *ts__file_source(const ts_file *f);

@@ -831,8 +831,10 @@ static ts_status read_safetensors(ts_file *f, const unsigned char *data, size_t 
         st = json_failure(&j, err);
     if (!st)
         st = check_cover(tensors, nt, data_start, (int64_t)len - data_start, (int64_t)len, err);
-    if (!st)
+    if (!st) {
         ts__file_set_version(f, "");
+        ts__file_set_extent(f, (int64_t)len); /* check_cover: exactly */
+    }
     ts__scratch_free(f, names.v);
     ts__scratch_free(f, tensors);
     return st;
@@ -843,4 +845,5 @@ const ts__reader ts__reader_safetensors = {
      "Hugging Face safetensors", "dtype"},
     probe_safetensors,
     read_safetensors,
+    0,
 };

@@ -396,7 +396,9 @@ ts_status ts_summary_add(ts_summary *s, const char *name, const ts_array *a, siz
     if (!name)
         name = a->name ? a->name : "";
     const char *dtype = ts_summary_dtype(a);
-    ts_role role = ts_tensor_role(name, a->dtype);
+    /* a quantised weight has the role of what it stands for */
+    ts_role role = ts_tensor_role(name, a->dequantized_dtype != TS_DTYPE_UNKNOWN
+                                            ? a->dequantized_dtype : a->dtype);
     sum_add(&s->total, a);
     sum_add(&s->roles[role], a);
     ts_status st = add_dtype(s, dtype, a, err);

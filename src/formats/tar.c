@@ -348,4 +348,5 @@ const ts__reader ts__reader_tar = {
      "NumPy .npy files in a tar archive (ustar, pax, GNU)", "descr"},
     probe_tar,
     read_tar,
+    0,
 };

@@ -142,10 +142,12 @@ const ts__reader ts__reader_tshape32 = {
      "raw mshadow TShape::Save: u32 ndim, u32 dims", ""},
     NULL,
     read_raw,
+    0,
 };
 const ts__reader ts__reader_tshape64 = {
     {TS_FORMAT_TSHAPE64, "tshape64", "", NULL,
      "raw MXNet TShape::Save: i32 ndim, i64 dims", ""},
     NULL,
     read_raw,
+    0,
 };

@@ -302,6 +302,43 @@ ts_status ts_pool_shape(const ts_shape *in, ts_pool_kind kind, const ts_conv_par
                        __func__);
 }
 
+ts_status ts_adaptive_pool_shape(const ts_shape *in, int nspatial, const int64_t *output_size,
+                                 ts_shape *out, ts_error *err)
+{
+    TS__ARG_NONNULL(err, in);
+    TS__ARG_NONNULL(err, output_size);
+    TS__ARG_NONNULL(err, out);
+    if (nspatial < 1 || nspatial > TS_CONV_MAX_SPATIAL)
+        return ts__bad_arg(err, __func__, "nspatial is %d, not 1, 2 or 3", nspatial);
+    char name[32], sb[TS__SHAPE_STR_MAX];
+    snprintf(name, sizeof name, "AdaptivePool%dd", nspatial);
+    int nd = in->ndim;
+    const int64_t *d = ts_shape_dims(in);
+    if (nd != nspatial + 1 && nd != nspatial + 2)
+        return ts__error(err, TS_ERR_NDIM,
+                         "%s: expected a %d-D (unbatched) or %d-D (batched) input, got %s", name,
+                         nspatial + 1, nspatial + 2, ts__shape_str(in, sb, sizeof sb));
+    int c = nd == nspatial + 2;
+    for (int i = 0; i < nd; i++)
+        if (d[i] < 0 || (i >= c && d[i] == 0))
+            return ts__error(err, TS_ERR_VALUE, "%s: input %s %s at axis %d", name,
+                             ts__shape_str(in, sb, sizeof sb),
+                             d[i] < 0 ? "has a negative dim" : "is empty", i);
+    int64_t res[TS_CONV_MAX_SPATIAL + 2];
+    for (int i = 0; i <= c; i++)
+        res[i] = d[i];
+    for (int i = 0; i < nspatial; i++) {
+        int64_t o = output_size[i];
+        if (o < -1 || o == 0)
+            return ts__error(err, TS_ERR_VALUE,
+                             "%s: output size %lld at axis %d (spatial %d) is not positive "
+                             "(-1: keep the input's, PyTorch's None)",
+                             name, (long long)o, c + 1 + i, i);
+        res[c + 1 + i] = o == -1 ? d[c + 1 + i] : o;
+    }
+    return ts_shape_assign(out, res, nd, err);
+}
+
 /* ---- matmul, linear ---------------------------------------------------------- */
 
 static ts_status no_negative(const ts_shape *s, const char *name, const char *what,

@@ -172,6 +172,8 @@ typedef struct xfer {
     size_t body_len, body_cap;
     uint64_t got;
     int head;                     /* the first request: a 200 of a small file is fine */
+    size_t whole_max;             /* n == 0: the whole file (no Range), into body,
+                                     which grows up to whole_max bytes */
     long status;
     char content_range[96];
     char content_type[160];
@@ -228,6 +230,29 @@ static size_t on_data(char *p, size_t size, size_t n, void *user)
     api.curl_easy_getinfo(x->easy, CURLINFO_RESPONSE_CODE, &status);
     if (status >= 300)
         return len; /* an error page: not kept */
+    if (x->n == 0) {
+        /* the whole file: body grows, up to whole_max */
+        if (x->body_len + len > x->whole_max) {
+            x->overflow = 1;
+            return 0;
+        }
+        if (x->body_len + len > x->body_cap) {
+            size_t cap = x->body_cap ? x->body_cap * 2 : 65536;
+            while (cap < x->body_len + len)
+                cap *= 2;
+            unsigned char *b = realloc(x->body, cap + 1);
+            if (!b) {
+                x->overflow = 1;
+                return 0;
+            }
+            x->body = b;
+            x->body_cap = cap;
+        }
+        memcpy(x->body + x->body_len, p, len);
+        x->body_len += len;
+        x->got += len;
+        return len;
+    }
     if (status == 200 && (!x->head || x->got + len > x->r->len)) {
         x->refused = 1; /* the server ignores Range: stop before the whole file */
         return 0;
@@ -280,7 +305,8 @@ static ts_status prepare(xfer *x, CURL *easy, ts_error *err)
     }
     api.curl_easy_reset(easy);
     api.curl_easy_setopt(easy, CURLOPT_URL, f->target);
-    api.curl_easy_setopt(easy, CURLOPT_RANGE, x->range);
+    if (x->n > 0)
+        api.curl_easy_setopt(easy, CURLOPT_RANGE, x->range);
     api.curl_easy_setopt(easy, CURLOPT_FOLLOWLOCATION, 1L);
     api.curl_easy_setopt(easy, CURLOPT_MAXREDIRS, 8L);
     api.curl_easy_setopt(easy, CURLOPT_PROTOCOLS_STR, "http,https");
@@ -341,15 +367,19 @@ static void log_request(const xfer *x)
     long redirects = 0;
     api.curl_easy_getinfo(x->easy, CURLINFO_REDIRECT_COUNT, &redirects);
     char line[1024];
-    char range[72];
-    snprintf(range, sizeof range, "%.60s%s", x->range, strlen(x->range) > 60 ? "..." : "");
+    char range[120];
+    if (x->n == 0)
+        snprintf(range, sizeof range, "(the whole file)");
+    else
+        snprintf(range, sizeof range, "%.60s%s (%zu range%s)", x->range,
+                 strlen(x->range) > 60 ? "..." : "", x->n, x->n == 1 ? "" : "s");
     if (x->rc != CURLE_OK && !x->refused && !x->overflow)
-        snprintf(line, sizeof line, "GET %s bytes=%s (%zu range%s) -> %s, %.0f ms", f->target,
-                 range, x->n, x->n == 1 ? "" : "s",
+        snprintf(line, sizeof line, "GET %s %s%s -> %s, %.0f ms", f->target,
+                 x->n ? "bytes=" : "", range,
                  x->errbuf[0] ? x->errbuf : api.curl_easy_strerror(x->rc), ms_since(&x->t0));
     else
-        snprintf(line, sizeof line, "GET %s bytes=%s (%zu range%s) -> %ld, %llu bytes, %.0f ms%s",
-                 f->target, range, x->n, x->n == 1 ? "" : "s", x->status,
+        snprintf(line, sizeof line, "GET %s %s%s -> %ld, %llu bytes, %.0f ms%s",
+                 f->target, x->n ? "bytes=" : "", range, x->status,
                  (unsigned long long)x->got, ms_since(&x->t0),
                  redirects ? " (after a redirect)" : "");
     f->log(f->log_user, line);
@@ -506,6 +536,9 @@ static ts_status finish(xfer *x, int *retry, ts_error *err)
                          "%sthe server ignores range requests (HTTP 200 instead of 206 for "
                          "bytes %s): tshape stopped rather than download the whole file",
                          shown(f), x->range);
+    if (x->overflow && x->n == 0)
+        return ts__error(err, TS_ERR_LIMIT, "%sthe file is more than the %zu bytes tshape "
+                         "reads whole", shown(f), x->whole_max);
     if (x->overflow)
         return ts__error(err, TS_ERR_IO, "%sthe server sent more bytes than the ranges "
                          "asked for (bytes %s)", shown(f), x->range);
@@ -514,7 +547,7 @@ static ts_status finish(xfer *x, int *retry, ts_error *err)
         return ts__error(err, TS_ERR_IO, "%s%s", shown(f),
                          x->errbuf[0] ? x->errbuf : api.curl_easy_strerror(x->rc));
     }
-    if (x->status == 200 && x->head)
+    if (x->status == 200 && (x->head || x->n == 0))
         return TS_OK; /* the caller checks the size */
     if (x->status != 206) {
         *retry = retryable(x);
@@ -865,40 +898,25 @@ ts_status ts__remote_read_all(const char *url, const ts_open_options *o, size_t 
     ts_status st = rfile_new(url, o, &f, err);
     if (st)
         return st;
-    uint64_t want = max + 1 < HEAD_BYTES ? max + 1 : HEAD_BYTES;
-    unsigned char *p = malloc((size_t)want + 1);
-    uint64_t got = 0;
+    /* one plain GET (an index, a config, the Hub's file listing) */
+    xfer x;
+    memset(&x, 0, sizeof x);
+    x.f = f;
+    x.whole_max = max;
     unsigned requests = 0;
-    if (!p) {
-        rclose(f);
-        return ts__error(err, TS_ERR_NOMEM, "out of memory");
-    }
-    st = first_request(f, p, want, &got, &requests, err);
-    if (st) {
-        if (missing && strstr(err ? err->message : "", "HTTP 404"))
-            *missing = 1;
-    } else if (f->size > max) {
-        st = ts__error(err, TS_ERR_LIMIT, "%s is %llu bytes, more than the %zu tshape reads "
-                       "whole", url, (unsigned long long)f->size, max);
-    } else if (got < f->size) {
-        unsigned char *q = realloc(p, (size_t)f->size + 1);
-        if (!q) {
-            st = ts__error(err, TS_ERR_NOMEM, "out of memory");
-        } else {
-            p = q;
-            ts__range r = {got, f->size - got, p + got};
-            st = rfetch(f, &r, 1, &requests, err);
-            got = f->size;
-        }
-    }
+    st = run(f, &x, 1, &requests, err);
+    if (st && missing && ts__remote_missing(err))
+        *missing = 1;
     rclose(f);
     if (st) {
-        free(p);
+        free(x.body);
         return st;
     }
-    p[got] = '\0';
-    *buf = p;
-    *len = (size_t)got;
+    if (!x.body && !(x.body = malloc(1))) /* an empty file */
+        return ts__error(err, TS_ERR_NOMEM, "out of memory");
+    x.body[x.body_len] = '\0';
+    *buf = x.body;
+    *len = x.body_len;
     return TS_OK;
 }
 

@@ -263,6 +263,7 @@ typedef struct job {
     int64_t total_bytes, count;
     ts_status st;
     ts_error err;
+    int side_known;               /* err.index says which array failed */
     struct inplace_buf *buf;      /* allocated outside the guarded walk */
 } job;
 
@@ -285,8 +286,9 @@ static ts_status run_inplace(void *arg, ts_error *err)
         const unsigned char *pb = pa ? ts__data_fetch(J->db, J->first + i, (int64_t)k, B->rb,
                                                       err) : NULL;
         if (!pb) {
-            if (pa && err)
-                err->index = 1;
+            if (err)
+                err->index = pa ? 1 : 0;
+            J->side_known = 1;
             return err ? err->code : TS_ERR_IO;
         }
         decode_as(&J->da->dec, L->as_a, pa, k, B->xa, B->tmp);
@@ -311,7 +313,7 @@ static ts_status inner_guard(void *arg, ts_error *err)
 {
     job *J = arg;
     ts_status st = ts__data_guard(J->db, run_inplace, J, err);
-    if (st && err)
+    if (st && err && !J->side_known) /* a fault in b's mapping */
         err->index = 1;
     return st;
 }

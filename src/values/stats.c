@@ -438,6 +438,7 @@ typedef struct proc {
     int reporter;
     long long reported;       /* bytes at the last report */
     int f32;                  /* native float32: block_stats_f32 */
+    int64_t n;                /* walk_view: the elements to visit */
     double x[2 * TS__VBLOCK];
     union {
         int64_t i[TS__VBLOCK];
@@ -540,7 +541,7 @@ static void *thread_main(void *arg)
 static ts_status walk_view(void *arg, ts_error *err)
 {
     proc *P = arg;
-    return ts__data_walk_view(P->d, 0, P->d->count, feed, P, err);
+    return ts__data_walk_view(P->d, 0, P->n, feed, P, err);
 }
 
 ts_status ts_array_stats(const ts_file *f, const ts_array *a, const ts_stats_options *opts,
@@ -558,19 +559,37 @@ ts_status ts_array_stats(const ts_file *f, const ts_array *a, const ts_stats_opt
             return st;
         if (o.nthreads < 0)
             return ts__bad_arg(err, __func__, "opts->nthreads is %d, below 0", o.nthreads);
+        if (o.max_bytes < 0)
+            return ts__bad_arg(err, __func__, "opts->max_bytes is %lld, below 0",
+                               (long long)o.max_bytes);
     }
     opts = &o;
     ts__data d;
     ts_status st = ts__data_open(&d, f, a, err);
     if (st)
         return st;
-    int64_t total = d.dec.block > 1 ? d.count / d.dec.block * d.dec.block_bytes
-                                    : d.count * d.dec.elem_bytes;
+    int capped = 0;
+    int64_t n = d.count; /* the elements read: all, or the first n */
+    if (opts->max_bytes > 0) {
+        /* the first elements (whole blocks) that fit, at least one */
+        int64_t unit = d.dec.block > 1 ? d.dec.block_bytes : d.dec.elem_bytes;
+        int64_t per = d.dec.block > 1 ? d.dec.block : 1;
+        int64_t units = unit > 0 ? opts->max_bytes / unit : 0;
+        int64_t keep = (units > 0 ? units : 1) > INT64_MAX / per ? INT64_MAX
+                                                                 : (units > 0 ? units : 1) * per;
+        if (keep < d.count) {
+            n = keep;
+            d.implicit_zeros = 0;
+            capped = 1;
+        }
+    }
+    int64_t total = d.dec.block > 1 ? n / d.dec.block * d.dec.block_bytes
+                                    : n * d.dec.elem_bytes;
     int nthreads = opts->nthreads > 0 ? opts->nthreads : ts__cpu_count(256);
     if (!d.contiguous || d.src || total < THREAD_MIN_BYTES)
         nthreads = 1;
-    if ((int64_t)nthreads > d.count / TS__VBLOCK)
-        nthreads = d.count / TS__VBLOCK > 1 ? (int)(d.count / TS__VBLOCK) : 1;
+    if ((int64_t)nthreads > n / TS__VBLOCK)
+        nthreads = n / TS__VBLOCK > 1 ? (int)(n / TS__VBLOCK) : 1;
     proc *procs = malloc((size_t)nthreads * sizeof *procs);
     job *jobs = calloc((size_t)nthreads, sizeof *jobs);
     if (!procs || !jobs) {
@@ -590,19 +609,20 @@ ts_status ts_array_stats(const ts_file *f, const ts_array *a, const ts_stats_opt
         procs[t].reported = 0;
         procs[t].f32 = a->dtype == TS_DTYPE_FLOAT32 && d.dec.to_double == ts__f32_native;
     }
-    if (d.count == 0) {
+    if (n == 0) {
         st = TS_OK;
     } else if (!d.contiguous) {
+        procs[0].n = n;
         st = ts__data_guard(&d, walk_view, &procs[0], err);
     } else if (d.src || nthreads == 1) {
-        st = ts__data_stream(&d, 0, d.count, feed, &procs[0], err);
+        st = ts__data_stream(&d, 0, n, feed, &procs[0], err);
     } else {
         /* Chunks of whole TS__VBLOCK steps; the last takes the rest. */
-        int64_t per = d.count / nthreads / TS__VBLOCK * TS__VBLOCK;
+        int64_t per = n / nthreads / TS__VBLOCK * TS__VBLOCK;
         for (int t = 0; t < nthreads; t++) {
             jobs[t].P = &procs[t];
             jobs[t].first = per * t;
-            jobs[t].n = t == nthreads - 1 ? d.count - per * t : per;
+            jobs[t].n = t == nthreads - 1 ? n - per * t : per;
         }
         ts__run_jobs(thread_main, jobs, sizeof *jobs, nthreads);
         st = TS_OK;
@@ -637,7 +657,7 @@ ts_status ts_array_stats(const ts_file *f, const ts_array *a, const ts_stats_opt
     }
     memset(out, 0, sizeof *out);
     out->kind = d.dec.kind;
-    out->count = a->size;
+    out->count = capped ? n : a->size;
     int any = A.n - A.nan > 0;
     out->min = any ? A.min : NAN;
     out->max = any ? A.max : NAN;

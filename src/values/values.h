@@ -201,7 +201,49 @@ void ts__zcursor_close(ts__zcursor *c);
  * returns other bytes could. */
 extern void (*ts__test_before_verify)(const char *tmp_path);
 
+/* Receives output bytes in pieces (write.c). */
+typedef ts_status (*ts__emit_fn)(void *ctx, const unsigned char *p, size_t len, ts_error *err);
+
+/*
+ * The canonical bytes of array a of f, in pieces to emit: its elements in
+ * flat C order, each little-endian (complex: each part), in its own dtype,
+ * wherever and however it is stored (views, Fortran order, big-endian,
+ * deflated members): what ts_write writes for it without a cast. name
+ * (NULL: a->name) names it in messages. Errors: TS_ERR_DTYPE (a dtype
+ * without fixed whole-byte elements or that cannot be decoded: strings,
+ * GGUF blocks, sub-byte types), those of ts__data_open and of reading,
+ * and emit's.
+ */
+ts_status ts__array_canonical(const ts_file *f, const ts_array *a, const char *name,
+                              ts__emit_fn emit, void *ctx, ts_error *err);
+
 /* Prefixes err's message with "array 'NAME': " and returns code. */
 ts_status ts__values_fail(const ts_array *a, ts_error *err, ts_status code);
+
+/* ---- tmpout.c: temporary outputs of ts_write ------------------------------------ */
+
+struct timespec;
+
+/* The named temporary for final file name `base` in dir:
+ * "DIR/.BASE.tshape-PID-XXXXXX" (malloc'ed template for mkstemp/mkdtemp),
+ * or NULL when out of memory. */
+char *ts__tmpout_name(const char *dir, const char *base);
+/*
+ * A temporary file in dir to be put in place as `base`: anonymous
+ * (O_TMPFILE; *keep its descriptor, *path "/proc/self/fd/N" to open it
+ * again) where the file system allows, else named (*keep -1, *path the
+ * name); mode as for open(2). Returns a descriptor open for writing, or -1
+ * with errno set (*path malloc'ed either way when not NULL: free it).
+ */
+int ts__tmpout_file(const char *dir, const char *base, unsigned mode, char **path, int *keep);
+/* Puts the temporary (path, keep) at final: replacing it only when
+ * overwrite (else -1 with errno EEXIST when it exists). 0 or -1 (errno). */
+int ts__tmpout_place(const char *path, int keep, const char *final, int overwrite);
+/* Removes a temporary that will not be put in place. */
+void ts__tmpout_discard(const char *path, int keep);
+/* Removes from dir the temporaries of the named pattern that runs killed
+ * before they were done left: this user's, last changed before `since`,
+ * whose process (the PID in the name) is gone. Returns how many. */
+int ts__tmpout_sweep(const char *dir, const struct timespec *since);
 
 #endif /* TSHAPE_VALUES_H */

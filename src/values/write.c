@@ -32,6 +32,7 @@
 #include <stdlib.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 #include <zip.h>
 #include <zlib.h>
@@ -296,7 +297,7 @@ static ts_status plan_one(plan *p, const ts_write_options *o, ts_error *err)
 
 /* ---- the pump: runs of stored elements -> pieces of output bytes --------------- */
 
-typedef ts_status (*emit_fn)(void *ctx, const unsigned char *p, size_t len, ts_error *err);
+typedef ts__emit_fn emit_fn;
 
 typedef struct pump {
     const plan *p;
@@ -450,10 +451,40 @@ static ts_status pump_array(const plan *p, unsigned char *buf, double *dbuf, emi
     return st;
 }
 
+ts_status ts__array_canonical(const ts_file *f, const ts_array *a, const char *name,
+                              ts__emit_fn emit, void *ctx, ts_error *err)
+{
+    plan p;
+    memset(&p, 0, sizeof p);
+    p.name = name ? name : a->name;
+    p.file = f;
+    p.a = a;
+    p.out = a->dtype;
+    p.itemsize = ts_dtype_itemsize(a->dtype);
+    if (a->storage != TS_STORAGE_DENSE || p.itemsize <= 0 || a->bits % 8 != 0 ||
+        ts_array_value_kind(a) == TS_VALUE_NONE)
+        return fail_array(&p, err, ts__error(err, TS_ERR_DTYPE, "dtype %s has no canonical "
+                                             "bytes here", a->dtype_name));
+    int big = a->byteorder == '>' || (a->byteorder == '=' && !host_little());
+    p.swap_unit = complex_pair(p.out) ? p.itemsize / 2 : p.itemsize;
+    p.swap = big && p.swap_unit > 1;
+    unsigned char *buf = malloc(PUMP_BYTES);
+    double *dbuf = malloc(2 * TS__VBLOCK * sizeof *dbuf);
+    ts_status st = buf && dbuf ? pump_array(&p, buf, dbuf, emit, ctx, err)
+                               : fail_array(&p, err, ts__error(err, TS_ERR_NOMEM,
+                                                               "out of memory"));
+    free(buf);
+    free(dbuf);
+    return st;
+}
+
 /* ---- files: temporary names, writing, putting in place ---------------------- */
 
 typedef struct outfile {
-    char *tmp;                   /* temporary path (file or folder) */
+    char *tmp;                   /* temporary path (file or folder): for a
+                                    file, /proc/self/fd/N of an anonymous
+                                    one or a named one (tmpout.c) */
+    int keep;                    /* the descriptor of an anonymous file, or -1 */
     char *final;                 /* where it goes */
     int is_dir;
     int placed;                  /* renamed into place */
@@ -550,19 +581,18 @@ static ts_status new_output(job *j, const char *dir, const char *final, int is_d
         free(d), free(b);
         return ts__error(err, TS_ERR_NOMEM, "out of memory");
     }
-    size_t len = strlen(dir) + strlen(b) + 32;
-    f->tmp = malloc(len);
+    f->keep = -1;
     f->final = strdup(final);
-    if (!f->tmp || !f->final) {
-        free(d), free(b), free(f->tmp), free(f->final);
-        return ts__error(err, TS_ERR_NOMEM, "out of memory");
-    }
-    snprintf(f->tmp, len, "%s/.%s.tshape-XXXXXX", dir, b);
-    free(d), free(b);
     f->is_dir = is_dir;
     mode_t mask = umask(0);
     umask(mask);
     if (is_dir) {
+        f->tmp = ts__tmpout_name(dir, b);
+        free(d), free(b);
+        if (!f->tmp || !f->final) {
+            free(f->tmp), free(f->final);
+            return ts__error(err, TS_ERR_NOMEM, "out of memory");
+        }
         if (!mkdtemp(f->tmp)) {
             ts_status st = io_fail(err, "cannot create a temporary folder", f->tmp);
             free(f->tmp), free(f->final);
@@ -576,16 +606,11 @@ static ts_status new_output(job *j, const char *dir, const char *final, int is_d
         }
         *fd = -1;
     } else {
-        int k = mkstemp(f->tmp);
+        int k = f->final ? ts__tmpout_file(dir, b, 0666 & ~mask, &f->tmp, &f->keep) : -1;
+        free(d), free(b);
         if (k < 0) {
-            ts_status st = io_fail(err, "cannot create a temporary file", f->tmp);
-            free(f->tmp), free(f->final);
-            return st;
-        }
-        if (fchmod(k, 0666 & ~mask) != 0) { /* mkstemp's 0600 is for its own use */
-            ts_status st = io_fail(err, "cannot set the mode of", f->tmp);
-            close(k);
-            unlink(f->tmp);
+            ts_status st = f->final ? io_fail(err, "cannot create a temporary file in", dir)
+                                    : ts__error(err, TS_ERR_NOMEM, "out of memory");
             free(f->tmp), free(f->final);
             return st;
         }
@@ -731,6 +756,15 @@ static ts_status place(job *j, outfile *f, ts_error *err)
                 return ts__error(err, TS_ERR_IO, "will not replace '%s': it is not a folder "
                                  "of .npy files", f->final);
             }
+#ifdef RENAME_EXCHANGE
+            /* one atomic swap: a kill leaves the old folder or the new one
+             * at final, and the other under the temporary name (swept) */
+            if (renameat2(AT_FDCWD, f->tmp, AT_FDCWD, f->final, RENAME_EXCHANGE) == 0) {
+                remove_tree(f->tmp);
+                f->placed = 1;
+                return TS_OK;
+            }
+#endif
             size_t len = strlen(f->tmp) + 8;
             char *old = malloc(len);
             if (!old)
@@ -755,22 +789,9 @@ static ts_status place(job *j, outfile *f, ts_error *err)
         f->placed = 1;
         return TS_OK;
     }
-    if (j->o->overwrite) {
-        if (rename(f->tmp, f->final) != 0)
-            return io_fail(err, "cannot rename to", f->final);
-    } else if (link(f->tmp, f->final) == 0) {
-        unlink(f->tmp);
-    } else if (errno == EEXIST) {
-        return io_fail(err, "will not replace", f->final);
-    } else {
-        /* a file system without hard links */
-        if (lstat(f->final, &sb) == 0) {
-            errno = EEXIST;
-            return io_fail(err, "will not replace", f->final);
-        }
-        if (rename(f->tmp, f->final) != 0)
-            return io_fail(err, "cannot rename to", f->final);
-    }
+    if (ts__tmpout_place(f->tmp, f->keep, f->final, j->o->overwrite) != 0)
+        return io_fail(err, errno == EEXIST ? "will not replace" : "cannot put in place",
+                       f->final);
     f->placed = 1;
     return TS_OK;
 }
@@ -930,7 +951,7 @@ static ts_status write_st_file(job *j, const char *dir, const char *final, plan 
         free(hdr), free(order);
         return st;
     }
-    j->fd_path = j->files[j->nfiles - 1].tmp;
+    j->fd_path = j->files[j->nfiles - 1].final; /* for messages */
     st = write_all(j, (unsigned char *)hdr, 8 + hlen, err);
     for (size_t i = 0; !st && i < n; i++) {
         XXH3_64bits_reset(j->sum);
@@ -1009,7 +1030,7 @@ static ts_status write_safetensors(job *j, const char *path, plan **byname, ts_e
             free(ipath);
         }
         if (!st) {
-            j->fd_path = j->files[j->nfiles - 1].tmp;
+            j->fd_path = j->files[j->nfiles - 1].final; /* for messages */
             char buf[1 << 14];
             ts__sink s = {buf, 0, sizeof buf, 0, NULL, NULL};
             char num[96];
@@ -1449,7 +1470,7 @@ static ts_status write_npz(job *j, const char *path, plan **byname, ts_error *er
     if (st)
         return st;
     j->fd = fd;
-    j->fd_path = j->files[j->nfiles - 1].tmp;
+    j->fd_path = j->files[j->nfiles - 1].final; /* for messages */
     const char *tmp = j->fd_path;
     zmember *ms = calloc(j->n ? j->n : 1, sizeof *ms);
     zout z;
@@ -1613,7 +1634,7 @@ static ts_status write_copies(job *j, const char *path, copied *c, size_t *nc, t
             close(in);
             break;
         }
-        j->fd_path = j->files[j->nfiles - 1].tmp;
+        j->fd_path = j->files[j->nfiles - 1].final; /* for messages */
         c[*nc].file = j->nfiles - 1;
         st = read_through(j, in, src, 1, &c[*nc].bytes, err);
         close(in);
@@ -1794,6 +1815,17 @@ static ts_status sync_outputs(job *j, plan **byname, ts_error *err)
 
 /* ---- ts_write ---------------------------------------------------------------------- */
 
+/* The temporaries that runs killed before they were done left in the
+ * output's folder (tmpout.c): removed before this run adds its own. */
+static void sweep_stale(const char *path)
+{
+    char *dir = NULL, *base = NULL;
+    struct timespec now;
+    if (split_path(path, &dir, &base) == 0 && clock_gettime(CLOCK_REALTIME, &now) == 0)
+        ts__tmpout_sweep(dir, &now);
+    free(dir), free(base);
+}
+
 static ts_status check_options(const ts_write_options *opts, ts_write_options *o,
                                const char *fn, ts_error *err)
 {
@@ -1912,6 +1944,7 @@ ts_status ts_write(const char *path, const ts_write_tensor *tensors, size_t n,
     ts_status st = check_options(opts, &o, __func__, err);
     if (st)
         return st;
+    sweep_stale(path);
     job j;
     memset(&j, 0, sizeof j);
     j.o = &o;
@@ -2007,7 +2040,8 @@ ts_status ts_write(const char *path, const ts_write_tensor *tensors, size_t n,
             } else if (f->is_dir) {
                 remove_tree(f->tmp);
             } else {
-                unlink(f->tmp);
+                ts__tmpout_discard(f->tmp, f->keep);
+                f->keep = -1;
             }
         }
     } else if (out) {
@@ -2017,6 +2051,8 @@ ts_status ts_write(const char *path, const ts_write_tensor *tensors, size_t n,
         out->files = o.format == TS_WRITE_NPY_DIR ? n : nwritten;
     }
     for (size_t i = 0; i < j.nfiles; i++) {
+        if (j.files[i].keep >= 0)
+            close(j.files[i].keep); /* linked in place, or discarded with it */
         free(j.files[i].tmp);
         free(j.files[i].final);
     }

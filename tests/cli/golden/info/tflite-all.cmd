@@ -1,0 +1,1 @@
+tshape info --all tests/fixtures/tflite/subgraphs.tflite

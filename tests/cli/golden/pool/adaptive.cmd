@@ -1,0 +1,1 @@
+tshape pool --output-size 1 '(8,512,7,7)' '(2,3,5)'; tshape pool --output-size '(7,None)' '(1,3,14,9)'; tshape --json pool --kind avg --output-size '(1,2,3)' '(0,2,4,5,6)'; tshape pool --output-size 1 '(2,3,0,7)'

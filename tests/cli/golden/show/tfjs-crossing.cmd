@@ -1,0 +1,1 @@
+tshape show tests/fixtures/tfjs/graph/model.json half

@@ -1,0 +1,1 @@
+tshape stats --max-bytes 24 tests/fixtures/values/f8_fortran.npy tests/fixtures/values/deflated.npz; tshape --json stats --max-bytes 16 tests/fixtures/values/f4.npy; tshape stats -s --max-bytes 1KiB tests/fixtures/values/deflated.npz; tshape stats --max-bytes 0 tests/fixtures/values/f4.npy

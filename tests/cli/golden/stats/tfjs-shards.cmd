@@ -1,0 +1,1 @@
+tshape stats tests/fixtures/tfjs/graph/model.json

@@ -1,0 +1,1 @@
+tshape stats tests/fixtures/tflite/dtypes.tflite
