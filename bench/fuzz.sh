@@ -138,6 +138,7 @@ for h in $harnesses; do
                 { [ -f "$c" ] && cat "$c" && printf '\n%%%%\n'; head -c 60000 "$f"; } \
                     > "$d/$(basename "$f").$i"
             done;;
+        fuzz_file_zarr) seed_files "$d" '.zarray' 'zarr.json' '.zgroup';;
         fuzz_file_pytorch|fuzz_pickle) seed_files "$d" '*.pt' '*.pth' '*.bin' '*.pt2';;
         fuzz_file_pickle) seed_files "$d" '*.pkl' '*.pickle' '*.pdparams' '*.joblib' '*.bin';;
         fuzz_scan)

@@ -420,7 +420,7 @@ static ts_status zarr_parse_meta(const char *s, size_t n, zarr_meta *m, ts_error
                         !m->has_shape ? "shape" : !m->has_chunks ? "chunks" : "dtype");
     if (m->has_chunks - 1 != m->ndim)
         return ts__fail(err, TS_ERR_FORMAT, 0, 0,
-                        "chunks has %d sizes for a shape of %d dims", m->has_chunks - 1,
+                        "chunks has %d sizes, the shape %d", m->has_chunks - 1,
                         m->ndim);
     for (int i = 0; i < m->ndim; i++)
         if (m->chunks[i] == 0)
