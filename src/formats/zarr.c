@@ -21,13 +21,15 @@
  * Each array is one ts_array with no name (a model folder names it by its
  * folder, see model.c), data_offset -1 and a TS__SRC_ZARR data source: the
  * values are decoded chunk by chunk from uncompressed, zlib and gzip chunks
- * (zlib, already linked); other codecs (blosc, zstd, lz4, sharding,
- * transpose, filters) are named in the note and refused for values. A
+ * (zlib, already linked), zstd and blosc chunks (their libraries loaded
+ * when met, zarr_codecs.c); other codecs (lz4, bz2, sharding, transpose,
+ * filters) are named in the note and refused for values. A
  * group's metadata (.zgroup, or zarr.json of node_type "group") holds no
  * arrays. With metadata: zarr_format, chunks, codecs, fill_value, order.
  */
 #include "reader.h"
 #include "model_meta.h"
+#include "zarr_codecs.h"
 #include "../core/json.h"
 #include "../remote/remote.h"
 
@@ -41,7 +43,7 @@
 #define MAX_META ((size_t)64 << 20)
 #define MAX_CHUNK ((int64_t)1 << 30)
 
-typedef enum zarr_codec { ZC_NONE, ZC_ZLIB, ZC_GZIP, ZC_OTHER } zarr_codec;
+typedef enum zarr_codec { ZC_NONE, ZC_ZLIB, ZC_GZIP, ZC_ZSTD, ZC_BLOSC, ZC_OTHER } zarr_codec;
 
 /* What the metadata says. */
 typedef struct zarr_meta {
@@ -139,8 +141,11 @@ static void add_codec(zarr_meta *m, const char *name)
         m->crc32c = 1;
         return;
     }
-    zarr_codec c = strcmp(name, "zlib") == 0 ? ZC_ZLIB : strcmp(name, "gzip") == 0 ? ZC_GZIP
-                                                                                 : ZC_OTHER;
+    zarr_codec c = strcmp(name, "zlib") == 0    ? ZC_ZLIB
+                   : strcmp(name, "gzip") == 0  ? ZC_GZIP
+                   : strcmp(name, "zstd") == 0  ? ZC_ZSTD
+                   : strcmp(name, "blosc") == 0 ? ZC_BLOSC
+                                                : ZC_OTHER;
     if (c != ZC_OTHER && m->codec == ZC_NONE) {
         m->codec = c;
         return;
@@ -558,7 +563,8 @@ static ts_status read_zarr(ts_file *f, const unsigned char *data, size_t len,
 const ts__reader ts__reader_zarr = {
     {TS_FORMAT_ZARR, "zarr", ".zarray zarr.json .zgroup",
      "extension .zarray, zarr.json or .zgroup and a JSON object with zarr_format",
-     "Zarr v2/v3 array metadata (.zarray, zarr.json), values from raw, zlib and gzip chunks",
+     "Zarr v2/v3 array metadata (.zarray, zarr.json), values from raw, zlib, gzip, zstd and "
+     "blosc chunks",
      "dtype"},
     probe_zarr,
     read_zarr,
@@ -730,6 +736,17 @@ static ts_status load_chunk(zarr_state *s, const int64_t *c, int64_t flat, ts_er
             goto out;
         }
         memcpy(s->buf, raw, body);
+    } else if (s->m.codec == ZC_ZSTD || s->m.codec == ZC_BLOSC) {
+        const char *name = s->m.codec == ZC_ZSTD ? "zstd" : "blosc";
+        size_t got = 0;
+        st = ts__zarr_decompress(name, raw, body, s->buf, (size_t)s->chunk_bytes, &got, err);
+        if (!st && (int64_t)got != s->chunk_bytes)
+            st = ts__error(err, TS_ERR_FORMAT, "chunk '%s' (%s) decompresses to %zu bytes, "
+                           "expected %lld", path, name, got, (long long)s->chunk_bytes);
+        else if (st)
+            ts__error_prefix(err, "chunk '%s'", path);
+        if (st)
+            goto out;
     } else {
         z_stream zs;
         memset(&zs, 0, sizeof zs);
