@@ -626,7 +626,7 @@ typedef enum ts_format {
     TS_FORMAT_TFLITE = 14,       /* TensorFlow Lite FlatBuffer (.tflite) */
     TS_FORMAT_TFJS = 15,         /* TensorFlow.js model.json or weights manifest */
     TS_FORMAT_ZARR = 16,         /* Zarr v2/v3 array or store metadata */
-    TS_FORMAT_ORBAX = 17,        /* Orbax checkpoint (_METADATA) */
+    TS_FORMAT_ORBAX = 17,        /* reserved for Orbax (_METADATA): not a reader yet */
     TS_FORMAT_GGML = 18,         /* llama.cpp GGML-era files (ggml, ggmf, ggjt) */
     TS_FORMAT_DARKNET = 19,      /* Darknet .weights (with its .cfg) */
     TS_FORMAT_TAR = 20           /* NumPy .npy files in a tar archive */

@@ -218,6 +218,39 @@ START_TEST(test_store)
 }
 END_TEST
 
+/* Orbax checkpoints: per-parameter Zarr arrays read, an OCDBT store named
+ * as not read (an error of the model). */
+START_TEST(test_orbax)
+{
+    ts_model *m;
+    ts_error err;
+    ck_assert_msg(ts_model_open(DIR "orbax/zarr", NULL, &m, &err) == TS_OK, "%s", err.message);
+    ck_assert_uint_eq(ts_model_count(m), 2);
+    ck_assert_str_eq(ts_model_array_name(m, 0), "params.dense.bias");
+    ck_assert_str_eq(ts_model_array_name(m, 1), "params.dense.kernel");
+    ck_assert_uint_eq(ts_model_error_count(m), 0);
+    size_t file;
+    const ts_array *a = ts_model_array(m, 1, &file);
+    tu_assert_shape(&a->shape, "(2,3)");
+    double v[6];
+    ck_assert_int_eq(ts_array_read(ts_model_file(m, file), a, 0, 6, TS_DTYPE_FLOAT64, v, &err),
+                     TS_OK);
+    for (int i = 0; i < 6; i++)
+        ck_assert(v[i] == i + 0.25);
+    ts_model_close(m);
+    ck_assert_msg(ts_model_open(DIR "orbax/ocdbt", NULL, &m, &err) == TS_OK, "%s", err.message);
+    ck_assert_uint_eq(ts_model_count(m), 0);
+    ck_assert_uint_eq(ts_model_error_count(m), 1);
+    const ts_model_issue *is = ts_model_issue_at(m, 0);
+    ck_assert_int_eq(is->kind, TS_MODEL_FILE_ERROR);
+    ck_assert_int_eq(is->status, TS_ERR_UNSUPPORTED);
+    ck_assert_str_eq(is->message, "'tests/fixtures/zarr/orbax/ocdbt': an Orbax checkpoint in "
+                                  "an OCDBT store (manifest.ocdbt, data under d/): tshape does "
+                                  "not read OCDBT stores, so its arrays are not reported");
+    ts_model_close(m);
+}
+END_TEST
+
 static const struct {
     const char *path;
     ts_status code;
@@ -302,6 +335,7 @@ Suite *zarr_suite(void)
     tcase_add_test(t, test_values);
     tcase_add_test(t, test_unread_codecs);
     tcase_add_test(t, test_store);
+    tcase_add_test(t, test_orbax);
     suite_add_tcase(s, t);
     TCase *e = tcase_create("errors");
     tcase_set_timeout(e, 120);

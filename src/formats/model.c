@@ -530,10 +530,26 @@ static ts_status walk_names(walker *w, const char *dir, const list *names_, int 
     ts_status st = TS_OK;
     /* A Zarr node (an array's or a group's folder): its metadata file is
      * the member, its chunk files are not, and its child nodes are read
-     * whether recursive or not (a store is one model). */
-    int zarr = 0;
-    for (size_t i = 0; i < names.n; i++)
-        zarr |= zarr_marker(names.v[i] + 1);
+     * whether recursive or not (a store is one model), as are the Zarr
+     * arrays of an Orbax checkpoint. */
+    int zarr = 0, orbax = 0, ocdbt = 0;
+    for (size_t i = 0; i < names.n; i++) {
+        const char *n = names.v[i] + 1;
+        zarr |= zarr_marker(n);
+        /* an Orbax checkpoint: its parameters are Zarr arrays in
+         * subfolders, or an OCDBT store (manifest.ocdbt, data under d/) */
+        orbax |= strcmp(n, "_METADATA") == 0 || strcmp(n, "_CHECKPOINT_METADATA") == 0;
+        ocdbt |= strcmp(n, "manifest.ocdbt") == 0;
+    }
+    if (orbax && ocdbt && w->issues) {
+        st = add_issue(w->issues, TS_MODEL_FILE_ERROR, 1, dir, NULL, err,
+                       "'%s': an Orbax checkpoint in an OCDBT store (manifest.ocdbt, data "
+                       "under d/): tshape does not read OCDBT stores, so its arrays are not "
+                       "reported", dir);
+        if (st)
+            return st;
+        w->issues->v[w->issues->n - 1].pub.status = TS_ERR_UNSUPPORTED;
+    }
     for (size_t i = 0; st == TS_OK && i < names.n; i++) {
         char kind = names.v[i][0];
         char *p = join(dir, names.v[i] + 1);
@@ -543,24 +559,20 @@ static ts_status walk_names(walker *w, const char *dir, const list *names_, int 
             free(p);
             continue;
         }
-        if (p && zarr && kind == 'd') {
+        int node = 0;
+        if (p && (zarr || orbax) && kind == 'd') {
             char *m1 = join(p, "zarr.json"), *m2 = join(p, ".zarray"), *m3 = join(p, ".zgroup");
-            int node = m1 && m2 && m3 &&
-                       (access(m1, F_OK) == 0 || access(m2, F_OK) == 0 || access(m3, F_OK) == 0);
+            node = m1 && m2 && m3 &&
+                   (access(m1, F_OK) == 0 || access(m2, F_OK) == 0 || access(m3, F_OK) == 0);
             free(m1);
             free(m2);
             free(m3);
-            if (!node) { /* chunks */
-                free(p);
-                continue;
-            }
-            if (depth < MAX_DEPTH && stat(p, &sb) == 0) {
-                st = walk(w, p, depth + 1, out, err);
+            if (!node && zarr) { /* chunks */
                 free(p);
                 continue;
             }
         }
-        if (p && (kind == '?' || (kind == 'd' && w->recursive))) {
+        if (p && (kind == '?' || (kind == 'd' && (w->recursive || node)))) {
             kind = stat(p, &sb) != 0     ? 0 /* a dangling link, or gone since */
                    : S_ISREG(sb.st_mode) ? 'f'
                    : S_ISDIR(sb.st_mode) ? 'd'
@@ -570,7 +582,7 @@ static ts_status walk_names(walker *w, const char *dir, const list *names_, int 
             st = ts__error(err, TS_ERR_NOMEM, "out of memory");
         } else if (kind == 'f') {
             st = list_add(out, p, err);
-        } else if (kind == 'd' && w->recursive && depth < MAX_DEPTH) {
+        } else if (kind == 'd' && (w->recursive || node) && depth < MAX_DEPTH) {
             int again = entered_before(w, &sb);
             if (again < 0)
                 st = ts__error(err, TS_ERR_NOMEM, "out of memory");
