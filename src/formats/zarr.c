@@ -42,6 +42,8 @@
 /* The largest metadata file and the largest chunk read (bytes). */
 #define MAX_META ((size_t)64 << 20)
 #define MAX_CHUNK ((int64_t)1 << 30)
+#define MAX_SLOTS 64
+#define MAX_CACHE ((int64_t)256 << 20)
 
 typedef enum zarr_codec { ZC_NONE, ZC_ZLIB, ZC_GZIP, ZC_ZSTD, ZC_BLOSC, ZC_OTHER } zarr_codec;
 
@@ -579,8 +581,13 @@ typedef struct zarr_state {
     size_t itemsize;
     int64_t chunk_elems, chunk_bytes;
     int64_t grid[TS_MAX_NDIM];      /* chunks per axis */
-    int64_t cached;                 /* flat chunk index held in buf, -1: none */
-    unsigned char *buf;
+    /* Decoded chunks: one slot per chunk along the last axis (up to
+     * MAX_SLOTS and MAX_CACHE bytes), so reading in C order fetches each
+     * chunk of a row of chunks once, not once per row of elements. */
+    size_t nslots;
+    int64_t cached[MAX_SLOTS];      /* flat chunk index held in a slot, -1: none */
+    unsigned char *slot[MAX_SLOTS];
+    unsigned char *buf;             /* the slot being used */
     unsigned char fill[16];
     int fill_ok;
 } zarr_state;
@@ -630,7 +637,6 @@ ts_status ts__zarr_begin(const ts__data_src *src, size_t itemsize, int64_t count
     }
     s->dir = src->zarr_dir;
     s->itemsize = itemsize;
-    s->cached = -1;
     int64_t size = 1, ce = 1;
     for (int i = 0; i < s->m.ndim; i++) {
         size *= s->m.shape[i];
@@ -648,6 +654,14 @@ ts_status ts__zarr_begin(const ts__data_src *src, size_t itemsize, int64_t count
                    : ts__error(err, TS_ERR_FORMAT, "the Zarr metadata changed since it was read");
     }
     s->chunk_bytes = ce * (int64_t)itemsize;
+    int64_t along = s->m.ndim ? s->grid[s->m.ndim - 1] : 1, fit = MAX_CACHE / s->chunk_bytes;
+    s->nslots = (size_t)(along < fit ? along : fit);
+    if (s->nslots > MAX_SLOTS)
+        s->nslots = MAX_SLOTS;
+    if (s->nslots < 1)
+        s->nslots = 1;
+    for (size_t i = 0; i < MAX_SLOTS; i++)
+        s->cached[i] = -1;
     ts_dtype dt;
     ts_error sub;
     char bo = itemsize == 1 ? '|' : s->m.version == 2 ? (s->m.dtype[0] == '>' ? '>' : '<')
@@ -679,12 +693,14 @@ static char *chunk_path(const zarr_state *s, const int64_t *c)
 /* Loads chunk coordinates c (flat index `flat`) into s->buf. */
 static ts_status load_chunk(zarr_state *s, const int64_t *c, int64_t flat, ts_error *err)
 {
-    if (s->cached == flat)
+    size_t k = s->m.ndim ? (size_t)(c[s->m.ndim - 1] % (int64_t)s->nslots) : 0;
+    s->buf = s->slot[k];
+    if (s->cached[k] == flat)
         return TS_OK;
-    if (!s->buf && !(s->buf = malloc((size_t)s->chunk_bytes)))
+    if (!s->buf && !(s->buf = s->slot[k] = malloc((size_t)s->chunk_bytes)))
         return ts__error(err, TS_ERR_NOMEM, "out of memory for a chunk of %lld bytes",
                          (long long)s->chunk_bytes);
-    s->cached = -1;
+    s->cached[k] = -1;
     char *path = chunk_path(s, c);
     if (!path)
         return ts__error(err, TS_ERR_NOMEM, "out of memory");
@@ -710,7 +726,7 @@ static ts_status load_chunk(zarr_state *s, const int64_t *c, int64_t flat, ts_er
                              s->m.dtype);
         for (int64_t i = 0; i < s->chunk_elems; i++)
             memcpy(s->buf + i * (int64_t)s->itemsize, s->fill, s->itemsize);
-        s->cached = flat;
+        s->cached[k] = flat;
         return TS_OK;
     }
     if (st) {
@@ -772,7 +788,7 @@ static ts_status load_chunk(zarr_state *s, const int64_t *c, int64_t flat, ts_er
             goto out;
         }
     }
-    s->cached = flat;
+    s->cached[k] = flat;
 out:
     free(raw);
     free(path);
@@ -828,7 +844,7 @@ ts_status ts__zarr_read(void *state, int64_t first, int64_t n, void *out, ts_err
 void ts__zarr_end(void *state)
 {
     zarr_state *s = state;
-    if (s)
-        free(s->buf);
+    for (size_t i = 0; s && i < MAX_SLOTS; i++)
+        free(s->slot[i]);
     free(s);
 }
