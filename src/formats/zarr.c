@@ -43,7 +43,7 @@
 #define MAX_META ((size_t)64 << 20)
 #define MAX_CHUNK ((int64_t)1 << 30)
 #define MAX_SLOTS 64
-#define MAX_CACHE ((int64_t)256 << 20)
+#define MAX_CACHE ((int64_t)64 << 20)
 
 typedef enum zarr_codec { ZC_NONE, ZC_ZLIB, ZC_GZIP, ZC_ZSTD, ZC_BLOSC, ZC_OTHER } zarr_codec;
 
@@ -654,7 +654,10 @@ ts_status ts__zarr_begin(const ts__data_src *src, size_t itemsize, int64_t count
                    : ts__error(err, TS_ERR_FORMAT, "the Zarr metadata changed since it was read");
     }
     s->chunk_bytes = ce * (int64_t)itemsize;
-    int64_t along = s->m.ndim ? s->grid[s->m.ndim - 1] : 1, fit = MAX_CACHE / s->chunk_bytes;
+    /* rows of elements come back to a chunk only when it holds more than
+     * one row (2 dims or more) */
+    int64_t along = s->m.ndim >= 2 ? s->grid[s->m.ndim - 1] : 1;
+    int64_t fit = MAX_CACHE / s->chunk_bytes;
     s->nslots = (size_t)(along < fit ? along : fit);
     if (s->nslots > MAX_SLOTS)
         s->nslots = MAX_SLOTS;
