@@ -304,6 +304,34 @@ START_TEST(test_bad_chunks)
 }
 END_TEST
 
+/* zarr_format after 4 KiB of attributes (zarr-python 3 writes them
+ * first): still a Zarr array. */
+START_TEST(test_late_format)
+{
+    char path[] = "/tmp/tshape-zarr-XXXXXX";
+    ck_assert_ptr_nonnull(mkdtemp(path));
+    char file[64];
+    snprintf(file, sizeof file, "%s/zarr.json", path);
+    FILE *fp = fopen(file, "w");
+    ck_assert_ptr_nonnull(fp);
+    fprintf(fp, "{\"shape\": [2], \"data_type\": \"int8\", \"attributes\": {\"pad\": \"");
+    for (int i = 0; i < 5000; i++)
+        fputc('x', fp);
+    fprintf(fp, "\"}, \"chunk_grid\": {\"name\": \"regular\", \"configuration\": "
+                "{\"chunk_shape\": [2]}}, \"chunk_key_encoding\": {\"name\": \"default\"}, "
+                "\"fill_value\": 5, \"codecs\": [{\"name\": \"bytes\"}], \"zarr_format\": 3, "
+                "\"node_type\": \"array\"}\n");
+    fclose(fp);
+    ts_file *f = open_z(file);
+    double *v = values(f, 2); /* no chunk: the fill value */
+    ck_assert(v[0] == 5 && v[1] == 5);
+    free(v);
+    ts_file_close(f);
+    ck_assert_int_eq(remove(file), 0);
+    ck_assert_int_eq(remove(path), 0);
+}
+END_TEST
+
 /* Every prefix and byte change of the metadata is clean (read from memory:
  * no chunks). */
 START_TEST(test_damage)
@@ -336,6 +364,7 @@ Suite *zarr_suite(void)
     tcase_add_test(t, test_unread_codecs);
     tcase_add_test(t, test_store);
     tcase_add_test(t, test_orbax);
+    tcase_add_test(t, test_late_format);
     suite_add_tcase(s, t);
     TCase *e = tcase_create("errors");
     tcase_set_timeout(e, 120);

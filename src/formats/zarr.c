@@ -441,20 +441,16 @@ static ts_status zarr_parse_meta(const char *s, size_t n, zarr_meta *m, ts_error
 
 /* ---- the reader ----------------------------------------------------------- */
 
+/* Tried only for files named .zarray, zarr.json or .zgroup (file.c): a
+ * JSON object is enough, wherever its zarr_format is (zarr-python 3 writes
+ * the attributes before it), and the reader says what is wrong. */
 static int probe_zarr(const unsigned char *d, size_t len, ts__source *src)
 {
     (void)src;
-    /* a JSON object naming zarr_format near its start */
-    size_t n = len < 4096 ? len : 4096;
-    size_t i = 0;
+    size_t n = len < 4096 ? len : 4096, i = 0;
     while (i < n && (d[i] == ' ' || d[i] == '\n' || d[i] == '\r' || d[i] == '\t'))
         i++;
-    if (i == n || d[i] != '{')
-        return 0;
-    for (; i + 13 <= n; i++)
-        if (memcmp(d + i, "\"zarr_format\"", 13) == 0)
-            return 1;
-    return 0;
+    return i < n && d[i] == '{';
 }
 
 /* The folder of the metadata file (path or URL) with its '/'. */
@@ -564,7 +560,7 @@ static ts_status read_zarr(ts_file *f, const unsigned char *data, size_t len,
 
 const ts__reader ts__reader_zarr = {
     {TS_FORMAT_ZARR, "zarr", ".zarray zarr.json .zgroup",
-     "extension .zarray, zarr.json or .zgroup and a JSON object with zarr_format",
+     "extension .zarray, zarr.json or .zgroup and a JSON object",
      "Zarr v2/v3 array metadata (.zarray, zarr.json), values from raw, zlib, gzip, zstd and "
      "blosc chunks",
      "dtype"},
