@@ -31,7 +31,7 @@ if [ "${1:-}" = "--one" ]; then
     execs=0 crashes=0 left=$secs
     dict=
     case $h in
-        fuzz_file_npy|fuzz_file_npz) dict=fuzz/npy.dict;;
+        fuzz_file_npy|fuzz_file_npz|fuzz_file_tar) dict=fuzz/npy.dict;;
         fuzz_file_safetensors) dict=fuzz/safetensors.dict;;
         fuzz_file_gguf) dict=fuzz/gguf.dict;;
         fuzz_file_mxnet) dict=fuzz/mxnet.dict;;
@@ -127,9 +127,20 @@ for h in $harnesses; do
     case $h in
         fuzz_file_npy) seed_files "$d" '*.npy';;
         fuzz_file_npz) seed_files "$d" '*.npz';;
+        fuzz_file_tar) seed_files "$d" '*.tar';;
         fuzz_file_mxnet) seed_files "$d" '*.params' '*.nd' '*.v0';;
         fuzz_file_safetensors) seed_files "$d" '*.safetensors';;
         fuzz_file_gguf) seed_files "$d" '*.gguf';;
+        fuzz_file_ggml) seed_files "$d" 'ggjt*.bin' 'ggm*.bin' 'lora.bin';;
+        fuzz_file_darknet) # each .cfg, a line "%%", its .weights
+            i=0
+            files '*.weights' | sort -u | while read -r f; do
+                i=$((i + 1))
+                c=${f%.weights}.cfg
+                { [ -f "$c" ] && cat "$c" && printf '\n%%%%\n'; head -c 60000 "$f"; } \
+                    > "$d/$(basename "$f").$i"
+            done;;
+        fuzz_file_zarr) seed_files "$d" '.zarray' 'zarr.json' '.zgroup';;
         fuzz_file_pytorch|fuzz_pickle) seed_files "$d" '*.pt' '*.pth' '*.bin' '*.pt2';;
         fuzz_file_pickle) seed_files "$d" '*.pkl' '*.pickle' '*.pdparams' '*.joblib' '*.bin';;
         fuzz_scan)

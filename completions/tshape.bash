@@ -16,13 +16,13 @@ _tshape_file_commands=' info stats show '
 _tshape_options()
 {
     case $1 in
-        info) echo '-f --format --filter --exclude -s --summary -m --metadata -a --all --max-header --stored-order --ggml-order -r --recursive -l --group --top --memory --context --batch --kv-dtype --tensors --max-fetch -v --verbose' ;;
-        diff) echo '-p --strip-prefix --strip-prefix-a --strip-prefix-b --rename --filter --exclude -r --recursive --values --rtol --atol --equal-nan --metrics -m --metadata -q --quiet --structure --no-name-map --max-fetch -v --verbose' ;;
-        convert) echo '-t --to --filter --exclude -p --strip-prefix --rename -f --force --cast --dequantize -z --compress --max-shard-size --no-verify --skip-unsupported --max-fetch -v --verbose' ;;
-        stats) echo '--filter --exclude -s --summary -r --recursive --max-fetch -v --verbose --max-bytes' ;;
-        show) echo '-i --index --edgeitems --threshold -r --recursive --max-fetch -v --verbose' ;;
-        verify) echo '-d --deep -q --quiet -r --recursive --max-fetch -v --verbose' ;;
-        id) echo '--values -l --listing -r --recursive --max-fetch -v --verbose' ;;
+        info) echo '-f --format --filter --exclude -s --summary -m --metadata -a --all --max-header --stored-order --ggml-order -r --recursive -l --group --top --memory --context --batch --kv-dtype --tensors --max-fetch -v --verbose --darknet-cfg' ;;
+        diff) echo '-p --strip-prefix --strip-prefix-a --strip-prefix-b --rename --filter --exclude -r --recursive --values --rtol --atol --equal-nan --metrics -m --metadata -q --quiet --structure --no-name-map --max-fetch -v --verbose --darknet-cfg' ;;
+        convert) echo '-t --to --filter --exclude -p --strip-prefix --rename -f --force --cast --dequantize -z --compress --max-shard-size --no-verify --skip-unsupported --max-fetch -v --verbose --darknet-cfg' ;;
+        stats) echo '--filter --exclude -s --summary -r --recursive --max-fetch -v --verbose --darknet-cfg --max-bytes' ;;
+        show) echo '-i --index --edgeitems --threshold -r --recursive --max-fetch -v --verbose --darknet-cfg' ;;
+        verify) echo '-d --deep -q --quiet -r --recursive --max-fetch -v --verbose --darknet-cfg' ;;
+        id) echo '--values -l --listing -r --recursive --max-fetch -v --verbose --darknet-cfg' ;;
         scan) echo '--sarif' ;;
         reshape) echo '--mxnet --reverse' ;;
         transpose) echo '--axes' ;;
@@ -47,7 +47,7 @@ _tshape_options()
 _tshape_values()
 {
     case $1:$2 in
-        info:-f | info:--format) echo 'npy pytorch pickle npz mxnet safetensors gguf tshape32 tshape64 hdf5 tflite executorch onnx caffe caffe2 tfjs openvino' ;;
+        info:-f | info:--format) echo 'npy pytorch pickle tar npz mxnet safetensors gguf ggml tshape32 tshape64 hdf5 tflite executorch onnx caffe caffe2 tfjs openvino darknet zarr' ;;
         info:--filter) echo '' ;;
         info:--exclude) echo '' ;;
         info:--max-header) echo '' ;;
@@ -56,6 +56,7 @@ _tshape_values()
         info:--batch) echo '' ;;
         info:--kv-dtype) echo 'float32 float64 float16 uint8 int32 int8 int64 bool int16 uint16 uint32 uint64 bfloat16 complex64 complex128 float128 complex256 float8_e5m2 float8_e4m3fn float8_e4m3fnuz float8_e5m2fnuz float8_e8m0fnu datetime64 timedelta64 object' ;;
         info:--max-fetch) echo '' ;;
+        info:--darknet-cfg) echo '' ;;
         diff:-p | diff:--strip-prefix) echo '' ;;
         diff:--strip-prefix-a) echo '' ;;
         diff:--strip-prefix-b) echo '' ;;
@@ -65,6 +66,7 @@ _tshape_values()
         diff:--rtol) echo '' ;;
         diff:--atol) echo '' ;;
         diff:--max-fetch) echo '' ;;
+        diff:--darknet-cfg) echo '' ;;
         convert:-t | convert:--to) echo 'safetensors npz npy-dir' ;;
         convert:--filter) echo '' ;;
         convert:--exclude) echo '' ;;
@@ -74,16 +76,21 @@ _tshape_values()
         convert:--dequantize) echo '' ;;
         convert:--max-shard-size) echo '' ;;
         convert:--max-fetch) echo '' ;;
+        convert:--darknet-cfg) echo '' ;;
         stats:--filter) echo '' ;;
         stats:--exclude) echo '' ;;
         stats:--max-fetch) echo '' ;;
+        stats:--darknet-cfg) echo '' ;;
         stats:--max-bytes) echo '' ;;
         show:-i | show:--index) echo '' ;;
         show:--edgeitems) echo '' ;;
         show:--threshold) echo '' ;;
         show:--max-fetch) echo '' ;;
+        show:--darknet-cfg) echo '' ;;
         verify:--max-fetch) echo '' ;;
+        verify:--darknet-cfg) echo '' ;;
         id:--max-fetch) echo '' ;;
+        id:--darknet-cfg) echo '' ;;
         transpose:--axes) echo '' ;;
         squeeze:--axis) echo '' ;;
         strides:--dtype) echo 'float32 float64 float16 uint8 int32 int8 int64 bool int16 uint16 uint32 uint64 bfloat16 complex64 complex128 float128 complex256 float8_e5m2 float8_e4m3fn float8_e4m3fnuz float8_e5m2fnuz float8_e8m0fnu datetime64 timedelta64 object' ;;

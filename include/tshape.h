@@ -626,7 +626,11 @@ typedef enum ts_format {
     TS_FORMAT_TFLITE = 14,       /* TensorFlow Lite FlatBuffer (.tflite) */
     TS_FORMAT_TFJS = 15,         /* TensorFlow.js model.json or weights manifest */
     TS_FORMAT_OPENVINO = 16,     /* OpenVINO IR model.xml (weights in model.bin) */
-    TS_FORMAT_EXECUTORCH = 17    /* ExecuTorch program (.pte FlatBuffer, ET12) */
+    TS_FORMAT_EXECUTORCH = 17,   /* ExecuTorch program (.pte FlatBuffer, ET12) */
+    TS_FORMAT_ZARR = 18,         /* Zarr v2/v3 array or store metadata */
+    TS_FORMAT_GGML = 19,         /* llama.cpp GGML-era files (ggml, ggmf, ggjt) */
+    TS_FORMAT_DARKNET = 20,      /* Darknet .weights (with its .cfg) */
+    TS_FORMAT_TAR = 21           /* NumPy .npy files in a tar archive */
 } ts_format;
 
 /*
@@ -827,11 +831,16 @@ typedef struct ts_open_options {
                                     graph inputs and outputs: data_offset -1,
                                     a note saying so); 0: only tensors with
                                     data */
+    const char *darknet_cfg;     /* Darknet .weights: the network's .cfg (a
+                                    path or URL), whose layers say what the
+                                    values are; NULL: the file beside the
+                                    weights with the same stem (yolov3.cfg
+                                    for yolov3.weights), when there is one */
 } ts_open_options;
 
 /* Initialiser of a ts_open_options with every option at its default. */
 #define TS_OPEN_OPTIONS_INIT {sizeof(ts_open_options), TS_FORMAT_AUTO, 0, 0, 0, NULL, 0, \
-                              TS_IO_AUTO, NULL, NULL, 0, 0}
+                              TS_IO_AUTO, NULL, NULL, 0, 0, NULL}
 
 /* An opened, parsed file: a list of arrays and optional metadata. */
 typedef struct ts_file ts_file;
@@ -2461,9 +2470,10 @@ typedef enum ts_role {
  *      - MXNet "aux:" names (the format's auxiliary states);
  *      - a last component (after '.', '/', ':' or '_'; a Keras ":0" suffix
  *        dropped) that is running_mean, running_var, num_batches_tracked
- *        (torch.nn BatchNorm buffers), moving_mean, moving_var or
+ *        (torch.nn BatchNorm buffers), moving_mean, moving_var,
  *        moving_variance (Keras non-trainable BatchNormalization weights,
- *        MXNet BatchNorm statistics);
+ *        MXNet BatchNorm statistics), rolling_mean or rolling_variance
+ *        (Darknet's batch normalisation statistics);
  *      - a dtype that is neither floating point nor complex (bool, integers,
  *        strings, datetimes, structured, object): torch lets only floating
  *        point and complex tensors require gradients, so such a tensor is

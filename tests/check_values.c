@@ -463,6 +463,9 @@ START_TEST(test_gguf_dequant_reference)
      * q3_k tq1_0 tq2_0 iq4_nl iq4_xs */
     ck_assert_int_eq(check_dequant_ref(V "quant.gguf", V "quant.ref"), 10);
     ck_assert_int_eq(check_dequant_ref(V "quant2.gguf", V "quant2.ref"), 7);
+    /* the same blocks in a GGML-era ggjt v3 file (gen_ggml.py) */
+    ck_assert_int_eq(check_dequant_ref("tests/fixtures/ggml/ggjt_v3.bin",
+                                       "tests/fixtures/ggml/ggjt_v3.ref"), 10);
     /* a type tshape does not decode (grid tables): named, not skipped */
     ts_stats s;
     ts_error e;

@@ -234,6 +234,10 @@ def same_report(url, local, args=("info", "--json"), env=None):
     rc2, out2, err2 = run(list(args) + [url], env=env)
     out2 = out2.replace(url, local)
     err2 = err2.replace(url, local)
+    # files beside it (a Darknet .cfg) are named by their URLs
+    beside_url, beside = url.rsplit("/", 1)[0] + "/", local.rsplit("/", 1)[0] + "/"
+    out2 = out2.replace(beside_url, beside)
+    err2 = err2.replace(beside_url, beside)
     ok = rc1 == rc2 and out1 == out2 and err1 == err2
     if not ok:
         print("  local (%d): %s%s" % (rc1, out1[:300], err1[:300]))

@@ -199,18 +199,22 @@ const char *cli_choices(const cli_option *o, char *buf, size_t cap);
               "only entries whose name matches GLOB (fnmatch; repeatable)"), \
     CLI_VALUE("exclude", 0, "GLOB", "leave out entries whose name matches GLOB (repeatable)")
 
-/* The options of commands that read files, for remote ones (URLs). */
+/* The options of commands that read files: for remote ones (URLs), and
+ * the side files a format needs (a Darknet network's .cfg). */
 #define CLI_REMOTE_OPTIONS                                                             \
     CLI_VALUE("max-fetch", 0, "SIZE",                                                 \
               "URLs: the most bytes reading a file's headers may fetch (default "     \
               "64MiB)"),                                                              \
     CLI_FLAG("verbose", 'v', "URLs: print each request (range, status, bytes, ms) "   \
-                             "on standard error")
+                             "on standard error"),                                    \
+    CLI_VALUE("darknet-cfg", 0, "FILE",                                               \
+              "Darknet .weights: the network's .cfg (default: beside the weights, "   \
+              "same name)")
 
 /*
- * The open options of a file command: --max-fetch and --verbose
- * (CLI_REMOTE_OPTIONS) and the TSHAPE_IO environment variable (pread, map)
- * into *o; returns o, or NULL after a usage error.
+ * The open options of a file command: --max-fetch, --verbose and
+ * --darknet-cfg (CLI_REMOTE_OPTIONS) and the TSHAPE_IO environment variable
+ * (pread, map) into *o; returns o, or NULL after a usage error.
  */
 const ts_open_options *cli_open_options(cli_ctx *ctx, const cli_args *args,
                                         ts_open_options *o);

@@ -50,6 +50,7 @@ const ts_open_options *cli_open_options(cli_ctx *ctx, const cli_args *args,
             return NULL;
         o->max_fetch = (uint64_t)bytes;
     }
+    o->darknet_cfg = cli_opt(args, "darknet-cfg");
     return o;
 }
 

@@ -420,5 +420,10 @@ ts_status ts__sink_json_string(ts__sink *s, const unsigned char *p, size_t n, ts
 /* The same without the quotes: the characters of a string written in parts
  * (each part ends at a character boundary). */
 ts_status ts__sink_json_chars(ts__sink *s, const unsigned char *p, size_t n, ts_error *err);
+/* The JSON text of a real number into buf (cap >= 32): the shortest that
+ * reads back as the same float (is_float) or double, Python-style ("1e-05",
+ * "32.0"); non-finite values, which JSON has no literal for, are the
+ * strings "nan", "inf" and "-inf" (as tshape show --json writes them). */
+void ts__json_real(double v, int is_float, char *buf, size_t cap);
 
 #endif /* TSHAPE_INTERNAL_H */

@@ -6,6 +6,7 @@
  */
 #include "internal.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -180,4 +181,25 @@ ts_status ts__sink_json_chars(ts__sink *s, const unsigned char *p, size_t n, ts_
         run = i;
     }
     return st ? st : ts__sink_add(s, (const char *)p + run, n - run, err);
+}
+
+/* Shortest text that reads back as the same float/double, Python-style
+ * ("1e-05", "32.0"); non-finite values, which JSON has no literal for, are
+ * the strings "nan", "inf" and "-inf" (as tshape show --json writes them). */
+void ts__json_real(double v, int is_float, char *buf, size_t cap)
+{
+    if (!isfinite(v)) {
+        snprintf(buf, cap, "%s", v != v ? "\"nan\"" : v > 0 ? "\"inf\"" : "\"-inf\"");
+        return;
+    }
+    for (int prec = 1; prec <= 17; prec++) {
+        snprintf(buf, cap, "%.*g", prec, v);
+        if (is_float ? strtof(buf, NULL) == (float)v : strtod(buf, NULL) == v)
+            break;
+    }
+    if (!strpbrk(buf, ".eE")) {
+        size_t n = strlen(buf);
+        if (n + 2 < cap)
+            memcpy(buf + n, ".0", 3);
+    }
 }

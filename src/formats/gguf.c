@@ -138,27 +138,6 @@ static const char *gg_printable(const unsigned char *s, size_t n, char *buf, siz
 
 #define NAME_BUF 400
 
-/* Shortest text that reads back as the same float/double, Python-style
- * ("1e-05", "32.0"); non-finite values, which JSON has no literal for, are
- * the strings "nan", "inf" and "-inf" (as tshape show --json writes them). */
-static void format_real(double v, int is_float, char *buf, size_t cap)
-{
-    if (!isfinite(v)) {
-        snprintf(buf, cap, "%s", v != v ? "\"nan\"" : v > 0 ? "\"inf\"" : "\"-inf\"");
-        return;
-    }
-    for (int prec = 1; prec <= 17; prec++) {
-        snprintf(buf, cap, "%.*g", prec, v);
-        if (is_float ? strtof(buf, NULL) == (float)v : strtod(buf, NULL) == v)
-            break;
-    }
-    if (!strpbrk(buf, ".eE")) {
-        size_t n = strlen(buf);
-        if (n + 2 < cap)
-            memcpy(buf + n, ".0", 3);
-    }
-}
-
 /* ---- the reader ---- */
 
 typedef struct gg_ctx {
@@ -259,14 +238,14 @@ static ts_status read_scalar(ts__cursor *c, uint32_t type, ts__sink *out, ts_err
         uint32_t u = ts__le32(p);
         float v;
         memcpy(&v, &u, sizeof v);
-        format_real(v, 1, buf, sizeof buf);
+        ts__json_real(v, 1, buf, sizeof buf);
         break;
     }
     case GG_F64: {
         uint64_t u = ts__le64(p);
         double v;
         memcpy(&v, &u, sizeof v);
-        format_real(v, 0, buf, sizeof buf);
+        ts__json_real(v, 0, buf, sizeof buf);
         break;
     }
     default:

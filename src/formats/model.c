@@ -435,7 +435,15 @@ static ts_status list_add(list *l, char *s, ts_error *err)
     return TS_OK;
 }
 
-/* The names in dir (not starting with '.'), sorted. With kinds, each name
+/* Zarr's metadata files (zarr.c): an array's, or a group's. */
+static int zarr_marker(const char *name)
+{
+    return strcmp(name, ".zarray") == 0 || strcmp(name, ".zgroup") == 0 ||
+           strcmp(name, "zarr.json") == 0;
+}
+
+/* The names in dir (not starting with '.', but for Zarr's .zarray and
+ * .zgroup), sorted. With kinds, each name
  * is preceded by one byte: 'f' a regular file, 'd' a folder, '?' unknown
  * (a link, or a file system without d_type: stat tells). */
 static ts_status read_dir_kinds(const char *dir, list *names, int kinds, ts_error *err)
@@ -446,7 +454,7 @@ static ts_status read_dir_kinds(const char *dir, list *names, int kinds, ts_erro
     ts_status st = TS_OK;
     struct dirent *e;
     while (st == TS_OK && (e = readdir(d)) != NULL) {
-        if (e->d_name[0] == '.')
+        if (e->d_name[0] == '.' && !zarr_marker(e->d_name))
             continue;
         if (!kinds) {
             st = list_add(names, dupstr(e->d_name), err);
@@ -522,11 +530,51 @@ static ts_status walk_names(walker *w, const char *dir, const list *names_, int 
 {
     const list names = *names_;
     ts_status st = TS_OK;
+    /* A Zarr node (an array's or a group's folder): its metadata file is
+     * the member, its chunk files are not, and its child nodes are read
+     * whether recursive or not (a store is one model), as are the Zarr
+     * arrays of an Orbax checkpoint. */
+    int zarr = 0, orbax = 0, ocdbt = 0;
+    for (size_t i = 0; i < names.n; i++) {
+        const char *n = names.v[i] + 1;
+        zarr |= zarr_marker(n);
+        /* an Orbax checkpoint: its parameters are Zarr arrays in
+         * subfolders, or an OCDBT store (manifest.ocdbt, data under d/) */
+        orbax |= strcmp(n, "_METADATA") == 0 || strcmp(n, "_CHECKPOINT_METADATA") == 0;
+        ocdbt |= strcmp(n, "manifest.ocdbt") == 0;
+    }
+    if (orbax && ocdbt && w->issues) {
+        st = add_issue(w->issues, TS_MODEL_FILE_ERROR, 1, dir, NULL, err,
+                       "'%s': an Orbax checkpoint in an OCDBT store (manifest.ocdbt, data "
+                       "under d/): tshape does not read OCDBT stores, so its arrays are not "
+                       "reported", dir);
+        if (st)
+            return st;
+        w->issues->v[w->issues->n - 1].pub.status = TS_ERR_UNSUPPORTED;
+    }
     for (size_t i = 0; st == TS_OK && i < names.n; i++) {
         char kind = names.v[i][0];
         char *p = join(dir, names.v[i] + 1);
         struct stat sb;
-        if (p && (kind == '?' || (kind == 'd' && w->recursive))) {
+        if (p && zarr && kind != 'd' && strcmp(names.v[i] + 1, ".zarray") != 0 &&
+            strcmp(names.v[i] + 1, "zarr.json") != 0) {
+            free(p);
+            continue;
+        }
+        int node = 0;
+        if (p && (zarr || orbax) && kind == 'd') {
+            char *m1 = join(p, "zarr.json"), *m2 = join(p, ".zarray"), *m3 = join(p, ".zgroup");
+            node = m1 && m2 && m3 &&
+                   (access(m1, F_OK) == 0 || access(m2, F_OK) == 0 || access(m3, F_OK) == 0);
+            free(m1);
+            free(m2);
+            free(m3);
+            if (!node && zarr) { /* chunks */
+                free(p);
+                continue;
+            }
+        }
+        if (p && (kind == '?' || (kind == 'd' && (w->recursive || node)))) {
             kind = stat(p, &sb) != 0     ? 0 /* a dangling link, or gone since */
                    : S_ISREG(sb.st_mode) ? 'f'
                    : S_ISDIR(sb.st_mode) ? 'd'
@@ -536,7 +584,7 @@ static ts_status walk_names(walker *w, const char *dir, const list *names_, int 
             st = ts__error(err, TS_ERR_NOMEM, "out of memory");
         } else if (kind == 'f') {
             st = list_add(out, p, err);
-        } else if (kind == 'd' && w->recursive && depth < MAX_DEPTH) {
+        } else if (kind == 'd' && (w->recursive || node) && depth < MAX_DEPTH) {
             int again = entered_before(w, &sb);
             if (again < 0)
                 st = ts__error(err, TS_ERR_NOMEM, "out of memory");
@@ -709,8 +757,30 @@ static ts_status name_tensors(ts_model *m, ts_error *err)
             if (!s)
                 return ts__error(err, TS_ERR_NOMEM, "out of memory");
             char *dot = strrchr(s, '.'), *slash = strrchr(s, '/');
-            if (dot && dot > s && (!slash || dot > slash + 1))
+            const char *base = slash ? slash + 1 : s;
+            if (strcmp(base, ".zarray") == 0 || strcmp(base, "zarr.json") == 0) {
+                /* a Zarr array is named by its folder (the model's own
+                 * folder when it is one array) */
+                if (slash) {
+                    *slash = '\0';
+                } else {
+                    const char *root = m->paths[t->file];
+                    size_t rl = m->root_len;
+                    while (rl > 1 && root[rl - 1] == '/')
+                        rl--;
+                    size_t b = rl;
+                    while (b > 0 && root[b - 1] != '/')
+                        b--;
+                    free(s);
+                    s = malloc(rl - b + 1);
+                    if (!s)
+                        return ts__error(err, TS_ERR_NOMEM, "out of memory");
+                    memcpy(s, root + b, rl - b);
+                    s[rl - b] = '\0';
+                }
+            } else if (dot && dot > s && (!slash || dot > slash + 1)) {
                 *dot = '\0';
+            }
             /* the escapes of a folder ts_write wrote (npyname.c) */
             m->stems[t->file] = ts__npy_name(s);
             free(s);

@@ -70,6 +70,10 @@ extern void (*ts__test_after_map)(void);
  * over pread, so every byte a reader touches without asking faults; 2:
  * strictly (ts__source_strict once the format is known). */
 extern int ts__test_sparse;
+/* Fuzzing only: the cfg text (len bytes) of a Darknet file read from
+ * memory, which has no folder to find one in (darknet.c). */
+extern const char *ts__darknet_test_cfg;
+extern size_t ts__darknet_test_cfg_len;
 
 #define TS_READER(name) extern const ts__reader ts__reader_##name;
 #include "formats.def"
@@ -193,12 +197,18 @@ ts_status ts__array_compute_sizes(ts_array *a, ts_error *err);
  * compressed, compact, unwritten): read through libhdf5 (hdf5.c,
  * ts__hdf5_*), dataset h5_dataset of the file h5_path (or of the file's
  * image when NULL), `size` bytes in C order as the file stores them.
+ * TS__SRC_ZARR: a Zarr array's chunk files (zarr.c, ts__zarr_*): zarr_meta
+ * (zarr_meta_len bytes, owned by the file) is the array's .zarray or
+ * zarr.json text, zarr_dir the folder (path or URL, ending in '/') its
+ * chunk keys are relative to; `size` bytes in C order, each element as the
+ * array's dtype and byte order say.
  */
 typedef enum ts__src_kind {
     TS__SRC_STORED = 0,
     TS__SRC_DEFLATE = 1,
     TS__SRC_PROTO = 2,
-    TS__SRC_HDF5 = 3
+    TS__SRC_HDF5 = 3,
+    TS__SRC_ZARR = 4
 } ts__src_kind;
 typedef struct ts__data_src {
     ts__src_kind kind;
@@ -220,6 +230,9 @@ typedef struct ts__data_src {
     const char *pb_what;             /* the field's name, for messages */
     /* TS__SRC_HDF5 */
     const char *h5_path, *h5_dataset;
+    /* TS__SRC_ZARR */
+    const char *zarr_meta, *zarr_dir;
+    size_t zarr_meta_len;
     /* TS__SRC_STORED in a side file (ONNX external data): the id
      * ts__side_add gave it (data_offset counts in that file), 0: none. */
     int32_t side;
@@ -252,6 +265,16 @@ ts_status ts__hdf5_begin(const ts__data_src *src, const unsigned char *image, si
                          size_t itemsize, int64_t count, void **state, ts_error *err);
 ts_status ts__hdf5_read(void *state, int64_t first, int64_t n, void *out, ts_error *err);
 void ts__hdf5_end(void *state);
+/* The same for a Zarr array's chunks (TS__SRC_ZARR), with the same
+ * contract: ts__zarr_begin parses src->zarr_meta again and checks count and
+ * itemsize; ts__zarr_read decodes the chunks [first, first + n) touches (a
+ * missing chunk is the fill value). Errors: TS_ERR_UNSUPPORTED (a codec
+ * tshape does not decode: blosc, zstd, ...), TS_ERR_FORMAT (a chunk that
+ * does not inflate to its size), TS_ERR_IO, TS_ERR_NOMEM. */
+ts_status ts__zarr_begin(const ts__data_src *src, size_t itemsize, int64_t count, void **state,
+                         ts_error *err);
+ts_status ts__zarr_read(void *state, int64_t first, int64_t n, void *out, ts_error *err);
+void ts__zarr_end(void *state);
 
 /*
  * Side files of a ts_file (src/values/side.c): files beside the model that

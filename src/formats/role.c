@@ -23,7 +23,8 @@ static const char *const optimizer_keys[] = {
 /* Last components of buffers: torch.nn BatchNorm, Keras BatchNormalization
  * (non-trainable), MXNet BatchNorm aux states. */
 static const char *const buffer_words[] = {"running_mean", "running_var", "num_batches_tracked",
-                                           "moving_mean", "moving_var", "moving_variance"};
+                                           "moving_mean", "moving_var", "moving_variance",
+                                           "rolling_mean", "rolling_variance"};
 
 static int is_sep(char c)
 {

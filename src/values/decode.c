@@ -716,9 +716,10 @@ ts_status ts__decoder_for(const ts_array *a, ts__decoder *d, ts_error *err)
     case TS_DTYPE_FLOAT8_E5M2FNUZ: d->kind = TS_VALUE_FLOAT; d->to_double = f8_3; break;
     case TS_DTYPE_FLOAT8_E8M0FNU: d->kind = TS_VALUE_FLOAT; d->to_double = f8_4; break;
     case TS_DTYPE_QUANTIZED:
-        for (size_t i = 0; i < sizeof quants / sizeof *quants; i++)
-            if (a->dtype_name && strcmp(a->dtype_name, quants[i].name) == 0 &&
-                a->block_size == quants[i].block && a->block_bytes == quants[i].bytes) {
+        for (size_t i = 0; i < sizeof quants / sizeof *quants; i++) {
+            if (!a->dtype_name || strcmp(a->dtype_name, quants[i].name) != 0)
+                continue;
+            if (a->block_size == quants[i].block && a->block_bytes == quants[i].bytes) {
                 d->kind = TS_VALUE_FLOAT;
                 d->to_double = quants[i].fn;
                 d->elem_bytes = 0;
@@ -726,6 +727,14 @@ ts_status ts__decoder_for(const ts_array *a, ts__decoder *d, ts_error *err)
                 d->block_bytes = quants[i].bytes;
                 return TS_OK;
             }
+            /* the same name in another layout (a GGML-era file's) */
+            return ts__error(err, TS_ERR_DTYPE,
+                             "cannot decode values of dtype %s in blocks of %lld elements in "
+                             "%lld bytes: tshape decodes %s blocks as GGUF lays them out (%d "
+                             "elements in %d bytes)", a->dtype_name, (long long)a->block_size,
+                             (long long)a->block_bytes, a->dtype_name, (int)quants[i].block,
+                             (int)quants[i].bytes);
+        }
         break;
 #ifdef HAVE_LONGDOUBLE16
     case TS_DTYPE_LONGDOUBLE:

@@ -120,7 +120,7 @@ static ts_status open_layout(ts__data *d, const ts_file *f, const ts_array *a, t
                                                  "its data is not stored in the file as is%s%s",
                                                  a->note ? ": " : "", a->note ? a->note : ""));
     if (d->src && d->src->kind != TS__SRC_DEFLATE && d->src->kind != TS__SRC_PROTO &&
-        d->src->kind != TS__SRC_HDF5)
+        d->src->kind != TS__SRC_HDF5 && d->src->kind != TS__SRC_ZARR)
         return ts__values_fail(a, err, ts__error(err, TS_ERR_UNSUPPORTED,
                                                  "unknown data source %d", (int)d->src->kind));
     const int64_t eb = d->dec.elem_bytes;
@@ -206,6 +206,7 @@ static ts_status open_layout(ts__data *d, const ts_file *f, const ts_array *a, t
         avail = d->src->size - d->src->skip;
         what = d->src->kind == TS__SRC_PROTO  ? "its typed field holds"
                : d->src->kind == TS__SRC_HDF5 ? "its HDF5 dataset holds"
+               : d->src->kind == TS__SRC_ZARR ? "its Zarr chunks hold"
                                               : "its deflated member holds";
         if (!d->contiguous)
             return ts__values_fail(a, err, ts__error(err, TS_ERR_UNSUPPORTED,
@@ -460,7 +461,8 @@ ts_status ts__data_stream(const ts__data *d, int64_t first, int64_t n, ts__sink_
         return TS_OK;
     if (!d->src)
         return ts__data_guard(d, stored_run, &j, err);
-    if (d->src->kind == TS__SRC_PROTO || d->src->kind == TS__SRC_HDF5) {
+    if (d->src->kind == TS__SRC_PROTO || d->src->kind == TS__SRC_HDF5 ||
+        d->src->kind == TS__SRC_ZARR) {
         /* typed protobuf fields: decoded piece by piece from the start;
          * HDF5: read by hyperslab from `first` on */
         ts__zcursor c;
@@ -553,12 +555,15 @@ ts_status ts__zcursor_open(ts__zcursor *c, const ts__data *d, ts_error *err)
     c->skip = d->skip + d->lay.offset * d->dec.elem_bytes;
     c->in_left = d->src->comp_size;
     c->crc = crc32(0L, Z_NULL, 0);
-    if (d->src->kind == TS__SRC_HDF5) {
+    if (d->src->kind == TS__SRC_HDF5 || d->src->kind == TS__SRC_ZARR) {
         c->buf = malloc(INFLATE_BUF);
         if (!c->buf)
             return ts__values_fail(d->a, err, ts__error(err, TS_ERR_NOMEM, "out of memory"));
-        ts_status st = ts__hdf5_begin(d->src, d->image, d->image_len,
-                                      (size_t)d->dec.elem_bytes, d->count, &c->h5, err);
+        ts_status st = d->src->kind == TS__SRC_ZARR
+                           ? ts__zarr_begin(d->src, (size_t)d->dec.elem_bytes, d->count,
+                                            &c->h5, err)
+                           : ts__hdf5_begin(d->src, d->image, d->image_len,
+                                            (size_t)d->dec.elem_bytes, d->count, &c->h5, err);
         if (st) {
             free(c->buf);
             c->buf = NULL;
@@ -607,7 +612,10 @@ void ts__zcursor_close(ts__zcursor *c)
 {
     free(c->pb);
     c->pb = NULL;
-    ts__hdf5_end(c->h5);
+    if (c->h5 && c->d && c->d->src && c->d->src->kind == TS__SRC_ZARR)
+        ts__zarr_end(c->h5);
+    else
+        ts__hdf5_end(c->h5);
     c->h5 = NULL;
     if (c->zs)
         inflateEnd((z_stream *)c->zs);
@@ -719,9 +727,10 @@ static ts_status cursor_more(ts__zcursor *c, ts_error *err)
         memmove(c->buf, c->buf + c->have_off, c->have_len);
         c->have_off = 0;
     }
-    if (c->ended && src->kind == TS__SRC_HDF5)
+    if (c->ended && (src->kind == TS__SRC_HDF5 || src->kind == TS__SRC_ZARR))
         return ts__values_fail(d->a, err, ts__error(err, TS_ERR_TRUNCATED,
-                               "the HDF5 dataset has fewer elements than its shape"));
+                               "the %s has fewer elements than its shape",
+                               src->kind == TS__SRC_ZARR ? "Zarr array" : "HDF5 dataset"));
     if (c->ended && src->kind == TS__SRC_PROTO)
         return ts__values_fail(d->a, err, ts__fail(err, TS_ERR_TRUNCATED, 0, src->comp_offset,
                                "%s of the tensor at byte %lld ends after %lld bytes of values, "
@@ -734,7 +743,7 @@ static ts_status cursor_more(ts__zcursor *c, ts_error *err)
                                "before the %lld data bytes its header declares",
                                (long long)src->comp_offset, (long long)c->inflated,
                                (long long)(d->count * d->dec.elem_bytes)));
-    if (src->kind == TS__SRC_HDF5) {
+    if (src->kind == TS__SRC_HDF5 || src->kind == TS__SRC_ZARR) {
         /* elements before the wanted ones are not read at all */
         const int64_t eb = d->dec.elem_bytes;
         c->h5_next += c->skip / eb;
@@ -745,7 +754,9 @@ static ts_status cursor_more(ts__zcursor *c, ts_error *err)
             c->ended = 1;
             return TS_OK;
         }
-        ts_status st = ts__hdf5_read(c->h5, c->h5_next, k, c->buf + c->have_len, err);
+        ts_status st = src->kind == TS__SRC_ZARR
+                           ? ts__zarr_read(c->h5, c->h5_next, k, c->buf + c->have_len, err)
+                           : ts__hdf5_read(c->h5, c->h5_next, k, c->buf + c->have_len, err);
         if (st)
             return ts__values_fail(d->a, err, st);
         c->h5_next += k;
