@@ -305,8 +305,9 @@ typedef struct sel {
     const ts_array *a;
     const char *out_name;        /* after --strip-prefix and --rename */
     int view;                    /* a view of a storage (storage_key; not
-                                    ONNX external data or TF.js weights,
-                                    whose storage_key names a side file) */
+                                    ONNX external data, TF.js weights or
+                                    TF checkpoint data, whose storage_key
+                                    names a side file) */
 } sel;
 
 static int cmp_storage(const void *x, const void *y)
@@ -585,8 +586,9 @@ int cmd_convert(cli_ctx *ctx, const cli_args *args)
         }
         t[nsel].name = s[nsel].out_name = mapped[nsel];
         t[nsel].file = ts_model_file(m, s[nsel].file);
-        s[nsel].view = s[nsel].a->storage_key && ts_file_format(t[nsel].file) != TS_FORMAT_ONNX &&
-                       ts_file_format(t[nsel].file) != TS_FORMAT_TFJS;
+        ts_format fmt = ts_file_format(t[nsel].file);
+        s[nsel].view = s[nsel].a->storage_key && fmt != TS_FORMAT_ONNX &&
+                       fmt != TS_FORMAT_TFJS && fmt != TS_FORMAT_TFCKPT;
         t[nsel].array = s[nsel].a;
         nsel++;
     }

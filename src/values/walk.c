@@ -68,7 +68,7 @@ ts_status ts__data_open(ts__data *d, const ts_file *f, const ts_array *a, ts_err
     d->source = ts__file_source(f);
     d->whole = ts__source_is_whole(d->source);
     d->src = ts__file_data_src(f, a);
-    /* ONNX external data and TF.js shards: data_offset (or storage_start)
+    /* ONNX external data, TF.js shards and TF checkpoint shards: data_offset (or storage_start)
      * counts in the side file or chain of shards, whose byte source
      * replaces the model's (side.c opens it once). A model read from memory
      * has no folder to find it in. */
@@ -80,8 +80,8 @@ ts_status ts__data_open(ts__data *d, const ts_file *f, const ts_array *a, ts_err
         d->image_len = (size_t)size;
         d->whole = ts__source_is_whole(d->source);
         d->side = 1;
-    } else if ((ts_file_format(f) == TS_FORMAT_ONNX || ts_file_format(f) == TS_FORMAT_TFJS) &&
-               a->storage_key) {
+    } else if ((ts_file_format(f) == TS_FORMAT_ONNX || ts_file_format(f) == TS_FORMAT_TFJS ||
+                ts_file_format(f) == TS_FORMAT_TFCKPT) && a->storage_key) {
         return ts__values_fail(a, err, ts__error(err, TS_ERR_UNSUPPORTED,
                                                  "its data is in the external file '%s', "
                                                  "which is not read here (the model was "
