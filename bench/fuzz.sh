@@ -37,6 +37,7 @@ if [ "${1:-}" = "--one" ]; then
         fuzz_file_mxnet) dict=fuzz/mxnet.dict;;
         fuzz_file_tflite) dict=fuzz/tflite.dict;;
         fuzz_file_tfjs) dict=fuzz/tfjs.dict;;
+        fuzz_file_tfckpt) dict=fuzz/tfckpt.dict;;
         fuzz_file_pytorch|fuzz_pickle|fuzz_file_pickle|fuzz_scan) dict=fuzz/pytorch.dict;;
         fuzz_shape_parse|fuzz_einsum|fuzz_einops|fuzz_jagged) dict=fuzz/shape.dict;;
     esac
@@ -139,6 +140,7 @@ for h in $harnesses; do
         fuzz_file_hdf5) seed_files "$d" '*.h5';;
         fuzz_file_tflite) seed_files "$d" '*.tflite';;
         fuzz_file_tfjs) seed_files "$d" 'model.json' '*weights_manifest.json';;
+        fuzz_file_tfckpt) seed_files "$d" '*.index';;
         fuzz_protobuf) seed_files "$d" '*.onnx' '*.caffemodel' '*.binaryproto' '*.pb';;
         fuzz_file_tshape32)
             seed_files "$d" '*32*.tshape' 'empty.tshape'

@@ -213,14 +213,15 @@ static ts_status read_handle(ck *r, const unsigned char *base, size_t *pos, size
     return st;
 }
 
-static ts_status open_block(ck *r, uint64_t off, uint64_t size, ck_block *b)
+/* Opens the block of the handle at byte handle_at (for messages). */
+static ts_status open_block(ck *r, uint64_t off, uint64_t size, int64_t handle_at, ck_block *b)
 {
     size_t body_end = r->len - CK_FOOTER;
     if (off > body_end || size > body_end - off || CK_TRAILER > body_end - off - size)
-        return ts__fail(r->err, TS_ERR_FORMAT, 0, (int64_t)off,
-                        "%s: its handle (offset %llu, size %llu) runs past the blocks, which "
-                        "end at byte %zu", b->what, (unsigned long long)off,
-                        (unsigned long long)size, body_end);
+        return ts__fail(r->err, TS_ERR_FORMAT, 0, handle_at,
+                        "%s: its handle at byte %lld (offset %llu, size %llu) runs past the "
+                        "blocks, which end at byte %zu", b->what, (long long)handle_at,
+                        (unsigned long long)off, (unsigned long long)size, body_end);
     ts_status st = ts__file_need(r->f, off, size + CK_TRAILER, r->err);
     if (st)
         return st;
@@ -684,9 +685,12 @@ static void note_add(char *note, size_t cap, const char *fmt, ...)
 
 static ts_status add_entry(ck *r, const ck_block *b, size_t vpos, size_t vlen)
 {
-    char kb[NAME_BUF], who[NAME_BUF + 16];
+    char kb[NAME_BUF], who[NAME_BUF + 64];
     int is_slice = r->key_n > 0 && r->key[0] == '\0';
-    snprintf(who, sizeof who, "entry '%s'", ts__printable(r->key, r->key_n, kb, sizeof kb));
+    snprintf(who, sizeof who, "entry '%s' %s %lld",
+             ts__printable(r->key, r->key_n, kb, sizeof kb),
+             b->inflated ? "in the snappy block at byte" : "at byte",
+             (long long)block_at(b, vpos));
     ck_entry e;
     ts_status st = parse_entry(r, b, vpos, vlen, &e, who);
     if (st)
@@ -861,13 +865,15 @@ static ts_status read_tfckpt(ts_file *f, const unsigned char *data, size_t len,
     r.len = len;
     r.opts = opts;
     r.err = err;
-    if (len < CK_FOOTER)
-        return ts__fail(err, TS_ERR_TRUNCATED, 0, 0,
-                        "%zu bytes cannot hold a table footer (48 bytes)", len);
-    ts_status st = ts__file_need(f, len - CK_FOOTER, CK_FOOTER, err);
+    size_t tail = len < CK_FOOTER ? len : CK_FOOTER;
+    ts_status st = ts__file_need(f, len - tail, tail, err);
     if (st)
         return st;
-    if (ts__le64(data + len - 8) != CK_MAGIC)
+    if (len >= 8 && ts__le64(data + len - 8) == CK_MAGIC && len < CK_FOOTER)
+        return ts__fail(err, TS_ERR_TRUNCATED, 0, 0,
+                        "%zu bytes end with the table magic but cannot hold a table footer "
+                        "(48 bytes)", len);
+    if (len < 8 || ts__le64(data + len - 8) != CK_MAGIC)
         return ts__fail(err, TS_ERR_FORMAT, 0, (int64_t)(len - 8),
                         "no table magic 0xdb4775248b80fb57 in the last 8 bytes: not a "
                         "TensorFlow checkpoint index");
@@ -894,7 +900,7 @@ static ts_status read_tfckpt(ts_file *f, const unsigned char *data, size_t len,
     ck_block ix;
     memset(&ix, 0, sizeof ix);
     ix.what = "the index block";
-    if ((st = open_block(&r, ioff, isize, &ix)))
+    if ((st = open_block(&r, ioff, isize, (int64_t)(len - CK_FOOTER), &ix)))
         return st;
     /* The index's keys are separators; its values the data blocks' handles,
      * which must follow each other. */
@@ -913,13 +919,13 @@ static ts_status read_tfckpt(ts_file *f, const unsigned char *data, size_t len,
         snprintf(b.what_buf, sizeof b.what_buf, "data block %zu", nblocks);
         b.what = b.what_buf;
         if (off < next_free) {
-            st = ts__fail(err, TS_ERR_FORMAT, 0, (int64_t)off,
+            st = ts__fail(err, TS_ERR_FORMAT, 0, block_at(&ix, vpos),
                           "%s at byte %llu overlaps the block before it (which ends at byte "
                           "%llu): data blocks follow each other", b.what,
                           (unsigned long long)off, (unsigned long long)next_free);
             break;
         }
-        if (!(st = open_block(&r, off, size, &b)))
+        if (!(st = open_block(&r, off, size, block_at(&ix, vpos), &b)))
             st = read_data_block(&r, &b);
         close_block(&r, &b);
         next_free = off + size + CK_TRAILER;

@@ -185,6 +185,7 @@ while read -r src; do
         *.h5) modes="- hdf5";;
         *.tflite) modes="- tflite";;
         *.json) modes="- tfjs";;
+        *.index) modes="- tfckpt";;
         *.tshape) modes="tshape32 tshape64";;
         *) modes="-";;
     esac
