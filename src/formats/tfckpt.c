@@ -45,7 +45,7 @@
  * walk reads each byte of the index at most once (snappy's expansion is
  * bounded too).
  */
-#include "reader.h"
+#include "tfckpt.h"
 #include "protobuf.h"
 
 #include <dlfcn.h>
@@ -151,7 +151,8 @@ static void snappy_load(void)
 /* ---- the reader ------------------------------------------------------------- */
 
 typedef struct ck {
-    ts_file *f;
+    ts_file *f;                 /* the arrays go there */
+    ts_file *img;               /* the index's bytes are asked of it */
     const unsigned char *d;
     size_t len;
     const ts_open_options *opts;
@@ -222,7 +223,7 @@ static ts_status open_block(ck *r, uint64_t off, uint64_t size, int64_t handle_a
                         "%s: its handle at byte %lld (offset %llu, size %llu) runs past the "
                         "blocks, which end at byte %zu", b->what, (long long)handle_at,
                         (unsigned long long)off, (unsigned long long)size, body_end);
-    ts_status st = ts__file_need(r->f, off, size + CK_TRAILER, r->err);
+    ts_status st = ts__file_need(r->img, off, size + CK_TRAILER, r->err);
     if (st)
         return st;
     const unsigned char *p = r->d + off;
@@ -855,18 +856,15 @@ static ts_status add_meta_int(ck *r, const char *key, long long v)
     return ts__file_add_metadata(r->f, key, strlen(key), buf, (size_t)n, r->err);
 }
 
-static ts_status read_tfckpt(ts_file *f, const unsigned char *data, size_t len,
-                             const ts_open_options *opts, ts_error *err)
+/* Walks the table of r->d[0..r->len) (bytes asked of r->img); *nblocks
+ * receives the number of data blocks. */
+static ts_status walk(ck *r, size_t *nblocks)
 {
-    ck r;
-    memset(&r, 0, sizeof r);
-    r.f = f;
-    r.d = data;
-    r.len = len;
-    r.opts = opts;
-    r.err = err;
+    const unsigned char *data = r->d;
+    size_t len = r->len;
+    ts_error *err = r->err;
     size_t tail = len < CK_FOOTER ? len : CK_FOOTER;
-    ts_status st = ts__file_need(f, len - tail, tail, err);
+    ts_status st = ts__file_need(r->img, len - tail, tail, err);
     if (st)
         return st;
     if (len >= 8 && ts__le64(data + len - 8) == CK_MAGIC && len < CK_FOOTER)
@@ -874,10 +872,71 @@ static ts_status read_tfckpt(ts_file *f, const unsigned char *data, size_t len,
                         "%zu bytes end with the table magic but cannot hold a table footer "
                         "(48 bytes)", len);
     if (len < 8 || ts__le64(data + len - 8) != CK_MAGIC)
-        return ts__fail(err, TS_ERR_FORMAT, 0, (int64_t)(len - 8),
+        return ts__fail(err, TS_ERR_FORMAT, 0, (int64_t)(len < 8 ? 0 : len - 8),
                         "no table magic 0xdb4775248b80fb57 in the last 8 bytes: not a "
                         "TensorFlow checkpoint index");
-    crc_init(&r);
+    crc_init(r);
+    size_t pos = len - CK_FOOTER;
+    uint64_t moff, msize, ioff, isize;
+    if ((st = read_handle(r, data, &pos, len - 8, &moff, &msize, "the metaindex handle")) ||
+        (st = read_handle(r, data, &pos, len - 8, &ioff, &isize, "the index handle")))
+        return st;
+    (void)moff;
+    (void)msize;
+    ck_block ix;
+    memset(&ix, 0, sizeof ix);
+    ix.what = "the index block";
+    if ((st = open_block(r, ioff, isize, (int64_t)(len - CK_FOOTER), &ix)))
+        return st;
+    /* The index's keys are separators; its values the data blocks' handles,
+     * which must follow each other. */
+    uint64_t next_free = 0;
+    size_t vpos, vlen;
+    int k;
+    *nblocks = 0;
+    while (!st && (k = next_entry(r, &ix, &r->ikey, &r->ikey_n, &r->ikey_cap, &vpos, &vlen,
+                                  &st)) == 1) {
+        size_t p = vpos;
+        uint64_t off, size;
+        if ((st = read_handle(r, ix.base, &p, vpos + vlen, &off, &size, "a data block handle")))
+            break;
+        ck_block b;
+        memset(&b, 0, sizeof b);
+        snprintf(b.what_buf, sizeof b.what_buf, "data block %zu", *nblocks);
+        b.what = b.what_buf;
+        if (off < next_free) {
+            st = ts__fail(err, TS_ERR_FORMAT, 0, block_at(&ix, vpos),
+                          "%s at byte %llu overlaps the block before it (which ends at byte "
+                          "%llu): data blocks follow each other", b.what,
+                          (unsigned long long)off, (unsigned long long)next_free);
+            break;
+        }
+        if (!(st = open_block(r, off, size, block_at(&ix, vpos), &b)))
+            st = read_data_block(r, &b);
+        close_block(r, &b);
+        next_free = off + size + CK_TRAILER;
+        (*nblocks)++;
+    }
+    close_block(r, &ix);
+    if (st)
+        return st;
+    if (r->nkeys == 0)
+        return ts__error(err, TS_ERR_FORMAT,
+                         "the table is empty: no header (BundleHeaderProto under the empty "
+                         "key), not a TensorFlow checkpoint index");
+    return TS_OK;
+}
+
+static ts_status read_tfckpt(ts_file *f, const unsigned char *data, size_t len,
+                             const ts_open_options *opts, ts_error *err)
+{
+    ck r;
+    memset(&r, 0, sizeof r);
+    r.f = r.img = f;
+    r.d = data;
+    r.len = len;
+    r.opts = opts;
+    r.err = err;
     if (opts->path) {
         const char *base = strrchr(opts->path, '/');
         base = base ? base + 1 : opts->path;
@@ -890,54 +949,10 @@ static ts_status read_tfckpt(ts_file *f, const unsigned char *data, size_t len,
             r.prefix[n - 6] = '\0';
         }
     }
-    size_t pos = len - CK_FOOTER;
-    uint64_t moff, msize, ioff, isize;
-    if ((st = read_handle(&r, data, &pos, len - 8, &moff, &msize, "the metaindex handle")) ||
-        (st = read_handle(&r, data, &pos, len - 8, &ioff, &isize, "the index handle")))
-        return st;
-    (void)moff;
-    (void)msize;
-    ck_block ix;
-    memset(&ix, 0, sizeof ix);
-    ix.what = "the index block";
-    if ((st = open_block(&r, ioff, isize, (int64_t)(len - CK_FOOTER), &ix)))
-        return st;
-    /* The index's keys are separators; its values the data blocks' handles,
-     * which must follow each other. */
-    uint64_t next_free = 0;
-    size_t nblocks = 0;
-    size_t vpos, vlen;
-    int k;
-    while (!st && (k = next_entry(&r, &ix, &r.ikey, &r.ikey_n, &r.ikey_cap, &vpos, &vlen,
-                                  &st)) == 1) {
-        size_t p = vpos;
-        uint64_t off, size;
-        if ((st = read_handle(&r, ix.base, &p, vpos + vlen, &off, &size, "a data block handle")))
-            break;
-        ck_block b;
-        memset(&b, 0, sizeof b);
-        snprintf(b.what_buf, sizeof b.what_buf, "data block %zu", nblocks);
-        b.what = b.what_buf;
-        if (off < next_free) {
-            st = ts__fail(err, TS_ERR_FORMAT, 0, block_at(&ix, vpos),
-                          "%s at byte %llu overlaps the block before it (which ends at byte "
-                          "%llu): data blocks follow each other", b.what,
-                          (unsigned long long)off, (unsigned long long)next_free);
-            break;
-        }
-        if (!(st = open_block(&r, off, size, block_at(&ix, vpos), &b)))
-            st = read_data_block(&r, &b);
-        close_block(&r, &b);
-        next_free = off + size + CK_TRAILER;
-        nblocks++;
-    }
-    close_block(&r, &ix);
+    size_t nblocks;
+    ts_status st = walk(&r, &nblocks);
     if (st)
         return st;
-    if (r.nkeys == 0)
-        return ts__error(err, TS_ERR_FORMAT,
-                         "the table is empty: no header (BundleHeaderProto under the empty "
-                         "key), not a TensorFlow checkpoint index");
     ts__file_set_version(f, "V2");
     if (!opts->want_metadata)
         return TS_OK;
@@ -951,6 +966,44 @@ static ts_status read_tfckpt(ts_file *f, const unsigned char *data, size_t len,
         !(st = add_meta_int(&r, "partitioned_variables", (long long)r.partitioned)) &&
         !(st = add_meta_int(&r, "data_blocks", (long long)nblocks)))
         st = add_meta_int(&r, "snappy_blocks", (long long)r.compressed);
+    return st;
+}
+
+ts_status ts__tfckpt_variables(ts_file *f, const char *prefix, const ts_open_options *opts,
+                               size_t *count, ts_error *err)
+{
+    ck r;
+    memset(&r, 0, sizeof r);
+    r.f = f;
+    r.opts = opts;
+    r.err = err;
+    *count = 0;
+    size_t pn = strlen(prefix);
+    char *loc = ts__scratch_alloc(f, pn + 7, err);
+    if (!loc)
+        return TS_ERR_NOMEM;
+    memcpy(loc, prefix, pn);
+    memcpy(loc + pn, ".index", 7);
+    r.prefix = (char *)(uintptr_t)prefix;
+    char *resolved = NULL;
+    int64_t size;
+    ts_status st = ts__side_locate(opts, loc, "variables index", "the SavedModel", 0, &resolved,
+                                   &size, err);
+    ts_file *img = NULL;
+    if (!st)
+        st = ts__file_open_image(resolved, opts, &img, err);
+    free(resolved);
+    size_t nblocks;
+    if (!st) {
+        r.img = img;
+        r.d = ts__file_image(img, &r.len);
+        st = walk(&r, &nblocks);
+        *count = r.arrays;
+    }
+    ts_file_close(img);
+    if (st)
+        ts__error_prefix(err, "%s", loc);
+    ts__scratch_free(f, loc);
     return st;
 }
 
