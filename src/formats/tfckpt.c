@@ -423,43 +423,78 @@ typedef struct ck_entry {
     size_t nslices;
 } ck_entry;
 
-static ts_status parse_shape(ck *r, const ck_block *b, ts__pb_msg *m, const ts__pb_field *fl,
-                             ck_entry *e, const char *who)
+ts_status ts__tf_shape(const ts__pb_msg *m, const ts__pb_field *fl, int64_t *dims, int *ndim,
+                       int *unknown_rank, const char *who, ts_error *err)
 {
     ts__pb_msg s, dm;
     ts__pb_field g, h;
     int k, j;
-    ts_status st = ts__pb_sub(m, fl, &s, r->err);
-    e->has_shape = 1;
-    e->ndim = 0;
-    while (!st && (k = ts__pb_next(&s, &g, r->err)) == 1) {
-        if (g.number == 3 && g.wire == TS__PB_VARINT && g.value)
-            return ts__fail(r->err, TS_ERR_FORMAT, 0, block_at(b, g.key_pos),
-                            "%s: its shape has unknown rank (a checkpoint's shapes are known)",
-                            who);
+    ts_status st = ts__pb_sub(m, fl, &s, err);
+    *ndim = 0;
+    *unknown_rank = 0;
+    while (!st && (k = ts__pb_next(&s, &g, err)) == 1) {
+        if (g.number == 3 && g.wire == TS__PB_VARINT)
+            *unknown_rank = g.value != 0;
         if (g.number != 2)
             continue;
-        if ((st = ts__pb_want(&g, TS__PB_LEN, "a dim", r->err)) ||
-            (st = ts__pb_sub(&s, &g, &dm, r->err)))
+        if ((st = ts__pb_want(&g, TS__PB_LEN, "a dim", err)) ||
+            (st = ts__pb_sub(&s, &g, &dm, err)))
             return st;
         int64_t size = 0;
-        while ((j = ts__pb_next(&dm, &h, r->err)) == 1)
+        while ((j = ts__pb_next(&dm, &h, err)) == 1)
             if (h.number == 1 && h.wire == TS__PB_VARINT)
                 size = (int64_t)h.value;
         if (j < 0)
             return dm.status;
-        if (size < 0)
-            return ts__fail(r->err, TS_ERR_FORMAT, 0, block_at(b, g.key_pos),
-                            "%s: dim %d is %lld (a checkpoint's shapes are known)", who,
-                            e->ndim, (long long)size);
-        if (e->ndim >= TS_MAX_NDIM)
-            return ts__fail(r->err, TS_ERR_NDIM, 0, block_at(b, g.key_pos),
-                            "%s: more than %d dims", who, TS_MAX_NDIM);
-        e->dims[e->ndim++] = size;
+        if (size < -1)
+            return ts__fail(err, TS_ERR_VALUE, 0, (int64_t)g.key_pos,
+                            "%s: dim %d at byte %zu is %lld (-1 is unknown, others are sizes)",
+                            who, *ndim, g.key_pos, (long long)size);
+        if (*ndim >= TS_MAX_NDIM)
+            return ts__fail(err, TS_ERR_NDIM, 0, (int64_t)g.key_pos, "%s: more than %d dims",
+                            who, TS_MAX_NDIM);
+        dims[(*ndim)++] = size;
     }
     if (!st && k < 0)
         st = s.status;
     return st;
+}
+
+static ts_status parse_shape(ck *r, const ck_block *b, ts__pb_msg *m, const ts__pb_field *fl,
+                             ck_entry *e, const char *who)
+{
+    int unknown;
+    e->has_shape = 1;
+    ts_status st = ts__tf_shape(m, fl, e->dims, &e->ndim, &unknown, who, r->err);
+    if (st)
+        return st;
+    if (unknown)
+        return ts__fail(r->err, TS_ERR_FORMAT, 0, block_at(b, fl->key_pos),
+                        "%s: its shape has unknown rank (a checkpoint's shapes are known)", who);
+    for (int d = 0; d < e->ndim; d++)
+        if (e->dims[d] < 0)
+            return ts__fail(r->err, TS_ERR_FORMAT, 0, block_at(b, fl->key_pos),
+                            "%s: dim %d is unknown (a checkpoint's shapes are known)", who, d);
+    return TS_OK;
+}
+
+int ts__tf_set_dtype(ts_array *a, uint64_t datatype, int big, const char **note)
+{
+    const ck_type *ty =
+        datatype < CK_NTYPES && ck_types[datatype].name ? &ck_types[datatype] : NULL;
+    if (note)
+        *note = ty ? ty->note : NULL;
+    if (!ty)
+        return -1;
+    a->format_dtype = ty->name;
+    int fixed = ty->dtype != TS_DTYPE_UNKNOWN && ty->dtype != TS_DTYPE_OBJECT;
+    if (ty->dtype != TS_DTYPE_UNKNOWN)
+        ts__array_set_dtype(a, ty->dtype);
+    else
+        a->dtype_name = ty->dtype_name;
+    if (fixed && a->itemsize > 1)
+        a->byteorder = big ? '>' : '<';
+    return fixed;
 }
 
 static ts_status parse_entry(ck *r, const ck_block *b, size_t vpos, size_t vlen, ck_entry *e,
@@ -710,8 +745,7 @@ static ts_status add_entry(ck *r, const ck_block *b, size_t vpos, size_t vlen)
         r->partitioned++;
     if (e.nslices && !r->opts->want_activations)
         return TS_OK;
-    const ck_type *ty = e.dtype < CK_NTYPES && ck_types[e.dtype].name ? &ck_types[e.dtype] : NULL;
-    if (!ty)
+    if (e.dtype >= CK_NTYPES || !ck_types[e.dtype].name)
         return ts__fail(r->err, TS_ERR_DTYPE, 0, block_at(b, vpos),
                         "%s: DataType %llu is not one tshape knows (DT_FLOAT 1 .. DT_UINT2 32)",
                         who, (unsigned long long)e.dtype);
@@ -723,14 +757,8 @@ static ts_status add_entry(ck *r, const ck_block *b, size_t vpos, size_t vlen)
     if ((st = ts_shape_resize(&a->shape, e.ndim, r->err)))
         return st;
     memcpy(ts_shape_dims_mut(&a->shape), e.dims, (size_t)e.ndim * sizeof *e.dims);
-    a->format_dtype = ty->name;
-    int fixed = ty->dtype != TS_DTYPE_UNKNOWN && ty->dtype != TS_DTYPE_OBJECT;
-    if (ty->dtype != TS_DTYPE_UNKNOWN)
-        ts__array_set_dtype(a, ty->dtype);
-    else
-        a->dtype_name = ty->dtype_name;
-    if (fixed && a->itemsize > 1)
-        a->byteorder = r->big ? '>' : '<';
+    const char *type_note;
+    int fixed = ts__tf_set_dtype(a, e.dtype, r->big, &type_note);
     if (fixed) {
         if ((st = ts__array_compute_sizes(a, r->err))) {
             ts__error_prefix(r->err, "%s", who);
@@ -744,8 +772,8 @@ static ts_status add_entry(ck *r, const ck_block *b, size_t vpos, size_t vlen)
         }
     }
     char note[512] = "";
-    if (ty->note)
-        note_add(note, sizeof note, "%s", ty->note);
+    if (type_note)
+        note_add(note, sizeof note, "%s", type_note);
     if (is_slice) {
         char fb[NAME_BUF];
         note_add(note, sizeof note, "a slice of partitioned variable '%s'",
@@ -783,7 +811,7 @@ static ts_status add_entry(ck *r, const ck_block *b, size_t vpos, size_t vlen)
                         (long long)r->shard_size[e.shard]);
     a->storage_key = file;
     if (!fixed) {
-        note_add(note, sizeof note, "%s data: %lld bytes at byte %lld of %s%s", ty->name,
+        note_add(note, sizeof note, "%s data: %lld bytes at byte %lld of %s%s", a->format_dtype,
                  (long long)e.size, (long long)e.offset, file,
                  e.dtype == 7 ? " (varint lengths, a masked CRC-32C, the bytes)" : "");
     } else {
