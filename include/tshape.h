@@ -625,7 +625,8 @@ typedef enum ts_format {
     TS_FORMAT_PICKLE = 13,       /* a plain pickle (.pkl, .pdparams, joblib) */
     TS_FORMAT_TFLITE = 14,       /* TensorFlow Lite FlatBuffer (.tflite) */
     TS_FORMAT_TFJS = 15,         /* TensorFlow.js model.json or weights manifest */
-    TS_FORMAT_TFCKPT = 16        /* TensorFlow checkpoint .index (+ data shards) */
+    TS_FORMAT_TFCKPT = 16,       /* TensorFlow checkpoint .index (+ data shards) */
+    TS_FORMAT_SAVEDMODEL = 17    /* TensorFlow SavedModel saved_model.pb */
 } ts_format;
 
 /*
