@@ -141,6 +141,7 @@ for h in $harnesses; do
         fuzz_file_tflite) seed_files "$d" '*.tflite';;
         fuzz_file_tfjs) seed_files "$d" 'model.json' '*weights_manifest.json';;
         fuzz_file_tfckpt) seed_files "$d" '*.index';;
+        fuzz_file_savedmodel) seed_files "$d" 'saved_model.pb';;
         fuzz_protobuf) seed_files "$d" '*.onnx' '*.caffemodel' '*.binaryproto' '*.pb';;
         fuzz_file_tshape32)
             seed_files "$d" '*32*.tshape' 'empty.tshape'

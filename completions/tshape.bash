@@ -45,7 +45,7 @@ _tshape_options()
 _tshape_values()
 {
     case $1:$2 in
-        info:-f | info:--format) echo 'npy pytorch pickle npz mxnet safetensors gguf tshape32 tshape64 hdf5 tflite tfckpt onnx caffe caffe2 tfjs' ;;
+        info:-f | info:--format) echo 'npy pytorch pickle npz mxnet safetensors gguf tshape32 tshape64 hdf5 tflite tfckpt savedmodel onnx caffe caffe2 tfjs' ;;
         info:--filter) echo '' ;;
         info:--exclude) echo '' ;;
         info:--max-header) echo '' ;;

@@ -275,7 +275,7 @@ static const bad_case bad[] = {
     {"mxnet/bad_list_magic.params", TS_FORMAT_AUTO, TS_ERR_FORMAT, 0,
      "unknown file format: the first bytes match none of npy, pytorch, pickle, npz, mxnet, safetensors, gguf, "
      "hdf5, tflite, tfckpt (formats without a signature need --format: tshape32, tshape64; or "
-     "their extension: onnx, caffe, caffe2, tfjs)"},
+     "their extension: savedmodel, onnx, caffe, caffe2, tfjs)"},
     {"mxnet/bad_record_magic.params", TS_FORMAT_AUTO, TS_ERR_FORMAT, 24,
      "array 0: unknown record magic 0xF993FACB at byte 24 (expected 0xF993FAC8 V1, "
      "0xF993FAC9 V2, 0xF993FACA V3, or a legacy ndim <= 64)"},

@@ -602,9 +602,11 @@ static ts_status read_savedmodel(ts_file *f, const unsigned char *data, size_t l
         if (missing) {
             vars_note = "\"none: no variables/variables.index\"";
         } else {
-            if ((st = ts__tfckpt_variables(f, "variables/variables", opts, &nvars, err)))
+            int absent;
+            if ((st = ts__tfckpt_variables(f, "variables/variables", opts, &nvars, &absent,
+                                           err)))
                 return st;
-            vars_note = NULL;
+            vars_note = absent ? "\"none: no variables/variables.index\"" : NULL;
         }
     }
     ts__pb_init_src(&m, data, len, ts__file_source(f));

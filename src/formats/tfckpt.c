@@ -47,6 +47,7 @@
  */
 #include "tfckpt.h"
 #include "protobuf.h"
+#include "../remote/remote.h"
 
 #include <dlfcn.h>
 #include <pthread.h>
@@ -998,8 +999,9 @@ static ts_status read_tfckpt(ts_file *f, const unsigned char *data, size_t len,
 }
 
 ts_status ts__tfckpt_variables(ts_file *f, const char *prefix, const ts_open_options *opts,
-                               size_t *count, ts_error *err)
+                               size_t *count, int *absent, ts_error *err)
 {
+    *absent = 0;
     ck r;
     memset(&r, 0, sizeof r);
     r.f = f;
@@ -1018,6 +1020,11 @@ ts_status ts__tfckpt_variables(ts_file *f, const char *prefix, const ts_open_opt
     ts_status st = ts__side_locate(opts, loc, "variables index", "the SavedModel", 0, &resolved,
                                    &size, err);
     ts_file *img = NULL;
+    if (st && ts__remote_missing(err)) { /* a URL whose index is not there */
+        *absent = 1;
+        ts__scratch_free(f, loc);
+        return TS_OK;
+    }
     if (!st)
         st = ts__file_open_image(resolved, opts, &img, err);
     free(resolved);

@@ -13,12 +13,14 @@
  * opts->path (not NULL; prefix relative to its folder, such as
  * "variables/variables": sidefile.c's checks, a URL beside a remote model),
  * as the tfckpt reader reports them: storage_key PREFIX.data-k-of-N, values
- * read from those shards. *count receives the number of arrays added.
+ * read from those shards. *count receives the number of arrays added;
+ * *absent 1 when a remote model's PREFIX.index is not there (HTTP 404: no
+ * variables, TS_OK), else 0.
  * Errors: those of ts__side_locate (TS_ERR_IO when the index is missing)
  * and of the tfckpt reader, the message prefixed with the index's name.
  */
 ts_status ts__tfckpt_variables(ts_file *f, const char *prefix, const ts_open_options *opts,
-                               size_t *count, ts_error *err);
+                               size_t *count, int *absent, ts_error *err);
 
 /*
  * Sets a's dtype from a TF DataType (tensorflow/core/framework/types.proto):

@@ -181,7 +181,7 @@ while read -r src; do
         *.pt|*.pth|*.bin|*.pt2) modes="- pytorch";;
         *.onnx) modes="- onnx";;
         *.caffemodel|*.binaryproto) modes="- caffe";;
-        *.pb) modes="- caffe2 onnx";;
+        *.pb) modes="- caffe2 onnx savedmodel";;
         *.h5) modes="- hdf5";;
         *.tflite) modes="- tflite";;
         *.json) modes="- tfjs";;
