@@ -10,76 +10,44 @@
 
 #include "testutil.h"
 
-static ts_file *open_fixture(const char *rel)
-{
-    char path[1024];
-    ts_open_options o = TS_OPEN_OPTIONS_INIT;
-    o.want_metadata = 1;
-    ts_file *f;
-    ts_error err;
-    ck_assert_msg(ts_file_open(tu_fixture(path, sizeof path, rel), &o, &f, &err) == TS_OK, "%s",
-                  err.message);
-    return f;
-}
-
-static const ts_array *find(const ts_file *f, const char *name)
-{
-    for (size_t i = 0; i < ts_file_count(f); i++)
-        if (strcmp(ts_file_array(f, i)->name, name) == 0)
-            return ts_file_array(f, i);
-    ck_abort_msg("no array '%s'", name);
-    return NULL;
-}
-
-static void expect_values(const ts_file *f, const char *name, const double *want, int64_t n)
-{
-    double v[8];
-    ts_error err;
-    ck_assert_msg(ts_array_read(f, find(f, name), 0, n, TS_DTYPE_FLOAT64, v, &err) == TS_OK,
-                  "%s: %s", name, err.message);
-    for (int64_t k = 0; k < n; k++)
-        ck_assert_msg(v[k] == want[k], "%s[%lld] = %g, expected %g", name, (long long)k, v[k],
-                      want[k]);
-}
-
 START_TEST(test_basic)
 {
-    ts_file *f = open_fixture("savedmodel/basic/saved_model.pb");
+    ts_file *f = tu_open_fixture("savedmodel/basic/saved_model.pb", 0);
     ck_assert_int_eq(ts_file_format(f), TS_FORMAT_SAVEDMODEL);
     ck_assert_str_eq(ts_file_version(f), "SavedModel");
     ck_assert_uint_eq(ts_file_count(f), 8);
     /* the variables, from variables/variables.index */
-    const ts_array *a = find(f, "variables/0/.ATTRIBUTES/VARIABLE_VALUE");
+    const ts_array *a = tu_array_named(f, "variables/0/.ATTRIBUTES/VARIABLE_VALUE");
     ck_assert_str_eq(a->storage_key, "variables/variables.data-00000-of-00001");
     ck_assert_int_eq(a->data_offset, 0);
     static const double v0[] = {-1, -0.5, 0, 0.5, 1, 1.5};
-    expect_values(f, "variables/0/.ATTRIBUTES/VARIABLE_VALUE", v0, 6);
-    ck_assert_int_eq(find(f, "variables/1/.ATTRIBUTES/VARIABLE_VALUE")->data_offset, 24);
+    tu_expect_values(f, "variables/0/.ATTRIBUTES/VARIABLE_VALUE", v0, 6);
+    ck_assert_int_eq(tu_array_named(f, "variables/1/.ATTRIBUTES/VARIABLE_VALUE")->data_offset, 24);
     /* constants */
-    a = find(f, "Const");
+    a = tu_array_named(f, "Const");
     ck_assert_int_eq(a->data_offset, 68);
     ck_assert_int_eq(a->nbytes, 24);
     ck_assert_ptr_null(a->storage_key);
     ck_assert_str_eq(a->note, "tensor_content");
     static const double c[] = {-2, -1, 0, 1, 2, 3};
-    expect_values(f, "Const", c, 6);
-    a = find(f, "scalar");
+    tu_expect_values(f, "Const", c, 6);
+    a = tu_array_named(f, "scalar");
     ck_assert_int_eq(a->data_offset, -1);
     ck_assert_str_eq(a->note, "1 entries of typed field float_val (read from there)");
     static const double sc[] = {2.5};
-    expect_values(f, "scalar", sc, 1);
+    tu_expect_values(f, "scalar", sc, 1);
     static const double ids[] = {1, 2, -3};
-    expect_values(f, "ids", ids, 3);
-    a = find(f, "fill");
+    tu_expect_values(f, "ids", ids, 3);
+    a = tu_array_named(f, "fill");
     ck_assert_str_eq(a->note, "1 of 4 values in float_val (TensorFlow repeats the last one): "
                               "no data of its own");
-    a = find(f, "names");
+    a = tu_array_named(f, "names");
     ck_assert_int_eq(a->dtype, TS_DTYPE_OBJECT);
     ck_assert_str_eq(a->note, "2 strings in string_val");
-    a = find(f, "__inference_call_42/w");
+    a = tu_array_named(f, "__inference_call_42/w");
     ck_assert_int_eq(a->dtype, TS_DTYPE_FLOAT16);
     static const double w[] = {0.5, -1};
-    expect_values(f, "__inference_call_42/w", w, 2);
+    tu_expect_values(f, "__inference_call_42/w", w, 2);
     size_t i = 0;
     const char *key, *value;
     int found = 0;
@@ -100,10 +68,10 @@ END_TEST
 
 START_TEST(test_novars)
 {
-    ts_file *f = open_fixture("savedmodel/novars/saved_model.pb");
+    ts_file *f = tu_open_fixture("savedmodel/novars/saved_model.pb", 0);
     ck_assert_uint_eq(ts_file_count(f), 1);
     static const double c[] = {5, -6};
-    expect_values(f, "c", c, 2);
+    tu_expect_values(f, "c", c, 2);
     ts_file_close(f);
 }
 END_TEST

@@ -12,48 +12,14 @@
 
 #define V "/.ATTRIBUTES/VARIABLE_VALUE"
 
-static ts_file *open_fixture(const char *rel, int all)
-{
-    char path[1024];
-    ts_open_options o = TS_OPEN_OPTIONS_INIT;
-    o.want_metadata = 1;
-    o.want_activations = all;
-    ts_file *f;
-    ts_error err;
-    ck_assert_msg(ts_file_open(tu_fixture(path, sizeof path, rel), &o, &f, &err) == TS_OK, "%s",
-                  err.message);
-    return f;
-}
-
-static const ts_array *find(const ts_file *f, const char *name)
-{
-    for (size_t i = 0; i < ts_file_count(f); i++)
-        if (strcmp(ts_file_array(f, i)->name, name) == 0)
-            return ts_file_array(f, i);
-    ck_abort_msg("no array '%s'", name);
-    return NULL;
-}
-
-static void expect_values(const ts_file *f, const char *name, const double *want, int64_t n)
-{
-    double v[16];
-    ts_error err;
-    ck_assert_int_le(n, 16);
-    ck_assert_msg(ts_array_read(f, find(f, name), 0, n, TS_DTYPE_FLOAT64, v, &err) == TS_OK,
-                  "%s: %s", name, err.message);
-    for (int64_t k = 0; k < n; k++)
-        ck_assert_msg(v[k] == want[k], "%s[%lld] = %g, expected %g", name, (long long)k, v[k],
-                      want[k]);
-}
-
 /* The basic bundle, from its plain and its snappy index alike. */
 static void check_basic(const char *rel)
 {
-    ts_file *f = open_fixture(rel, 0);
+    ts_file *f = tu_open_fixture(rel, 0);
     ck_assert_int_eq(ts_file_format(f), TS_FORMAT_TFCKPT);
     ck_assert_str_eq(ts_file_version(f), "V2");
     ck_assert_uint_eq(ts_file_count(f), 20);
-    const ts_array *a = find(f, "dense/kernel" V);
+    const ts_array *a = tu_array_named(f, "dense/kernel" V);
     ck_assert_int_eq(a->dtype, TS_DTYPE_FLOAT32);
     ck_assert_str_eq(a->format_dtype, "DT_FLOAT");
     ck_assert_int_eq(a->data_offset, 0);
@@ -62,25 +28,25 @@ static void check_basic(const char *rel)
     ck_assert_str_eq(a->storage_key, "model.ckpt.data-00000-of-00001");
     ck_assert_ptr_null(a->note);
     static const double kernel[] = {-1, -0.5, 0, 0.5, 1, 1.5};
-    expect_values(f, "dense/kernel" V, kernel, 6);
-    a = find(f, "bf" V);
+    tu_expect_values(f, "dense/kernel" V, kernel, 6);
+    a = tu_array_named(f, "bf" V);
     ck_assert_int_eq(a->dtype, TS_DTYPE_BFLOAT16);
     ck_assert_int_eq(a->data_offset, 108);
     static const double bf[] = {0, 0.5, 1, 1.5, 2};
-    expect_values(f, "bf" V, bf, 5);
-    ck_assert_int_eq(find(f, "embedding/embeddings" V)->dtype, TS_DTYPE_FLOAT16);
-    ck_assert_str_eq(find(f, "embedding/embeddings" V)->format_dtype, "DT_HALF");
-    ck_assert_int_eq(find(f, "save_counter" V)->dtype, TS_DTYPE_INT64);
-    ck_assert_int_eq(ts_shape_ndim(&find(f, "save_counter" V)->shape), 0);
+    tu_expect_values(f, "bf" V, bf, 5);
+    ck_assert_int_eq(tu_array_named(f, "embedding/embeddings" V)->dtype, TS_DTYPE_FLOAT16);
+    ck_assert_str_eq(tu_array_named(f, "embedding/embeddings" V)->format_dtype, "DT_HALF");
+    ck_assert_int_eq(tu_array_named(f, "save_counter" V)->dtype, TS_DTYPE_INT64);
+    ck_assert_int_eq(ts_shape_ndim(&tu_array_named(f, "save_counter" V)->shape), 0);
     static const double i16[] = {-1, 0, 1};
-    expect_values(f, "i16" V, i16, 3);
-    a = find(f, "q" V);
+    tu_expect_values(f, "i16" V, i16, 3);
+    a = tu_array_named(f, "q" V);
     ck_assert_int_eq(a->dtype, TS_DTYPE_INT8);
     ck_assert_str_eq(a->note, "quantized qint8 (its range is not in the checkpoint)");
-    a = find(f, "empty" V);
+    a = tu_array_named(f, "empty" V);
     ck_assert_int_eq(a->size, 0);
     ck_assert_int_eq(a->data_offset, 230);
-    a = find(f, "vocab" V);
+    a = tu_array_named(f, "vocab" V);
     ck_assert_int_eq(a->dtype, TS_DTYPE_OBJECT);
     ck_assert_int_eq(a->nbytes, -1);
     ck_assert_int_eq(a->data_offset, -1);
@@ -90,7 +56,7 @@ static void check_basic(const char *rel)
     static const double c64[] = {-1, 0, -0.5, 1};
     double v[4];
     ts_error err;
-    ck_assert_msg(ts_array_read(f, find(f, "c64" V), 0, 2, TS_DTYPE_COMPLEX128, v, &err) == TS_OK,
+    ck_assert_msg(ts_array_read(f, tu_array_named(f, "c64" V), 0, 2, TS_DTYPE_COMPLEX128, v, &err) == TS_OK,
                   "%s", err.message);
     for (int k = 0; k < 4; k++)
         ck_assert(v[k] == c64[k]);
@@ -111,27 +77,27 @@ END_TEST
 
 START_TEST(test_sharded)
 {
-    ts_file *f = open_fixture("tfckpt/sharded/model.ckpt.index", 0);
+    ts_file *f = tu_open_fixture("tfckpt/sharded/model.ckpt.index", 0);
     ck_assert_uint_eq(ts_file_count(f), 5);
-    const ts_array *a = find(f, "part/w[0:4,:]");
+    const ts_array *a = tu_array_named(f, "part/w[0:4,:]");
     ck_assert_str_eq(a->storage_key, "model.ckpt.data-00000-of-00002");
     ck_assert_int_eq(a->data_offset, 0);
     ck_assert_str_eq(a->note, "a slice of partitioned variable 'part/w'");
-    a = find(f, "part/w[4:6,:]");
+    a = tu_array_named(f, "part/w[4:6,:]");
     ck_assert_str_eq(a->storage_key, "model.ckpt.data-00001-of-00002");
     ck_assert_int_eq(a->data_offset, 0);
     static const double w2[] = {8, 9, 10, 11};
-    expect_values(f, "part/w[4:6,:]", w2, 4);
-    a = find(f, "b");
+    tu_expect_values(f, "part/w[4:6,:]", w2, 4);
+    a = tu_array_named(f, "b");
     ck_assert_str_eq(a->storage_key, "model.ckpt.data-00001-of-00002");
     ck_assert_int_eq(a->data_offset, 16);
     static const double b[] = {-2, -1, 0, 1};
-    expect_values(f, "b", b, 4);
+    tu_expect_values(f, "b", b, 4);
     ts_file_close(f);
     /* --all: the partitioned variable itself, without data */
-    f = open_fixture("tfckpt/sharded/model.ckpt.index", 1);
+    f = tu_open_fixture("tfckpt/sharded/model.ckpt.index", 1);
     ck_assert_uint_eq(ts_file_count(f), 6);
-    a = find(f, "part/w");
+    a = tu_array_named(f, "part/w");
     ck_assert_int_eq(a->data_offset, -1);
     ck_assert_int_eq(a->size, 12);
     ck_assert_str_eq(a->note, "partitioned variable: no data of its own, its values are in 2 "
@@ -142,11 +108,11 @@ END_TEST
 
 START_TEST(test_bigendian)
 {
-    ts_file *f = open_fixture("tfckpt/bigendian/model.ckpt.index", 0);
-    ck_assert_int_eq(find(f, "w")->byteorder, '>');
+    ts_file *f = tu_open_fixture("tfckpt/bigendian/model.ckpt.index", 0);
+    ck_assert_int_eq(tu_array_named(f, "w")->byteorder, '>');
     static const double w[] = {-1, -0.5, 0, 0.5}, n[] = {-1, 0, 1};
-    expect_values(f, "w", w, 4);
-    expect_values(f, "n", n, 3);
+    tu_expect_values(f, "w", w, 4);
+    tu_expect_values(f, "n", n, 3);
     ts_file_close(f);
 }
 END_TEST
@@ -206,7 +172,7 @@ START_TEST(test_memory)
     /* detected by its magic, the shards not looked for */
     ck_assert_int_eq(ts_format_detect(d, len), TS_FORMAT_TFCKPT);
     ck_assert_msg(ts_file_open_memory(d, len, NULL, &f, &err) == TS_OK, "%s", err.message);
-    const ts_array *a = find(f, "b");
+    const ts_array *a = tu_array_named(f, "b");
     ck_assert_str_eq(a->storage_key, "PREFIX.data-00001-of-00002");
     ck_assert_int_eq(a->data_offset, 16);
     ck_assert_str_eq(a->note, "data in shard 1 (not checked: the index was read from memory)");
