@@ -282,7 +282,8 @@ def checks_all(ngx, www, s3url, have_corpus):
     for rel in ("examples/checkpoint.npz", "examples/model.safetensors", "big/torch.pt",
                 "big/arrays.npz", "examples/resnet-0000.params",
                 "fixtures/onnx/good_external.onnx", "fixtures/tflite/quant.tflite",
-                "fixtures/tfjs/graph/model.json", "fixtures/tfckpt/sharded/model.ckpt.index") + \
+                "fixtures/tfjs/graph/model.json", "fixtures/tfckpt/sharded/model.ckpt.index",
+                "fixtures/savedmodel/basic/saved_model.pb") + \
             (("corpus/pytorch/cnn_legacy.pt", "corpus/onnx/cnn.onnx",
               "corpus/onnx/external.onnx", "corpus/hdf5/layouts.h5") if have_corpus else ()):
         check(same_report(plain + "/" + rel, os.path.join(www, rel), ("stats",)),
