@@ -78,7 +78,7 @@ END_TEST
 START_TEST(test_sharded)
 {
     ts_file *f = tu_open_fixture("tfckpt/sharded/model.ckpt.index", 0);
-    ck_assert_uint_eq(ts_file_count(f), 5);
+    ck_assert_uint_eq(ts_file_count(f), 6);
     const ts_array *a = tu_array_named(f, "part/w[0:4,:]");
     ck_assert_str_eq(a->storage_key, "model.ckpt.data-00000-of-00002");
     ck_assert_int_eq(a->data_offset, 0);
@@ -88,6 +88,12 @@ START_TEST(test_sharded)
     ck_assert_int_eq(a->data_offset, 0);
     static const double w2[] = {8, 9, 10, 11};
     tu_expect_values(f, "part/w[4:6,:]", w2, 4);
+    /* a slice key whose start takes three OrderedCode bytes */
+    a = tu_array_named(f, "wide[70000:70002,:]");
+    ck_assert_str_eq(a->storage_key, "model.ckpt.data-00001-of-00002");
+    ck_assert_int_eq(a->data_offset, 48);
+    static const double wide[] = {1, 2, 3, 4};
+    tu_expect_values(f, "wide[70000:70002,:]", wide, 4);
     a = tu_array_named(f, "b");
     ck_assert_str_eq(a->storage_key, "model.ckpt.data-00001-of-00002");
     ck_assert_int_eq(a->data_offset, 16);
@@ -96,7 +102,7 @@ START_TEST(test_sharded)
     ts_file_close(f);
     /* --all: the partitioned variable itself, without data */
     f = tu_open_fixture("tfckpt/sharded/model.ckpt.index", 1);
-    ck_assert_uint_eq(ts_file_count(f), 6);
+    ck_assert_uint_eq(ts_file_count(f), 8);
     a = tu_array_named(f, "part/w");
     ck_assert_int_eq(a->data_offset, -1);
     ck_assert_int_eq(a->size, 12);
