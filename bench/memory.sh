@@ -8,7 +8,8 @@
 #   - GGUF with one 100 MiB string value: info --metadata, and --json;
 #   - a valid 89 MB safetensors header (726,377 tensors, realistic names);
 #   - MXNet .params of 10M empty records (40 MB, beyond the array cap: it
-#     fails at the count) and of 2^20 (the cap: every array kept);
+#     fails at the count) and of 2^20 (the cap; it stops at the records'
+#     memory bound, 4x the file + 16 MiB);
 #   - standard input: `tshape size` fed one 300 MB line, `tshape info -` fed
 #     300 MB from /dev/zero (each bounded by head -c and the time limit).
 # Prints one row per case.

@@ -8,7 +8,7 @@
 # Installed as share/bash-completion/completions/tshape; to try it from a
 # checkout: . completions/tshape.bash
 
-_tshape_commands='size ndim norm flat2d flat3d prod eq get info diff convert stats show scan formats reshape broadcast transpose squeeze expand moveaxis flatten strides contiguous view ravel unravel iter slice chip einsum compose rearrange reduce repeat parse-shape extend shrink resize jagged conv convtranspose pool linear matmul cat concat stack dim help'
+_tshape_commands='size ndim norm flat2d flat3d prod eq get info diff convert stats show verify id scan formats reshape broadcast transpose squeeze expand moveaxis flatten strides contiguous view ravel unravel iter slice chip einsum compose rearrange reduce repeat parse-shape extend shrink resize jagged conv convtranspose pool linear matmul cat concat stack dim help'
 _tshape_globals='-j --json -h --help -V --version'
 _tshape_file_commands=' info stats show '
 
@@ -16,11 +16,13 @@ _tshape_file_commands=' info stats show '
 _tshape_options()
 {
     case $1 in
-        info) echo '-f --format --filter --exclude -s --summary -m --metadata -a --all --max-header --stored-order -r --recursive -l --group --top --tensors --max-fetch -v --verbose' ;;
-        diff) echo '-p --strip-prefix --strip-prefix-a --strip-prefix-b --rename --filter --exclude -r --recursive --values --rtol --atol --equal-nan -m --metadata -q --quiet --max-fetch -v --verbose' ;;
+        info) echo '-f --format --filter --exclude -s --summary -m --metadata -a --all --max-header --stored-order --ggml-order -r --recursive -l --group --top --memory --context --batch --kv-dtype --tensors --max-fetch -v --verbose' ;;
+        diff) echo '-p --strip-prefix --strip-prefix-a --strip-prefix-b --rename --filter --exclude -r --recursive --values --rtol --atol --equal-nan --metrics -m --metadata -q --quiet --structure --no-name-map --max-fetch -v --verbose' ;;
         convert) echo '-t --to --filter --exclude -p --strip-prefix --rename -f --force --cast --dequantize -z --compress --max-shard-size --no-verify --skip-unsupported --max-fetch -v --verbose' ;;
         stats) echo '--filter --exclude -s --summary -r --recursive --max-fetch -v --verbose --max-bytes' ;;
         show) echo '-i --index --edgeitems --threshold -r --recursive --max-fetch -v --verbose' ;;
+        verify) echo '-d --deep -q --quiet -r --recursive --max-fetch -v --verbose' ;;
+        id) echo '--values -l --listing -r --recursive --max-fetch -v --verbose' ;;
         scan) echo '--sarif' ;;
         reshape) echo '--mxnet --reverse' ;;
         transpose) echo '--axes' ;;
@@ -50,6 +52,9 @@ _tshape_values()
         info:--exclude) echo '' ;;
         info:--max-header) echo '' ;;
         info:--top) echo '' ;;
+        info:--context) echo '' ;;
+        info:--batch) echo '' ;;
+        info:--kv-dtype) echo 'float32 float64 float16 uint8 int32 int8 int64 bool int16 uint16 uint32 uint64 bfloat16 complex64 complex128 float128 complex256 float8_e5m2 float8_e4m3fn float8_e4m3fnuz float8_e5m2fnuz float8_e8m0fnu datetime64 timedelta64 object' ;;
         info:--max-fetch) echo '' ;;
         diff:-p | diff:--strip-prefix) echo '' ;;
         diff:--strip-prefix-a) echo '' ;;
@@ -77,6 +82,8 @@ _tshape_values()
         show:--edgeitems) echo '' ;;
         show:--threshold) echo '' ;;
         show:--max-fetch) echo '' ;;
+        verify:--max-fetch) echo '' ;;
+        id:--max-fetch) echo '' ;;
         transpose:--axes) echo '' ;;
         squeeze:--axis) echo '' ;;
         strides:--dtype) echo 'float32 float64 float16 uint8 int32 int8 int64 bool int16 uint16 uint32 uint64 bfloat16 complex64 complex128 float128 complex256 float8_e5m2 float8_e4m3fn float8_e4m3fnuz float8_e5m2fnuz float8_e8m0fnu datetime64 timedelta64 object' ;;

@@ -939,6 +939,55 @@ typedef int (*ts_write_fn)(void *user, const char *data, size_t len);
 TS_API ts_status ts_file_metadata_write(const ts_file *f, size_t i, ts_write_fn write,
                                         void *user, ts_error *err);
 
+/*
+ * ggml's ne of array a of a GGUF file f: its dims innermost first, as the
+ * file stores them (ggml docs/gguf.md tensor info; llama.cpp's gguf_dump
+ * prints them so), whichever order f was opened in (a->shape is in NumPy
+ * order, outermost first, unless opts->gguf_stored_order was set), into
+ * ne[0..*n), *n 0..4. Errors: TS_ERR_INVALID_ARG (also: f is not a GGUF
+ * file, a is not one of f's arrays).
+ */
+TS_API ts_status ts_array_ggml_ne(const ts_file *f, const ts_array *a, int64_t ne[4], int *n,
+                                  ts_error *err);
+
+/*
+ * Tensor names across a conversion to GGUF (src/formats/namemap.c): the
+ * name llama.cpp's convert_hf_to_gguf.py gives a checkpoint's tensor
+ * (TS_NAME_MAP_TO_GGUF: "model.layers.3.self_attn.q_proj.weight" is
+ * "blk.3.attn_q.weight", "model.embed_tokens.weight" "token_embd.weight"),
+ * or back (TS_NAME_MAP_FROM_GGUF, to the names of Hugging Face's llama:
+ * "blk.3.ffn_up.weight" is "model.layers.3.mlp.up_proj.weight"), by a rule
+ * table after gguf-py's gguf/tensor_mapping.py (TensorNameMap) and
+ * gguf/constants.py (TENSOR_NAMES): Hugging Face's llama layout (llama,
+ * mistral, qwen2/3, gemma, mixtral's router), Meta's original llama
+ * checkpoints (tok_embeddings, layers.N.attention.wq), GPT-2 and BERT. A
+ * name is a pattern of the table with a layer number (1 to 9 digits) and
+ * ".weight" or ".bias". Writes the mapped name into buf (cap bytes,
+ * snprintf-style: cut and NUL-terminated) and returns its full length; 0
+ * (and "" when cap > 0) when no rule matches, name is NULL, buf is NULL
+ * with cap > 0 or direction is not one of the two.
+ */
+typedef enum ts_name_map {
+    TS_NAME_MAP_TO_GGUF = 1,
+    TS_NAME_MAP_FROM_GGUF = 2
+} ts_name_map;
+
+TS_API size_t ts_tensor_name_map(ts_name_map direction, const char *name, char *buf,
+                                 size_t cap);
+
+/*
+ * The heads by which llama.cpp's converter reordered the rows of GGUF
+ * tensor `name` of f (convert_hf_to_gguf.py, LlamaModel.modify_tensors:
+ * q_proj by the attention heads, k_proj by the key/value heads; see
+ * ts_metrics_options.qk_heads): for "blk.N.attn_q.*" the file's
+ * llama.attention.head_count, for "blk.N.attn_k.*" its
+ * llama.attention.head_count_kv (or head_count when absent), when its
+ * general.architecture is "llama" (LlamaModel's). 0 for every other
+ * tensor, architecture or file, and when f was opened without metadata
+ * (ts_open_options.want_metadata) or is NULL.
+ */
+TS_API int64_t ts_gguf_qk_heads(const ts_file *f, const char *name);
+
 /* Detects the format from the first len bytes of a file at data (at least
  * 8 bytes are needed for a reliable answer) by the readers' probes, in the
  * reader table's order. Returns TS_FORMAT_AUTO when unknown or data is
@@ -1925,13 +1974,18 @@ typedef enum ts_model_issue_kind {
                                        is read once */
 } ts_model_issue_kind;
 
-/* One issue; owned by the model, valid until ts_model_close. */
+/* One issue; owned by the model, valid until ts_model_close. Fields are
+ * only appended (the model allocates every issue). */
 typedef struct ts_model_issue {
     ts_model_issue_kind kind;
     int is_error;                /* 1 error, 0 warning */
     const char *path;            /* the file concerned, or NULL */
     const char *name;            /* the tensor concerned, or NULL */
     const char *message;         /* one line, names the file and tensor */
+    ts_status status;            /* TS_MODEL_FILE_ERROR and _SHARD_MISSING:
+                                    what ts_file_open returned for the file
+                                    (TS_ERR_TRUNCATED: it is shorter than
+                                    its header says); TS_OK for the others */
 } ts_model_issue;
 
 /*
@@ -2070,6 +2124,271 @@ TS_API const ts_model_meta *ts_model_metadata_at(const ts_model *m, size_t i);
 TS_API size_t ts_model_issue_count(const ts_model *m);
 TS_API size_t ts_model_error_count(const ts_model *m);
 TS_API const ts_model_issue *ts_model_issue_at(const ts_model *m, size_t i);
+
+/* ------------------------------------------------------------------------ */
+/* Verifying a checkpoint: is a download complete and consistent?           */
+/* (src/formats/verify.c, src/values/deep.c)                                */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * ts_verify checks a model (a folder, an index file or one file, local or
+ * remote: what ts_model_open reads) and gives a verdict with the problems
+ * behind it, each of one kind (ts_verify_check) and one class
+ * (ts_verify_class). Hugging Face leaves these checks to the reader of a
+ * checkpoint (huggingface_hub#4725: "must be checked downstream"); runtimes
+ * each add one after an incident. The checks, by default from the headers
+ * only (a remote model costs its headers, as ts_model_open):
+ *   - every file the index names is there (TS_VERIFY_MISSING); shards named
+ *     "NAME-0000K-of-0000N.EXT" (transformers' and llama.cpp gguf-split's
+ *     pattern) without an index are all there, K = 1..N (MISSING);
+ *   - every file is exactly as long as its headers imply: shorter is a
+ *     truncated download (SHORT: the reader's TS_ERR_TRUNCATED), longer has
+ *     trailing bytes (LONG: the end of what the format places, its last
+ *     tensor and the padding it writes, a zip's end record and comment, an
+ *     MXNet name list, a legacy PyTorch file's last storage, the end of
+ *     file of an HDF5 superblock, against the file's size). Protobuf files
+ *     (ONNX, Caffe, Caffe2) are one message as long as the file, which has
+ *     no other length; their length is not checked (counted in
+ *     ts_verify_totals unchecked);
+ *   - a file that is a Git LFS pointer (git clone without git-lfs) or empty
+ *     where a tensor file is expected (LFS_POINTER, EMPTY), and the partial
+ *     files huggingface_hub leaves while downloading into a folder
+ *     (.cache/huggingface/download/NAME.incomplete: PARTIAL);
+ *   - every header is valid for its format (INVALID): the readers' checks,
+ *     among them safetensors data regions without holes or overlaps, GGUF
+ *     tensor data inside the file and aligned, ONNX external data files
+ *     long enough (a short one is SHORT), a PyTorch storage that its views
+ *     name with one dtype and size and that holds them all;
+ *   - the index against the headers: every entry in the shard it names
+ *     (INDEX_EXTRA: in no shard; MOVED: in another), no tensor the index
+ *     does not name (UNINDEXED), no tensor in two shards (DUPLICATE), and
+ *     the index's metadata.total_size equal to the bytes of the tensors
+ *     (TOTAL_SIZE), as huggingface_hub's split_state_dict_into_shards_factory
+ *     sums them: each tensor's nbytes, a storage shared by several tensors
+ *     (PyTorch) counted once with its whole size; either sum is accepted;
+ *   - with opts->deep, the data, read on all cores: the CRC-32 of every zip
+ *     member (npz, PyTorch) against its central directory entry (CRC; a
+ *     deflated member is inflated whole), every tensor's bytes readable
+ *     (DATA), and NaN or infinite values of float16, bfloat16, float32 and
+ *     float64 tensors counted (NONFINITE, a warning).
+ * Classes, from the least to the most severe; the verdict is the most
+ * severe class of any problem (TS_VERIFY_OK without errors):
+ *   TS_VERIFY_INCONSISTENT  the files disagree with each other or with the
+ *                           index (INDEX_EXTRA, UNINDEXED, DUPLICATE,
+ *                           MOVED, TOTAL_SIZE)
+ *   TS_VERIFY_CORRUPT       a file disagrees with itself (LONG, INVALID,
+ *                           CRC, DATA)
+ *   TS_VERIFY_INCOMPLETE    an incomplete download: files missing, short,
+ *                           empty, LFS pointers, partial (MISSING, SHORT,
+ *                           EMPTY, LFS_POINTER, PARTIAL)
+ *   TS_VERIFY_UNREADABLE    a file could not be read at all (an I/O error,
+ *                           a permission, a server's error: UNREADABLE):
+ *                           nothing can be said of it
+ * Warnings (class TS_VERIFY_OK) do not change the verdict: NONFINITE,
+ * EXTRA_FILE (a file of the shards' format the index does not name) and
+ * NOTE (the model's other warnings: subfolders not read, names repeated
+ * across files without an index, an unreadable config.json).
+ */
+typedef enum ts_verify_class {
+    TS_VERIFY_OK = 0,
+    TS_VERIFY_INCONSISTENT = 1,
+    TS_VERIFY_CORRUPT = 2,
+    TS_VERIFY_INCOMPLETE = 3,
+    TS_VERIFY_UNREADABLE = 4
+} ts_verify_class;
+
+/* Number of classes: valid values are 0..TS_VERIFY_CLASS_COUNT-1. */
+#define TS_VERIFY_CLASS_COUNT 5
+
+/* What a problem is (see above). Append-only. */
+typedef enum ts_verify_check {
+    TS_VERIFY_MISSING = 1,
+    TS_VERIFY_SHORT = 2,
+    TS_VERIFY_EMPTY = 3,
+    TS_VERIFY_LFS_POINTER = 4,
+    TS_VERIFY_PARTIAL = 5,
+    TS_VERIFY_LONG = 6,
+    TS_VERIFY_INVALID = 7,
+    TS_VERIFY_CRC = 8,
+    TS_VERIFY_DATA = 9,
+    TS_VERIFY_INDEX_EXTRA = 10,
+    TS_VERIFY_UNINDEXED = 11,
+    TS_VERIFY_DUPLICATE = 12,
+    TS_VERIFY_MOVED = 13,
+    TS_VERIFY_TOTAL_SIZE = 14,
+    TS_VERIFY_UNREADABLE_FILE = 15,
+    TS_VERIFY_EXTRA_FILE = 16,
+    TS_VERIFY_NONFINITE = 17,
+    TS_VERIFY_NOTE = 18
+} ts_verify_check;
+
+/* Largest ts_verify_check value. */
+#define TS_VERIFY_CHECK_MAX 18
+
+/* The class's word, as JSON gives it: "ok", "inconsistent", "corrupt",
+ * "incomplete", "unreadable"; and its phrase for people: "complete and
+ * consistent", "inconsistent checkpoint", "corrupt file", "incomplete
+ * download", "unreadable". "unknown" outside the enum. Static text. */
+TS_API const char *ts_verify_class_name(ts_verify_class c);
+TS_API const char *ts_verify_class_text(ts_verify_class c);
+
+/* The check's word: "missing", "short", "empty", "lfs_pointer",
+ * "partial", "long", "invalid", "crc", "data", "index_extra", "unindexed",
+ * "duplicate", "moved", "total_size", "unreadable", "extra_file",
+ * "nonfinite", "note"; "unknown" outside the enum. Static text. */
+TS_API const char *ts_verify_check_name(ts_verify_check c);
+
+/* One problem; owned by the result, valid until ts_verify_free. */
+typedef struct ts_verify_problem {
+    ts_verify_check check;
+    ts_verify_class cls;         /* the class it gives; TS_VERIFY_OK: a warning */
+    const char *path;            /* the file concerned, or NULL */
+    const char *name;            /* the tensor (or zip member) concerned, or NULL */
+    const char *message;         /* one line naming the file and tensor */
+    int64_t expected, actual;    /* SHORT, LONG, LFS_POINTER: the file's bytes as
+                                    its header says and as it is; TOTAL_SIZE: the
+                                    index's total_size and the tensors' bytes;
+                                    CRC: the directory's CRC-32 and the data's;
+                                    NONFINITE: NaN and infinite values; -1 and -1
+                                    for the others */
+} ts_verify_problem;
+
+/* What was checked. Units: files and tensors counted once; bytes. */
+typedef struct ts_verify_totals {
+    int64_t files;               /* tensor files opened (members) */
+    int64_t tensors;             /* tensors of the model, each once */
+    int64_t nbytes;              /* their bytes (ts_array nbytes summed) */
+    int64_t file_bytes;          /* the sizes of the files opened */
+    int64_t length_checked;      /* files whose length was checked */
+    int64_t length_unchecked;    /* files whose format has no length of its own */
+    int64_t crc_checked;         /* zip members whose CRC-32 was checked (deep) */
+    int64_t data_bytes;          /* bytes read by the deep pass */
+    int deep;                    /* 1: the data was read */
+} ts_verify_totals;
+
+/*
+ * Options of ts_verify: an option struct that grows, by the rule of
+ * ts_open_options (initialise with TS_VERIFY_OPTIONS_INIT).
+ *   deep       0 or 1: read the data (see above)
+ *   nthreads   >= 0, deep: threads reading at once; 0: one per online CPU
+ *   recursive  0 or 1: a folder without an index, with its subfolders
+ *   open       options for every file (NULL: defaults): max_fetch, io, log
+ *   progress   deep: called now and then (about every 64 MiB) from the
+ *              calling thread with the bytes read so far and in all; NULL
+ */
+typedef struct ts_verify_options {
+    size_t struct_size;          /* sizeof(ts_verify_options) */
+    int deep;
+    int nthreads;
+    int recursive;
+    const ts_open_options *open;
+    void (*progress)(void *ctx, int64_t done, int64_t total);
+    void *progress_ctx;
+} ts_verify_options;
+
+#define TS_VERIFY_OPTIONS_INIT {sizeof(ts_verify_options), 0, 0, 0, NULL, NULL, NULL}
+
+/* The result of ts_verify: a verdict, its problems and totals. */
+typedef struct ts_verify ts_verify;
+
+/*
+ * Verifies the model at `path` (NUL-terminated; see ts_model_open for what
+ * it may be) and stores the result in *out (free it with ts_verify_free).
+ * Problems with the model's files are results, not failures: a folder whose
+ * every shard is missing verifies to TS_VERIFY_INCOMPLETE. Memory: the
+ * model's headers, and with deep a buffer of 8 MiB per thread.
+ * Errors (nothing could be checked; *out NULL): TS_ERR_IO (path does not
+ * exist or cannot be read: strerror text; a URL as ts_file_open says),
+ * TS_ERR_FORMAT (an index that is not JSON or has no weight_map),
+ * TS_ERR_NOMEM, TS_ERR_LIMIT, TS_ERR_INVALID_ARG (also: opts as for
+ * ts_open_options, deep or recursive not 0/1, nthreads < 0),
+ * TS_ERR_UNSUPPORTED (opts sets fields this library does not know).
+ */
+TS_API ts_status ts_verify_path(const char *path, const ts_verify_options *opts,
+                                ts_verify **out, ts_error *err);
+
+/* Frees the result. Accepts NULL. */
+TS_API void ts_verify_free(ts_verify *v);
+
+/* The verdict: the most severe class among the problems (TS_VERIFY_OK for
+ * NULL or when there are none but warnings). */
+TS_API ts_verify_class ts_verify_verdict(const ts_verify *v);
+
+/* Problems in a fixed order (the model's, then each file's in member order,
+ * then the index's totals, then the deep pass's), the number of them that
+ * are errors (cls != TS_VERIFY_OK); 0 / NULL for NULL or i out of range. */
+TS_API size_t ts_verify_problem_count(const ts_verify *v);
+TS_API size_t ts_verify_error_count(const ts_verify *v);
+TS_API const ts_verify_problem *ts_verify_problem_at(const ts_verify *v, size_t i);
+
+/* What was checked (NULL for NULL); owned by the result. */
+TS_API const ts_verify_totals *ts_verify_totals_of(const ts_verify *v);
+
+/* ------------------------------------------------------------------------ */
+/* Fingerprints: the structural identity of a model (src/values/fingerprint.c) */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * A model's fingerprint is the SHA-256 (FIPS 180-4, through OpenSSL's
+ * libcrypto, loaded on first use) of a canonical listing of its tensors,
+ * so that two files can be matched without moving them (as weight-inspect's
+ * `id` and gguf-tools' gguf-checksum do, each with its own listing):
+ * one line per tensor of ts_model_array (each once), sorted by the bytes of
+ * the names (then of the lines, for names that repeat),
+ *     LEN:NAME DTYPE SHAPE\n
+ * LEN the number of bytes of NAME in decimal, NAME the tensor's name
+ * (ts_model_array_name) as it is, DTYPE ts_summary_dtype's spelling
+ * ("float16", "q4_k", "<U7"), SHAPE the dims in NumPy order as a JSON list
+ * ("[32,8]", "[]" for a scalar, "null" for an array without a shape); with
+ * values, a space and the lower-case hex SHA-256 of the tensor's data come
+ * before the newline: its elements in C order, each little-endian, in its
+ * own dtype (what ts_write writes for it: views, Fortran order, big-endian
+ * data and deflated members read as such), or for GGUF block types and
+ * sub-byte dtypes the bytes as stored. Offsets, padding, the order of the
+ * tensors in the files, the format, its version and metadata are left out:
+ * a file and its conversion (safetensors to .npz, a sharded model to one
+ * file) have the same fingerprint when their names, dtypes and shapes (and
+ * with values, their data) agree. Shapes of GGUF tensors are in NumPy order.
+ */
+typedef struct ts_fingerprint_options {
+    size_t struct_size;          /* sizeof(ts_fingerprint_options) */
+    int values;                  /* 0 or 1: hash the data too */
+    int nthreads;                /* >= 0, values: tensors hashed at once; 0:
+                                    one per online CPU */
+    ts_write_fn listing;         /* NULL, or called with the canonical
+                                    listing in pieces (returning non-zero
+                                    stops it: TS_ERR_IO) */
+    void *listing_user;
+    void (*progress)(void *ctx, int64_t done, int64_t total); /* values:
+                                    data bytes hashed so far and in all, from
+                                    the calling thread; NULL */
+    void *progress_ctx;
+} ts_fingerprint_options;
+
+#define TS_FINGERPRINT_OPTIONS_INIT {sizeof(ts_fingerprint_options), 0, 0, NULL, NULL, NULL, \
+                                     NULL}
+
+/* A fingerprint (a fixed layout: it never grows). */
+typedef struct ts_fingerprint {
+    char sha256[65];             /* 64 lower-case hex digits and a NUL */
+    int64_t tensors;             /* lines of the listing */
+    int64_t nbytes;              /* values: bytes of data hashed; else 0 */
+    int values;                  /* 1: the data is in it */
+} ts_fingerprint;
+
+/*
+ * Fills *out with the fingerprint of model m (see above); opts NULL:
+ * defaults (structure only). Memory: one line per tensor, and with values
+ * a 4 MiB buffer per thread.
+ * Errors: TS_ERR_UNSUPPORTED (libcrypto cannot be loaded; also opts sets
+ * fields this library does not know), TS_ERR_NOMEM, TS_ERR_IO (listing
+ * returned non-zero), with values those of reading the data ("array
+ * 'NAME': ...", as ts_array_read; a dtype without bytes of its own, NumPy
+ * object arrays: TS_ERR_DTYPE), TS_ERR_INVALID_ARG (also: opts as for
+ * ts_open_options, values not 0/1, nthreads < 0).
+ */
+TS_API ts_status ts_model_fingerprint(const ts_model *m, const ts_fingerprint_options *opts,
+                                      ts_fingerprint *out, ts_error *err);
 
 /* ------------------------------------------------------------------------ */
 /* Summaries: totals, parameters, the largest tensors, layer groups         */
@@ -2259,6 +2578,118 @@ TS_API const ts_summary_tensor *ts_summary_largest(const ts_summary *s, size_t i
  * not const; NULL when i is out of range or that text cannot be allocated. */
 TS_API size_t ts_summary_group_count(const ts_summary *s);
 TS_API const ts_summary_group *ts_summary_group_at(ts_summary *s, size_t i);
+
+/*
+ * What a checkpoint is when its metadata does not say (safetensors#609),
+ * from the names and shapes of its tensors (src/formats/family.c, a rule
+ * table after the module names of transformers' and diffusers' modeling
+ * code, PEFT and kohya LoRA, torchvision, timm and llama.cpp's GGUF
+ * names; family.c names the source of each rule):
+ *   kind      TS_KIND_LORA (lora_A/lora_B, lora_up/lora_down), TS_KIND_VAE
+ *             (diffusers' AutoencoderKL), TS_KIND_TEXT_ENCODER (CLIP's text
+ *             model, a T5 encoder without decoder), TS_KIND_OPTIMIZER (only
+ *             optimizer state, ts_tensor_role), TS_KIND_TRAINING (weights and
+ *             optimizer state), TS_KIND_MODEL (a family of the table, or
+ *             parameters of none), TS_KIND_UNKNOWN (no parameter at all)
+ *   family    the architecture ("llama-style decoder", "BERT-style encoder",
+ *             "ViT (vision transformer)", "ResNet (torchvision)", "UNet
+ *             (UNet2DConditionModel)", "Whisper (encoder-decoder)", ...), or
+ *             NULL; static text
+ *   evidence  the name patterns that matched ("layers.N.self_attn.q_proj,
+ *             layers.N.mlp.gate_proj"; N a layer number), "" without family
+ *   layers    distinct layer numbers of the first pattern; -1 unknown
+ *   hidden, vocab  the token embedding's (vocab, hidden) shape; -1 unknown
+ *   heads, kv_heads  the query's and key's rows over the head size where a
+ *             per-head tensor fixes it (qwen3's and olmo2's q_norm); -1
+ * The first rule whose every pattern matches a tensor wins (adapters and
+ * diffusion models before decoders and encoders).
+ */
+typedef enum ts_checkpoint_kind {
+    TS_KIND_UNKNOWN = 0,
+    TS_KIND_MODEL = 1,
+    TS_KIND_LORA = 2,
+    TS_KIND_VAE = 3,
+    TS_KIND_TEXT_ENCODER = 4,
+    TS_KIND_OPTIMIZER = 5,
+    TS_KIND_TRAINING = 6
+} ts_checkpoint_kind;
+
+/* "unknown", "model", "LoRA adapter", "VAE", "text encoder", "optimizer
+ * state", "training checkpoint"; "unknown" outside the enum. Static. */
+TS_API const char *ts_checkpoint_kind_name(ts_checkpoint_kind k);
+
+/* A fixed layout: it never grows. */
+typedef struct ts_identity {
+    ts_checkpoint_kind kind;
+    const char *family;
+    char evidence[256];
+    int64_t layers, hidden, vocab, heads, kv_heads;
+} ts_identity;
+
+/* Fills *out for model m (see above). Errors: TS_ERR_NOMEM. */
+TS_API ts_status ts_model_identify(const ts_model *m, ts_identity *out, ts_error *err);
+
+/*
+ * The memory a model needs loaded (src/formats/memory.c):
+ *   weights   its tensors' bytes, each tensor once, exactly: sub-byte dtypes
+ *             counted in bits (rounded up once, for the sum), GGUF block
+ *             types in whole blocks
+ *   kv_cache  the KV cache for `context` tokens and `batch` sequences:
+ *                 sum over the layers of batch * cells * kv_heads
+ *                     * (head_dim_k + head_dim_v) * itemsize(kv_dtype)
+ *             with cells = context, or the window for the sliding_layers
+ *             that use sliding-window attention: what llama.cpp allocates
+ *             (src/llama-kv-cache.cpp: K and V of n_ctx cells of
+ *             n_embd_head * n_head_kv elements per layer) and transformers'
+ *             caches hold (key and value states (batch, kv_heads, seq,
+ *             head_dim) per layer); -1 when the model does not say its
+ *             attention
+ *   total     weights + kv_cache (the cache counted 0 when unknown)
+ *   layers, kv_heads, head_dim_k, head_dim_v, context, sliding_window,
+ *   sliding_layers, batch, kv_dtype  what the estimate used (-1 unknown)
+ *   source    where the attention came from: "config.json" (the folder's:
+ *             num_hidden_layers, num_key_value_heads, num_attention_heads,
+ *             head_dim or hidden_size / num_attention_heads,
+ *             max_position_embeddings, or GPT-2's n_layer, n_head, n_embd,
+ *             n_positions; torch_dtype; sliding_window with layer_types,
+ *             sliding_window_pattern, Gemma 2's even layers (model_type
+ *             gemma2) or every layer, unless use_sliding_window is false),
+ *             "gguf" (ARCH.block_count, ARCH.attention.head_count_kv,
+ *             head_count, key_length, value_length, ARCH.embedding_length,
+ *             ARCH.context_length, as gguf-parser-go reads them), or NULL
+ * The model must have been opened with metadata (ts_open_options.
+ * want_metadata) for config.json and GGUF keys to be seen.
+ */
+typedef struct ts_memory {
+    int64_t weights, kv_cache, total;
+    int64_t layers, kv_heads, head_dim_k, head_dim_v, context, sliding_window, sliding_layers;
+    int64_t batch;
+    ts_dtype kv_dtype;
+    const char *source;
+} ts_memory;
+
+/*
+ * Options of ts_model_memory, by the rule of ts_open_options (initialise
+ * with TS_MEMORY_OPTIONS_INIT):
+ *   context   tokens; 0: the model's (max_position_embeddings, ARCH.context_length)
+ *   batch     sequences; 0: 1
+ *   kv_dtype  the cache's dtype; TS_DTYPE_UNKNOWN: config.json's torch_dtype,
+ *             else float16 (llama.cpp's default cache type)
+ */
+typedef struct ts_memory_options {
+    size_t struct_size;          /* sizeof(ts_memory_options) */
+    int64_t context;
+    int64_t batch;
+    ts_dtype kv_dtype;
+} ts_memory_options;
+
+#define TS_MEMORY_OPTIONS_INIT {sizeof(ts_memory_options), 0, 0, TS_DTYPE_UNKNOWN}
+
+/* Fills *out for model m (see ts_memory); opts NULL: defaults. Errors:
+ * TS_ERR_INVALID_ARG (also: opts as for ts_open_options, context or batch
+ * negative, kv_dtype without a fixed size), TS_ERR_UNSUPPORTED. */
+TS_API ts_status ts_model_memory(const ts_model *m, const ts_memory_options *opts,
+                                 ts_memory *out, ts_error *err);
 
 /*
  * The dtype as summaries spell it: a->dtype_name, except for NumPy's
@@ -2728,6 +3159,70 @@ typedef struct ts_compare_options {
 TS_API ts_status ts_array_compare(const ts_file *fa, const ts_array *a, const ts_file *fb,
                                   const ts_array *b, const ts_compare_options *opts,
                                   ts_compare *out, ts_error *err);
+
+/*
+ * Error metrics of array b (a quantized or converted copy) against its
+ * reference a (src/values/qdiff.c), after decoding both to float64 (GGUF
+ * blocks dequantized as ggml's dequantize_row_* does; see above), over the
+ * pairs of elements where neither is NaN:
+ *   count     elements compared (the size of the shape)
+ *   nan       pairs left out because a or b is NaN
+ *   max_abs   max |b - a| (NaN when no pair is left)
+ *   rmse      sqrt(sum (b - a)^2 / pairs)
+ *   nmse      sum (b - a)^2 / sum a^2: the error's energy over the
+ *             reference's, as ollama's model diff and llama.cpp's
+ *             quantize-stats report it (0 for two zero arrays, inf when
+ *             only a is zero)
+ *   cosine    sum a*b / sqrt(sum a^2 * sum b^2) (NaN when either is zero)
+ *   sq_err, sq_ref  the sums of (b - a)^2 and a^2, to add up the NMSE of
+ *             several arrays (sum of sq_err over sum of sq_ref)
+ * Complex arrays are refused (TS_ERR_DTYPE).
+ */
+typedef struct ts_metrics {
+    int64_t count, nan;
+    double max_abs, rmse, nmse, cosine;
+    double sq_err, sq_ref;
+} ts_metrics;
+
+/*
+ * Options of ts_array_metrics: an option struct that grows, by the rule of
+ * ts_open_options (initialise with TS_METRICS_OPTIONS_INIT).
+ *   qk_heads  0, or H > 0: b's rows are a's in the order llama.cpp's
+ *             converter writes the query and key projections of llama
+ *             models (convert_hf_to_gguf.py, LlamaModel.permute: a viewed as
+ *             (H, 2, R/(2H), C), axes 1 and 2 swapped), with H the model's
+ *             attention heads for the query and its key/value heads for the
+ *             key (ts_gguf_qk_heads gives it); a of shape (R, C) or (R,)
+ *             with R a multiple of 2H
+ *   nthreads  >= 0: 0 one per online CPU
+ *   progress  called now and then from the calling thread with the bytes of
+ *             both arrays done so far and in all; NULL
+ */
+typedef struct ts_metrics_options {
+    size_t struct_size;          /* sizeof(ts_metrics_options) */
+    int64_t qk_heads;
+    int nthreads;
+    void (*progress)(void *ctx, int64_t done, int64_t total);
+    void *progress_ctx;
+} ts_metrics_options;
+
+#define TS_METRICS_OPTIONS_INIT {sizeof(ts_metrics_options), 0, 0, NULL, NULL}
+
+/*
+ * Fills *out with the metrics of array b of fb against array a of fa (see
+ * ts_metrics; fa and fb may be the same file); opts NULL: defaults. One
+ * pass over both, in chunks of rows on nthreads threads where both are
+ * stored as is (memory: about 4 MiB per thread); results do not depend on
+ * the number of threads.
+ * Errors: TS_ERR_SIZE (shapes differ; qk_heads does not divide the rows),
+ * TS_ERR_DTYPE (complex, or a dtype that cannot be decoded), the errors of
+ * ts_array_read for either array (err->index 0 for a, 1 for b), TS_ERR_NOMEM,
+ * TS_ERR_INVALID_ARG (also: opts as for ts_open_options, qk_heads or
+ * nthreads negative), TS_ERR_UNSUPPORTED.
+ */
+TS_API ts_status ts_array_metrics(const ts_file *fa, const ts_array *a, const ts_file *fb,
+                                  const ts_array *b, const ts_metrics_options *opts,
+                                  ts_metrics *out, ts_error *err);
 
 /* ------------------------------------------------------------------------ */
 /* Writing: safetensors, .npz and folders of .npy (src/values/write.c)      */

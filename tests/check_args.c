@@ -756,6 +756,29 @@ START_TEST(test_models)
     ck_assert_ptr_null(ts_model_issue_at(m, ts_model_issue_count(m)));
     ck_assert_ptr_null(ts_model_metadata_at(m, ts_model_metadata_count(m)));
     ck_assert_ptr_nonnull(ts_model_array(m, 0, NULL));
+
+    /* what the checkpoint is and the memory to load it */
+    ts_identity id;
+    EXPECT(ts_model_identify(NULL, &id, EP), BAD, "ts_model_identify: m is NULL");
+    EXPECT(ts_model_identify(m, NULL, EP), BAD, "ts_model_identify: out is NULL");
+    ck_assert_int_eq(ts_model_identify(m, &id, NULL), TS_OK);
+    ck_assert_str_eq(ts_checkpoint_kind_name(TS_KIND_TRAINING), "training checkpoint");
+    ck_assert_str_eq(ts_checkpoint_kind_name((ts_checkpoint_kind)-1), "unknown");
+    ck_assert_str_eq(ts_checkpoint_kind_name((ts_checkpoint_kind)7), "unknown");
+    ts_memory mem;
+    ts_memory_options mo = TS_MEMORY_OPTIONS_INIT;
+    EXPECT(ts_model_memory(NULL, NULL, &mem, EP), BAD, "ts_model_memory: m is NULL");
+    EXPECT(ts_model_memory(m, NULL, NULL, EP), BAD, "ts_model_memory: out is NULL");
+    mo.batch = -1;
+    EXPECT(ts_model_memory(m, &mo, &mem, EP), BAD,
+           "ts_model_memory: opts->context is 0 and opts->batch -1: expected >= 0");
+    mo.batch = 0;
+    mo.kv_dtype = (ts_dtype)999;
+    EXPECT(ts_model_memory(m, &mo, &mem, EP), BAD, NULL);
+    mo.kv_dtype = TS_DTYPE_UNKNOWN;
+    mo.struct_size = 0;
+    EXPECT(ts_model_memory(m, &mo, &mem, EP), BAD, NULL);
+    ck_assert_int_eq(ts_model_memory(m, NULL, &mem, NULL), TS_OK);
     ts_model_close(m);
 }
 END_TEST
@@ -980,6 +1003,94 @@ START_TEST(test_values)
 }
 END_TEST
 
+/* Verifying checkpoints: ts_verify_path and its result. */
+START_TEST(test_verify)
+{
+    ts_verify *v = (ts_verify *)1;
+    EXPECT(ts_verify_path("x", NULL, NULL, EP), BAD, "ts_verify_path: out is NULL");
+    EXPECT(ts_verify_path(NULL, NULL, &v, EP), BAD, "ts_verify_path: path is NULL");
+    ck_assert_ptr_null(v);
+    ts_verify_options o;
+    memset(&o, 0, sizeof o);
+    EXPECT(ts_verify_path("x", &o, &v, EP), BAD, NULL);
+    o = (ts_verify_options)TS_VERIFY_OPTIONS_INIT;
+    o.recursive = 2;
+    EXPECT(ts_verify_path("x", &o, &v, EP), BAD, "ts_verify_path: opts->recursive is 2, not 0 or 1");
+    ck_assert_int_eq(ts_verify_verdict(NULL), TS_VERIFY_OK);
+    ck_assert_uint_eq(ts_verify_problem_count(NULL), 0);
+    ck_assert_uint_eq(ts_verify_error_count(NULL), 0);
+    ck_assert_ptr_null(ts_verify_problem_at(NULL, 0));
+    ck_assert_ptr_null(ts_verify_totals_of(NULL));
+    ck_assert_str_eq(ts_verify_class_name((ts_verify_class)-1), "unknown");
+    ck_assert_str_eq(ts_verify_class_text((ts_verify_class)99), "unknown");
+    ck_assert_str_eq(ts_verify_check_name((ts_verify_check)99), "unknown");
+    ts_verify_free(NULL);
+    ck_assert_int_eq(ts_verify_path("tests/fixtures/verify/ok", NULL, &v, NULL), TS_OK);
+    ck_assert_ptr_null(ts_verify_problem_at(v, 0));
+    ts_verify_free(v);
+}
+END_TEST
+
+/* Fingerprints: ts_model_fingerprint. */
+START_TEST(test_fingerprint)
+{
+    ts_model *m = NULL;
+    ts_fingerprint fp;
+    ck_assert_int_eq(ts_model_open("examples/checkpoint.npz", NULL, &m, NULL), TS_OK);
+    EXPECT(ts_model_fingerprint(NULL, NULL, &fp, EP), BAD, "ts_model_fingerprint: m is NULL");
+    EXPECT(ts_model_fingerprint(m, NULL, NULL, EP), BAD, "ts_model_fingerprint: out is NULL");
+    ts_fingerprint_options o;
+    memset(&o, 0, sizeof o);
+    EXPECT(ts_model_fingerprint(m, &o, &fp, EP), BAD, NULL);
+    o = (ts_fingerprint_options)TS_FINGERPRINT_OPTIONS_INIT;
+    o.values = 2;
+    EXPECT(ts_model_fingerprint(m, &o, &fp, EP), BAD,
+           "ts_model_fingerprint: opts->values is 2, not 0 or 1");
+    o.values = 0;
+    o.nthreads = -1;
+    EXPECT(ts_model_fingerprint(m, &o, &fp, EP), BAD,
+           "ts_model_fingerprint: opts->nthreads is -1, below 0");
+    ck_assert_int_eq(ts_model_fingerprint(m, NULL, &fp, NULL), TS_OK);
+    /* ggml's ne: GGUF arrays only */
+    int64_t ne[4];
+    int n;
+    const ts_file *f = ts_model_file(m, 0);
+    EXPECT(ts_array_ggml_ne(f, ts_file_array(f, 0), ne, &n, EP), BAD,
+           "ts_array_ggml_ne: f is a npz file, not GGUF");
+    EXPECT(ts_array_ggml_ne(NULL, ts_file_array(f, 0), ne, &n, EP), BAD,
+           "ts_array_ggml_ne: f is NULL");
+    ts_model_close(m);
+    ts_file *g = NULL;
+    ck_assert_int_eq(ts_file_open("tests/fixtures/gguf/good_v3.gguf", NULL, &g, NULL), TS_OK);
+    EXPECT(ts_array_ggml_ne(g, ts_file_array(g, 0), NULL, &n, EP), BAD,
+           "ts_array_ggml_ne: ne is NULL");
+    EXPECT(ts_array_ggml_ne(g, &(ts_array){0}, ne, &n, EP), BAD,
+           "ts_array_ggml_ne: a is not an array of f");
+    ck_assert_int_eq(ts_array_ggml_ne(g, ts_file_array(g, 0), ne, &n, NULL), TS_OK);
+    ck_assert_int_eq(n, 2);
+    ck_assert(ne[0] == 4 && ne[1] == 3);
+    /* names across a conversion to GGUF, Q/K heads, error metrics */
+    char buf[64];
+    ck_assert_uint_eq(ts_tensor_name_map((ts_name_map)0, "lm_head.weight", buf, sizeof buf), 0);
+    ck_assert_str_eq(buf, "");
+    ck_assert_uint_eq(ts_tensor_name_map(TS_NAME_MAP_TO_GGUF, NULL, buf, sizeof buf), 0);
+    ck_assert_uint_eq(ts_tensor_name_map(TS_NAME_MAP_TO_GGUF, "lm_head.weight", NULL, 4), 0);
+    ck_assert_uint_eq(ts_tensor_name_map(TS_NAME_MAP_TO_GGUF, "lm_head.weight", NULL, 0), 13);
+    ck_assert_int_eq(ts_gguf_qk_heads(NULL, "blk.0.attn_q.weight"), 0);
+    ck_assert_int_eq(ts_gguf_qk_heads(g, NULL), 0);
+    ts_metrics mt;
+    const ts_array *a0 = ts_file_array(g, 0);
+    EXPECT(ts_array_metrics(NULL, a0, g, a0, NULL, &mt, EP), BAD, "ts_array_metrics: fa is NULL");
+    EXPECT(ts_array_metrics(g, a0, g, a0, NULL, NULL, EP), BAD, "ts_array_metrics: out is NULL");
+    ts_metrics_options mo = TS_METRICS_OPTIONS_INIT;
+    mo.qk_heads = -1;
+    EXPECT(ts_array_metrics(g, a0, g, a0, &mo, &mt, EP), BAD,
+           "ts_array_metrics: opts->qk_heads is -1, below 0");
+    ck_assert_int_eq(ts_array_metrics(g, a0, g, a0, NULL, &mt, NULL), TS_OK);
+    ts_file_close(g);
+}
+END_TEST
+
 START_TEST(test_layer_shapes)
 {
     ts_shape t = TS_SHAPE_INIT, w = TS_SHAPE_INIT, in = TS_SHAPE_INIT;
@@ -1075,6 +1186,8 @@ Suite *args_suite(void)
     tcase_add_test(tc, test_scan);
     tcase_add_test(tc, test_values);
     tcase_add_test(tc, test_layer_shapes);
+    tcase_add_test(tc, test_verify);
+    tcase_add_test(tc, test_fingerprint);
     suite_add_tcase(s, tc);
     return s;
 }

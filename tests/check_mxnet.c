@@ -513,6 +513,45 @@ START_TEST(test_array_count_cap)
 }
 END_TEST
 
+/* Records' memory: at most 4 bytes per byte of the file + 16 MiB (issue 26:
+ * 2^20 empty records in 4 MB took 302 MiB). 50,000 empty records (200 KB)
+ * are read; the 2^20 of the cap stop at the first array past the bound,
+ * named with both numbers. */
+START_TEST(test_array_memory_bound)
+{
+    const size_t n = (size_t)1 << 20, base = (size_t)16 << 20;
+    size_t len = 24 + 4 * n + 8;
+    unsigned char *buf = calloc(1, len);
+    ck_assert_ptr_nonnull(buf);
+    buf[0] = 0x12;
+    buf[1] = 0x01;
+    buf[16] = 0x50; /* 50,000 = 0xc350 */
+    buf[17] = 0xc3;
+    ts_file *f = NULL;
+    ts_error err;
+    size_t small = 24 + 4 * 50000 + 8;
+    ck_assert_msg(ts_file_open_memory(buf, small, NULL, &f, &err) == TS_OK, "%s", err.message);
+    ck_assert_uint_eq(ts_file_count(f), 50000);
+    ts_file_close(f);
+    buf[16] = 0;
+    buf[17] = 0;
+    buf[18] = 0x10; /* 2^20 */
+    size_t k = 1;
+    while (!(k * sizeof(ts_array) > base && (k * sizeof(ts_array) - base) / 4 > len))
+        k++;
+    char want[256];
+    snprintf(want, sizeof want, "%zu arrays in a file of %zu bytes: their records would take "
+             "more than 4 bytes per byte of the file + 16 MiB (%zu bytes each; see LIMITS in "
+             "tshape(1))", k, len, sizeof(ts_array));
+    ts_status st = ts_file_open_memory(buf, len, NULL, &f, &err);
+    ck_assert_msg(st == TS_ERR_LIMIT, "status %d: %s", (int)st, err.message);
+    ck_assert_ptr_null(f);
+    ck_assert_str_eq(err.message, want);
+    ck_assert_uint_lt(k * sizeof(ts_array), 4 * len + base + sizeof(ts_array));
+    free(buf);
+}
+END_TEST
+
 Suite *mxnet_suite(void)
 {
     Suite *s = suite_create("mxnet");
@@ -523,6 +562,7 @@ Suite *mxnet_suite(void)
     tcase_add_test(tc, test_memory_legacy_u32_dims);
     tcase_add_test(tc, test_huge_sparse_file);
     tcase_add_test(tc, test_array_count_cap);
+    tcase_add_test(tc, test_array_memory_bound);
     suite_add_tcase(s, tc);
 
     tc = tcase_create("errors");

@@ -246,6 +246,25 @@ def same_report(url, local, args=("info", "--json"), env=None):
     return ok
 
 
+def same_verify(plain, www, rel, args):
+    """verify of plain/rel says what verify of www/rel says, the files beside
+    it named by their URLs (file_bytes of a single remote file that does
+    not open is 0, and a short file's actual size -1: its size is not
+    known)."""
+    rc1, out1, err1 = run(list(args) + [os.path.join(www, rel)])
+    rc2, out2, err2 = run(list(args) + [plain + "/" + rel])
+    out2 = out2.replace(plain + "/", www + "/")
+    err2 = err2.replace(plain + "/", www + "/")
+    for key in ("file_bytes", "actual"):
+        out1 = re.sub(r'"%s":(-?\d+|null)' % key, "", out1) if rc1 else out1
+        out2 = re.sub(r'"%s":(-?\d+|null)' % key, "", out2) if rc2 else out2
+    ok = rc1 == rc2 and out1 == out2 and err1 == err2
+    if not ok:
+        print("  local (%d): %s%s" % (rc1, out1[:300], err1[:300]))
+        print("  remote (%d): %s%s" % (rc2, out2[:300], err2[:300]))
+    return ok
+
+
 def checks_all(ngx, www, s3url, have_corpus):
     tmp = ngx.tmp
     plain = ngx.url("plain")
@@ -409,6 +428,32 @@ def checks_all(ngx, www, s3url, have_corpus):
                       env={"AWS_ENDPOINT_URL": s3url}), "anonymous s3://public")
     rc, out, err = run(["info", "-v", "s3://flaky/big.safetensors"], env={"AWS_ENDPOINT_URL": s3url})
     check(rc == 0 and "-> 503" in err and "-> 206" in err, "a 503 is retried: %d %r" % (rc, err))
+
+    # 8. verify (issue 25): the same verdicts and problems as local files;
+    # headers only fetches headers, --deep the data.
+    for rel in ("fixtures/verify/ok/model.safetensors.index.json",
+                "fixtures/verify/short/model.safetensors.index.json",
+                "fixtures/verify/total_size/model.safetensors.index.json",
+                "fixtures/verify/extra_entry/model.safetensors.index.json",
+                "fixtures/model/missing/model.safetensors.index.json",
+                "fixtures/verify/trailing.npy", "fixtures/verify/trailing.gguf",
+                "fixtures/verify/short.gguf", "fixtures/verify/bin/pytorch_model.bin.index.json"):
+        for args in (("verify",), ("--json", "verify", "--deep")):
+            check(same_verify(plain, www, rel, args),
+                  "%s of %s: remote differs from local" % (" ".join(args), rel))
+    for rel in ("fixtures/verify/badcrc.pt", "fixtures/verify/nonfinite.pt", "big/torch.pt"):
+        check(same_verify(plain, www, rel, ("verify", "--deep")),
+              "verify --deep of %s: remote differs from local" % rel)
+    rc, k, b, err = requests("big/big.safetensors", ("verify",))
+    check(rc == 0 and k == 1 and b <= 100000, "verify of a 24 MiB safetensors: %d requests, "
+          "%d bytes, rc %d %s" % (k, b, rc, err))
+    size = os.path.getsize(os.path.join(www, "big/big.safetensors"))
+    rc, k, b, err = requests("big/big.safetensors", ("verify", "--deep"))
+    check(rc == 0 and size <= b < size + 200000, "verify --deep of a 24 MiB safetensors: %d "
+          "requests, %d bytes of %d, rc %d %s" % (k, b, size, rc, err))
+    rc, out, err = run(["verify", "hf://org/tiny"], env=env)
+    check(rc == 0 and "complete and consistent" in out, "verify hf://org/tiny: %d %r %r" %
+          (rc, out, err))
 
 
 if __name__ == "__main__":

@@ -35,10 +35,18 @@ const cli_option info_options[] = {
                          "marked by data_offset -1 and their note"),
     CLI_VALUE("max-header", 0, "N", "largest .npy header accepted, in bytes (default 10000)"),
     CLI_FLAG("stored-order", 0, "GGUF: show dims as stored (innermost first)"),
+    CLI_FLAG("ggml-order", 0, "GGUF: show dims in ggml's ne order (innermost first, as\n"
+                              "llama.cpp prints them); the same as --stored-order"),
     CLI_FLAG("recursive", 'r', "a FILE that is a folder without an index: its subfolders too"),
     CLI_FLAG("group", 'l', "the model summary (implied), names that differ only in layer\n"
                            "numbers collapsed into one line"),
     CLI_VALUE("top", 0, "N", "the model summary (implied) with the N largest tensors (default 5)"),
+    CLI_FLAG("memory", 0, "the model summary (implied) with the memory to load it: weights\n"
+                          "and KV cache (config.json or GGUF keys)"),
+    CLI_VALUE("context", 0, "N", "--memory: tokens of KV cache (default: the model's)"),
+    CLI_VALUE("batch", 0, "B", "--memory: sequences of KV cache (default 1)"),
+    CLI_CHOICE("kv-dtype", 0, "T", "--memory: the KV cache's dtype (default: config.json's\n"
+                                   "torch_dtype, else float16)", "@dtypes"),
     CLI_FLAG("tensors", 0, "the model summary (implied); with --json every tensor in its record\n"
                            "(key tensors), as the text summary lists them"),
     CLI_REMOTE_OPTIONS,
@@ -275,6 +283,12 @@ static void report_array(cli_ctx *ctx, const char *path, const ts_file *f, const
         print_null(ctx, PRINT_ANY, "ndim", "  ndim           none\n");
     else
         print_int(ctx, PRINT_ANY, "ndim", line(fmt, sizeof fmt, "ndim"), ndim);
+    int64_t ne[4];
+    int nne;
+    if (ts_array_ggml_ne(f, a, ne, &nne, NULL) == TS_OK)
+        print_dims(ctx, PRINT_JSON, "ne", NULL, ne, nne);
+    else
+        print_null(ctx, PRINT_JSON, "ne", NULL);
     report_dtype(ctx, f, a);
     print_int(ctx, PRINT_ANY, "size", line(fmt, sizeof fmt, "size"), a->size);
     if (a->nbytes >= 0)
@@ -677,7 +691,8 @@ static int get_options(cli_ctx *ctx, const cli_args *args, info_opts *o)
      * metadata to give its key count (reading metadata can cost: HDF5
      * attributes go through libhdf5). */
     o->open.want_metadata = o->metadata;
-    o->open.gguf_stored_order = cli_flag(args, "stored-order") > 0;
+    o->open.gguf_stored_order = cli_flag(args, "stored-order") > 0 ||
+                                cli_flag(args, "ggml-order") > 0;
     o->open.want_activations = cli_flag(args, "all") > 0;
     o->recursive = cli_flag(args, "recursive") > 0;
     o->tty = isatty(STDOUT_FILENO);
@@ -689,7 +704,8 @@ static int get_options(cli_ctx *ctx, const cli_args *args, info_opts *o)
  * (they belong to it: each implies it, --summary or not). */
 static int wants_model_summary(const info_opts *o, const cli_args *args)
 {
-    if (cli_flag(args, "group") || cli_opt(args, "top") || cli_flag(args, "tensors"))
+    if (cli_flag(args, "group") || cli_opt(args, "top") || cli_flag(args, "tensors") ||
+        cli_flag(args, "memory"))
         return 1;
     for (int i = 0; i < args->nops && o->summary; i++)
         if (strcmp(args->ops[i], "-") != 0 && cli_is_model_path(args->ops[i]))
@@ -706,7 +722,26 @@ int cmd_info(cli_ctx *ctx, const cli_args *args)
         return cli_usage(ctx, "missing FILE");
     if (wants_model_summary(&o, args)) {
         cli_summary_opts so = {&o.open, &o.filter, o.recursive, cli_flag(args, "group") > 0, 5,
-                               cli_flag(args, "tensors") > 0};
+                               cli_flag(args, "tensors") > 0, cli_flag(args, "memory") > 0,
+                               TS_MEMORY_OPTIONS_INIT};
+        const char *v;
+        if ((cli_opt(args, "context") || cli_opt(args, "batch") || cli_opt(args, "kv-dtype")) &&
+            !so.memory)
+            return cli_usage(ctx, "--context, --batch and --kv-dtype need --memory");
+        if ((v = cli_opt(args, "context")) &&
+            (cli_arg_i64(ctx, v, "--context", &so.mem.context) || so.mem.context <= 0))
+            return so.mem.context <= 0 ? cli_usage(ctx, "--context must be above 0") : CLI_ERROR;
+        if ((v = cli_opt(args, "batch")) &&
+            (cli_arg_i64(ctx, v, "--batch", &so.mem.batch) || so.mem.batch <= 0))
+            return so.mem.batch <= 0 ? cli_usage(ctx, "--batch must be above 0") : CLI_ERROR;
+        if ((v = cli_opt(args, "kv-dtype"))) {
+            ts_error e;
+            if (ts_dtype_from_string(v, &so.mem.kv_dtype, &e) != TS_OK ||
+                ts_dtype_bits(so.mem.kv_dtype) <= 0)
+                return cli_usage(ctx, "--kv-dtype '%s': not a dtype of fixed size", v);
+        }
+        if (so.memory)
+            o.open.want_metadata = 1; /* config.json, GGUF keys */
         const char *top = cli_opt(args, "top");
         if (top && cli_arg_i64(ctx, top, "--top", &so.top))
             return CLI_ERROR;

@@ -373,13 +373,61 @@ static void json_summary_tensor(cli_ctx *ctx, const ts_model *m, const ts_summar
     json_tensor(ctx, m, t->name, t->dtype, t->dims, t->ndim, t->size, t->nbytes, t->role, t->tag);
 }
 
+/* -1 as JSON null. */
+static void json_count(cli_ctx *ctx, const char *key, int64_t v)
+{
+    if (v < 0)
+        print_null(ctx, PRINT_JSON, key, NULL);
+    else
+        print_int(ctx, PRINT_JSON, key, NULL, v);
+}
+
+static void identity_json(cli_ctx *ctx, const ts_identity *id)
+{
+    print_open_object(ctx, "identity");
+    print_string(ctx, PRINT_JSON, "kind", NULL, ts_checkpoint_kind_name(id->kind));
+    print_string(ctx, PRINT_JSON, "family", NULL, id->family);
+    print_string(ctx, PRINT_JSON, "evidence", NULL, id->family ? id->evidence : NULL);
+    json_count(ctx, "layers", id->layers);
+    json_count(ctx, "hidden", id->hidden);
+    json_count(ctx, "vocab", id->vocab);
+    json_count(ctx, "heads", id->heads);
+    json_count(ctx, "kv_heads", id->kv_heads);
+    print_close_object(ctx);
+}
+
+static void memory_json(cli_ctx *ctx, const ts_memory *mm)
+{
+    print_open_object(ctx, "memory");
+    print_int(ctx, PRINT_JSON, "weights", NULL, mm->weights);
+    json_count(ctx, "kv_cache", mm->kv_cache);
+    print_int(ctx, PRINT_JSON, "total", NULL, mm->total);
+    print_string(ctx, PRINT_JSON, "source", NULL, mm->source);
+    json_count(ctx, "layers", mm->layers);
+    json_count(ctx, "kv_heads", mm->kv_heads);
+    json_count(ctx, "head_dim_k", mm->head_dim_k);
+    json_count(ctx, "head_dim_v", mm->head_dim_v);
+    json_count(ctx, "context", mm->context);
+    json_count(ctx, "sliding_window", mm->sliding_window);
+    print_int(ctx, PRINT_JSON, "sliding_layers", NULL, mm->sliding_layers);
+    print_int(ctx, PRINT_JSON, "batch", NULL, mm->batch);
+    print_string(ctx, PRINT_JSON, "kv_dtype", NULL, ts_dtype_name(mm->kv_dtype));
+    print_close_object(ctx);
+}
+
 static void summary_json(cli_ctx *ctx, const cli_summary_opts *o, const char *path,
-                         const ts_model *m, ts_summary *s, const unsigned char *keep)
+                         const ts_model *m, ts_summary *s, const unsigned char *keep,
+                         const ts_identity *id, const ts_memory *mm)
 {
     print_open_object(ctx, NULL);
     print_string(ctx, PRINT_JSON, "model", NULL, path);
     print_string(ctx, PRINT_JSON, "index", NULL, ts_model_index(m));
     cli_total_json(ctx, (int64_t)ts_model_file_count(m), s);
+    identity_json(ctx, id);
+    if (mm)
+        memory_json(ctx, mm);
+    else
+        print_null(ctx, PRINT_JSON, "memory", NULL);
     print_open_array(ctx, "largest");
     for (size_t k = 0; k < ts_summary_largest_count(s); k++)
         json_summary_tensor(ctx, m, ts_summary_largest(s, k));
@@ -433,8 +481,58 @@ static void sum_row(table *t, const char *label, const ts_summary_sum *s)
     table_add(t, row);
 }
 
+/* "kind: model, llama-style decoder (layers.N.self_attn.q_proj., ...): 2
+ * layers, hidden 64, vocab 32" */
+static void identity_text(cli_ctx *ctx, const ts_identity *id)
+{
+    out_printf(ctx, "kind: %s", ts_checkpoint_kind_name(id->kind));
+    if (id->family) {
+        out_str(ctx, ", ");
+        out_str(ctx, id->family);
+        out_str(ctx, " (");
+        out_escaped(ctx, CLI_ESC_TEXT, id->evidence, strlen(id->evidence));
+        out_str(ctx, ")");
+    }
+    const char *sep = ": ";
+    if (id->layers >= 0)
+        out_printf(ctx, "%s%lld layers", sep, (long long)id->layers), sep = ", ";
+    if (id->hidden >= 0)
+        out_printf(ctx, "%shidden %lld", sep, (long long)id->hidden), sep = ", ";
+    if (id->vocab >= 0)
+        out_printf(ctx, "%svocab %lld", sep, (long long)id->vocab), sep = ", ";
+    if (id->heads >= 0)
+        out_printf(ctx, "%s%lld heads", sep, (long long)id->heads), sep = ", ";
+    if (id->kv_heads >= 0)
+        out_printf(ctx, "%s%lld KV heads", sep, (long long)id->kv_heads);
+    out_char(ctx, '\n');
+}
+
+/* "memory: weights 155 KiB + KV cache 64 KiB (...) = 219 KiB" */
+static void memory_text(cli_ctx *ctx, const ts_memory *mm)
+{
+    char w[32], k[32], t[32];
+    out_printf(ctx, "memory: weights %s (%lld bytes)", cli_human_bytes(mm->weights, w, sizeof w),
+               (long long)mm->weights);
+    if (mm->kv_cache < 0) {
+        out_str(ctx, "; KV cache unknown (no config.json or GGUF attention keys)\n");
+        return;
+    }
+    out_printf(ctx, " + KV cache %s (%lld layers", cli_human_bytes(mm->kv_cache, k, sizeof k),
+               (long long)mm->layers);
+    if (mm->sliding_layers > 0)
+        out_printf(ctx, ", %lld of them with a sliding window of %lld",
+                   (long long)mm->sliding_layers, (long long)mm->sliding_window);
+    out_printf(ctx, " x %lld tokens x %lld KV heads x (%lld + %lld) x %s, batch %lld; %s)",
+               (long long)mm->context, (long long)mm->kv_heads, (long long)mm->head_dim_k,
+               (long long)mm->head_dim_v, ts_dtype_name(mm->kv_dtype), (long long)mm->batch,
+               mm->source);
+    out_printf(ctx, " = %s (%lld bytes)\n", cli_human_bytes(mm->total, t, sizeof t),
+               (long long)mm->total);
+}
+
 static void summary_text(cli_ctx *ctx, const cli_summary_opts *o, const char *path,
-                         const ts_model *m, ts_summary *s, const unsigned char *keep)
+                         const ts_model *m, ts_summary *s, const unsigned char *keep,
+                         const ts_identity *id, const ts_memory *mm)
 {
     char shape[512], h1[32], h2[32];
     /* the tensors, or their groups */
@@ -505,7 +603,11 @@ static void summary_text(cli_ctx *ctx, const cli_summary_opts *o, const char *pa
         table_flush(ctx, &lt, "  ");
     }
 
+    /* what it is, then the total line last (`| tail -1` gives it) */
     out_str(ctx, "\n");
+    identity_text(ctx, id);
+    if (mm)
+        memory_text(ctx, mm);
     out_escaped(ctx, CLI_ESC_TEXT, path, strlen(path));
     size_t nf = ts_model_file_count(m);
     out_printf(ctx, ": %lld tensor%s in %zu file%s", (long long)all->tensors,
@@ -550,10 +652,17 @@ static int summary_one(cli_ctx *ctx, const cli_summary_opts *o, const char *path
             goto done;
         }
     }
+    ts_identity id;
+    ts_memory mm;
+    if (ts_model_identify(m, &id, &err) != TS_OK ||
+        (o->memory && ts_model_memory(m, &o->mem, &mm, &err) != TS_OK)) {
+        status = cli_error(ctx, path, "%s", err.message);
+        goto done;
+    }
     if (ctx->json)
-        summary_json(ctx, o, path, m, s, keep);
+        summary_json(ctx, o, path, m, s, keep, &id, o->memory ? &mm : NULL);
     else
-        summary_text(ctx, o, path, m, s, keep);
+        summary_text(ctx, o, path, m, s, keep, &id, o->memory ? &mm : NULL);
     status = ts_model_error_count(m) ? CLI_ERROR : CLI_OK;
 done:
     ts_summary_free(s);

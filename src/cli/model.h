@@ -34,6 +34,8 @@ typedef struct cli_summary_opts {
     int group;            /* --group: collapse layer numbers */
     int64_t top;          /* --top N: how many of the largest tensors */
     int tensors;          /* --tensors: JSON lists every tensor */
+    int memory;           /* --memory: weights and KV cache (ts_model_memory) */
+    ts_memory_options mem; /* --context, --batch, --kv-dtype */
 } cli_summary_opts;
 
 /* info --summary on a model (or a file read as one): one summary per path.

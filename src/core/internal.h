@@ -64,6 +64,20 @@ ts_status ts__bad_arg(ts_error *err, const char *fn, const char *fmt, ...) TS__P
  */
 /* Online CPUs, between 1 and cap. */
 int ts__cpu_count(int cap);
+
+/*
+ * SHA-256 (sha256.c, OpenSSL's libcrypto loaded on first use): new, update
+ * with any number of bytes, final writes the 32-byte digest and frees the
+ * state (free frees one not finished; NULL accepted). Errors of new:
+ * TS_ERR_UNSUPPORTED (libcrypto cannot be loaded), TS_ERR_NOMEM.
+ * ts__hex writes n bytes as 2n lower-case hex digits and a NUL.
+ */
+typedef struct ts__sha256 ts__sha256;
+ts_status ts__sha256_new(ts__sha256 **out, ts_error *err);
+void ts__sha256_update(ts__sha256 *h, const void *p, size_t n);
+void ts__sha256_final(ts__sha256 *h, unsigned char out[32]);
+void ts__sha256_free(ts__sha256 *h);
+void ts__hex(const unsigned char *p, size_t n, char *out);
 /* Runs fn on each of n >= 1 jobs (job t at jobs + t * size): jobs 1..n-1
  * on new threads, job 0 on the calling thread; a job whose thread cannot
  * start runs on the calling thread after the others. Returns when all are

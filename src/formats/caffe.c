@@ -157,7 +157,7 @@ static ts_status read_blob(caffe_reader *r, ts__pb_msg *m, const char *name, con
                         "blob '%s' has both data (float) and double_data", name);
     ts_array *a = ts__file_add_array(r->f, err);
     if (!a)
-        return TS_ERR_NOMEM;
+        return ts__file_add_failure(r->f);
     a->name = name;
     int is_double = dbl.fields > 0;
     const fixed_list *l = is_double ? &dbl : &data;

@@ -183,7 +183,7 @@ static ts_status read_tensor(c2_reader *r, ts__pb_msg *m, int64_t index, size_t 
                         "tensor '%s' is stored in segments, which tshape does not read", name);
     ts_array *a = ts__file_add_array(r->f, err);
     if (!a)
-        return TS_ERR_NOMEM;
+        return ts__file_add_failure(r->f);
     a->name = name;
     ts__array_set_dtype(a, t->dtype);
     a->format_dtype = t->name;
@@ -412,7 +412,7 @@ static ts_status read_op(c2_reader *r, const ts__pb_msg *parent, const ts__pb_fi
     }
     ts_array *a = ts__file_add_array(r->f, err);
     if (!a)
-        return TS_ERR_NOMEM;
+        return ts__file_add_failure(r->f);
     a->name = name;
     ts__array_set_dtype(a, dtype);
     a->format_dtype = fk->op;

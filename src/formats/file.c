@@ -62,6 +62,10 @@ struct ts_file {
                                 (ts__file_set_data_src); NULL when none */
     size_t srcs_cap;
     ts__sides *sides;        /* side files (ONNX external data), or NULL */
+    int64_t extent;          /* bytes the headers account for, or -1
+                                (ts__file_set_extent) */
+    int dims_reversed;       /* GGUF read in NumPy order: ggml's ne reversed */
+    ts_status add_failure;   /* why the last ts__file_add_array failed */
 };
 
 /* The reader table (formats.def), in detection order. */
@@ -237,20 +241,40 @@ static ts_format detect_by_extension(const unsigned char *data, size_t len, cons
     return first;
 }
 
+/* The memory a file's array records may take: 4 bytes for each byte of the
+ * file plus this much. A record (ts_array) is about 300 bytes whatever the
+ * format spends on it, so a file of tiny records (2^20 empty MXNet arrays
+ * in 4 MB) would otherwise cost 75 times its size; files that hold data,
+ * or records of realistic names, never come near it. */
+#define ARRAY_MEMORY_BASE ((size_t)16 << 20)
+
 ts_array *ts__file_add_array(ts_file *f, ts_error *err)
 {
     if (f->count >= TS__MAX_ARRAYS) {
-        ts__error(err, TS_ERR_LIMIT,
-                  "more than %zu arrays in one file (tshape's limit per file, see LIMITS "
-                  "in tshape(1))", TS__MAX_ARRAYS);
+        f->add_failure = ts__error(err, TS_ERR_LIMIT,
+                                   "more than %zu arrays in one file (tshape's limit per "
+                                   "file, see LIMITS in tshape(1))", TS__MAX_ARRAYS);
+        return NULL;
+    }
+    size_t need = (f->count + 1) * sizeof *f->arrays;
+    if (need > ARRAY_MEMORY_BASE && (need - ARRAY_MEMORY_BASE) / 4 > f->len) {
+        f->add_failure = ts__error(err, TS_ERR_LIMIT,
+                  "%zu arrays in a file of %zu bytes: their records would take more than 4 "
+                  "bytes per byte of the file + 16 MiB (%zu bytes each; see LIMITS in "
+                  "tshape(1))", f->count + 1, f->len, sizeof *f->arrays);
         return NULL;
     }
     if (f->count == f->cap) {
-        /* From 2: most files of a model folder hold one or two arrays. */
+        /* From 2: most files of a model folder hold one or two arrays;
+         * never past the memory bound above. */
         size_t cap = f->cap ? f->cap * 2 : 2;
+        size_t most = (4 * (f->len < SIZE_MAX / 8 ? f->len : SIZE_MAX / 8) + ARRAY_MEMORY_BASE) /
+                          sizeof *f->arrays + 1;
+        if (cap > most)
+            cap = most > f->count ? most : f->count + 1;
         ts_array *p = realloc(f->arrays, cap * sizeof *p);
         if (!p) {
-            ts__error(err, TS_ERR_NOMEM, "out of memory for %zu arrays", cap);
+            f->add_failure = ts__error(err, TS_ERR_NOMEM, "out of memory for %zu arrays", cap);
             return NULL;
         }
         f->arrays = p;
@@ -271,6 +295,11 @@ ts_array *ts__file_add_array(ts_file *f, ts_error *err)
     a->storage = TS_STORAGE_DENSE;
     ts_shape_init(&a->strides);
     return a;
+}
+
+ts_status ts__file_add_failure(const ts_file *f)
+{
+    return f->add_failure ? f->add_failure : TS_ERR_NOMEM;
 }
 
 ts_array *ts__file_array_mut(ts_file *f, size_t i)
@@ -405,6 +434,16 @@ const char *ts__file_printf(ts_file *f, ts_error *err, const char *fmt, ...)
 void ts__file_set_version(ts_file *f, const char *version)
 {
     f->version = version;
+}
+
+void ts__file_set_extent(ts_file *f, int64_t end)
+{
+    f->extent = end;
+}
+
+int64_t ts__file_extent(const ts_file *f)
+{
+    return f->extent;
 }
 
 static meta_entry *add_meta(ts_file *f, const char *key, size_t key_len, ts_error *err)
@@ -594,6 +633,7 @@ static ts_status parse_image(ts_file *f, const ts_open_options *opts, ts_error *
         return ts__error(err, TS_ERR_INVALID_ARG,
                          "opts->format %d is not a ts_format with a reader", (int)fmt);
     f->format = fmt;
+    f->dims_reversed = fmt == TS_FORMAT_GGUF && !opts->gguf_stored_order;
     if (ts__test_sparse == 2)
         ts__source_strict(f->src);
     st = r->read(f, data, len, opts, err);
@@ -621,8 +661,10 @@ static ts_file *file_new(ts_error *err)
     ts_file *f = calloc(1, sizeof *f);
     if (!f)
         ts__error(err, TS_ERR_NOMEM, "out of memory");
-    else
+    else {
         f->version = "";
+        f->extent = -1;
+    }
     return f;
 }
 
@@ -631,7 +673,7 @@ static ts_file *file_new(ts_error *err)
  * the image (a mapped file that shrank, a sparse image's byte nobody asked
  * for) into an error, when the image can fault.
  */
-static ts_status guarded(const ts_file *f, ts__parse_fn fn, void *arg, ts_error *err)
+ts_status ts__file_guard(const ts_file *f, ts__parse_fn fn, void *arg, ts_error *err)
 {
     const void *lo, *hi;
     ts__source_sparse_range(f->src, &lo, &hi);
@@ -671,7 +713,7 @@ static ts_status open_source(ts__source *src, ts_open_options *o, ts_file **out,
     if (ts__test_after_map)
         ts__test_after_map();
     parse_job job = {f, o};
-    st = guarded(f, run_parse, &job, err);
+    st = ts__file_guard(f, run_parse, &job, err);
     if (st) {
         ts_file_close(f);
         return st;
@@ -825,7 +867,7 @@ static ts_status run_render(void *arg, ts_error *err)
 static ts_status render(const ts_file *f, const meta_entry *m, ts__sink *out, ts_error *err)
 {
     render_job job = {f, m, out};
-    return guarded(f, run_render, &job, err);
+    return ts__file_guard(f, run_render, &job, err);
 }
 
 int ts_file_metadata(const ts_file *f, size_t i, const char **key, const char **json_value)
@@ -948,4 +990,26 @@ ts__sides *ts__file_sides(const ts_file *f)
 void ts__file_set_sides(ts_file *f, ts__sides *s)
 {
     f->sides = s;
+}
+
+ts_status ts_array_ggml_ne(const ts_file *f, const ts_array *a, int64_t ne[4], int *n,
+                           ts_error *err)
+{
+    TS__ARG_NONNULL(err, f);
+    TS__ARG_NONNULL(err, a);
+    TS__ARG_NONNULL(err, ne);
+    TS__ARG_NONNULL(err, n);
+    if (f->format != TS_FORMAT_GGUF)
+        return ts__bad_arg(err, __func__, "f is a %s file, not GGUF", ts_format_name(f->format));
+    if (a < f->arrays || a >= f->arrays + f->count)
+        return ts__bad_arg(err, __func__, "a is not an array of f");
+    int nd = ts_shape_ndim(&a->shape);
+    const int64_t *d = ts_shape_dims(&a->shape);
+    if (nd > 4) /* the reader refuses more (GGML_MAX_DIMS) */
+        return ts__bad_arg(err, __func__, "a has %d dims", nd);
+    for (int i = 0; i < nd; i++)
+        ne[i] = f->dims_reversed ? d[nd - 1 - i] : d[i];
+    *n = nd;
+    ts__ok(err);
+    return TS_OK;
 }

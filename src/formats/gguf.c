@@ -566,7 +566,7 @@ static ts_status add_array(ts_file *f, const gg_info *t, int64_t data_offset,
 {
     ts_array *a = ts__file_add_array(f, err);
     if (!a)
-        return TS_ERR_NOMEM;
+        return ts__file_add_failure(f);
     a->name = ts__file_strndup(f, (const char *)t->name, (size_t)t->name_len, err);
     if (!a->name)
         return TS_ERR_NOMEM;
@@ -735,6 +735,9 @@ static ts_status read_gguf(ts_file *f, const unsigned char *data, size_t len,
         padded = (nbytes + align - 1) / align * align;
         expect += padded;
     }
+    /* The data section, its last tensor padded (gguf.cpp and gguf-py write
+     * the padding; a file without it is accepted above). */
+    ts__file_set_extent(f, nt ? start + expect : ((int64_t)c->pos + align - 1) / align * align);
     st = TS_OK;
 out:
     /* infos, names and the metadata text are scratch memory: the file

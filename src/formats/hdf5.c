@@ -262,7 +262,7 @@ static uint64_t le_n(const unsigned char *p, int n)
 /* Superblock versions 0..3: the version, and the end-of-file address
  * (relative to the base address) against the size of the file. */
 static ts_status check_superblock(const unsigned char *data, size_t len, int64_t at,
-                                  ts_error *err)
+                                  int64_t *extent, ts_error *err)
 {
     size_t p = (size_t)at + 8;
     if (len - p < 1)
@@ -295,7 +295,8 @@ static ts_status check_superblock(const unsigned char *data, size_t len, int64_t
     uint64_t undef = so == 8 ? ~(uint64_t)0 : ((uint64_t)1 << (8 * so)) - 1;
     /* libhdf5 writes the end address including the user block; be lenient:
      * only an end past the file in both readings is a truncation. */
-    (void)base;
+    if (eof != undef && eof <= len)
+        *extent = (int64_t)(base <= len - eof ? base + eof : eof);
     if (eof != undef && eof > len)
         return ts__fail(err, TS_ERR_TRUNCATED, 0, (int64_t)len,
                         "HDF5 file is truncated: %zu bytes, but its superblock says it ends "
@@ -605,7 +606,7 @@ static ts_status read_dataset(h5_reader *r, hid_t d, const char *name)
     }
     a = ts__file_add_array(r->f, err);
     if (!a) {
-        st = TS_ERR_NOMEM;
+        st = ts__file_add_failure(r->f);
         goto done;
     }
     if (!(a->name = ts__file_strndup(r->f, name, strlen(name), err))) {
@@ -1098,8 +1099,10 @@ static ts_status read_hdf5(ts_file *f, const unsigned char *data, size_t len,
                         "1024 or a later power of two");
     /* The superblock fields checked here: at most 8 + 28 + 3 * 8 bytes. */
     ts_status st = ts__file_need(f, (uint64_t)at, 64, err);
-    if (st || (st = check_superblock(data, len, at, err)))
+    int64_t extent = -1;
+    if (st || (st = check_superblock(data, len, at, &extent, err)))
         return st;
+    ts__file_set_extent(f, extent); /* the superblock's end of file */
     if (load_api() < 0)
         return ts__error(err, TS_ERR_UNSUPPORTED, "%s", api_error);
     /* The child reads the image in memory: a file read by range requests

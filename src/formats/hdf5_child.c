@@ -361,7 +361,7 @@ static ts_status add_array(ts_file *f, size_t len, const char *path, const unsig
     int ok = 1;
     ts_array *a = ts__file_add_array(f, err);
     if (!a)
-        return err ? err->code : TS_ERR_NOMEM;
+        return ts__file_add_failure(f);
     const char *name = get_str(&r, f, &ok, err);
     int32_t dtype = get_i32(&r);
     const char *dtype_name = get_str(&r, f, &ok, err);

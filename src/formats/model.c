@@ -77,6 +77,7 @@ struct ts_model {
     ts__model_meta *meta;   /* with metadata asked for (model_meta.c) */
     char **others;          /* the folder's files that hold no tensors */
     size_t nothers, capothers;
+    int64_t total_size;     /* the index's metadata.total_size, or -1 */
 };
 
 /* ---- small helpers ----------------------------------------------------- */
@@ -156,6 +157,7 @@ static ts_status add_issue(issue_store *s, ts_model_issue_kind kind, int is_erro
     i->pub.path = i->path;
     i->pub.name = i->name;
     i->pub.message = i->message;
+    i->pub.status = TS_OK;
     s->n++;
     s->errors += (size_t)is_error;
     return TS_OK;
@@ -647,11 +649,13 @@ static int not_tensor_file(const char *path)
 /* Files that failed: an issue each. */
 static ts_status job_issue(ts_model *m, const job *j, ts_error *err)
 {
-    if (j->missing)
-        return add_issue(&m->issues, TS_MODEL_SHARD_MISSING, 1, j->path, NULL, err,
-                         "shard '%s' is missing", j->path);
-    return add_issue(&m->issues, TS_MODEL_FILE_ERROR, 1, j->path, NULL, err, "'%s': %s",
-                     j->path, j->err.message);
+    ts_status st = j->missing ? add_issue(&m->issues, TS_MODEL_SHARD_MISSING, 1, j->path, NULL,
+                                          err, "shard '%s' is missing", j->path)
+                              : add_issue(&m->issues, TS_MODEL_FILE_ERROR, 1, j->path, NULL,
+                                          err, "'%s': %s", j->path, j->err.message);
+    if (st == TS_OK)
+        m->issues.v[m->issues.n - 1].pub.status = j->status;
+    return st;
 }
 
 static ts_status tensors_alloc(ts_model *m, ts_error *err)
@@ -968,8 +972,35 @@ typedef struct wm_pair {
  * receives them in text order. A JSON error or a repeated key gives "index
  * 'PATH': MESSAGE (line N)".
  */
+/* metadata.total_size of an index (at the "metadata" object's value), or
+ * -1 when it has none (or not a non-negative integer). */
+static int scan_total_size(ts__json *j, int64_t *total)
+{
+    ts__json_str key;
+    size_t count = 0;
+    int r;
+    if (ts__json_object_open(j) != 0)
+        return -1;
+    while ((r = ts__json_object_next(j, &count, &key)) == 1) {
+        char kb[10];
+        int64_t v;
+        if (key.len == 10)
+            ts__json_decode(j->s, &key, kb);
+        if (key.len == 10 && memcmp(kb, "total_size", 10) == 0 &&
+            ts__json_peek(j) == TS__JSON_INTEGER) {
+            if (ts__json_integer(j, &v) != 0)
+                return -1;
+            *total = v >= 0 ? v : -1;
+        } else if (ts__json_skip(j) != 0) {
+            return -1;
+        }
+    }
+    return r < 0 ? -1 : 0;
+}
+
 static ts_status scan_index(const char *path, const char *text, size_t len, char *arena,
-                            name_table *t, wm_pair **pairs, size_t *npairs, ts_error *err)
+                            name_table *t, wm_pair **pairs, size_t *npairs, int64_t *total,
+                            ts_error *err)
 {
     ts__json j;
     ts__json_init(&j, text, len, NULL, NULL, NULL);
@@ -986,8 +1017,14 @@ static ts_status scan_index(const char *path, const char *text, size_t len, char
             if (ts__json_keys_add(&j, &top, &key) != 0)
                 break;
             char kb[10];
-            if (key.len == 10)
+            if (key.len == 10 || key.len == 8)
                 ts__json_decode(text, &key, kb);
+            if (key.len == 8 && memcmp(kb, "metadata", 8) == 0 &&
+                ts__json_peek(&j) == TS__JSON_OBJECT) {
+                if (scan_total_size(&j, total) != 0)
+                    break;
+                continue;
+            }
             if (key.len != 10 || memcmp(kb, "weight_map", 10) != 0 ||
                 ts__json_peek(&j) != TS__JSON_OBJECT) {
                 if (ts__json_skip(&j) != 0)
@@ -1087,7 +1124,8 @@ static ts_status open_indexed(ts_model *m, const char *dir, const char *index_pa
     name_table t = {NULL, 0, 0};
     arena = malloc(len ? len : 1);
     st = arena && table_init(&t, len / 64) == 0
-             ? scan_index(index_path, text, len, arena, &t, &pairs, &npairs, err)
+             ? scan_index(index_path, text, len, arena, &t, &pairs, &npairs, &m->total_size,
+                          err)
              : ts__error(err, TS_ERR_NOMEM, "out of memory");
     free(text);
     if (st) {
@@ -1305,6 +1343,7 @@ static ts_status open_url(const char *path, const ts_model_options *o, ts_model 
         free(found);
         return ts__error(err, TS_ERR_NOMEM, "out of memory");
     }
+    m->total_size = -1;
     if (ends_with(url, ".index.json")) {
         if (!(m->index = dupstr(url)))
             st = ts__error(err, TS_ERR_NOMEM, "out of memory");
@@ -1341,6 +1380,7 @@ ts_status ts_model_open(const char *path, const ts_model_options *opts, ts_model
     ts_model *m = calloc(1, sizeof *m);
     if (!m)
         return ts__error(err, TS_ERR_NOMEM, "out of memory");
+    m->total_size = -1;
     char *dir = NULL;
     if (S_ISDIR(sb.st_mode)) {
         m->root_len = strlen(path);
@@ -1534,6 +1574,11 @@ size_t ts_model_other_file_count(const ts_model *m)
 const char *ts_model_other_file(const ts_model *m, size_t i)
 {
     return m && i < m->nothers ? m->others[i] : NULL;
+}
+
+int64_t ts__model_total_size(const ts_model *m)
+{
+    return m->total_size;
 }
 
 /* The regular files under dir and its subfolders (at most MAX_DEPTH

@@ -35,6 +35,9 @@ void ts__model_meta_free(ts__model_meta *mm);
 ts_status ts__read_small(const char *path, size_t max, char **out, size_t *len, int *missing,
                          ts_error *err);
 size_t ts__model_meta_count(const ts__model_meta *mm);
+/* The index's metadata.total_size (bytes), or -1 when the model has no
+ * index or the index has no such non-negative integer (model.c). */
+int64_t ts__model_total_size(const ts_model *m);
 const ts_model_meta *ts__model_meta_at(const ts__model_meta *mm, size_t i);
 
 #endif /* TSHAPE_MODEL_META_H */

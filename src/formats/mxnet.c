@@ -392,7 +392,7 @@ static ts_status add_array(ts_file *f, const mx_record *r, const char *name,
 {
     ts_array *a = ts__file_add_array(f, err);
     if (!a)
-        return TS_ERR_NOMEM;
+        return ts__file_add_failure(f);
     if (name && !(a->name = ts__file_strndup(f, name, name_len, err)))
         return TS_ERR_NOMEM;
     ts_status st = ts_shape_assign(&a->shape, r->shape.dims, r->shape.ndim, err);
@@ -538,7 +538,9 @@ static ts_status read_mxnet(ts_file *f, const unsigned char *data, size_t len,
         if ((st = read_name(&c, i, &name, &name_len, err)))
             return st;
     }
-    /* Bytes after the names are ignored, as MXNet's loader does. */
+    /* Bytes after the names are ignored, as MXNet's loader does (verify
+     * reports them). */
+    ts__file_set_extent(f, (int64_t)c.pos);
 
     /* Pass 2: the same walk, now adding the arrays with their names. */
     ts__cursor rc, nc;

@@ -25,12 +25,15 @@ static ts_status read_npy(ts_file *f, const unsigned char *data, size_t len,
         return st;
     ts_array *a = ts__file_add_array(f, err);
     if (!a)
-        return TS_ERR_NOMEM;
+        return ts__file_add_failure(f);
     st = ts__npy_parse_header(f, a, &pre, data + pre.dict_start, err);
     if (st)
         return st;
     a->data_offset = pre.data_start;
-    return ts__npy_check_data(a, &pre, (int64_t)len, "", err);
+    st = ts__npy_check_data(a, &pre, (int64_t)len, "", err);
+    if (!st && a->nbytes >= 0)
+        ts__file_set_extent(f, a->data_offset + a->nbytes);
+    return st;
 }
 
 const ts__reader ts__reader_npy = {

@@ -50,7 +50,7 @@ static ts_status read_member(ts_file *f, const ts__zip *z, size_t i, size_t max_
     if (!st) {
         ts_array *a = *out = ts__file_add_array(f, err);
         if (!a) {
-            st = TS_ERR_NOMEM;
+            st = ts__file_add_failure(f);
         } else {
             a->name = ts__file_strndup(f, m->name, strlen(m->name) - 4, err);
             st = a->name ? ts__npy_parse_header(f, a, pre, buf + pre->dict_start, err)

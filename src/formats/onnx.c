@@ -227,9 +227,11 @@ static ts_status resolve_external(onnx_reader *r, ts_array *a, const ext_info *x
     char *rs = NULL; /* the side file, resolved, or the URL beside the model */
     if ((st = locate_side(r, loc, a->name, at, &rs, &size)))
         return st;
-    if (ts__add_overflow(off, want, &end) || end > size) {
+    int overflow = ts__add_overflow(off, want, &end);
+    if (overflow || end > size) {
         free(rs);
-        return ts__fail(err, TS_ERR_FORMAT, 0, (int64_t)at,
+        /* the side file ends before the data: a truncated file */
+        return ts__fail(err, overflow ? TS_ERR_FORMAT : TS_ERR_TRUNCATED, 0, (int64_t)at,
                         "external data out of range: %s: offset %lld + length %lld > size "
                         "of %s (%lld)", a->name, (long long)off, (long long)want, loc,
                         (long long)size);
@@ -468,7 +470,7 @@ static ts_status read_tensor(onnx_reader *r, ts__pb_msg *m, const tensor_ctx *c,
                         tname, (unsigned long long)data_type);
     ts_array *a = ts__file_add_array(r->f, err);
     if (!a)
-        return TS_ERR_NOMEM;
+        return ts__file_add_failure(r->f);
     a->name = tname;
     ts__array_set_dtype(a, t->dtype);
     a->format_dtype = t->name;

@@ -2309,7 +2309,7 @@ static ts_status report_tensor(ctx *c, size_t i)
     const tensor *t = e->t;
     ts_array *a = ts__file_add_array(c->f, c->err);
     if (!a)
-        return TS_ERR_NOMEM;
+        return ts__file_add_failure(c->f);
     a->name = e->name;
     ts_status st;
     if (t->kind == K_NUMPY)
@@ -2613,6 +2613,7 @@ static ts_status legacy_locate(ctx *c)
             return TS_ERR_NOMEM;
         pos += (size_t)s->nbytes;
     }
+    ts__file_set_extent(c->f, (int64_t)pos); /* the last storage ends the file */
     for (size_t i = 0; i < c->nstorages; i++)
         if (!c->storages[i]->located) {
             char kt[96];

@@ -84,6 +84,10 @@ extern int ts__test_sparse;
  * past TS__MAX_ARRAYS arrays (TS_ERR_LIMIT).
  */
 ts_array *ts__file_add_array(ts_file *f, ts_error *err);
+/* The status of the last ts__file_add_array that returned NULL
+ * (TS_ERR_LIMIT past a limit, TS_ERR_NOMEM), for a reader to return
+ * whether or not it was given an err. */
+ts_status ts__file_add_failure(const ts_file *f);
 /* 1 when a file named with one of the extensions of row i of the reader
  * table is of that format whatever its bytes say (a .bin that is not a
  * checkpoint is a broken one), 0 for a reader whose probe must accept it
@@ -134,6 +138,18 @@ ts_status ts__file_add_lazy_metadata(ts_file *f, const char *key, size_t key_len
 /* Sets the version text ("1.0", "V2", "3"); the string must be static or
  * owned by f. */
 void ts__file_set_version(ts_file *f, const char *version);
+
+/*
+ * The end of what the file's headers account for (ts__file_set_extent,
+ * called by readers that know it): the byte after the last one the format
+ * places (the last tensor's data and the padding the format writes after
+ * it, a zip's end record and comment, a name list). A file longer than
+ * this has trailing bytes (verify.c says so); a shorter one was refused by
+ * the reader. -1 until set: the format has no end of its own (protobuf
+ * messages are the whole file) or the reader does not say.
+ */
+void ts__file_set_extent(ts_file *f, int64_t end);
+int64_t ts__file_extent(const ts_file *f);
 
 /* Appends a metadata entry (both strings copied). */
 ts_status ts__file_add_metadata(ts_file *f, const char *key, size_t key_len,
@@ -306,6 +322,12 @@ ts_status ts__file_need(ts_file *f, uint64_t off, uint64_t len, ts_error *err);
 ts_status ts__file_open_memory_sparse(const void *data, size_t len,
                                       const ts_open_options *opts, ts_file **out,
                                       ts_error *err);
+
+/* Runs fn(arg, err) under the guard of f's image (ts__guarded_parse for a
+ * mapped file, ts__guarded_sparse for a sparse one, a plain call for an
+ * image in memory): for code outside a reader that walks the image (the
+ * zip directory of verify's deep pass). */
+ts_status ts__file_guard(const ts_file *f, ts__parse_fn fn, void *arg, ts_error *err);
 
 /* f's byte source. */
 ts__source *ts__file_source(const ts_file *f);

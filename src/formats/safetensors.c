@@ -414,7 +414,7 @@ static ts_status check_entry(ts_file *f, const char *name, const st_entry *e,
 
     ts_array *a = ts__file_add_array(f, err);
     if (!a)
-        return TS_ERR_NOMEM;
+        return ts__file_add_failure(f);
     a->name = name;
     st = ts_shape_assign(&a->shape, dims, (int)ndim, err);
     if (st)
@@ -831,8 +831,10 @@ static ts_status read_safetensors(ts_file *f, const unsigned char *data, size_t 
         st = json_failure(&j, err);
     if (!st)
         st = check_cover(tensors, nt, data_start, (int64_t)len - data_start, (int64_t)len, err);
-    if (!st)
+    if (!st) {
         ts__file_set_version(f, "");
+        ts__file_set_extent(f, (int64_t)len); /* check_cover: exactly */
+    }
     ts__scratch_free(f, names.v);
     ts__scratch_free(f, tensors);
     return st;

@@ -231,7 +231,7 @@ static ts_status add_const(sm *r, const char *name, const ts__pb_msg *parent,
         return st;
     ts_array *a = ts__file_add_array(r->f, r->err);
     if (!a)
-        return r->err ? r->err->code : TS_ERR_NOMEM;
+        return ts__file_add_failure(r->f);
     a->name = name;
     const char *type_note;
     int fixed = ts__tf_set_dtype(a, dtype, 0, &type_note);

@@ -863,7 +863,7 @@ static ts_status try_member(void *arg, const unsigned char *buf, size_t n, int64
             return st;
         ts_array *a = st ? NULL : ts__file_add_array(fs->f, err);
         if (!st && !a)
-            st = TS_ERR_NOMEM;
+            st = ts__file_add_failure(fs->f);
         if (!st && (uint64_t)pre.data_start > n)
             return n < j->m->size ? TS_ERR_TRUNCATED : ts__error(err, TS_ERR_TRUNCATED,
                                                                  "the .npy header is cut");
@@ -1171,7 +1171,7 @@ static ts_status scan_npy(fscan *fs, const unsigned char *d, size_t len, int64_t
     ts_status st = ts__npy_read_prelude(d, len, (int64_t)len, 0, "file", &pre, &e);
     ts_array *a = st ? NULL : ts__file_add_array(fs->f, &e);
     if (!st && !a)
-        st = TS_ERR_NOMEM;
+        st = ts__file_add_failure(fs->f);
     if (!st)
         st = ts__npy_parse_header(fs->f, a, &pre, d + pre.dict_start, &e);
     if (st == TS_ERR_NOMEM)

@@ -752,7 +752,7 @@ static ts_status add_entry(ck *r, const ck_block *b, size_t vpos, size_t vlen)
                         who, (unsigned long long)e.dtype);
     ts_array *a = ts__file_add_array(r->f, r->err);
     if (!a)
-        return r->err ? r->err->code : TS_ERR_NOMEM;
+        return ts__file_add_failure(r->f);
     r->arrays++;
     a->name = name;
     if ((st = ts_shape_resize(&a->shape, e.ndim, r->err)))

@@ -391,7 +391,7 @@ static ts_status read_weight(tj *r, size_t index)
                         ts__printable(e.name, e.name_len, nb, sizeof nb));
     ts_array *a = ts__file_add_array(r->f, r->err);
     if (!a)
-        return r->err ? r->err->code : TS_ERR_NOMEM;
+        return ts__file_add_failure(r->f);
     a->name = e.name;
     if ((st = ts_shape_resize(&a->shape, e.ndim, r->err)))
         return st;

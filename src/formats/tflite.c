@@ -609,9 +609,11 @@ static ts_status add_tensor(tfl *r, const tfl_graph *g, size_t i, const tfl_tens
                             "only in shape_signature)", shown, sb);
         }
     const char *name = array_name(r, x, g->prefix);
-    ts_array *a = name ? ts__file_add_array(r->f, r->err) : NULL;
-    if (!a)
+    if (!name)
         return r->err ? r->err->code : TS_ERR_NOMEM;
+    ts_array *a = ts__file_add_array(r->f, r->err);
+    if (!a)
+        return ts__file_add_failure(r->f);
     a->name = name;
     if ((st = ts_shape_resize(&a->shape, x->ndim, r->err)))
         return st;

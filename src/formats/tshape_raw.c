@@ -123,7 +123,7 @@ static ts_status read_raw(ts_file *f, const unsigned char *data, size_t len,
         ts_array *a = ts__file_add_array(f, err);
         if (!a) {
             ts_shape_free(&s);
-            return TS_ERR_NOMEM;
+            return ts__file_add_failure(f);
         }
         ts_shape_move(&a->shape, &s);
         a->dtype_name = "none";

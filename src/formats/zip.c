@@ -298,6 +298,8 @@ ts_status ts__zip_open(ts__zip **out, ts_file *f, const unsigned char *data, siz
     ts_status st = locate_cd(f, data, len, &loc, err);
     if (st)
         return st;
+    /* the archive ends with its end record and comment */
+    ts__file_set_extent(f, (int64_t)loc.eocd + EOCD_LEN + ts__le16(data + loc.eocd + 20));
     ts__zip *z = ts__scratch_alloc(f, sizeof *z, err);
     if (!z)
         return TS_ERR_NOMEM;

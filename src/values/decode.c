@@ -183,6 +183,56 @@ static void f16_dn(const unsigned char *s, size_t n, double *d)
     for (size_t i = 0; i < n; i++)
         d[i] = half_table[ld16n(s + 2 * i)];
 }
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include <cpuid.h>
+#include <immintrin.h>
+/* The same values by the F16C instruction, 8 at a time (every half is
+ * exact in float, every float in double; a NaN stays a NaN). */
+__attribute__((target("avx,f16c"))) static void f16_dn_f16c(const unsigned char *s, size_t n,
+                                                            double *d)
+{
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        __m256 f = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(const void *)(s + 2 * i)));
+        _mm256_storeu_pd(d + i, _mm256_cvtps_pd(_mm256_castps256_ps128(f)));
+        _mm256_storeu_pd(d + i + 4, _mm256_cvtps_pd(_mm256_extractf128_ps(f, 1)));
+    }
+    f16_dn(s + 2 * i, n - i, d + i);
+}
+
+/* 1 when the CPU has F16C and AVX and the OS saves the AVX registers
+ * (CPUID leaf 1 ECX bits 29, 28 and 27 OSXSAVE; XCR0 bits 1 and 2), by
+ * cpuid.h, which gcc and clang both have (clang 14's
+ * __builtin_cpu_supports does not know "f16c"). */
+static int has_f16c(void)
+{
+    unsigned a, b, c, d;
+    if (!__get_cpuid(1, &a, &b, &c, &d))
+        return 0;
+    const unsigned need = (1u << 29) | (1u << 28) | (1u << 27);
+    if ((c & need) != need)
+        return 0;
+    unsigned lo, hi;
+    __asm__ volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
+    (void)hi;
+    return (lo & 0x6u) == 0x6u;
+}
+
+/* f16_dn_f16c where the CPU has F16C (the 256 KiB table is read at random
+ * otherwise: about 3x slower on large arrays). */
+static void (*f16_native(void))(const unsigned char *, size_t, double *)
+{
+    static int cached = -1; /* benign race: every thread computes the same */
+    if (cached < 0)
+        cached = has_f16c();
+    return cached ? f16_dn_f16c : f16_dn;
+}
+#else
+static void (*f16_native(void))(const unsigned char *, size_t, double *)
+{
+    return f16_dn;
+}
+#endif
 static void f16_ds(const unsigned char *s, size_t n, double *d)
 {
     for (size_t i = 0; i < n; i++)
@@ -327,10 +377,32 @@ static void q8_0(const unsigned char *b, size_t n, double *y)
 {
     for (size_t i = 0; i < n; i += 32, b += 34, y += 32) {
         const float d = h2f(b);
+#if defined(__SSE2__)
+        /* the same float products, 4 at a time: int8 sign-extended by
+         * unpacking a byte with itself and shifting arithmetically */
+        const __m128 vd = _mm_set1_ps(d);
+        for (int h = 0; h < 2; h++) {
+            __m128i q = _mm_loadu_si128((const __m128i *)(const void *)(b + 2 + 16 * h));
+            __m128i w[2] = {_mm_srai_epi16(_mm_unpacklo_epi8(q, q), 8),
+                            _mm_srai_epi16(_mm_unpackhi_epi8(q, q), 8)};
+            for (int k = 0; k < 2; k++) {
+                __m128 lo = _mm_mul_ps(
+                    _mm_cvtepi32_ps(_mm_srai_epi32(_mm_unpacklo_epi16(w[k], w[k]), 16)), vd);
+                __m128 hi = _mm_mul_ps(
+                    _mm_cvtepi32_ps(_mm_srai_epi32(_mm_unpackhi_epi16(w[k], w[k]), 16)), vd);
+                double *o = y + 16 * h + 8 * k;
+                _mm_storeu_pd(o, _mm_cvtps_pd(lo));
+                _mm_storeu_pd(o + 2, _mm_cvtps_pd(_mm_movehl_ps(lo, lo)));
+                _mm_storeu_pd(o + 4, _mm_cvtps_pd(hi));
+                _mm_storeu_pd(o + 6, _mm_cvtps_pd(_mm_movehl_ps(hi, hi)));
+            }
+        }
+#else
         for (int j = 0; j < 32; j++) {
             const float v = (int8_t)b[2 + j] * d;
             y[j] = v;
         }
+#endif
     }
 }
 
@@ -648,7 +720,10 @@ ts_status ts__decoder_for(const ts_array *a, ts__decoder *d, ts_error *err)
     case TS_DTYPE_UINT16: INTS(u16, TS_VALUE_UINT); break;
     case TS_DTYPE_UINT32: INTS(u32, TS_VALUE_UINT); break;
     case TS_DTYPE_UINT64: INTS(u64, TS_VALUE_UINT); break;
-    case TS_DTYPE_FLOAT16: d->kind = TS_VALUE_FLOAT; d->to_double = PICK(f16_d); break;
+    case TS_DTYPE_FLOAT16:
+        d->kind = TS_VALUE_FLOAT;
+        d->to_double = swap ? f16_ds : f16_native();
+        break;
     case TS_DTYPE_BFLOAT16: d->kind = TS_VALUE_FLOAT; d->to_double = PICK(bf16_d); break;
     case TS_DTYPE_FLOAT32: d->kind = TS_VALUE_FLOAT; d->to_double = PICK(f32_d); break;
     case TS_DTYPE_FLOAT64: d->kind = TS_VALUE_FLOAT; d->to_double = PICK(f64_d); break;

@@ -201,6 +201,22 @@ void ts__zcursor_close(ts__zcursor *c);
  * returns other bytes could. */
 extern void (*ts__test_before_verify)(const char *tmp_path);
 
+/* Receives output bytes in pieces (write.c). */
+typedef ts_status (*ts__emit_fn)(void *ctx, const unsigned char *p, size_t len, ts_error *err);
+
+/*
+ * The canonical bytes of array a of f, in pieces to emit: its elements in
+ * flat C order, each little-endian (complex: each part), in its own dtype,
+ * wherever and however it is stored (views, Fortran order, big-endian,
+ * deflated members): what ts_write writes for it without a cast. name
+ * (NULL: a->name) names it in messages. Errors: TS_ERR_DTYPE (a dtype
+ * without fixed whole-byte elements or that cannot be decoded: strings,
+ * GGUF blocks, sub-byte types), those of ts__data_open and of reading,
+ * and emit's.
+ */
+ts_status ts__array_canonical(const ts_file *f, const ts_array *a, const char *name,
+                              ts__emit_fn emit, void *ctx, ts_error *err);
+
 /* Prefixes err's message with "array 'NAME': " and returns code. */
 ts_status ts__values_fail(const ts_array *a, ts_error *err, ts_status code);
 

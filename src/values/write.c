@@ -297,7 +297,7 @@ static ts_status plan_one(plan *p, const ts_write_options *o, ts_error *err)
 
 /* ---- the pump: runs of stored elements -> pieces of output bytes --------------- */
 
-typedef ts_status (*emit_fn)(void *ctx, const unsigned char *p, size_t len, ts_error *err);
+typedef ts__emit_fn emit_fn;
 
 typedef struct pump {
     const plan *p;
@@ -448,6 +448,33 @@ static ts_status pump_array(const plan *p, unsigned char *buf, double *dbuf, emi
     }
     if (!st)
         st = pump_flush(&u, err);
+    return st;
+}
+
+ts_status ts__array_canonical(const ts_file *f, const ts_array *a, const char *name,
+                              ts__emit_fn emit, void *ctx, ts_error *err)
+{
+    plan p;
+    memset(&p, 0, sizeof p);
+    p.name = name ? name : a->name;
+    p.file = f;
+    p.a = a;
+    p.out = a->dtype;
+    p.itemsize = ts_dtype_itemsize(a->dtype);
+    if (a->storage != TS_STORAGE_DENSE || p.itemsize <= 0 || a->bits % 8 != 0 ||
+        ts_array_value_kind(a) == TS_VALUE_NONE)
+        return fail_array(&p, err, ts__error(err, TS_ERR_DTYPE, "dtype %s has no canonical "
+                                             "bytes here", a->dtype_name));
+    int big = a->byteorder == '>' || (a->byteorder == '=' && !host_little());
+    p.swap_unit = complex_pair(p.out) ? p.itemsize / 2 : p.itemsize;
+    p.swap = big && p.swap_unit > 1;
+    unsigned char *buf = malloc(PUMP_BYTES);
+    double *dbuf = malloc(2 * TS__VBLOCK * sizeof *dbuf);
+    ts_status st = buf && dbuf ? pump_array(&p, buf, dbuf, emit, ctx, err)
+                               : fail_array(&p, err, ts__error(err, TS_ERR_NOMEM,
+                                                               "out of memory"));
+    free(buf);
+    free(dbuf);
     return st;
 }
 

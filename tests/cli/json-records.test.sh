@@ -26,4 +26,11 @@ out=$(mktemp -d) || exit 2
 trap 'rm -f "$list"; rm -rf "$out"' EXIT
 { "$TSHAPE" --json convert tests/fixtures/pytorch/hf_tied.bin "$out/a.safetensors" &&
   "$TSHAPE" --json convert --no-verify tests/fixtures/values/f4.npy "$out/b.npz"; } 2>/dev/null |
-    "$py" tests/cli/json_records.py --lines man/tshape.1
+    "$py" tests/cli/json_records.py --lines man/tshape.1 || exit 1
+# The verify records (issue 25): every fixture of an incident, deep.
+for p in tests/fixtures/verify/* tests/fixtures/model/hf-bin; do
+    "$TSHAPE" --json verify --deep "$p"
+done 2>/dev/null | "$py" tests/cli/json_records.py --lines man/tshape.1 || exit 1
+# The id record (issue 25).
+"$TSHAPE" --json id --values tests/fixtures/model/hf examples/checkpoint.npz tests/fixtures/model/missing \
+    2>/dev/null | "$py" tests/cli/json_records.py --lines man/tshape.1

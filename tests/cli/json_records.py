@@ -44,6 +44,7 @@ DIFF_RUNS = [
     ["--metadata", "tests/fixtures/model/diffmeta/epoch2.pt",
      "tests/fixtures/model/diffmeta/epoch3.pt"],
     ["--metadata", "tests/fixtures/model/diffmeta/shards", "tests/fixtures/model/diffmeta/shards2"],
+    ["--values", "tests/fixtures/qdiff/hf", "tests/fixtures/qdiff/q8_0.gguf"],
 ]
 
 # `tshape --json info` runs of the model summary record (folders, --group,

@@ -1,0 +1,439 @@
+/*
+ * qdiff.c - ts_array_metrics: how far an array (a quantized or converted
+ * copy) is from its reference, element by element after decoding both to
+ * float64 (GGUF blocks dequantized as ggml does): max |b - a|, RMSE, NMSE
+ * (the error's energy over the reference's, as ollama's model diff and
+ * llama.cpp's quantize-stats report it) and cosine similarity.
+ *
+ * The rows of b may be those of a in the order llama.cpp's converter puts
+ * the query and key projections of llama models (convert_hf_to_gguf.py,
+ * LlamaModel.permute: weights.reshape(H, 2, R / H / 2, C).swapaxes(1, 2)):
+ * a's row h*R/H + j*R/(2H) + i is b's row h*R/H + 2i + j.
+ *
+ * Work: rows in chunks of about CHUNK_ELEMS elements on nthreads threads,
+ * each chunk's sums kept apart and added in chunk order (results do not
+ * depend on the number of threads). Arrays stored as is in C order are
+ * read where they lie (ts__data_fetch); any other storage through
+ * ts_array_read, on one thread.
+ */
+#include "values.h"
+
+#include <math.h>
+#include <stdatomic.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+#include <stdlib.h>
+
+#define OPTIONS_V1_SIZE (offsetof(ts_metrics_options, progress_ctx) + sizeof(void *))
+#define CHUNK_ELEMS ((int64_t)1 << 18)
+#define PROGRESS_BYTES ((int64_t)64 << 20)
+
+typedef struct sums {
+    double sq_err, sq_a, sq_b, ab, max_abs;
+    int64_t n, nan;
+} sums;
+
+typedef struct side {
+    const ts_file *f;
+    const ts_array *a;
+    ts__data d;
+    int direct;              /* stored as is, C order: ts__data_fetch */
+} side;
+
+typedef struct job {
+    side A, B;
+    int64_t rows, cols;      /* a viewed as (rows, cols) */
+    int64_t heads;           /* > 0: b's rows permuted */
+    int64_t per_chunk;       /* rows per chunk */
+    int64_t nchunks;
+    sums *part;              /* per chunk */
+    atomic_llong next;
+    atomic_llong done;
+    long long reported;
+    int64_t total;
+    const ts_metrics_options *o;
+    ts_status st;
+    ts_error err;
+    atomic_int failed;
+} job;
+
+typedef struct worker {
+    job *J;
+    int reporter;
+    unsigned char *raw;      /* stored bytes of a run (of a) */
+    unsigned char *raw_b;    /* of b, when both are read as stored */
+    double *x, *y;           /* decoded a and b */
+    size_t cap;              /* elements of x and y */
+} worker;
+
+static int64_t run_bytes(const ts__decoder *dec, int64_t n)
+{
+    return dec->block > 1 ? n / dec->block * dec->block_bytes : n * dec->elem_bytes;
+}
+
+/* Elements [first, first + n) of s in flat C order into out (n doubles). */
+static ts_status read_side(worker *w, side *s, int64_t first, int64_t n, double *out,
+                           ts_error *err)
+{
+    if (!s->direct)
+        return ts_array_read(s->f, s->a, first, n, TS_DTYPE_FLOAT64, out, err);
+    const unsigned char *p = ts__data_fetch(&s->d, first, n, w->raw, err);
+    if (!p)
+        return err ? err->code : TS_ERR_IO;
+    s->d.dec.to_double(p, (size_t)n, out);
+    return TS_OK;
+}
+
+/* The row of b that holds row r of a. */
+static int64_t b_row(const job *J, int64_t r)
+{
+    if (J->heads <= 0)
+        return r;
+    int64_t per = J->rows / J->heads, half = per / 2;
+    int64_t h = r / per, rem = r % per, j = rem / half, i = rem % half;
+    return h * per + 2 * i + j;
+}
+
+/* The sums of n pairs, in four lanes (independent chains the CPU overlaps;
+ * a pair with a NaN adds zeros and counts), added in a fixed order: the
+ * result depends on n and the data only. */
+static void accumulate(sums *s, const double *x, const double *y, size_t n)
+{
+    double se[4] = {0}, sa[4] = {0}, sb[4] = {0}, ab[4] = {0}, mx[4] = {0};
+    int64_t nan = 0;
+    size_t i = 0;
+#if defined(__SSE2__)
+    /* lanes 0, 1 in the registers ending in 0, lanes 2, 3 in those in 1 */
+    const __m128d sign = _mm_set1_pd(-0.0);
+    __m128d se0 = _mm_setzero_pd(), sa0 = se0, sb0 = se0, ab0 = se0, mx0 = se0;
+    __m128d se1 = se0, sa1 = se0, sb1 = se0, ab1 = se0, mx1 = se0;
+#define TS__LANES(off, se, sa, sb, ab, mx)                                                   \
+    do {                                                                                    \
+        __m128d a = _mm_loadu_pd(x + i + (off)), b = _mm_loadu_pd(y + i + (off));           \
+        __m128d bad = _mm_or_pd(_mm_cmpunord_pd(a, a), _mm_cmpunord_pd(b, b));             \
+        int m = _mm_movemask_pd(bad);                                                       \
+        nan += (m & 1) + (m >> 1);                                                          \
+        a = _mm_andnot_pd(bad, a);                                                          \
+        b = _mm_andnot_pd(bad, b);                                                          \
+        __m128d d = _mm_andnot_pd(_mm_cmpeq_pd(a, b), _mm_sub_pd(b, a)); /* inf == inf */  \
+        mx = _mm_max_pd(mx, _mm_andnot_pd(sign, d));                                        \
+        se = _mm_add_pd(se, _mm_mul_pd(d, d));                                              \
+        sa = _mm_add_pd(sa, _mm_mul_pd(a, a));                                              \
+        sb = _mm_add_pd(sb, _mm_mul_pd(b, b));                                              \
+        ab = _mm_add_pd(ab, _mm_mul_pd(a, b));                                              \
+    } while (0)
+    for (; i + 4 <= n; i += 4) {
+        TS__LANES(0, se0, sa0, sb0, ab0, mx0);
+        TS__LANES(2, se1, sa1, sb1, ab1, mx1);
+    }
+#undef TS__LANES
+    _mm_storeu_pd(se, se0), _mm_storeu_pd(se + 2, se1);
+    _mm_storeu_pd(sa, sa0), _mm_storeu_pd(sa + 2, sa1);
+    _mm_storeu_pd(sb, sb0), _mm_storeu_pd(sb + 2, sb1);
+    _mm_storeu_pd(ab, ab0), _mm_storeu_pd(ab + 2, ab1);
+    _mm_storeu_pd(mx, mx0), _mm_storeu_pd(mx + 2, mx1);
+#endif
+    for (; i + 4 <= n; i += 4) {
+        for (int k = 0; k < 4; k++) {
+            double a = x[i + k], b = y[i + k];
+            int bad = isnan(a) | isnan(b);
+            nan += bad;
+            a = bad ? 0 : a;
+            b = bad ? 0 : b;
+            double d = a == b ? 0 : b - a; /* inf == inf: 0 */
+            double ad = fabs(d);
+            mx[k] = ad > mx[k] ? ad : mx[k];
+            se[k] += d * d;
+            sa[k] += a * a;
+            sb[k] += b * b;
+            ab[k] += a * b;
+        }
+    }
+    for (; i < n; i++) {
+        double a = x[i], b = y[i];
+        int bad = isnan(a) | isnan(b);
+        nan += bad;
+        a = bad ? 0 : a;
+        b = bad ? 0 : b;
+        double d = a == b ? 0 : b - a;
+        double ad = fabs(d);
+        mx[0] = ad > mx[0] ? ad : mx[0];
+        se[0] += d * d;
+        sa[0] += a * a;
+        sb[0] += b * b;
+        ab[0] += a * b;
+    }
+    s->sq_err += (se[0] + se[1]) + (se[2] + se[3]);
+    s->sq_a += (sa[0] + sa[1]) + (sa[2] + sa[3]);
+    s->sq_b += (sb[0] + sb[1]) + (sb[2] + sb[3]);
+    s->ab += (ab[0] + ab[1]) + (ab[2] + ab[3]);
+    for (int k = 0; k < 4; k++)
+        s->max_abs = mx[k] > s->max_abs ? mx[k] : s->max_abs;
+    s->nan += nan;
+    s->n += (int64_t)n;
+}
+
+typedef struct chunk_arg {
+    worker *w;
+    int64_t c;
+} chunk_arg;
+
+static ts_status run_chunk(void *arg, ts_error *err)
+{
+    chunk_arg *ca = arg;
+    worker *w = ca->w;
+    job *J = w->J;
+    sums *s = &J->part[ca->c];
+    int64_t r0 = ca->c * J->per_chunk, r1 = r0 + J->per_chunk;
+    if (r1 > J->rows)
+        r1 = J->rows;
+    ts_status st = TS_OK;
+    if (J->heads <= 0 && J->A.direct && J->B.direct) {
+        /* both stored as is: their bytes fetched once, then decoded and
+         * summed TS__VBLOCK at a time, so the doubles stay in the cache */
+        int64_t first = r0 * J->cols, n = (r1 - r0) * J->cols;
+        const unsigned char *pa = ts__data_fetch(&J->A.d, first, n, w->raw, err);
+        if (!pa)
+            return ts__error_index(err, err ? err->code : TS_ERR_IO, 0);
+        const unsigned char *pb = ts__data_fetch(&J->B.d, first, n, w->raw_b, err);
+        if (!pb)
+            return ts__error_index(err, err ? err->code : TS_ERR_IO, 1);
+        for (int64_t k = 0; k < n; k += TS__VBLOCK) {
+            int64_t m = n - k < TS__VBLOCK ? n - k : TS__VBLOCK;
+            J->A.d.dec.to_double(pa + run_bytes(&J->A.d.dec, k), (size_t)m, w->x);
+            J->B.d.dec.to_double(pb + run_bytes(&J->B.d.dec, k), (size_t)m, w->y);
+            accumulate(s, w->x, w->y, (size_t)m);
+        }
+    } else if (J->heads <= 0) {
+        int64_t first = r0 * J->cols, n = (r1 - r0) * J->cols;
+        if ((st = read_side(w, &J->A, first, n, w->x, err)))
+            return ts__error_index(err, st, 0);
+        if ((st = read_side(w, &J->B, first, n, w->y, err)))
+            return ts__error_index(err, st, 1);
+        accumulate(s, w->x, w->y, (size_t)n);
+    } else if (J->A.direct && J->B.direct && J->cols % J->A.d.dec.block == 0 &&
+               J->cols % J->B.d.dec.block == 0) {
+        /* chunks of whole heads: b's rows for a's r0..r1 are rows r0..r1
+         * too, in another order; both fetched once, decoded a row at a time */
+        int64_t first = r0 * J->cols, n = (r1 - r0) * J->cols;
+        const unsigned char *pa = ts__data_fetch(&J->A.d, first, n, w->raw, err);
+        if (!pa)
+            return ts__error_index(err, err ? err->code : TS_ERR_IO, 0);
+        const unsigned char *pb = ts__data_fetch(&J->B.d, first, n, w->raw_b, err);
+        if (!pb)
+            return ts__error_index(err, err ? err->code : TS_ERR_IO, 1);
+        int64_t rba = run_bytes(&J->A.d.dec, J->cols), rbb = run_bytes(&J->B.d.dec, J->cols);
+        for (int64_t r = r0; r < r1; r++) {
+            J->A.d.dec.to_double(pa + (r - r0) * rba, (size_t)J->cols, w->x);
+            J->B.d.dec.to_double(pb + (b_row(J, r) - r0) * rbb, (size_t)J->cols, w->y);
+            accumulate(s, w->x, w->y, (size_t)J->cols);
+        }
+    } else {
+        /* a's rows r0..r1 in one read, b's one row at a time */
+        int64_t n = (r1 - r0) * J->cols;
+        if ((st = read_side(w, &J->A, r0 * J->cols, n, w->x, err)))
+            return ts__error_index(err, st, 0);
+        for (int64_t r = r0; r < r1 && !st; r++)
+            st = read_side(w, &J->B, b_row(J, r) * J->cols, J->cols,
+                           w->y + (r - r0) * J->cols, err);
+        if (st)
+            return ts__error_index(err, st, 1);
+        accumulate(s, w->x, w->y, (size_t)n);
+    }
+    int64_t bytes = run_bytes(&J->A.d.dec, (r1 - r0) * J->cols) +
+                    run_bytes(&J->B.d.dec, (r1 - r0) * J->cols);
+    long long now = atomic_fetch_add(&J->done, bytes) + bytes;
+    if (w->reporter && J->o->progress && now / PROGRESS_BYTES != J->reported / PROGRESS_BYTES) {
+        J->reported = now;
+        J->o->progress(J->o->progress_ctx, now, J->total);
+    }
+    return TS_OK;
+}
+
+/* Bytes of both maps are read under their fault guards (nested). */
+static ts_status guard_b(void *arg, ts_error *err)
+{
+    chunk_arg *ca = arg;
+    job *J = ca->w->J;
+    return J->B.direct ? ts__data_guard(&J->B.d, run_chunk, ca, err) : run_chunk(ca, err);
+}
+
+static void *thread_main(void *arg)
+{
+    worker *w = arg;
+    job *J = w->J;
+    for (;;) {
+        int64_t c = atomic_fetch_add(&J->next, 1);
+        if (c >= J->nchunks || atomic_load(&J->failed))
+            return NULL;
+        ts_error e;
+        chunk_arg ca = {w, c};
+        ts_status st = J->A.direct ? ts__data_guard(&J->A.d, guard_b, &ca, &e)
+                                   : guard_b(&ca, &e);
+        if (st) {
+            int expected = 0;
+            if (atomic_compare_exchange_strong(&J->failed, &expected, 1)) {
+                J->st = st;
+                J->err = e;
+            }
+            return NULL;
+        }
+    }
+}
+
+static int direct(const ts__data *d, const ts_array *a)
+{
+    static const uint16_t one = 1;
+    int little = *(const unsigned char *)&one == 1;
+    int native = a->itemsize <= 1 || a->byteorder == '<' || a->byteorder == '|' ||
+                 (a->byteorder == '=' && little) || d->dec.block > 1;
+    return !d->src && d->c_order && d->contiguous && native && d->implicit_zeros == 0 &&
+           little;
+}
+
+ts_status ts_array_metrics(const ts_file *fa, const ts_array *a, const ts_file *fb,
+                           const ts_array *b, const ts_metrics_options *opts, ts_metrics *out,
+                           ts_error *err)
+{
+    static const char fn[] = "ts_array_metrics";
+    TS__ARG_NONNULL(err, fa);
+    TS__ARG_NONNULL(err, a);
+    TS__ARG_NONNULL(err, fb);
+    TS__ARG_NONNULL(err, b);
+    TS__ARG_NONNULL(err, out);
+    ts_metrics_options o = TS_METRICS_OPTIONS_INIT;
+    if (opts) {
+        ts_status st = ts__read_struct(err, fn, "opts", "options", opts, OPTIONS_V1_SIZE, &o,
+                                       sizeof o, "TS_METRICS_OPTIONS_INIT", "ts_metrics_options");
+        if (st)
+            return st;
+    }
+    if (o.nthreads < 0)
+        return ts__bad_arg(err, fn, "opts->nthreads is %d, below 0", o.nthreads);
+    if (o.qk_heads < 0)
+        return ts__bad_arg(err, fn, "opts->qk_heads is %lld, below 0", (long long)o.qk_heads);
+    ts__ok(err);
+    if (!ts_shape_equal(&a->shape, &b->shape)) {
+        char sa[TS__SHAPE_STR_MAX], sb[TS__SHAPE_STR_MAX];
+        return ts__error(err, TS_ERR_SIZE, "shapes %s and %s differ",
+                         ts__shape_str(&a->shape, sa, sizeof sa),
+                         ts__shape_str(&b->shape, sb, sizeof sb));
+    }
+    if (ts_array_value_kind(a) == TS_VALUE_COMPLEX || ts_array_value_kind(b) == TS_VALUE_COMPLEX)
+        return ts__error(err, TS_ERR_DTYPE, "complex arrays have no error metrics here");
+    job *J = calloc(1, sizeof *J);
+    if (!J)
+        return ts__error(err, TS_ERR_NOMEM, "out of memory");
+    J->o = &o;
+    ts_status st = ts__data_open(&J->A.d, fa, a, err);
+    if (!st && (st = ts__data_open(&J->B.d, fb, b, err)))
+        ts__error_index(err, st, 1);
+    if (st) {
+        free(J);
+        return st;
+    }
+    J->A.f = fa, J->A.a = a, J->B.f = fb, J->B.a = b;
+    J->A.direct = direct(&J->A.d, a);
+    J->B.direct = direct(&J->B.d, b);
+    int nd = ts_shape_ndim(&a->shape);
+    const int64_t *dims = ts_shape_dims(&a->shape);
+    J->cols = nd > 0 ? dims[nd - 1] : 1;
+    J->rows = J->cols > 0 ? a->size / J->cols : 0;
+    J->heads = o.qk_heads;
+    if (J->heads > 0 && (nd < 1 || nd > 2 || J->rows % (2 * J->heads) != 0)) {
+        char sa[TS__SHAPE_STR_MAX];
+        free(J);
+        return ts__error(err, TS_ERR_SIZE, "shape %s cannot hold %lld heads of row pairs "
+                         "(the rows must be a multiple of 2 x heads)",
+                         ts__shape_str(&a->shape, sa, sizeof sa), (long long)o.qk_heads);
+    }
+    if (nd == 2 && J->heads > 0)
+        ; /* rows as they are */
+    else if (J->heads > 0) { /* a bias: one element per row */
+        J->cols = 1;
+        J->rows = a->size;
+    }
+    /* rows per chunk: whole blocks of both sides (GGUF rows are whole blocks) */
+    int64_t per = J->cols > 0 ? CHUNK_ELEMS / J->cols : 1;
+    if (per < 1)
+        per = 1;
+    int64_t blk = J->A.d.dec.block > J->B.d.dec.block ? J->A.d.dec.block : J->B.d.dec.block;
+    if (J->heads <= 0 && J->cols % blk != 0) {
+        /* rows that split blocks: one chunk of everything */
+        per = J->rows;
+    } else if (J->heads > 0) {
+        /* whole heads: the rows of b that a chunk of a needs are its own */
+        int64_t hr = J->rows / J->heads;
+        per = per < hr ? hr : per / hr * hr;
+    }
+    J->per_chunk = per;
+    J->nchunks = J->rows > 0 ? (J->rows + per - 1) / per : 0;
+    J->total = run_bytes(&J->A.d.dec, a->size) + run_bytes(&J->B.d.dec, b->size);
+    int n = o.nthreads > 0 ? o.nthreads : ts__cpu_count(256);
+    if (!J->A.direct || !J->B.direct)
+        n = 1; /* ts_array_read of deflated or HDF5 data: one reader */
+    if ((int64_t)n > J->nchunks)
+        n = J->nchunks > 0 ? (int)J->nchunks : 1;
+    J->part = calloc((size_t)(J->nchunks ? J->nchunks : 1), sizeof *J->part);
+    worker *w = calloc((size_t)n, sizeof *w);
+    size_t cap = (size_t)(per * (J->cols > 0 ? J->cols : 1));
+    int64_t most = run_bytes(&J->A.d.dec, (int64_t)cap) > run_bytes(&J->B.d.dec, (int64_t)cap)
+                       ? run_bytes(&J->A.d.dec, (int64_t)cap)
+                       : run_bytes(&J->B.d.dec, (int64_t)cap);
+    st = J->part && w ? TS_OK : ts__error(err, TS_ERR_NOMEM, "out of memory");
+    for (int t = 0; !st && t < n; t++) {
+        w[t].J = J;
+        w[t].reporter = t == 0;
+        w[t].cap = cap;
+        w[t].raw = malloc((size_t)most + 64);
+        w[t].raw_b = malloc((size_t)most + 64);
+        w[t].x = malloc(cap * sizeof(double) + 8);
+        w[t].y = malloc(cap * sizeof(double) + 8);
+        if (!w[t].raw || !w[t].raw_b || !w[t].x || !w[t].y)
+            st = ts__error(err, TS_ERR_NOMEM, "out of memory for %zu elements", cap);
+    }
+    if (!st) {
+        atomic_init(&J->next, 0);
+        atomic_init(&J->done, 0);
+        atomic_init(&J->failed, 0);
+        ts__run_jobs(thread_main, w, sizeof *w, n);
+        if (atomic_load(&J->failed)) {
+            st = J->st;
+            if (err)
+                *err = J->err;
+        }
+    }
+    if (!st) {
+        sums t;
+        memset(&t, 0, sizeof t);
+        for (int64_t c = 0; c < J->nchunks; c++) {
+            const sums *s = &J->part[c];
+            t.sq_err += s->sq_err, t.sq_a += s->sq_a, t.sq_b += s->sq_b, t.ab += s->ab;
+            t.max_abs = s->max_abs > t.max_abs ? s->max_abs : t.max_abs;
+            t.n += s->n, t.nan += s->nan;
+        }
+        memset(out, 0, sizeof *out);
+        int64_t k = t.n - t.nan;
+        out->count = t.n;
+        out->nan = t.nan;
+        out->max_abs = k > 0 ? t.max_abs : NAN;
+        out->rmse = k > 0 ? sqrt(t.sq_err / (double)k) : NAN;
+        out->nmse = t.sq_a > 0 ? t.sq_err / t.sq_a : t.sq_err > 0 ? INFINITY : k > 0 ? 0 : NAN;
+        out->cosine = t.sq_a > 0 && t.sq_b > 0 ? t.ab / sqrt(t.sq_a * t.sq_b) : NAN;
+        out->sq_err = t.sq_err;
+        out->sq_ref = t.sq_a;
+        if (o.progress && J->total >= PROGRESS_BYTES)
+            o.progress(o.progress_ctx, J->total, J->total);
+    }
+    for (int t = 0; w && t < n; t++) {
+        free(w[t].raw);
+        free(w[t].raw_b);
+        free(w[t].x);
+        free(w[t].y);
+    }
+    free(w);
+    free(J->part);
+    free(J);
+    return st;
+}

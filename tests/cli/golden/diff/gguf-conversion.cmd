@@ -1,0 +1,1 @@
+tshape diff tests/fixtures/qdiff/hf tests/fixtures/qdiff/f16.gguf; tshape diff --values tests/fixtures/qdiff/hf tests/fixtures/qdiff/q8_0.gguf; tshape diff --no-name-map tests/fixtures/qdiff/hf tests/fixtures/qdiff/f16.gguf | tail -1; tshape diff --metrics --values tests/fixtures/values/diff/a.npz tests/fixtures/values/diff/b.npz

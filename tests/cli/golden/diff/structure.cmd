@@ -1,0 +1,1 @@
+tshape diff --structure -p arg: -p aux: tests/fixtures/model/diff/model.params tests/fixtures/model/diff/changed.npz; tshape diff --structure -q tests/fixtures/model/hf tests/fixtures/model/hf-bin; echo "equal: $?"; tshape diff --structure --values a b

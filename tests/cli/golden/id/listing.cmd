@@ -1,0 +1,1 @@
+tshape id --listing tests/fixtures/model/hf; tshape id -l --values examples/checkpoint.npz

@@ -1,0 +1,1 @@
+tshape verify --deep tests/fixtures/verify/ok tests/fixtures/verify/bin tests/fixtures/verify/nonfinite.pt

@@ -1,0 +1,1 @@
+tshape verify tests/fixtures/verify/missing tests/fixtures/model/missing tests/fixtures/verify/short tests/fixtures/verify/empty tests/fixtures/verify/lfs tests/fixtures/verify/noindex-lfs tests/fixtures/verify/partial tests/fixtures/verify/series

@@ -1,0 +1,1 @@
+tshape --json verify --deep tests/fixtures/verify/short tests/fixtures/verify/nonfinite.pt

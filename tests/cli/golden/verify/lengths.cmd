@@ -1,0 +1,1 @@
+tshape verify tests/fixtures/verify/trailing.npy tests/fixtures/verify/trailing.npz tests/fixtures/verify/trailing.pt tests/fixtures/verify/trailing.gguf tests/fixtures/verify/trailing.h5 tests/fixtures/verify/short.gguf

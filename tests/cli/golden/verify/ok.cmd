@@ -1,0 +1,1 @@
+tshape verify tests/fixtures/verify/ok tests/fixtures/model/hf-bin
