@@ -16,3 +16,12 @@ best_of() {
     printf '%.4f\n' "$best"
 }
 ratio() { printf '%.1f' "$(echo "$1 / $2" | bc -l)"; }
+stat_of() { # KEY CMD...: the largest "KEY" of /usr/bin/time -v over 3 runs
+    key=$1; shift
+    m=0
+    for _ in 1 2 3; do
+        r=$(/usr/bin/time -v "$@" 2>&1 >/dev/null | sed -n "s/.*$key: //p")
+        [ "${r:-0}" -gt "$m" ] && m=$r
+    done
+    echo "$m"
+}

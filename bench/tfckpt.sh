@@ -34,16 +34,6 @@ for name, total in (("small", 4 * 1000 * 1000), ("big", 400 * 1000 * 1000)):
         fp.truncate(64 * n * 4)
 PY
 
-stat_of() { # KEY CMD...: the largest "KEY" of /usr/bin/time -v over 3 runs
-    key=$1; shift
-    m=0
-    for _ in 1 2 3; do
-        r=$(/usr/bin/time -v "$@" 2>&1 >/dev/null | sed -n "s/.*$key: //p")
-        [ "${r:-0}" -gt "$m" ] && m=$r
-    done
-    echo "$m"
-}
-
 for s in small big; do
     ls -l "$tmp/$s/model.ckpt.data-00000-of-00001" | awk -v s=$s '{printf "%-6s data shard %12s bytes\n", s, $5}'
 done
