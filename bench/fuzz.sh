@@ -39,6 +39,7 @@ if [ "${1:-}" = "--one" ]; then
         fuzz_file_executorch) dict=fuzz/executorch.dict;;
         fuzz_file_tfjs) dict=fuzz/tfjs.dict;;
         fuzz_file_openvino) dict=fuzz/openvino.dict;;
+        fuzz_file_tfckpt) dict=fuzz/tfckpt.dict;;
         fuzz_file_pytorch|fuzz_pickle|fuzz_file_pickle|fuzz_scan) dict=fuzz/pytorch.dict;;
         fuzz_shape_parse|fuzz_einsum|fuzz_einops|fuzz_jagged) dict=fuzz/shape.dict;;
     esac
@@ -154,6 +155,8 @@ for h in $harnesses; do
         fuzz_file_executorch) seed_files "$d" '*.pte';;
         fuzz_file_tfjs) seed_files "$d" 'model.json' '*weights_manifest.json';;
         fuzz_file_openvino) seed_files "$d" '*.xml';;
+        fuzz_file_tfckpt) seed_files "$d" '*.index';;
+        fuzz_file_savedmodel) seed_files "$d" 'saved_model.pb';;
         fuzz_protobuf) seed_files "$d" '*.onnx' '*.caffemodel' '*.binaryproto' '*.pb';;
         fuzz_file_tshape32)
             seed_files "$d" '*32*.tshape' 'empty.tshape'

@@ -61,3 +61,13 @@ goals_done() {
     echo "all goals met"
     exit 0
 }
+
+stat_of() { # KEY CMD...: the largest "KEY" of /usr/bin/time -v over 3 runs
+    key=$1; shift
+    m=0
+    for _ in 1 2 3; do
+        r=$(/usr/bin/time -v "$@" 2>&1 >/dev/null | sed -n "s/.*$key: //p")
+        [ "${r:-0}" -gt "$m" ] && m=$r
+    done
+    echo "$m"
+}

@@ -29,16 +29,6 @@ tflite_model(os.path.join(sys.argv[1], "small.tflite"), 64, 4 * 1000 * 1000 // 6
 tflite_model(os.path.join(sys.argv[1], "big.tflite"), 64, 400 * 1000 * 1000 // 64 // 4 * 4)
 PY
 
-stat_of() { # KEY CMD...: the largest "KEY" of /usr/bin/time -v over 3 runs
-    key=$1; shift
-    m=0
-    for _ in 1 2 3; do
-        r=$(/usr/bin/time -v "$@" 2>&1 >/dev/null | sed -n "s/.*$key: //p")
-        [ "${r:-0}" -gt "$m" ] && m=$r
-    done
-    echo "$m"
-}
-
 ls -l "$tmp"/small.tflite "$tmp"/big.tflite | awk '{printf "%-14s %12s bytes\n", $NF, $5}' | sed "s|$tmp/||"
 "$tshape" info --summary "$tmp/big.tflite" 2>&1 | tail -1
 row() { # LABEL CMD... (the file name last, replaced by small and big)

@@ -630,7 +630,9 @@ typedef enum ts_format {
     TS_FORMAT_ZARR = 18,         /* Zarr v2/v3 array or store metadata */
     TS_FORMAT_GGML = 19,         /* llama.cpp GGML-era files (ggml, ggmf, ggjt) */
     TS_FORMAT_DARKNET = 20,      /* Darknet .weights (with its .cfg) */
-    TS_FORMAT_TAR = 21           /* NumPy .npy files in a tar archive */
+    TS_FORMAT_TAR = 21,          /* NumPy .npy files in a tar archive */
+    TS_FORMAT_TFCKPT = 22,       /* TensorFlow checkpoint .index (+ data shards) */
+    TS_FORMAT_SAVEDMODEL = 23    /* TensorFlow SavedModel saved_model.pb */
 } ts_format;
 
 /*

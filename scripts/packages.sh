@@ -19,7 +19,7 @@ set -eu
 cd "$(dirname "$0")/.."
 root=$(pwd)
 sh scripts/deps.sh gcc make pkg-config libc6-dev libjansson-dev zlib1g-dev libzip-dev \
-    libxxhash-dev libcurl4-openssl-dev libseccomp-dev dpkg-dev debhelper dh-python python3-all \
+    libxxhash-dev libcurl4-openssl-dev libseccomp-dev libexpat1-dev dpkg-dev debhelper dh-python python3-all \
     python3-setuptools python3-numpy lintian fakeroot
 if [ "$(id -u)" = 0 ]; then sudo=; else sudo=sudo; fi
 say() { echo "packages.sh: $*"; }

@@ -1,4 +1,5 @@
 /* testutil.c - helpers shared by the Check suites. */
+#define TS_EXPERIMENTAL_API /* ts_array_read */
 #include "testutil.h"
 
 #include <stdio.h>
@@ -173,4 +174,38 @@ void tu_shape(ts_shape *s, const char *text)
     ts_error err;
     ts_status st = ts_shape_parse(text, strlen(text), TS_PARSE_ALLOW_NEGATIVE, s, NULL, &err);
     ck_assert_msg(st == TS_OK, "cannot parse '%s': %s", text, err.message);
+}
+
+ts_file *tu_open_fixture(const char *rel, int all)
+{
+    char path[1024];
+    ts_open_options o = TS_OPEN_OPTIONS_INIT;
+    o.want_metadata = 1;
+    o.want_activations = all;
+    ts_file *f;
+    ts_error err;
+    ck_assert_msg(ts_file_open(tu_fixture(path, sizeof path, rel), &o, &f, &err) == TS_OK,
+                  "%s: %s", rel, err.message);
+    return f;
+}
+
+const ts_array *tu_array_named(const ts_file *f, const char *name)
+{
+    for (size_t i = 0; i < ts_file_count(f); i++)
+        if (strcmp(ts_file_array(f, i)->name, name) == 0)
+            return ts_file_array(f, i);
+    ck_abort_msg("no array '%s'", name);
+    return NULL;
+}
+
+void tu_expect_values(const ts_file *f, const char *name, const double *want, int64_t n)
+{
+    double v[16];
+    ts_error err;
+    ck_assert_int_le(n, 16);
+    ck_assert_msg(ts_array_read(f, tu_array_named(f, name), 0, n, TS_DTYPE_FLOAT64, v, &err) ==
+                      TS_OK, "%s: %s", name, err.message);
+    for (int64_t k = 0; k < n; k++)
+        ck_assert_msg(v[k] == want[k], "%s[%lld] = %g, expected %g", name, (long long)k, v[k],
+                      want[k]);
 }

@@ -79,6 +79,17 @@ int64_t tu_entry_index(const char *message);
 /* Parses `text` as a shape, failing the test on error. */
 void tu_shape(ts_shape *s, const char *text);
 
+/* Opens tests/fixtures/<rel> with want_metadata (and want_activations when
+ * `all`), failing the test with the error message when it cannot. */
+ts_file *tu_open_fixture(const char *rel, int all);
+
+/* The array of f named `name`; fails the test when there is none. */
+const ts_array *tu_array_named(const ts_file *f, const char *name);
+
+/* Asserts that the first n (at most 16) elements of array `name` of f, read
+ * as float64 (ts_array_read), are want[0..n). */
+void tu_expect_values(const ts_file *f, const char *name, const double *want, int64_t n);
+
 /* Asserts that shape s prints as `text` (tuple style). */
 #define tu_assert_shape(s, text)                                              \
     do {                                                                      \

@@ -305,8 +305,9 @@ typedef struct sel {
     const ts_array *a;
     const char *out_name;        /* after --strip-prefix and --rename */
     int view;                    /* a view of a storage (storage_key; not
-                                    ONNX external data or TF.js weights,
-                                    whose storage_key names a side file) */
+                                    ONNX external data, TF.js weights or
+                                    TF checkpoint data, whose storage_key
+                                    names a side file) */
 } sel;
 
 static int cmp_storage(const void *x, const void *y)
@@ -588,7 +589,7 @@ int cmd_convert(cli_ctx *ctx, const cli_args *args)
         /* a storage_key names a side file there, not a storage viewed */
         ts_format ff = ts_file_format(t[nsel].file);
         s[nsel].view = s[nsel].a->storage_key && ff != TS_FORMAT_ONNX && ff != TS_FORMAT_TFJS &&
-                       ff != TS_FORMAT_OPENVINO;
+                       ff != TS_FORMAT_OPENVINO && ff != TS_FORMAT_TFCKPT;
         t[nsel].array = s[nsel].a;
         nsel++;
     }

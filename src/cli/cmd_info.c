@@ -31,7 +31,8 @@ const cli_option info_options[] = {
                               "graph inputs/outputs, opsets and counts, and the values of a "
                               "PyTorch checkpoint that are not tensors"),
     CLI_FLAG("all", 'a', "also the tensors whose data is not in the file (TFLite activations, "
-                         "graph inputs and outputs), marked by data_offset -1 and their note"),
+                         "graph inputs and outputs, TF checkpoints' partitioned variables), "
+                         "marked by data_offset -1 and their note"),
     CLI_VALUE("max-header", 0, "N", "largest .npy header accepted, in bytes (default 10000)"),
     CLI_FLAG("stored-order", 0, "GGUF: show dims as stored (innermost first)"),
     CLI_FLAG("ggml-order", 0, "GGUF: show dims in ggml's ne order (innermost first, as\n"

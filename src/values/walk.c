@@ -87,7 +87,7 @@ static ts_status open_layout(ts__data *d, const ts_file *f, const ts_array *a, t
     d->source = ts__file_source(f);
     d->whole = ts__source_is_whole(d->source);
     d->src = ts__file_data_src(f, a);
-    /* ONNX external data and TF.js shards: data_offset (or storage_start)
+    /* ONNX external data, TF.js shards and TF checkpoint shards: data_offset (or storage_start)
      * counts in the side file or chain of shards, whose byte source
      * replaces the model's (side.c opens it once). A model read from memory
      * has no folder to find it in. */
@@ -100,7 +100,8 @@ static ts_status open_layout(ts__data *d, const ts_file *f, const ts_array *a, t
         d->whole = ts__source_is_whole(d->source);
         d->side = 1;
     } else if ((ts_file_format(f) == TS_FORMAT_ONNX || ts_file_format(f) == TS_FORMAT_TFJS ||
-                ts_file_format(f) == TS_FORMAT_OPENVINO) && a->storage_key) {
+                ts_file_format(f) == TS_FORMAT_OPENVINO || ts_file_format(f) == TS_FORMAT_TFCKPT) &&
+               a->storage_key) {
         return ts__values_fail(a, err, ts__error(err, TS_ERR_UNSUPPORTED,
                                                  "its data is in the external file '%s', "
                                                  "which is not read here (the model was "

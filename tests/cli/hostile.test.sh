@@ -181,12 +181,13 @@ while read -r src; do
         *.pt|*.pth|*.bin|*.pt2) modes="- pytorch";;
         *.onnx) modes="- onnx";;
         *.caffemodel|*.binaryproto) modes="- caffe";;
-        *.pb) modes="- caffe2 onnx";;
+        *.pb) modes="- caffe2 onnx savedmodel";;
         *.h5) modes="- hdf5";;
         *.tflite) modes="- tflite";;
         *.pte) modes="- executorch";;
         *.json) modes="- tfjs";;
         *.xml) modes="- openvino";;
+        *.index) modes="- tfckpt";;
         *.tshape) modes="tshape32 tshape64";;
         *) modes="-";;
     esac

@@ -1,0 +1,1 @@
+tshape info --json tests/fixtures/savedmodel/basic/

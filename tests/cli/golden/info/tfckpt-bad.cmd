@@ -1,0 +1,1 @@
+tshape info --summary tests/fixtures/tfckpt/bad_crc/model.ckpt.index tests/fixtures/tfckpt/bad_dtype/model.ckpt.index tests/fixtures/tfckpt/bad_missing/model.ckpt.index tests/fixtures/tfckpt/bad_range/model.ckpt.index tests/fixtures/tfckpt/bad_shard/model.ckpt.index tests/fixtures/tfckpt/bad_size/model.ckpt.index tests/fixtures/tfckpt/bigendian/model.ckpt.index

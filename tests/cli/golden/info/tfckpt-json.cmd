@@ -1,0 +1,1 @@
+tshape info --json tests/fixtures/tfckpt/basic/model.ckpt.index

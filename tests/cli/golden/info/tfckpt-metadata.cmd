@@ -1,0 +1,1 @@
+tshape info --metadata tests/fixtures/tfckpt/bigendian/model.ckpt.index

@@ -1,0 +1,1 @@
+tshape info --summary --all tests/fixtures/tfckpt/sharded/model.ckpt.index

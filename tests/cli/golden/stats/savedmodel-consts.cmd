@@ -1,0 +1,1 @@
+tshape stats tests/fixtures/savedmodel/basic/saved_model.pb
