@@ -180,7 +180,7 @@ static ts_status locate_side(onnx_reader *r, const char *loc, const char *tname,
         return TS_OK;
     }
     ts_status st = ts__side_locate(r->opts, loc, "external data", tname, at, resolved, size,
-                                   r->err);
+                                   NULL, r->err);
     if (!st && remote) {
         r->side_loc = loc;
         r->side_size = *size;

@@ -550,8 +550,8 @@ static int locate_bin(ov *r, ov_layer *l)
     ts_status st = ts__side_check_name(r->bin, strlen(r->bin), "weights",
                                        layer_who(l, who, sizeof who), 0, r->err);
     if (!st)
-        st = ts__side_locate(r->opts, r->bin, "weights", who, (size_t)l->at, &rs, &r->bin_size,
-                             r->err);
+        st = ts__side_locate(r->opts, r->bin, "weights", who, (size_t)l->at, &rs,
+                             &r->bin_size, NULL, r->err);
     if (!st)
         st = ts__side_add(r->f, rs, r->opts, &r->side, r->err);
     free(rs);

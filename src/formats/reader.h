@@ -314,7 +314,8 @@ void ts__file_set_sides(ts_file *f, ts__sides *s);
  * request, for its size); for a local model a regular file, not a symbolic
  * link, whose resolved path lies inside the model's resolved folder, which
  * *resolved receives (malloc'ed; for a URL, the URL beside the model).
- * *size: its bytes. Errors:
+ * *size: its bytes. *missing (when not NULL) is 1 when the error is that
+ * the file is not there (no such local file, HTTP 404), else 0. Errors:
  * TS_ERR_IO (it cannot be read, a request failed), TS_ERR_FORMAT,
  * TS_ERR_NOMEM. err->offset is `at`.
  */
@@ -322,7 +323,7 @@ ts_status ts__side_check_name(const char *loc, size_t n, const char *kind, const
                               size_t at, ts_error *err);
 ts_status ts__side_locate(const ts_open_options *o, const char *loc, const char *kind,
                           const char *who, size_t at, char **resolved, int64_t *size,
-                          ts_error *err);
+                          int *missing, ts_error *err);
 
 /*
  * Tells the system that the reader is done with bytes [offset, offset +

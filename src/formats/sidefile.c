@@ -48,10 +48,14 @@ ts_status ts__side_check_name(const char *loc, size_t n, const char *kind, const
 
 ts_status ts__side_locate(const ts_open_options *o, const char *loc, const char *kind,
                           const char *who, size_t at, char **resolved, int64_t *size,
-                          ts_error *err)
+                          int *missing, ts_error *err)
 {
     *resolved = NULL;
     *size = 0;
+    int gone_dummy;
+    if (!missing)
+        missing = &gone_dummy;
+    *missing = 0;
     if (ts__is_url(o->path)) {
         char *url = ts__url_sibling(o->path, loc);
         if (!url)
@@ -61,7 +65,7 @@ ts_status ts__side_locate(const ts_open_options *o, const char *loc, const char 
         if (st) {
             free(url);
             /* the words of a local file that is not there */
-            if (ts__remote_missing(err))
+            if ((*missing = ts__remote_missing(err)))
                 return ts__fail(err, TS_ERR_IO, 0, (int64_t)at,
                                 "%s: %s file '%s' beside the model is missing", who, kind, loc);
             return st;
@@ -90,6 +94,7 @@ ts_status ts__side_locate(const ts_open_options *o, const char *loc, const char 
     char *rd = NULL, *rs = NULL;
     int gone = lstat(side, &sb) != 0;
     if (gone && errno == ENOENT) {
+        *missing = 1;
         st = ts__fail(err, TS_ERR_IO, 0, (int64_t)at,
                       "%s: %s file '%s' beside the model is missing", who, kind, loc);
     } else if (gone) {

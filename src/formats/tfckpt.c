@@ -698,8 +698,8 @@ static ts_status shard_file(ck *r, int64_t k, const char *who, size_t at)
     if (!r->prefix)
         return TS_OK;
     char *rs = NULL;
-    ts_status st = ts__side_locate(r->opts, name, "data shard", who, at, &rs, &r->shard_size[k],
-                                   r->err);
+    ts_status st = ts__side_locate(r->opts, name, "data shard", who, at, &rs,
+                                   &r->shard_size[k], NULL, r->err);
     if (!st && rs)
         st = ts__side_add(r->f, rs, r->opts, &r->shard_side[k], r->err);
     free(rs);
@@ -1017,10 +1017,11 @@ ts_status ts__tfckpt_variables(ts_file *f, const char *prefix, const ts_open_opt
     r.prefix = (char *)(uintptr_t)prefix;
     char *resolved = NULL;
     int64_t size;
+    int missing;
     ts_status st = ts__side_locate(opts, loc, "variables index", "the SavedModel", 0, &resolved,
-                                   &size, err);
+                                   &size, &missing, err);
     ts_file *img = NULL;
-    if (st && ts__remote_missing(err)) { /* a URL whose index is not there */
+    if (st && missing) { /* no variables: a model of constants only */
         *absent = 1;
         ts__scratch_free(f, loc);
         return TS_OK;

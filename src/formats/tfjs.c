@@ -501,8 +501,8 @@ static ts_status read_paths(tj *r)
         r->np++;
         char *rs = NULL;
         if (r->opts->path &&
-            (st = ts__side_locate(r->opts, p, "weights", who, at, &rs, &r->sizes[r->np - 1],
-                                  r->err)))
+            (st = ts__side_locate(r->opts, p, "weights", who, at, &rs,
+                                  &r->sizes[r->np - 1], NULL, r->err)))
             return st;
         if (rs) { /* into the file's scratch memory, which a fault cannot leak */
             size_t k = strlen(rs) + 1;
