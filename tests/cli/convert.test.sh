@@ -253,17 +253,22 @@ rm -f "$t/e/o.safetensors"
 PYCODE='
 np.savez(sys.argv[1], **{"w%d" % i: np.ones((1024, 1024), dtype=np.float64) for i in range(16)})
 ' check "(e) make large" "$t/large.npz"
-# The signal is sent once the temporary file exists (convert's handler is
-# in place before it is created), never after a fixed delay: under ASan on a
-# loaded machine 50 ms did not reach the handler. The wait for it is bounded
-# (about 10 s); a run that ends first (exit 0) is not a failure, and a
-# signal that still arrives before the handler must kill it (status 143)
-# with nothing left.
+# The signal is sent once the output is being written (convert's handler is
+# in place before): a file of the folder open in the process (an anonymous
+# O_TMPFILE file shows in /proc/PID/fd as "DIR/#N (deleted)") or a named
+# temporary in the folder, never after a fixed delay: under ASan on a loaded
+# machine 50 ms did not reach the handler. The wait for it is bounded (about
+# 10 s); a run that ends first (exit 0) is not a failure, and a signal that
+# still arrives before the handler, or after OUT was linked into place whole,
+# kills it (status 143): then nothing is left but a whole OUT that reads back.
+writing() { # PID: the process has a file of $t/e open, or one is there
+    [ -n "$(ls -A "$t/e")" ] || ls -l "/proc/$1/fd" 2>/dev/null | grep -q "$t/e/"
+}
 for out in o.safetensors o.npz; do
     "$TSHAPE" convert "$t/large.npz" "$t/e/$out" >/dev/null 2>"$t/e.err" &
     pid=$!
     n=0
-    while [ $n -lt 1000 ] && [ -z "$(ls -A "$t/e")" ] && kill -0 $pid 2>/dev/null; do
+    while [ $n -lt 1000 ] && ! writing $pid && kill -0 $pid 2>/dev/null; do
         sleep 0.01
         n=$((n + 1))
     done
@@ -272,7 +277,13 @@ for out in o.safetensors o.npz; do
     rc=$?
     case $rc in
     0) rm -f "$t/e/$out" ;;
-    143) nothing_left "$t/e" "(e) SIGTERM before the handler, $out" ;;
+    143)
+        if [ -e "$t/e/$out" ]; then
+            "$TSHAPE" info --summary "$t/e/$out" >/dev/null 2>&1 ||
+                say_fail "(e) SIGTERM $out: left an unreadable $out"
+            rm -f "$t/e/$out"
+        fi
+        nothing_left "$t/e" "(e) SIGTERM before the handler, $out" ;;
     *)
         [ $rc = 2 ] || say_fail "(e) SIGTERM $out: exit $rc"
         grep -q "interrupted by SIGTERM" "$t/e.err" || say_fail "(e) SIGTERM $out: $(cat "$t/e.err")"
