@@ -3468,12 +3468,27 @@ TS_API const ts_namemap_prefix *ts_namemap_prefix_at(const ts_namemap *m, size_t
  *     tensor and their names differ, the two are one pair whatever their
  *     names, as `cmp a b` compares two files (two .npy files are named
  *     after their files).
+ *   - Across an export (opts->export_names 1): when one side's members
+ *     are all ONNX files and the other side has none, a tensor left
+ *     without a partner by its name is paired by the PyTorch names the
+ *     ONNX side's initializers get from the nodes that read them
+ *     (ts_diff_rule ONNX_CONSUMER, ONNX_IDENTITY; an ONNX initializer so
+ *     named by several nodes pairs with each), the first such partner not
+ *     paired by its own name; BatchNorm tensors without a partner beside
+ *     Conv initializers the exporter renamed are explained as folded
+ *     (ONNX_FUSED, BN_FOLDED), a num_batches_tracked as not exported. When
+ *     one side is Keras (HDF5, TensorFlow checkpoint or SavedModel, TF.js)
+ *     and the other PyTorch or safetensors, a pair whose Keras name ends in
+ *     "kernel" (or "kernel:0") of 2 to 5 dims has its layout compared
+ *     after the permutation of ts_diff_rule LAYOUT.
  *   - Pairs, in order: A's tensors (first of each name) in A's model
- *     order, each paired with B's tensor of its name or alone (only in
- *     A); then B's tensors of names A lacks, in B's order (only in B).
+ *     order, each paired with B's tensor of its name (or by the rules
+ *     above) or alone (only in A); then B's tensors of names A lacks and
+ *     not paired yet, in B's order (only in B).
  *   - Kind of a pair: TS_DIFF_ONLY_A / TS_DIFF_ONLY_B for a tensor alone;
  *     otherwise TS_DIFF_DTYPE when the dtype names (ts_array.dtype_name)
- *     differ, TS_DIFF_SHAPE when the shapes differ (or one has no shape at
+ *     differ, TS_DIFF_SHAPE when the shapes differ (B's after the pair's
+ *     permutation, ts_diff_pair.perm) (or one has no shape at
  *     all, ts_array.null_shape, and the other has), TS_DIFF_DTYPE_SHAPE
  *     for both, else TS_DIFF_EQUAL. ts_diff_compare_values can then make an
  *     equal pair TS_DIFF_VALUES (values not all close, or with error
@@ -3533,6 +3548,81 @@ TS_API const char *ts_diff_kind_name(ts_diff_kind kind);
 /* A tensor index of a side that has none in a pair. */
 #define TS_DIFF_NONE ((size_t)-1)
 
+/*
+ * How a pair was made (ts_diff_pair.rule), or, for a tensor alone, the rule
+ * that explains why it has no partner (then the pair is "explained": listed,
+ * but not counted as a difference). Append-only; numbers never change.
+ *   NONE        a tensor alone that no rule explains
+ *   NAME        the same name (after opts->names)
+ *   SINGLE      the single-pair rule
+ *   GGUF        llama.cpp's GGUF names (ts_tensor_name_map)
+ *   ONNX_CONSUMER  an ONNX initializer and the PyTorch tensor named after
+ *               the node that reads it: torch.onnx.export's TorchScript
+ *               exporter names a node by the module path of its scope
+ *               ("/layer1/layer1.0/conv1/Conv": torch/csrc/jit/passes/onnx/
+ *               naming.cpp, each scope the module's name from its last
+ *               non-numeric part, torch/onnx/utils.py
+ *               _setup_trace_module_map), so an initializer it renamed
+ *               ("onnx::Conv_46") is layer1.0.conv1's: Conv and
+ *               ConvTranspose input 1 weight, 2 bias; Gemm 1 weight (stored
+ *               transposed when transB is 0), 2 bias; MatMul 1 weight
+ *               stored transposed (torch's Linear is x @ W.T, the Transpose
+ *               constant-folded); BatchNormalization 1..4 weight, bias,
+ *               running_mean, running_var; LayerNormalization,
+ *               InstanceNormalization, GroupNormalization 1 weight, 2 bias;
+ *               Gather 0 weight (Embedding); PRelu 1 weight; Add bias
+ *   ONNX_IDENTITY  a PyTorch tensor the exporter deduplicated: an Identity
+ *               node reads the initializer that holds the same values and
+ *               outputs the tensor's name (torch.onnx's
+ *               _jit_pass_onnx_deduplicate_duplicated_initializers)
+ *   ONNX_FUSED  an initializer of a Conv that the exporter fused with the
+ *               BatchNorm after it (eval mode, torch's
+ *               torch/csrc/jit/passes/onnx/eval_peephole.cpp
+ *               fuseConvBatchNorm): paired with the Conv's weight, whose
+ *               values it no longer holds; a fused bias the Conv lacked is
+ *               alone, explained
+ *   BN_FOLDED   a BatchNorm tensor (weight, bias, running_mean,
+ *               running_var, num_batches_tracked of a module with
+ *               running_mean and running_var) with no partner in an ONNX
+ *               model that has fused Conv initializers: explained; the
+ *               pair's via names the fused Conv weight that precedes it in
+ *               its model's order (the BatchNorm follows its Conv)
+ *   NOT_EXPORTED  a num_batches_tracked with no partner in an ONNX model:
+ *               the counter of BatchNorm's training, which no ONNX
+ *               operator reads (explained)
+ *   LAYOUT      a Keras kernel and a PyTorch weight paired by name (or
+ *               --rename) whose layouts are a permutation of each other:
+ *               Dense (in, out) vs Linear (out, in), Conv1D (k, in, out) vs
+ *               (out, in, k), Conv2D (kh, kw, in, out) vs (out, in, kh, kw),
+ *               Conv3D likewise (keras.layers.Conv2D and torch.nn.Conv2d
+ *               weight layouts)
+ *   ONNX_CONSTANT  a Constant node's tensor of the ONNX model with no
+ *               partner: an operand the exporter wrote (LayerNorm's
+ *               exponent and epsilon, shapes), not a parameter (explained)
+ */
+typedef enum ts_diff_rule {
+    TS_DIFF_RULE_NONE = 0,
+    TS_DIFF_RULE_NAME = 1,
+    TS_DIFF_RULE_SINGLE = 2,
+    TS_DIFF_RULE_GGUF = 3,
+    TS_DIFF_RULE_ONNX_CONSUMER = 4,
+    TS_DIFF_RULE_ONNX_IDENTITY = 5,
+    TS_DIFF_RULE_ONNX_FUSED = 6,
+    TS_DIFF_RULE_BN_FOLDED = 7,
+    TS_DIFF_RULE_NOT_EXPORTED = 8,
+    TS_DIFF_RULE_LAYOUT = 9,
+    TS_DIFF_RULE_ONNX_CONSTANT = 10
+} ts_diff_rule;
+
+/* Number of rules: valid values are 0..TS_DIFF_RULE_COUNT-1. */
+#define TS_DIFF_RULE_COUNT 11
+
+/* The rule's word as `tshape diff` writes it: "none", "name", "single",
+ * "gguf", "onnx_consumer", "onnx_identity", "onnx_fused", "bn_folded",
+ * "not_exported", "layout", "onnx_constant"; "unknown" outside the enum.
+ * Static text. */
+TS_API const char *ts_diff_rule_name(ts_diff_rule rule);
+
 /* What ts_diff_compare_values did with a pair (ts_diff_pair.values). */
 typedef enum ts_diff_values_state {
     TS_DIFF_VALUES_NOT_COMPARED = 0,
@@ -3563,14 +3653,30 @@ typedef struct ts_diff_pair {
     ts_metrics metrics;          /* when values is TS_DIFF_VALUES_COMPARED
                                     and by_metrics is 1: the other side's
                                     tensor against the reference's */
+    ts_diff_rule rule;           /* how the pair was made; for a tensor
+                                    alone TS_DIFF_RULE_NONE or the rule that
+                                    explains it */
+    const char *via;             /* the rule's evidence, or NULL: the ONNX
+                                    node and input ("/fc/Gemm input 1"), the
+                                    Identity node, for BN_FOLDED the fused
+                                    Conv weight's name; owned by the models */
+    int explained;               /* 1: a tensor alone that `rule` explains
+                                    (not counted as a difference) */
+    int perm_ndim;               /* 0, or B's ndim when B's layout is a
+                                    permutation of A's: */
+    int perm[TS_MAX_NDIM];       /* numpy.transpose(b, perm) has A's shape
+                                    and, as the rule says, A's values; the
+                                    kind compares A with it, and so do the
+                                    values (ts_diff_compare_values) */
 } ts_diff_pair;
 
 /*
  * The totals of a diff, updated by ts_diff_compare_values.
  *   kinds[k]    pairs of kind k
  *   changed     kinds DTYPE + SHAPE + DTYPE_SHAPE
- *   different   changed + ONLY_A + ONLY_B + VALUES: the pairs `tshape diff`
- *               lists (exit status 1 when not 0)
+ *   different   changed + ONLY_A + ONLY_B + VALUES - explained: the pairs
+ *               `tshape diff` counts as differences (exit status 1 when
+ *               not 0)
  *   unreadable  pairs whose values could not be read, whatever their kind
  *               (a TS_DIFF_DTYPE pair keeps its kind)
  *   metadata_different  metadata differences (ts_diff_metadata_count)
@@ -3580,6 +3686,12 @@ typedef struct ts_diff_totals {
     int64_t kinds[TS_DIFF_KIND_COUNT];
     int64_t changed, different, unreadable;
     int64_t metadata_different, metadata_a, metadata_b;
+    int64_t explained;           /* tensors alone that a rule explains
+                                    (ts_diff_pair.explained): not in
+                                    different */
+    int64_t rules[TS_DIFF_RULE_COUNT]; /* pairs (and explained tensors) by
+                                    rule; rules[TS_DIFF_RULE_NONE]: tensors
+                                    alone unexplained */
 } ts_diff_totals;
 
 /*
@@ -3599,6 +3711,10 @@ typedef struct ts_diff_totals {
  *   metrics  0 (the default): error metrics for conversions and quantized
  *            tensors only; 1: for every pair that is not complex
  *            (`tshape diff --metrics`)
+ *   export_names  1 (the default): the exporters' rules across an ONNX
+ *            export and a Keras/PyTorch layout (ts_diff_rule ONNX_* and
+ *            LAYOUT, see "Across an export" above); 0: names and layouts as
+ *            they are (`tshape diff --no-name-map`)
  */
 typedef struct ts_diff_options {
     size_t struct_size;          /* sizeof(ts_diff_options) */
@@ -3609,9 +3725,10 @@ typedef struct ts_diff_options {
     size_t nexclude;
     int gguf_names;              /* 0 or 1 */
     int metrics;                 /* 0 or 1 */
+    int export_names;            /* 0 or 1 */
 } ts_diff_options;
 
-#define TS_DIFF_OPTIONS_INIT {sizeof(ts_diff_options), NULL, NULL, 0, NULL, 0, 1, 0}
+#define TS_DIFF_OPTIONS_INIT {sizeof(ts_diff_options), NULL, NULL, 0, NULL, 0, 1, 0, 1}
 
 /*
  * Compares the tensors and metadata of models a and b (which may be the
@@ -3621,7 +3738,7 @@ typedef struct ts_diff_options {
  * rendered: the file shrank since it was opened; the message names the key,
  * err->index is the side, 0 for A and 1 for B); TS_ERR_INVALID_ARG (also:
  * opts as above, a glob list NULL with a nonzero count or holding NULL,
- * gguf_names or metrics not 0 or 1); TS_ERR_UNSUPPORTED.
+ * gguf_names, metrics or export_names not 0 or 1); TS_ERR_UNSUPPORTED.
  */
 TS_API ts_status ts_diff_new(const ts_model *a, const ts_model *b, const ts_diff_options *opts,
                              ts_diff **out, ts_error *err);

@@ -65,6 +65,8 @@ struct ts_file {
     int64_t extent;          /* bytes the headers account for, or -1
                                 (ts__file_set_extent) */
     int dims_reversed;       /* GGUF read in NumPy order: ggml's ne reversed */
+    ts__alias *aliases;      /* other frameworks' names (ts__file_add_alias) */
+    size_t naliases, alias_cap;
     ts_status add_failure;   /* why the last ts__file_add_array failed */
 };
 
@@ -840,6 +842,7 @@ void ts_file_close(ts_file *f)
     for (size_t i = 0; i < f->meta_count; i++)
         free(f->meta[i].rendered);
     free(f->arrays);
+    free(f->aliases);
     free(f->srcs);
     free(f->meta);
     while (f->strings) {
@@ -1028,4 +1031,28 @@ ts_status ts_array_ggml_ne(const ts_file *f, const ts_array *a, int64_t ne[4], i
     *n = nd;
     ts__ok(err);
     return TS_OK;
+}
+
+ts_status ts__file_add_alias(ts_file *f, const ts__alias *a, ts_error *err)
+{
+    if (f->naliases == f->alias_cap) {
+        size_t cap = f->alias_cap ? 2 * f->alias_cap : 16;
+        ts__alias *p = realloc(f->aliases, cap * sizeof *p);
+        if (!p)
+            return ts__error(err, TS_ERR_NOMEM, "out of memory");
+        f->aliases = p;
+        f->alias_cap = cap;
+    }
+    f->aliases[f->naliases++] = *a;
+    return TS_OK;
+}
+
+size_t ts__file_alias_count(const ts_file *f)
+{
+    return f ? f->naliases : 0;
+}
+
+const ts__alias *ts__file_alias_at(const ts_file *f, size_t i)
+{
+    return f && i < f->naliases ? &f->aliases[i] : NULL;
 }

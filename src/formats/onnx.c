@@ -1035,6 +1035,9 @@ static ts_status graph_io(onnx_reader *r, const ts__pb_msg *g, int last)
 /* A node input of the model's graph: the name it reads, and the node. */
 typedef struct use {
     span input, node;
+    span op, out0;              /* op_type, first output */
+    int index;                  /* which input of the node */
+    int trans_b;                /* Gemm's transB attribute */
 } use;
 
 static int cmp_span(span a, span b)
@@ -1048,6 +1051,33 @@ static int cmp_use(const void *a, const void *b)
     const use *x = a, *y = b;
     int c = cmp_span(x->input, y->input);
     return c ? c : x->node.p < y->node.p ? -1 : x->node.p > y->node.p;
+}
+
+/* Gemm's transB: attribute `fl` of node message n (AttributeProto name 1,
+ * i 3) into *trans_b when it is named transB. */
+static ts_status attr_trans_b(onnx_reader *r, const ts__pb_msg *n, const ts__pb_field *fl,
+                              int *trans_b)
+{
+    ts__pb_msg a;
+    ts__pb_field h;
+    if (ts__pb_sub(n, fl, &a, NULL))
+        return TS_OK; /* a corrupt node is named by the reading passes */
+    span aname = {"", 0};
+    uint64_t v = 0;
+    int has_i = 0;
+    while (ts__pb_next(&a, &h, NULL) > 0) {
+        if (h.number == 1 && h.wire == TS__PB_LEN) {
+            ts_status st = span_get(r, &h, &aname, r->err);
+            if (st)
+                return st;
+        } else if (h.number == 3 && h.wire == TS__PB_VARINT) {
+            v = h.value;
+            has_i = 1;
+        }
+    }
+    if (has_i && span_eq(aname, "transB"))
+        *trans_b = v != 0;
+    return TS_OK;
 }
 
 /* The inputs (1) of the nodes (1) of graph piece g, each with its node's
@@ -1064,7 +1094,8 @@ static ts_status collect_uses(onnx_reader *r, const ts__pb_msg *g)
         ts__pb_field h;
         if (ts__pb_sub(&m, &fl, &n, NULL))
             continue;
-        span name = {"", 0}, op = {"", 0};
+        span name = {"", 0}, op = {"", 0}, out0 = {"", 0};
+        int trans_b = 0, outputs = 0;
         ts_status st = TS_OK;
         n2 = n;
         while (!st && ts__pb_next(&n2, &h, NULL) > 0)
@@ -1072,12 +1103,21 @@ static ts_status collect_uses(onnx_reader *r, const ts__pb_msg *g)
                 st = span_get(r, &h, &name, r->err);
             else if (h.wire == TS__PB_LEN && h.number == 4)
                 st = span_get(r, &h, &op, r->err);
+            else if (h.wire == TS__PB_LEN && h.number == 2 && outputs++ == 0)
+                st = span_get(r, &h, &out0, r->err);
+            else if (h.wire == TS__PB_LEN && h.number == 5)
+                st = attr_trans_b(r, &n2, &h, &trans_b);
         if (st)
             return st;
         if (!name.n)
             name = op;
+        int index = -1;
         while (ts__pb_next(&n, &h, NULL) > 0) {
-            if (h.number != 1 || h.wire != TS__PB_LEN || h.len == 0)
+            if (h.number != 1)
+                continue;
+            if (index < INT_MAX)
+                index++;
+            if (h.wire != TS__PB_LEN || h.len == 0)
                 continue;
             if (r->n_uses == r->cap_uses) {
                 size_t cap = r->cap_uses ? 2 * r->cap_uses : 64;
@@ -1087,12 +1127,60 @@ static ts_status collect_uses(onnx_reader *r, const ts__pb_msg *g)
                 r->uses = u;
                 r->cap_uses = cap;
             }
-            if ((st = span_get(r, &h, &r->uses[r->n_uses].input, r->err)))
+            use *u = &r->uses[r->n_uses];
+            if ((st = span_get(r, &h, &u->input, r->err)))
                 return st;
-            r->uses[r->n_uses++].node = name;
+            u->node = name;
+            u->op = op;
+            u->out0 = out0;
+            u->index = index;
+            u->trans_b = trans_b;
+            r->n_uses++;
         }
     }
     return TS_OK; /* a corrupt node is named by the reading passes */
+}
+
+/* The PyTorch names of initializer a (the last array added), from the uses
+ * from r->uses[lo] on that read it (TS_DIFF_RULE_ONNX_CONSUMER by the
+ * node's scope path, TS_DIFF_RULE_ONNX_IDENTITY by an Identity's output),
+ * as aliases of the file. */
+static ts_status add_aliases(onnx_reader *r, const ts_array *a, size_t lo)
+{
+    span name = {a->name, strlen(a->name)};
+    size_t index = ts_file_count(r->f) - 1;
+    for (size_t i = lo; i < r->n_uses && cmp_span(r->uses[i].input, name) == 0; i++) {
+        const use *u = &r->uses[i];
+        char buf[1024];
+        int transposed = 0;
+        ts__alias al = {index, NULL, 0, NULL, NULL, 0};
+        if (span_eq(u->op, "Identity") && u->index == 0 && u->out0.n > 0 &&
+            u->out0.n < sizeof buf && !memchr(u->out0.p, '\0', u->out0.n)) {
+            al.name = ts__file_printf(r->f, r->err, "%.*s", (int)u->out0.n, u->out0.p);
+            al.rule = TS_DIFF_RULE_ONNX_IDENTITY;
+        } else if (u->node.n < sizeof buf &&
+                   ts__onnx_torch_name(u->node.p, u->node.n, u->op.p, u->op.n, u->index,
+                                       u->trans_b, buf, sizeof buf, &transposed) > 0) {
+            al.name = ts__file_printf(r->f, r->err, "%s", buf);
+            al.rule = TS_DIFF_RULE_ONNX_CONSUMER;
+        } else {
+            continue;
+        }
+        if (!al.name)
+            return TS_ERR_NOMEM;
+        al.transposed = transposed;
+        al.via = al.rule == TS_DIFF_RULE_ONNX_IDENTITY
+                     ? ts__file_printf(r->f, r->err, "%.*s", (int)u->node.n, u->node.p)
+                     : ts__file_printf(r->f, r->err, "%.*s input %d", (int)u->node.n,
+                                       u->node.p, u->index);
+        al.op = ts__file_printf(r->f, r->err, "%.*s", (int)u->op.n, u->op.p);
+        if (!al.via || !al.op)
+            return TS_ERR_NOMEM;
+        ts_status st = ts__file_add_alias(r->f, &al, r->err);
+        if (st)
+            return st;
+    }
+    return TS_OK;
 }
 
 /* Appends to a's note the nodes that read it: "; read by NODE" (at most
@@ -1112,6 +1200,9 @@ static ts_status note_consumers(onnx_reader *r, ts_array *a)
         else
             hi = mid;
     }
+    ts_status st = add_aliases(r, a, lo);
+    if (st)
+        return st;
     char buf[640];
     size_t pos = (size_t)snprintf(buf, sizeof buf, "; read by ");
     size_t count = 0;

@@ -155,6 +155,58 @@ void ts__file_set_version(ts_file *f, const char *version);
 void ts__file_set_extent(ts_file *f, int64_t end);
 int64_t ts__file_extent(const ts_file *f);
 
+/*
+ * Names another framework gives a tensor of this file, as the reader can
+ * tell them from the file itself (onnx.c: the PyTorch name of an
+ * initializer by the node that reads it, onnxnames.c). tensordiff.c pairs
+ * tensors by them when the names themselves do not match.
+ *   array   the tensor's index in the file
+ *   name    the other framework's name (owned by the file)
+ *   rule    a ts_diff_rule: TS_DIFF_RULE_ONNX_CONSUMER or _ONNX_IDENTITY
+ *   via     the evidence, for reports ("/layer1/layer1.0/conv1/Conv
+ *           input 1"; owned by the file)
+ *   op      the reading node's op_type ("Conv"; owned by the file)
+ *   transposed  1: the other framework's tensor is this 2-D one
+ *           transposed (a Linear weight read by MatMul)
+ */
+typedef struct ts__alias {
+    size_t array;
+    const char *name;
+    int rule;
+    const char *via;
+    const char *op;
+    int transposed;
+} ts__alias;
+
+/*
+ * The PyTorch name (onnxnames.c) of the initializer that node `node`
+ * (node_n bytes, a TorchScript exporter's scope path such as
+ * "/layer1/layer1.0/conv1/Conv") of op_type `op` reads as its input
+ * `input` ("layer1.0.conv1.weight"), with Gemm's transB; written to buf
+ * with a NUL, its length returned; 0 when the node name is not a scope
+ * path, the op or input holds no parameter, or cap is too small.
+ * *transposed: 1 when the initializer holds the parameter transposed.
+ */
+size_t ts__onnx_torch_name(const char *node, size_t node_n, const char *op, size_t opn,
+                           int input, int trans_b, char *buf, size_t cap, int *transposed);
+
+/*
+ * ts_array_compare of a with numpy.transpose(b, perm) (perm: b's ndim
+ * axes, a permutation; compare.c): b's stored data walked as a permuted
+ * view. Errors: those of ts_array_compare (TS_ERR_SIZE when b permuted
+ * has not a's shape), TS_ERR_UNSUPPORTED when b's data is not stored as
+ * is in a local file (deflated, blocks, remote).
+ */
+ts_status ts__array_compare_permuted(const ts_file *fa, const ts_array *a, const ts_file *fb,
+                                     const ts_array *b, const int *perm,
+                                     const ts_compare_options *opts, ts_compare *out,
+                                     ts_error *err);
+
+/* Appends an alias (its strings must be owned by f or static). */
+ts_status ts__file_add_alias(ts_file *f, const ts__alias *a, ts_error *err);
+size_t ts__file_alias_count(const ts_file *f);
+const ts__alias *ts__file_alias_at(const ts_file *f, size_t i);
+
 /* Appends a metadata entry (both strings copied). */
 ts_status ts__file_add_metadata(ts_file *f, const char *key, size_t key_len,
                                 const char *json_value, size_t value_len,

@@ -7,6 +7,7 @@
  * rules; `tshape diff` prints what this computes.
  */
 #include "diffmeta.h"
+#include "reader.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -25,6 +26,13 @@ typedef struct keyed {
     size_t i;
 } keyed;
 
+/* Another framework's name of a selected tensor (ts__alias of its file). */
+typedef struct alias_ent {
+    const char *name;
+    size_t i;               /* the tensor's place among the side's selected */
+    const ts__alias *al;
+} alias_ent;
+
 /* One side: its model, the tensors selected with their mapped names, and
  * its metadata. */
 typedef struct side {
@@ -37,6 +45,12 @@ typedef struct side {
     ts__meta meta;
     int gguf;               /* every member is a GGUF file */
     int any_gguf;           /* some member is */
+    int onnx, any_onnx;     /* every member / some member is an ONNX file */
+    int keras, torch;       /* every member is Keras's (HDF5, TF) / PyTorch's
+                               (torch.save, safetensors) */
+    alias_ent *al;          /* the aliases of selected tensors, by name */
+    size_t nal;
+    unsigned char *paired;  /* per selected tensor: in a pair already */
 } side;
 
 typedef struct duplicate {
@@ -60,6 +74,9 @@ struct ts_diff {
     int metrics;            /* opts->metrics */
     ts_diff_metrics_group *groups;
     size_t ngroups, gcap;
+    int export_names;       /* opts->export_names and one side ONNX */
+    int layout;             /* opts->export_names, one side Keras, one PyTorch */
+    const ts__alias **alias_of; /* per pair: the alias it was made by, or NULL */
 };
 
 static ts_status nomem(ts_error *err)
@@ -109,14 +126,101 @@ static ts_status add_duplicate(ts_diff *d, const char *name, unsigned which, siz
     return TS_OK;
 }
 
-/* Which members of s->m are GGUF files. */
-static void gguf_members(side *s)
+/* Which members of s->m are GGUF, ONNX, Keras's and PyTorch's files. */
+static void member_formats(side *s)
 {
-    size_t nf = ts_model_file_count(s->m), g = 0;
-    for (size_t i = 0; i < nf; i++)
-        g += ts_file_format(ts_model_file(s->m, i)) == TS_FORMAT_GGUF;
+    size_t nf = ts_model_file_count(s->m), g = 0, o = 0, k = 0, t = 0;
+    for (size_t i = 0; i < nf; i++) {
+        ts_format f = ts_file_format(ts_model_file(s->m, i));
+        g += f == TS_FORMAT_GGUF;
+        o += f == TS_FORMAT_ONNX;
+        k += f == TS_FORMAT_HDF5 || f == TS_FORMAT_TFCKPT || f == TS_FORMAT_SAVEDMODEL ||
+             f == TS_FORMAT_TFJS;
+        t += f == TS_FORMAT_PYTORCH || f == TS_FORMAT_SAFETENSORS;
+    }
     s->gguf = nf > 0 && g == nf;
     s->any_gguf = g > 0;
+    s->onnx = nf > 0 && o == nf;
+    s->any_onnx = o > 0;
+    s->keras = nf > 0 && k == nf;
+    s->torch = nf > 0 && t == nf;
+}
+
+/* A model tensor by its ts_array (the aliases name a file's array). */
+typedef struct by_array {
+    const ts_array *a;
+    size_t index;
+} by_array;
+
+static int cmp_by_array(const void *x, const void *y)
+{
+    const ts_array *a = ((const by_array *)x)->a, *b = ((const by_array *)y)->a;
+    return (a > b) - (a < b);
+}
+
+static int cmp_alias(const void *x, const void *y)
+{
+    const alias_ent *a = x, *b = y;
+    int c = strcmp(a->name, b->name);
+    return c ? c : (a->i > b->i) - (a->i < b->i);
+}
+
+/* The aliases of s's selected tensors (the first of each name), sorted by
+ * name into s->al. */
+static ts_status load_aliases(side *s, ts_error *err)
+{
+    size_t nf = ts_model_file_count(s->m), total = 0;
+    for (size_t k = 0; k < nf; k++)
+        total += ts__file_alias_count(ts_model_file(s->m, k));
+    if (total == 0)
+        return TS_OK;
+    size_t n = ts_model_count(s->m);
+    by_array *arr = malloc((n ? n : 1) * sizeof *arr);
+    size_t *place = malloc((n ? n : 1) * sizeof *place);
+    s->al = malloc(total * sizeof *s->al);
+    if (!arr || !place || !s->al) {
+        free(arr);
+        free(place);
+        return nomem(err);
+    }
+    for (size_t i = 0; i < n; i++) {
+        arr[i] = (by_array){ts_model_array(s->m, i, NULL), i};
+        place[i] = TS_DIFF_NONE;
+    }
+    for (size_t i = 0; i < s->n; i++)
+        if (first_of_name(s, i))
+            place[s->index[i]] = i;
+    qsort(arr, n, sizeof *arr, cmp_by_array);
+    for (size_t k = 0; k < nf; k++) {
+        const ts_file *f = ts_model_file(s->m, k);
+        for (size_t j = 0; j < ts__file_alias_count(f); j++) {
+            const ts__alias *al = ts__file_alias_at(f, j);
+            by_array key = {ts_file_array(f, al->array), 0};
+            const by_array *hit = key.a ? bsearch(&key, arr, n, sizeof *arr, cmp_by_array)
+                                        : NULL;
+            if (hit && place[hit->index] != TS_DIFF_NONE)
+                s->al[s->nal++] = (alias_ent){al->name, place[hit->index], al};
+        }
+    }
+    free(arr);
+    free(place);
+    if (s->nal > 1)
+        qsort(s->al, s->nal, sizeof *s->al, cmp_alias);
+    return TS_OK;
+}
+
+/* The first alias of s named key, or NULL. */
+static const alias_ent *find_alias(const side *s, const char *key)
+{
+    size_t lo = 0, hi = s->nal;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (strcmp(s->al[mid].name, key) < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < s->nal && strcmp(s->al[lo].name, key) == 0 ? &s->al[lo] : NULL;
 }
 
 /* Name k as llama.cpp's converter names it (ts_tensor_name_map), kept in
@@ -172,7 +276,10 @@ static ts_status load_side(ts_diff *d, side *s, unsigned which, const ts_diff_op
             if (st)
                 return st;
         }
-    return ts__meta_collect(s->m, &s->meta, err);
+    if (!(s->paired = calloc(s->n ? s->n : 1, 1)))
+        return nomem(err);
+    ts_status st = d->export_names && s->onnx ? load_aliases(s, err) : TS_OK;
+    return st ? st : ts__meta_collect(s->m, &s->meta, err);
 }
 
 static void free_side(side *s)
@@ -184,6 +291,8 @@ static void free_side(side *s)
     free(s->index);
     free(s->key);
     free(s->sorted);
+    free(s->al);
+    free(s->paired);
     ts__meta_free(&s->meta);
 }
 
@@ -191,18 +300,260 @@ static void count_totals(ts_diff_totals *t)
 {
     const int64_t *k = t->kinds;
     t->changed = k[TS_DIFF_DTYPE] + k[TS_DIFF_SHAPE] + k[TS_DIFF_DTYPE_SHAPE];
-    t->different = t->changed + k[TS_DIFF_ONLY_A] + k[TS_DIFF_ONLY_B] + k[TS_DIFF_VALUES];
+    t->different = t->changed + k[TS_DIFF_ONLY_A] + k[TS_DIFF_ONLY_B] + k[TS_DIFF_VALUES] -
+                   t->explained;
 }
 
-/* The kind of the pair of A's selected tensor ia and B's ib. */
-static ts_diff_kind pair_kind(const ts_diff *d, size_t ia, size_t ib)
+/* Does b's shape with its axes in the order of p's perm (none: as is)
+ * equal a's? */
+static int same_shape(const ts_array *a, const ts_array *b, const ts_diff_pair *p)
 {
-    const ts_array *a = ts_model_array(d->a.m, d->a.index[ia], NULL);
-    const ts_array *b = ts_model_array(d->b.m, d->b.index[ib], NULL);
+    if (p->perm_ndim == 0)
+        return ts_shape_equal(&a->shape, &b->shape);
+    int nd = ts_shape_ndim(&a->shape);
+    if (nd != p->perm_ndim || ts_shape_ndim(&b->shape) != nd)
+        return 0;
+    for (int k = 0; k < nd; k++)
+        if (ts_shape_dims(&a->shape)[k] != ts_shape_dims(&b->shape)[p->perm[k]])
+            return 0;
+    return 1;
+}
+
+/* The kind of pair p (both tensors set). */
+static ts_diff_kind pair_kind(const ts_diff *d, const ts_diff_pair *p)
+{
+    const ts_array *a = ts_model_array(d->a.m, p->a, NULL);
+    const ts_array *b = ts_model_array(d->b.m, p->b, NULL);
     int dt = strcmp(a->dtype_name, b->dtype_name) != 0;
-    int sh = !ts_shape_equal(&a->shape, &b->shape) || a->null_shape != b->null_shape;
+    int sh = !same_shape(a, b, p) || a->null_shape != b->null_shape;
     return dt && sh ? TS_DIFF_DTYPE_SHAPE : dt ? TS_DIFF_DTYPE : sh ? TS_DIFF_SHAPE
                                                                    : TS_DIFF_EQUAL;
+}
+
+/* Sets p's perm to the 2-D transpose (an alias that holds the parameter
+ * transposed), when both tensors have 2 dims. */
+static void set_transposed(const ts_diff *d, ts_diff_pair *p)
+{
+    const ts_array *a = ts_model_array(d->a.m, p->a, NULL);
+    const ts_array *b = ts_model_array(d->b.m, p->b, NULL);
+    if (ts_shape_ndim(&a->shape) == 2 && ts_shape_ndim(&b->shape) == 2) {
+        p->perm_ndim = 2;
+        p->perm[0] = 1;
+        p->perm[1] = 0;
+    }
+}
+
+/* Pair p (A's selected tensor ia, B's ib; ib TS_DIFF_NONE: A's alone) made
+ * by rule through alias al (or NULL). */
+static void make_pair(ts_diff *d, ts_diff_pair *p, size_t ia, size_t ib, ts_diff_rule rule,
+                      const ts__alias *al)
+{
+    side *a = &d->a, *b = &d->b;
+    p->name = a->key[ia];
+    p->name_b = ib == TS_DIFF_NONE ? NULL : b->key[ib];
+    p->a = a->index[ia];
+    p->b = ib == TS_DIFF_NONE ? TS_DIFF_NONE : b->index[ib];
+    p->rule = ib == TS_DIFF_NONE ? TS_DIFF_RULE_NONE : rule;
+    p->via = al ? al->via : NULL;
+    if (ib != TS_DIFF_NONE) {
+        a->paired[ia] = 1;
+        b->paired[ib] = 1;
+        if (al && al->transposed)
+            set_transposed(d, p);
+    }
+    d->alias_of[d->npairs] = al;
+    p->kind = ib == TS_DIFF_NONE ? TS_DIFF_ONLY_A : pair_kind(d, p);
+    d->base[d->npairs++] = p->kind;
+}
+
+/* B's selected tensor for A's ia by the aliases of either side, or
+ * TS_DIFF_NONE; *al the alias. An alias of A names a B tensor not paired
+ * (nor to be paired by its own name); an alias of B names the B tensor
+ * that holds it, paired or not (deduplicated and tied weights are one
+ * initializer for several tensors). */
+static size_t by_alias_a(const ts_diff *d, size_t ia, const ts__alias **al)
+{
+    const side *a = &d->a, *b = &d->b;
+    for (size_t k = 0; k < a->nal; k++) { /* A's aliases of ia (few) */
+        if (a->al[k].i != ia)
+            continue;
+        size_t j = find(b, a->al[k].name);
+        if (j != TS_DIFF_NONE && !b->paired[j] && find(a, b->key[j]) == TS_DIFF_NONE) {
+            *al = a->al[k].al;
+            return j;
+        }
+    }
+    const alias_ent *e = find_alias(b, a->key[ia]);
+    if (e) {
+        *al = e->al;
+        return e->i;
+    }
+    return TS_DIFF_NONE;
+}
+
+/* ---- across an export (ts_diff_rule in tshape.h) ------------------------------ */
+
+/* The ONNX side's tensor of pair i (A's or B's) is one the exporter made
+ * for a Conv: read by a Conv or ConvTranspose, under a name the exporter
+ * gave it ("onnx::Conv_46", not a parameter's). */
+static int fused_conv(const ts_diff *d, size_t i, int onnx_a)
+{
+    const ts__alias *al = d->alias_of[i];
+    const ts_diff_pair *p = &d->pairs[i];
+    size_t t = onnx_a ? p->a : p->b;
+    if (t == TS_DIFF_NONE)
+        return 0;
+    const char *name = ts_model_array_name(onnx_a ? d->a.m : d->b.m, t);
+    if (strncmp(name, "onnx::", 6) != 0)
+        return 0;
+    if (al)
+        return al->rule == TS_DIFF_RULE_ONNX_CONSUMER &&
+               (strcmp(al->op, "Conv") == 0 || strcmp(al->op, "ConvTranspose") == 0);
+    /* alone: by its aliases */
+    const side *s = onnx_a ? &d->a : &d->b;
+    for (size_t k = 0; k < s->nal; k++)
+        if (s->index[s->al[k].i] == t && s->al[k].al->rule == TS_DIFF_RULE_ONNX_CONSUMER &&
+            (strcmp(s->al[k].al->op, "Conv") == 0 ||
+             strcmp(s->al[k].al->op, "ConvTranspose") == 0))
+            return 1;
+    return 0;
+}
+
+/* The BatchNorm parameter suffixes (torch.nn.BatchNorm*d's state_dict). */
+static const char *const bn_suffix[] = {".weight", ".bias", ".running_mean", ".running_var",
+                                        ".num_batches_tracked"};
+
+/* Is key the tensor of a BatchNorm of side s with no partner: NAME.SUFFIX
+ * where s holds NAME.running_mean and NAME.running_var, both alone? */
+static int folded_bn(const side *s, const char *key)
+{
+    size_t n = strlen(key);
+    for (size_t k = 0; k < sizeof bn_suffix / sizeof *bn_suffix; k++) {
+        size_t sn = strlen(bn_suffix[k]);
+        if (n <= sn || strcmp(key + n - sn, bn_suffix[k]) != 0 || n - sn > 960)
+            continue;
+        char buf[1024];
+        int ok = 1;
+        for (int r = 2; r <= 3 && ok; r++) {
+            snprintf(buf, sizeof buf, "%.*s%s", (int)(n - sn), key, bn_suffix[r]);
+            size_t i = find(s, buf);
+            ok = i != TS_DIFF_NONE && !s->paired[i];
+        }
+        return ok;
+    }
+    return 0;
+}
+
+/* Is tensor t of m an ONNX Constant node's? (onnx.c writes the source first
+ * in the note: "Constant, raw_data".) */
+static int onnx_constant(const ts_model *m, size_t t)
+{
+    const char *note = ts_model_array(m, t, NULL)->note;
+    return note && strncmp(note, "Constant,", 9) == 0;
+}
+
+/* Explains the tensors alone across an ONNX export: BatchNorms folded into
+ * the Conv initializers the exporter made (ONNX_FUSED, BN_FOLDED), the
+ * num_batches_tracked no ONNX operator reads (NOT_EXPORTED). */
+static void explain_export(ts_diff *d)
+{
+    const int onnx_a = d->a.onnx;
+    const side *ts = onnx_a ? &d->b : &d->a; /* the PyTorch side */
+    const ts_model *tm = ts->m;
+    size_t nfused = 0;
+    for (size_t i = 0; i < d->npairs; i++)
+        nfused += d->alias_of[i] && fused_conv(d, i, onnx_a);
+    for (size_t i = 0; i < d->npairs; i++) {
+        ts_diff_pair *p = &d->pairs[i];
+        size_t t = onnx_a ? p->b : p->a, o = onnx_a ? p->a : p->b;
+        if (t != TS_DIFF_NONE && o == TS_DIFF_NONE) { /* PyTorch's alone */
+            const char *key = onnx_a ? p->name_b : p->name;
+            if (nfused && folded_bn(ts, key)) {
+                p->rule = TS_DIFF_RULE_BN_FOLDED;
+                p->explained = 1;
+                /* the fused Conv weight before it in its model's order */
+                size_t best = TS_DIFF_NONE;
+                for (size_t j = 0; j < d->npairs; j++) {
+                    size_t tj = onnx_a ? d->pairs[j].b : d->pairs[j].a;
+                    const char *tn = tj == TS_DIFF_NONE ? "" : ts_model_array_name(tm, tj);
+                    size_t tl = strlen(tn);
+                    if (d->alias_of[j] && fused_conv(d, j, onnx_a) && tj < t && tl > 7 &&
+                        strcmp(tn + tl - 7, ".weight") == 0 &&
+                        (best == TS_DIFF_NONE || tj > best))
+                        best = tj;
+                }
+                p->via = best == TS_DIFF_NONE ? NULL : ts_model_array_name(tm, best);
+            } else if (strlen(key) >= 20 &&
+                       strcmp(key + strlen(key) - 20, ".num_batches_tracked") == 0) {
+                p->rule = TS_DIFF_RULE_NOT_EXPORTED;
+                p->explained = 1;
+            }
+        } else if (t == TS_DIFF_NONE && onnx_constant(onnx_a ? d->a.m : d->b.m, o)) {
+            p->rule = TS_DIFF_RULE_ONNX_CONSTANT;
+            p->explained = 1;
+        } else if (nfused && o != TS_DIFF_NONE && fused_conv(d, i, onnx_a)) {
+            p->rule = TS_DIFF_RULE_ONNX_FUSED;
+            if (t == TS_DIFF_NONE) { /* a bias the fusion gave a Conv without one */
+                p->explained = 1;
+                const side *os = onnx_a ? &d->a : &d->b;
+                for (size_t k = 0; k < os->nal && !p->via; k++)
+                    if (os->index[os->al[k].i] == o)
+                        p->via = os->al[k].al->via;
+            }
+        }
+    }
+}
+
+/* Keras's kernel layout as PyTorch's (ts_diff_rule LAYOUT): the axes of a
+ * Keras kernel of nd dims in PyTorch's order: (nd-1, nd-2, 0, ..., nd-3). */
+static void keras_perm(int nd, int *perm)
+{
+    perm[0] = nd - 1;
+    perm[1] = nd - 2;
+    for (int k = 2; k < nd; k++)
+        perm[k] = k - 2;
+}
+
+/* Is name a Keras kernel: its last part (after '/') "kernel" or
+ * "kernel:N"? */
+static int keras_kernel(const char *name)
+{
+    const char *last = strrchr(name, '/');
+    last = last ? last + 1 : name;
+    return strncmp(last, "kernel", 6) == 0 && (last[6] == '\0' || last[6] == ':');
+}
+
+/* Pairs of a Keras kernel and a PyTorch weight compared in one layout. */
+static void apply_layout(ts_diff *d)
+{
+    const int keras_a = d->a.keras;
+    for (size_t i = 0; i < d->npairs; i++) {
+        ts_diff_pair *p = &d->pairs[i];
+        if (p->a == TS_DIFF_NONE || p->b == TS_DIFF_NONE || p->perm_ndim)
+            continue;
+        const ts_array *a = ts_model_array(d->a.m, p->a, NULL);
+        const ts_array *b = ts_model_array(d->b.m, p->b, NULL);
+        int nd = ts_shape_ndim(&a->shape);
+        const ts_array *k = keras_a ? a : b;
+        if (nd < 2 || nd > 5 || ts_shape_ndim(&b->shape) != nd || !keras_kernel(k->name))
+            continue;
+        int perm[5], q[5];
+        keras_perm(nd, perm); /* PyTorch's = transpose(keras, perm) */
+        if (keras_a) /* B = transpose(A, perm): A = transpose(B, inverse) */
+            for (int x = 0; x < nd; x++)
+                q[perm[x]] = x;
+        else
+            memcpy(q, perm, sizeof q);
+        ts_diff_pair t = *p;
+        t.perm_ndim = nd;
+        memcpy(t.perm, q, (size_t)nd * sizeof *q);
+        if (!same_shape(a, b, &t))
+            continue; /* not a pure permutation (depthwise kernels) */
+        *p = t;
+        p->rule = TS_DIFF_RULE_LAYOUT;
+        p->kind = pair_kind(d, p);
+        d->base[i] = p->kind;
+    }
 }
 
 /* Matches the two sides into pairs (tshape.h has the order). */
@@ -212,33 +563,51 @@ static ts_status match(ts_diff *d, ts_error *err)
     size_t cap = a->n + b->n ? a->n + b->n : 1;
     d->pairs = calloc(cap, sizeof *d->pairs);
     d->base = malloc(cap * sizeof *d->base);
-    if (!d->pairs || !d->base)
+    d->alias_of = calloc(cap, sizeof *d->alias_of);
+    if (!d->pairs || !d->base || !d->alias_of)
         return nomem(err);
     d->single = a->n == 1 && b->n == 1 && strcmp(a->key[0], b->key[0]) != 0;
     for (size_t i = 0; i < a->n; i++) {
         if (!first_of_name(a, i))
             continue;
         size_t j = d->single ? 0 : find(b, a->key[i]);
-        ts_diff_pair *p = &d->pairs[d->npairs];
-        p->name = a->key[i];
-        p->name_b = j == TS_DIFF_NONE ? NULL : b->key[j];
-        p->a = a->index[i];
-        p->b = j == TS_DIFF_NONE ? TS_DIFF_NONE : b->index[j];
-        p->kind = j == TS_DIFF_NONE ? TS_DIFF_ONLY_A : pair_kind(d, i, j);
-        d->base[d->npairs++] = p->kind;
+        ts_diff_rule rule = d->single ? TS_DIFF_RULE_SINGLE
+                            : (a->owned && a->owned[a->index[i]]) ||
+                                      (b->owned && j != TS_DIFF_NONE && b->owned[b->index[j]])
+                                ? TS_DIFF_RULE_GGUF
+                                : TS_DIFF_RULE_NAME;
+        const ts__alias *al = NULL;
+        if (j == TS_DIFF_NONE && (a->nal || b->nal)) {
+            j = by_alias_a(d, i, &al);
+            rule = al ? (ts_diff_rule)al->rule : rule;
+        }
+        make_pair(d, &d->pairs[d->npairs], i, j, rule, al);
     }
     for (size_t j = 0; j < b->n && !d->single; j++) {
-        if (!first_of_name(b, j) || find(a, b->key[j]) != TS_DIFF_NONE)
+        if (!first_of_name(b, j) || b->paired[j] || find(a, b->key[j]) != TS_DIFF_NONE)
             continue;
+        const alias_ent *e = find_alias(a, b->key[j]);
         ts_diff_pair *p = &d->pairs[d->npairs];
+        if (e) {
+            make_pair(d, p, e->i, j, (ts_diff_rule)e->al->rule, e->al);
+            continue;
+        }
         p->name = p->name_b = b->key[j];
         p->a = TS_DIFF_NONE;
         p->b = b->index[j];
         p->kind = TS_DIFF_ONLY_B;
+        p->rule = TS_DIFF_RULE_NONE;
         d->base[d->npairs++] = p->kind;
     }
-    for (size_t i = 0; i < d->npairs; i++)
+    if (d->export_names)
+        explain_export(d);
+    if (d->layout)
+        apply_layout(d);
+    for (size_t i = 0; i < d->npairs; i++) {
         d->totals.kinds[d->pairs[i].kind]++;
+        d->totals.rules[d->pairs[i].rule]++;
+        d->totals.explained += d->pairs[i].explained;
+    }
     count_totals(&d->totals);
     return TS_OK;
 }
@@ -280,13 +649,20 @@ ts_status ts_diff_new(const ts_model *a, const ts_model *b, const ts_diff_option
         return ts__bad_arg(err, __func__, "opts->gguf_names is %d, not 0 or 1", o.gguf_names);
     if (o.metrics != 0 && o.metrics != 1)
         return ts__bad_arg(err, __func__, "opts->metrics is %d, not 0 or 1", o.metrics);
+    if (o.export_names != 0 && o.export_names != 1)
+        return ts__bad_arg(err, __func__, "opts->export_names is %d, not 0 or 1",
+                           o.export_names);
     ts_diff *d = calloc(1, sizeof *d);
     if (!d)
         return nomem(err);
     d->a.m = a;
     d->b.m = b;
-    gguf_members(&d->a);
-    gguf_members(&d->b);
+    member_formats(&d->a);
+    member_formats(&d->b);
+    /* one side an ONNX export of the other; Keras against PyTorch */
+    d->export_names = o.export_names && ((d->a.onnx && !d->b.any_onnx) ||
+                                         (d->b.onnx && !d->a.any_onnx));
+    d->layout = o.export_names && ((d->a.keras && d->b.torch) || (d->a.torch && d->b.keras));
     /* one side a GGUF conversion of the other: llama.cpp's names */
     d->gguf_names = o.gguf_names && ((d->a.gguf && !d->b.any_gguf) ||
                                      (d->b.gguf && !d->a.any_gguf));
@@ -320,6 +696,7 @@ void ts_diff_free(ts_diff *d)
     free_side(&d->b);
     free(d->pairs);
     free(d->base);
+    free(d->alias_of);
     free(d->dups);
     free(d->meta);
     for (size_t i = 0; i < d->ngroups; i++)
@@ -339,6 +716,24 @@ const char *ts_diff_kind_name(ts_diff_kind kind)
     case TS_DIFF_DTYPE_SHAPE: return "dtype_shape";
     case TS_DIFF_VALUES: return "values";
     case TS_DIFF_UNREADABLE: return "unreadable";
+    }
+    return "unknown";
+}
+
+const char *ts_diff_rule_name(ts_diff_rule rule)
+{
+    switch (rule) {
+    case TS_DIFF_RULE_NONE: return "none";
+    case TS_DIFF_RULE_NAME: return "name";
+    case TS_DIFF_RULE_SINGLE: return "single";
+    case TS_DIFF_RULE_GGUF: return "gguf";
+    case TS_DIFF_RULE_ONNX_CONSUMER: return "onnx_consumer";
+    case TS_DIFF_RULE_ONNX_IDENTITY: return "onnx_identity";
+    case TS_DIFF_RULE_ONNX_FUSED: return "onnx_fused";
+    case TS_DIFF_RULE_BN_FOLDED: return "bn_folded";
+    case TS_DIFF_RULE_NOT_EXPORTED: return "not_exported";
+    case TS_DIFF_RULE_LAYOUT: return "layout";
+    case TS_DIFF_RULE_ONNX_CONSTANT: return "onnx_constant";
     }
     return "unknown";
 }
@@ -555,10 +950,14 @@ ts_status ts_diff_compare_values(ts_diff *d, size_t i, const ts_compare_options 
     unsigned ref = 0;
     int64_t heads = 0;
     ts_error e;
-    const int by_metrics = use_metrics(d, a, b);
+    /* a permuted pair: by isclose, B read as a permuted view */
+    const int by_metrics = p->perm_ndim == 0 && use_metrics(d, a, b);
     ts_status st = by_metrics ? pair_metrics(d, p, opts, &m, &ref, &heads, &e)
-                              : ts_array_compare(ts_model_file(d->a.m, fa), a,
-                                                 ts_model_file(d->b.m, fb), b, opts, &c, &e);
+                   : p->perm_ndim ? ts__array_compare_permuted(
+                                        ts_model_file(d->a.m, fa), a, ts_model_file(d->b.m, fb),
+                                        b, p->perm, opts, &c, &e)
+                                  : ts_array_compare(ts_model_file(d->a.m, fa), a,
+                                                     ts_model_file(d->b.m, fb), b, opts, &c, &e);
     if (err)
         *err = e;
     /* the options, not the data: the pair stays as it was */

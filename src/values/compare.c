@@ -675,9 +675,26 @@ static int is_int_kind(ts_value_kind k)
     return k == TS_VALUE_INT || k == TS_VALUE_UINT || k == TS_VALUE_BOOL;
 }
 
-ts_status ts_array_compare(const ts_file *fa, const ts_array *a, const ts_file *fb,
-                           const ts_array *b, const ts_compare_options *opts, ts_compare *out,
-                           ts_error *err)
+/* b's shape with its axes in the order perm (NULL: as is) equals a's. */
+static int shapes_match(const ts_array *a, const ts_array *b, const int *perm)
+{
+    if (!perm)
+        return ts_shape_equal(&a->shape, &b->shape);
+    int nd = ts_shape_ndim(&a->shape);
+    if (ts_shape_ndim(&b->shape) != nd)
+        return 0;
+    for (int k = 0; k < nd; k++)
+        if (perm[k] < 0 || perm[k] >= nd || ts_shape_dims(&a->shape)[k] !=
+                                                ts_shape_dims(&b->shape)[perm[k]])
+            return 0;
+    return 1;
+}
+
+/* ts_array_compare, with b read as numpy.transpose(b, perm) when perm is
+ * not NULL (b's stored data walked as a permuted view). */
+static ts_status compare_arrays(const ts_file *fa, const ts_array *a, const ts_file *fb,
+                                const ts_array *b, const int *perm,
+                                const ts_compare_options *opts, ts_compare *out, ts_error *err)
 {
     ts__ok(err);
     TS__ARG_NONNULL(err, fa);
@@ -689,17 +706,31 @@ ts_status ts_array_compare(const ts_file *fa, const ts_array *a, const ts_file *
     ts_status st = get_options(opts, &o, err);
     if (st)
         return st;
-    if (!ts_shape_equal(&a->shape, &b->shape)) {
+    if (!shapes_match(a, b, perm)) {
         char sa[256], sb[256];
         ts_shape_format(&a->shape, 0, sa, sizeof sa);
         ts_shape_format(&b->shape, 0, sb, sizeof sb);
-        return ts__error(err, TS_ERR_SIZE, "shapes %s and %s differ", sa, sb);
+        return ts__error(err, TS_ERR_SIZE, "shapes %s and %s%s differ", sa, sb,
+                         perm ? " permuted" : "");
     }
     ts__data da, db;
     if ((st = ts__data_open(&da, fa, a, err)))
         return failed(err, st, 0);
     if ((st = ts__data_open(&db, fb, b, err)))
         return failed(err, st, 1);
+    if (perm) {
+        if (db.src || !db.whole || db.dec.block != 1 || db.implicit_zeros ||
+            b->storage != TS_STORAGE_DENSE)
+            return failed(err, ts__values_fail(b, err, ts__error(err, TS_ERR_UNSUPPORTED,
+                                               "values compared after a permutation must "
+                                               "be stored as is in a local file")), 1);
+        ts__layout lay = db.lay;
+        for (int k = 0; k < lay.ndim; k++) {
+            db.lay.shape[k] = lay.shape[perm[k]];
+            db.lay.strides[k] = lay.strides[perm[k]];
+        }
+        db.c_order = 0;
+    }
     plan L;
     memset(&L, 0, sizeof L);
     L.rule.rtol = o.rtol;
@@ -715,7 +746,7 @@ ts_status ts_array_compare(const ts_file *fa, const ts_array *a, const ts_file *
 
     part P;
     part_init(&P);
-    int inplace = !da.src && !db.src && da.c_order && db.c_order && da.dec.block == 1 &&
+    int inplace = !perm && !da.src && !db.src && da.c_order && db.c_order && da.dec.block == 1 &&
                   db.dec.block == 1 && da.implicit_zeros == 0 && db.implicit_zeros == 0 &&
                   a->storage == TS_STORAGE_DENSE && b->storage == TS_STORAGE_DENSE &&
                   ((da.whole && db.whole) ||
@@ -730,7 +761,10 @@ ts_status ts_array_compare(const ts_file *fa, const ts_array *a, const ts_file *
         side A, B;
         order O;
         int cur_a = 0, cur_b = 0;
-        choose_order(&O, &da, &db, &cur_a, &cur_b);
+        if (perm)
+            memset(&O, 0, sizeof O);
+        else
+            choose_order(&O, &da, &db, &cur_a, &cur_b);
         unsigned char *flags = O.active ? calloc(PIECE, 1) : NULL;
         if (O.active && !flags)
             return ts__values_fail(a, err, ts__error(err, TS_ERR_NOMEM, "out of memory"));
@@ -742,6 +776,10 @@ ts_status ts_array_compare(const ts_file *fa, const ts_array *a, const ts_file *
             side_close(&A);
             free(flags);
             return failed(err, st, 1);
+        }
+        if (perm) {
+            B.use_view = 1;
+            B.view = db;
         }
         st = compare_pieces(&L, &A, &B, &O, &o, total_bytes, flags, &P, err);
         side_close(&A);
@@ -762,4 +800,19 @@ ts_status ts_array_compare(const ts_file *fa, const ts_array *a, const ts_file *
     out->nan_a = P.nan_a;
     out->nan_b = P.nan_b;
     return TS_OK;
+}
+
+ts_status ts_array_compare(const ts_file *fa, const ts_array *a, const ts_file *fb,
+                           const ts_array *b, const ts_compare_options *opts, ts_compare *out,
+                           ts_error *err)
+{
+    return compare_arrays(fa, a, fb, b, NULL, opts, out, err);
+}
+
+ts_status ts__array_compare_permuted(const ts_file *fa, const ts_array *a, const ts_file *fb,
+                                     const ts_array *b, const int *perm,
+                                     const ts_compare_options *opts, ts_compare *out,
+                                     ts_error *err)
+{
+    return compare_arrays(fa, a, fb, b, perm, opts, out, err);
 }
