@@ -58,7 +58,9 @@ const cli_option diff_options[] = {
                              "'NAME DTYPE SHAPE', without offsets or formats"),
     CLI_FLAG("no-name-map", 0, "do not map names across a GGUF conversion (A or B GGUF,\n"
                                "the other not: model.layers.N.self_attn.q_proj is\n"
-                               "blk.N.attn_q)"),
+                               "blk.N.attn_q), an ONNX export (onnx::Conv_46 read by\n"
+                               "/layer1/layer1.0/conv1/Conv is layer1.0.conv1.weight)\n"
+                               "or Keras kernel layouts"),
     CLI_REMOTE_OPTIONS,
     CLI_OPTIONS_END,
 };
@@ -278,6 +280,69 @@ static void values_json(cli_ctx *ctx, const ts_array *a, const ts_compare *c)
     print_close_object(ctx);
 }
 
+/* "transposed (1,0)" or "permuted (3,2,0,1)": how B's axes are taken to
+ * compare with A's (ts_diff_pair.perm); "" when they are not. */
+static void perm_text(const ts_diff_pair *p, char *buf, size_t cap)
+{
+    buf[0] = '\0';
+    if (p->perm_ndim == 0)
+        return;
+    size_t n = (size_t)snprintf(buf, cap, "B %s (", p->perm_ndim == 2 ? "transposed"
+                                                                       : "permuted");
+    for (int k = 0; k < p->perm_ndim && n < cap; k++)
+        n += (size_t)snprintf(buf + n, cap - n, "%s%d", k ? "," : "", p->perm[k]);
+    if (n < cap)
+        snprintf(buf + n, cap - n, ")");
+}
+
+/* Is the pair's rule one of the exporters' (reported with the pair)? */
+static int export_rule(const ts_diff_pair *p)
+{
+    return p->rule >= TS_DIFF_RULE_ONNX_CONSUMER;
+}
+
+/* "by onnx_consumer: /fc/MatMul input 1, B transposed (1,0)" for a pair made
+ * by an exporter's rule; "bn_folded into layer1.0.conv1.weight" for a
+ * tensor alone that a rule explains. */
+static void rule_text(const ts_diff_pair *p, char *buf, size_t cap)
+{
+    char perm[320];
+    perm_text(p, perm, sizeof perm);
+    const char *rule = ts_diff_rule_name(p->rule);
+    if (p->explained)
+        snprintf(buf, cap, "%s%s%s", rule,
+                 p->via ? (p->rule == TS_DIFF_RULE_BN_FOLDED ? " into " : ": ") : "",
+                 p->via ? p->via : "");
+    else
+        snprintf(buf, cap, "by %s%s%s%s%s", rule, p->via ? ": " : "", p->via ? p->via : "",
+                 perm[0] && p->via ? ", " : perm[0] ? ": " : "", perm);
+}
+
+/* The pairing record of a pair made by an exporter's rule or a tensor alone
+ * that one explains: {"rule", "name", "a", "b", "via", "perm",
+ * "explained"}. */
+static void rule_json(cli_ctx *ctx, const ts_diff_pair *p, const sides *s)
+{
+    print_open_object(ctx, NULL);
+    print_string(ctx, PRINT_JSON, "rule", NULL, ts_diff_rule_name(p->rule));
+    print_string(ctx, PRINT_JSON, "name", NULL, p->name);
+    print_string(ctx, PRINT_JSON, "a", NULL,
+                 p->a != TS_DIFF_NONE ? ts_model_array_name(s->m[0], p->a) : NULL);
+    print_string(ctx, PRINT_JSON, "b", NULL,
+                 p->b != TS_DIFF_NONE ? ts_model_array_name(s->m[1], p->b) : NULL);
+    print_string(ctx, PRINT_JSON, "via", NULL, p->via);
+    if (p->perm_ndim) {
+        int64_t perm[TS_MAX_NDIM];
+        for (int k = 0; k < p->perm_ndim; k++)
+            perm[k] = p->perm[k];
+        print_dims(ctx, PRINT_JSON, "perm", NULL, perm, p->perm_ndim);
+    } else {
+        print_null(ctx, PRINT_JSON, "perm", NULL);
+    }
+    print_bool(ctx, PRINT_JSON, "explained", NULL, p->explained);
+    print_close_object(ctx);
+}
+
 static void tensor_text(const ts_array *a, char *buf, size_t cap)
 {
     char shape[512];
@@ -304,6 +369,10 @@ static void report(cli_ctx *ctx, cli_table *t, const sides *s, const ts_diff_pai
     const int has_a = p->a != TS_DIFF_NONE, has_b = p->b != TS_DIFF_NONE;
     const int compared = p->values == TS_DIFF_VALUES_COMPARED;
     if (ctx->json) {
+        if (export_rule(p))
+            rule_json(ctx, p, s);
+        if (p->kind == TS_DIFF_EQUAL || p->explained)
+            return;
         print_open_object(ctx, NULL);
         print_string(ctx, PRINT_JSON, "kind", NULL, ts_diff_kind_name(p->kind));
         print_string(ctx, PRINT_JSON, "name", NULL, name);
@@ -326,7 +395,7 @@ static void report(cli_ctx *ctx, cli_table *t, const sides *s, const ts_diff_pai
         print_close_object(ctx);
         return;
     }
-    static const char *const words[] = {"", "only in A", "only in B", "dtype", "shape",
+    static const char *const words[] = {"mapped", "only in A", "only in B", "dtype", "shape",
                                         "dtype, shape", "values", "unreadable"};
     char ta[600] = "", tb[600] = "";
     if (has_a)
@@ -338,7 +407,17 @@ static void report(cli_ctx *ctx, cli_table *t, const sides *s, const ts_diff_pai
         metrics_text(p, tv, sizeof tv);
     else if (compared)
         values_text(tensor(s->m[0], p->a, NULL), &p->compare, tv, sizeof tv);
-    const char *row[5] = {words[p->kind], name, has_a ? ta : "-", has_b ? tb : "-", tv};
+    char tr[1400] = "", both[1024 + 1400 + 8], pn[1024];
+    if (export_rule(p))
+        rule_text(p, tr, sizeof tr);
+    snprintf(both, sizeof both, "%s%s%s", tv, tv[0] && tr[0] ? "; " : "", tr);
+    if (has_a && has_b && export_rule(p) &&
+        strcmp(p->name, ts_model_array_name(s->m[1], p->b)) != 0) {
+        snprintf(pn, sizeof pn, "%.500s => %.500s", name, ts_model_array_name(s->m[1], p->b));
+        name = pn;
+    }
+    const char *row[5] = {p->explained ? "explained" : words[p->kind], name, has_a ? ta : "-",
+                          has_b ? tb : "-", both};
     cli_table_add(t, row);
 }
 
@@ -529,8 +608,10 @@ static void warn(cli_ctx *ctx, const sides *s, const ts_diff *d, const diff_opts
     cli_names_warn_unused(ctx, &o->names);
 }
 
-/* The last line: the counts, and whether the metadata differs. */
-static void print_totals(cli_ctx *ctx, const diff_opts *o, const ts_diff_totals *t)
+/* The last line: the counts, and whether the metadata differs.
+ * explained_fused: the fused biases alone (ONNX_FUSED, explained). */
+static void print_totals(cli_ctx *ctx, const diff_opts *o, const ts_diff_totals *t,
+                         int64_t explained_fused)
 {
     print_open_object(ctx, NULL);
     print_int(ctx, PRINT_ANY, "equal", "%s equal, ", t->kinds[TS_DIFF_EQUAL]);
@@ -546,6 +627,40 @@ static void print_totals(cli_ctx *ctx, const diff_opts *o, const ts_diff_totals 
               ", %s unreadable", t->unreadable);
     print_text(ctx, ")");
     print_int(ctx, PRINT_JSON, "metadata_different", NULL, t->metadata_different);
+    /* the exporters' rules: "; paired by onnx_consumer 2, onnx_identity 6;
+     * explained 4 (bn_folded 2, not_exported 2)" when any applied */
+    print_int(ctx, PRINT_JSON, "explained", NULL, t->explained);
+    print_open_object(ctx, "rules");
+    for (int r = 0; r < TS_DIFF_RULE_COUNT; r++)
+        print_int(ctx, PRINT_JSON, ts_diff_rule_name((ts_diff_rule)r), NULL, t->rules[r]);
+    print_close_object(ctx);
+    for (int pass = 0; pass < 2 && !ctx->json; pass++) {
+        int n = 0;
+        for (int r = TS_DIFF_RULE_ONNX_CONSUMER; r < TS_DIFF_RULE_COUNT; r++) {
+            int explains = r == TS_DIFF_RULE_BN_FOLDED || r == TS_DIFF_RULE_NOT_EXPORTED ||
+                           r == TS_DIFF_RULE_ONNX_CONSTANT;
+            int64_t c = t->rules[r];
+            if (r == TS_DIFF_RULE_ONNX_FUSED)
+                c = pass ? explained_fused : c - explained_fused;
+            else if (explains != pass)
+                continue;
+            if (c == 0)
+                continue;
+            char m[96];
+            if (n++ > 0) {
+                print_text(ctx, ", ");
+            } else if (pass == 0) {
+                print_text(ctx, "; paired by ");
+            } else {
+                snprintf(m, sizeof m, "; explained %lld (", (long long)t->explained);
+                print_text(ctx, m);
+            }
+            snprintf(m, sizeof m, "%s %lld", ts_diff_rule_name((ts_diff_rule)r), (long long)c);
+            print_text(ctx, m);
+        }
+        if (n && pass)
+            print_text(ctx, ")");
+    }
     int64_t meta = t->metadata_different;
     if (meta > 0 || o->metadata) {
         char m[160];
@@ -566,6 +681,7 @@ static int run(cli_ctx *ctx, const diff_opts *o, const sides *s, ts_diff *d)
 {
     cli_table t = {NULL, 0, 0, 5, 0};
     const int single = ts_diff_single(d);
+    int64_t explained_fused = 0;
     char pair_name[1024];
     for (size_t i = 0; i < ts_diff_count(d); i++) {
         if (o->values)
@@ -576,7 +692,9 @@ static int run(cli_ctx *ctx, const diff_opts *o, const sides *s, ts_diff *d)
             snprintf(pair_name, sizeof pair_name, "%s => %s", p->name, p->name_b);
             name = ctx->json ? p->name : pair_name;
         }
-        if (p->kind != TS_DIFF_EQUAL && p->kind != TS_DIFF_UNREADABLE && !o->quiet)
+        explained_fused += p->explained && p->rule == TS_DIFF_RULE_ONNX_FUSED;
+        if (((p->kind != TS_DIFF_EQUAL && p->kind != TS_DIFF_UNREADABLE) || export_rule(p)) &&
+            !o->quiet)
             report(ctx, &t, s, p, name);
     }
     /* the metadata: listed with --metadata */
@@ -589,7 +707,7 @@ static int run(cli_ctx *ctx, const diff_opts *o, const sides *s, ts_diff *d)
     if (!o->quiet) {
         cli_table_flush(ctx, &t, "");
         report_groups(ctx, d);
-        print_totals(ctx, o, tot);
+        print_totals(ctx, o, tot, explained_fused);
     }
     int status = tot->unreadable ? CLI_ERROR
                  : tot->different || (o->metadata && tot->metadata_different > 0) ? CLI_FALSE
@@ -622,6 +740,7 @@ int cmd_diff(cli_ctx *ctx, const cli_args *args)
         dopts.exclude = o.filter.exclude;
         dopts.nexclude = o.filter.nexclude;
         dopts.gguf_names = !o.no_name_map;
+        dopts.export_names = !o.no_name_map;
         dopts.metrics = o.metrics;
         ts_error err;
         if (ts_diff_new(s.m[0], s.m[1], &dopts, &d, &err) != TS_OK)
