@@ -825,6 +825,8 @@ START_TEST(test_diffs)
     ts_model *m = NULL;
     ck_assert_str_eq(ts_diff_kind_name((ts_diff_kind)8), "unknown");
     ck_assert_str_eq(ts_diff_kind_name((ts_diff_kind)-1), "unknown");
+    ck_assert_str_eq(ts_diff_rule_name((ts_diff_rule)TS_DIFF_RULE_COUNT), "unknown");
+    ck_assert_str_eq(ts_diff_rule_name((ts_diff_rule)-1), "unknown");
     ts_diff_free(NULL);
     ck_assert_uint_eq(ts_diff_count(NULL), 0);
     ck_assert_ptr_null(ts_diff_pair_at(NULL, 0));
@@ -868,6 +870,10 @@ START_TEST(test_diffs)
     o.metrics = -1;
     EXPECT(ts_diff_new(m, m, &o, &d, EP), BAD, "ts_diff_new: opts->metrics is -1, not 0 or 1");
     o.metrics = 0;
+    o.export_names = 3;
+    EXPECT(ts_diff_new(m, m, &o, &d, EP), BAD,
+           "ts_diff_new: opts->export_names is 3, not 0 or 1");
+    o.export_names = 1;
     o.names = nm;
     ck_assert_int_eq(ts_diff_new(m, m, &o, &d, NULL), TS_OK);
     ck_assert_int_eq(ts_diff_gguf_names(d), 0);

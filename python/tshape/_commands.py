@@ -13,8 +13,8 @@ import os
 from dataclasses import dataclass, field
 
 from . import _errors
-from ._lib import (CompareOptions, DiffOptions, Stats, StatsOptions, VerifyOptions,
-                   WriteOptions, WriteResult, WriteTensor, lib)
+from ._lib import (DIFF_RULE_COUNT, CompareOptions, DiffOptions, Stats, StatsOptions,
+                   VerifyOptions, WriteOptions, WriteResult, WriteTensor, lib)
 from ._model import Model
 from ._util import check, enc, new_error, text
 
@@ -154,14 +154,18 @@ def stats(*paths, filter=None, exclude=None, recursive=False, threads=0, errors=
 class DiffResult:
     """What tshape.diff found, as `tshape --json diff` reports it:
       differences  one dict per pair that differs (kind, name, a, b, values,
-                   metrics)
+                   metrics), and before it, for a pair made by an exporter's
+                   rule or a tensor alone that one explains (instead of its
+                   difference), a pairing dict (rule, name, a, b, via,
+                   perm, explained)
       metadata     one dict per metadata entry that differs (metadata_key,
                    a, b, only); listed by the CLI only with --metadata
       metrics_groups  with values: one dict per dtype pair compared by error
                    metrics (metrics_group, tensors, count, nan, max_abs,
                    rmse, nmse, cosine_min)
       totals       the last record (equal, different, only_a, only_b,
-                   changed, values, unreadable, metadata_different)
+                   changed, values, unreadable, metadata_different,
+                   explained, rules)
       warnings     the CLI's warning lines (names held twice, prefixes that
                    matched nothing), without "tshape: diff: "
       errors       a tshape.Error per pair whose values could not be read
@@ -272,6 +276,7 @@ def diff(a, b, *, strip_prefix=(), strip_prefix_a=(), strip_prefix_b=(), rename=
         do.filter, do.nfilter, do.exclude, do.nexclude = inc, ninc, exc, nexc
         do.gguf_names = 1 if name_map else 0
         do.metrics = 1 if metrics else 0
+        do.export_names = 1 if name_map else 0
         st = lib.ts_diff_new(ma._handle, mb._handle, ctypes.byref(do), ctypes.byref(d),
                              ctypes.byref(err))
         check(st, err, (ma.path, mb.path)[1 if (st == 10 and err.index == 1) else 0])
@@ -303,9 +308,19 @@ def diff(a, b, *, strip_prefix=(), strip_prefix_a=(), strip_prefix_b=(), rename=
                         raise e
                     res.errors.append(e)
                 pair = lib.ts_diff_pair_at(d, i).contents
-            if pair.kind in (0, 7):  # equal, unreadable: not listed
-                continue
             none = ctypes.c_size_t(-1).value
+            if pair.rule >= 4:  # an exporter's rule: the pairing record
+                res.differences.append({
+                    "rule": text(lib.ts_diff_rule_name(pair.rule)), "name": text(pair.name),
+                    "a": None if pair.a == none else text(lib.ts_model_array_name(ma._handle,
+                                                                                   pair.a)),
+                    "b": None if pair.b == none else text(lib.ts_model_array_name(mb._handle,
+                                                                                   pair.b)),
+                    "via": None if pair.via is None else text(pair.via),
+                    "perm": list(pair.perm[:pair.perm_ndim]) if pair.perm_ndim else None,
+                    "explained": bool(pair.explained)})
+            if pair.kind in (0, 7) or pair.explained:  # equal, unreadable: not listed
+                continue
             res.differences.append({
                 "kind": text(lib.ts_diff_kind_name(pair.kind)),
                 "name": text(pair.name),
@@ -333,7 +348,10 @@ def diff(a, b, *, strip_prefix=(), strip_prefix_a=(), strip_prefix_b=(), rename=
         t = lib.ts_diff_totals_of(d).contents
         res.totals = {"equal": t.kinds[0], "different": t.different, "only_a": t.kinds[1],
                       "only_b": t.kinds[2], "changed": t.changed, "values": t.kinds[6],
-                      "unreadable": t.unreadable, "metadata_different": t.metadata_different}
+                      "unreadable": t.unreadable, "metadata_different": t.metadata_different,
+                      "explained": t.explained,
+                      "rules": {text(lib.ts_diff_rule_name(r)): t.rules[r]
+                                for r in range(DIFF_RULE_COUNT)}}
         res.status = (2 if t.unreadable else
                       1 if t.different or (metadata and t.metadata_different) else 0)
         if not ma.complete or not mb.complete:

@@ -35,6 +35,7 @@ STACK_CACHE = 4
 MAX_NDIM = 64
 CONV_MAX_SPATIAL = 3
 DIFF_KIND_COUNT = 8
+DIFF_RULE_COUNT = 11
 ROLE_COUNT = 3
 
 
@@ -170,7 +171,8 @@ class DiffPair(ctypes.Structure):
     _fields_ = [("kind", c_int), ("name", c_char_p), ("name_b", c_char_p), ("a", c_size_t),
                 ("b", c_size_t), ("values", c_int), ("compare", Compare),
                 ("by_metrics", c_int), ("reference", c_unsigned), ("qk_heads", c_int64),
-                ("metrics", Metrics)]
+                ("metrics", Metrics), ("rule", c_int), ("via", c_char_p),
+                ("explained", c_int), ("perm_ndim", c_int), ("perm", c_int * MAX_NDIM)]
 
 
 class DiffMetricsGroup(ctypes.Structure):
@@ -184,13 +186,14 @@ class DiffTotals(ctypes.Structure):
     _fields_ = [("kinds", c_int64 * DIFF_KIND_COUNT), ("changed", c_int64),
                 ("different", c_int64), ("unreadable", c_int64),
                 ("metadata_different", c_int64), ("metadata_a", c_int64),
-                ("metadata_b", c_int64)]
+                ("metadata_b", c_int64), ("explained", c_int64),
+                ("rules", c_int64 * DIFF_RULE_COUNT)]
 
 
 class DiffOptions(ctypes.Structure):
     _fields_ = [("struct_size", c_size_t), ("names", c_void_p), ("filter", POINTER(c_char_p)),
                 ("nfilter", c_size_t), ("exclude", POINTER(c_char_p)), ("nexclude", c_size_t),
-                ("gguf_names", c_int), ("metrics", c_int)]
+                ("gguf_names", c_int), ("metrics", c_int), ("export_names", c_int)]
 
 
 class Identity(ctypes.Structure):
@@ -429,6 +432,7 @@ PROTOTYPES = {
     "ts_diff_new": (status, [P, P, POINTER(DiffOptions), POINTER(P), E]),
     "ts_diff_free": (None, [P]),
     "ts_diff_kind_name": (c_char_p, [c_int]),
+    "ts_diff_rule_name": (c_char_p, [c_int]),
     "ts_diff_count": (c_size_t, [P]),
     "ts_diff_pair_at": (POINTER(DiffPair), [P, c_size_t]),
     "ts_diff_single": (c_int, [P]),

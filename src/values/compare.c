@@ -696,12 +696,6 @@ static ts_status compare_arrays(const ts_file *fa, const ts_array *a, const ts_f
                                 const ts_array *b, const int *perm,
                                 const ts_compare_options *opts, ts_compare *out, ts_error *err)
 {
-    ts__ok(err);
-    TS__ARG_NONNULL(err, fa);
-    TS__ARG_NONNULL(err, a);
-    TS__ARG_NONNULL(err, fb);
-    TS__ARG_NONNULL(err, b);
-    TS__ARG_NONNULL(err, out);
     ts_compare_options o;
     ts_status st = get_options(opts, &o, err);
     if (st)
@@ -806,6 +800,12 @@ ts_status ts_array_compare(const ts_file *fa, const ts_array *a, const ts_file *
                            const ts_array *b, const ts_compare_options *opts, ts_compare *out,
                            ts_error *err)
 {
+    ts__ok(err);
+    TS__ARG_NONNULL(err, fa);
+    TS__ARG_NONNULL(err, a);
+    TS__ARG_NONNULL(err, fb);
+    TS__ARG_NONNULL(err, b);
+    TS__ARG_NONNULL(err, out);
     return compare_arrays(fa, a, fb, b, NULL, opts, out, err);
 }
 
@@ -814,5 +814,12 @@ ts_status ts__array_compare_permuted(const ts_file *fa, const ts_array *a, const
                                      const ts_compare_options *opts, ts_compare *out,
                                      ts_error *err)
 {
+    ts__ok(err);
+    TS__ARG_NONNULL(err, fa);
+    TS__ARG_NONNULL(err, a);
+    TS__ARG_NONNULL(err, fb);
+    TS__ARG_NONNULL(err, b);
+    TS__ARG_NONNULL(err, perm);
+    TS__ARG_NONNULL(err, out);
     return compare_arrays(fa, a, fb, b, perm, opts, out, err);
 }

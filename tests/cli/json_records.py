@@ -45,6 +45,10 @@ DIFF_RUNS = [
      "tests/fixtures/model/diffmeta/epoch3.pt"],
     ["--metadata", "tests/fixtures/model/diffmeta/shards", "tests/fixtures/model/diffmeta/shards2"],
     ["--values", "tests/fixtures/qdiff/hf", "tests/fixtures/qdiff/q8_0.gguf"],
+    ["--values", "tests/fixtures/onnxmap/net.pt", "tests/fixtures/onnxmap/net-eval.onnx"],
+    ["--values", "tests/fixtures/onnxmap/dedup.onnx", "tests/fixtures/onnxmap/dedup.pt"],
+    ["--values", "--rename", "tests/fixtures/onnxmap/keras-rename.txt",
+     "tests/fixtures/onnxmap/keras.h5", "tests/fixtures/onnxmap/keras-torch.pt"],
 ]
 
 # `tshape --json info` runs of the model summary record (folders, --group,

@@ -1,0 +1,1 @@
+tshape --json diff tests/fixtures/onnxmap/net.pt tests/fixtures/onnxmap/net-eval.onnx

@@ -1,0 +1,1 @@
+tshape --json diff --values tests/fixtures/onnxmap/mlp-2d.onnx tests/fixtures/onnxmap/mlp.pt

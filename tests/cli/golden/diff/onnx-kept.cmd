@@ -1,0 +1,1 @@
+tshape diff --values tests/fixtures/onnxmap/net-keep.onnx tests/fixtures/onnxmap/net.safetensors
