@@ -315,12 +315,61 @@ START_TEST(test_layout)
 }
 END_TEST
 
+/* The node-name and input rules one by one (rules.onnx, written with
+ * onnx.helper), and the names no rule may map. */
+START_TEST(test_consumer_rules)
+{
+    ts_model *a = open_model(DIR "rules.onnx"), *b = open_model(DIR "rules.safetensors");
+    ts_diff *d;
+    ts_error err;
+    ck_assert_int_eq(ts_diff_new(a, b, NULL, &d, &err), TS_OK);
+    static const struct {
+        const char *onnx, *torch, *via;
+    } want[] = {
+        {"onnx::W_1", "features.0.weight", "/features/features.0/Conv input 1"},
+        {"onnx::W_2", "features.0.1.weight", "/features/features.0/features.0.1/Conv input 1"},
+        {"onnx::W_3", "enc.weight", "/enc/Conv_3 input 1"},
+        {"onnx::W_7", "head.weight", "/head/Gemm input 1"},
+        {"onnx::W_8", "head.bias", "/head/Gemm input 2"},
+        {"onnx::W_9", "bn.weight", "/bn/BatchNormalization input 1"},
+        {"onnx::W_10", "bn.bias", "/bn/BatchNormalization input 2"},
+        {"onnx::W_11", "bn.running_mean", "/bn/BatchNormalization input 3"},
+        {"onnx::W_12", "bn.running_var", "/bn/BatchNormalization input 4"},
+        {"onnx::W_13", "emb.weight", "/emb/Gather input 0"},
+    };
+    for (size_t i = 0; i < sizeof want / sizeof *want; i++) {
+        const ts_diff_pair *p = check_pair(d, a, b, want[i].onnx, want[i].torch,
+                                           TS_DIFF_RULE_ONNX_CONSUMER, TS_DIFF_EQUAL,
+                                           want[i].via, 0);
+        /* Gemm with transB 0 holds the weight transposed */
+        ck_assert_int_eq(p->perm_ndim, strcmp(want[i].torch, "head.weight") == 0 ? 2 : 0);
+    }
+    /* scopes that do not nest, an op without a scope, a Relu */
+    check_pair(d, a, b, "onnx::W_4", NULL, TS_DIFF_RULE_NONE, TS_DIFF_ONLY_A, NULL, 0);
+    check_pair(d, a, b, "onnx::W_5", NULL, TS_DIFF_RULE_NONE, TS_DIFF_ONLY_A, NULL, 0);
+    check_pair(d, a, b, "onnx::W_6", NULL, TS_DIFF_RULE_NONE, TS_DIFF_ONLY_A, NULL, 0);
+    check_pair(d, a, b, "a.1.weight", NULL, TS_DIFF_RULE_NONE, TS_DIFF_ONLY_B, NULL, 0);
+    check_pair(d, a, b, "weight", NULL, TS_DIFF_RULE_NONE, TS_DIFF_ONLY_B, NULL, 0);
+    check_pair(d, a, b, "enc.bias", NULL, TS_DIFF_RULE_NONE, TS_DIFF_ONLY_B, NULL, 0);
+    const ts_diff_totals *t = ts_diff_totals_of(d);
+    ck_assert_int_eq(t->rules[TS_DIFF_RULE_ONNX_CONSUMER], 10);
+    ck_assert_int_eq(t->rules[TS_DIFF_RULE_ONNX_FUSED], 0); /* no BatchNorm folded */
+    ck_assert_int_eq(t->rules[TS_DIFF_RULE_NONE], 6);
+    ck_assert_int_eq(t->different, 6);
+    ck_assert_int_eq(compare_all(d), 0);
+    ts_diff_free(d);
+    ts_model_close(a);
+    ts_model_close(b);
+}
+END_TEST
+
 Suite *exportmap_suite(void)
 {
     Suite *s = suite_create("exportmap");
     TCase *tc = tcase_create("rules");
     tcase_add_test(tc, test_rule_names);
     tcase_add_test(tc, test_consumer_matmul);
+    tcase_add_test(tc, test_consumer_rules);
     tcase_add_test(tc, test_fused);
     tcase_add_test(tc, test_kept_and_identity);
     tcase_add_test(tc, test_layout);

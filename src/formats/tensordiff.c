@@ -460,9 +460,17 @@ static void explain_export(ts_diff *d)
     const int onnx_a = d->a.onnx;
     const side *ts = onnx_a ? &d->b : &d->a; /* the PyTorch side */
     const ts_model *tm = ts->m;
-    size_t nfused = 0;
-    for (size_t i = 0; i < d->npairs; i++)
-        nfused += d->alias_of[i] && fused_conv(d, i, onnx_a);
+    /* folding: Conv initializers the exporter made, and a BatchNorm alone */
+    int nfused = 0;
+    for (size_t i = 0; i < d->npairs && !nfused; i++)
+        nfused = d->alias_of[i] && fused_conv(d, i, onnx_a);
+    int folding = 0;
+    for (size_t i = 0; i < d->npairs && nfused && !folding; i++) {
+        const ts_diff_pair *p = &d->pairs[i];
+        if ((onnx_a ? p->b : p->a) != TS_DIFF_NONE && (onnx_a ? p->a : p->b) == TS_DIFF_NONE)
+            folding = folded_bn(ts, onnx_a ? p->name_b : p->name);
+    }
+    nfused = folding;
     for (size_t i = 0; i < d->npairs; i++) {
         ts_diff_pair *p = &d->pairs[i];
         size_t t = onnx_a ? p->b : p->a, o = onnx_a ? p->a : p->b;
