@@ -86,6 +86,17 @@ DIFF_RUNS = [
      dict(name_map=False)),
     (["--metrics", "--values", "tests/fixtures/values/diff/a.npz",
       "tests/fixtures/values/diff/b.npz"], dict(metrics=True, values=True)),
+    # across an export: pairing records, explained tensors, totals by rule
+    (["--values", "tests/fixtures/onnxmap/net.pt", "tests/fixtures/onnxmap/net-eval.onnx"],
+     dict(values=True)),
+    (["tests/fixtures/onnxmap/dedup.onnx", "tests/fixtures/onnxmap/dedup.pt"], {}),
+    (["--values", "tests/fixtures/onnxmap/mlp.pt", "tests/fixtures/onnxmap/mlp-cf.onnx"],
+     dict(values=True)),
+    (["--no-name-map", "tests/fixtures/onnxmap/mlp.pt", "tests/fixtures/onnxmap/mlp-cf.onnx"],
+     dict(name_map=False)),
+    (["--values", "--rename", "tests/fixtures/onnxmap/keras-rename.txt",
+      "tests/fixtures/onnxmap/keras.h5", "tests/fixtures/onnxmap/keras-torch.pt"],
+     dict(values=True, rename="tests/fixtures/onnxmap/keras-rename.txt")),
 ]
 
 
