@@ -652,6 +652,12 @@ typedef struct ts_format_info {
     const char *dtype_field;     /* what the format calls the dtype it stores,
                                     for reports: "descr", "type flag", "dtype",
                                     "ggml type"; "" when it stores none */
+    int side_files;              /* 1: an array's data can be in a file beside
+                                    it, which ts_array.storage_key names (ONNX
+                                    external data, TF.js and TF checkpoint
+                                    shards, OpenVINO's .bin); 0: storage_key,
+                                    when set, names a storage the array is a
+                                    view of (PyTorch) */
 } ts_format_info;
 
 /* Number of rows of the reader table (formats that have a reader; "auto" is

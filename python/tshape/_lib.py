@@ -100,7 +100,7 @@ class ModelMeta(ctypes.Structure):
 class FormatInfo(ctypes.Structure):
     _fields_ = [("format", c_int), ("name", c_char_p), ("extensions", c_char_p),
                 ("detection", c_char_p), ("description", c_char_p),
-                ("dtype_field", c_char_p)]
+                ("dtype_field", c_char_p), ("side_files", c_int)]
 
 
 class SummaryOptions(ctypes.Structure):

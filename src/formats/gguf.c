@@ -726,7 +726,7 @@ out:
 
 const ts__reader ts__reader_gguf = {
     {TS_FORMAT_GGUF, "gguf", ".gguf", "magic GGUF",
-     "llama.cpp GGUF v2/v3 (metadata, quantized types)", "ggml type"},
+     "llama.cpp GGUF v2/v3 (metadata, quantized types)", "ggml type", 0},
     probe_gguf,
     read_gguf,
     0,
