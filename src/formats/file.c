@@ -1035,14 +1035,10 @@ ts_status ts_array_ggml_ne(const ts_file *f, const ts_array *a, int64_t ne[4], i
 
 ts_status ts__file_add_alias(ts_file *f, const ts__alias *a, ts_error *err)
 {
-    if (f->naliases == f->alias_cap) {
-        size_t cap = f->alias_cap ? 2 * f->alias_cap : 16;
-        ts__alias *p = realloc(f->aliases, cap * sizeof *p);
-        if (!p)
-            return ts__error(err, TS_ERR_NOMEM, "out of memory");
-        f->aliases = p;
-        f->alias_cap = cap;
-    }
+    ts__alias *p = ts__grow(f->aliases, &f->alias_cap, f->naliases, sizeof *p, 16, err);
+    if (!p)
+        return TS_ERR_NOMEM;
+    f->aliases = p;
     f->aliases[f->naliases++] = *a;
     return TS_OK;
 }
