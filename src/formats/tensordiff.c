@@ -49,6 +49,7 @@ typedef struct side {
     int keras, torch;       /* every member is Keras's (HDF5, TF) / PyTorch's
                                (torch.save, safetensors) */
     alias_ent *al;          /* the aliases of selected tensors, by name */
+    alias_ent *by_i;        /* the same by tensor (then name) */
     size_t nal;
     unsigned char *paired;  /* per selected tensor: in a pair already */
 } side;
@@ -165,8 +166,15 @@ static int cmp_alias(const void *x, const void *y)
     return c ? c : (a->i > b->i) - (a->i < b->i);
 }
 
+static int cmp_alias_i(const void *x, const void *y)
+{
+    const alias_ent *a = x, *b = y;
+    int c = (a->i > b->i) - (a->i < b->i);
+    return c ? c : strcmp(a->name, b->name);
+}
+
 /* The aliases of s's selected tensors (the first of each name), sorted by
- * name into s->al. */
+ * name into s->al and by tensor into s->by_i. */
 static ts_status load_aliases(side *s, ts_error *err)
 {
     size_t nf = ts_model_file_count(s->m), total = 0;
@@ -206,7 +214,27 @@ static ts_status load_aliases(side *s, ts_error *err)
     free(place);
     if (s->nal > 1)
         qsort(s->al, s->nal, sizeof *s->al, cmp_alias);
+    if (!(s->by_i = malloc(s->nal * sizeof *s->by_i)))
+        return nomem(err);
+    memcpy(s->by_i, s->al, s->nal * sizeof *s->by_i);
+    if (s->nal > 1)
+        qsort(s->by_i, s->nal, sizeof *s->by_i, cmp_alias_i);
     return TS_OK;
+}
+
+/* The first of s->by_i whose tensor is model tensor t or after it (the
+ * selected tensors are in model order). */
+static size_t first_alias(const side *s, size_t t)
+{
+    size_t lo = 0, hi = s->nal;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (s->index[s->by_i[mid].i] < t)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
 }
 
 /* The first alias of s named key, or NULL. */
@@ -292,6 +320,7 @@ static void free_side(side *s)
     free(s->key);
     free(s->sorted);
     free(s->al);
+    free(s->by_i);
     free(s->paired);
     ts__meta_free(&s->meta);
 }
@@ -374,12 +403,10 @@ static void make_pair(ts_diff *d, ts_diff_pair *p, size_t ia, size_t ib, ts_diff
 static size_t by_alias_a(const ts_diff *d, size_t ia, const ts__alias **al)
 {
     const side *a = &d->a, *b = &d->b;
-    for (size_t k = 0; k < a->nal; k++) { /* A's aliases of ia (few) */
-        if (a->al[k].i != ia)
-            continue;
-        size_t j = find(b, a->al[k].name);
+    for (size_t k = first_alias(a, a->index[ia]); k < a->nal && a->by_i[k].i == ia; k++) {
+        size_t j = find(b, a->by_i[k].name);
         if (j != TS_DIFF_NONE && !b->paired[j] && find(a, b->key[j]) == TS_DIFF_NONE) {
-            *al = a->al[k].al;
+            *al = a->by_i[k].al;
             return j;
         }
     }
@@ -411,10 +438,10 @@ static int fused_conv(const ts_diff *d, size_t i, int onnx_a)
                (strcmp(al->op, "Conv") == 0 || strcmp(al->op, "ConvTranspose") == 0);
     /* alone: by its aliases */
     const side *s = onnx_a ? &d->a : &d->b;
-    for (size_t k = 0; k < s->nal; k++)
-        if (s->index[s->al[k].i] == t && s->al[k].al->rule == TS_DIFF_RULE_ONNX_CONSUMER &&
-            (strcmp(s->al[k].al->op, "Conv") == 0 ||
-             strcmp(s->al[k].al->op, "ConvTranspose") == 0))
+    for (size_t k = first_alias(s, t); k < s->nal && s->index[s->by_i[k].i] == t; k++)
+        if (s->by_i[k].al->rule == TS_DIFF_RULE_ONNX_CONSUMER &&
+            (strcmp(s->by_i[k].al->op, "Conv") == 0 ||
+             strcmp(s->by_i[k].al->op, "ConvTranspose") == 0))
             return 1;
     return 0;
 }
@@ -452,10 +479,38 @@ static int onnx_constant(const ts_model *m, size_t t)
     return note && strncmp(note, "Constant,", 9) == 0;
 }
 
+static int cmp_size(const void *x, const void *y)
+{
+    size_t a = *(const size_t *)x, b = *(const size_t *)y;
+    return (a > b) - (a < b);
+}
+
+/* The PyTorch-side model indices of the fused Conv weights (pairs made by
+ * ONNX_CONSUMER from a Conv's "onnx::" initializer, named "*.weight"),
+ * sorted, into *out (*n of them). */
+static ts_status fused_weights(const ts_diff *d, int onnx_a, size_t **out, size_t *n,
+                               ts_error *err)
+{
+    *n = 0;
+    if (!(*out = malloc((d->npairs ? d->npairs : 1) * sizeof **out)))
+        return nomem(err);
+    for (size_t j = 0; j < d->npairs; j++) {
+        size_t tj = onnx_a ? d->pairs[j].b : d->pairs[j].a;
+        if (tj == TS_DIFF_NONE || !d->alias_of[j] || !fused_conv(d, j, onnx_a))
+            continue;
+        const char *tn = ts_model_array_name(onnx_a ? d->b.m : d->a.m, tj);
+        size_t tl = strlen(tn);
+        if (tl > 7 && strcmp(tn + tl - 7, ".weight") == 0)
+            (*out)[(*n)++] = tj;
+    }
+    qsort(*out, *n, sizeof **out, cmp_size);
+    return TS_OK;
+}
+
 /* Explains the tensors alone across an ONNX export: BatchNorms folded into
  * the Conv initializers the exporter made (ONNX_FUSED, BN_FOLDED), the
  * num_batches_tracked no ONNX operator reads (NOT_EXPORTED). */
-static void explain_export(ts_diff *d)
+static ts_status explain_export(ts_diff *d, ts_error *err)
 {
     const int onnx_a = d->a.onnx;
     const side *ts = onnx_a ? &d->b : &d->a; /* the PyTorch side */
@@ -471,6 +526,10 @@ static void explain_export(ts_diff *d)
             folding = folded_bn(ts, onnx_a ? p->name_b : p->name);
     }
     nfused = folding;
+    size_t *fw = NULL, nfw = 0;
+    ts_status st = folding ? fused_weights(d, onnx_a, &fw, &nfw, err) : TS_OK;
+    if (st)
+        return st;
     for (size_t i = 0; i < d->npairs; i++) {
         ts_diff_pair *p = &d->pairs[i];
         size_t t = onnx_a ? p->b : p->a, o = onnx_a ? p->a : p->b;
@@ -480,17 +539,15 @@ static void explain_export(ts_diff *d)
                 p->rule = TS_DIFF_RULE_BN_FOLDED;
                 p->explained = 1;
                 /* the fused Conv weight before it in its model's order */
-                size_t best = TS_DIFF_NONE;
-                for (size_t j = 0; j < d->npairs; j++) {
-                    size_t tj = onnx_a ? d->pairs[j].b : d->pairs[j].a;
-                    const char *tn = tj == TS_DIFF_NONE ? "" : ts_model_array_name(tm, tj);
-                    size_t tl = strlen(tn);
-                    if (d->alias_of[j] && fused_conv(d, j, onnx_a) && tj < t && tl > 7 &&
-                        strcmp(tn + tl - 7, ".weight") == 0 &&
-                        (best == TS_DIFF_NONE || tj > best))
-                        best = tj;
+                size_t lo = 0, hi = nfw;
+                while (lo < hi) {
+                    size_t mid = lo + (hi - lo) / 2;
+                    if (fw[mid] < t)
+                        lo = mid + 1;
+                    else
+                        hi = mid;
                 }
-                p->via = best == TS_DIFF_NONE ? NULL : ts_model_array_name(tm, best);
+                p->via = lo > 0 ? ts_model_array_name(tm, fw[lo - 1]) : NULL;
             } else if (strlen(key) >= 20 &&
                        strcmp(key + strlen(key) - 20, ".num_batches_tracked") == 0) {
                 p->rule = TS_DIFF_RULE_NOT_EXPORTED;
@@ -504,12 +561,14 @@ static void explain_export(ts_diff *d)
             if (t == TS_DIFF_NONE) { /* a bias the fusion gave a Conv without one */
                 p->explained = 1;
                 const side *os = onnx_a ? &d->a : &d->b;
-                for (size_t k = 0; k < os->nal && !p->via; k++)
-                    if (os->index[os->al[k].i] == o)
-                        p->via = os->al[k].al->via;
+                size_t k = first_alias(os, o);
+                if (k < os->nal && os->index[os->by_i[k].i] == o)
+                    p->via = os->by_i[k].al->via;
             }
         }
     }
+    free(fw);
+    return TS_OK;
 }
 
 /* Keras's kernel layout as PyTorch's (ts_diff_rule LAYOUT): the axes of a
@@ -607,8 +666,9 @@ static ts_status match(ts_diff *d, ts_error *err)
         p->rule = TS_DIFF_RULE_NONE;
         d->base[d->npairs++] = p->kind;
     }
-    if (d->export_names)
-        explain_export(d);
+    ts_status st = d->export_names ? explain_export(d, err) : TS_OK;
+    if (st)
+        return st;
     if (d->layout)
         apply_layout(d);
     for (size_t i = 0; i < d->npairs; i++) {
