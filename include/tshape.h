@@ -3484,9 +3484,10 @@ TS_API const ts_namemap_prefix *ts_namemap_prefix_at(const ts_namemap *m, size_t
  *     Conv initializers the exporter renamed are explained as folded
  *     (ONNX_FUSED, BN_FOLDED), a num_batches_tracked as not exported. When
  *     one side is Keras (HDF5, TensorFlow checkpoint or SavedModel, TF.js)
- *     and the other PyTorch or safetensors, a pair whose Keras name ends in
- *     "kernel" (or "kernel:0") of 2 to 5 dims has its layout compared
- *     after the permutation of ts_diff_rule LAYOUT.
+ *     and the other PyTorch or safetensors, a pair whose Keras tensor is a
+ *     kernel (ts_diff_rule LAYOUT) of 2 to 5 dims has its layout compared
+ *     after the permutation of ts_diff_rule LAYOUT, when that makes the
+ *     shapes equal.
  *   - Pairs, in order: A's tensors (first of each name) in A's model
  *     order, each paired with B's tensor of its name (or by the rules
  *     above) or alone (only in A); then B's tensors of names A lacks and
@@ -3596,8 +3597,11 @@ TS_API const char *ts_diff_kind_name(ts_diff_kind kind);
  *   NOT_EXPORTED  a num_batches_tracked with no partner in an ONNX model:
  *               the counter of BatchNorm's training, which no ONNX
  *               operator reads (explained)
- *   LAYOUT      a Keras kernel and a PyTorch weight paired by name (or
- *               --rename) whose layouts are a permutation of each other:
+ *   LAYOUT      a Keras kernel (a name ending in "kernel" or "kernel:N";
+ *               Keras 3: "LAYER/vars/0" of a layer named "dense..." or
+ *               "conv...", the kernel its first variable) and a PyTorch
+ *               weight paired by name (or --rename) whose layouts are a
+ *               permutation of each other:
  *               Dense (in, out) vs Linear (out, in), Conv1D (k, in, out) vs
  *               (out, in, k), Conv2D (kh, kw, in, out) vs (out, in, kh, kw),
  *               Conv3D likewise (keras.layers.Conv2D and torch.nn.Conv2d

@@ -311,6 +311,34 @@ START_TEST(test_layout)
     ts_diff_free(d);
     ts_namemap_free(nm);
     ts_model_close(a);
+
+    /* Keras 3: a Dense's or Conv's vars/0 is its kernel */
+    a = open_model(DIR "keras3.weights.h5");
+    ck_assert_int_eq(ts_namemap_new(&nm, &err), TS_OK);
+    f = fopen(DIR "keras3-rename.txt", "rb");
+    ck_assert_ptr_nonnull(f);
+    n = fread(text, 1, sizeof text, f);
+    fclose(f);
+    ck_assert_int_eq(ts_namemap_read_renames(nm, text, n, &err), TS_OK);
+    o.names = nm;
+    o.export_names = 1;
+    ck_assert_int_eq(ts_diff_new(a, b, &o, &d, &err), TS_OK);
+    p = check_pair(d, a, b, "layers/conv2d/vars/0", "conv.weight", TS_DIFF_RULE_LAYOUT,
+                   TS_DIFF_EQUAL, NULL, 0);
+    ck_assert_int_eq(p->perm_ndim, 4);
+    check_pair(d, a, b, "layers/dense_1/vars/0", "fc2.weight", TS_DIFF_RULE_LAYOUT,
+               TS_DIFF_EQUAL, NULL, 0);
+    /* not a kernel: a bias, a LayerNormalization's gamma */
+    check_pair(d, a, b, "layers/dense/vars/1", "fc1.bias", TS_DIFF_RULE_NAME, TS_DIFF_EQUAL,
+               NULL, 0);
+    check_pair(d, a, b, "layers/layer_normalization/vars/0", "norm.weight", TS_DIFF_RULE_NAME,
+               TS_DIFF_EQUAL, NULL, 0);
+    ck_assert_int_eq(ts_diff_totals_of(d)->rules[TS_DIFF_RULE_LAYOUT], 3);
+    ck_assert_int_eq(ts_diff_totals_of(d)->different, 0);
+    ck_assert_int_eq(compare_all(d), 0);
+    ts_diff_free(d);
+    ts_namemap_free(nm);
+    ts_model_close(a);
     ts_model_close(b);
 }
 END_TEST

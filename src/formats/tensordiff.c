@@ -582,12 +582,24 @@ static void keras_perm(int nd, int *perm)
 }
 
 /* Is name a Keras kernel: its last part (after '/') "kernel" or
- * "kernel:N"? */
+ * "kernel:N" (Keras 2, TensorFlow), or Keras 3's first variable of a Dense
+ * or Conv layer, ".../LAYER/vars/0" with LAYER named "dense..." or
+ * "conv..." (Keras 3 saves a layer's variables as vars/0, vars/1, ... in
+ * the order the layer builds them, the kernel first, under the layer's
+ * name, by default its class's in snake case)? */
 static int keras_kernel(const char *name)
 {
     const char *last = strrchr(name, '/');
     last = last ? last + 1 : name;
-    return strncmp(last, "kernel", 6) == 0 && (last[6] == '\0' || last[6] == ':');
+    if (strncmp(last, "kernel", 6) == 0 && (last[6] == '\0' || last[6] == ':'))
+        return 1;
+    size_t n = (size_t)(last - name);
+    if (strcmp(last, "0") != 0 || n < 6 || strncmp(name + n - 6, "/vars/", 6) != 0)
+        return 0;
+    size_t e = n - 6, b = e; /* the layer's name: name[b..e) */
+    while (b > 0 && name[b - 1] != '/')
+        b--;
+    return strncmp(name + b, "dense", 5) == 0 || strncmp(name + b, "conv", 4) == 0;
 }
 
 /* Pairs of a Keras kernel and a PyTorch weight compared in one layout. */
