@@ -3482,7 +3482,9 @@ TS_API const ts_namemap_prefix *ts_namemap_prefix_at(const ts_namemap *m, size_t
  *     named by several nodes pairs with each), the first such partner not
  *     paired by its own name; BatchNorm tensors without a partner beside
  *     Conv initializers the exporter renamed are explained as folded
- *     (ONNX_FUSED, BN_FOLDED), a num_batches_tracked as not exported. When
+ *     (ONNX_FUSED, BN_FOLDED), a num_batches_tracked as not exported
+ *     (NOT_EXPORTED), an ONNX Constant node's tensor as an operand
+ *     (ONNX_CONSTANT). When
  *     one side is Keras (HDF5, TensorFlow checkpoint or SavedModel, TF.js)
  *     and the other PyTorch or safetensors, a pair whose Keras tensor is a
  *     kernel (ts_diff_rule LAYOUT) of 2 to 5 dims has its layout compared
@@ -3494,9 +3496,9 @@ TS_API const ts_namemap_prefix *ts_namemap_prefix_at(const ts_namemap *m, size_t
  *     not paired yet, in B's order (only in B).
  *   - Kind of a pair: TS_DIFF_ONLY_A / TS_DIFF_ONLY_B for a tensor alone;
  *     otherwise TS_DIFF_DTYPE when the dtype names (ts_array.dtype_name)
- *     differ, TS_DIFF_SHAPE when the shapes differ (B's after the pair's
- *     permutation, ts_diff_pair.perm) (or one has no shape at
- *     all, ts_array.null_shape, and the other has), TS_DIFF_DTYPE_SHAPE
+ *     differ, TS_DIFF_SHAPE when the shapes differ (B's taken with the
+ *     pair's permutation, ts_diff_pair.perm; or one has no shape at all,
+ *     ts_array.null_shape, and the other has), TS_DIFF_DTYPE_SHAPE
  *     for both, else TS_DIFF_EQUAL. ts_diff_compare_values can then make an
  *     equal pair TS_DIFF_VALUES (values not all close, or with error
  *     metrics: not identical) or TS_DIFF_UNREADABLE (its data cannot be

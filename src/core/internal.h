@@ -244,6 +244,11 @@ const char *ts__dims_str(const int64_t *dims, int n, char *buf, size_t cap);
 /* Same for a shape. */
 const char *ts__shape_str(const ts_shape *s, char *buf, size_t cap);
 
+/* 1 when b's shape with its axes in the order perm (nperm entries;
+ * numpy.transpose(b, perm)) equals a's; with perm NULL or nperm 0,
+ * ts_shape_equal (shape.c). */
+int ts__shape_equal_permuted(const ts_shape *a, const ts_shape *b, const int *perm, int nperm);
+
 /* A malloc'ed copy of s (NUL-terminated), or NULL when out of memory. */
 char *ts__strdup(const char *s);
 

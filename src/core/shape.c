@@ -119,6 +119,19 @@ int ts_shape_equal(const ts_shape *a, const ts_shape *b)
            memcmp(ts_shape_dims(a), ts_shape_dims(b), (size_t)a->ndim * sizeof(int64_t)) == 0;
 }
 
+int ts__shape_equal_permuted(const ts_shape *a, const ts_shape *b, const int *perm, int nperm)
+{
+    if (!perm || nperm == 0)
+        return ts_shape_equal(a, b);
+    if (!a || !b || a->ndim != nperm || b->ndim != nperm)
+        return 0;
+    for (int k = 0; k < nperm; k++)
+        if (perm[k] < 0 || perm[k] >= nperm ||
+            ts_shape_dims(a)[k] != ts_shape_dims(b)[perm[k]])
+            return 0;
+    return 1;
+}
+
 ts_status ts_axis_normalize(int64_t axis, int ndim, int *out, ts_error *err)
 {
     TS__ARG_NONNULL(err, out);

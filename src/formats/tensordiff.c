@@ -337,15 +337,7 @@ static void count_totals(ts_diff_totals *t)
  * equal a's? */
 static int same_shape(const ts_array *a, const ts_array *b, const ts_diff_pair *p)
 {
-    if (p->perm_ndim == 0)
-        return ts_shape_equal(&a->shape, &b->shape);
-    int nd = ts_shape_ndim(&a->shape);
-    if (nd != p->perm_ndim || ts_shape_ndim(&b->shape) != nd)
-        return 0;
-    for (int k = 0; k < nd; k++)
-        if (ts_shape_dims(&a->shape)[k] != ts_shape_dims(&b->shape)[p->perm[k]])
-            return 0;
-    return 1;
+    return ts__shape_equal_permuted(&a->shape, &b->shape, p->perm, p->perm_ndim);
 }
 
 /* The kind of pair p (both tensors set). */

@@ -675,21 +675,6 @@ static int is_int_kind(ts_value_kind k)
     return k == TS_VALUE_INT || k == TS_VALUE_UINT || k == TS_VALUE_BOOL;
 }
 
-/* b's shape with its axes in the order perm (NULL: as is) equals a's. */
-static int shapes_match(const ts_array *a, const ts_array *b, const int *perm)
-{
-    if (!perm)
-        return ts_shape_equal(&a->shape, &b->shape);
-    int nd = ts_shape_ndim(&a->shape);
-    if (ts_shape_ndim(&b->shape) != nd)
-        return 0;
-    for (int k = 0; k < nd; k++)
-        if (perm[k] < 0 || perm[k] >= nd || ts_shape_dims(&a->shape)[k] !=
-                                                ts_shape_dims(&b->shape)[perm[k]])
-            return 0;
-    return 1;
-}
-
 /* ts_array_compare, with b read as numpy.transpose(b, perm) when perm is
  * not NULL (b's stored data walked as a permuted view). */
 static ts_status compare_arrays(const ts_file *fa, const ts_array *a, const ts_file *fb,
@@ -700,7 +685,8 @@ static ts_status compare_arrays(const ts_file *fa, const ts_array *a, const ts_f
     ts_status st = get_options(opts, &o, err);
     if (st)
         return st;
-    if (!shapes_match(a, b, perm)) {
+    if (!ts__shape_equal_permuted(&a->shape, &b->shape, perm,
+                                  perm ? ts_shape_ndim(&b->shape) : 0)) {
         char sa[256], sb[256];
         ts_shape_format(&a->shape, 0, sa, sizeof sa);
         ts_shape_format(&b->shape, 0, sb, sizeof sb);
