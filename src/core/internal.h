@@ -244,6 +244,9 @@ const char *ts__dims_str(const int64_t *dims, int n, char *buf, size_t cap);
 /* Same for a shape. */
 const char *ts__shape_str(const ts_shape *s, char *buf, size_t cap);
 
+/* The names ts_kv_cache_type knows (gguf.c), for messages. */
+#define TS__GGML_CACHE_TYPES "q8_0, q4_0, q4_1, iq4_nl, q5_0, q5_1"
+
 /* A malloc'ed copy of s (NUL-terminated), or NULL when out of memory. */
 char *ts__strdup(const char *s);
 
