@@ -249,6 +249,9 @@ const char *ts__shape_str(const ts_shape *s, char *buf, size_t cap);
  * ts_shape_equal (shape.c). */
 int ts__shape_equal_permuted(const ts_shape *a, const ts_shape *b, const int *perm, int nperm);
 
+/* The names ts_kv_cache_type knows (gguf.c), for messages. */
+#define TS__GGML_CACHE_TYPES "q8_0, q4_0, q4_1, iq4_nl, q5_0, q5_1"
+
 /* A malloc'ed copy of s (NUL-terminated), or NULL when out of memory. */
 char *ts__strdup(const char *s);
 
