@@ -15,8 +15,11 @@
  * symbolic functions pass them (torch/onnx/symbolic_opset9.py:
  * _convolution, batch_norm, linear/addmm -> Gemm(transB=1), matmul,
  * embedding -> Gather, layer_norm; symbolic_opset17.py layer_norm ->
- * LayerNormalization). torch.onnx's dynamo exporter (torch 2.x) keeps the
- * parameters' own names on initializers, which the name rule pairs.
+ * LayerNormalization). Checked against Debian's torch 1.13, whose only
+ * exporter this is (tests/fixtures/gen_onnxmap.py); torch 2's dynamo
+ * exporter (torch.onnx.export(dynamo=True)) names nodes otherwise, so its
+ * renamed initializers are not mapped here: where it keeps a parameter's
+ * name on its initializer, the name rule pairs it.
  */
 #include "reader.h"
 
