@@ -549,8 +549,9 @@ static int structure_diff(cli_ctx *ctx, const sides *s, const ts_diff *d, int pr
         const ts_diff_pair *p = ts_diff_pair_at(d, i);
         if (p->a != TS_DIFF_NONE)
             la[na++] = (listed){p->name, p->a};
-        if (p->b != TS_DIFF_NONE)
-            lb[nb++] = (listed){p->name_b, p->b};
+        if (p->b != TS_DIFF_NONE) /* a pair an exporter's rule made: by A's name */
+            lb[nb++] = (listed){p->a != TS_DIFF_NONE && export_rule(p) ? p->name : p->name_b,
+                                p->b};
     }
     qsort(la, na, sizeof *la, cmp_listed); /* names are unique on a side */
     qsort(lb, nb, sizeof *lb, cmp_listed);
