@@ -34,8 +34,10 @@ ts_status ts__vfail(ts_error *err, ts_status code, int64_t column, int64_t offse
                     const char *fmt, va_list ap) TS__PRINTF(5, 0);
 
 /* 1 when the CPU has AVX2 (with F16C: the float16 conversions) and the OS
- * saves its registers, else 0 (other architectures too). CPUID on each
- * call: callers keep the answer (src/core/cpu.c). */
+ * saves its registers, else 0 (other architectures too, and always with
+ * TSHAPE_SIMD=none in the environment: the portable kernels, which tests
+ * compare with the vector ones). CPUID on the first call only
+ * (src/core/cpu.c). */
 int ts__cpu_has_avx2(void);
 int ts__cpu_has_f16c(void);
 
