@@ -265,9 +265,10 @@ ts_array *ts__file_add_array(ts_file *f, ts_error *err)
         return NULL;
     }
     if (f->count == f->cap) {
-        /* From 2: most files of a model folder hold one or two arrays;
-         * never past the memory bound above. */
-        size_t cap = f->cap ? f->cap * 2 : 2;
+        /* From 1 (a .npy, the file of one array, wastes no record; a
+         * folder of 1,000 small files touches that many fewer pages),
+         * doubling; never past the memory bound above. */
+        size_t cap = f->cap ? f->cap * 2 : 1;
         size_t most = (4 * (f->len < SIZE_MAX / 8 ? f->len : SIZE_MAX / 8) + ARRAY_MEMORY_BASE) /
                           sizeof *f->arrays + 1;
         if (cap > most)
@@ -378,8 +379,9 @@ static char *arena_alloc(ts_file *f, size_t n, ts_error *err)
 {
     str_block *b = f->strings;
     if (!b || b->cap - b->used < n) {
-        /* Blocks grow from 256 bytes (a small file's few names) to 64 KiB. */
-        size_t want = !b ? 256 : b->cap >= 32768 ? 65536 : 2 * b->cap;
+        /* Blocks grow from 64 bytes (a small file's one or two names: a
+         * folder of small files keeps one each) to 64 KiB. */
+        size_t want = !b ? 64 : b->cap >= 32768 ? 65536 : 2 * b->cap;
         size_t cap = n > want ? n : want;
         b = malloc(sizeof *b + cap);
         if (!b) {
