@@ -618,7 +618,7 @@ static ts_status read_executorch(ts_file *f, const unsigned char *data, size_t l
 const ts__reader ts__reader_executorch = {
     {TS_FORMAT_EXECUTORCH, "executorch", ".pte", "identifier ET12 at byte 4",
      "ExecuTorch program (.pte FlatBuffer): constant tensors inline or in segments, "
-     "mutable initial states, dim orders", "ScalarType"},
+     "mutable initial states, dim orders", "ScalarType", 0},
     probe_executorch,
     read_executorch,
     0,

@@ -860,7 +860,7 @@ static ts_status read_tflite(ts_file *f, const unsigned char *data, size_t len,
 const ts__reader ts__reader_tflite = {
     {TS_FORMAT_TFLITE, "tflite", ".tflite", "identifier TFL3 at byte 4",
      "TensorFlow Lite model (FlatBuffers: every subgraph's tensors, quantisation, sparsity)",
-     "TensorType"},
+     "TensorType", 0},
     probe_tflite,
     read_tflite,
     0,
