@@ -13,6 +13,7 @@
  * head size (the query's RMS norm of qwen3 and olmo2).
  */
 #include "reader.h"
+#include "../core/json.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -112,18 +113,85 @@ static void normalize(const char *name, char *buf, size_t cap, int64_t *layer)
     buf[n] = '\0';
 }
 
-/* Does some normalized name contain pattern? The first match's layer
- * numbers are counted (distinct) in *layers. */
-static int matches(char *const *norm, const int64_t *layer_of, size_t n, const char *pattern,
-                   unsigned char *seen, int64_t *layers)
+/* The names normalized, each distinct one once: a model's many layers
+ * repeat a few names, so the rules are matched against those few. */
+typedef struct names {
+    size_t n, ndistinct;
+    char *text;                  /* the distinct names, NUL-terminated */
+    const char **distinct;       /* into text */
+    size_t *of;                  /* per name: its distinct name */
+    int64_t *layer;              /* per name: its first layer number, or -1 */
+} names;
+
+static void names_free(names *nm)
+{
+    free(nm->text);
+    free(nm->distinct);
+    free(nm->of);
+    free(nm->layer);
+}
+
+/* nm from the model's array names; TS_ERR_NOMEM. */
+static ts_status names_make(const ts_model *m, names *nm, ts_error *err)
+{
+    size_t n = ts_model_count(m), bytes = 0;
+    memset(nm, 0, sizeof *nm);
+    for (size_t i = 0; i < n; i++)
+        bytes += strlen(ts_model_array_name(m, i)) + 3;
+    size_t cap = 16;
+    while (cap < 2 * n)
+        cap *= 2;
+    size_t *slot = malloc(cap * sizeof *slot); /* distinct + 1, 0 when free */
+    nm->n = n;
+    nm->text = malloc(bytes ? bytes : 1);
+    nm->distinct = malloc((n ? n : 1) * sizeof *nm->distinct);
+    nm->of = malloc((n ? n : 1) * sizeof *nm->of);
+    nm->layer = malloc((n ? n : 1) * sizeof *nm->layer);
+    if (!slot || !nm->text || !nm->distinct || !nm->of || !nm->layer) {
+        free(slot);
+        names_free(nm);
+        return ts__error(err, TS_ERR_NOMEM, "out of memory");
+    }
+    memset(slot, 0, cap * sizeof *slot);
+    char *at = nm->text;
+    for (size_t i = 0; i < n; i++) {
+        const char *name = ts_model_array_name(m, i);
+        size_t len = strlen(name) + 2;
+        /* a leading '.' so that patterns starting a name match at its start */
+        at[0] = '.';
+        normalize(name, at + 1, len, &nm->layer[i]);
+        size_t k = strlen(at);
+        size_t h = (size_t)ts__json_fnv(TS__JSON_FNV_BASIS, at, k) & (cap - 1);
+        while (slot[h] && strcmp(nm->distinct[slot[h] - 1], at) != 0)
+            h = (h + 1) & (cap - 1);
+        if (!slot[h]) {
+            nm->distinct[nm->ndistinct++] = at;
+            slot[h] = nm->ndistinct;
+            at += k + 1;
+        }
+        nm->of[i] = slot[h] - 1;
+    }
+    free(slot);
+    return TS_OK;
+}
+
+/* Does some normalized name contain pattern? With layers, the distinct
+ * layer numbers of the names that do are counted in *layers (seen: 4096
+ * bytes, zero). */
+static int matches(const names *nm, const char *pattern, unsigned char *seen, int64_t *layers)
 {
     int found = 0;
-    for (size_t i = 0; i < n; i++) {
-        if (!strstr(norm[i], pattern))
-            continue;
-        found = 1;
-        if (layers && layer_of[i] >= 0 && layer_of[i] < 4096 && !seen[layer_of[i]]) {
-            seen[layer_of[i]] = 1;
+    unsigned char *hit = layers ? seen + 4096 : NULL; /* per distinct name */
+    for (size_t k = 0; k < nm->ndistinct; k++) {
+        int h = strstr(nm->distinct[k], pattern) != NULL;
+        found |= h;
+        if (hit)
+            hit[k] = (unsigned char)h;
+    }
+    for (size_t i = 0; found && layers && i < nm->n; i++) {
+        int64_t l = nm->layer[i];
+        if (hit[nm->of[i]] && l >= 0 && l < 4096 && !seen[l]) {
+            seen[l] = 1;
             (*layers)++;
         }
     }
@@ -139,22 +207,17 @@ ts_status ts_model_identify(const ts_model *m, ts_identity *out, ts_error *err)
     out->kind = TS_KIND_UNKNOWN;
     out->layers = out->hidden = out->vocab = out->heads = out->kv_heads = -1;
     size_t n = ts_model_count(m);
-    char **norm = calloc(n ? n : 1, sizeof *norm);
-    int64_t *layer = malloc((n ? n : 1) * sizeof *layer);
-    unsigned char *seen = calloc(4096, 1);
-    ts_status st = norm && layer && seen ? TS_OK : ts__error(err, TS_ERR_NOMEM, "out of memory");
+    names nm;
+    ts_status st = names_make(m, &nm, err);
+    if (st)
+        return st;
+    /* 4096 bytes for the layer numbers seen, then one per distinct name */
+    unsigned char *seen = malloc(4096 + (nm.ndistinct ? nm.ndistinct : 1));
+    if (!seen)
+        st = ts__error(err, TS_ERR_NOMEM, "out of memory");
     size_t optimizer = 0, params = 0;
     for (size_t i = 0; st == TS_OK && i < n; i++) {
-        const char *name = ts_model_array_name(m, i);
-        size_t len = strlen(name) + 2;
-        if (!(norm[i] = malloc(len + 1))) {
-            st = ts__error(err, TS_ERR_NOMEM, "out of memory");
-            break;
-        }
-        /* a leading '.' so that patterns starting a name match at its start */
-        norm[i][0] = '.';
-        normalize(name, norm[i] + 1, len, &layer[i]);
-        ts_role r = ts_tensor_role(name, ts_model_array(m, i, NULL)->dtype);
+        ts_role r = ts_tensor_role(ts_model_array_name(m, i), ts_model_array(m, i, NULL)->dtype);
         optimizer += r == TS_ROLE_OPTIMIZER_STATE;
         params += r == TS_ROLE_PARAMETER;
     }
@@ -165,7 +228,7 @@ ts_status ts_model_identify(const ts_model *m, ts_identity *out, ts_error *err)
             char pat[128];
             snprintf(pat, sizeof pat, "%s%s", f->patterns[k][0] == '.' ? "" : ".",
                      f->patterns[k]);
-            all = matches(norm, layer, n, pat, NULL, NULL);
+            all = matches(&nm, pat, NULL, NULL);
         }
         if (!all)
             continue;
@@ -187,7 +250,7 @@ ts_status ts_model_identify(const ts_model *m, ts_identity *out, ts_error *err)
         int64_t layers = 0;
         if (f->count_layers && strstr(f->patterns[0], "N.")) {
             memset(seen, 0, 4096);
-            matches(norm, layer, n, pat, seen, &layers);
+            matches(&nm, pat, seen, &layers);
             out->layers = layers;
         }
         for (size_t i = 0; f->embed && i < n; i++) {
@@ -208,16 +271,17 @@ ts_status ts_model_identify(const ts_model *m, ts_identity *out, ts_error *err)
             const ts_array *a = ts_model_array(m, i, NULL);
             int nd = ts_shape_ndim(&a->shape);
             const int64_t *d = ts_shape_dims(&a->shape);
-            if (layer[i] != 0)
+            const char *norm = nm.distinct[nm.of[i]];
+            if (nm.layer[i] != 0)
                 continue;
-            if ((strstr(norm[i], ".self_attn.q_norm.weight") ||
-                 strstr(norm[i], ".attn_q_norm.weight")) && nd == 1)
+            if ((strstr(norm, ".self_attn.q_norm.weight") ||
+                 strstr(norm, ".attn_q_norm.weight")) && nd == 1)
                 head_dim = d[0];
-            if ((strstr(norm[i], ".self_attn.q_proj.weight") ||
-                 strstr(norm[i], ".attn_q.weight")) && nd == 2)
+            if ((strstr(norm, ".self_attn.q_proj.weight") ||
+                 strstr(norm, ".attn_q.weight")) && nd == 2)
                 q_rows = d[0];
-            if ((strstr(norm[i], ".self_attn.k_proj.weight") ||
-                 strstr(norm[i], ".attn_k.weight")) && nd == 2)
+            if ((strstr(norm, ".self_attn.k_proj.weight") ||
+                 strstr(norm, ".attn_k.weight")) && nd == 2)
                 k_rows = d[0];
         }
         if (head_dim > 0 && q_rows > 0 && q_rows % head_dim == 0)
@@ -231,10 +295,7 @@ ts_status ts_model_identify(const ts_model *m, ts_identity *out, ts_error *err)
         out->kind = params > 0 ? TS_KIND_TRAINING : TS_KIND_OPTIMIZER;
     if (st == TS_OK && out->kind == TS_KIND_UNKNOWN && params > 0)
         out->kind = TS_KIND_MODEL;
-    for (size_t i = 0; norm && i < n; i++)
-        free(norm[i]);
-    free(norm);
-    free(layer);
+    names_free(&nm);
     free(seen);
     return st;
 }

@@ -267,9 +267,10 @@ ts_array *ts__file_add_array(ts_file *f, ts_error *err)
         return NULL;
     }
     if (f->count == f->cap) {
-        /* From 2: most files of a model folder hold one or two arrays;
-         * never past the memory bound above. */
-        size_t cap = f->cap ? f->cap * 2 : 2;
+        /* From 1 (a .npy, the file of one array, wastes no record; a
+         * folder of 1,000 small files touches that many fewer pages),
+         * doubling; never past the memory bound above. */
+        size_t cap = f->cap ? f->cap * 2 : 1;
         size_t most = (4 * (f->len < SIZE_MAX / 8 ? f->len : SIZE_MAX / 8) + ARRAY_MEMORY_BASE) /
                           sizeof *f->arrays + 1;
         if (cap > most)
@@ -380,8 +381,9 @@ static char *arena_alloc(ts_file *f, size_t n, ts_error *err)
 {
     str_block *b = f->strings;
     if (!b || b->cap - b->used < n) {
-        /* Blocks grow from 256 bytes (a small file's few names) to 64 KiB. */
-        size_t want = !b ? 256 : b->cap >= 32768 ? 65536 : 2 * b->cap;
+        /* Blocks grow from 64 bytes (a small file's one or two names: a
+         * folder of small files keeps one each) to 64 KiB. */
+        size_t want = !b ? 64 : b->cap >= 32768 ? 65536 : 2 * b->cap;
         size_t cap = n > want ? n : want;
         b = malloc(sizeof *b + cap);
         if (!b) {
@@ -756,8 +758,23 @@ ts_status ts__file_open_memory_sparse(const void *data, size_t len,
     return open_source(src, &o, out, err);
 }
 
+/* The local path of ts_file_open, or of a member a folder's listing found
+ * to be a regular file (listed: no fstat for a small file, opened from
+ * the folder's descriptor when dir is not NULL). */
+static ts_status open_local(const char *path, ts__local_mode mode, ts__dir_fd *dir,
+                            ts__source **src, ts_error *err)
+{
+    if (!dir)
+        return ts__source_open_path(path, mode, src, err);
+    if (mode == TS__LOCAL_AUTO)
+        mode = (ts__local_mode)(mode | TS__LOCAL_LISTED);
+    const char *name;
+    int fd = ts__dir_at(dir, path, &name);
+    return ts__source_open_at(fd, name, mode, src, err);
+}
+
 /* ts_file_open, and (listed) ts__file_open_listed. */
-static ts_status open_path(const char *path, const ts_open_options *opts, int listed,
+static ts_status open_path(const char *path, const ts_open_options *opts, ts__dir_fd *listed,
                            ts_file **out, ts_error *err)
 {
     *out = NULL;
@@ -774,9 +791,7 @@ static ts_status open_path(const char *path, const ts_open_options *opts, int li
         ts__local_mode mode = ts__test_sparse || o.io == TS_IO_PREAD ? TS__LOCAL_SPARSE
                               : ts__test_after_map || o.io == TS_IO_MAP ? TS__LOCAL_MAP
                                                                         : TS__LOCAL_AUTO;
-        if (listed && mode == TS__LOCAL_AUTO)
-            mode = (ts__local_mode)(mode | TS__LOCAL_LISTED);
-        if ((st = ts__source_open_path(path, mode, &src, err)))
+        if ((st = open_local(path, mode, listed, &src, err)))
             return st;
     }
     /* Readers may need the file's name (side files, extension): pass it. */
@@ -791,17 +806,18 @@ ts_status ts_file_open(const char *path, const ts_open_options *opts, ts_file **
     TS__ARG_NONNULL(err, out);
     *out = NULL;
     TS__ARG_NONNULL(err, path);
-    return open_path(path, opts, 0, out, err);
+    return open_path(path, opts, NULL, out, err);
 }
 
-ts_status ts__file_open_listed(const char *path, const ts_open_options *opts, ts_file **out,
-                               ts_error *err)
+ts_status ts__file_open_listed(ts__dir_fd *dir, const char *path, const ts_open_options *opts,
+                               ts_file **out, ts_error *err)
 {
-    return open_path(path, opts, 1, out, err);
+    return open_path(path, opts, dir, out, err);
 }
 
-ts_status ts__file_open_image(const char *path, const ts_open_options *opts, ts_file **out,
-                              ts_error *err)
+/* ts__file_open_image, and (listed) ts__file_open_image_listed. */
+static ts_status open_image(ts__dir_fd *listed, const char *path, const ts_open_options *opts,
+                            ts_file **out, ts_error *err)
 {
     *out = NULL;
     ts__source *src;
@@ -811,12 +827,24 @@ ts_status ts__file_open_image(const char *path, const ts_open_options *opts, ts_
         return st ? st : file_of_source(src, out, err);
     }
     /* a small file is read whole (AUTO), a larger one mapped */
-    ts_status st = ts__source_open_path(path, TS__LOCAL_AUTO, &src, err);
+    ts_status st = open_local(path, TS__LOCAL_AUTO, listed, &src, err);
     if (!st && !ts__source_is_whole(src)) {
         ts__source_close(src);
         st = ts__source_open_path(path, TS__LOCAL_MAP, &src, err);
     }
     return st ? st : file_of_source(src, out, err);
+}
+
+ts_status ts__file_open_image(const char *path, const ts_open_options *opts, ts_file **out,
+                              ts_error *err)
+{
+    return open_image(NULL, path, opts, out, err);
+}
+
+ts_status ts__file_open_image_listed(ts__dir_fd *dir, const char *path, ts_file **out,
+                                     ts_error *err)
+{
+    return open_image(dir, path, NULL, out, err);
 }
 
 ts_status ts__file_of_memory(const void *data, size_t len, ts_file **out, ts_error *err)

@@ -41,7 +41,8 @@
 typedef struct job {
     char *path;
     ts_file *file;
-    ts_error err;
+    ts_error *err;          /* when it failed (malloc'd: the jobs of a folder of
+                               small files stay small) */
     ts_status status;
     int skipped;            /* not a tensor file (no format detected) */
     int missing;            /* ENOENT */
@@ -241,14 +242,17 @@ static int says_model(const char *path)
 /* Opens one member; with probe, a file that fails because its first bytes
  * match no reader is skipped (config.json, a tokenizer), not reported,
  * unless its extension says it is a model file. */
-static void run_job(const pool *p, job *j)
+static void run_job(const pool *p, job *j, ts__dir_fd *dir)
 {
-    j->status = j->listed ? ts__file_open_listed(j->path, p->open, &j->file, &j->err)
-                          : ts_file_open(j->path, p->open, &j->file, &j->err);
+    ts_error e;
+    j->status = j->listed ? ts__file_open_listed(dir, j->path, p->open, &j->file, &e)
+                          : ts_file_open(j->path, p->open, &j->file, &e);
     if (j->status == TS_OK)
         return;
+    if ((j->err = malloc(sizeof *j->err)) != NULL)
+        *j->err = e;
     if (ts__is_url(j->path)) {
-        j->missing = ts__remote_missing(&j->err);
+        j->missing = ts__remote_missing(&e);
         return;
     }
     if (access(j->path, F_OK) != 0 && errno == ENOENT) {
@@ -270,12 +274,15 @@ static void run_job(const pool *p, job *j)
 static void *worker(void *arg)
 {
     pool *p = arg;
+    ts__dir_fd dir = TS__DIR_FD_INIT;
     for (;;) {
         size_t i = atomic_fetch_add(&p->next, 1);
         if (i >= p->n)
-            return NULL;
-        run_job(p, &p->jobs[i]);
+            break;
+        run_job(p, &p->jobs[i], &dir);
     }
+    ts__dir_fd_close(&dir);
+    return NULL;
 }
 
 /* Microseconds of a monotonic clock. */
@@ -329,9 +336,11 @@ static void run_jobs(job *jobs, size_t n, int threads, const ts_open_options *op
         threads = n > 0 && ts__is_url(jobs[0].path) ? REMOTE_THREADS : ts__cpu_count(4);
     if ((size_t)threads > n)
         threads = (int)n;
+    ts__dir_fd dir = TS__DIR_FD_INIT;
     if (threads <= 1) {
         for (size_t i = 0; i < n; i++)
-            run_job(&p, &jobs[i]);
+            run_job(&p, &jobs[i], &dir);
+        ts__dir_fd_close(&dir);
         return;
     }
     pthread_t tid[MAX_THREADS];
@@ -343,7 +352,7 @@ static void run_jobs(job *jobs, size_t n, int threads, const ts_open_options *op
     int remote = ts__is_url(jobs[0].path);
     if (remote) {
         size_t i = atomic_fetch_add(&p.next, 1);
-        run_job(&p, &jobs[i]);
+        run_job(&p, &jobs[i], &dir);
         if (open && open->first_fetch == 0 && jobs[i].file) {
             sized = *open;
             sized.first_fetch = first_fetch_like(jobs[i].file);
@@ -359,7 +368,7 @@ static void run_jobs(job *jobs, size_t n, int threads, const ts_open_options *op
         size_t i = atomic_fetch_add(&p.next, 1);
         if (i >= p.n)
             break;
-        run_job(&p, &jobs[i]);
+        run_job(&p, &jobs[i], &dir);
         if (started == 0 && p.n - i > 2 && now_us() - t0 >= POOL_DELAY_US) {
             /* This thread is one of the pool. */
             for (int k = 1; k < threads; k++)
@@ -369,6 +378,7 @@ static void run_jobs(job *jobs, size_t n, int threads, const ts_open_options *op
                 started = -1; /* none could start: go on alone */
         }
     }
+    ts__dir_fd_close(&dir);
     for (int k = 0; k < started; k++)
         pthread_join(tid[k], NULL);
 }
@@ -691,7 +701,8 @@ static ts_status job_issue(ts_model *m, const job *j, ts_error *err)
     ts_status st = j->missing ? add_issue(&m->issues, TS_MODEL_SHARD_MISSING, 1, j->path, NULL,
                                           err, "shard '%s' is missing", j->path)
                               : add_issue(&m->issues, TS_MODEL_FILE_ERROR, 1, j->path, NULL,
-                                          err, "'%s': %s", j->path, j->err.message);
+                                          err, "'%s': %s", j->path,
+                                          j->err ? j->err->message : "out of memory");
     if (st == TS_OK)
         m->issues.v[m->issues.n - 1].pub.status = j->status;
     return st;
@@ -839,6 +850,7 @@ static void free_jobs(job *jobs, size_t n)
 {
     for (size_t i = 0; i < n; i++) {
         ts_file_close(jobs[i].file);
+        free(jobs[i].err);
         free(jobs[i].path);
     }
     free(jobs);

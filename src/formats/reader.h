@@ -417,9 +417,11 @@ const unsigned char *ts__file_image(const ts_file *f, size_t *len);
 int ts__file_is_mapped(const ts_file *f);
 
 /* ts_file_open of a path a folder's listing found to be a regular file
- * (ts__source_open_path's TS__LOCAL_LISTED: no fstat for a small file). */
-ts_status ts__file_open_listed(const char *path, const ts_open_options *opts, ts_file **out,
-                               ts_error *err);
+ * (ts__source_open_path's TS__LOCAL_LISTED: no fstat for a small file),
+ * opened from its folder's descriptor kept in dir (ts__dir_at; one per
+ * thread). */
+ts_status ts__file_open_listed(ts__dir_fd *dir, const char *path, const ts_open_options *opts,
+                               ts_file **out, ts_error *err);
 
 /*
  * A ts_file over the whole image of `path` (ts__source_open_path's checks;
@@ -432,6 +434,11 @@ ts_status ts__file_open_listed(const char *path, const ts_open_options *opts, ts
  */
 ts_status ts__file_open_image(const char *path, const ts_open_options *opts, ts_file **out,
                               ts_error *err);
+
+/* ts__file_open_image (opts NULL) of a path a folder's listing found to be
+ * a regular file, as ts__file_open_listed opens it. */
+ts_status ts__file_open_image_listed(ts__dir_fd *dir, const char *path, ts_file **out,
+                                     ts_error *err);
 /* The same over data (len bytes, borrowed; must outlive the file). */
 ts_status ts__file_of_memory(const void *data, size_t len, ts_file **out, ts_error *err);
 

@@ -1616,8 +1616,8 @@ static ts_status scan_run(void *arg, ts_error *err)
 
 /* Scans one file (mem NULL: by path) into a new record. Errors: only
  * TS_ERR_NOMEM (the file's own problems are in its record). */
-static ts_status scan_file(ts_scan *s, const char *path, const void *mem, size_t memlen,
-                           ts_error *err)
+static ts_status scan_file(ts_scan *s, const char *path, ts__dir_fd *listed, const void *mem,
+                           size_t memlen, ts_error *err)
 {
     if (grow((void **)&s->files, &s->files_cap, s->nfiles, sizeof *s->files))
         return ts__error(err, TS_ERR_NOMEM, "out of memory");
@@ -1637,8 +1637,9 @@ static ts_status scan_file(ts_scan *s, const char *path, const void *mem, size_t
     fs.container = "other";
     fs.memory = mem != NULL;
     ts_error e;
-    ts_status st = mem ? ts__file_of_memory(mem, memlen, &fs.f, &e)
-                       : ts__file_open_image(path, NULL, &fs.f, &e);
+    ts_status st = mem      ? ts__file_of_memory(mem, memlen, &fs.f, &e)
+                   : listed ? ts__file_open_image_listed(listed, path, &fs.f, &e)
+                            : ts__file_open_image(path, NULL, &fs.f, &e);
     if (st == TS_ERR_NOMEM)
         return ts__error(err, TS_ERR_NOMEM, "out of memory");
     if (!st) {
@@ -1762,6 +1763,7 @@ static ts_status absorb(ts_scan *s, ts_scan *p, ts_error *err)
 /* The files [from, to) of a folder, on one thread, into a scan of its own. */
 typedef struct scan_job {
     char **paths;
+    int listed;             /* the paths are a folder's regular files */
     size_t from, to;
     ts_scan *part;
     ts_status st;
@@ -1773,26 +1775,32 @@ static void *scan_worker(void *arg)
     scan_job *j = arg;
     j->part = scan_new(&j->err);
     j->st = j->part ? TS_OK : TS_ERR_NOMEM;
+    ts__dir_fd dir = TS__DIR_FD_INIT;
     for (size_t i = j->from; i < j->to && !j->st; i++)
-        j->st = scan_file(j->part, j->paths[i], NULL, 0, &j->err);
+        j->st = scan_file(j->part, j->paths[i], j->listed ? &dir : NULL, NULL, 0, &j->err);
+    ts__dir_fd_close(&dir);
     return NULL;
 }
 
 /* A folder's files, on up to 4 threads (each a contiguous range, merged in
- * path order), or on this one for a small folder. */
-static ts_status scan_files(ts_scan *s, char **paths, size_t n, ts_error *err)
+ * path order), or on this one for a small folder; listed: the paths are a
+ * folder's regular files (ts__folder_files). */
+static ts_status scan_files(ts_scan *s, char **paths, size_t n, int listed, ts_error *err)
 {
     int threads = n >= THREAD_FILES ? ts__cpu_count(4) : 1;
     if (threads == 1) {
         ts_status st = TS_OK;
+        ts__dir_fd dir = TS__DIR_FD_INIT;
         for (size_t i = 0; i < n && !st; i++)
-            st = scan_file(s, paths[i], NULL, 0, err);
+            st = scan_file(s, paths[i], listed ? &dir : NULL, NULL, 0, err);
+        ts__dir_fd_close(&dir);
         return st;
     }
     scan_job jobs[4];
     memset(jobs, 0, sizeof jobs);
     for (int t = 0; t < threads; t++) {
         jobs[t].paths = paths;
+        jobs[t].listed = listed;
         jobs[t].from = n * (size_t)t / (size_t)threads;
         jobs[t].to = n * (size_t)(t + 1) / (size_t)threads;
     }
@@ -1831,12 +1839,12 @@ static ts_status scan_url(const char *url, ts_scan **out, ts_error *err)
                 st = ts__error(err, TS_ERR_NOMEM, "out of memory");
         ts_model_close(m);
         if (!st)
-            st = scan_files(s, paths, n, err);
+            st = scan_files(s, paths, n, 0, err);
         for (size_t i = 0; paths && i < n; i++)
             free(paths[i]);
         free(paths);
     } else {
-        st = scan_file(s, url, NULL, 0, err);
+        st = scan_file(s, url, NULL, NULL, 0, err);
     }
     if (st) {
         ts_scan_close(s);
@@ -1866,12 +1874,12 @@ ts_status ts_scan_open(const char *path, ts_scan **out, ts_error *err)
         size_t n = 0;
         st = ts__folder_files(path, &paths, &n, err);
         if (!st)
-            st = scan_files(s, paths, n, err);
+            st = scan_files(s, paths, n, 1, err);
         for (size_t i = 0; i < n; i++)
             free(paths[i]);
         free(paths);
     } else {
-        st = scan_file(s, path, NULL, 0, err);
+        st = scan_file(s, path, NULL, NULL, 0, err);
     }
     if (st) {
         ts_scan_close(s);
@@ -1893,7 +1901,7 @@ ts_status ts_scan_open_memory(const void *data, size_t len, const char *name, ts
     if (!s)
         return TS_ERR_NOMEM;
     static const unsigned char empty[1];
-    st = scan_file(s, name ? name : "-", data ? data : empty, len, err);
+    st = scan_file(s, name ? name : "-", NULL, data ? data : empty, len, err);
     if (st) {
         ts_scan_close(s);
         return st;

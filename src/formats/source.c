@@ -50,7 +50,10 @@ struct ts__source {
     uint64_t budget, fetched;   /* bytes need may fetch; fetched by need */
     const char *budget_what;
     ts__source_stats stats;
-    ts_error probe_err;         /* a fetch error met by a probe */
+    ts_error *probe_err;        /* a fetch error met by a probe (malloc'd:
+                                   the small files' sources stay small) */
+    ts_status probe_code;       /* its code (TS_ERR_NOMEM when it could not
+                                   be kept) */
     int strict;                 /* ts__source_strict */
     /* One page of which only [page start, partial_end) is known (the end of
      * the first request, ts__source_fill): readable, not in `have`; a need
@@ -59,6 +62,11 @@ struct ts__source {
 };
 
 #define NO_PAGE UINT64_MAX
+
+/* Where a small file's bytes start in the block read_small allocates for
+ * its source and them: aligned as malloc aligns. */
+#define IMAGE_AT ((sizeof(ts__source) + _Alignof(max_align_t) - 1) & \
+                  ~(_Alignof(max_align_t) - 1))
 
 /* ---- the local fetcher: pread --------------------------------------------------- */
 
@@ -222,18 +230,17 @@ static ts_status read_small(int fd, ts__source **out, ts_error *err)
     }
     if (got > READ_MAX)
         return TS_ERR_LIMIT;
+    /* the source and its bytes in one allocation (one malloc, and one
+     * block of memory per small file of a folder) */
     static const unsigned char empty[1];
-    ts__source *s = source_new(err);
-    unsigned char *copy = got ? malloc(got) : NULL;
-    if (!s || (got && !copy)) {
-        free(s), free(copy);
-        return s ? ts__error(err, TS_ERR_NOMEM, "out of memory") : TS_ERR_NOMEM;
-    }
+    ts__source *s = malloc(IMAGE_AT + got);
+    if (!s)
+        return ts__error(err, TS_ERR_NOMEM, "out of memory");
+    memset(s, 0, sizeof *s);
     if (got)
-        memcpy(copy, buf, got);
+        memcpy((unsigned char *)s + IMAGE_AT, buf, got);
     s->kind = K_READ;
-    s->owned = copy;
-    s->image = copy ? copy : empty;
+    s->image = got ? (unsigned char *)s + IMAGE_AT : empty;
     s->size = got;
     s->stats.requests = 1;
     s->stats.bytes = got;
@@ -244,12 +251,18 @@ static ts_status read_small(int fd, ts__source **out, ts_error *err)
 ts_status ts__source_open_path(const char *path, ts__local_mode mode, ts__source **out,
                                ts_error *err)
 {
+    return ts__source_open_at(AT_FDCWD, path, mode, out, err);
+}
+
+ts_status ts__source_open_at(int dir, const char *path, ts__local_mode mode, ts__source **out,
+                             ts_error *err)
+{
     *out = NULL;
     /* O_NONBLOCK: opening a FIFO must not wait for a writer; the check for
      * a regular file below then refuses it. */
     int nofollow = (mode & TS__LOCAL_NOFOLLOW) != 0, listed = (mode & TS__LOCAL_LISTED) != 0;
     mode = (ts__local_mode)(mode & ~(TS__LOCAL_NOFOLLOW | TS__LOCAL_LISTED));
-    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | (nofollow ? O_NOFOLLOW : 0));
+    int fd = openat(dir, path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | (nofollow ? O_NOFOLLOW : 0));
     if (fd < 0)
         return ts__error(err, TS_ERR_IO, "cannot open: %s", strerror(errno));
     if (listed && mode == TS__LOCAL_AUTO) {
@@ -354,6 +367,42 @@ ts_status ts__source_open_path(const char *path, ts__local_mode mode, ts__source
     return TS_OK;
 }
 
+int ts__dir_at(ts__dir_fd *d, const char *path, const char **name)
+{
+    const char *slash = strrchr(path, '/');
+    *name = path;
+    if (!slash || slash == path || !slash[1])
+        return AT_FDCWD;
+    size_t n = (size_t)(slash - path);
+    if (d->fd < 0 || n != d->len || memcmp(path, d->path, n) != 0) {
+        ts__dir_fd_close(d);
+        char *p = malloc(n + 1);
+        if (!p)
+            return AT_FDCWD;
+        memcpy(p, path, n);
+        p[n] = '\0';
+        d->fd = open(p, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (d->fd < 0) {
+            free(p);
+            return AT_FDCWD;
+        }
+        d->path = p;
+        d->len = n;
+    }
+    *name = slash + 1;
+    return d->fd;
+}
+
+void ts__dir_fd_close(ts__dir_fd *d)
+{
+    if (d->fd >= 0)
+        close(d->fd);
+    free(d->path);
+    d->fd = -1;
+    d->len = 0;
+    d->path = NULL;
+}
+
 ts_status ts__source_open_memory_sparse(const void *data, size_t len, ts__source **out,
                                         ts_error *err)
 {
@@ -381,6 +430,7 @@ void ts__source_close(ts__source *s)
     }
     free(s->have);
     free(s->owned);
+    free(s->probe_err);
     free(s);
 }
 
@@ -755,8 +805,12 @@ int ts__probe_need(ts__source *src, uint64_t off, uint64_t len)
         return 0;
     ts_error e;
     if (ts__source_need(src, off, len, &e) != TS_OK) {
-        if (src->probe_err.code == TS_OK)
-            src->probe_err = e;
+        if (src->probe_code == TS_OK) {
+            src->probe_err = malloc(sizeof *src->probe_err);
+            if (src->probe_err)
+                *src->probe_err = e;
+            src->probe_code = src->probe_err ? e.code : TS_ERR_NOMEM;
+        }
         return 0;
     }
     return 1;
@@ -776,9 +830,13 @@ int ts__source_has(const ts__source *src, uint64_t off, uint64_t len)
 
 ts_status ts__source_error(const ts__source *s, ts_error *err)
 {
-    if (s->probe_err.code != TS_OK && err)
-        *err = s->probe_err;
-    return s->probe_err.code;
+    if (s->probe_code != TS_OK && err) {
+        if (s->probe_err)
+            *err = *s->probe_err;
+        else
+            ts__error(err, s->probe_code, "out of memory");
+    }
+    return s->probe_code;
 }
 
 ts__source_stats ts__source_get_stats(const ts__source *s)

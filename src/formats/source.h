@@ -88,6 +88,30 @@ typedef enum ts__local_mode {
 ts_status ts__source_open_path(const char *path, ts__local_mode mode, ts__source **out,
                                ts_error *err);
 
+/* The same, path relative to the open folder dir (openat; AT_FDCWD: the
+ * working directory): a folder's members opened from its descriptor need
+ * no walk of the folder's path each. */
+ts_status ts__source_open_at(int dir, const char *path, ts__local_mode mode, ts__source **out,
+                             ts_error *err);
+
+/*
+ * The folder of the paths opened one after another (a folder's members):
+ * ts__dir_at opens a path's folder once and gives its descriptor
+ * and the path's last component, for ts__source_open_at; AT_FDCWD and the
+ * whole path when the path names no folder or the folder cannot be opened
+ * (one that may be searched but not read: the open of the path then says
+ * what it meets). Start with TS__DIR_FD_INIT; end
+ * with ts__dir_fd_close. One per thread.
+ */
+typedef struct ts__dir_fd {
+    int fd;
+    size_t len;                  /* bytes of the folder's path */
+    char *path;                  /* malloc'd */
+} ts__dir_fd;
+#define TS__DIR_FD_INIT {-1, 0, NULL}
+int ts__dir_at(ts__dir_fd *d, const char *path, const char **name);
+void ts__dir_fd_close(ts__dir_fd *d);
+
 /* A source over len borrowed bytes (never copied; they must outlive it). */
 ts_status ts__source_open_memory(const void *data, size_t len, ts__source **out,
                                  ts_error *err);
