@@ -620,6 +620,10 @@ static void print_totals(cli_ctx *ctx, const diff_opts *o, const ts_diff_totals 
     print_text(ctx, " (");
     print_int(ctx, PRINT_ANY, "only_a", "%s only in A, ", t->kinds[TS_DIFF_ONLY_A]);
     print_int(ctx, PRINT_ANY, "only_b", "%s only in B, ", t->kinds[TS_DIFF_ONLY_B]);
+    /* tensors alone that a rule explains are not differences: say how
+     * many of those alone they are (JSON: "explained", below) */
+    if (!ctx->json && t->explained > 0)
+        out_printf(ctx, "%lld of them explained, ", (long long)t->explained);
     print_int(ctx, PRINT_ANY, "changed", "%s changed", t->changed);
     /* the values' counts only with --values (JSON: always) */
     print_int(ctx, o->values ? PRINT_ANY : PRINT_JSON, "values", ", %s values",
