@@ -589,7 +589,8 @@ int cmd_convert(cli_ctx *ctx, const cli_args *args)
         /* a storage_key names a side file there, not a storage viewed */
         ts_format ff = ts_file_format(t[nsel].file);
         s[nsel].view = s[nsel].a->storage_key && ff != TS_FORMAT_ONNX && ff != TS_FORMAT_TFJS &&
-                       ff != TS_FORMAT_OPENVINO && ff != TS_FORMAT_TFCKPT;
+                       ff != TS_FORMAT_OPENVINO && ff != TS_FORMAT_TFCKPT &&
+                       ff != TS_FORMAT_COREML;
         t[nsel].array = s[nsel].a;
         nsel++;
     }
