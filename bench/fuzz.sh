@@ -155,9 +155,10 @@ for h in $harnesses; do
         fuzz_file_executorch) seed_files "$d" '*.pte';;
         fuzz_file_tfjs) seed_files "$d" 'model.json' '*weights_manifest.json';;
         fuzz_file_openvino) seed_files "$d" '*.xml';;
+        fuzz_file_coreml) seed_files "$d" '*.mlmodel';;
         fuzz_file_tfckpt) seed_files "$d" '*.index';;
         fuzz_file_savedmodel) seed_files "$d" 'saved_model.pb';;
-        fuzz_protobuf) seed_files "$d" '*.onnx' '*.caffemodel' '*.binaryproto' '*.pb';;
+        fuzz_protobuf) seed_files "$d" '*.onnx' '*.caffemodel' '*.binaryproto' '*.pb' '*.mlmodel';;
         fuzz_file_tshape32)
             seed_files "$d" '*32*.tshape' 'empty.tshape'
             seed_text "$d" '\003\000\000\000\002\000\000\000\003\000\000\000\004\000\000\000';;

@@ -1956,7 +1956,8 @@ static ts_status read_model(cm *r, const ts__pb_msg *m, const char *prefix, int 
         if (!tn)
             continue;
         if (types) {
-            json_t *t = prefix[0] ? json_pack("{s:s,s:s}", "model", prefix, "type", tn)
+            json_t *t = prefix[0] ? json_pack("{s:s%,s:s}", "model", prefix,
+                                              strlen(prefix) - 1, "type", tn)
                                   : json_string(tn);
             if (!t || json_array_append_new(types, t) != 0)
                 return ts__error(r->err, TS_ERR_NOMEM, "out of memory");
