@@ -8,6 +8,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "testutil.h"
 
@@ -368,6 +370,89 @@ START_TEST(test_prefixes_and_changes)
 }
 END_TEST
 
+static void write_bytes(const char *path, const unsigned char *d, size_t n)
+{
+    FILE *fp = fopen(path, "wb");
+    ck_assert_ptr_nonnull(fp);
+    ck_assert_uint_eq(fwrite(d, 1, n, fp), n);
+    fclose(fp);
+}
+
+/* The package's model with a damaged weight.bin beside it: every
+ * truncation and every byte changed opens cleanly or fails cleanly, and
+ * the blobs of a model that opens are read cleanly. */
+static void open_damaged(const char *model)
+{
+    ts_file *f = NULL;
+    ts_error err;
+    ts_status st = ts_file_open(model, NULL, &f, &err);
+    if (st != TS_OK) {
+        ck_assert_ptr_null(f);
+        ck_assert_int_eq(err.code, st);
+        ck_assert(strchr(err.message, '\n') == NULL);
+        return;
+    }
+    for (size_t i = 0; i < ts_file_count(f); i++) {
+        const ts_array *a = ts_file_array(f, i);
+        double v[8];
+        if (a->storage_key && a->size <= 8) {
+            st = ts_array_read(f, a, 0, a->size, TS_DTYPE_FLOAT64, v, &err);
+            ck_assert(st == TS_OK || err.code == st);
+        }
+    }
+    ts_file_close(f);
+}
+
+START_TEST(test_damaged_weights)
+{
+    char dir[] = "/tmp/tshape-coreml.XXXXXX", p[600], model[600], wdir[600];
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    size_t mlen, wlen;
+    unsigned char *m = tu_read_named(
+        "tests/fixtures/coreml/model.mlpackage/Data/com.apple.CoreML/model.mlmodel", p, sizeof p,
+        &mlen);
+    unsigned char *w = tu_read_named(
+        "tests/fixtures/coreml/model.mlpackage/Data/com.apple.CoreML/weights/weight.bin", p,
+        sizeof p, &wlen);
+    snprintf(model, sizeof model, "%s/model.mlmodel", dir);
+    snprintf(wdir, sizeof wdir, "%s/weights", dir);
+    snprintf(p, sizeof p, "%s/weights/weight.bin", dir);
+    write_bytes(model, m, mlen);
+    ck_assert_int_eq(mkdir(wdir, 0700), 0);
+    for (size_t n = 0; n < wlen; n++) {
+        write_bytes(p, w, n);
+        open_damaged(model);
+    }
+    for (size_t i = 0; i < wlen; i++) {
+        w[i] ^= 0xA5;
+        write_bytes(p, w, wlen);
+        open_damaged(model);
+        w[i] ^= 0xA5;
+    }
+    /* a sentinel changed: the exact message */
+    w[64] ^= 1;
+    write_bytes(p, w, wlen);
+    tu_expect_open_error(model, NULL, TS_ERR_FORMAT, 741,
+                         "function 'main': operation 'w_blob': value 'w_blob': blob metadata at "
+                         "offset 64 of weights/weight.bin has sentinel 0xdeadbeee, not "
+                         "0xDEADBEEF");
+    w[64] ^= 1;
+    /* the blob's dtype: Float32 where the value says FLOAT16 */
+    w[68] = 2;
+    write_bytes(p, w, wlen);
+    tu_expect_open_error(model, NULL, TS_ERR_FORMAT, 741,
+                         "function 'main': operation 'w_blob': value 'w_blob': blob at offset 64 "
+                         "of weights/weight.bin holds FLOAT32 (mil_dtype 2), the value's type is "
+                         "FLOAT16");
+    unlink(p);
+    rmdir(wdir);
+    unlink(model);
+    rmdir(dir);
+    free(m);
+    free(w);
+}
+END_TEST
+
 Suite *coreml_suite(void)
 {
     Suite *s = suite_create("coreml");
@@ -383,6 +468,7 @@ Suite *coreml_suite(void)
     suite_add_tcase(s, tc);
     tc = tcase_create("memory");
     tcase_set_timeout(tc, 300);
+    tcase_add_test(tc, test_damaged_weights);
     tcase_add_loop_test(tc, test_prefixes_and_changes, 0,
                         (int)(sizeof loop_files / sizeof *loop_files));
     suite_add_tcase(s, tc);

@@ -1097,9 +1097,9 @@ static ts_status add_value(cm *r, const ts__pb_msg *m, const ts__pb_field *f, co
         if (bdt != mt->blob) {
             const char *bn = blob_type_name(bdt);
             st = ts__fail(err, TS_ERR_FORMAT, 0, (int64_t)blob.key_pos,
-                          "blob at offset %llu of %s holds %s%s (mil_dtype %u), the value's "
-                          "type is %s", (unsigned long long)off, b->name, bn ? bn : "an "
-                          "unknown type", "", bdt, mt->name);
+                          "blob at offset %llu of %s holds %s (mil_dtype %u), the value's "
+                          "type is %s", (unsigned long long)off, b->name,
+                          bn ? bn : "an unknown type", bdt, mt->name);
             goto fail;
         }
         if (doff > (uint64_t)INT64_MAX || size > (uint64_t)INT64_MAX ||
