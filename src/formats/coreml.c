@@ -1825,11 +1825,13 @@ static ts_status description(cm *r, const ts__pb_msg *m, const ts__pb_field *f)
                         break;
                     if (hv && (st = get_str(r, &e, &val, "userDefined value", &s, &n)))
                         break;
-                    char kb[256];
+                    json_t *kj = jstr(key, kn); /* the key as UTF-8 */
                     v = hv ? jstr(s, n) : json_string("");
-                    if (!v || json_object_set_new(user, json_stringn(key, kn) ? ts__printable(
-                                                      key, kn, kb, sizeof kb) : "?", v) != 0)
+                    if (!kj || !v ||
+                        json_object_set_new(user, json_string_value(kj), json_incref(v)) != 0)
                         st = ts__error(r->err, TS_ERR_NOMEM, "out of memory");
+                    json_decref(kj);
+                    json_decref(v);
                 }
             }
             if (!st && kk < 0)
