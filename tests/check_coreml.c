@@ -234,8 +234,8 @@ START_TEST(test_short_weights)
     tu_expect_open_error(
         tu_fixture(path, sizeof path, "coreml/short.mlpackage/Data/com.apple.CoreML/model.mlmodel"),
         NULL, TS_ERR_TRUNCATED, 865,
-        "function 'main': operation 'b_blob': value 'b_blob': blob metadata offset 192 + 64 bytes "
-        "is past the end of weights/weight.bin (200 bytes)");
+        "value 'b_blob': blob metadata offset 192 + 64 bytes is past the end of "
+        "weights/weight.bin (200 bytes)");
 }
 END_TEST
 
@@ -433,17 +433,15 @@ START_TEST(test_damaged_weights)
     w[64] ^= 1;
     write_bytes(p, w, wlen);
     tu_expect_open_error(model, NULL, TS_ERR_FORMAT, 741,
-                         "function 'main': operation 'w_blob': value 'w_blob': blob metadata at "
-                         "offset 64 of weights/weight.bin has sentinel 0xdeadbeee, not "
-                         "0xDEADBEEF");
+                         "value 'w_blob': blob metadata at offset 64 of weights/weight.bin has "
+                         "sentinel 0xdeadbeee, not 0xDEADBEEF");
     w[64] ^= 1;
     /* the blob's dtype: Float32 where the value says FLOAT16 */
     w[68] = 2;
     write_bytes(p, w, wlen);
     tu_expect_open_error(model, NULL, TS_ERR_FORMAT, 741,
-                         "function 'main': operation 'w_blob': value 'w_blob': blob at offset 64 "
-                         "of weights/weight.bin holds FLOAT32 (mil_dtype 2), the value's type is "
-                         "FLOAT16");
+                         "value 'w_blob': blob at offset 64 of weights/weight.bin holds FLOAT32 "
+                         "(mil_dtype 2), the value's type is FLOAT16");
     unlink(p);
     rmdir(wdir);
     unlink(model);

@@ -69,6 +69,17 @@ typedef struct blob_file {
     uint32_t count;            /* storage_header.count */
 } blob_file;
 
+struct mil_type;
+
+/* A blob constant whose blob_metadata is read after the parse. */
+typedef struct pending_blob {
+    size_t index;              /* its array */
+    blob_file *file;
+    uint64_t off;              /* of its blob_metadata */
+    size_t at;                 /* its blobFileValue in the model */
+    const struct mil_type *type;
+} pending_blob;
+
 typedef struct cm {
     ts_file *f;
     const unsigned char *data;
@@ -79,6 +90,8 @@ typedef struct cm {
     blob_file blobs[MAX_BLOB_FILES];
     int nblobs;
     json_t *functions;         /* metadata: ML Program functions, or NULL */
+    struct pending_blob *pending; /* blobs whose metadata is still to read */
+    size_t npending, cappending;
 } cm;
 
 /* ---- small helpers -------------------------------------------------------- */
@@ -946,14 +959,20 @@ static ts_status find_blob_file(cm *r, const char *fname, size_t n, size_t at, b
     b->state = 1;
     /* storage_header: count, version 2 */
     ts__source *bs;
-    unsigned char h[64];
+    uint64_t isize;
+    const unsigned char *h;
     if (b->size < 64)
         return ts__fail(r->err, TS_ERR_TRUNCATED, 0, (int64_t)at,
                         "weight file '%s' has %lld bytes, fewer than its 64-byte header",
                         b->name, (long long)b->size);
     if ((st = ts__side_source(r->f, b->side, &bs, r->err)) ||
-        (st = ts__source_read(bs, 0, h, sizeof h, r->err)))
+        (st = ts__source_need(bs, 0, 64, r->err)))
         return st;
+    h = ts__source_image(bs, &isize);
+    if (isize != (uint64_t)b->size)
+        return ts__fail(r->err, TS_ERR_IO, 0, -1, "weight file %s changed size while read (%lld "
+                        "bytes, now %llu)", b->name, (long long)b->size,
+                        (unsigned long long)isize);
     uint32_t version = ts__le32(h + 4);
     b->count = ts__le32(h);
     if (version != 2)
@@ -1074,63 +1093,19 @@ static ts_status add_value(cm *r, const ts__pb_msg *m, const ts__pb_field *f, co
                                       b->name);
             return a->note ? TS_OK : TS_ERR_NOMEM;
         }
-        /* blob_metadata: sentinel, mil_dtype, sizeInBytes, offset, padding */
-        unsigned char h[64];
-        ts__source *bs;
-        if (off > (uint64_t)INT64_MAX || (int64_t)off > b->size - 64) {
-            st = ts__fail(err, TS_ERR_TRUNCATED, 0, (int64_t)blob.key_pos,
-                          "blob metadata offset %llu + 64 bytes is past the end of %s (%lld "
-                          "bytes)", (unsigned long long)off, b->name, (long long)b->size);
-            goto fail;
+        /* its blob_metadata is read once every value is known, with the
+         * other blobs' in one request (resolve_blobs) */
+        if (r->npending == r->cappending) {
+            size_t cap = r->cappending ? 2 * r->cappending : 64;
+            pending_blob *p = ts__scratch_realloc(r->f, r->pending, cap * sizeof *p, err);
+            if (!p)
+                return TS_ERR_NOMEM;
+            r->pending = p;
+            r->cappending = cap;
         }
-        if ((st = ts__side_source(r->f, b->side, &bs, err)) ||
-            (st = ts__source_read(bs, off, h, sizeof h, err)))
-            goto fail;
-        uint32_t sentinel = ts__le32(h), bdt = ts__le32(h + 4);
-        uint64_t size = ts__le64(h + 8), doff = ts__le64(h + 16), pad = ts__le64(h + 24);
-        if (sentinel != MILBLOB_SENTINEL) {
-            st = ts__fail(err, TS_ERR_FORMAT, 0, (int64_t)blob.key_pos,
-                          "blob metadata at offset %llu of %s has sentinel 0x%08x, not "
-                          "0xDEADBEEF", (unsigned long long)off, b->name, sentinel);
-            goto fail;
-        }
-        if (bdt != mt->blob) {
-            const char *bn = blob_type_name(bdt);
-            st = ts__fail(err, TS_ERR_FORMAT, 0, (int64_t)blob.key_pos,
-                          "blob at offset %llu of %s holds %s (mil_dtype %u), the value's "
-                          "type is %s", (unsigned long long)off, b->name,
-                          bn ? bn : "an unknown type", bdt, mt->name);
-            goto fail;
-        }
-        if (doff > (uint64_t)INT64_MAX || size > (uint64_t)INT64_MAX ||
-            (int64_t)size > b->size || (int64_t)doff > b->size - (int64_t)size) {
-            st = ts__fail(err, TS_ERR_TRUNCATED, 0, (int64_t)blob.key_pos,
-                          "blob at offset %llu of %s: data offset %llu + size %llu is past "
-                          "its end (%lld bytes)", (unsigned long long)off, b->name,
-                          (unsigned long long)doff, (unsigned long long)size,
-                          (long long)b->size);
-            goto fail;
-        }
-        if ((int64_t)size != a->nbytes || pad >= 8 ||
-            (a->bits && (int64_t)size * 8 - (int64_t)pad != a->size * a->bits)) {
-            st = ts__fail(err, TS_ERR_FORMAT, 0, (int64_t)blob.key_pos,
-                          "blob at offset %llu of %s has %llu bytes (padding %llu bits), "
-                          "shape %s of %s needs %lld", (unsigned long long)off, b->name,
-                          (unsigned long long)size, (unsigned long long)pad, sb, mt->name,
-                          (long long)a->nbytes);
-            goto fail;
-        }
-        a->data_offset = (int64_t)doff;
-        ts__data_src ds;
-        memset(&ds, 0, sizeof ds);
-        ds.side = b->side;
-        if ((st = ts__file_set_data_src(r->f, a, &ds, err)))
-            return st;
-        a->note = ts__file_printf(r->f, err, "const, blob in %s (metadata at offset %llu)%s",
-                                  b->name, (unsigned long long)off,
-                                  mt->dtype == TS_DTYPE_UNKNOWN ? "; no tshape dtype, values "
-                                  "not read" : "");
-        return a->note ? TS_OK : TS_ERR_NOMEM;
+        r->pending[r->npending++] = (pending_blob){ts_file_count(r->f) - 1, b, off,
+                                                   blob.key_pos, mt};
+        return TS_OK;
     }
     /* ImmediateValue: tensor 1 (TensorValue: floats 1, ints 2, bools 3,
      * strings 4, longInts 5, doubles 6, bytes 7, each a message whose
@@ -1539,6 +1514,105 @@ static ts_status read_program(cm *r, const ts__pb_msg *m, const char *prefix)
         }
     }
     return st ? st : k < 0 ? w.status : TS_OK;
+}
+
+/* The blob_metadata of every pending blob (sentinel, mil_dtype,
+ * sizeInBytes, offset, padding_size_in_bits), asked for from each weight
+ * file in one call (one request for a model at a URL), checked against the
+ * file's size and the value's dtype and shape: the array's data is at its
+ * offset in the weight file. */
+static ts_status resolve_blobs(cm *r)
+{
+    ts_error *err = r->err;
+    ts_status st = TS_OK;
+    for (int fi = 0; !st && fi < r->nblobs; fi++) {
+        blob_file *b = &r->blobs[fi];
+        size_t n = 0;
+        for (size_t i = 0; i < r->npending; i++)
+            n += r->pending[i].file == b;
+        if (n == 0)
+            continue;
+        ts__range *rg = ts__scratch_alloc(r->f, n * sizeof *rg, err);
+        ts__source *bs;
+        if (!rg)
+            return TS_ERR_NOMEM;
+        n = 0;
+        for (size_t i = 0; i < r->npending; i++) {
+            const pending_blob *pb = &r->pending[i];
+            if (pb->file != b)
+                continue;
+            if (pb->off > (uint64_t)INT64_MAX || (int64_t)pb->off > b->size - 64) {
+                const ts_array *a = ts__file_array_mut(r->f, pb->index);
+                return ts__fail(err, TS_ERR_TRUNCATED, 0, (int64_t)pb->at,
+                                "value '%s': blob metadata offset %llu + 64 bytes is past the "
+                                "end of %s (%lld bytes)", a->name, (unsigned long long)pb->off,
+                                b->name, (long long)b->size);
+            }
+            rg[n++] = (ts__range){pb->off, 64, NULL};
+        }
+        uint64_t isize;
+        const unsigned char *img;
+        if ((st = ts__side_source(r->f, b->side, &bs, err)) ||
+            (st = ts__source_need_ranges(bs, rg, n, err)))
+            return st;
+        ts__scratch_free(r->f, rg);
+        img = ts__source_image(bs, &isize);
+        if (isize != (uint64_t)b->size)
+            return ts__fail(err, TS_ERR_IO, 0, -1, "weight file %s changed size while read "
+                            "(%lld bytes, now %llu)", b->name, (long long)b->size,
+                            (unsigned long long)isize);
+        for (size_t i = 0; !st && i < r->npending; i++) {
+            const pending_blob *pb = &r->pending[i];
+            if (pb->file != b)
+                continue;
+            ts_array *a = ts__file_array_mut(r->f, pb->index);
+            const mil_type *mt = pb->type;
+            const unsigned char *h = img + pb->off;
+            uint32_t sentinel = ts__le32(h), bdt = ts__le32(h + 4);
+            uint64_t size = ts__le64(h + 8), doff = ts__le64(h + 16), pad = ts__le64(h + 24);
+            unsigned long long off = (unsigned long long)pb->off;
+            char sb[TS__SHAPE_STR_MAX];
+            if (sentinel != MILBLOB_SENTINEL)
+                return ts__fail(err, TS_ERR_FORMAT, 0, (int64_t)pb->at,
+                                "value '%s': blob metadata at offset %llu of %s has sentinel "
+                                "0x%08x, not 0xDEADBEEF", a->name, off, b->name, sentinel);
+            if (bdt != mt->blob) {
+                const char *bn = blob_type_name(bdt);
+                return ts__fail(err, TS_ERR_FORMAT, 0, (int64_t)pb->at,
+                                "value '%s': blob at offset %llu of %s holds %s (mil_dtype %u), "
+                                "the value's type is %s", a->name, off, b->name,
+                                bn ? bn : "an unknown type", bdt, mt->name);
+            }
+            if (doff > (uint64_t)INT64_MAX || size > (uint64_t)INT64_MAX ||
+                (int64_t)size > b->size || (int64_t)doff > b->size - (int64_t)size)
+                return ts__fail(err, TS_ERR_TRUNCATED, 0, (int64_t)pb->at,
+                                "value '%s': blob at offset %llu of %s: data offset %llu + size "
+                                "%llu is past its end (%lld bytes)", a->name, off, b->name,
+                                (unsigned long long)doff, (unsigned long long)size,
+                                (long long)b->size);
+            if ((int64_t)size != a->nbytes || pad >= 8 ||
+                (a->bits && (int64_t)size * 8 - (int64_t)pad != a->size * a->bits))
+                return ts__fail(err, TS_ERR_FORMAT, 0, (int64_t)pb->at,
+                                "value '%s': blob at offset %llu of %s has %llu bytes (padding "
+                                "%llu bits), shape %s of %s needs %lld", a->name, off, b->name,
+                                (unsigned long long)size, (unsigned long long)pad,
+                                ts__shape_str(&a->shape, sb, sizeof sb), mt->name,
+                                (long long)a->nbytes);
+            a->data_offset = (int64_t)doff;
+            ts__data_src ds;
+            memset(&ds, 0, sizeof ds);
+            ds.side = b->side;
+            if ((st = ts__file_set_data_src(r->f, a, &ds, err)))
+                return st;
+            a->note = ts__file_printf(r->f, err, "const, blob in %s (metadata at offset %llu)%s",
+                                      b->name, off,
+                                      mt->dtype == TS_DTYPE_UNKNOWN ? "; no tshape dtype, values "
+                                      "not read" : "");
+            if (!a->note)
+                return TS_ERR_NOMEM;
+        }
+    }
+    return st;
 }
 
 /* ---- the model description (--metadata) ------------------------------------ */
@@ -2059,6 +2133,8 @@ static ts_status read_coreml(ts_file *f, const unsigned char *data, size_t len,
         st = ts__error(err, TS_ERR_NOMEM, "out of memory");
     if (!st)
         st = read_model(&r, &m, "", 0, types);
+    if (!st)
+        st = resolve_blobs(&r);
     if (!st && types) {
         size_t nt = json_array_size(types);
         st = add_meta(&r, "model_type", nt == 1 ? json_incref(json_array_get(types, 0))
