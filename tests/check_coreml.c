@@ -92,6 +92,13 @@ static const expect nn[] = {
     {"prelu.alpha", "float32", "floatValue", "(2,)", 1050, 8},
     {"cust.weights.0", "float32", "floatValue", "(3,)", 1092, 12},
     {"odd.weights", "float32", "floatValue", "(6,)", 1132, 24},
+    {"c3.weights", "float32", "floatValue", "(2,2,1,1,2)", 1192, 32},
+    {"bmm.weights", "float32", "floatValue", "(2,3)", 1253, 24},
+    {"bmm.bias", "float32", "floatValue", "(3,)", 1281, 12},
+    {"lstm.forward.inputGateWeightMatrix", "float32", "floatValue", "(1,2)", 1324, 8},
+    {"lstm.forward.inputGateBiasVector", "float32", "floatValue", "(1,)", 1337, 4},
+    {"lstm.backward.inputGateWeightMatrix", "float32", "floatValue", "(1,2)", 1348, 8},
+    {"lstm.backward.inputGateBiasVector", "float32", "floatValue", "(1,)", 1361, 4},
 };
 
 START_TEST(test_nn)
@@ -126,6 +133,8 @@ START_TEST(test_nn)
     ck_assert(v[0] == 0 && v[14] == 28);
     read_f64(f, "q8.weights", 8, v);
     ck_assert(v[0] == 0 && v[7] == 70);
+    read_f64(f, "lstm.backward.inputGateWeightMatrix", 2, v);
+    ck_assert(v[0] == 4 && v[1] == 5);
     read_f64(f, "k.data", 4, v); /* unpacked floatValue: through the protobuf source */
     ck_assert(v[0] == 1.5 && v[1] == 2.5 && v[2] == 3.5 && v[3] == 4.5);
     ck_assert_str_eq(meta(f, "specification_version"), "4");

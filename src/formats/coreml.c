@@ -568,9 +568,10 @@ static ts_status rule_dims(cm *r, const params *p, shape_rule rule, int64_t *d, 
     case R_CONV3D_W: {
         int64_t in = u((uint32_t)v[2]), out = u((uint32_t)v[1]);
         int64_t g = v[10] ? (int64_t)(uint32_t)v[10] : 1;
-        if (v[86]) {
-            d[0] = in, d[1] = g > 0 ? out / g : -1;
-            snprintf(from, cap, "inputChannels, outputChannels / nGroups, kernel depth, "
+        if (v[86]) { /* NeuralNetwork.proto: [outputChannels / nGroups,
+                      * kernelChannels (inputChannels), kD, kH, kW] */
+            d[0] = g > 0 ? out / g : -1, d[1] = in;
+            snprintf(from, cap, "outputChannels / nGroups, inputChannels, kernel depth, "
                      "height, width (deconvolution)");
         } else {
             d[0] = out, d[1] = g > 0 ? in / g : -1;
@@ -1051,23 +1052,20 @@ static ts_status add_value(cm *r, const ts__pb_msg *m, const ts__pb_field *f, co
         ts__pb_msg bm;
         const char *fname = NULL;
         size_t fn = 0;
-        uint64_t off = 0;
-        int has_off = 0;
+        uint64_t off = 0; /* proto3: offset 0 is written as no field */
         if ((st = ts__pb_sub(&v, &blob, &bm, err)))
             goto fail;
         while (!st && (k = ts__pb_next(&bm, &fl, err)) > 0) {
             if (fl.number == 1)
                 st = get_str(r, &bm, &fl, "blob fileName", &fname, &fn);
             else if (fl.number == 2)
-                st = ts__pb_want(&fl, TS__PB_VARINT, "blob offset", err), off = fl.value,
-                has_off = 1;
+                st = ts__pb_want(&fl, TS__PB_VARINT, "blob offset", err), off = fl.value;
         }
         if (!st && k < 0)
             st = bm.status;
         if (!st && !fname)
             st = ts__fail(err, TS_ERR_FORMAT, 0, (int64_t)blob.key_pos,
                           "blobFileValue at byte %zu has no fileName", blob.key_pos);
-        (void)has_off; /* proto3: offset 0 is written as no field */
         blob_file *b = NULL;
         if (!st)
             st = find_blob_file(r, fname, fn, blob.key_pos, &b);
