@@ -413,6 +413,10 @@ static ts_status add_weights(cm *r, const ts__pb_msg *m, const ts__pb_field *fl,
 typedef struct params {
     uint64_t v[128];
     const ts__pb_msg *m;
+    /* the repeated fields 1, 4 and 20, read once (a layer may hold many
+     * weights: reading them again for each would be quadratic) */
+    int rep_done[3], rep_n[3];
+    int64_t rep[3][TS_MAX_NDIM];
 } params;
 
 static ts_status read_params(cm *r, const ts__pb_msg *m, params *p)
@@ -420,7 +424,7 @@ static ts_status read_params(cm *r, const ts__pb_msg *m, params *p)
     ts__pb_msg w = *m;
     ts__pb_field fl;
     int k;
-    memset(p->v, 0, sizeof p->v);
+    memset(p, 0, sizeof *p);
     p->m = m;
     while ((k = ts__pb_next(&w, &fl, r->err)) > 0)
         if (fl.wire == TS__PB_VARINT && fl.number < 128)
@@ -428,19 +432,27 @@ static ts_status read_params(cm *r, const ts__pb_msg *m, params *p)
     return k < 0 ? w.status : TS_OK;
 }
 
-/* The repeated uint64/int64 field `number` of the parameters into dims. */
-static ts_status rep_dims(cm *r, const params *p, uint32_t number, int64_t *dims, int *ndim,
+/* The repeated uint64/int64 field `number` (1, 4 or 20) of the parameters
+ * into dims. */
+static ts_status rep_dims(cm *r, params *p, uint32_t number, int64_t *dims, int *ndim,
                           const char *what)
 {
-    ts__pb_msg w = *p->m;
-    ts__pb_field fl;
-    int k;
-    ts_status st = TS_OK;
-    *ndim = 0;
-    while (!st && (k = ts__pb_next(&w, &fl, r->err)) > 0)
-        if (fl.number == number)
-            st = ts__pb_dims(&w, &fl, dims, ndim, what, r->err);
-    return st ? st : k < 0 ? w.status : TS_OK;
+    int c = number == 1 ? 0 : number == 4 ? 1 : 2;
+    if (!p->rep_done[c]) {
+        ts__pb_msg w = *p->m;
+        ts__pb_field fl;
+        int k;
+        ts_status st = TS_OK;
+        while (!st && (k = ts__pb_next(&w, &fl, r->err)) > 0)
+            if (fl.number == number)
+                st = ts__pb_dims(&w, &fl, p->rep[c], &p->rep_n[c], what, r->err);
+        if (st || k < 0)
+            return st ? st : w.status;
+        p->rep_done[c] = 1;
+    }
+    *ndim = p->rep_n[c];
+    memcpy(dims, p->rep[c], (size_t)*ndim * sizeof *dims);
+    return TS_OK;
 }
 
 static int64_t u(uint64_t v)
@@ -526,7 +538,7 @@ static const char *layer_type_name(uint32_t field)
 }
 
 /* The shape rule's dims; *ndim -1 when it gives none. */
-static ts_status rule_dims(cm *r, const params *p, shape_rule rule, int64_t *d, int *ndim,
+static ts_status rule_dims(cm *r, params *p, shape_rule rule, int64_t *d, int *ndim,
                            char *from, size_t cap)
 {
     const uint64_t *v = p->v;
@@ -628,7 +640,7 @@ static ts_status read_nn(cm *r, const ts__pb_msg *m, const char *prefix);
 
 /* The WeightParams of parameters pm (fields in table t[n]) of layer `lname`,
  * shapes from sizes p; `sub` names a sub-message ("forward."). */
-static ts_status layer_weights(cm *r, const ts__pb_msg *pm, const params *p, uint32_t layer,
+static ts_status layer_weights(cm *r, const ts__pb_msg *pm, params *p, uint32_t layer,
                                const wfield *t, size_t n, const char *prefix, const char *lname,
                                size_t lnlen, const char *sub, const char *type)
 {
@@ -1963,25 +1975,21 @@ static ts_status read_model(cm *r, const ts__pb_msg *m, const char *prefix, int 
 static ts_status read_pipeline(cm *r, const ts__pb_msg *m, const char *prefix, int depth,
                                json_t *types)
 {
-    ts__pb_msg w = *m, sub;
-    ts__pb_field fl;
-    int k;
+    ts__pb_msg w = *m, sub, nw = *m; /* nw: at the names, one per model */
+    ts__pb_field fl, g;
+    int k, kn = 1;
     int64_t mi = 0;
     ts_status st = TS_OK;
     while (!st && (k = ts__pb_next(&w, &fl, r->err)) > 0) {
         if (fl.number != 1 || fl.wire != TS__PB_LEN)
             continue;
-        /* its name: the mi-th string of field 2 */
-        ts__pb_msg nw = *m;
-        ts__pb_field g;
-        int kn;
-        int64_t ni = 0;
+        /* its name: the next string of field 2 */
         const char *name = NULL;
         size_t nn = 0;
-        while (!st && !name && (kn = ts__pb_next(&nw, &g, r->err)) > 0)
-            if (g.number == 2 && ni++ == mi)
+        while (!st && !name && kn > 0 && (kn = ts__pb_next(&nw, &g, r->err)) > 0)
+            if (g.number == 2)
                 st = get_str(r, &nw, &g, "pipeline model name", &name, &nn);
-        if (!st && !name && kn < 0)
+        if (!st && kn < 0)
             st = nw.status;
         if (st)
             break;
