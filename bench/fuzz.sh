@@ -39,6 +39,7 @@ if [ "${1:-}" = "--one" ]; then
         fuzz_file_executorch) dict=fuzz/executorch.dict;;
         fuzz_file_tfjs) dict=fuzz/tfjs.dict;;
         fuzz_file_openvino) dict=fuzz/openvino.dict;;
+        fuzz_file_coreml) dict=fuzz/coreml.dict;;
         fuzz_file_tfckpt) dict=fuzz/tfckpt.dict;;
         fuzz_file_pytorch|fuzz_pickle|fuzz_file_pickle|fuzz_scan) dict=fuzz/pytorch.dict;;
         fuzz_shape_parse|fuzz_einsum|fuzz_einops|fuzz_jagged) dict=fuzz/shape.dict;;
