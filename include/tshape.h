@@ -653,6 +653,12 @@ typedef struct ts_format_info {
     const char *dtype_field;     /* what the format calls the dtype it stores,
                                     for reports: "descr", "type flag", "dtype",
                                     "ggml type"; "" when it stores none */
+    int side_files;              /* 1: an array's data can be in a file beside
+                                    it, which ts_array.storage_key names (ONNX
+                                    external data, TF.js and TF checkpoint
+                                    shards, OpenVINO's .bin); 0: storage_key,
+                                    when set, names a storage the array is a
+                                    view of (PyTorch) */
 } ts_format_info;
 
 /* Number of rows of the reader table (formats that have a reader; "auto" is
@@ -2680,6 +2686,8 @@ TS_API ts_status ts_model_identify(const ts_model *m, ts_identity *out, ts_error
  *   kv_cache  the KV cache for `context` tokens and `batch` sequences:
  *                 sum over the layers of batch * cells * kv_heads
  *                     * (head_dim_k + head_dim_v) * itemsize(kv_dtype)
+ *             (K and V buffers each rounded up to whole bytes, or to whole
+ *             blocks of a quantised kv_type)
  *             with cells = context, or the window for the sliding_layers
  *             that use sliding-window attention: what llama.cpp allocates
  *             (src/llama-kv-cache.cpp: K and V of n_ctx cells of
@@ -2709,6 +2717,10 @@ typedef struct ts_memory {
     int64_t batch;
     ts_dtype kv_dtype;
     const char *source;
+    const char *kv_type;         /* the llama.cpp cache type the estimate
+                                    used ("q8_0", static text; kv_dtype is
+                                    then TS_DTYPE_QUANTIZED), or NULL: the
+                                    cache holds kv_dtype */
 } ts_memory;
 
 /*
@@ -2717,20 +2729,39 @@ typedef struct ts_memory {
  *   context   tokens; 0: the model's (max_position_embeddings, ARCH.context_length)
  *   batch     sequences; 0: 1
  *   kv_dtype  the cache's dtype; TS_DTYPE_UNKNOWN: config.json's torch_dtype,
- *             else float16 (llama.cpp's default cache type)
+ *             else float16 (llama.cpp's default cache type). Sub-byte
+ *             dtypes (int4, float4_e2m1fn) count in bits, rounded up per
+ *             layer's K and V buffer
+ *   kv_type   or a block-quantised cache type of llama.cpp (-ctk/-ctv:
+ *             "q8_0", "q4_0", "q4_1", "q5_0", "q5_1", "iq4_nl", any case),
+ *             taking the place of kv_dtype: each layer's K and V buffer is
+ *             then ceil(elements / 32) blocks of the type's block bytes
+ *             (34, 18, 20, 22, 24, 18), as llama.cpp allocates them
+ *             (ggml_row_size) and gguf-parser-go counts them (RowSizeOf);
+ *             NULL: kv_dtype
  */
 typedef struct ts_memory_options {
     size_t struct_size;          /* sizeof(ts_memory_options) */
     int64_t context;
     int64_t batch;
     ts_dtype kv_dtype;
+    const char *kv_type;
 } ts_memory_options;
 
-#define TS_MEMORY_OPTIONS_INIT {sizeof(ts_memory_options), 0, 0, TS_DTYPE_UNKNOWN}
+#define TS_MEMORY_OPTIONS_INIT {sizeof(ts_memory_options), 0, 0, TS_DTYPE_UNKNOWN, NULL}
+
+/* A quantised KV cache type of llama.cpp (-ctk/-ctv; common/arg.cpp
+ * kv_cache_types less F32, F16, BF16) by name, any case: "q8_0", "q4_0",
+ * "q4_1", "iq4_nl", "q5_0", "q5_1". Returns its lower-case name (static
+ * text) and sets *block_size and *block_bytes (elements and bytes of its
+ * ggml block: ggml-common.h; either pointer may be NULL), or returns NULL
+ * when name is NULL or not one of them. Never fails. */
+TS_API const char *ts_kv_cache_type(const char *name, int64_t *block_size, int64_t *block_bytes);
 
 /* Fills *out for model m (see ts_memory); opts NULL: defaults. Errors:
  * TS_ERR_INVALID_ARG (also: opts as for ts_open_options, context or batch
- * negative, kv_dtype without a fixed size), TS_ERR_UNSUPPORTED. */
+ * negative, kv_dtype without a fixed size, kv_type not one of the cache
+ * types above: the message lists them), TS_ERR_UNSUPPORTED. */
 TS_API ts_status ts_model_memory(const ts_model *m, const ts_memory_options *opts,
                                  ts_memory *out, ts_error *err);
 

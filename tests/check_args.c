@@ -776,9 +776,26 @@ START_TEST(test_models)
     mo.kv_dtype = (ts_dtype)999;
     EXPECT(ts_model_memory(m, &mo, &mem, EP), BAD, NULL);
     mo.kv_dtype = TS_DTYPE_UNKNOWN;
+    mo.kv_type = "q4_k"; /* a ggml type llama.cpp does not take for its cache */
+    EXPECT(ts_model_memory(m, &mo, &mem, EP), BAD,
+           "ts_model_memory: opts->kv_type 'q4_k' is not a quantised cache type of llama.cpp "
+           "(q8_0, q4_0, q4_1, iq4_nl, q5_0, q5_1)");
+    mo.kv_type = "Q8_0";
+    ck_assert_int_eq(ts_model_memory(m, &mo, &mem, NULL), TS_OK);
+    ck_assert_str_eq(mem.kv_type, "q8_0");
+    ck_assert_int_eq(mem.kv_dtype, TS_DTYPE_QUANTIZED);
+    mo.kv_type = NULL;
     mo.struct_size = 0;
     EXPECT(ts_model_memory(m, &mo, &mem, EP), BAD, NULL);
     ck_assert_int_eq(ts_model_memory(m, NULL, &mem, NULL), TS_OK);
+    ck_assert_ptr_null(mem.kv_type);
+    int64_t bs = 0, bb = 0;
+    ck_assert_str_eq(ts_kv_cache_type("IQ4_NL", &bs, &bb), "iq4_nl");
+    ck_assert_int_eq(bs, 32);
+    ck_assert_int_eq(bb, 18);
+    ck_assert_str_eq(ts_kv_cache_type("q5_1", NULL, NULL), "q5_1");
+    ck_assert_ptr_null(ts_kv_cache_type("f16", &bs, &bb)); /* a dtype, not a block type */
+    ck_assert_ptr_null(ts_kv_cache_type(NULL, NULL, NULL));
     ts_model_close(m);
 }
 END_TEST

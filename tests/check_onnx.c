@@ -653,6 +653,18 @@ START_TEST(test_detection)
     free(data);
     const ts_format_info *fi = ts_format_info_of(TS_FORMAT_ONNX);
     ck_assert_str_eq(fi->name, "onnx");
+    /* external data: storage_key names a side file, which walk.c opens and
+     * convert does not treat as a storage viewed; the formats whose data
+     * lives beside them are exactly these */
+    size_t side = 0;
+    for (size_t i = 0; i < ts_format_count(); i++) {
+        const ts_format_info *x = ts_format_info_at(i);
+        int expect = x->format == TS_FORMAT_ONNX || x->format == TS_FORMAT_TFJS ||
+                     x->format == TS_FORMAT_OPENVINO || x->format == TS_FORMAT_TFCKPT;
+        ck_assert_msg(x->side_files == expect, "%s: side_files %d", x->name, x->side_files);
+        side += (size_t)x->side_files;
+    }
+    ck_assert_uint_eq(side, 4);
 }
 END_TEST
 

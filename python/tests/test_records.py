@@ -76,6 +76,8 @@ def test_summary_equals_cli(args):
     ("tests/fixtures/qdiff/hf", ["--context", "64", "--kv-dtype", "float32", "--batch", "3"],
      dict(context=64, kv_dtype="float32", batch=3)),
     ("tests/fixtures/qdiff/q8_0.gguf", [], {}),
+    ("tests/fixtures/qdiff/q8_0.gguf", ["--kv-dtype", "Q8_0", "--context", "100"],
+     dict(kv_dtype="Q8_0", context=100)),
 ])
 def test_identity_memory_equal_cli(path, opts, kw):
     rc, records, _ = cli_json("info", "--summary", "--memory", *opts, path)

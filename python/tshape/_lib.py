@@ -99,7 +99,7 @@ class ModelMeta(ctypes.Structure):
 class FormatInfo(ctypes.Structure):
     _fields_ = [("format", c_int), ("name", c_char_p), ("extensions", c_char_p),
                 ("detection", c_char_p), ("description", c_char_p),
-                ("dtype_field", c_char_p)]
+                ("dtype_field", c_char_p), ("side_files", c_int)]
 
 
 class SummaryOptions(ctypes.Structure):
@@ -204,12 +204,12 @@ class Memory(ctypes.Structure):
                 ("layers", c_int64), ("kv_heads", c_int64), ("head_dim_k", c_int64),
                 ("head_dim_v", c_int64), ("context", c_int64), ("sliding_window", c_int64),
                 ("sliding_layers", c_int64), ("batch", c_int64), ("kv_dtype", c_int),
-                ("source", c_char_p)]
+                ("source", c_char_p), ("kv_type", c_char_p)]
 
 
 class MemoryOptions(ctypes.Structure):
     _fields_ = [("struct_size", c_size_t), ("context", c_int64), ("batch", c_int64),
-                ("kv_dtype", c_int)]
+                ("kv_dtype", c_int), ("kv_type", c_char_p)]
 
 
 class FingerprintOptions(ctypes.Structure):
@@ -397,6 +397,7 @@ PROTOTYPES = {
     "ts_verify_totals_of": (POINTER(VerifyTotals), [P]),
     "ts_model_identify": (status, [P, POINTER(Identity), E]),
     "ts_model_memory": (status, [P, POINTER(MemoryOptions), POINTER(Memory), E]),
+    "ts_kv_cache_type": (c_char_p, [c_char_p, POINTER(c_int64), POINTER(c_int64)]),
     "ts_model_fingerprint": (status, [P, POINTER(FingerprintOptions), POINTER(Fingerprint), E]),
     "ts_array_ggml_ne": (status, [P, A, POINTER(c_int64), POINTER(c_int), E]),
     "ts_role_name": (c_char_p, [c_int]),

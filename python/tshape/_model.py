@@ -521,7 +521,9 @@ class Model:
         """The memory to load this model for inference (ts_model_memory):
         exact weights, and the KV cache for context tokens (0: the model's)
         and batch sequences (0: 1) in kv_dtype (None: config.json's
-        torch_dtype, else float16) from config.json or GGUF keys; the
+        torch_dtype, else float16; or a quantised cache type of llama.cpp:
+        "q8_0", "q4_0", "q4_1", "iq4_nl", "q5_0", "q5_1") from config.json
+        or GGUF keys; the
         "memory" of `tshape --json info --memory`."""
         from ._summary import memory
         return memory(self, context=context, batch=batch, kv_dtype=kv_dtype)

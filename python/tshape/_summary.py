@@ -3,7 +3,7 @@
 import ctypes
 
 from ._lib import Identity, Memory, MemoryOptions, SummaryOptions, SummarySum, lib
-from ._util import check, new_error, text
+from ._util import check, enc, new_error, text
 
 ROLE_KEYS = ("parameters", "buffers", "optimizer_state")
 
@@ -69,7 +69,14 @@ def memory(model, *, context=0, batch=0, kv_dtype=None):
     o = MemoryOptions()
     o.struct_size = ctypes.sizeof(MemoryOptions)
     o.context, o.batch = int(context), int(batch)
-    o.kv_dtype = -1 if kv_dtype is None else _dtype_code(str(kv_dtype))
+    o.kv_dtype = -1
+    if kv_dtype is not None:
+        # a dtype, or a quantised cache type of llama.cpp ("q8_0")
+        kv_type = lib.ts_kv_cache_type(enc(str(kv_dtype)), None, None)
+        if kv_type:
+            o.kv_type = kv_type
+        else:
+            o.kv_dtype = _dtype_code(str(kv_dtype))
     mm = Memory()
     err = new_error()
     check(lib.ts_model_memory(h, ctypes.byref(o), ctypes.byref(mm), ctypes.byref(err)), err,
@@ -79,7 +86,8 @@ def memory(model, *, context=0, batch=0, kv_dtype=None):
             "kv_heads": _count(mm.kv_heads), "head_dim_k": _count(mm.head_dim_k),
             "head_dim_v": _count(mm.head_dim_v), "context": _count(mm.context),
             "sliding_window": _count(mm.sliding_window), "sliding_layers": mm.sliding_layers,
-            "batch": mm.batch, "kv_dtype": text(lib.ts_dtype_name(mm.kv_dtype))}
+            "batch": mm.batch,
+            "kv_dtype": text(mm.kv_type) if mm.kv_type else text(lib.ts_dtype_name(mm.kv_dtype))}
 
 
 def model_summary(model, *, top=5, group=False, tensors=False, filter=None, exclude=None,

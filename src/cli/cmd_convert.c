@@ -587,10 +587,8 @@ int cmd_convert(cli_ctx *ctx, const cli_args *args)
         t[nsel].name = s[nsel].out_name = mapped[nsel];
         t[nsel].file = ts_model_file(m, s[nsel].file);
         /* a storage_key names a side file there, not a storage viewed */
-        ts_format ff = ts_file_format(t[nsel].file);
-        s[nsel].view = s[nsel].a->storage_key && ff != TS_FORMAT_ONNX && ff != TS_FORMAT_TFJS &&
-                       ff != TS_FORMAT_OPENVINO && ff != TS_FORMAT_TFCKPT &&
-                       ff != TS_FORMAT_COREML;
+        s[nsel].view = s[nsel].a->storage_key &&
+                       !ts_format_info_of(ts_file_format(t[nsel].file))->side_files;
         t[nsel].array = s[nsel].a;
         nsel++;
     }

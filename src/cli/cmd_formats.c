@@ -45,6 +45,7 @@ static void print_format(cli_ctx *ctx, const ts_format_info *fi, int width)
     else
         print_null(ctx, PRINT_ANY, "detection", "    never detected: --format only\n");
     print_string(ctx, PRINT_JSON, "dtype_field", NULL, fi->dtype_field);
+    print_bool(ctx, PRINT_JSON, "side_files", NULL, fi->side_files);
     print_close_object(ctx);
 }
 

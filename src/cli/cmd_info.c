@@ -709,9 +709,17 @@ int cmd_info(cli_ctx *ctx, const cli_args *args)
             return so.mem.batch <= 0 ? cli_usage(ctx, "--batch must be above 0") : CLI_ERROR;
         if ((v = cli_opt(args, "kv-dtype"))) {
             ts_error e;
+            /* a dtype, or a quantised cache type of llama.cpp that the
+             * library checks (q8_0) */
             if (ts_dtype_from_string(v, &so.mem.kv_dtype, &e) != TS_OK ||
-                ts_dtype_bits(so.mem.kv_dtype) <= 0)
-                return cli_usage(ctx, "--kv-dtype '%s': not a dtype of fixed size", v);
+                ts_dtype_bits(so.mem.kv_dtype) <= 0) {
+                so.mem.kv_dtype = TS_DTYPE_UNKNOWN;
+                if (!ts_kv_cache_type(v, NULL, NULL))
+                    return cli_usage(ctx, "--kv-dtype '%s': neither a dtype of fixed size nor "
+                                     "a quantised cache type of llama.cpp (q8_0, q4_0, q4_1, "
+                                     "iq4_nl, q5_0, q5_1)", v);
+                so.mem.kv_type = v;
+            }
         }
         if (so.memory)
             o.open.want_metadata = 1; /* config.json, GGUF keys */

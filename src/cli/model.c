@@ -412,7 +412,8 @@ static void memory_json(cli_ctx *ctx, const ts_memory *mm)
     json_count(ctx, "sliding_window", mm->sliding_window);
     print_int(ctx, PRINT_JSON, "sliding_layers", NULL, mm->sliding_layers);
     print_int(ctx, PRINT_JSON, "batch", NULL, mm->batch);
-    print_string(ctx, PRINT_JSON, "kv_dtype", NULL, ts_dtype_name(mm->kv_dtype));
+    print_string(ctx, PRINT_JSON, "kv_dtype", NULL,
+                 mm->kv_type ? mm->kv_type : ts_dtype_name(mm->kv_dtype));
     print_close_object(ctx);
 }
 
@@ -525,7 +526,8 @@ static void memory_text(cli_ctx *ctx, const ts_memory *mm)
                    (long long)mm->sliding_layers, (long long)mm->sliding_window);
     out_printf(ctx, " x %lld tokens x %lld KV heads x (%lld + %lld) x %s, batch %lld; %s)",
                (long long)mm->context, (long long)mm->kv_heads, (long long)mm->head_dim_k,
-               (long long)mm->head_dim_v, ts_dtype_name(mm->kv_dtype), (long long)mm->batch,
+               (long long)mm->head_dim_v,
+               mm->kv_type ? mm->kv_type : ts_dtype_name(mm->kv_dtype), (long long)mm->batch,
                mm->source);
     out_printf(ctx, " = %s (%lld bytes)\n", cli_human_bytes(mm->total, t, sizeof t),
                (long long)mm->total);

@@ -9,6 +9,15 @@
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #include <cpuid.h>
+#include <stdlib.h>
+
+/* TSHAPE_SIMD=none: the portable kernels only (tests compare them with the
+ * vector ones, which must give the same bits). */
+static int simd_off(void)
+{
+    const char *e = getenv("TSHAPE_SIMD");
+    return e && strcmp(e, "none") == 0;
+}
 
 /* CPUID leaf 1 ECX has AVX (bit 28) and OSXSAVE (27), plus `more` bits, and
  * the OS saves the YMM registers (XCR0 bits 1 and 2; Intel SDM vol. 1,
@@ -25,15 +34,25 @@ static int avx_with(unsigned more)
     return (lo & 0x6u) == 0x6u;
 }
 
+/* The answers, asked once (a benign race: every thread computes the
+ * same); -1 until asked. */
+static int has_avx2 = -1, has_f16c = -1;
+
 int ts__cpu_has_avx2(void)
 {
-    unsigned a, b, c, d;
-    return avx_with(0) && __get_cpuid_count(7, 0, &a, &b, &c, &d) && (b & (1u << 5));
+    if (has_avx2 < 0) {
+        unsigned a, b, c, d;
+        has_avx2 = !simd_off() && avx_with(0) && __get_cpuid_count(7, 0, &a, &b, &c, &d) &&
+                   (b & (1u << 5));
+    }
+    return has_avx2;
 }
 
 int ts__cpu_has_f16c(void)
 {
-    return avx_with(1u << 29);
+    if (has_f16c < 0)
+        has_f16c = !simd_off() && avx_with(1u << 29);
+    return has_f16c;
 }
 #else
 int ts__cpu_has_avx2(void)

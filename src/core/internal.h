@@ -34,8 +34,10 @@ ts_status ts__vfail(ts_error *err, ts_status code, int64_t column, int64_t offse
                     const char *fmt, va_list ap) TS__PRINTF(5, 0);
 
 /* 1 when the CPU has AVX2 (with F16C: the float16 conversions) and the OS
- * saves its registers, else 0 (other architectures too). CPUID on each
- * call: callers keep the answer (src/core/cpu.c). */
+ * saves its registers, else 0 (other architectures too, and always with
+ * TSHAPE_SIMD=none in the environment: the portable kernels, which tests
+ * compare with the vector ones). CPUID on the first call only
+ * (src/core/cpu.c). */
 int ts__cpu_has_avx2(void);
 int ts__cpu_has_f16c(void);
 
@@ -244,8 +246,34 @@ const char *ts__dims_str(const int64_t *dims, int n, char *buf, size_t cap);
 /* Same for a shape. */
 const char *ts__shape_str(const ts_shape *s, char *buf, size_t cap);
 
+/* The names ts_kv_cache_type knows (gguf.c), for messages. */
+#define TS__GGML_CACHE_TYPES "q8_0, q4_0, q4_1, iq4_nl, q5_0, q5_1"
+
 /* A malloc'ed copy of s (NUL-terminated), or NULL when out of memory. */
 char *ts__strdup(const char *s);
+
+/* Room for element n of the array v of *cap elements of `item` bytes
+ * (finding.c): v itself when n < *cap, else v realloc'ed to twice *cap (or
+ * to `first` elements when *cap is 0), *cap updated. NULL with
+ * TS_ERR_NOMEM in err when out of memory or the size would overflow; v is
+ * then unchanged and still owned by the caller. */
+void *ts__grow(void *v, size_t *cap, size_t n, size_t item, size_t first, ts_error *err);
+
+/* What a check found (model.c's issues, verify.c's problems): the file's
+ * path and the tensor's name (NULL when not about one) and the message,
+ * each malloc'ed and owned by the record. */
+typedef struct ts__finding {
+    char *path, *name, *message;
+} ts__finding;
+
+/* Fills r with copies of path and name (either NULL) and the message
+ * formatted from fmt (cut at TS_ERROR_MESSAGE_MAX bytes). Errors:
+ * TS_ERR_NOMEM (r then holds nothing). */
+ts_status ts__finding_set(ts__finding *r, const char *path, const char *name, ts_error *err,
+                          const char *fmt, va_list ap) TS__PRINTF(5, 0);
+
+/* Frees r's strings and sets them to NULL. */
+void ts__finding_free(ts__finding *r);
 
 /* Length (1..4) of the valid UTF-8 sequence at p, of which n bytes are
  * readable; 0 when the bytes there are not valid UTF-8 (RFC 3629). */

@@ -390,7 +390,7 @@ const ts__reader ts__reader_caffe = {
     {TS_FORMAT_CAFFE, "caffe", ".caffemodel .binaryproto",
      "extension .caffemodel or .binaryproto and the protobuf structure of a NetParameter or "
      "BlobProto",
-     "Caffe weights (NetParameter layers, V1/V0 layers, BlobProto mean files)", "field"},
+     "Caffe weights (NetParameter layers, V1/V0 layers, BlobProto mean files)", "field", 0},
     probe_caffe,
     read_caffe,
     0,

@@ -522,7 +522,7 @@ static ts_status read_caffe2(ts_file *f, const unsigned char *data, size_t len,
 const ts__reader ts__reader_caffe2 = {
     {TS_FORMAT_CAFFE2, "caffe2", ".pb",
      "extension .pb and the protobuf structure of a TensorProtos or NetDef",
-     "Caffe2 TensorProtos or init net (GivenTensor*Fill ops)", "type"},
+     "Caffe2 TensorProtos or init net (GivenTensor*Fill ops)", "type", 0},
     probe_caffe2,
     read_caffe2,
     0,

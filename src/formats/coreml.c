@@ -2302,7 +2302,7 @@ const ts__reader ts__reader_coreml = {
      "extension .mlmodel and the protobuf structure of a Core ML Model (a .mlpackage folder: "
      "its Manifest.json names the model)",
      "Core ML model (.mlmodel, .mlpackage: NeuralNetwork weights, ML Program constants with "
-     "weights/weight.bin, inputs and outputs)", "dataType"},
+     "weights/weight.bin, inputs and outputs)", "dataType", 1},
     probe_coreml,
     read_coreml,
     0,

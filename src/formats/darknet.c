@@ -769,7 +769,7 @@ out:
 const ts__reader ts__reader_darknet = {
     {TS_FORMAT_DARKNET, "darknet", ".weights",
      "extension .weights and a small version header (its .cfg gives the layers)",
-     "Darknet .weights (YOLO), with the network's .cfg", "type"},
+     "Darknet .weights (YOLO), with the network's .cfg", "type", 0},
     probe_darknet,
     read_darknet,
     0,

@@ -554,20 +554,12 @@ static ts_status read_executorch(ts_file *f, const unsigned char *data, size_t l
         if (r.program_size >= 8)
             r.fb.len = (size_t)r.program_size;
     }
-    size_t root, pos, nplans = 0, plans = 0;
+    size_t pos, nplans = 0, plans = 0;
     ts__fbt prog, cs;
     uint32_t version;
-    ts_status st = ts__fb_deref(&r.fb, 0, "the root table", &root);
-    if (!st)
-        st = ts__fb_table(&r.fb, root, "the Program table", &prog);
-    if (!st)
-        st = ts__fb_u32(&r.fb, &prog, 0, "Program.version", &version);
+    ts_status st = ts__fb_root_version(&r.fb, "the Program table", &prog, &version);
     if (st)
         return st;
-    const char *vt = ts__file_printf(f, err, "%lu", (unsigned long)version);
-    if (!vt)
-        return TS_ERR_NOMEM;
-    ts__file_set_version(f, vt);
     if ((st = ts__fb_ref(&r.fb, &prog, 2, "constant_buffer", &pos)) ||
         (pos && (st = ts__fb_vector(&r.fb, pos, 4, "constant_buffer", &r.nbuf, &r.bufs))) ||
         (pos && (st = ts__fb_need(&r.fb, r.bufs, 4 * (uint64_t)r.nbuf, "constant_buffer"))) ||
@@ -618,7 +610,7 @@ static ts_status read_executorch(ts_file *f, const unsigned char *data, size_t l
 const ts__reader ts__reader_executorch = {
     {TS_FORMAT_EXECUTORCH, "executorch", ".pte", "identifier ET12 at byte 4",
      "ExecuTorch program (.pte FlatBuffer): constant tensors inline or in segments, "
-     "mutable initial states, dim orders", "ScalarType"},
+     "mutable initial states, dim orders", "ScalarType", 0},
     probe_executorch,
     read_executorch,
     0,

@@ -179,6 +179,23 @@ ts_status ts__fb_vector_field(ts__fb *r, const ts__fbt *t, unsigned id, unsigned
     return ts__fb_visit(r, (uint64_t)*n * esize, pos);
 }
 
+ts_status ts__fb_root_version(ts__fb *r, const char *what, ts__fbt *root, uint32_t *version)
+{
+    size_t pos;
+    ts_status st = ts__fb_deref(r, 0, "the root table", &pos);
+    if (!st)
+        st = ts__fb_table(r, pos, what, root);
+    if (!st)
+        st = ts__fb_u32(r, root, 0, "version", version);
+    if (st)
+        return st;
+    const char *vt = ts__file_printf(r->f, r->err, "%lu", (unsigned long)*version);
+    if (!vt)
+        return TS_ERR_NOMEM;
+    ts__file_set_version(r->f, vt);
+    return TS_OK;
+}
+
 /* String field `id`: *p and *n (0 and NULL when absent). */
 ts_status ts__fb_string_field(ts__fb *r, const ts__fbt *t, unsigned id, const char *what,
                               const unsigned char **p, size_t *n)

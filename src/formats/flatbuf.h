@@ -76,6 +76,10 @@ ts_status ts__fb_vector_field(ts__fb *r, const ts__fbt *t, unsigned id, unsigned
 /* String field `id`: *p and *n (NULL and 0 when absent). */
 ts_status ts__fb_string_field(ts__fb *r, const ts__fbt *t, unsigned id, const char *what,
                               const unsigned char **p, size_t *n);
+/* The root table (`what` names it) and its u32 field 0, the schema's
+ * version (TFLite Model.version, ExecuTorch Program.version), which
+ * becomes the file's version. */
+ts_status ts__fb_root_version(ts__fb *r, const char *what, ts__fbt *root, uint32_t *version);
 /* Element i of a vector of tables at data (the offsets asked for). */
 ts_status ts__fb_element(ts__fb *r, size_t data, size_t i, const char *what, ts__fbt *t);
 

@@ -403,7 +403,7 @@ static ts_status read_ggml(ts_file *f, const unsigned char *data, size_t len,
 
 const ts__reader ts__reader_ggml = {
     {TS_FORMAT_GGML, "ggml", ".bin", "magic ggml, ggmf, ggjt or ggla (u32 little-endian)",
-     "llama.cpp files from before GGUF (ggml, ggmf v1, ggjt v1-v3, ggla LoRA)", "type"},
+     "llama.cpp files from before GGUF (ggml, ggmf v1, ggjt v1-v3, ggla LoRA)", "type", 0},
     probe_ggml,
     read_ggml,
     0,

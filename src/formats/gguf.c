@@ -27,6 +27,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <strings.h>
 
 #define GG_DEFAULT_ALIGNMENT 32u       /* GGUF_DEFAULT_ALIGNMENT */
 #define GG_MAX_ALIGNMENT (1u << 20)    /* GGUF_MAX_ALIGNMENT in gguf.cpp */
@@ -105,6 +106,25 @@ static const gg_type gg_types[] = {
 };
 
 #define GG_NTYPES ((uint32_t)(sizeof gg_types / sizeof *gg_types))
+
+/* The quantised KV cache types llama.cpp accepts (common/arg.cpp
+ * kv_cache_types: besides F32, F16 and BF16), in its order. */
+static const uint32_t gg_cache_types[] = {8, 2, 3, 20, 6, 7};
+
+const char *ts_kv_cache_type(const char *name, int64_t *block_size, int64_t *block_bytes)
+{
+    for (size_t i = 0; name && i < sizeof gg_cache_types / sizeof *gg_cache_types; i++) {
+        const gg_type *t = &gg_types[gg_cache_types[i]];
+        if (strcasecmp(name, t->lower) == 0) {
+            if (block_size)
+                *block_size = t->block_size;
+            if (block_bytes)
+                *block_bytes = t->block_bytes;
+            return t->lower;
+        }
+    }
+    return NULL;
+}
 
 /* Names of codes ggml removed; files using them no longer load. */
 static const char *removed_type(uint32_t t)
@@ -726,7 +746,7 @@ out:
 
 const ts__reader ts__reader_gguf = {
     {TS_FORMAT_GGUF, "gguf", ".gguf", "magic GGUF",
-     "llama.cpp GGUF v2/v3 (metadata, quantized types)", "ggml type"},
+     "llama.cpp GGUF v2/v3 (metadata, quantized types)", "ggml type", 0},
     probe_gguf,
     read_gguf,
     0,

@@ -1261,7 +1261,7 @@ ts_status ts__hdf5_local_read(void *state, int64_t first, int64_t n, void *out, 
 const ts__reader ts__reader_hdf5 = {
     {TS_FORMAT_HDF5, "hdf5", ".h5 .hdf5 .weights.h5",
      "the 8-byte signature 0x89 HDF 0d 0a 1a 0a at byte 0 or after a user block (512, 1024, ...)",
-     "HDF5 / Keras weights (every dataset; libhdf5 1.10, loaded when needed)", "class"},
+     "HDF5 / Keras weights (every dataset; libhdf5 1.10, loaded when needed)", "class", 0},
     probe_hdf5,
     read_hdf5,
     0,

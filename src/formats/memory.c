@@ -11,6 +11,8 @@
  * window (transformers' sliding caches, llama.cpp's SWA cache):
  *     sum over layers of batch * min(context, window of the layer)
  *         * kv_heads * (head_dim_k + head_dim_v) * itemsize
+ * each layer's K and V buffer rounded up to whole bytes (sub-byte dtypes)
+ * or whole ggml blocks (llama.cpp's quantised cache types, -ctk q8_0).
  * The model's attention comes from its folder's config.json
  * (num_hidden_layers, num_key_value_heads or num_attention_heads, head_dim
  * or hidden_size / num_attention_heads, max_position_embeddings,
@@ -122,6 +124,35 @@ static int64_t sliding_layers(const ts_model *m, int64_t layers)
     return layers;
 }
 
+/* Bytes of `count` elements of the cache: whole blocks of a quantised
+ * type (block_bytes > 0), else bits rounded up to whole bytes. -1 on
+ * overflow. */
+static int64_t cache_bytes(int64_t count, ts_dtype kv, int64_t block_size, int64_t block_bytes)
+{
+    int64_t r;
+    if (block_bytes > 0)
+        return __builtin_mul_overflow((count + block_size - 1) / block_size, block_bytes, &r)
+                   ? -1 : r;
+    return __builtin_mul_overflow(count, (int64_t)ts_dtype_bits(kv), &r) ? -1 : (r + 7) / 8;
+}
+
+/* One layer's K and V buffers for `cells` cells (llama.cpp's
+ * llama_kv_cache: ggml tensors of n_embd_k_gqa x kv_size and n_embd_v_gqa x
+ * kv_size elements of the cache type), batch sequences. -1 on overflow. */
+static int64_t buffers_bytes(const ts_memory *out, int64_t cells, ts_dtype kv,
+                             int64_t block_size, int64_t block_bytes)
+{
+    int64_t n, k, v;
+    if (__builtin_mul_overflow(cells, out->batch, &n) ||
+        __builtin_mul_overflow(n, out->kv_heads, &n) ||
+        __builtin_mul_overflow(n, out->head_dim_k, &k) ||
+        __builtin_mul_overflow(n, out->head_dim_v, &v))
+        return -1;
+    k = cache_bytes(k, kv, block_size, block_bytes);
+    v = cache_bytes(v, kv, block_size, block_bytes);
+    return k < 0 || v < 0 || __builtin_add_overflow(k, v, &n) ? -1 : n;
+}
+
 ts_status ts_model_memory(const ts_model *m, const ts_memory_options *opts, ts_memory *out,
                           ts_error *err)
 {
@@ -141,6 +172,14 @@ ts_status ts_model_memory(const ts_model *m, const ts_memory_options *opts, ts_m
     if (o.kv_dtype != TS_DTYPE_UNKNOWN && ts_dtype_bits(o.kv_dtype) <= 0)
         return ts__bad_arg(err, fn, "opts->kv_dtype is %d (%s), not a dtype of fixed size",
                            (int)o.kv_dtype, ts_dtype_name(o.kv_dtype));
+    int64_t block_size = 1, block_bytes = 0;
+    const char *kv_type = NULL;
+    if (o.kv_type && !(kv_type = ts_kv_cache_type(o.kv_type, &block_size, &block_bytes))) {
+        char shown[64];
+        return ts__bad_arg(err, fn, "opts->kv_type '%s' is not a quantised cache type of "
+                           "llama.cpp (" TS__GGML_CACHE_TYPES ")",
+                           ts__printable(o.kv_type, strlen(o.kv_type), shown, sizeof shown));
+    }
     ts__ok(err);
     memset(out, 0, sizeof *out);
     /* the weights: bits of sub-byte dtypes added up, bytes of the rest */
@@ -214,20 +253,25 @@ ts_status ts_model_memory(const ts_model *m, const ts_memory_options *opts, ts_m
         if (kv == TS_DTYPE_UNKNOWN)
             kv = TS_DTYPE_FLOAT16; /* llama.cpp's default cache type */
     }
-    if (kv == TS_DTYPE_UNKNOWN)
+    if (kv_type)
+        kv = TS_DTYPE_QUANTIZED;
+    else if (kv == TS_DTYPE_UNKNOWN)
         kv = TS_DTYPE_FLOAT16;
     out->kv_dtype = kv;
+    out->kv_type = kv_type;
     out->sliding_layers = sliding;
-    int64_t isz = ts_dtype_itemsize(kv);
     if (out->layers > 0 && out->kv_heads > 0 && out->head_dim_k > 0 && out->head_dim_v > 0 &&
         out->context > 0) {
         int64_t win = out->sliding_window > 0 && out->sliding_window < out->context
                           ? out->sliding_window : out->context;
-        double per_cell = (double)out->kv_heads * (double)(out->head_dim_k + out->head_dim_v) *
-                          (double)isz * (double)out->batch;
-        double total = per_cell * ((double)(out->layers - sliding) * (double)out->context +
-                                   (double)sliding * (double)win);
-        out->kv_cache = total < 9.2e18 ? (int64_t)total : -1;
+        int64_t full = buffers_bytes(out, out->context, kv, block_size, block_bytes);
+        int64_t part = buffers_bytes(out, win, kv, block_size, block_bytes);
+        int64_t a, b;
+        out->kv_cache = full < 0 || part < 0 ||
+                                __builtin_mul_overflow(full, out->layers - sliding, &a) ||
+                                __builtin_mul_overflow(part, sliding, &b) ||
+                                __builtin_add_overflow(a, b, &a)
+                            ? -1 : a;
     }
     out->total = out->weights + (out->kv_cache > 0 ? out->kv_cache : 0);
     return TS_OK;

@@ -51,7 +51,7 @@ typedef struct job {
 /* An issue and the strings it owns (the public struct's are const). */
 typedef struct issue {
     ts_model_issue pub;
-    char *path, *name, *message;
+    ts__finding own;
 } issue;
 
 typedef struct issue_store {
@@ -82,15 +82,6 @@ struct ts_model {
 };
 
 /* ---- small helpers ----------------------------------------------------- */
-
-static char *dupstr(const char *s)
-{
-    size_t n = strlen(s) + 1;
-    char *d = malloc(n);
-    if (d)
-        memcpy(d, s, n);
-    return d;
-}
 
 /* dir + "/" + name, without doubling a '/' at the end of dir. */
 static char *join(const char *dir, const char *name)
@@ -132,33 +123,18 @@ static ts_status add_issue(issue_store *s, ts_model_issue_kind kind, int is_erro
                            const char *path, const char *name, ts_error *err,
                            const char *fmt, ...)
 {
-    if (s->n == s->cap) {
-        size_t cap = s->cap ? s->cap * 2 : 16;
-        issue *p = realloc(s->v, cap * sizeof *p);
-        if (!p)
-            return ts__error(err, TS_ERR_NOMEM, "out of memory");
-        s->v = p;
-        s->cap = cap;
-    }
-    char msg[TS_ERROR_MESSAGE_MAX];
+    issue *v = ts__grow(s->v, &s->cap, s->n, sizeof *v, 16, err);
+    if (!v)
+        return TS_ERR_NOMEM;
+    s->v = v;
+    issue *i = &v[s->n];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
+    ts_status st = ts__finding_set(&i->own, path, name, err, fmt, ap);
     va_end(ap);
-    issue *i = &s->v[s->n];
-    i->path = path ? dupstr(path) : NULL;
-    i->name = name ? dupstr(name) : NULL;
-    i->message = dupstr(msg);
-    if ((path && !i->path) || (name && !i->name) || !i->message) {
-        free(i->path), free(i->name), free(i->message);
-        return ts__error(err, TS_ERR_NOMEM, "out of memory");
-    }
-    i->pub.kind = kind;
-    i->pub.is_error = is_error;
-    i->pub.path = i->path;
-    i->pub.name = i->name;
-    i->pub.message = i->message;
-    i->pub.status = TS_OK;
+    if (st)
+        return st;
+    i->pub = (ts_model_issue){kind, is_error, i->own.path, i->own.name, i->own.message, TS_OK};
     s->n++;
     s->errors += (size_t)is_error;
     return TS_OK;
@@ -457,7 +433,7 @@ static ts_status read_dir_kinds(const char *dir, list *names, int kinds, ts_erro
         if (e->d_name[0] == '.' && !zarr_marker(e->d_name))
             continue;
         if (!kinds) {
-            st = list_add(names, dupstr(e->d_name), err);
+            st = list_add(names, ts__strdup(e->d_name), err);
             continue;
         }
         size_t n = strlen(e->d_name);
@@ -677,9 +653,7 @@ static ts_status add_other(ts_model *m, char *path, ts_error *err)
  * relative to the model's folder). */
 static int is_side_file(const ts_file *f, const char *path, const char *other)
 {
-    ts_format fmt = ts_file_format(f);
-    if (fmt != TS_FORMAT_ONNX && fmt != TS_FORMAT_TFJS && fmt != TS_FORMAT_OPENVINO &&
-        fmt != TS_FORMAT_COREML)
+    if (!ts_format_info_of(ts_file_format(f))->side_files)
         return 0;
     const char *slash = strrchr(path, '/');
     size_t dl = slash ? (size_t)(slash - path) + 1 : 0;
@@ -768,7 +742,7 @@ static ts_status name_tensors(ts_model *m, ts_error *err)
                 p = strrchr(p, '/') + 1;
             while (*p == '/')
                 p++;
-            char *s = dupstr(p);
+            char *s = ts__strdup(p);
             if (!s)
                 return ts__error(err, TS_ERR_NOMEM, "out of memory");
             char *dot = strrchr(s, '.'), *slash = strrchr(s, '/');
@@ -1011,7 +985,7 @@ static ts_status assemble_indexed(ts_model *m, name_table *t, const size_t *memb
 static int cmp_issue_name(const void *a, const void *b)
 {
     const issue *x = a, *y = b;
-    return strcmp(x->name, y->name);
+    return strcmp(x->own.name, y->own.name);
 }
 
 /* The whole file at path, in a malloc'ed buffer. */
@@ -1252,7 +1226,7 @@ static ts_status open_indexed(ts_model *m, const char *dir, const char *index_pa
     for (size_t i = 0; i < npairs; i++) {
         if (i > 0 && pairs[i].shard == pairs[i - 1].shard)
             continue;
-        if ((st = list_add(&shards, dupstr(pairs[i].shard), err)) != TS_OK)
+        if ((st = list_add(&shards, ts__strdup(pairs[i].shard), err)) != TS_OK)
             goto done;
     }
     if (shards.n > 1)
@@ -1428,7 +1402,7 @@ static ts_status open_single(ts_model *m, const char *path, const ts_model_optio
     if (st == TS_OK && (st = alloc_members(m, 1, err)) == TS_OK) {
         m->files[0] = f;
         f = NULL;
-        if (!(m->paths[0] = dupstr(path)))
+        if (!(m->paths[0] = ts__strdup(path)))
             st = ts__error(err, TS_ERR_NOMEM, "out of memory");
         m->nfiles = 1;
         if (st == TS_OK)
@@ -1455,7 +1429,7 @@ static ts_status open_url(const char *path, const ts_model_options *o, ts_model 
     }
     m->total_size = -1;
     if (ends_with(url, ".index.json")) {
-        if (!(m->index = dupstr(url)))
+        if (!(m->index = ts__strdup(url)))
             st = ts__error(err, TS_ERR_NOMEM, "out of memory");
         else
             st = open_indexed(m, NULL, m->index, o, err);
@@ -1525,8 +1499,8 @@ ts_status ts_model_open(const char *path, const ts_model_options *opts, ts_model
         list_free(&names);
     } else if (ends_with(path, ".index.json")) {
         const char *slash = strrchr(path, '/');
-        dir = slash ? malloc((size_t)(slash - path) + 2) : dupstr(".");
-        m->index = dupstr(path);
+        dir = slash ? malloc((size_t)(slash - path) + 2) : ts__strdup(".");
+        m->index = ts__strdup(path);
         if (!dir || !m->index) {
             st = ts__error(err, TS_ERR_NOMEM, "out of memory");
         } else {
@@ -1595,11 +1569,8 @@ void ts_model_close(ts_model *m)
             free(m->stems[i]);
     }
     free(m->stems);
-    for (size_t i = 0; i < m->issues.n; i++) {
-        free(m->issues.v[i].path);
-        free(m->issues.v[i].name);
-        free(m->issues.v[i].message);
-    }
+    for (size_t i = 0; i < m->issues.n; i++)
+        ts__finding_free(&m->issues.v[i].own);
     free(m->issues.v);
     ts__model_meta_free(m->meta);
     for (size_t i = 0; i < m->nothers; i++)

@@ -561,7 +561,7 @@ static ts_status read_mxnet(ts_file *f, const unsigned char *data, size_t len,
 
 const ts__reader ts__reader_mxnet = {
     {TS_FORMAT_MXNET, "mxnet", ".params .nd", "u64 magic 0x112",
-     "MXNet NDArray list (legacy, V1, V2 sparse, V3)", "type flag"},
+     "MXNet NDArray list (legacy, V1, V2 sparse, V3)", "type flag", 0},
     probe_mxnet,
     read_mxnet,
     0,

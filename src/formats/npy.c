@@ -38,7 +38,7 @@ static ts_status read_npy(ts_file *f, const unsigned char *data, size_t len,
 
 const ts__reader ts__reader_npy = {
     {TS_FORMAT_NPY, "npy", ".npy", "magic 0x93 NUMPY",
-     "NumPy array (.npy 1.0, 2.0, 3.0)", "descr"},
+     "NumPy array (.npy 1.0, 2.0, 3.0)", "descr", 0},
     probe_npy,
     read_npy,
     0,

@@ -148,7 +148,7 @@ static ts_status read_npz(ts_file *f, const unsigned char *data, size_t len,
 
 const ts__reader ts__reader_npz = {
     {TS_FORMAT_NPZ, "npz", ".npz", "zip signature PK 03 04",
-     "NumPy archive of .npy members (stored or deflated)", "descr"},
+     "NumPy archive of .npy members (stored or deflated)", "descr", 0},
     probe_npz,
     read_npz,
     0,

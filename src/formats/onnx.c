@@ -1442,7 +1442,7 @@ done:
 const ts__reader ts__reader_onnx = {
     {TS_FORMAT_ONNX, "onnx", ".onnx .pb",
      "extension .onnx (or .pb) and the protobuf structure of a ModelProto",
-     "ONNX model (initializers, Constant nodes, subgraphs; external data)", "data_type"},
+     "ONNX model (initializers, Constant nodes, subgraphs; external data)", "data_type", 1},
     probe_onnx,
     read_onnx,
     0,

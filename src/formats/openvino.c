@@ -938,7 +938,7 @@ const ts__reader ts__reader_openvino = {
     {TS_FORMAT_OPENVINO, "openvino", ".xml",
      "extension .xml and a <net> root element",
      "OpenVINO IR model.xml with its model.bin (IR v10, v11; Const layers, inputs and "
-     "outputs with partial shapes)", "element_type"},
+     "outputs with partial shapes)", "element_type", 1},
     probe_openvino,
     read_openvino,
     1,

@@ -3156,7 +3156,7 @@ const ts__reader ts__reader_pickle = {
      "PROTO opcode 0x80 and a protocol 2-5 (--format pickle: any protocol)",
      "a plain pickle (pickle.dump, paddle.save, joblib.dump): NumPy arrays and values, read "
      "without running it",
-     "descr"},
+     "descr", 0},
     probe_pickle,
     read_pickle,
     0,
@@ -3168,7 +3168,7 @@ const ts__reader ts__reader_pytorch = {
      "0x1950a86a20f9469cfc6c",
      "PyTorch torch.save (zip and legacy), TorchScript and torch.export .pt2, read without "
      "running the pickle",
-     "storage type"},
+     "storage type", 0},
     probe_pytorch,
     read_pytorch,
     0,

@@ -842,7 +842,7 @@ static ts_status read_safetensors(ts_file *f, const unsigned char *data, size_t 
 
 const ts__reader ts__reader_safetensors = {
     {TS_FORMAT_SAFETENSORS, "safetensors", ".safetensors", "u64 header length then {",
-     "Hugging Face safetensors", "dtype"},
+     "Hugging Face safetensors", "dtype", 0},
     probe_safetensors,
     read_safetensors,
     0,

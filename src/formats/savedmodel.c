@@ -710,7 +710,7 @@ const ts__reader ts__reader_savedmodel = {
      "extension .pb and the protobuf structure of a SavedModel (schema version, meta graphs "
      "of fields 1..7)",
      "TensorFlow SavedModel saved_model.pb (variables from variables/, Const tensors, "
-     "signatures)", "dtype"},
+     "signatures)", "dtype", 0},
     probe_savedmodel,
     read_savedmodel,
     1,

@@ -345,7 +345,7 @@ static ts_status read_tar(ts_file *f, const unsigned char *data, size_t len,
 
 const ts__reader ts__reader_tar = {
     {TS_FORMAT_TAR, "tar", ".tar", "magic ustar at byte 257",
-     "NumPy .npy files in a tar archive (ustar, pax, GNU)", "descr"},
+     "NumPy .npy files in a tar archive (ustar, pax, GNU)", "descr", 0},
     probe_tar,
     read_tar,
     0,

@@ -1047,7 +1047,7 @@ const ts__reader ts__reader_tfckpt = {
     {TS_FORMAT_TFCKPT, "tfckpt", ".index",
      "table magic 0xdb4775248b80fb57 in the last 8 bytes (a LevelDB-format table)",
      "TensorFlow checkpoint (tensor bundle): PREFIX.index and its PREFIX.data-*-of-* shards, "
-     "partitioned variables' slices, snappy blocks", "dtype"},
+     "partitioned variables' slices, snappy blocks", "dtype", 1},
     probe_tfckpt,
     read_tfckpt,
     0,

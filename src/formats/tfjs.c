@@ -853,7 +853,7 @@ const ts__reader ts__reader_tfjs = {
      "extension .json and the keys of a model.json (weightsManifest) or a weights manifest "
      "(paths, weights)",
      "TensorFlow.js model.json or weights manifest (graph and layers models, shards, "
-     "quantized weights)", "dtype"},
+     "quantized weights)", "dtype", 1},
     probe_tfjs,
     read_tfjs,
     1,

@@ -760,26 +760,14 @@ static ts_status read_tflite(ts_file *f, const unsigned char *data, size_t len,
                         "the FlatBuffer identifier at byte 4 is '%s', not TFL3",
                         ts__printable((const char *)data + 4, 4, ib, sizeof ib));
     }
-    size_t root, pos, n_sub = 0, subs = 0, n_codes = 0;
+    size_t pos, n_sub = 0, subs = 0, n_codes = 0;
     ts__fbt model;
     uint32_t version;
-    ts_status st = ts__fb_deref(&r.fb, 0, "the root table", &root);
+    ts_status st = ts__fb_root_version(&r.fb, "the Model table", &model, &version);
     if (!st)
-        st = ts__fb_table(&r.fb, root, "the Model table", &model);
+        st = ts__fb_vector_field(&r.fb, &model, 4, 4, "buffers", &r.nbuf, &r.buf_vec);
     if (!st)
-        st = ts__fb_u32(&r.fb, &model, 0, "version", &version);
-    if (st)
-        return st;
-    const char *vt = ts__file_printf(f, err, "%lu", (unsigned long)version);
-    if (!vt)
-        return TS_ERR_NOMEM;
-    ts__file_set_version(f, vt);
-    if (!(st = ts__fb_ref(&r.fb, &model, 4, "buffers", &pos)) && pos &&
-        !(st = ts__fb_vector(&r.fb, pos, 4, "buffers", &r.nbuf, &r.buf_vec)))
-        st = ts__fb_need(&r.fb, r.buf_vec, 4 * (uint64_t)r.nbuf, "buffers");
-    if (!st && !(st = ts__fb_ref(&r.fb, &model, 2, "subgraphs", &pos)) && pos &&
-        !(st = ts__fb_vector(&r.fb, pos, 4, "subgraphs", &n_sub, &subs)))
-        st = ts__fb_need(&r.fb, subs, 4 * (uint64_t)n_sub, "subgraphs");
+        st = ts__fb_vector_field(&r.fb, &model, 2, 4, "subgraphs", &n_sub, &subs);
     if (!st && !(st = ts__fb_ref(&r.fb, &model, 1, "operator_codes", &pos)) && pos)
         st = ts__fb_vector(&r.fb, pos, 4, "operator_codes", &n_codes, &pos);
     if (st)
@@ -860,7 +848,7 @@ static ts_status read_tflite(ts_file *f, const unsigned char *data, size_t len,
 const ts__reader ts__reader_tflite = {
     {TS_FORMAT_TFLITE, "tflite", ".tflite", "identifier TFL3 at byte 4",
      "TensorFlow Lite model (FlatBuffers: every subgraph's tensors, quantisation, sparsity)",
-     "TensorType"},
+     "TensorType", 0},
     probe_tflite,
     read_tflite,
     0,

@@ -139,14 +139,14 @@ static ts_status read_raw(ts_file *f, const unsigned char *data, size_t len,
  * which the caller always names since raw files are never auto-detected. */
 const ts__reader ts__reader_tshape32 = {
     {TS_FORMAT_TSHAPE32, "tshape32", "", NULL,
-     "raw mshadow TShape::Save: u32 ndim, u32 dims", ""},
+     "raw mshadow TShape::Save: u32 ndim, u32 dims", "", 0},
     NULL,
     read_raw,
     0,
 };
 const ts__reader ts__reader_tshape64 = {
     {TS_FORMAT_TSHAPE64, "tshape64", "", NULL,
-     "raw MXNet TShape::Save: i32 ndim, i64 dims", ""},
+     "raw MXNet TShape::Save: i32 ndim, i64 dims", "", 0},
     NULL,
     read_raw,
     0,

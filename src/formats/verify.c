@@ -32,7 +32,7 @@
 /* A problem and the strings it owns (the public struct's are const). */
 typedef struct problem {
     ts_verify_problem pub;
-    char *path, *name, *message;
+    ts__finding own;
 } problem;
 
 struct ts_verify {
@@ -71,41 +71,23 @@ const char *ts_verify_check_name(ts_verify_check c)
 
 /* ---- the result ----------------------------------------------------------- */
 
-static char *dupstr(const char *s)
-{
-    size_t n = strlen(s) + 1;
-    char *d = malloc(n);
-    if (d)
-        memcpy(d, s, n);
-    return d;
-}
-
 ts_status ts__verify_add(ts_verify *v, ts_verify_check check, ts_verify_class cls,
                          const char *path, const char *name, int64_t expected, int64_t actual,
                          ts_error *err, const char *fmt, ...)
 {
-    if (v->n == v->cap) {
-        size_t cap = v->cap ? v->cap * 2 : 16;
-        problem *p = realloc(v->v, cap * sizeof *p);
-        if (!p)
-            return ts__error(err, TS_ERR_NOMEM, "out of memory");
-        v->v = p;
-        v->cap = cap;
-    }
-    char msg[TS_ERROR_MESSAGE_MAX];
+    problem *grown = ts__grow(v->v, &v->cap, v->n, sizeof *grown, 16, err);
+    if (!grown)
+        return TS_ERR_NOMEM;
+    v->v = grown;
+    problem *p = &grown[v->n];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
+    ts_status st = ts__finding_set(&p->own, path, name, err, fmt, ap);
     va_end(ap);
-    problem *p = &v->v[v->n];
-    p->path = path ? dupstr(path) : NULL;
-    p->name = name ? dupstr(name) : NULL;
-    p->message = dupstr(msg);
-    if ((path && !p->path) || (name && !p->name) || !p->message) {
-        free(p->path), free(p->name), free(p->message);
-        return ts__error(err, TS_ERR_NOMEM, "out of memory");
-    }
-    p->pub = (ts_verify_problem){check, cls, p->path, p->name, p->message, expected, actual};
+    if (st)
+        return st;
+    p->pub = (ts_verify_problem){check, cls, p->own.path, p->own.name, p->own.message, expected,
+                                 actual};
     v->n++;
     if (cls != TS_VERIFY_OK) {
         v->errors++;
@@ -124,11 +106,8 @@ void ts_verify_free(ts_verify *v)
 {
     if (!v)
         return;
-    for (size_t i = 0; i < v->n; i++) {
-        free(v->v[i].path);
-        free(v->v[i].name);
-        free(v->v[i].message);
-    }
+    for (size_t i = 0; i < v->n; i++)
+        ts__finding_free(&v->v[i].own);
     free(v->v);
     free(v);
 }
@@ -391,7 +370,7 @@ static ts_status find_partial(ts_verify *v, const char *dir, size_t root, int de
                 st = find_partial(v, p, root, depth + 1, err);
         } else if (nl > 11 && strcmp(n + nl - 11, ".incomplete") == 0) {
             /* the file it becomes: NAME.ETAG.incomplete, below download/ */
-            char *target = dupstr(p + root);
+            char *target = ts__strdup(p + root);
             if (!target) {
                 st = ts__error(err, TS_ERR_NOMEM, "out of memory");
             } else {
@@ -468,7 +447,7 @@ static ts_status series_gaps(ts_verify *v, const ts_model *m, ts_error *err)
             j++;
         if (j == ns) {
             s[j].prefix = malloc(pl + 1);
-            s[j].suffix = dupstr(suffix);
+            s[j].suffix = ts__strdup(suffix);
             s[j].seen = calloc((size_t)n + 1, 1);
             s[j].total = n;
             ns++;

@@ -563,7 +563,7 @@ const ts__reader ts__reader_zarr = {
      "extension .zarray, zarr.json or .zgroup and a JSON object",
      "Zarr v2/v3 array metadata (.zarray, zarr.json), values from raw, zlib, gzip, zstd and "
      "blosc chunks",
-     "dtype"},
+     "dtype", 0},
     probe_zarr,
     read_zarr,
     1,

@@ -95,16 +95,53 @@ static int64_t b_row(const job *J, int64_t r)
     return h * per + 2 * i + j;
 }
 
-/* The sums of n pairs, in four lanes (independent chains the CPU overlaps;
- * a pair with a NaN adds zeros and counts), added in a fixed order: the
- * result depends on n and the data only. */
+/* Four lanes of sums: lane k takes pairs i + k (independent chains the
+ * CPU overlaps), a tail's pairs go to lane 0. */
+typedef struct lanes {
+    double se[4], sa[4], sb[4], ab[4], mx[4];
+    int64_t nan;
+} lanes;
+
+/* One pair into lane k: a pair with a NaN adds zeros and counts. */
+static inline void pair_into(lanes *L, int k, double a, double b)
+{
+    int bad = isnan(a) | isnan(b);
+    L->nan += bad;
+    a = bad ? 0 : a;
+    b = bad ? 0 : b;
+    double d = a == b ? 0 : b - a; /* inf == inf: 0 */
+    double ad = fabs(d);
+    L->mx[k] = ad > L->mx[k] ? ad : L->mx[k];
+    L->se[k] += d * d;
+    L->sa[k] += a * a;
+    L->sb[k] += b * b;
+    L->ab[k] += a * b;
+}
+
+/* The pairs [i, n) into lane 0, then the lanes added into s in a fixed
+ * order: the result depends on n and the data only. */
+static void lanes_into(sums *s, lanes *L, const double *x, const double *y, size_t i, size_t n)
+{
+    for (; i < n; i++)
+        pair_into(L, 0, x[i], y[i]);
+    s->sq_err += (L->se[0] + L->se[1]) + (L->se[2] + L->se[3]);
+    s->sq_a += (L->sa[0] + L->sa[1]) + (L->sa[2] + L->sa[3]);
+    s->sq_b += (L->sb[0] + L->sb[1]) + (L->sb[2] + L->sb[3]);
+    s->ab += (L->ab[0] + L->ab[1]) + (L->ab[2] + L->ab[3]);
+    for (int k = 0; k < 4; k++)
+        s->max_abs = L->mx[k] > s->max_abs ? L->mx[k] : s->max_abs;
+    s->nan += L->nan;
+    s->n += (int64_t)n;
+}
+
+/* The sums of n pairs (SSE2: lanes 0, 1 in the registers ending in 0,
+ * lanes 2, 3 in those in 1). */
 static void accumulate(sums *s, const double *x, const double *y, size_t n)
 {
-    double se[4] = {0}, sa[4] = {0}, sb[4] = {0}, ab[4] = {0}, mx[4] = {0};
-    int64_t nan = 0;
+    lanes L = {0};
     size_t i = 0;
 #if defined(__SSE2__)
-    /* lanes 0, 1 in the registers ending in 0, lanes 2, 3 in those in 1 */
+    int64_t nan = 0;
     const __m128d sign = _mm_set1_pd(-0.0);
     __m128d se0 = _mm_setzero_pd(), sa0 = se0, sb0 = se0, ab0 = se0, mx0 = se0;
     __m128d se1 = se0, sa1 = se0, sb1 = se0, ab1 = se0, mx1 = se0;
@@ -128,50 +165,59 @@ static void accumulate(sums *s, const double *x, const double *y, size_t n)
         TS__LANES(2, se1, sa1, sb1, ab1, mx1);
     }
 #undef TS__LANES
-    _mm_storeu_pd(se, se0), _mm_storeu_pd(se + 2, se1);
-    _mm_storeu_pd(sa, sa0), _mm_storeu_pd(sa + 2, sa1);
-    _mm_storeu_pd(sb, sb0), _mm_storeu_pd(sb + 2, sb1);
-    _mm_storeu_pd(ab, ab0), _mm_storeu_pd(ab + 2, ab1);
-    _mm_storeu_pd(mx, mx0), _mm_storeu_pd(mx + 2, mx1);
+    _mm_storeu_pd(L.se, se0), _mm_storeu_pd(L.se + 2, se1);
+    _mm_storeu_pd(L.sa, sa0), _mm_storeu_pd(L.sa + 2, sa1);
+    _mm_storeu_pd(L.sb, sb0), _mm_storeu_pd(L.sb + 2, sb1);
+    _mm_storeu_pd(L.ab, ab0), _mm_storeu_pd(L.ab + 2, ab1);
+    _mm_storeu_pd(L.mx, mx0), _mm_storeu_pd(L.mx + 2, mx1);
+    L.nan = nan;
 #endif
+    for (; i + 4 <= n; i += 4)
+        for (int k = 0; k < 4; k++)
+            pair_into(&L, k, x[i + k], y[i + k]);
+    lanes_into(s, &L, x, y, i, n);
+}
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include <immintrin.h>
+#define TS__HAVE_AVX_SUMS 1
+/* accumulate with AVX: the same four lanes in one register each, so the
+ * sums are bit for bit those of accumulate. */
+__attribute__((target("avx"))) static void accumulate_avx(sums *s, const double *x,
+                                                         const double *y, size_t n)
+{
+    lanes L = {0};
+    size_t i = 0;
+    const __m256d sign = _mm256_set1_pd(-0.0);
+    __m256d vse = _mm256_setzero_pd(), vsa = vse, vsb = vse, vab = vse, vmx = vse;
     for (; i + 4 <= n; i += 4) {
-        for (int k = 0; k < 4; k++) {
-            double a = x[i + k], b = y[i + k];
-            int bad = isnan(a) | isnan(b);
-            nan += bad;
-            a = bad ? 0 : a;
-            b = bad ? 0 : b;
-            double d = a == b ? 0 : b - a; /* inf == inf: 0 */
-            double ad = fabs(d);
-            mx[k] = ad > mx[k] ? ad : mx[k];
-            se[k] += d * d;
-            sa[k] += a * a;
-            sb[k] += b * b;
-            ab[k] += a * b;
-        }
+        __m256d a = _mm256_loadu_pd(x + i), b = _mm256_loadu_pd(y + i);
+        __m256d bad = _mm256_or_pd(_mm256_cmp_pd(a, a, _CMP_UNORD_Q),
+                                   _mm256_cmp_pd(b, b, _CMP_UNORD_Q));
+        L.nan += __builtin_popcount((unsigned)_mm256_movemask_pd(bad));
+        a = _mm256_andnot_pd(bad, a);
+        b = _mm256_andnot_pd(bad, b);
+        __m256d d = _mm256_andnot_pd(_mm256_cmp_pd(a, b, _CMP_EQ_OQ), _mm256_sub_pd(b, a));
+        vmx = _mm256_max_pd(vmx, _mm256_andnot_pd(sign, d));
+        vse = _mm256_add_pd(vse, _mm256_mul_pd(d, d));
+        vsa = _mm256_add_pd(vsa, _mm256_mul_pd(a, a));
+        vsb = _mm256_add_pd(vsb, _mm256_mul_pd(b, b));
+        vab = _mm256_add_pd(vab, _mm256_mul_pd(a, b));
     }
-    for (; i < n; i++) {
-        double a = x[i], b = y[i];
-        int bad = isnan(a) | isnan(b);
-        nan += bad;
-        a = bad ? 0 : a;
-        b = bad ? 0 : b;
-        double d = a == b ? 0 : b - a;
-        double ad = fabs(d);
-        mx[0] = ad > mx[0] ? ad : mx[0];
-        se[0] += d * d;
-        sa[0] += a * a;
-        sb[0] += b * b;
-        ab[0] += a * b;
-    }
-    s->sq_err += (se[0] + se[1]) + (se[2] + se[3]);
-    s->sq_a += (sa[0] + sa[1]) + (sa[2] + sa[3]);
-    s->sq_b += (sb[0] + sb[1]) + (sb[2] + sb[3]);
-    s->ab += (ab[0] + ab[1]) + (ab[2] + ab[3]);
-    for (int k = 0; k < 4; k++)
-        s->max_abs = mx[k] > s->max_abs ? mx[k] : s->max_abs;
-    s->nan += nan;
-    s->n += (int64_t)n;
+    _mm256_storeu_pd(L.se, vse), _mm256_storeu_pd(L.sa, vsa), _mm256_storeu_pd(L.sb, vsb);
+    _mm256_storeu_pd(L.ab, vab), _mm256_storeu_pd(L.mx, vmx);
+    lanes_into(s, &L, x, y, i, n);
+}
+#endif
+
+/* accumulate_avx where the CPU has AVX, else accumulate. */
+static void (*accumulator(void))(sums *, const double *, const double *, size_t)
+{
+#ifdef TS__HAVE_AVX_SUMS
+    if (ts__cpu_has_avx2())
+        return accumulate_avx;
+#endif
+    return accumulate;
 }
 
 typedef struct chunk_arg {
@@ -185,6 +231,7 @@ static ts_status run_chunk(void *arg, ts_error *err)
     worker *w = ca->w;
     job *J = w->J;
     sums *s = &J->part[ca->c];
+    void (*acc)(sums *, const double *, const double *, size_t) = accumulator();
     int64_t r0 = ca->c * J->per_chunk, r1 = r0 + J->per_chunk;
     if (r1 > J->rows)
         r1 = J->rows;
@@ -203,7 +250,7 @@ static ts_status run_chunk(void *arg, ts_error *err)
             int64_t m = n - k < TS__VBLOCK ? n - k : TS__VBLOCK;
             J->A.d.dec.to_double(pa + run_bytes(&J->A.d.dec, k), (size_t)m, w->x);
             J->B.d.dec.to_double(pb + run_bytes(&J->B.d.dec, k), (size_t)m, w->y);
-            accumulate(s, w->x, w->y, (size_t)m);
+            acc(s, w->x, w->y, (size_t)m);
         }
     } else if (J->heads <= 0) {
         int64_t first = r0 * J->cols, n = (r1 - r0) * J->cols;
@@ -211,7 +258,7 @@ static ts_status run_chunk(void *arg, ts_error *err)
             return ts__error_index(err, st, 0);
         if ((st = read_side(w, &J->B, first, n, w->y, err)))
             return ts__error_index(err, st, 1);
-        accumulate(s, w->x, w->y, (size_t)n);
+        acc(s, w->x, w->y, (size_t)n);
     } else if (J->A.direct && J->B.direct && J->cols % J->A.d.dec.block == 0 &&
                J->cols % J->B.d.dec.block == 0) {
         /* chunks of whole heads: b's rows for a's r0..r1 are rows r0..r1
@@ -227,7 +274,7 @@ static ts_status run_chunk(void *arg, ts_error *err)
         for (int64_t r = r0; r < r1; r++) {
             J->A.d.dec.to_double(pa + (r - r0) * rba, (size_t)J->cols, w->x);
             J->B.d.dec.to_double(pb + (b_row(J, r) - r0) * rbb, (size_t)J->cols, w->y);
-            accumulate(s, w->x, w->y, (size_t)J->cols);
+            acc(s, w->x, w->y, (size_t)J->cols);
         }
     } else {
         /* a's rows r0..r1 in one read, b's one row at a time */
@@ -239,7 +286,7 @@ static ts_status run_chunk(void *arg, ts_error *err)
                            w->y + (r - r0) * J->cols, err);
         if (st)
             return ts__error_index(err, st, 1);
-        accumulate(s, w->x, w->y, (size_t)n);
+        acc(s, w->x, w->y, (size_t)n);
     }
     int64_t bytes = run_bytes(&J->A.d.dec, (r1 - r0) * J->cols) +
                     run_bytes(&J->B.d.dec, (r1 - r0) * J->cols);

@@ -388,10 +388,7 @@ static void f32_sweep(const unsigned char *p, size_t n, double K, f32_sums *r)
 static int use_avx2(void)
 {
 #ifdef TS_HAVE_AVX2_PATH
-    static int cached = -1;   /* benign race: every thread computes the same */
-    if (cached < 0)
-        cached = ts__cpu_has_avx2();
-    return cached;
+    return ts__cpu_has_avx2();
 #else
     return 0;
 #endif

@@ -106,9 +106,7 @@ static ts_status open_layout(ts__data *d, const ts_file *f, const ts_array *a, t
                                                  "its data is in the weight file '%s', which "
                                                  "is not beside the model (or the model was "
                                                  "read from memory)", a->storage_key));
-    } else if ((ts_file_format(f) == TS_FORMAT_ONNX || ts_file_format(f) == TS_FORMAT_TFJS ||
-                ts_file_format(f) == TS_FORMAT_OPENVINO || ts_file_format(f) == TS_FORMAT_TFCKPT) &&
-               a->storage_key) {
+    } else if (a->storage_key && ts_format_info_of(ts_file_format(f))->side_files) {
         return ts__values_fail(a, err, ts__error(err, TS_ERR_UNSUPPORTED,
                                                  "its data is in the external file '%s', "
                                                  "which is not read here (the model was "
