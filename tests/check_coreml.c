@@ -116,7 +116,9 @@ START_TEST(test_nn)
     ck_assert_str_eq(find(f, "lut4.weights")->note,
                      "innerProduct layer, rawValue, shape from the layer's output and input "
                      "sizes (fields 2, 1), lookup-table quantization (4 bits, 16 table "
-                     "values)");
+                     "values); packed from the high bit: no tshape dtype, values not read");
+    ck_assert_int_eq(find(f, "lut4.weights")->dtype, TS_DTYPE_UNKNOWN);
+    ck_assert_int_eq(find(f, "lut4.weights")->bits, 4);
     ck_assert_str_eq(find(f, "cust.weights.0")->note,
                      "custom layer, floatValue, shape not known (custom layer weights)");
     ck_assert_str_eq(find(f, "odd.weights")->note,

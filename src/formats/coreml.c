@@ -14,8 +14,9 @@
  * 1, the layer's parameters in the field of its type, 100..1471). Every
  * WeightParams field of the layer parameters is an array "<layer>.<field>"
  * ("conv1.weights", "bn.gamma"): floatValue 1 (float32), float16Value 2,
- * rawValue 30 (uintN with quantization's numberOfBits N; float32 or uint8
- * by its size without quantization), int8RawValue 31, quantization 40
+ * rawValue 30 (uintN with quantization's numberOfBits N, packed from the
+ * high bit: uint8 read, narrower ones named; float32 or uint8 by its size
+ * without quantization), int8RawValue 31, quantization 40
  * (linear 101 scale/bias, lookup table 102; named in the note). Its shape
  * is the one the layer's parameters give (convolution [outputChannels,
  * kernelChannels, kH, kW], deconvolution [kernelChannels, outputChannels /
@@ -327,7 +328,10 @@ static ts_status add_weights(cm *r, const ts__pb_msg *m, const ts__pb_field *fl,
         } else if (bits == 8) {
             dt = TS_DTYPE_UINT8, count = (int64_t)raw_len;
         } else {
-            dt = bits == 4 ? TS_DTYPE_UINT4 : bits == 2 ? TS_DTYPE_UINT2 : TS_DTYPE_UNKNOWN;
+            /* packed from the high bit (coremltools quantization_utils.py,
+             * _convert_array_to_nbit_quantized_bytes): not tshape's
+             * uint4/uint2 order, so named with their bits, not read */
+            dt = TS_DTYPE_UNKNOWN;
             sub = uint_bits_name[bits];
             /* the shape's count when its packed bytes are these; else all
              * the values the bytes hold */
@@ -404,7 +408,8 @@ static ts_status add_weights(cm *r, const ts__pb_msg *m, const ts__pb_field *fl,
         a->data_offset = (int64_t)pos;
     }
     a->note = ts__file_printf(r->f, err, "%s layer, %s, %s%s%s", type, fmt, why, qnote,
-                              dt == TS_DTYPE_UNKNOWN ? "; no tshape dtype, values not read" : "");
+                              dt == TS_DTYPE_UNKNOWN ? "; packed from the high bit: no tshape "
+                              "dtype, values not read" : "");
     return a->note ? TS_OK : TS_ERR_NOMEM;
 }
 
