@@ -39,6 +39,7 @@ if [ "${1:-}" = "--one" ]; then
         fuzz_file_executorch) dict=fuzz/executorch.dict;;
         fuzz_file_tfjs) dict=fuzz/tfjs.dict;;
         fuzz_file_openvino) dict=fuzz/openvino.dict;;
+        fuzz_file_coreml) dict=fuzz/coreml.dict;;
         fuzz_file_tfckpt) dict=fuzz/tfckpt.dict;;
         fuzz_file_pytorch|fuzz_pickle|fuzz_file_pickle|fuzz_scan) dict=fuzz/pytorch.dict;;
         fuzz_shape_parse|fuzz_einsum|fuzz_einops|fuzz_jagged) dict=fuzz/shape.dict;;
@@ -155,9 +156,10 @@ for h in $harnesses; do
         fuzz_file_executorch) seed_files "$d" '*.pte';;
         fuzz_file_tfjs) seed_files "$d" 'model.json' '*weights_manifest.json';;
         fuzz_file_openvino) seed_files "$d" '*.xml';;
+        fuzz_file_coreml) seed_files "$d" '*.mlmodel';;
         fuzz_file_tfckpt) seed_files "$d" '*.index';;
         fuzz_file_savedmodel) seed_files "$d" 'saved_model.pb';;
-        fuzz_protobuf) seed_files "$d" '*.onnx' '*.caffemodel' '*.binaryproto' '*.pb';;
+        fuzz_protobuf) seed_files "$d" '*.onnx' '*.caffemodel' '*.binaryproto' '*.pb' '*.mlmodel';;
         fuzz_file_tshape32)
             seed_files "$d" '*32*.tshape' 'empty.tshape'
             seed_text "$d" '\003\000\000\000\002\000\000\000\003\000\000\000\004\000\000\000';;

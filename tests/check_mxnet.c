@@ -276,7 +276,7 @@ static const bad_case bad[] = {
      "unknown file format: the first bytes match none of npy, pytorch, pickle, tar, npz, mxnet, "
      "safetensors, gguf, ggml, hdf5, tflite, executorch, tfckpt (formats without a signature "
      "need --format: tshape32, tshape64; or their extension: savedmodel, onnx, caffe, caffe2, "
-     "tfjs, openvino, darknet, zarr)"},
+     "tfjs, openvino, darknet, zarr, coreml)"},
     {"mxnet/bad_record_magic.params", TS_FORMAT_AUTO, TS_ERR_FORMAT, 24,
      "array 0: unknown record magic 0xF993FACB at byte 24 (expected 0xF993FAC8 V1, "
      "0xF993FAC9 V2, 0xF993FACA V3, or a legacy ndim <= 64)"},

@@ -185,7 +185,7 @@ static const bad_case bad_cases[] = {
      "unknown file format: the first bytes match none of npy, pytorch, pickle, tar, npz, mxnet, "
      "safetensors, gguf, ggml, hdf5, tflite, executorch, tfckpt (formats without a signature "
      "need --format: tshape32, tshape64; or their extension: savedmodel, onnx, caffe, caffe2, "
-     "tfjs, openvino, darknet, zarr)"},
+     "tfjs, openvino, darknet, zarr, coreml)"},
     {"bad_magic.npy", TS_FORMAT_NPY, TS_ERR_FORMAT, 5,
      "not an npy file: expected the magic \\x93NUMPY at byte 0, found 'Z' (0x5a) at byte 5"},
     {"bad_version.npy", TS_FORMAT_AUTO, TS_ERR_UNSUPPORTED, 6,

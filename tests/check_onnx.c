@@ -660,11 +660,12 @@ START_TEST(test_detection)
     for (size_t i = 0; i < ts_format_count(); i++) {
         const ts_format_info *x = ts_format_info_at(i);
         int expect = x->format == TS_FORMAT_ONNX || x->format == TS_FORMAT_TFJS ||
-                     x->format == TS_FORMAT_OPENVINO || x->format == TS_FORMAT_TFCKPT;
+                     x->format == TS_FORMAT_OPENVINO || x->format == TS_FORMAT_TFCKPT ||
+                     x->format == TS_FORMAT_COREML;
         ck_assert_msg(x->side_files == expect, "%s: side_files %d", x->name, x->side_files);
         side += (size_t)x->side_files;
     }
-    ck_assert_uint_eq(side, 4);
+    ck_assert_uint_eq(side, 5);
 }
 END_TEST
 

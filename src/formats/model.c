@@ -538,8 +538,22 @@ static ts_status walk_names(walker *w, const char *dir, const list *names_, int 
             return st;
         w->issues->v[w->issues->n - 1].pub.status = TS_ERR_UNSUPPORTED;
     }
+    /* A Core ML package (.mlpackage): its Manifest.json names the member,
+     * a .mlmodel under Data/, whose weight files are beside it. */
+    int package = 0;
+    for (size_t i = 0; st == TS_OK && i < names.n && !package; i++) {
+        if (strcmp(names.v[i] + 1, "Manifest.json") != 0)
+            continue;
+        char *model = NULL;
+        if ((st = ts__coreml_package_model(dir, &model, err)) == TS_OK && model) {
+            package = 1;
+            st = list_add(out, model, err);
+        }
+    }
     for (size_t i = 0; st == TS_OK && i < names.n; i++) {
         char kind = names.v[i][0];
+        if (package && strcmp(names.v[i] + 1, "Data") == 0)
+            continue;
         char *p = join(dir, names.v[i] + 1);
         struct stat sb;
         if (p && zarr && kind != 'd' && strcmp(names.v[i] + 1, ".zarray") != 0 &&

@@ -446,4 +446,13 @@ ts_status ts__file_of_memory(const void *data, size_t len, ts_file **out, ts_err
  * starting with '.' are skipped. *paths and its strings are malloc'd. */
 ts_status ts__folder_files(const char *dir, char ***paths, size_t *n, ts_error *err);
 
+/*
+ * The model of a Core ML .mlpackage folder `dir` (coreml.c): *model
+ * receives the malloc'd path of the .mlmodel its Manifest.json names
+ * (rootModelIdentifier's entry of itemInfoEntries, its path under Data/),
+ * or NULL when dir has no Manifest.json. Errors: TS_ERR_FORMAT (a manifest
+ * that names no model, a path leaving the package), TS_ERR_IO, TS_ERR_NOMEM.
+ */
+ts_status ts__coreml_package_model(const char *dir, char **model, ts_error *err);
+
 #endif /* TSHAPE_READER_H */

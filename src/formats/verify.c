@@ -498,6 +498,22 @@ static ts_status file_lengths(ts_verify *v, const ts_model *m, ts_error *err)
         int64_t end = ts__file_extent(f), size = ts_file_nbytes(f);
         v->totals.files++;
         v->totals.file_bytes += size;
+        /* a Core ML model whose ML Program weight file is not beside it
+         * (coreml.c leaves such blobs without an offset, their note says
+         * so): its weights are missing */
+        for (size_t k = 0; st == TS_OK && ts_file_format(f) == TS_FORMAT_COREML &&
+                           k < ts_file_count(f); k++) {
+            const ts_array *a = ts_file_array(f, k);
+            if (a->storage_key && a->data_offset < 0) {
+                st = ts__verify_add(v, TS_VERIFY_MISSING, TS_VERIFY_INCOMPLETE, p, a->name, -1,
+                                    -1, err, "'%s': weight file '%s' is not beside the model "
+                                    "('%s' is one of its constants)", p, a->storage_key,
+                                    a->name);
+                break;
+            }
+        }
+        if (st)
+            break;
         if (end < 0) {
             v->totals.length_unchecked++;
             continue;

@@ -99,6 +99,13 @@ static ts_status open_layout(ts__data *d, const ts_file *f, const ts_array *a, t
         d->image_len = (size_t)size;
         d->whole = ts__source_is_whole(d->source);
         d->side = 1;
+    } else if (ts_file_format(f) == TS_FORMAT_COREML && a->storage_key) {
+        /* coreml.c: a blob whose weight file was not found beside the
+         * model, or not looked for (read from memory) */
+        return ts__values_fail(a, err, ts__error(err, TS_ERR_UNSUPPORTED,
+                                                 "its data is in the weight file '%s', which "
+                                                 "is not beside the model (or the model was "
+                                                 "read from memory)", a->storage_key));
     } else if (a->storage_key && ts_format_info_of(ts_file_format(f))->side_files) {
         return ts__values_fail(a, err, ts__error(err, TS_ERR_UNSUPPORTED,
                                                  "its data is in the external file '%s', "

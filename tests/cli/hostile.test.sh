@@ -187,6 +187,7 @@ while read -r src; do
         *.pte) modes="- executorch";;
         *.json) modes="- tfjs";;
         *.xml) modes="- openvino";;
+        *.mlmodel) modes="- coreml";;
         *.index) modes="- tfckpt";;
         *.tshape) modes="tshape32 tshape64";;
         *) modes="-";;

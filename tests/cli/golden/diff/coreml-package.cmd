@@ -1,0 +1,1 @@
+tshape diff tests/fixtures/coreml/model.mlpackage tests/fixtures/coreml/program.mlmodel

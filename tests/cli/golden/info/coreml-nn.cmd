@@ -1,0 +1,1 @@
+tshape info --metadata --json tests/fixtures/coreml/nn.mlmodel

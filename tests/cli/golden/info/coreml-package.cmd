@@ -1,0 +1,1 @@
+tshape info --metadata tests/fixtures/coreml/model.mlpackage

@@ -1,0 +1,1 @@
+tshape info tests/fixtures/coreml/short.mlpackage

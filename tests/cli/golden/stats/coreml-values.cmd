@@ -1,0 +1,1 @@
+tshape stats --filter 'conv1.*' --filter 'fc16.*' --filter k.data --filter 'q8.*' tests/fixtures/coreml/nn.mlmodel && tshape stats --filter '*_blob' --filter axes tests/fixtures/coreml/model.mlpackage
