@@ -632,7 +632,8 @@ typedef enum ts_format {
     TS_FORMAT_DARKNET = 20,      /* Darknet .weights (with its .cfg) */
     TS_FORMAT_TAR = 21,          /* NumPy .npy files in a tar archive */
     TS_FORMAT_TFCKPT = 22,       /* TensorFlow checkpoint .index (+ data shards) */
-    TS_FORMAT_SAVEDMODEL = 23    /* TensorFlow SavedModel saved_model.pb */
+    TS_FORMAT_SAVEDMODEL = 23,   /* TensorFlow SavedModel saved_model.pb */
+    TS_FORMAT_KERAS = 24         /* Keras 3 .keras archive (model.weights.h5 inside) */
 } ts_format;
 
 /*

@@ -230,6 +230,14 @@ typedef struct ts__data_src {
     const char *pb_what;             /* the field's name, for messages */
     /* TS__SRC_HDF5 */
     const char *h5_path, *h5_dataset;
+    /* TS__SRC_HDF5 of an HDF5 file inside another (a .keras zip member):
+     * h5_image_len > 0 says the HDF5 file is h5_image_len bytes at
+     * h5_image (memory owned by the ts_file: an inflated member) or, when
+     * h5_image is NULL, at byte h5_image_offset of the file's image (a
+     * stored member). 0: the whole image is the HDF5 file. */
+    const unsigned char *h5_image;
+    int64_t h5_image_offset;
+    size_t h5_image_len;
     /* TS__SRC_ZARR */
     const char *zarr_meta, *zarr_dir;
     size_t zarr_meta_len;
