@@ -46,7 +46,7 @@ if [ "${1:-}" = "--one" ]; then
     # libhdf5 is not instrumented: its own faults on corrupted metadata
     # (see fuzz/fuzz_file_hdf5.c) would hide tshape's. Look past them.
     extra=
-    if [ "$h" = fuzz_file_hdf5 ] || [ "$h" = fuzz_file_auto ]; then
+    if [ "$h" = fuzz_file_hdf5 ] || [ "$h" = fuzz_file_keras ] || [ "$h" = fuzz_file_auto ]; then
         extra=-detect_leaks=0
         ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}allocator_may_return_null=1
         export ASAN_OPTIONS
@@ -151,6 +151,7 @@ for h in $harnesses; do
         fuzz_file_caffe) seed_files "$d" '*.caffemodel' '*.binaryproto';;
         fuzz_file_caffe2) seed_files "$d" '*.pb';;
         fuzz_file_hdf5) seed_files "$d" '*.h5';;
+        fuzz_file_keras) seed_files "$d" '*.keras';;
         fuzz_file_tflite) seed_files "$d" '*.tflite';;
         fuzz_file_executorch) seed_files "$d" '*.pte';;
         fuzz_file_tfjs) seed_files "$d" 'model.json' '*weights_manifest.json';;
