@@ -1470,8 +1470,14 @@ ts_status ts_model_open(const char *path, const ts_model_options *opts, ts_model
     if (ts__is_url(path))
         return open_url(path, &o, out, err);
     struct stat sb;
-    if (stat(path, &sb) != 0)
-        return ts__error(err, TS_ERR_IO, "cannot open: %s", strerror(errno));
+    if (stat(path, &sb) != 0) {
+        int e = errno;
+        char *index = ts__tf_prefix_index(path); /* a checkpoint prefix: ts_file_open */
+        int ok = index && stat(index, &sb) == 0;
+        free(index);
+        if (!ok)
+            return ts__error(err, TS_ERR_IO, "cannot open: %s", strerror(e));
+    }
     ts_model *m = calloc(1, sizeof *m);
     if (!m)
         return ts__error(err, TS_ERR_NOMEM, "out of memory");

@@ -372,6 +372,14 @@ const unsigned char *ts__file_image(const ts_file *f, size_t *len);
  * borrowed image. */
 int ts__file_is_mapped(const ts_file *f);
 
+/* A TensorFlow checkpoint named by its prefix, as TensorFlow users pass it
+ * (tf.train.load_checkpoint, Saver.restore: "model.ckpt" for
+ * model.ckpt.index and its data shards): path + ".index" (malloc'ed) when
+ * no file `path` exists (ENOENT) and that one is a regular file, else NULL.
+ * ts_file_open and ts_model_open open it in place of the missing path (a
+ * URL: after a 404 on it, the URL + ".index"). */
+char *ts__tf_prefix_index(const char *path);
+
 /* ts_file_open of a path a folder's listing found to be a regular file
  * (ts__source_open_path's TS__LOCAL_LISTED: no fstat for a small file). */
 ts_status ts__file_open_listed(const char *path, const ts_open_options *opts, ts_file **out,
