@@ -2303,7 +2303,9 @@ typedef struct ts_verify_totals {
     int64_t file_bytes;          /* the sizes of the files opened */
     int64_t length_checked;      /* files whose length was checked */
     int64_t length_unchecked;    /* files whose format has no length of its own */
-    int64_t crc_checked;         /* zip members whose CRC-32 was checked (deep) */
+    int64_t crc_checked;         /* zip members whose CRC-32 was checked, and
+                                    TensorFlow checkpoint tensors whose CRC-32C
+                                    was (deep) */
     int64_t data_bytes;          /* bytes read by the deep pass */
     int deep;                    /* 1: the data was read */
 } ts_verify_totals;

@@ -244,6 +244,11 @@ typedef struct ts__data_src {
     /* TS__SRC_STORED in a side file (ONNX external data): the id
      * ts__side_add gave it (data_offset counts in that file), 0: none. */
     int32_t side;
+    /* The CRC-32C of the array's nbytes stored bytes, as its format
+     * records it (a TensorFlow checkpoint's BundleEntryProto.crc32c,
+     * unmasked): checked by verify's deep pass (values/deep.c). */
+    int has_crc32c;
+    uint32_t crc32c;
 } ts__data_src;
 
 /* Records src for array a of f (a must be one of f's arrays; call after the
