@@ -299,7 +299,7 @@ START_TEST(test_prefix)
     ts_file_close(f);
     ck_assert_int_eq(ts_file_open(tu_fixture(path, sizeof path, "tfckpt/sharded/model"), NULL,
                                   &f, &err), TS_ERR_IO);
-    ck_assert_str_eq(err.message, "cannot open: No such file or directory");
+    ck_assert_msg(strncmp(err.message, "cannot open: ", 13) == 0, "%s", err.message);
 }
 END_TEST
 
