@@ -227,3 +227,70 @@ const ts__reader ts__reader_keras = {
     read_keras,
     0,
 };
+
+/* ---- sharded weights: PATH.weights.json (ShardedH5IOStore) ----------------- */
+
+/* Appends name (n bytes, checked) to *names unless it is there. */
+static ts_status add_shard(char ***names, size_t *count, const char *name, size_t n,
+                           ts_error *err)
+{
+    ts_status st = ts__side_check_name(name, n, "weights", "the Keras weights index", 0, err);
+    if (st)
+        return st;
+    for (size_t i = 0; i < *count; i++)
+        if (strlen((*names)[i]) == n && memcmp((*names)[i], name, n) == 0)
+            return TS_OK;
+    if (*count >= TS__KERAS_MAX_SHARDS)
+        return ts__error(err, TS_ERR_LIMIT, "the Keras weights index names more than %d shard "
+                         "files", TS__KERAS_MAX_SHARDS);
+    char **p = realloc(*names, (*count + 1) * sizeof *p);
+    char *s = p ? malloc(n + 1) : NULL;
+    if (p)
+        *names = p;
+    if (!s)
+        return ts__error(err, TS_ERR_NOMEM, "out of memory");
+    memcpy(s, name, n);
+    s[n] = '\0';
+    (*names)[(*count)++] = s;
+    return TS_OK;
+}
+
+ts_status ts__keras_shards(const char *text, size_t len, char ***names, size_t *count,
+                           ts_error *err)
+{
+    *names = NULL;
+    *count = 0;
+    json_error_t je;
+    json_t *j = json_loadb(text, len, JSON_REJECT_DUPLICATES, &je);
+    if (!j)
+        return ts__fail(err, TS_ERR_FORMAT, je.column, je.position,
+                        "Keras weights index is not JSON: %s (line %d)", je.text, je.line);
+    json_t *map = json_is_object(j) ? json_object_get(j, "weight_map") : NULL;
+    ts_status st = json_is_object(map)
+                   ? TS_OK
+                   : ts__fail(err, TS_ERR_FORMAT, 0, 0, "Keras weights index without a "
+                              "\"weight_map\" object (saving_lib.py ShardedH5IOStore)");
+    for (void *it = st ? NULL : json_object_iter(map); it && !st;
+         it = json_object_iter_next(map, it)) {
+        json_t *v = json_object_iter_value(it);
+        size_t n = json_is_array(v) ? json_array_size(v) : 1;
+        for (size_t i = 0; i < n && !st; i++) {
+            json_t *s = json_is_array(v) ? json_array_get(v, i) : v;
+            if (!json_is_string(s))
+                st = ts__fail(err, TS_ERR_FORMAT, 0, 0, "Keras weights index: entry '%s' "
+                              "of weight_map is not a shard file name or a list of them",
+                              json_object_iter_key(it));
+            else
+                st = add_shard(names, count, json_string_value(s), json_string_length(s), err);
+        }
+    }
+    json_decref(j);
+    if (st) {
+        for (size_t i = 0; i < *count; i++)
+            free((*names)[i]);
+        free(*names);
+        *names = NULL;
+        *count = 0;
+    }
+    return st;
+}

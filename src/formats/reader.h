@@ -385,6 +385,17 @@ int ts__file_is_mapped(const ts_file *f);
  * URL: after a 404 on it, the URL + ".index"). */
 char *ts__tf_prefix_index(const char *path);
 
+/* The shard files a Keras 3 sharded weights index (PATH.weights.json,
+ * keras/src/saving/saving_lib.py ShardedH5IOStore: {"metadata":
+ * {"total_size"}, "weight_map": {"/layers/dense/vars": "model_00000.weights.h5"
+ * or a list of them}}) names, each once in the order met, each checked
+ * with ts__side_check_name; *names and its strings malloc'ed (keras.c).
+ * Errors: TS_ERR_FORMAT (not JSON, no weight_map, a value that is not a
+ * file name), TS_ERR_LIMIT (more than TS__KERAS_MAX_SHARDS), TS_ERR_NOMEM. */
+#define TS__KERAS_MAX_SHARDS 100000
+ts_status ts__keras_shards(const char *text, size_t len, char ***names, size_t *count,
+                           ts_error *err);
+
 /* ts_file_open of a path a folder's listing found to be a regular file
  * (ts__source_open_path's TS__LOCAL_LISTED: no fstat for a small file). */
 ts_status ts__file_open_listed(const char *path, const ts_open_options *opts, ts_file **out,
