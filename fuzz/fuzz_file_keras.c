@@ -6,20 +6,9 @@
  * libhdf5's, never this process's. */
 #include "fuzz_file.h"
 
-#include <stdlib.h>
-
-static void report(void)
-{
-    fprintf(stderr, "fuzz_file_keras: libhdf5's isolated process: %lu crashes (signal), %lu "
-            "other exits (sanitizer reports), %lu hangs; tshape's process: none\n",
-            fuzz_child_signal, fuzz_child_exit, fuzz_child_hang);
-}
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    static int once;
-    if (!once++)
-        atexit(report);
+    fuzz_report_children_at_exit("fuzz_file_keras");
     fuzz_file(data, size, TS_FORMAT_KERAS, 0);
     return 0;
 }

@@ -2,7 +2,8 @@
  * crc32c.c - CRC-32C (Castagnoli: reflected polynomial 0x82F63B78, initial
  * and final value 0xFFFFFFFF; RFC 3720 B.4), as LevelDB and TensorFlow's
  * tensor bundles use it (tensorflow/core/platform/crc32c.h, table blocks and
- * BundleEntryProto.crc32c), and the combination of two CRCs.
+ * BundleEntryProto.crc32c), and the combination of two reflected CRCs of
+ * any polynomial (CRC-32C's here, zip's CRC-32 for lazylib.c).
  *
  * Debian has no C library for CRC-32C (zlib and libdeflate compute only
  * zip's CRC-32; Google's crc32c is not packaged; python3-crc32c is a Python
@@ -96,9 +97,9 @@ uint32_t ts__crc32c(uint32_t crc, const void *data, size_t n)
     return ~c;
 }
 
-/* a * b modulo the polynomial, both as reflected bit strings (bit 31 is
- * x^0). */
-static uint32_t mulmod(uint32_t a, uint32_t b)
+/* a * b modulo the polynomial poly, all as reflected bit strings (bit 31
+ * is x^0). */
+static uint32_t mulmod(uint32_t a, uint32_t b, uint32_t poly)
 {
     uint32_t m = 1u << 31, p = 0;
     for (;;) {
@@ -108,23 +109,28 @@ static uint32_t mulmod(uint32_t a, uint32_t b)
                 break;
         }
         m >>= 1;
-        b = b & 1 ? (b >> 1) ^ POLY : b >> 1;
+        b = b & 1 ? (b >> 1) ^ poly : b >> 1;
     }
     return p;
 }
 
-/* The CRC of A followed by B (len2 bytes) from crc1 = CRC(A), crc2 = CRC(B):
- * crc1 times x^(8 len2) modulo the polynomial, plus crc2 (the pre and post
- * inversions cancel: a CRC is affine in its input). x^(8 len2) is built
- * from x^(2^k) by squaring. */
-uint32_t ts__crc32c_combine(uint32_t crc1, uint32_t crc2, uint64_t len2)
+/* crc(A B) = crc(A) x^(8 len(B)) + crc(B) modulo the polynomial (the pre
+ * and post inversions cancel: a CRC is affine in its input), x^(8 len(B))
+ * built from x^(8 2^k) by squaring: the method of zlib's crc32_combine
+ * (Mark Adler). */
+uint32_t ts__crc_combine(uint32_t poly, uint32_t crc1, uint32_t crc2, uint64_t len2)
 {
     uint32_t x2k = 1u << 23;   /* x^8 (bit 31 - 8): one byte */
     uint32_t op = 1u << 31;    /* x^0 */
     for (; len2 > 0; len2 >>= 1) {
         if (len2 & 1)
-            op = mulmod(x2k, op);
-        x2k = mulmod(x2k, x2k);
+            op = mulmod(x2k, op, poly);
+        x2k = mulmod(x2k, x2k, poly);
     }
-    return mulmod(op, crc1) ^ crc2;
+    return mulmod(op, crc1, poly) ^ crc2;
+}
+
+uint32_t ts__crc32c_combine(uint32_t crc1, uint32_t crc2, uint64_t len2)
+{
+    return ts__crc_combine(POLY, crc1, crc2, len2);
 }

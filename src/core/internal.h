@@ -46,6 +46,9 @@ int ts__cpu_has_f16c(void);
  * crc32_combine does for CRC-32. Thread-safe. */
 uint32_t ts__crc32c(uint32_t crc, const void *data, size_t n);
 uint32_t ts__crc32c_combine(uint32_t crc1, uint32_t crc2, uint64_t len2);
+/* The same for any reflected CRC-32 of polynomial poly (0xedb88320: zip's,
+ * 0x82f63b78: CRC-32C's). */
+uint32_t ts__crc_combine(uint32_t poly, uint32_t crc1, uint32_t crc2, uint64_t len2);
 
 /* Shorthand for errors without position. */
 #define ts__error(err, code, ...) ts__fail((err), (code), 0, -1, __VA_ARGS__)

@@ -1354,6 +1354,21 @@ done:
     return st;
 }
 
+/* The folder of a file's path ("." when it has none), malloc'ed, or NULL. */
+static char *folder_of(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    if (!slash)
+        return dupstr(".");
+    size_t n = (size_t)(slash - path) + (slash == path);
+    char *dir = malloc(n + 1);
+    if (dir) {
+        memcpy(dir, path, n);
+        dir[n] = '\0';
+    }
+    return dir;
+}
+
 /* A Keras 3 sharded weights index (PATH.weights.json): the shard files it
  * names (ts__keras_shards), beside it, are the members, each read by the
  * HDF5 reader. */
@@ -1544,32 +1559,15 @@ ts_status ts_model_open(const char *path, const ts_model_options *opts, ts_model
         }
         list_free(&names);
     } else if (ends_with(path, ".index.json")) {
-        const char *slash = strrchr(path, '/');
-        dir = slash ? malloc((size_t)(slash - path) + 2) : dupstr(".");
+        dir = folder_of(path);
         m->index = dupstr(path);
-        if (!dir || !m->index) {
+        if (!dir || !m->index)
             st = ts__error(err, TS_ERR_NOMEM, "out of memory");
-        } else {
-            if (slash) {
-                size_t n = (size_t)(slash - path) + (slash == path);
-                memcpy(dir, path, n);
-                dir[n] = '\0';
-            }
+        else
             st = open_indexed(m, dir, m->index, &o, err);
-        }
     } else if (ends_with(path, ".weights.json")) {
-        const char *slash = strrchr(path, '/');
-        dir = slash ? malloc((size_t)(slash - path) + 2) : dupstr(".");
-        if (!dir) {
-            st = ts__error(err, TS_ERR_NOMEM, "out of memory");
-        } else {
-            if (slash) {
-                size_t n = (size_t)(slash - path) + (slash == path);
-                memcpy(dir, path, n);
-                dir[n] = '\0';
-            }
-            st = open_keras_sharded(m, dir, path, &o, err);
-        }
+        st = (dir = folder_of(path)) ? open_keras_sharded(m, dir, path, &o, err)
+                                     : ts__error(err, TS_ERR_NOMEM, "out of memory");
     } else {
         st = open_single(m, path, &o, err);
     }
