@@ -242,6 +242,9 @@ START_TEST(test_crc32c)
         size_t c = cuts[k];
         uint32_t a = ts__crc32c(0, b, c), z = ts__crc32c(0, b + c, N - c);
         ck_assert_uint_eq(a, crc32c_bitwise(b, c));
+        /* the table path, whichever one this CPU takes */
+        ck_assert_uint_eq(ts__crc32c_tables(0, b + c, N - c), z);
+        ck_assert_uint_eq(ts__crc32c_tables(ts__crc32c_tables(0, b, c), b + c, N - c), whole);
         ck_assert_uint_eq(ts__crc32c(a, b + c, N - c), whole);
         ck_assert_msg(ts__crc32c_combine(a, z, N - c) == whole, "combine at %zu", c);
     }

@@ -97,6 +97,12 @@ uint32_t ts__crc32c(uint32_t crc, const void *data, size_t n)
     return ~c;
 }
 
+uint32_t ts__crc32c_tables(uint32_t crc, const void *data, size_t n)
+{
+    pthread_once(&once, init);
+    return ~sw_update(~crc, data, n);
+}
+
 /* a * b modulo the polynomial poly, all as reflected bit strings (bit 31
  * is x^0). */
 static uint32_t mulmod(uint32_t a, uint32_t b, uint32_t poly)

@@ -45,6 +45,8 @@ int ts__cpu_has_f16c(void);
  * A followed by B from those of A and of B (len2 bytes), as zlib's
  * crc32_combine does for CRC-32. Thread-safe. */
 uint32_t ts__crc32c(uint32_t crc, const void *data, size_t n);
+/* The same without the SSE4.2 instruction (tables), for tests. */
+uint32_t ts__crc32c_tables(uint32_t crc, const void *data, size_t n);
 uint32_t ts__crc32c_combine(uint32_t crc1, uint32_t crc2, uint64_t len2);
 /* The same for any reflected CRC-32 of polynomial poly (0xedb88320: zip's,
  * 0x82f63b78: CRC-32C's). */
