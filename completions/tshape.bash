@@ -47,7 +47,7 @@ _tshape_options()
 _tshape_values()
 {
     case $1:$2 in
-        info:-f | info:--format) echo 'npy pytorch pickle tar npz mxnet safetensors gguf ggml tshape32 tshape64 hdf5 tflite executorch tfckpt savedmodel onnx caffe caffe2 tfjs openvino darknet zarr coreml' ;;
+        info:-f | info:--format) echo 'npy pytorch pickle tar keras npz mxnet safetensors gguf ggml tshape32 tshape64 hdf5 tflite executorch tfckpt savedmodel onnx caffe caffe2 tfjs openvino darknet zarr coreml' ;;
         info:--filter) echo '' ;;
         info:--exclude) echo '' ;;
         info:--max-header) echo '' ;;

@@ -51,6 +51,25 @@ static inline void fuzz_count_child(const ts_error *err)
         fuzz_child_hang++;
 }
 
+/* Prints the counts above at exit, as the failures of libhdf5's isolated
+ * process, never this process's (the harnesses that run libhdf5: hdf5,
+ * keras). Call at every input: registers once. */
+static const char *fuzz_child_harness;
+static void fuzz_child_report(void)
+{
+    fprintf(stderr, "%s: libhdf5's isolated process: %lu crashes (signal), %lu other exits "
+            "(sanitizer reports), %lu hangs; tshape's process: none\n", fuzz_child_harness,
+            fuzz_child_signal, fuzz_child_exit, fuzz_child_hang);
+}
+
+static inline void fuzz_report_children_at_exit(const char *harness)
+{
+    if (!fuzz_child_harness) {
+        fuzz_child_harness = harness;
+        atexit(fuzz_child_report);
+    }
+}
+
 static inline void fuzz_check_error(ts_status st, const ts_error *err)
 {
     fuzz_count_child(err);

@@ -14,20 +14,9 @@
  * "stopped answering": a hang). */
 #include "fuzz_file.h"
 
-#include <stdlib.h>
-
-static void report(void)
-{
-    fprintf(stderr, "fuzz_file_hdf5: libhdf5's isolated process: %lu crashes (signal), %lu "
-            "other exits (sanitizer reports), %lu hangs; tshape's process: none\n",
-            fuzz_child_signal, fuzz_child_exit, fuzz_child_hang);
-}
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    static int once;
-    if (!once++)
-        atexit(report);
+    fuzz_report_children_at_exit("fuzz_file_hdf5");
     fuzz_file(data, size, TS_FORMAT_HDF5, 0);
     return 0;
 }

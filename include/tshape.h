@@ -633,7 +633,8 @@ typedef enum ts_format {
     TS_FORMAT_TAR = 21,          /* NumPy .npy files in a tar archive */
     TS_FORMAT_TFCKPT = 22,       /* TensorFlow checkpoint .index (+ data shards) */
     TS_FORMAT_SAVEDMODEL = 23,   /* TensorFlow SavedModel saved_model.pb */
-    TS_FORMAT_COREML = 24        /* Core ML .mlmodel (.mlpackage: weight.bin) */
+    TS_FORMAT_COREML = 24,       /* Core ML .mlmodel (.mlpackage: weight.bin) */
+    TS_FORMAT_KERAS = 25         /* Keras 3 .keras archive (model.weights.h5 inside) */
 } ts_format;
 
 /*
@@ -2309,7 +2310,9 @@ typedef struct ts_verify_totals {
     int64_t file_bytes;          /* the sizes of the files opened */
     int64_t length_checked;      /* files whose length was checked */
     int64_t length_unchecked;    /* files whose format has no length of its own */
-    int64_t crc_checked;         /* zip members whose CRC-32 was checked (deep) */
+    int64_t crc_checked;         /* zip members whose CRC-32 was checked, and
+                                    TensorFlow checkpoint tensors whose CRC-32C
+                                    was (deep) */
     int64_t data_bytes;          /* bytes read by the deep pass */
     int deep;                    /* 1: the data was read */
 } ts_verify_totals;

@@ -273,7 +273,7 @@ static const bad_case bad[] = {
     {"mxnet/bad_list_magic.params", TS_FORMAT_MXNET, TS_ERR_FORMAT, 0,
      "expected the MXNet NDArray list magic 0x112 at byte 0, found 0x113"},
     {"mxnet/bad_list_magic.params", TS_FORMAT_AUTO, TS_ERR_FORMAT, 0,
-     "unknown file format: the first bytes match none of npy, pytorch, pickle, tar, npz, mxnet, "
+     "unknown file format: the first bytes match none of npy, pytorch, pickle, tar, keras, npz, mxnet, "
      "safetensors, gguf, ggml, hdf5, tflite, executorch, tfckpt (formats without a signature "
      "need --format: tshape32, tshape64; or their extension: savedmodel, onnx, caffe, caffe2, "
      "tfjs, openvino, darknet, zarr, coreml)"},

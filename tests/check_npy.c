@@ -182,7 +182,7 @@ typedef struct bad_case {
 
 static const bad_case bad_cases[] = {
     {"bad_magic.npy", TS_FORMAT_AUTO, TS_ERR_FORMAT, 0,
-     "unknown file format: the first bytes match none of npy, pytorch, pickle, tar, npz, mxnet, "
+     "unknown file format: the first bytes match none of npy, pytorch, pickle, tar, keras, npz, mxnet, "
      "safetensors, gguf, ggml, hdf5, tflite, executorch, tfckpt (formats without a signature "
      "need --format: tshape32, tshape64; or their extension: savedmodel, onnx, caffe, caffe2, "
      "tfjs, openvino, darknet, zarr, coreml)"},

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/internal.h"
 #include "testutil.h"
 
 #define V "/.ATTRIBUTES/VARIABLE_VALUE"
@@ -208,6 +209,103 @@ START_TEST(test_prefixes_and_changes)
 }
 END_TEST
 
+/* CRC-32C, bit by bit (RFC 3720 B.4), the reference for ts__crc32c. */
+static uint32_t crc32c_bitwise(const unsigned char *p, size_t n)
+{
+    uint32_t c = 0xffffffffu;
+    for (size_t i = 0; i < n; i++) {
+        c ^= p[i];
+        for (int k = 0; k < 8; k++)
+            c = c & 1 ? (c >> 1) ^ 0x82f63b78u : c >> 1;
+    }
+    return ~c;
+}
+
+START_TEST(test_crc32c)
+{
+    /* the check value of the CRC catalogue (CRC-32/ISCSI) */
+    ck_assert_uint_eq(ts__crc32c(0, "123456789", 9), 0xe3069283u);
+    ck_assert_uint_eq(ts__crc32c(0, "", 0), 0);
+    enum { N = 70001 };
+    unsigned char *b = malloc(N);
+    ck_assert_ptr_nonnull(b);
+    uint32_t x = 12345;
+    for (size_t i = 0; i < N; i++) {
+        x = x * 1103515245u + 12345u;
+        b[i] = (unsigned char)(x >> 16);
+    }
+    const uint32_t whole = crc32c_bitwise(b, N);
+    ck_assert_uint_eq(ts__crc32c(0, b, N), whole);
+    /* unaligned starts and lengths, carrying on, and combining */
+    const size_t cuts[] = {0, 1, 3, 7, 8, 9, 4096, 65536, N - 1, N};
+    for (size_t k = 0; k < sizeof cuts / sizeof *cuts; k++) {
+        size_t c = cuts[k];
+        uint32_t a = ts__crc32c(0, b, c), z = ts__crc32c(0, b + c, N - c);
+        ck_assert_uint_eq(a, crc32c_bitwise(b, c));
+        /* the table path, whichever one this CPU takes */
+        ck_assert_uint_eq(ts__crc32c_tables(0, b + c, N - c), z);
+        ck_assert_uint_eq(ts__crc32c_tables(ts__crc32c_tables(0, b, c), b + c, N - c), whole);
+        ck_assert_uint_eq(ts__crc32c(a, b + c, N - c), whole);
+        ck_assert_msg(ts__crc32c_combine(a, z, N - c) == whole, "combine at %zu", c);
+    }
+    free(b);
+}
+END_TEST
+
+/* verify --deep: every tensor's CRC-32C against its index entry */
+START_TEST(test_deep_crc32c)
+{
+    char path[1024];
+    ts_verify_options o = TS_VERIFY_OPTIONS_INIT;
+    o.deep = 1;
+    ts_verify *v = NULL;
+    ts_error err;
+    ck_assert_int_eq(ts_verify_path(tu_fixture(path, sizeof path, "tfckpt/sharded/model.ckpt"),
+                                    &o, &v, &err), TS_OK);
+    ck_assert_int_eq(ts_verify_verdict(v), TS_VERIFY_OK);
+    ck_assert_int_eq(ts_verify_totals_of(v)->crc_checked, 6);
+    ts_verify_free(v);
+    ck_assert_int_eq(ts_verify_path(tu_fixture(path, sizeof path, "tfckpt/bad_data/model.ckpt"),
+                                    &o, &v, &err), TS_OK);
+    ck_assert_int_eq(ts_verify_verdict(v), TS_VERIFY_CORRUPT);
+    ck_assert_uint_eq(ts_verify_problem_count(v), 1);
+    const ts_verify_problem *p = ts_verify_problem_at(v, 0);
+    ck_assert_int_eq(p->check, TS_VERIFY_CRC);
+    ck_assert_str_eq(p->name, "v");
+    ck_assert_int_eq(p->expected, 0x80215773);
+    ck_assert_int_eq(p->actual, 0xfa965009);
+    ck_assert_str_eq(p->message,
+                     "'tests/fixtures/tfckpt/bad_data/model.ckpt.index': tensor 'v' (12 bytes at "
+                     "byte 8 of model.ckpt.data-00000-of-00001) has CRC-32C fa965009, its index "
+                     "entry says 80215773 (TensorFlow refuses it: checksum does not match)");
+    ts_verify_free(v);
+    /* without --deep the data is not read */
+    o.deep = 0;
+    ck_assert_int_eq(ts_verify_path(path, &o, &v, &err), TS_OK);
+    ck_assert_int_eq(ts_verify_verdict(v), TS_VERIFY_OK);
+    ts_verify_free(v);
+}
+END_TEST
+
+/* A checkpoint named by its prefix opens its .index (ts__tf_prefix_index). */
+START_TEST(test_prefix)
+{
+    char path[1024];
+    ts_file *f;
+    ts_error err;
+    ck_assert_int_eq(ts_file_open(tu_fixture(path, sizeof path, "tfckpt/sharded/model.ckpt"),
+                                  NULL, &f, &err), TS_OK);
+    ck_assert_int_eq(ts_file_format(f), TS_FORMAT_TFCKPT);
+    ck_assert_uint_eq(ts_file_count(f), 6);
+    const double want[] = {8, 9, 10, 11};
+    tu_expect_values(f, "part/w[4:6,:]", want, 4);
+    ts_file_close(f);
+    ck_assert_int_eq(ts_file_open(tu_fixture(path, sizeof path, "tfckpt/sharded/model"), NULL,
+                                  &f, &err), TS_ERR_IO);
+    ck_assert_msg(strncmp(err.message, "cannot open: ", 13) == 0, "%s", err.message);
+}
+END_TEST
+
 Suite *tfckpt_suite(void)
 {
     Suite *s = suite_create("tfckpt");
@@ -219,6 +317,9 @@ Suite *tfckpt_suite(void)
     tcase_add_loop_test(tc, test_defects, 0, (int)(sizeof defects / sizeof *defects));
     tcase_add_test(tc, test_missing_shard);
     tcase_add_test(tc, test_memory);
+    tcase_add_test(tc, test_crc32c);
+    tcase_add_test(tc, test_deep_crc32c);
+    tcase_add_test(tc, test_prefix);
     suite_add_tcase(s, tc);
     tc = tcase_create("memory");
     tcase_set_timeout(tc, 120);

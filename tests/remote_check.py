@@ -306,11 +306,18 @@ def checks_all(ngx, www, s3url, have_corpus):
                 "big/arrays.npz", "examples/resnet-0000.params",
                 "fixtures/onnx/good_external.onnx", "fixtures/tflite/quant.tflite",
                 "fixtures/tfjs/graph/model.json", "fixtures/tfckpt/sharded/model.ckpt.index",
-                "fixtures/savedmodel/basic/saved_model.pb") + \
+                "fixtures/savedmodel/basic/saved_model.pb", "fixtures/keras/sequential.keras",
+                "fixtures/keras/deflated.keras", "fixtures/keras/nested.keras") + \
             (("corpus/pytorch/cnn_legacy.pt", "corpus/onnx/cnn.onnx",
               "corpus/onnx/external.onnx", "corpus/hdf5/layouts.h5") if have_corpus else ()):
         check(same_report(plain + "/" + rel, os.path.join(www, rel), ("stats",)),
               "stats of %s: remote differs from local" % rel)
+    # a TensorFlow checkpoint by its prefix, as TensorFlow users name it: the
+    # URL + ".index" after a 404, the local path + ".index"
+    for args in (("info", "--json"), ("stats",)):
+        check(same_report(plain + "/fixtures/tfckpt/sharded/model.ckpt",
+                          os.path.join(www, "fixtures/tfckpt/sharded/model.ckpt"), args),
+              "%s of a checkpoint prefix: remote differs from local" % args[0])
     check(same_report(plain + "/examples/image.npy", os.path.join(www, "examples/image.npy"),
                       ("show",)), "show of image.npy: remote differs")
     rc, out, err = run(["diff", "--values", plain + "/big/torch.pt",

@@ -18,10 +18,11 @@ const cli_option verify_options[] = {
               "complete and consistent: every shard present and exactly as long as its\n"
               "header says, the index and the headers in agreement, no Git LFS pointer or\n"
               "partial download in place of a file. --deep reads the data too: CRC-32 of\n"
-              "every zip member, every tensor readable, NaN and Inf counted. Exit status:\n"
+              "every zip member, CRC-32C of every TensorFlow checkpoint tensor, every\n"
+              "tensor readable, NaN and Inf counted. Exit status:\n"
               "0 complete and consistent, 1 incomplete, corrupt or inconsistent, 2\n"
               "unreadable."),
-    CLI_FLAG("deep", 'd', "read the data (all cores): zip CRC-32s, NaN/Inf, read errors"),
+    CLI_FLAG("deep", 'd', "read the data (all cores): zip CRC-32s, TF CRC-32Cs, NaN/Inf, read errors"),
     CLI_FLAG("quiet", 'q', "print nothing: the exit status says it"),
     CLI_FLAG("recursive", 'r', "a PATH that is a folder without an index: its subfolders too"),
     CLI_REMOTE_OPTIONS,

@@ -41,6 +41,19 @@ ts_status ts__vfail(ts_error *err, ts_status code, int64_t column, int64_t offse
 int ts__cpu_has_avx2(void);
 int ts__cpu_has_f16c(void);
 
+/* CRC-32C (Castagnoli; LevelDB, TensorFlow tensor bundles) of data[0..n),
+ * carrying on from crc (0 for the bytes alone): SSE4.2 when the CPU has it,
+ * else tables (src/core/crc32c.c). ts__crc32c_combine gives the CRC-32C of
+ * A followed by B from those of A and of B (len2 bytes), as zlib's
+ * crc32_combine does for CRC-32. Thread-safe. */
+uint32_t ts__crc32c(uint32_t crc, const void *data, size_t n);
+/* The same without the SSE4.2 instruction (tables), for tests. */
+uint32_t ts__crc32c_tables(uint32_t crc, const void *data, size_t n);
+uint32_t ts__crc32c_combine(uint32_t crc1, uint32_t crc2, uint64_t len2);
+/* The same for any reflected CRC-32 of polynomial poly (0xedb88320: zip's,
+ * 0x82f63b78: CRC-32C's). */
+uint32_t ts__crc_combine(uint32_t poly, uint32_t crc1, uint32_t crc2, uint64_t len2);
+
 /* Shorthand for errors without position. */
 #define ts__error(err, code, ...) ts__fail((err), (code), 0, -1, __VA_ARGS__)
 

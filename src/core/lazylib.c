@@ -12,6 +12,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "internal.h"
 #include "jansson_lazy.h"
 #include "zlib_lazy.h"
 
@@ -106,34 +107,10 @@ uint32_t ts__crc32_soft(uint32_t crc, const unsigned char *p, size_t n)
     return ~crc;
 }
 
-/* a * b modulo the CRC polynomial, both reflected (bit 31 is x^0). */
-static uint32_t mult_mod_p(uint32_t a, uint32_t b)
-{
-    uint32_t m = 1u << 31, p = 0;
-    for (;;) {
-        if (a & m) {
-            p ^= b;
-            if ((a & (m - 1)) == 0)
-                break;
-        }
-        m >>= 1;
-        b = b & 1 ? (b >> 1) ^ 0xedb88320u : b >> 1;
-    }
-    return p;
-}
-
-/* crc(A B) = crc(A) * x^(8 len(B)) + crc(B) modulo the polynomial: the
- * method of zlib's crc32_combine (Mark Adler). */
+/* crc(A B) from crc(A) and crc(B) (crc32c.c's method, zip's polynomial). */
 uint32_t ts__crc32_combine_soft(uint32_t crc1, uint32_t crc2, uint64_t len2)
 {
-    uint32_t xp = 1u << 31;   /* x^0 */
-    uint32_t base = 1u << 23; /* x^8 */
-    for (; len2; len2 >>= 1) {
-        if (len2 & 1)
-            xp = mult_mod_p(base, xp);
-        base = mult_mod_p(base, base);
-    }
-    return mult_mod_p(xp, crc1) ^ crc2;
+    return ts__crc_combine(0xedb88320u, crc1, crc2, len2);
 }
 
 /* ---- jansson ------------------------------------------------------------- */

@@ -774,6 +774,18 @@ static ts_status open_local(const char *path, ts__local_mode mode, ts__dir_fd *d
 }
 
 /* ts_file_open, and (listed) ts__file_open_listed. */
+/* path + ".index", malloc'ed, or NULL. */
+static char *with_index(const char *path)
+{
+    size_t n = strlen(path);
+    char *s = malloc(n + 7);
+    if (s) {
+        memcpy(s, path, n);
+        memcpy(s + n, ".index", 7);
+    }
+    return s;
+}
+
 static ts_status open_path(const char *path, const ts_open_options *opts, ts__dir_fd *listed,
                            ts_file **out, ts_error *err)
 {
@@ -784,20 +796,59 @@ static ts_status open_path(const char *path, const ts_open_options *opts, ts__di
         return st;
     ts__ok(err);
     ts__source *src;
+    char *index = NULL; /* a TensorFlow checkpoint prefix's PREFIX.index */
     if (ts__is_url(path)) {
-        if ((st = ts__remote_open(path, &o, &src, err)))
-            return st;
+        if ((st = ts__remote_open(path, &o, &src, err))) {
+            /* a checkpoint prefix: one more request, only after a 404 */
+            if (!ts__remote_missing(err) || !(index = with_index(path)))
+                return st;
+            ts_error again;
+            if (ts__remote_open(index, &o, &src, &again)) {
+                free(index);
+                return st; /* the prefix's own error */
+            }
+            ts__ok(err);
+            path = index;
+        }
     } else {
         ts__local_mode mode = ts__test_sparse || o.io == TS_IO_PREAD ? TS__LOCAL_SPARSE
                               : ts__test_after_map || o.io == TS_IO_MAP ? TS__LOCAL_MAP
                                                                         : TS__LOCAL_AUTO;
-        if ((st = open_local(path, mode, listed, &src, err)))
+        st = open_local(path, mode, listed, &src, err);
+        /* a checkpoint prefix: PREFIX.index, asked only when PREFIX is not
+         * there (a listed member always is) */
+        if (st && !listed && (index = ts__tf_prefix_index(path))) {
+            ts_error again;
+            if (open_local(index, mode, NULL, &src, &again)) {
+                free(index);
+                return st; /* the prefix's own error */
+            }
+            ts__ok(err);
+            path = index;
+        } else if (st) {
             return st;
+        }
     }
-    /* Readers may need the file's name (side files, extension): pass it. */
-    if (!o.path)
+    /* Readers may need the file's name (side files, extension): pass it.
+     * (They copy what they keep of it.) */
+    if (!o.path || index)
         o.path = path;
-    return open_source(src, &o, out, err);
+    st = open_source(src, &o, out, err);
+    free(index);
+    return st;
+}
+
+char *ts__tf_prefix_index(const char *path)
+{
+    struct stat sb;
+    if (stat(path, &sb) == 0 || errno != ENOENT)
+        return NULL;
+    char *index = with_index(path);
+    if (index && (stat(index, &sb) != 0 || !S_ISREG(sb.st_mode))) {
+        free(index);
+        index = NULL;
+    }
+    return index;
 }
 
 ts_status ts_file_open(const char *path, const ts_open_options *opts, ts_file **out,

@@ -1116,6 +1116,67 @@ static ts_status read_hdf5(ts_file *f, const unsigned char *data, size_t len,
     return ts__hdf5_isolated_list(f, data, len, opts, err);
 }
 
+/* An HDF5 file inside f's file (a .keras zip member): checked and listed
+ * like a file of its own, its arrays then placed in f (hdf5_child.h). */
+ts_status ts__hdf5_read_embedded(ts_file *f, const unsigned char *img, size_t len,
+                                 int64_t base, const ts_open_options *opts, ts_error *err)
+{
+    int64_t at = find_signature(img, len, NULL), extent = -1;
+    ts_status st;
+    if (at < 0)
+        st = ts__fail(err, TS_ERR_FORMAT, 0, 0,
+                      "not an HDF5 file: no signature \\x89HDF\\r\\n\\x1a\\n at byte 0, "
+                      "512, 1024 or a later power of two");
+    else
+        st = check_superblock(img, len, at, &extent, err);
+    if (st) {
+        if (err && base >= 0 && err->offset >= 0)
+            err->offset += base;
+        return st;
+    }
+    if (load_api() < 0)
+        return ts__error(err, TS_ERR_UNSUPPORTED, "%s", api_error);
+    size_t first = ts_file_count(f);
+    if ((st = ts__hdf5_isolated_list(f, img, len, opts, err)))
+        return st;
+    for (size_t i = first; i < ts_file_count(f); i++) {
+        ts_array *a = ts__file_array_mut(f, i);
+        const ts__data_src *old = ts__file_data_src(f, a);
+        ts__data_src ds;
+        if (old) {
+            ds = *old;
+        } else {
+            memset(&ds, 0, sizeof ds);
+            ds.kind = TS__SRC_HDF5;
+            ds.size = a->nbytes;
+            ds.h5_dataset = a->name;
+        }
+        if (a->data_offset >= 0 && base >= 0) {
+            a->data_offset += base; /* fits: the member lies inside the file */
+            continue;
+        }
+        if (a->data_offset >= 0) { /* inside an inflated copy: read through libhdf5 */
+            const char *note = ts__file_printf(f, err, "%s; at byte %lld of the inflated "
+                                               "member, no offset in the file",
+                                               a->note ? a->note : "", (long long)a->data_offset);
+            if (!note)
+                return TS_ERR_NOMEM;
+            a->note = note;
+            a->data_offset = -1;
+        } else if (!old) {
+            continue; /* no data: variable-length, empty */
+        }
+        if (base >= 0)
+            ds.h5_image_offset = base;
+        else
+            ds.h5_image = img;
+        ds.h5_image_len = len;
+        if ((st = ts__file_set_data_src(f, a, &ds, err)))
+            return st;
+    }
+    return TS_OK;
+}
+
 /* ---- values: reading a dataset through libhdf5 ------------------------------ */
 
 typedef struct h5_read {

@@ -32,6 +32,18 @@ ts_status ts__hdf5_local_read(void *state, int64_t first, int64_t n, void *out,
                               ts_error *err);
 void ts__hdf5_local_end(void *state);
 
+/* Lists the HDF5 file img[0..len) found inside f's file (a Keras 3 .keras
+ * zip's model.weights.h5) into f: signature and superblock checked here
+ * (messages as for a file of its own), then ts__hdf5_isolated_list. base is
+ * the file offset of img[0] when the member is stored: data offsets are
+ * shifted by it, and datasets read through libhdf5 read the same bytes of
+ * the file. base -1: img is an inflated copy owned by f (a deflated
+ * member): no dataset has a file offset (the note gives its offset in the
+ * member) and every one is read through libhdf5 from img. Errors: those of
+ * the HDF5 reader (err->offset shifted by base), TS_ERR_NOMEM. */
+ts_status ts__hdf5_read_embedded(ts_file *f, const unsigned char *img, size_t len,
+                                 int64_t base, const ts_open_options *opts, ts_error *err);
+
 /* ---- hdf5_child.c: the parent's side ---- */
 
 /* ts__hdf5_list in a child process (sandbox.h), its arrays, version and

@@ -1355,6 +1355,50 @@ done:
     return st;
 }
 
+/* The folder of a file's path ("." when it has none), malloc'ed, or NULL. */
+static char *folder_of(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    if (!slash)
+        return ts__strdup(".");
+    size_t n = (size_t)(slash - path) + (slash == path);
+    char *dir = malloc(n + 1);
+    if (dir) {
+        memcpy(dir, path, n);
+        dir[n] = '\0';
+    }
+    return dir;
+}
+
+/* A Keras 3 sharded weights index (PATH.weights.json): the shard files it
+ * names (ts__keras_shards), beside it, are the members, each read by the
+ * HDF5 reader. */
+static ts_status open_keras_sharded(ts_model *m, const char *dir, const char *index_path,
+                                    const ts_model_options *o, ts_error *err)
+{
+    size_t len = 0, n = 0;
+    char *text = NULL, **names = NULL;
+    ts_status st = read_whole(index_path, o->open, &text, &len, err);
+    if (st == TS_OK) {
+        st = ts__keras_shards(text, len, &names, &n, err);
+        if (st)
+            ts__error_prefix(err, "index '%s'", index_path);
+    }
+    free(text);
+    list files = {NULL, 0, 0};
+    for (size_t i = 0; i < n; i++) {
+        if (st == TS_OK)
+            st = list_add(&files, dir ? join(dir, names[i]) : ts__url_sibling(index_path, names[i]),
+                          err);
+        free(names[i]);
+    }
+    free(names);
+    if (st == TS_OK)
+        st = open_plain(m, &files, o, err);
+    list_free(&files);
+    return st;
+}
+
 /* The index file of a folder: the first *.index.json, or NULL; *names
  * receives the folder's listing (read_dir_kinds), for the caller to free. */
 static ts_status find_index(const char *dir, char **out, list *names, ts_error *err)
@@ -1471,8 +1515,14 @@ ts_status ts_model_open(const char *path, const ts_model_options *opts, ts_model
     if (ts__is_url(path))
         return open_url(path, &o, out, err);
     struct stat sb;
-    if (stat(path, &sb) != 0)
-        return ts__error(err, TS_ERR_IO, "cannot open: %s", strerror(errno));
+    if (stat(path, &sb) != 0) {
+        int e = errno;
+        char *index = ts__tf_prefix_index(path); /* a checkpoint prefix: ts_file_open */
+        int ok = index && stat(index, &sb) == 0;
+        free(index);
+        if (!ok)
+            return ts__error(err, TS_ERR_IO, "cannot open: %s", strerror(e));
+    }
     ts_model *m = calloc(1, sizeof *m);
     if (!m)
         return ts__error(err, TS_ERR_NOMEM, "out of memory");
@@ -1510,19 +1560,15 @@ ts_status ts_model_open(const char *path, const ts_model_options *opts, ts_model
         }
         list_free(&names);
     } else if (ends_with(path, ".index.json")) {
-        const char *slash = strrchr(path, '/');
-        dir = slash ? malloc((size_t)(slash - path) + 2) : ts__strdup(".");
+        dir = folder_of(path);
         m->index = ts__strdup(path);
-        if (!dir || !m->index) {
+        if (!dir || !m->index)
             st = ts__error(err, TS_ERR_NOMEM, "out of memory");
-        } else {
-            if (slash) {
-                size_t n = (size_t)(slash - path) + (slash == path);
-                memcpy(dir, path, n);
-                dir[n] = '\0';
-            }
+        else
             st = open_indexed(m, dir, m->index, &o, err);
-        }
+    } else if (ends_with(path, ".weights.json")) {
+        st = (dir = folder_of(path)) ? open_keras_sharded(m, dir, path, &o, err)
+                                     : ts__error(err, TS_ERR_NOMEM, "out of memory");
     } else {
         st = open_single(m, path, &o, err);
     }
@@ -1557,7 +1603,7 @@ int ts_model_path(const char *path)
 {
     if (!path)
         return 0;
-    if (ends_with(path, ".index.json"))
+    if (ends_with(path, ".index.json") || ends_with(path, ".weights.json"))
         return 1;
     if (ts__is_url(path))
         return ts__url_is_folder(path);

@@ -120,7 +120,7 @@ static ts_status read_npz(ts_file *f, const unsigned char *data, size_t len,
         }
     }
     /* A zip with members but no .npy member is some other archive (a
-     * PyTorch checkpoint, a Keras .keras file): say so rather than report
+     * PyTorch checkpoint, a Keras .keras file not detected as one): say so rather than report
      * an empty npz. np.savez() with no arrays writes a zip with no member. */
     if (!st && ts_file_count(f) == 0 && ts__zip_count(z) > 0) {
         const char *what = "";
@@ -132,8 +132,7 @@ static ts_status read_npz(ts_file *f, const unsigned char *data, size_t len,
                 what = "; it looks like a PyTorch checkpoint (torch.save zip): try "
                        "--format pytorch";
             else if (strcmp(n, "config.json") == 0 || strcmp(n, "model.weights.h5") == 0)
-                what = "; it looks like a Keras 3 .keras archive, which this tshape does "
-                       "not read";
+                what = "; it looks like a Keras 3 .keras archive: try --format keras";
         }
         st = ts__fail(err, TS_ERR_FORMAT, 0, 0,
                       "zip archive of %zu members and no .npy member (the first is '%s'): "

@@ -282,12 +282,25 @@ typedef struct ts__data_src {
     const char *pb_what;             /* the field's name, for messages */
     /* TS__SRC_HDF5 */
     const char *h5_path, *h5_dataset;
+    /* TS__SRC_HDF5 of an HDF5 file inside another (a .keras zip member):
+     * h5_image_len > 0 says the HDF5 file is h5_image_len bytes at
+     * h5_image (memory owned by the ts_file: an inflated member) or, when
+     * h5_image is NULL, at byte h5_image_offset of the file's image (a
+     * stored member). 0: the whole image is the HDF5 file. */
+    const unsigned char *h5_image;
+    int64_t h5_image_offset;
+    size_t h5_image_len;
     /* TS__SRC_ZARR */
     const char *zarr_meta, *zarr_dir;
     size_t zarr_meta_len;
     /* TS__SRC_STORED in a side file (ONNX external data): the id
      * ts__side_add gave it (data_offset counts in that file), 0: none. */
     int32_t side;
+    /* The CRC-32C of the array's nbytes stored bytes, as its format
+     * records it (a TensorFlow checkpoint's BundleEntryProto.crc32c,
+     * unmasked): checked by verify's deep pass (values/deep.c). */
+    int has_crc32c;
+    uint32_t crc32c;
 } ts__data_src;
 
 /* Records src for array a of f (a must be one of f's arrays; call after the
@@ -415,6 +428,25 @@ const unsigned char *ts__file_image(const ts_file *f, size_t *len);
  * (ts_file_open), whose pages may be dropped after use (write.c); 0 for a
  * borrowed image. */
 int ts__file_is_mapped(const ts_file *f);
+
+/* A TensorFlow checkpoint named by its prefix, as TensorFlow users pass it
+ * (tf.train.load_checkpoint, Saver.restore: "model.ckpt" for
+ * model.ckpt.index and its data shards): path + ".index" (malloc'ed) when
+ * no file `path` exists (ENOENT) and that one is a regular file, else NULL.
+ * ts_file_open and ts_model_open open it in place of the missing path (a
+ * URL: after a 404 on it, the URL + ".index"). */
+char *ts__tf_prefix_index(const char *path);
+
+/* The shard files a Keras 3 sharded weights index (PATH.weights.json,
+ * keras/src/saving/saving_lib.py ShardedH5IOStore: {"metadata":
+ * {"total_size"}, "weight_map": {"/layers/dense/vars": "model_00000.weights.h5"
+ * or a list of them}}) names, each once in the order met, each checked
+ * with ts__side_check_name; *names and its strings malloc'ed (keras.c).
+ * Errors: TS_ERR_FORMAT (not JSON, no weight_map, a value that is not a
+ * file name), TS_ERR_LIMIT (more than TS__KERAS_MAX_SHARDS), TS_ERR_NOMEM. */
+#define TS__KERAS_MAX_SHARDS 100000
+ts_status ts__keras_shards(const char *text, size_t len, char ***names, size_t *count,
+                           ts_error *err);
 
 /* ts_file_open of a path a folder's listing found to be a regular file
  * (ts__source_open_path's TS__LOCAL_LISTED: no fstat for a small file),

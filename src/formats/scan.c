@@ -1864,12 +1864,23 @@ ts_status ts_scan_open(const char *path, ts_scan **out, ts_error *err)
     if (ts__is_url(path))
         return scan_url(path, out, err);
     struct stat sb;
-    if (stat(path, &sb) != 0)
-        return ts__error(err, TS_ERR_IO, "cannot open: %s", strerror(errno));
+    char *index = NULL; /* a TensorFlow checkpoint prefix: its .index (reader.h) */
+    if (stat(path, &sb) != 0) {
+        int e = errno;
+        if (!(index = ts__tf_prefix_index(path)) || stat(index, &sb) != 0) {
+            free(index);
+            return ts__error(err, TS_ERR_IO, "cannot open: %s", strerror(e));
+        }
+    }
     ts_scan *s = scan_new(err);
-    if (!s)
+    if (!s) {
+        free(index);
         return TS_ERR_NOMEM;
-    if (S_ISDIR(sb.st_mode)) {
+    }
+    if (index) {
+        st = scan_file(s, index, NULL, NULL, 0, err);
+        free(index);
+    } else if (S_ISDIR(sb.st_mode)) {
         char **paths = NULL;
         size_t n = 0;
         st = ts__folder_files(path, &paths, &n, err);

@@ -158,7 +158,6 @@ typedef struct ck {
     size_t len;
     const ts_open_options *opts;
     ts_error *err;
-    uint32_t crc[256];
     char *key, *prev;           /* a data block's current key, the previous
                                    one (scratch) */
     size_t key_n, prev_n, key_cap, prev_cap;
@@ -175,23 +174,12 @@ typedef struct ck {
     size_t arrays, slices, partitioned, compressed;
 } ck;
 
-static void crc_init(ck *r)
+/* LevelDB's masked CRC (util/crc32c.h Mask, TensorFlow crc32c::Mask): a
+ * CRC stored next to the data it covers is rotated and offset. */
+static uint32_t unmask(uint32_t masked)
 {
-    for (uint32_t i = 0; i < 256; i++) {
-        uint32_t c = i;
-        for (int k = 0; k < 8; k++)
-            c = c & 1 ? (c >> 1) ^ 0x82F63B78u : c >> 1;
-        r->crc[i] = c;
-    }
-}
-
-/* CRC-32C (Castagnoli) of p[0..n) continuing crc. */
-static uint32_t crc32c(const ck *r, uint32_t crc, const unsigned char *p, size_t n)
-{
-    crc = ~crc;
-    for (size_t i = 0; i < n; i++)
-        crc = r->crc[(crc ^ p[i]) & 0xff] ^ (crc >> 8);
-    return ~crc;
+    uint32_t rot = masked - 0xa282ead8u;
+    return (rot >> 17) | (rot << 15);
 }
 
 /* A block: the bytes [0, n) of `base` (the image, or an inflated buffer),
@@ -229,7 +217,7 @@ static ts_status open_block(ck *r, uint64_t off, uint64_t size, int64_t handle_a
         return st;
     const unsigned char *p = r->d + off;
     uint32_t stored = ts__le32(p + size + 1);
-    uint32_t crc = crc32c(r, 0, p, (size_t)size + 1);
+    uint32_t crc = ts__crc32c(0, p, (size_t)size + 1);
     uint32_t masked = ((crc >> 15) | (crc << 17)) + 0xa282ead8u;
     if (stored != masked)
         return ts__fail(r->err, TS_ERR_FORMAT, 0, (int64_t)(off + size + 1),
@@ -422,6 +410,8 @@ typedef struct ck_entry {
     int64_t dims[TS_MAX_NDIM];
     int64_t shard, offset, size;
     size_t nslices;
+    int has_crc32c;
+    uint32_t crc32c;            /* unmasked: the CRC-32C of the tensor's bytes */
 } ck_entry;
 
 ts_status ts__tf_shape(const ts__pb_msg *m, const ts__pb_field *fl, int64_t *dims, int *ndim,
@@ -528,6 +518,12 @@ static ts_status parse_entry(ck *r, const ck_block *b, size_t vpos, size_t vlen,
         case 5:
             if (!(st = ts__pb_want(&fl, TS__PB_VARINT, "size", r->err)))
                 e->size = (int64_t)fl.value;
+            break;
+        case 6:
+            if (!(st = ts__pb_want(&fl, TS__PB_FIXED32, "crc32c", r->err))) {
+                e->crc32c = unmask((uint32_t)fl.value);
+                e->has_crc32c = 1;
+            }
             break;
         case 7:
             if (!(st = ts__pb_want(&fl, TS__PB_LEN, "slices", r->err)))
@@ -820,8 +816,10 @@ static ts_status add_entry(ck *r, const ck_block *b, size_t vpos, size_t vlen)
         if (!r->prefix)
             note_add(note, sizeof note, "data in shard %lld (not checked: the index was read "
                      "from memory)", (long long)e.shard);
-        else if (r->shard_side[e.shard] && (st = ts__file_set_data_src(
-                     r->f, a, &(ts__data_src){.side = r->shard_side[e.shard]}, r->err)))
+        else if (r->shard_side[e.shard] &&
+                 (st = ts__file_set_data_src(r->f, a, &(ts__data_src){
+                      .side = r->shard_side[e.shard], .has_crc32c = e.has_crc32c,
+                      .crc32c = e.crc32c}, r->err)))
             return st;
     }
     if (note[0] && !(a->note = ts__file_strndup(r->f, note, strlen(note), r->err)))
@@ -904,7 +902,6 @@ static ts_status walk(ck *r, size_t *nblocks)
         return ts__fail(err, TS_ERR_FORMAT, 0, (int64_t)(len < 8 ? 0 : len - 8),
                         "no table magic 0xdb4775248b80fb57 in the last 8 bytes: not a "
                         "TensorFlow checkpoint index");
-    crc_init(r);
     size_t pos = len - CK_FOOTER;
     uint64_t moff, msize, ioff, isize;
     if ((st = read_handle(r, data, &pos, len - 8, &moff, &msize, "the metaindex handle")) ||

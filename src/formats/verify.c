@@ -659,8 +659,24 @@ static ts_status check_model(ts_verify *v, const ts_model *m, const char *path,
     return st;
 }
 
+static ts_status verify_path(const char *path, const ts_verify_options *opts, ts_verify **out,
+                             ts_error *err);
+
 ts_status ts_verify_path(const char *path, const ts_verify_options *opts, ts_verify **out,
                          ts_error *err)
+{
+    TS__ARG_NONNULL(err, out);
+    *out = NULL;
+    TS__ARG_NONNULL(err, path);
+    /* a TensorFlow checkpoint prefix: its .index (reader.h) */
+    char *index = ts__is_url(path) ? NULL : ts__tf_prefix_index(path);
+    ts_status st = verify_path(index ? index : path, opts, out, err);
+    free(index);
+    return st;
+}
+
+static ts_status verify_path(const char *path, const ts_verify_options *opts, ts_verify **out,
+                             ts_error *err)
 {
     TS__ARG_NONNULL(err, out);
     *out = NULL;

@@ -7,7 +7,8 @@
  *     member stored as is, or where zips are not involved, a tensor's
  *     data or the storage its views share), cut in steps of CHUNK bytes;
  *     each step's CRC-32 (zlib) when the region has one to match (a zip
- *     member's, from the central directory) and the NaN and infinite
+ *     member's, from the central directory; the CRC-32C of a TensorFlow
+ *     checkpoint tensor, from its index entry) and the NaN and infinite
  *     values among the float elements it holds (the region's scan range);
  *     the steps' CRCs are joined in order with crc32_combine;
  *   - streams: the data of one tensor that is not stored as is (a
@@ -55,6 +56,9 @@ typedef struct region {
     int64_t scan_off, scan_len;
     const char *tensor;          /* the tensor (first of a storage) scanned */
     size_t first, nchunks;       /* its jobs */
+    int castagnoli;              /* crc is a CRC-32C (a TensorFlow checkpoint
+                                    tensor's, for crc_of in the shard `where`) */
+    const char *crc_of, *where;
 } region;
 
 typedef struct job {
@@ -345,7 +349,7 @@ static ts_status plan_file(pass *P, size_t i, ts_verify *v, ts_error *err)
                 continue;
             region r = {ts__file_source(f), i, zm->data_offset, (int64_t)zm->size, 1,
                         zm->crc32, z.names[k], TS_DTYPE_UNKNOWN, zm->data_offset, 0, NULL,
-                        0, 0};
+                        0, 0, 0, NULL, NULL};
             covered[k] = 1;
             st = add_region(P, &r, err);
         }
@@ -392,7 +396,15 @@ static ts_status plan_file(pass *P, size_t i, ts_verify *v, ts_error *err)
             if (P->r[r].src == src && base >= P->r[r].off && n <= P->r[r].off + P->r[r].len - base)
                 break;
         if (r == P->nr) {
-            region nr = {src, i, base, n, 0, 0, NULL, TS_DTYPE_UNKNOWN, base, 0, NULL, 0, 0};
+            region nr = {src, i, base, n, 0, 0, NULL, TS_DTYPE_UNKNOWN, base, 0, NULL, 0, 0,
+                         0, NULL, NULL};
+            const ts__data_src *ds = ts__file_data_src(f, a);
+            if (ds && ds->has_crc32c && n == a->nbytes) {
+                nr.has_crc = nr.castagnoli = 1;
+                nr.crc = ds->crc32c;
+                nr.crc_of = a->name;
+                nr.where = a->storage_key;
+            }
             if ((st = add_region(P, &nr, err)) != TS_OK)
                 break;
         }
@@ -481,7 +493,8 @@ static ts_status run_chunk_bytes(void *arg, ts_error *err)
     for (int64_t at = j->off; at < j->off + j->len; at += PIECE) {
         int64_t end = at + PIECE < j->off + j->len ? at + PIECE : j->off + j->len;
         if (g->has_crc)
-            crc = crc_update(crc, p + (at - j->off), (size_t)(end - at));
+            crc = g->castagnoli ? ts__crc32c(crc, p + (at - j->off), (size_t)(end - at))
+                                : crc_update(crc, p + (at - j->off), (size_t)(end - at));
         int64_t a = at > s0 ? at : s0, b = end < s1 ? end : s1;
         if (g->scan != TS_DTYPE_UNKNOWN && b > a)
             count_nonfinite(g->scan, p + (a - j->off), (size_t)(b - a), &j->nan, &j->inf);
@@ -666,7 +679,9 @@ static ts_status report(pass *P, ts_verify *v, ts_error *err)
             const job *j = &P->j[g->first + k];
             if (j->st && !bad)
                 bad = j;
-            crc = k == 0 ? j->found : crc32_combine(crc, j->found, (z_off_t)j->len);
+            crc = k == 0 ? j->found
+                  : g->castagnoli ? ts__crc32c_combine((uint32_t)crc, j->found, (uint64_t)j->len)
+                                  : crc32_combine(crc, j->found, (z_off_t)j->len);
             nan += j->nan;
             inf += j->inf;
         }
@@ -679,7 +694,16 @@ static ts_status report(pass *P, ts_verify *v, ts_error *err)
             t->crc_checked++;
             if (g->len == 0)
                 crc = 0;
-            if ((uint32_t)crc != g->crc)
+            if (g->castagnoli && (uint32_t)crc != g->crc)
+                st = ts__verify_add(v, TS_VERIFY_CRC, TS_VERIFY_CORRUPT, path, g->crc_of,
+                                    (int64_t)g->crc, (int64_t)(uint32_t)crc, err,
+                                    "'%s': tensor '%s' (%lld bytes at byte %lld of %s) has "
+                                    "CRC-32C %08lx, its index entry says %08lx (TensorFlow "
+                                    "refuses it: checksum does not match)", path, g->crc_of,
+                                    (long long)g->len, (long long)g->off,
+                                    g->where ? g->where : "its data shard",
+                                    (unsigned long)(uint32_t)crc, (unsigned long)g->crc);
+            else if ((uint32_t)crc != g->crc)
                 st = ts__verify_add(v, TS_VERIFY_CRC, TS_VERIFY_CORRUPT, path, g->member,
                                     (int64_t)g->crc, (int64_t)(uint32_t)crc, err,
                                     "'%s': zip member '%s' (%lld bytes at byte %lld%s%s%s) has "

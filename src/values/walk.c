@@ -554,6 +554,31 @@ ts_status ts__data_walk_view(const ts__data *d, int64_t start, int64_t n, ts__si
 
 /* ---- a deflated member read piece by piece ------------------------------------ */
 
+/* ts__hdf5_begin on the HDF5 file the data source names: the file's image,
+ * or the part of it (a stored zip member) or the inflated copy (a deflated
+ * one) that holds it (reader.h, h5_image_len). */
+static ts_status hdf5_begin(const ts__data *d, size_t itemsize, void **state, ts_error *err)
+{
+    const ts__data_src *s = d->src;
+    const unsigned char *image = d->image;
+    size_t len = d->image_len;
+    if (s->h5_image_len > 0 && s->h5_image) {
+        image = s->h5_image;
+        len = s->h5_image_len;
+    } else if (s->h5_image_len > 0) {
+        if (s->h5_image_offset < 0 || (uint64_t)s->h5_image_offset > d->image_len ||
+            s->h5_image_len > d->image_len - (size_t)s->h5_image_offset)
+            return ts__error(err, TS_ERR_FORMAT, "the HDF5 member lies outside the file");
+        ts_status st = ts__source_need(d->source, (uint64_t)s->h5_image_offset,
+                                       (uint64_t)s->h5_image_len, err);
+        if (st)
+            return st;
+        image += s->h5_image_offset;
+        len = s->h5_image_len;
+    }
+    return ts__hdf5_begin(s, image, len, itemsize, d->count, state, err);
+}
+
 ts_status ts__zcursor_open(ts__zcursor *c, const ts__data *d, ts_error *err)
 {
     memset(c, 0, sizeof *c);
@@ -568,8 +593,7 @@ ts_status ts__zcursor_open(ts__zcursor *c, const ts__data *d, ts_error *err)
         ts_status st = d->src->kind == TS__SRC_ZARR
                            ? ts__zarr_begin(d->src, (size_t)d->dec.elem_bytes, d->count,
                                             &c->h5, err)
-                           : ts__hdf5_begin(d->src, d->image, d->image_len,
-                                            (size_t)d->dec.elem_bytes, d->count, &c->h5, err);
+                           : hdf5_begin(d, (size_t)d->dec.elem_bytes, &c->h5, err);
         if (st) {
             free(c->buf);
             c->buf = NULL;

@@ -13,7 +13,7 @@
 # and runs `tshape info` on them, many files per process, once with format
 # detection and once with the format forced from the file's extension
 # (`-f npy`, ...; raw .tshape files as tshape32 and tshape64; .pt .pth .bin
-# .pt2 as pytorch); HDF5 files also with `info --metadata` and `stats
+# .pt2 as pytorch); HDF5 and Keras .keras files also with `info --metadata` and `stats
 # --max-bytes 1MB` (libhdf5 reads their attributes and values). Each process
 # runs under `timeout 5` (HDF5: `timeout 60`: libhdf5 runs in an isolated
 # child that is stopped after 10 s of silence, tshape(1) ISOLATION) and
@@ -183,6 +183,7 @@ while read -r src; do
         *.caffemodel|*.binaryproto) modes="- caffe";;
         *.pb) modes="- caffe2 onnx savedmodel";;
         *.h5) modes="- hdf5";;
+        *.keras) modes="- keras";;
         *.tflite) modes="- tflite";;
         *.pte) modes="- executorch";;
         *.json) modes="- tfjs";;
@@ -196,7 +197,7 @@ while read -r src; do
     # allocates what corrupted metadata says), in its isolated child: its
     # faults must cost one error line, under ASan too.
     cmds=info secs=5
-    case $src in *.h5) cmds="info info_--metadata stats_--max-bytes_1MB" secs=60;; esac
+    case $src in *.h5|*.keras) cmds="info info_--metadata stats_--max-bytes_1MB" secs=60;; esac
     size=$(wc -c < "$src")
     bs=400 # variants per batch and per tshape process; ~32 MiB for big files
     [ "$size" -gt 65536 ] && bs=$((33554432 / size + 1))

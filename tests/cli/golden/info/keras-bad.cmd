@@ -1,0 +1,1 @@
+tshape info tests/fixtures/keras/npzweights.keras; tshape info -f npz tests/fixtures/keras/sequential.keras

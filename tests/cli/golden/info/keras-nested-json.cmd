@@ -1,0 +1,1 @@
+tshape --json info --summary --metadata tests/fixtures/keras/nested.keras

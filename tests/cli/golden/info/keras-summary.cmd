@@ -1,0 +1,1 @@
+tshape info --summary --metadata tests/fixtures/keras/sequential.keras

@@ -1,0 +1,1 @@
+tshape stats tests/fixtures/keras/nested.keras; tshape stats tests/fixtures/keras/deflated.keras

@@ -1,0 +1,1 @@
+tshape stats tests/fixtures/tfckpt/sharded/model.ckpt
