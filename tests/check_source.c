@@ -236,6 +236,52 @@ START_TEST(test_unfetched_byte_is_an_error)
 }
 END_TEST
 
+/* A run of a MiB or more of a local sparse source is mapped from the file
+ * (source.c, MAP_RUN): the same bytes; pages the image holds are the page
+ * cache's, not a copy (the resident anonymous memory does not grow by the
+ * run); and a page that vanishes because the file shrank is an error
+ * saying so under the guard, not a SIGBUS that kills the run. */
+static ts_status touch_at(void *arg, ts_error *err)
+{
+    const volatile unsigned char *p = arg;
+    (void)*p;
+    return ts__error(err, TS_ERR_FORMAT, "not reached");
+}
+
+START_TEST(test_large_run_mapped)
+{
+    const char *path = "/tmp/tshape-source-map-check.bin";
+    const size_t n = (size_t)3 << 20;
+    FILE *fp = fopen(path, "wb");
+    ck_assert_ptr_nonnull(fp);
+    for (size_t i = 0; i < n; i++)
+        fputc((int)((i * 7) & 0xff), fp);
+    fclose(fp);
+    ts__source *s = NULL;
+    ts_error err;
+    ck_assert_int_eq(ts__source_open_path(path, TS__LOCAL_SPARSE, &s, &err), TS_OK);
+    uint64_t size;
+    const unsigned char *img = ts__source_image(s, &size);
+    ck_assert_uint_eq(size, n);
+    ck_assert_int_eq(ts__source_need(s, 0, n, &err), TS_OK);
+    for (size_t i = 0; i < n; i += 4093)
+        ck_assert_int_eq(img[i], (int)((i * 7) & 0xff));
+    ck_assert_int_eq(img[n - 1], (int)(((n - 1) * 7) & 0xff));
+    /* the file cut to 1 MiB: the mapped pages past it vanish */
+    ck_assert_int_eq(truncate(path, (off_t)1 << 20), 0);
+    const void *lo, *hi;
+    ts__source_sparse_range(s, &lo, &hi);
+    int before = ts__unfetched_faults;
+    ts_status st = ts__guarded_sparse(lo, hi, touch_at, (void *)(uintptr_t)(img + (2u << 20)),
+                                      &err);
+    ck_assert_int_eq(st, TS_ERR_IO);
+    ck_assert_ptr_nonnull(strstr(err.message, "the file shrank while it was being read"));
+    ck_assert_int_eq(ts__unfetched_faults, before); /* not a reader's mistake */
+    ts__source_close(s);
+    unlink(path);
+}
+END_TEST
+
 /* Ranges asked for together are fetched in one call of the fetcher. */
 typedef struct counting {
     const unsigned char *data;
@@ -337,6 +383,7 @@ Suite *source_suite(void)
     TCase *tc = tcase_create("sources");
     tcase_add_test(tc, test_unfetched_byte_is_an_error);
     tcase_add_test(tc, test_ranges_in_one_call);
+    tcase_add_test(tc, test_large_run_mapped);
     tcase_add_test(tc, test_listed_small_file);
     suite_add_tcase(s, tc);
     TCase *all = tcase_create("files");

@@ -11,7 +11,9 @@
  * default action: the process dies as it would have without us).
  *
  * A sparse image (source.h) faults with SIGSEGV on a byte nobody asked
- * for; the same guard turns that into an error naming tshape's mistake.
+ * for; the same guard turns that into an error naming tshape's mistake. Its
+ * large runs are mapped from a local file (source.c), so a SIGBUS there is
+ * a file that shrank, as for a mapped one.
  *
  * The handlers are installed once, the first time they are needed.
  * Memory that a helper library (jansson) held at the moment of the fault is
@@ -25,7 +27,8 @@
 
 typedef struct guard {
     const char *lo, *hi;
-    int sparse;                 /* a sparse image: faults are SIGSEGV */
+    int sparse;                 /* a sparse image: SIGSEGV is an unfetched byte */
+    volatile int sig;           /* the signal that jumped out */
     struct guard *outer;
     const char *volatile fault;  /* the faulting address */
     sigjmp_buf jump;
@@ -36,11 +39,12 @@ static struct sigaction previous_bus, previous_segv;
 static atomic_int installed_bus, installed_segv;
 
 /* The innermost guard of this thread whose range holds addr and whose
- * image faults with sig, or NULL. */
+ * image faults with sig (SIGBUS: any, the pages a sparse image maps from a
+ * local file too; SIGSEGV: a sparse one), or NULL. */
 static guard *guard_for(int sig, const char *addr)
 {
     for (guard *g = active; g; g = g->outer)
-        if (addr >= g->lo && addr < g->hi && g->sparse == (sig == SIGSEGV))
+        if (addr >= g->lo && addr < g->hi && (sig == SIGBUS || g->sparse))
             return g;
     return NULL;
 }
@@ -50,8 +54,9 @@ static void on_fault(int sig, siginfo_t *si, void *uc)
     const char *addr = si ? (const char *)si->si_addr : NULL;
     guard *g = addr ? guard_for(sig, addr) : NULL;
     if (g) {
-        if (g->sparse)
+        if (sig == SIGSEGV)
             ts__unfetched_faults++;
+        g->sig = sig;
         g->fault = addr;
         active = g->outer;
         siglongjmp(g->jump, 1);
@@ -85,15 +90,18 @@ static void install(int sig)
 static ts_status run_guarded(const void *lo, const void *hi, int sparse, ts__parse_fn fn,
                              void *arg, ts_error *err)
 {
-    install(sparse ? SIGSEGV : SIGBUS);
+    install(SIGBUS);
+    if (sparse)
+        install(SIGSEGV);
     guard g;
     g.lo = lo;
     g.hi = hi;
     g.sparse = sparse;
+    g.sig = 0;
     g.outer = active;
     if (sigsetjmp(g.jump, 1)) {
         active = g.outer;
-        if (sparse)
+        if (g.sig == SIGSEGV)
             return ts__fail(err, TS_ERR_FORMAT, 0, (int64_t)(g.fault - g.lo),
                             "tshape read byte %lld of the file without fetching it first (a "
                             "bug in tshape's reader for this format; please report it)",

@@ -97,15 +97,40 @@ static ts_status pread_all(int fd, uint64_t off, unsigned char *buf, uint64_t le
     return TS_OK;
 }
 
+/* Runs of at least MAP_RUN bytes at a page boundary are mapped from the
+ * file over their pages of the image (MAP_FIXED replaces that part of the
+ * reservation) instead of copied: a reader that needs a large part of a
+ * file at once (libhdf5 lists an HDF5 or Keras file from its image) then
+ * costs the page cache's pages, not a copy of them. A page of it that
+ * vanishes later (the file shrank) is a SIGBUS that mapguard.c turns into
+ * an error, as for a mapped file. */
+#define MAP_RUN ((uint64_t)1 << 20)
+
 static ts_status local_fetch(void *impl, ts__range *r, size_t n, unsigned *requests,
                              ts_error *err)
 {
     local_fetcher *lf = impl;
+    long page = sysconf(_SC_PAGESIZE);
     for (size_t i = 0; i < n; i++) {
+        struct stat sb;
+        ++*requests;
+        if (r[i].len >= MAP_RUN && page > 0 && r[i].off % (uint64_t)page == 0 &&
+            (uintptr_t)r[i].buf % (uintptr_t)page == 0 && fstat(lf->fd, &sb) == 0 &&
+            sb.st_size >= 0 && (uint64_t)sb.st_size >= r[i].off + r[i].len) {
+            if (mmap(r[i].buf, (size_t)r[i].len, PROT_READ | PROT_WRITE,
+                     MAP_PRIVATE | MAP_FIXED, lf->fd, (off_t)r[i].off) != MAP_FAILED)
+                continue;
+            /* a failed MAP_FIXED may have taken the pages: anonymous
+             * ones again, then read as any run */
+            if (mmap(r[i].buf, (size_t)r[i].len, PROT_READ | PROT_WRITE,
+                     MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) == MAP_FAILED)
+                return ts__fail(err, TS_ERR_NOMEM, 0, (int64_t)r[i].off,
+                                "cannot make room for the bytes at %llu: %s",
+                                (unsigned long long)r[i].off, strerror(errno));
+        }
         ts_status st = pread_all(lf->fd, r[i].off, r[i].buf, r[i].len, err);
         if (st)
             return st;
-        ++*requests;
     }
     return TS_OK;
 }
