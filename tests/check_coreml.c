@@ -13,43 +13,10 @@
 
 #include "testutil.h"
 
-static ts_file *open_fixture(const char *rel)
-{
-    char path[1024];
-    ts_open_options o = TS_OPEN_OPTIONS_INIT;
-    o.want_metadata = 1;
-    ts_file *f;
-    ts_error err;
-    ck_assert_msg(ts_file_open(tu_fixture(path, sizeof path, rel), &o, &f, &err) == TS_OK, "%s",
-                  err.message);
-    return f;
-}
-
-static const ts_array *find(const ts_file *f, const char *name)
-{
-    for (size_t i = 0; i < ts_file_count(f); i++)
-        if (strcmp(ts_file_array(f, i)->name, name) == 0)
-            return ts_file_array(f, i);
-    ck_abort_msg("no array '%s'", name);
-    return NULL;
-}
-
-static const char *meta(const ts_file *f, const char *key)
-{
-    for (size_t i = 0; i < ts_file_metadata_count(f); i++) {
-        const char *k, *v;
-        ck_assert_int_eq(ts_file_metadata(f, i, &k, &v), 1);
-        if (strcmp(k, key) == 0)
-            return v;
-    }
-    ck_abort_msg("no metadata '%s'", key);
-    return NULL;
-}
-
 static void read_f64(const ts_file *f, const char *name, int64_t n, double *v)
 {
     ts_error err;
-    ck_assert_msg(ts_array_read(f, find(f, name), 0, n, TS_DTYPE_FLOAT64, v, &err) == TS_OK,
+    ck_assert_msg(ts_array_read(f, tu_array_named(f, name), 0, n, TS_DTYPE_FLOAT64, v, &err) == TS_OK,
                   "%s: %s", name, err.message);
 }
 
@@ -103,25 +70,25 @@ static const expect nn[] = {
 
 START_TEST(test_nn)
 {
-    ts_file *f = open_fixture("coreml/nn.mlmodel");
+    ts_file *f = tu_open_fixture("coreml/nn.mlmodel", 0);
     ck_assert_int_eq(ts_file_format(f), TS_FORMAT_COREML);
     ck_assert_str_eq(ts_file_version(f), "4");
     check_arrays(f, nn, sizeof nn / sizeof *nn);
-    ck_assert_str_eq(find(f, "up.weights")->note,
+    ck_assert_str_eq(tu_array_named(f, "up.weights")->note,
                      "convolution layer, floatValue, shape from kernelChannels, outputChannels / "
                      "nGroups, kernelSize (deconvolution)");
-    ck_assert_str_eq(find(f, "q8.weights")->note,
+    ck_assert_str_eq(tu_array_named(f, "q8.weights")->note,
                      "innerProduct layer, rawValue, shape from the layer's output and input "
                      "sizes (fields 2, 1), linear quantization (8 bits, 1 scale, 1 bias)");
-    ck_assert_str_eq(find(f, "lut4.weights")->note,
+    ck_assert_str_eq(tu_array_named(f, "lut4.weights")->note,
                      "innerProduct layer, rawValue, shape from the layer's output and input "
                      "sizes (fields 2, 1), lookup-table quantization (4 bits, 16 table "
                      "values); packed from the high bit: no tshape dtype, values not read");
-    ck_assert_int_eq(find(f, "lut4.weights")->dtype, TS_DTYPE_UNKNOWN);
-    ck_assert_int_eq(find(f, "lut4.weights")->bits, 4);
-    ck_assert_str_eq(find(f, "cust.weights.0")->note,
+    ck_assert_int_eq(tu_array_named(f, "lut4.weights")->dtype, TS_DTYPE_UNKNOWN);
+    ck_assert_int_eq(tu_array_named(f, "lut4.weights")->bits, 4);
+    ck_assert_str_eq(tu_array_named(f, "cust.weights.0")->note,
                      "custom layer, floatValue, shape not known (custom layer weights)");
-    ck_assert_str_eq(find(f, "odd.weights")->note,
+    ck_assert_str_eq(tu_array_named(f, "odd.weights")->note,
                      "innerProduct layer, floatValue, 1-d: the layer's output and input sizes "
                      "(fields 2, 1) gives shape (3,3) of 9 values, the weights hold 6");
     double v[54];
@@ -139,17 +106,17 @@ START_TEST(test_nn)
     ck_assert(v[0] == 4 && v[1] == 5);
     read_f64(f, "k.data", 4, v); /* unpacked floatValue: through the protobuf source */
     ck_assert(v[0] == 1.5 && v[1] == 2.5 && v[2] == 3.5 && v[3] == 4.5);
-    ck_assert_str_eq(meta(f, "specification_version"), "4");
-    ck_assert_str_eq(meta(f, "model_type"), "\"neuralNetwork\"");
-    ck_assert_str_eq(meta(f, "author"), "\"tshape\"");
-    ck_assert_str_eq(meta(f, "license"), "\"MIT\"");
-    ck_assert_str_eq(meta(f, "version"), "\"1.2\"");
-    ck_assert_str_eq(meta(f, "short_description"), "\"tshape test network\"");
-    ck_assert_str_eq(meta(f, "user_defined"), "{\"com.github.apple.coremltools.version\":\"8.0\"}");
-    ck_assert_str_eq(meta(f, "inputs"),
+    ck_assert_str_eq(tu_metadata(f, "specification_version"), "4");
+    ck_assert_str_eq(tu_metadata(f, "model_type"), "\"neuralNetwork\"");
+    ck_assert_str_eq(tu_metadata(f, "author"), "\"tshape\"");
+    ck_assert_str_eq(tu_metadata(f, "license"), "\"MIT\"");
+    ck_assert_str_eq(tu_metadata(f, "version"), "\"1.2\"");
+    ck_assert_str_eq(tu_metadata(f, "short_description"), "\"tshape test network\"");
+    ck_assert_str_eq(tu_metadata(f, "user_defined"), "{\"com.github.apple.coremltools.version\":\"8.0\"}");
+    ck_assert_str_eq(tu_metadata(f, "inputs"),
                      "[{\"name\":\"input\",\"type\":\"multiArray\",\"shape\":[1,3,4,4],"
                      "\"dtype\":\"float32\",\"enumerated_shapes\":[[1,3,4,4],[1,3,8,8]]}]");
-    ck_assert_str_eq(meta(f, "outputs"), "[{\"name\":\"output\",\"type\":\"multiArray\","
+    ck_assert_str_eq(tu_metadata(f, "outputs"), "[{\"name\":\"output\",\"type\":\"multiArray\","
                                          "\"shape\":[1,4],\"dtype\":\"float32\"}]");
     ts_file_close(f);
 }
@@ -157,13 +124,13 @@ END_TEST
 
 START_TEST(test_pipeline)
 {
-    ts_file *f = open_fixture("coreml/pipeline.mlmodel");
+    ts_file *f = tu_open_fixture("coreml/pipeline.mlmodel", 0);
     static const expect e[] = {{"classify/fc.weights", "float32", "floatValue", "(2,2)", 97, 16}};
     check_arrays(f, e, 1);
-    ck_assert_str_eq(meta(f, "model_type"),
+    ck_assert_str_eq(tu_metadata(f, "model_type"),
                      "[\"pipeline\",{\"model\":\"scale\",\"type\":\"scaler\"},{\"model\":"
                      "\"classify\",\"type\":\"neuralNetworkClassifier\"}]");
-    ck_assert_str_eq(meta(f, "inputs"), "[{\"name\":\"image\",\"type\":\"image\",\"width\":4,"
+    ck_assert_str_eq(tu_metadata(f, "inputs"), "[{\"name\":\"image\",\"type\":\"image\",\"width\":4,"
                                         "\"height\":4,\"color_space\":\"RGB\"}]");
     ts_file_close(f);
 }
@@ -180,11 +147,11 @@ static const expect program_bare[] = {
 
 START_TEST(test_program)
 {
-    ts_file *f = open_fixture("coreml/program.mlmodel");
+    ts_file *f = tu_open_fixture("coreml/program.mlmodel", 0);
     ck_assert_str_eq(ts_file_version(f), "7");
     check_arrays(f, program_bare, sizeof program_bare / sizeof *program_bare);
-    ck_assert_str_eq(find(f, "w_blob")->storage_key, "weights/weight.bin");
-    ck_assert_str_eq(find(f, "w_blob")->note,
+    ck_assert_str_eq(tu_array_named(f, "w_blob")->storage_key, "weights/weight.bin");
+    ck_assert_str_eq(tu_array_named(f, "w_blob")->note,
                      "const, FLOAT16 blob at metadata offset 64 of weights/weight.bin, which is "
                      "not beside the model (a .mlmodel taken out of its .mlpackage?)");
     double v[4];
@@ -195,13 +162,13 @@ START_TEST(test_program)
     read_f64(f, "h_inline", 3, v);
     ck_assert(v[0] == 1 && v[2] == 3);
     ts_error err;
-    ck_assert_int_eq(ts_array_read(f, find(f, "w_blob"), 0, 1, TS_DTYPE_FLOAT64, v, &err),
+    ck_assert_int_eq(ts_array_read(f, tu_array_named(f, "w_blob"), 0, 1, TS_DTYPE_FLOAT64, v, &err),
                      TS_ERR_UNSUPPORTED);
-    ck_assert_str_eq(meta(f, "model_type"), "\"mlProgram\"");
-    ck_assert_str_eq(meta(f, "functions"), "[{\"name\":\"main\",\"opset\":\"CoreML5\"}]");
-    ck_assert_str_eq(meta(f, "weight_files"),
+    ck_assert_str_eq(tu_metadata(f, "model_type"), "\"mlProgram\"");
+    ck_assert_str_eq(tu_metadata(f, "functions"), "[{\"name\":\"main\",\"opset\":\"CoreML5\"}]");
+    ck_assert_str_eq(tu_metadata(f, "weight_files"),
                      "[{\"file\":\"weights/weight.bin\",\"state\":\"not beside the model\"}]");
-    ck_assert_str_eq(meta(f, "inputs"),
+    ck_assert_str_eq(tu_metadata(f, "inputs"),
                      "[{\"name\":\"x\",\"type\":\"multiArray\",\"shape\":[1,4],\"dtype\":"
                      "\"float32\",\"shape_range\":[[1,null],[4,4]]}]");
     ts_file_close(f);
@@ -221,19 +188,19 @@ START_TEST(test_package)
     ck_assert_uint_eq(ts_model_issue_count(m), 0);
     ck_assert_uint_eq(ts_model_file_count(m), 1);
     ts_model_close(m);
-    ts_file *f = open_fixture("coreml/model.mlpackage/Data/com.apple.CoreML/model.mlmodel");
-    const ts_array *a = find(f, "w_blob");
+    ts_file *f = tu_open_fixture("coreml/model.mlpackage/Data/com.apple.CoreML/model.mlmodel", 0);
+    const ts_array *a = tu_array_named(f, "w_blob");
     ck_assert_int_eq(a->data_offset, 128);
     ck_assert_str_eq(a->storage_key, "weights/weight.bin");
     ck_assert_str_eq(a->note, "const, blob in weights/weight.bin (metadata at offset 64)");
-    ck_assert_int_eq(find(f, "b_blob")->data_offset, 256);
+    ck_assert_int_eq(tu_array_named(f, "b_blob")->data_offset, 256);
     double v[6];
     read_f64(f, "w_blob", 6, v);
     for (int i = 0; i < 6; i++)
         ck_assert(v[i] == i * 0.5);
     read_f64(f, "b_blob", 4, v);
     ck_assert(v[0] == 0 && v[1] == -1 && v[2] == -2 && v[3] == -3);
-    ck_assert_str_eq(meta(f, "weight_files"),
+    ck_assert_str_eq(tu_metadata(f, "weight_files"),
                      "[{\"file\":\"weights/weight.bin\",\"state\":\"found\"}]");
     ts_file_close(f);
 }
@@ -353,7 +320,7 @@ START_TEST(test_memory)
     unsigned char *d = tu_read_named("tests/fixtures/coreml/program.mlmodel", path, sizeof path,
                                      &len);
     ck_assert_msg(ts_file_open_memory(d, len, &o, &f, &err) == TS_OK, "%s", err.message);
-    ck_assert_str_eq(find(f, "b_blob")->note,
+    ck_assert_str_eq(tu_array_named(f, "b_blob")->note,
                      "const, FLOAT32 blob at metadata offset 192 of weights/weight.bin (not "
                      "read: the model was read from memory)");
     ts_file_close(f);

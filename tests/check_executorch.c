@@ -10,15 +10,6 @@
 
 #include "testutil.h"
 
-static const ts_array *find(const ts_file *f, const char *name)
-{
-    for (size_t i = 0; i < ts_file_count(f); i++)
-        if (strcmp(ts_file_array(f, i)->name, name) == 0)
-            return ts_file_array(f, i);
-    ck_abort_msg("no array '%s'", name);
-    return NULL;
-}
-
 START_TEST(test_segments)
 {
     char path[1024];
@@ -31,7 +22,7 @@ START_TEST(test_segments)
     ck_assert_int_eq(ts_file_format(f), TS_FORMAT_EXECUTORCH);
     ck_assert_str_eq(ts_file_version(f), "0");
     ck_assert_uint_eq(ts_file_count(f), 5); /* linear.weight once, though two plans use it */
-    const ts_array *a = find(f, "linear.weight");
+    const ts_array *a = tu_array_named(f, "linear.weight");
     ck_assert_str_eq(a->format_dtype, "FLOAT");
     ck_assert_int_eq(a->data_offset, 1072); /* the segment base, offset 0 */
     double v[12];
@@ -39,9 +30,9 @@ START_TEST(test_segments)
                   err.message);
     for (int k = 0; k < 12; k++)
         ck_assert(v[k] == k * 0.5 - 2);
-    ck_assert_int_eq(find(f, "linear.bias")->data_offset, 1072 + 48);
+    ck_assert_int_eq(tu_array_named(f, "linear.bias")->data_offset, 1072 + 48);
     /* dim_order (0,2,1): strides (6,1,2), values in logical C order */
-    a = find(f, "chan");
+    a = tu_array_named(f, "chan");
     ck_assert_int_eq(a->data_offset, -1);
     ck_assert_int_eq(ts_shape_dims(&a->strides)[0], 6);
     ck_assert_int_eq(ts_shape_dims(&a->strides)[1], 1);
@@ -49,10 +40,10 @@ START_TEST(test_segments)
     ck_assert_int_eq(ts_array_read(f, a, 0, 12, TS_DTYPE_FLOAT64, v, &err), TS_OK);
     for (int k = 0; k < 12; k++)
         ck_assert(v[k] == k);
-    a = find(f, "q");
+    a = tu_array_named(f, "q");
     ck_assert_int_eq(a->dtype, TS_DTYPE_UINT8);
     ck_assert_str_eq(a->note, "quantized uint8 (QUINT8)");
-    ck_assert_int_eq(find(f, "k2")->dtype, TS_DTYPE_INT64);
+    ck_assert_int_eq(tu_array_named(f, "k2")->dtype, TS_DTYPE_INT64);
     const char *k, *mv = NULL;
     for (size_t i = 0; i < ts_file_metadata_count(f); i++)
         if (ts_file_metadata(f, i, &k, &mv) && strcmp(k, "extended_header") == 0)
@@ -64,10 +55,10 @@ START_TEST(test_segments)
     o.want_activations = 1;
     ck_assert_int_eq(ts_file_open(path, &o, &f, &err), TS_OK);
     ck_assert_uint_eq(ts_file_count(f), 7);
-    ck_assert_str_eq(find(f, "forward/value0")->note,
+    ck_assert_str_eq(tu_array_named(f, "forward/value0")->note,
                      "dynamic (bounded) shape: sizes are upper bounds; no data in the program "
                      "(an input or a value filled at run time)");
-    ck_assert_str_eq(find(f, "forward/value5")->note, "no data in the program (memory planned)");
+    ck_assert_str_eq(tu_array_named(f, "forward/value5")->note, "no data in the program (memory planned)");
     ts_file_close(f);
 }
 END_TEST
@@ -79,7 +70,7 @@ START_TEST(test_inline_and_defect)
     ts_error err;
     ck_assert_msg(ts_file_open(tu_fixture(path, sizeof path, "executorch/inline.pte"), NULL, &f,
                                &err) == TS_OK, "%s", err.message);
-    const ts_array *a = find(f, "ids");
+    const ts_array *a = tu_array_named(f, "ids");
     ck_assert_int_eq(a->dtype, TS_DTYPE_INT32);
     double v[4];
     ck_assert_int_eq(ts_array_read(f, a, 0, 4, TS_DTYPE_FLOAT64, v, &err), TS_OK);

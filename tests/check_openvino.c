@@ -12,39 +12,6 @@
 
 #include "testutil.h"
 
-static ts_file *open_fixture(const char *rel)
-{
-    char path[1024];
-    ts_open_options o = TS_OPEN_OPTIONS_INIT;
-    o.want_metadata = 1;
-    ts_file *f;
-    ts_error err;
-    ck_assert_msg(ts_file_open(tu_fixture(path, sizeof path, rel), &o, &f, &err) == TS_OK, "%s",
-                  err.message);
-    return f;
-}
-
-static const ts_array *find(const ts_file *f, const char *name)
-{
-    for (size_t i = 0; i < ts_file_count(f); i++)
-        if (strcmp(ts_file_array(f, i)->name, name) == 0)
-            return ts_file_array(f, i);
-    ck_abort_msg("no array '%s'", name);
-    return NULL;
-}
-
-static const char *meta(const ts_file *f, const char *key)
-{
-    for (size_t i = 0; i < ts_file_metadata_count(f); i++) {
-        const char *k, *v;
-        ck_assert_int_eq(ts_file_metadata(f, i, &k, &v), 1);
-        if (strcmp(k, key) == 0)
-            return v;
-    }
-    ck_abort_msg("no metadata '%s'", key);
-    return NULL;
-}
-
 /* name, dtype, format_dtype, shape, data_offset, nbytes */
 static const struct {
     const char *name, *dtype, *format_dtype, *shape;
@@ -63,7 +30,7 @@ static const struct {
 
 START_TEST(test_basic)
 {
-    ts_file *f = open_fixture("openvino/basic/model.xml");
+    ts_file *f = tu_open_fixture("openvino/basic/model.xml", 0);
     ck_assert_int_eq(ts_file_format(f), TS_FORMAT_OPENVINO);
     ck_assert_str_eq(ts_file_version(f), "11");
     ck_assert_uint_eq(ts_file_count(f), sizeof basic / sizeof *basic);
@@ -79,30 +46,30 @@ START_TEST(test_basic)
         ck_assert_int_eq(a->nbytes, basic[i].nbytes);
         ck_assert_str_eq(a->storage_key, "model.bin");
     }
-    ck_assert_int_eq(find(f, "mask")->bits, 1);
-    ck_assert_int_eq(find(f, "mask")->dtype, TS_DTYPE_UNKNOWN);
-    ck_assert_str_eq(find(f, "nf")->note, "OpenVINO nf4: no tshape dtype, values not read");
-    ck_assert_str_eq(meta(f, "graph.inputs"),
+    ck_assert_int_eq(tu_array_named(f, "mask")->bits, 1);
+    ck_assert_int_eq(tu_array_named(f, "mask")->dtype, TS_DTYPE_UNKNOWN);
+    ck_assert_str_eq(tu_array_named(f, "nf")->note, "OpenVINO nf4: no tshape dtype, values not read");
+    ck_assert_str_eq(tu_metadata(f, "graph.inputs"),
                      "[{\"name\":\"x\",\"dtype\":\"float32\",\"shape\":[\"?\",3,\"1..224\",224]}]");
-    ck_assert_str_eq(meta(f, "graph.outputs"),
+    ck_assert_str_eq(tu_metadata(f, "graph.outputs"),
                      "[{\"name\":\"y\",\"dtype\":\"float32\",\"shape\":[\"?\",8,\"1..224\",224]},"
                      "{\"name\":\"z\",\"dtype\":\"float32\",\"shape\":[1,4]}]");
-    ck_assert_str_eq(meta(f, "name"), "\"tiny\"");
-    ck_assert_str_eq(meta(f, "ir_version"), "\"11\"");
-    ck_assert_str_eq(meta(f, "layers"), "16");
-    ck_assert_str_eq(meta(f, "weights"), "\"model.bin\"");
+    ck_assert_str_eq(tu_metadata(f, "name"), "\"tiny\"");
+    ck_assert_str_eq(tu_metadata(f, "ir_version"), "\"11\"");
+    ck_assert_str_eq(tu_metadata(f, "layers"), "16");
+    ck_assert_str_eq(tu_metadata(f, "weights"), "\"model.bin\"");
     /* values from the .bin beside the model */
     double v[24];
     ts_error err;
-    ck_assert_msg(ts_array_read(f, find(f, "conv.weight"), 0, 24, TS_DTYPE_FLOAT64, v, &err) ==
+    ck_assert_msg(ts_array_read(f, tu_array_named(f, "conv.weight"), 0, 24, TS_DTYPE_FLOAT64, v, &err) ==
                       TS_OK, "%s", err.message);
     for (int k = 0; k < 24; k++)
         ck_assert(v[k] == k * 0.5 - 4);
-    ck_assert_int_eq(ts_array_read(f, find(f, "scale"), 0, 2, TS_DTYPE_FLOAT64, v, &err), TS_OK);
+    ck_assert_int_eq(ts_array_read(f, tu_array_named(f, "scale"), 0, 2, TS_DTYPE_FLOAT64, v, &err), TS_OK);
     ck_assert(v[0] == 1.0 && v[1] == 2.0);
-    ck_assert_int_eq(ts_array_read(f, find(f, "f8"), 0, 4, TS_DTYPE_FLOAT64, v, &err), TS_OK);
+    ck_assert_int_eq(ts_array_read(f, tu_array_named(f, "f8"), 0, 4, TS_DTYPE_FLOAT64, v, &err), TS_OK);
     ck_assert(v[0] == 1.0 && v[1] == 2.0 && v[2] == -1.0 && v[3] == 0.0);
-    ck_assert_int_eq(ts_array_read(f, find(f, "loop/k"), 0, 4, TS_DTYPE_FLOAT64, v, &err), TS_OK);
+    ck_assert_int_eq(ts_array_read(f, tu_array_named(f, "loop/k"), 0, 4, TS_DTYPE_FLOAT64, v, &err), TS_OK);
     ck_assert(v[0] == 0 && v[3] == 3);
     ts_file_close(f);
 }
@@ -110,19 +77,19 @@ END_TEST
 
 START_TEST(test_v10_and_noconst)
 {
-    ts_file *f = open_fixture("openvino/v10/net.xml");
+    ts_file *f = tu_open_fixture("openvino/v10/net.xml", 0);
     ck_assert_str_eq(ts_file_version(f), "10");
     ck_assert_uint_eq(ts_file_count(f), 2);
-    const ts_array *a = find(f, "fc/ids");
+    const ts_array *a = tu_array_named(f, "fc/ids");
     ck_assert_int_eq(a->dtype, TS_DTYPE_INT32);
     ck_assert_int_eq(a->data_offset, 32);
     ck_assert_str_eq(a->storage_key, "net.bin");
-    ck_assert_int_eq(find(f, "fc/weights")->dtype, TS_DTYPE_FLOAT32);
-    ck_assert_int_eq(ts_shape_ndim(&find(f, "fc/weights")->shape), 2);
+    ck_assert_int_eq(tu_array_named(f, "fc/weights")->dtype, TS_DTYPE_FLOAT32);
+    ck_assert_int_eq(ts_shape_ndim(&tu_array_named(f, "fc/weights")->shape), 2);
     ts_file_close(f);
-    f = open_fixture("openvino/noconst/model.xml");
+    f = tu_open_fixture("openvino/noconst/model.xml", 0);
     ck_assert_uint_eq(ts_file_count(f), 0);
-    ck_assert_str_eq(meta(f, "graph.inputs"),
+    ck_assert_str_eq(tu_metadata(f, "graph.inputs"),
                      "[{\"name\":\"x\",\"dtype\":\"uint8\",\"shape\":\"...\"}]");
     ts_file_close(f);
 }

@@ -10,27 +10,6 @@
 
 #include "testutil.h"
 
-static const ts_array *find(const ts_file *f, const char *name)
-{
-    for (size_t i = 0; i < ts_file_count(f); i++)
-        if (strcmp(ts_file_array(f, i)->name, name) == 0)
-            return ts_file_array(f, i);
-    ck_abort_msg("no array '%s'", name);
-    return NULL;
-}
-
-static const char *meta(const ts_file *f, const char *key)
-{
-    for (size_t i = 0; i < ts_file_metadata_count(f); i++) {
-        const char *k, *v;
-        ck_assert_int_eq(ts_file_metadata(f, i, &k, &v), 1);
-        if (strcmp(k, key) == 0)
-            return v;
-    }
-    ck_abort_msg("no metadata '%s'", key);
-    return NULL;
-}
-
 START_TEST(test_linear)
 {
     char path[1024];
@@ -43,7 +22,7 @@ START_TEST(test_linear)
     ck_assert_int_eq(ts_file_format(f), TS_FORMAT_PYTORCH);
     ck_assert_str_eq(ts_file_version(f), "pt2 0");
     ck_assert_uint_eq(ts_file_count(f), 7);
-    const ts_array *a = find(f, "fc.weight");
+    const ts_array *a = tu_array_named(f, "fc.weight");
     ck_assert_int_eq(a->dtype, TS_DTYPE_FLOAT32);
     ck_assert_str_eq(a->format_dtype, "FLOAT");
     ck_assert_str_eq(a->storage_key, "linear/data/weights/weight_0");
@@ -54,34 +33,34 @@ START_TEST(test_linear)
     for (int k = 0; k < 12; k++)
         ck_assert(v[k] == k * 0.25 - 1);
     /* a view of fc.bias's storage */
-    a = find(f, "fc.bias_tail");
+    a = tu_array_named(f, "fc.bias_tail");
     ck_assert_int_eq(a->storage_offset, 1);
-    ck_assert_int_eq(a->data_offset, find(f, "fc.bias")->data_offset + 4);
-    ck_assert_str_eq(a->storage_key, find(f, "fc.bias")->storage_key);
+    ck_assert_int_eq(a->data_offset, tu_array_named(f, "fc.bias")->data_offset + 4);
+    ck_assert_str_eq(a->storage_key, tu_array_named(f, "fc.bias")->storage_key);
     ck_assert_int_eq(ts_array_read(f, a, 0, 2, TS_DTYPE_FLOAT64, v, &err), TS_OK);
     ck_assert(v[0] == -0.5 && v[1] == 2);
     /* transposed: strides (1,2), F order, read in C order */
-    a = find(f, "half_t");
+    a = tu_array_named(f, "half_t");
     ck_assert_int_eq(a->dtype, TS_DTYPE_BFLOAT16);
     ck_assert_int_eq(a->fortran_order, 1);
-    ck_assert_int_eq(a->data_offset, find(f, "running")->data_offset + 16 + 30 +
+    ck_assert_int_eq(a->data_offset, tu_array_named(f, "running")->data_offset + 16 + 30 +
                                          (int64_t)strlen("linear/data/weights/weight_3"));
     ck_assert_int_eq(ts_array_read(f, a, 0, 4, TS_DTYPE_FLOAT64, v, &err), TS_OK);
     ck_assert(v[0] == 1 && v[1] == 3 && v[2] == 2 && v[3] == 4);
-    ck_assert_str_eq(find(f, "running")->note, "buffer");
-    ck_assert_str_eq(find(f, "lifted_tensor_0")->note, "constant");
-    a = find(f, "sub");
+    ck_assert_str_eq(tu_array_named(f, "running")->note, "buffer");
+    ck_assert_str_eq(tu_array_named(f, "lifted_tensor_0")->note, "constant");
+    a = tu_array_named(f, "sub");
     ck_assert_int_eq(a->data_offset, -1);
     ck_assert_str_eq(a->note, "parameter; pickled (a tensor subclass saved with torch.save in "
                               "linear/data/weights/weight_4): not read");
-    ck_assert_str_eq(meta(f, "graph_signature.outputs"),
+    ck_assert_str_eq(tu_metadata(f, "graph_signature.outputs"),
                      "[{\"kind\":\"user_output\",\"name\":\"linear\",\"target\":null,"
                      "\"dtype\":\"float32\",\"shape\":[\"s0\",3]}]");
-    ck_assert(strstr(meta(f, "graph_signature.inputs"),
+    ck_assert(strstr(tu_metadata(f, "graph_signature.inputs"),
                      "{\"kind\":\"user_input\",\"name\":\"x\",\"target\":null,\"dtype\":"
                      "\"float32\",\"shape\":[\"s0\",4]}]"));
-    ck_assert_str_eq(meta(f, "range_constraints"), "{\"s0\":{\"min_val\":2,\"max_val\":1024}}");
-    ck_assert_str_eq(meta(f, "torch_version"), "\"2.7.0\"");
+    ck_assert_str_eq(tu_metadata(f, "range_constraints"), "{\"s0\":{\"min_val\":2,\"max_val\":1024}}");
+    ck_assert_str_eq(tu_metadata(f, "torch_version"), "\"2.7.0\"");
     ts_file_close(f);
 }
 END_TEST

@@ -12,78 +12,57 @@
 
 #include "testutil.h"
 
-static ts_file *open_fixture(const char *rel)
-{
-    char path[1024];
-    ts_open_options o = TS_OPEN_OPTIONS_INIT;
-    o.want_metadata = 1;
-    ts_file *f;
-    ts_error err;
-    ck_assert_msg(ts_file_open(tu_fixture(path, sizeof path, rel), &o, &f, &err) == TS_OK, "%s",
-                  err.message);
-    return f;
-}
-
-static const ts_array *find(const ts_file *f, const char *name)
-{
-    for (size_t i = 0; i < ts_file_count(f); i++)
-        if (strcmp(ts_file_array(f, i)->name, name) == 0)
-            return ts_file_array(f, i);
-    ck_abort_msg("no array '%s'", name);
-    return NULL;
-}
-
 START_TEST(test_graph_model)
 {
-    ts_file *f = open_fixture("tfjs/graph/model.json");
+    ts_file *f = tu_open_fixture("tfjs/graph/model.json", 0);
     ck_assert_int_eq(ts_file_format(f), TS_FORMAT_TFJS);
     ck_assert_str_eq(ts_file_version(f), "graph-model");
     ck_assert_uint_eq(ts_file_count(f), 10);
-    const ts_array *a = find(f, "dense/kernel");
+    const ts_array *a = tu_array_named(f, "dense/kernel");
     ck_assert_str_eq(a->storage_key, "group1-shard1of7.bin");
     ck_assert_int_eq(a->data_offset, 0);
     ck_assert_int_eq(a->nbytes, 60);
     ck_assert_str_eq(a->note, "crosses from shard 'group1-shard1of7.bin' into "
                               "'group1-shard3of7.bin' (bytes 0..60 of group 0)");
-    a = find(f, "q8");
+    a = tu_array_named(f, "q8");
     ck_assert_int_eq(a->dtype, TS_DTYPE_UINT8);
     ck_assert_str_eq(a->format_dtype, "float32");
     ck_assert_str_eq(a->storage_key, "group1-shard5of7.bin");
     ck_assert_int_eq(a->data_offset, 3); /* group byte 99 */
     ck_assert_str_eq(a->note, "quantized uint8 of float32: value = q * scale + min (scale "
                               "0.0078125, min -1.0)");
-    a = find(f, "half");
+    a = tu_array_named(f, "half");
     ck_assert_int_eq(a->dtype, TS_DTYPE_FLOAT16);
     ck_assert_str_eq(a->note, "quantized float16 of float32");
     ck_assert_int_eq(a->dequantized_dtype, TS_DTYPE_FLOAT32);
-    ck_assert_int_eq(find(f, "ids")->dequantized_dtype, TS_DTYPE_UNKNOWN);
+    ck_assert_int_eq(tu_array_named(f, "ids")->dequantized_dtype, TS_DTYPE_UNKNOWN);
     /* values across shard boundaries: the kernel spans shards 1..3 */
     double v[15];
     ts_error err;
-    a = find(f, "dense/kernel");
+    a = tu_array_named(f, "dense/kernel");
     ck_assert_msg(ts_array_read(f, a, 0, 15, TS_DTYPE_FLOAT64, v, &err) == TS_OK, "%s",
                   err.message);
     for (int k = 0; k < 15; k++)
         ck_assert(v[k] == k * 0.5 - 2);
-    a = find(f, "empty");
+    a = tu_array_named(f, "empty");
     ck_assert_str_eq(a->storage_key, "group1-shard7of7.bin");
     ck_assert_int_eq(a->data_offset, 5);
-    a = find(f, "other/w");
+    a = tu_array_named(f, "other/w");
     ck_assert_str_eq(a->storage_key, "group2-shard1of1.bin");
     ck_assert_int_eq(a->data_offset, 0);
     ts_file_close(f);
 
-    f = open_fixture("tfjs/strings/model.json");
-    ck_assert_int_eq(find(f, "vocab")->data_offset, -1);
-    ck_assert_str_eq(find(f, "after")->note,
+    f = tu_open_fixture("tfjs/strings/model.json", 0);
+    ck_assert_int_eq(tu_array_named(f, "vocab")->data_offset, -1);
+    ck_assert_str_eq(tu_array_named(f, "after")->note,
                      "offset unknown: it follows string weight 'vocab', whose size is in the "
                      "data");
-    ck_assert_str_eq(find(f, "next")->storage_key, "t.bin");
+    ck_assert_str_eq(tu_array_named(f, "next")->storage_key, "t.bin");
     ts_file_close(f);
 
-    f = open_fixture("tfjs/manifest/m-weights_manifest.json");
+    f = tu_open_fixture("tfjs/manifest/m-weights_manifest.json", 0);
     ck_assert_str_eq(ts_file_version(f), "weights manifest");
-    ck_assert_str_eq(find(f, "fc/weights")->storage_key, "m.bin");
+    ck_assert_str_eq(tu_array_named(f, "fc/weights")->storage_key, "m.bin");
     ts_file_close(f);
 }
 END_TEST

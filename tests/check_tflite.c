@@ -12,28 +12,6 @@
 
 #include "testutil.h"
 
-static ts_file *open_fixture(const char *rel, int activations)
-{
-    char path[1024];
-    ts_open_options o = TS_OPEN_OPTIONS_INIT;
-    o.want_activations = activations;
-    o.want_metadata = 1;
-    ts_file *f;
-    ts_error err;
-    ck_assert_msg(ts_file_open(tu_fixture(path, sizeof path, rel), &o, &f, &err) == TS_OK, "%s",
-                  err.message);
-    return f;
-}
-
-static const ts_array *find(const ts_file *f, const char *name)
-{
-    for (size_t i = 0; i < ts_file_count(f); i++)
-        if (strcmp(ts_file_array(f, i)->name, name) == 0)
-            return ts_file_array(f, i);
-    ck_abort_msg("no array '%s'", name);
-    return NULL;
-}
-
 static const char *meta(const ts_file *f, const char *key)
 {
     for (size_t i = 0; i < ts_file_metadata_count(f); i++) {
@@ -46,22 +24,22 @@ static const char *meta(const ts_file *f, const char *key)
 
 START_TEST(test_dtypes)
 {
-    ts_file *f = open_fixture("tflite/dtypes.tflite", 0);
+    ts_file *f = tu_open_fixture("tflite/dtypes.tflite", 0);
     ck_assert_int_eq(ts_file_format(f), TS_FORMAT_TFLITE);
     ck_assert_str_eq(ts_file_version(f), "3");
     ck_assert_uint_eq(ts_file_count(f), 20); /* the 20 tensors with data */
-    const ts_array *a = find(f, "int4");
+    const ts_array *a = tu_array_named(f, "int4");
     ck_assert_int_eq(a->dtype, TS_DTYPE_INT4);
     ck_assert_str_eq(a->format_dtype, "INT4");
     ck_assert_int_eq(a->size, 5);
     ck_assert_int_eq(a->nbytes, 3);
     ck_assert_int_ge(a->data_offset, 8);
-    a = find(f, "string");
+    a = tu_array_named(f, "string");
     ck_assert_int_eq(a->dtype, TS_DTYPE_OBJECT);
     ck_assert_int_eq(a->nbytes, -1);
     ck_assert_int_eq(a->data_offset, -1);
     ck_assert_str_eq(a->note, "STRING data: 21 bytes at byte 1760");
-    a = find(f, "float32");
+    a = tu_array_named(f, "float32");
     tu_assert_shape(&a->shape, "(2,3)");
     ck_assert_int_eq(a->byteorder, '<');
     ck_assert_ptr_null(a->note);
@@ -71,13 +49,13 @@ START_TEST(test_dtypes)
     ck_assert(v[0] == -1.0 && v[5] == 1.5);
     ts_file_close(f);
 
-    f = open_fixture("tflite/dtypes.tflite", 1);
+    f = tu_open_fixture("tflite/dtypes.tflite", 1);
     ck_assert_uint_eq(ts_file_count(f), 25);
-    a = find(f, "input");
+    a = tu_array_named(f, "input");
     ck_assert_int_eq(a->data_offset, -1);
     ck_assert_int_eq(a->nbytes, 16);
     ck_assert_str_eq(a->note, "no data in the file (an activation, input 0 of its subgraph)");
-    a = find(f, "resource");
+    a = tu_array_named(f, "resource");
     ck_assert_str_eq(a->dtype_name, "resource");
     ck_assert_str_eq(a->format_dtype, "RESOURCE");
     ts_file_close(f);
@@ -86,14 +64,14 @@ END_TEST
 
 START_TEST(test_notes_and_metadata)
 {
-    ts_file *f = open_fixture("tflite/subgraphs.tflite", 1);
-    ck_assert_str_eq(find(f, "w_alias")->note, "shares buffer 1 with 'w'");
-    ck_assert_str_eq(find(f, "cond/shared")->note, "shares buffer 1 with 'w'");
-    ck_assert_str_eq(find(f, "state")->note, "variable");
-    ck_assert_str_eq(find(f, "output")->note,
+    ts_file *f = tu_open_fixture("tflite/subgraphs.tflite", 1);
+    ck_assert_str_eq(tu_array_named(f, "w_alias")->note, "shares buffer 1 with 'w'");
+    ck_assert_str_eq(tu_array_named(f, "cond/shared")->note, "shares buffer 1 with 'w'");
+    ck_assert_str_eq(tu_array_named(f, "state")->note, "variable");
+    ck_assert_str_eq(tu_array_named(f, "output")->note,
                      "shape_signature (-1,4); no data in the file (an activation, output 0 of "
                      "its subgraph)");
-    find(f, "subgraph2/k");
+    tu_array_named(f, "subgraph2/k");
     ck_assert_str_eq(meta(f, "min_runtime_version"), "\"1.14.0\"");
     ck_assert_str_eq(meta(f, "description"), "\"tshape test model\"");
     ck_assert_str_eq(meta(f, "subgraphs"), "3");
@@ -103,33 +81,33 @@ START_TEST(test_notes_and_metadata)
                      "[{\"name\":\"input\",\"dtype\":\"float32\",\"shape\":[-1,4]}]");
     ts_file_close(f);
 
-    f = open_fixture("tflite/quant.tflite", 0);
-    ck_assert_str_eq(find(f, "w_axis3")->note,
+    f = tu_open_fixture("tflite/quant.tflite", 0);
+    ck_assert_str_eq(tu_array_named(f, "w_axis3")->note,
                      "quantized per-axis on axis 3: 4 scales, 4 zero points");
-    ck_assert_str_eq(find(f, "u8")->note, "quantized per-tensor: scale 0.0078125, zero_point 128");
-    ck_assert_int_eq(find(f, "u8")->dequantized_dtype, TS_DTYPE_FLOAT32);
-    ck_assert_int_eq(find(f, "custom")->dequantized_dtype, TS_DTYPE_UNKNOWN);
-    ck_assert_int_eq(find(f, "float_noq")->dequantized_dtype, TS_DTYPE_UNKNOWN);
-    ck_assert_str_eq(find(f, "custom")->note, "custom quantization (QuantizationDetails type 1)");
+    ck_assert_str_eq(tu_array_named(f, "u8")->note, "quantized per-tensor: scale 0.0078125, zero_point 128");
+    ck_assert_int_eq(tu_array_named(f, "u8")->dequantized_dtype, TS_DTYPE_FLOAT32);
+    ck_assert_int_eq(tu_array_named(f, "custom")->dequantized_dtype, TS_DTYPE_UNKNOWN);
+    ck_assert_int_eq(tu_array_named(f, "float_noq")->dequantized_dtype, TS_DTYPE_UNKNOWN);
+    ck_assert_str_eq(tu_array_named(f, "custom")->note, "custom quantization (QuantizationDetails type 1)");
     ts_file_close(f);
 
-    f = open_fixture("tflite/outside.tflite", 0);
-    const ts_array *a = find(f, "big");
+    f = tu_open_fixture("tflite/outside.tflite", 0);
+    const ts_array *a = tu_array_named(f, "big");
     ck_assert_str_eq(a->note, "data outside the FlatBuffer (buffer offset/size)");
     ck_assert_int_eq(a->data_offset % 16, 0);
-    a = find(f, "half"); /* the last, padded to 16 bytes */
+    a = tu_array_named(f, "half"); /* the last, padded to 16 bytes */
     ck_assert_int_eq(a->data_offset + a->nbytes + 10, ts_file_nbytes(f));
     ts_file_close(f);
 
-    f = open_fixture("tflite/sparse.tflite", 0);
-    a = find(f, "sparse");
+    f = tu_open_fixture("tflite/sparse.tflite", 0);
+    a = tu_array_named(f, "sparse");
     ck_assert_int_eq(a->data_offset, -1);
     ck_assert_str_eq(a->note, "sparse (TFLite sparsity: traversal_order (0,1,2,3), block_map "
                               "(0,1), 4 dim_metadata): 32 bytes of stored values and indices "
                               "at byte 480, not read as a dense array");
     ts_file_close(f);
 
-    f = open_fixture("tflite/noweights.tflite", 0);
+    f = tu_open_fixture("tflite/noweights.tflite", 0);
     ck_assert_uint_eq(ts_file_count(f), 0);
     ts_file_close(f);
 }

@@ -198,6 +198,18 @@ const ts_array *tu_array_named(const ts_file *f, const char *name)
     return NULL;
 }
 
+const char *tu_metadata(const ts_file *f, const char *key)
+{
+    for (size_t i = 0; i < ts_file_metadata_count(f); i++) {
+        const char *k, *v;
+        ck_assert_int_eq(ts_file_metadata(f, i, &k, &v), 1);
+        if (strcmp(k, key) == 0)
+            return v;
+    }
+    ck_abort_msg("no metadata '%s'", key);
+    return NULL;
+}
+
 void tu_expect_values(const ts_file *f, const char *name, const double *want, int64_t n)
 {
     double v[16];

@@ -86,6 +86,10 @@ ts_file *tu_open_fixture(const char *rel, int all);
 /* The array of f named `name`; fails the test when there is none. */
 const ts_array *tu_array_named(const ts_file *f, const char *name);
 
+/* The JSON value of f's metadata entry `key`; fails the test when there is
+ * none. */
+const char *tu_metadata(const ts_file *f, const char *key);
+
 /* Asserts that the first n (at most 16) elements of array `name` of f, read
  * as float64 (ts_array_read), are want[0..n). */
 void tu_expect_values(const ts_file *f, const char *name, const double *want, int64_t n);
