@@ -209,6 +209,11 @@ void ts__zcursor_close(ts__zcursor *c);
  * returns other bytes could. */
 extern void (*ts__test_before_verify)(const char *tmp_path);
 
+/* Tests only: when nonzero, an .npz without compression is written through
+ * libzip as a compressed one is, not by write.c's own stored writer (to
+ * compare the two). */
+extern int ts__test_npz_libzip;
+
 /* Receives output bytes in pieces (write.c). */
 typedef ts_status (*ts__emit_fn)(void *ctx, const unsigned char *p, size_t len, ts_error *err);
 
