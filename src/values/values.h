@@ -214,6 +214,11 @@ extern void (*ts__test_before_verify)(const char *tmp_path);
  * compare the two). */
 extern int ts__test_npz_libzip;
 
+/* Tests only: when nonzero, the stored .npz writer takes sizes, offsets and
+ * member counts from this value up as too large for zip's 32 (16) bits and
+ * writes them in ZIP64's fields, as it does from 0xFFFFFFFF (0xFFFF). */
+extern uint64_t ts__test_zip64_at;
+
 /* Receives output bytes in pieces (write.c). */
 typedef ts_status (*ts__emit_fn)(void *ctx, const unsigned char *p, size_t len, ts_error *err);
 

@@ -1177,6 +1177,13 @@ static ts_status write_npy_dir(job *j, const char *path, plan **byname, ts_error
  */
 
 int ts__test_npz_libzip;
+uint64_t ts__test_zip64_at;
+
+/* 1 when a size or offset needs ZIP64's 64 bits (a count: n >= 0xFFFF). */
+static int zip_big(uint64_t v)
+{
+    return v >= (ts__test_zip64_at ? ts__test_zip64_at : 0xffffffffu);
+}
 
 /* Members written: what the central directory repeats. */
 typedef struct zentry {
@@ -1236,7 +1243,7 @@ static ts_status zip_member(job *j, plan *p, const char *mname, unsigned dtime, 
         return fail_array(p, err, ts__error(err, TS_ERR_LIMIT, "the member name of %zu bytes "
                                             "is above zip's 65,535", nl));
     e->size = (uint64_t)s.n + (uint64_t)p->nbytes;
-    int z64 = e->size >= ZIP_U32_MAX;
+    int z64 = zip_big(e->size);
     unsigned char lh[30 + 20];
     memset(lh, 0, sizeof lh);
     ts__put_le32(lh, 0x04034b50);
@@ -1289,7 +1296,7 @@ static ts_status zip_directory(job *j, plan **byname, const zentry *e, size_t n,
     for (size_t i = 0; !st && i < n; i++) {
         const char *name = byname[i]->name;
         size_t nl = strlen(name) + 4;
-        int big_size = e[i].size >= ZIP_U32_MAX, big_off = e[i].offset >= ZIP_U32_MAX;
+        int big_size = zip_big(e[i].size), big_off = zip_big(e[i].offset);
         unsigned xlen = (big_size ? 16u : 0u) + (big_off ? 8u : 0u);
         unsigned char ch[46 + 4 + 24];
         memset(ch, 0, sizeof ch);
@@ -1335,7 +1342,8 @@ static ts_status zip_directory(job *j, plan **byname, const zentry *e, size_t n,
     if (st)
         return st;
     uint64_t end_at = at + cd_size;
-    int z64 = n >= ZIP_U16_MAX || cd_size >= ZIP_U32_MAX || at >= ZIP_U32_MAX;
+    int many = n >= ZIP_U16_MAX || (ts__test_zip64_at && n >= ts__test_zip64_at);
+    int z64 = many || zip_big(cd_size) || zip_big(at);
     unsigned char r[56 + 20 + 22];
     size_t len = 0;
     memset(r, 0, sizeof r);
@@ -1357,10 +1365,10 @@ static ts_status zip_directory(job *j, plan **byname, const zentry *e, size_t n,
     }
     unsigned char *q = r + len;
     ts__put_le32(q, 0x06054b50);
-    put_le16(q + 8, n >= ZIP_U16_MAX ? ZIP_U16_MAX : (unsigned)n);
-    put_le16(q + 10, n >= ZIP_U16_MAX ? ZIP_U16_MAX : (unsigned)n);
-    ts__put_le32(q + 12, cd_size >= ZIP_U32_MAX ? ZIP_U32_MAX : (uint32_t)cd_size);
-    ts__put_le32(q + 16, at >= ZIP_U32_MAX ? ZIP_U32_MAX : (uint32_t)at);
+    put_le16(q + 8, many ? ZIP_U16_MAX : (unsigned)n);
+    put_le16(q + 10, many ? ZIP_U16_MAX : (unsigned)n);
+    ts__put_le32(q + 12, zip_big(cd_size) ? ZIP_U32_MAX : (uint32_t)cd_size);
+    ts__put_le32(q + 16, zip_big(at) ? ZIP_U32_MAX : (uint32_t)at);
     return write_all(j, r, len + 22, err);
 }
 
