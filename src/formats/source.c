@@ -135,6 +135,18 @@ static ts_status local_fetch(void *impl, ts__range *r, size_t n, unsigned *reque
     return TS_OK;
 }
 
+ts_status ts__source_read_fd(int fd, uint64_t off, void *buf, size_t len, ts_error *err)
+{
+    return pread_all(fd, off, buf, len, err);
+}
+
+int ts__source_fd(const ts__source *s)
+{
+    if (s && s->kind == K_SPARSE && s->fetcher.fetch == local_fetch)
+        return ((const local_fetcher *)s->fetcher.impl)->fd;
+    return -1;
+}
+
 static void local_close(void *impl)
 {
     local_fetcher *lf = impl;

@@ -145,6 +145,16 @@ void ts__source_count(ts__source *s, uint64_t requests, uint64_t bytes);
 /* The image (see above) and its size. */
 const unsigned char *ts__source_image(const ts__source *s, uint64_t *size);
 
+/* The descriptor of a local file read with pread (TS__LOCAL_SPARSE, or a
+ * large file opened TS__LOCAL_AUTO), owned by the source; -1 for every
+ * other source. For copy_file_range (write.c): read only, never closed. */
+int ts__source_fd(const ts__source *s);
+
+/* Reads exactly len bytes of descriptor fd at off with pread (in steps of
+ * at most 1 GiB, EINTR retried): TS_ERR_IO naming the byte, also when the
+ * file ends first (it shrank). */
+ts_status ts__source_read_fd(int fd, uint64_t off, void *buf, size_t len, ts_error *err);
+
 /* 1 when the whole image is readable without asking (memory, read, map). */
 int ts__source_is_whole(const ts__source *s);
 /* 1 when the image is the library's own read-only map of a file, whose
