@@ -704,6 +704,7 @@ static ts_status emit_fd(void *ctx, const unsigned char *p, size_t len, ts_error
 
 int64_t ts__test_copy_refused_at = -1;
 size_t ts__test_copy_chunk;
+uint64_t ts__test_copied;
 
 static int copy_refused(int e)
 {
@@ -725,8 +726,10 @@ static ssize_t copy_some(job *j, int in, uint64_t *off, size_t len, uint64_t at)
         ssize_t w = copy_file_range(in, &o, j->fd, NULL, len, 0);
         if (w < 0 && errno == EINTR)
             continue;
-        if (w > 0)
+        if (w > 0) {
             *off = (uint64_t)o;
+            ts__test_copied += (uint64_t)w;
+        }
         return w;
     }
 #else
