@@ -219,13 +219,11 @@ extern int ts__test_npz_libzip;
  * writes them in ZIP64's fields, as it does from 0xFFFFFFFF (0xFFFF). */
 extern uint64_t ts__test_zip64_at;
 
-/* Tests only: copy_file_range (write.c) behaves as refused (EXDEV) from
- * this data byte of an array on (-1: never); copies in pieces of
- * ts__test_copy_chunk bytes when nonzero; ts__test_copied adds up the bytes
- * the kernel copied. */
-extern int64_t ts__test_copy_refused_at;
-extern size_t ts__test_copy_chunk;
-extern uint64_t ts__test_copied;
+/* Tests only: when nonzero, arrays copied unchanged from a local file go
+ * through the pump as any other, not read straight into its buffer. */
+extern int ts__test_no_direct;
+/* Tests only: bytes read straight into the pump's buffer, added up. */
+extern uint64_t ts__test_direct_bytes;
 
 /* Receives output bytes in pieces (write.c). */
 typedef ts_status (*ts__emit_fn)(void *ctx, const unsigned char *p, size_t len, ts_error *err);

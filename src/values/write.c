@@ -28,7 +28,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/mman.h>
@@ -682,208 +681,55 @@ static ts_status emit_fd(void *ctx, const unsigned char *p, size_t len, ts_error
     return st ? st : progress(j, (int64_t)len, err);
 }
 
-/* ---- byte-identical data: copy_file_range ----------------------------------------- */
+/* ---- byte-identical data: read straight into the pump's buffer -------------------- */
 
 /*
  * An array copied unchanged (no cast, no byte swap) whose bytes are one run
- * of a local file read with pread goes from that file to the output by
- * copy_file_range(2): the kernel moves the bytes between page caches (or
- * shares the blocks, on file systems that can), where read and write would
- * copy each byte twice through this process (issue 28: convert as fast as
- * `cp && sync`, which copies so). The checksum that verification compares
- * with the output read back is then taken of the source's same bytes, read
- * on a second thread while the copy goes on (with zip's CRC-32 for an npz
- * member). When the kernel refuses the copy (EXDEV across file systems
- * before Linux 5.19, EINVAL, ENOSYS, EOPNOTSUPP), the first time the array
- * goes through read and write as any other; later, its remaining bytes
- * are read and written here.
+ * of a local file read with pread is read in PUMP_BYTES pieces straight
+ * into the pump's buffer and written from there: one copy into this
+ * process and one out, where the data layer's runs (its own 256 KiB
+ * buffer) would be copied once more into the pump's (issue 28: convert as
+ * fast as `cp && sync`).
+ *
+ * copy_file_range(2), as cp copies, was measured and left out: on ext4
+ * (Linux 6.18, no shared blocks) the kernel's copy through a pipe of single
+ * pages cost more CPU than read and write, and the checksum verification
+ * needs then took a second read of the source; paired medians of 9 rounds
+ * on 1 GiB were 0.52 of `cp && sync`'s speed against 0.62 without it.
  */
 
-/* Bytes copied between progress calls (and starts of writeback). */
-#define COPY_CHUNK ((size_t)KICK_BYTES)
+int ts__test_no_direct;
+uint64_t ts__test_direct_bytes;
 
-int64_t ts__test_copy_refused_at = -1;
-size_t ts__test_copy_chunk;
-uint64_t ts__test_copied;
-
-static int copy_refused(int e)
+/* p's bytes [off, off + nbytes) of descriptor `in` to the output through
+ * j->buf, into j->sum (and j->crc) by emit_fd. */
+static ts_status read_array(job *j, const plan *p, int in, uint64_t off, ts_error *err)
 {
-    return e == EXDEV || e == EINVAL || e == ENOSYS || e == EOPNOTSUPP;
-}
-
-/* copy_file_range of up to len bytes of `in` from *off to the output's
- * position (which it advances), *off advanced; -1 and errno on failure.
- * at: the array's data bytes copied before (for the test hook). */
-static ssize_t copy_some(job *j, int in, uint64_t *off, size_t len, uint64_t at)
-{
-    if (ts__test_copy_refused_at >= 0 && at >= (uint64_t)ts__test_copy_refused_at) {
-        errno = EXDEV;
-        return -1;
-    }
-#if defined(__linux__)
-    for (;;) {
-        off_t o = (off_t)*off;
-        ssize_t w = copy_file_range(in, &o, j->fd, NULL, len, 0);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w > 0) {
-            *off = (uint64_t)o;
-            ts__test_copied += (uint64_t)w;
-        }
-        return w;
-    }
-#else
-    (void)j, (void)in, (void)off, (void)len;
-    errno = ENOSYS;
-    return -1;
-#endif
-}
-
-typedef struct copy_job {
-    int hasher;                  /* 0: copies (the calling thread); 1: hashes */
-    job *j;
-    int in;                      /* the source's descriptor */
-    uint64_t off, len;           /* the array's bytes in it */
-    uint64_t done;               /* copier: bytes copied before the jobs */
-    atomic_int *stop;            /* set by the one that fails */
-    ts_status st;
-    ts_error err;
-} copy_job;
-
-/* The copier: the rest of the bytes, by copy_file_range, or read and
- * written when the kernel stops taking it. */
-static ts_status copy_rest(copy_job *c)
-{
-    job *j = c->j;
-    const size_t chunk = ts__test_copy_chunk ? ts__test_copy_chunk : COPY_CHUNK;
-    uint64_t off = c->off + c->done;
-    unsigned char *buf = NULL;
     ts_status st = TS_OK;
-    while (!st && c->done < c->len && !atomic_load(c->stop)) {
-        size_t k = c->len - c->done < chunk ? (size_t)(c->len - c->done) : chunk;
-        ssize_t w = buf ? -1 : copy_some(j, c->in, &off, k, c->done);
-        if (w < 0 && (buf || copy_refused(errno))) {
-            if (!buf && !(buf = malloc(PUMP_BYTES))) {
-                st = ts__error(&c->err, TS_ERR_NOMEM, "out of memory");
-                break;
-            }
-            if (k > PUMP_BYTES)
-                k = PUMP_BYTES;
-            if ((st = ts__source_read_fd(c->in, off, buf, k, &c->err)) ||
-                (st = write_all(j, buf, k, &c->err)))
-                break;
-            off += k;
-            w = (ssize_t)k;
-        } else if (w < 0) {
-            st = io_fail(&c->err, "cannot copy into", j->fd_path);
-            break;
-        } else if (w == 0) {
-            st = ts__error(&c->err, TS_ERR_IO, "the file shrank while it was being read "
-                           "(truncated by another program?): it ends before byte %llu",
-                           (unsigned long long)(c->off + c->len));
-            break;
-        } else {
-            j->file_bytes += w;
-            j->fd_pos += w;
-            if (j->fd_pos - j->fd_kicked >= KICK_BYTES) {
-                kick(j->fd, j->fd_kicked, j->fd_pos);
-                j->fd_kicked = j->fd_pos;
-            }
-        }
-        c->done += (uint64_t)w;
-        st = progress(j, (int64_t)w, &c->err);
-    }
-    free(buf);
-    return st;
-}
-
-/* The hasher: the source's bytes read into j->buf, into j->sum (and
- * j->crc). */
-static ts_status hash_source(copy_job *c)
-{
-    job *j = c->j;
-    ts_status st = TS_OK;
-    for (uint64_t at = 0; !st && at < c->len && !atomic_load(c->stop);) {
-        size_t k = c->len - at < PUMP_BYTES ? (size_t)(c->len - at) : PUMP_BYTES;
-        if ((st = ts__source_read_fd(c->in, c->off + at, j->buf, k, &c->err)))
-            break;
-        XXH3_64bits_update(j->sum, j->buf, k);
-        if (j->want_crc)
-            j->crc = ts__crc32_fast(j->crc, j->buf, k);
+    for (uint64_t at = 0; !st && at < (uint64_t)p->nbytes;) {
+        uint64_t left = (uint64_t)p->nbytes - at;
+        size_t k = left < PUMP_BYTES ? (size_t)left : PUMP_BYTES;
+        if ((st = ts__source_read_fd(in, off + at, j->buf, k, err)))
+            return fail_array(p, err, st);
+        st = emit_fd(j, j->buf, k, err);
+        ts__test_direct_bytes += k;
         at += k;
     }
     return st;
 }
 
-static void *copy_job_run(void *arg)
-{
-    copy_job *c = arg;
-    c->st = c->hasher ? hash_source(c) : copy_rest(c);
-    if (c->st)
-        atomic_store(c->stop, 1);
-    return NULL;
-}
-
-/* p's bytes [off, off + nbytes) of descriptor `in` to the output; *handled
- * 0 (and nothing written) when the kernel refuses the first copy. */
-static ts_status copy_array(job *j, const plan *p, int in, uint64_t off, int *handled,
-                            ts_error *err)
-{
-    const size_t chunk = ts__test_copy_chunk ? ts__test_copy_chunk : COPY_CHUNK;
-    uint64_t len = (uint64_t)p->nbytes, first = off;
-    ssize_t w = copy_some(j, in, &first, len < chunk ? (size_t)len : chunk, 0);
-    *handled = 0;
-    if (w < 0 && copy_refused(errno))
-        return TS_OK;
-    *handled = 1;
-    if (w <= 0)
-        return w < 0 ? io_fail(err, "cannot copy into", j->fd_path)
-                     : ts__error(err, TS_ERR_IO, "the file shrank while it was being read "
-                                 "(truncated by another program?): it ends before byte %llu",
-                                 (unsigned long long)(off + len));
-    j->file_bytes += w;
-    j->fd_pos += w;
-    ts_status st = progress(j, (int64_t)w, err);
-    if (st)
-        return st;
-    atomic_int stop;
-    atomic_init(&stop, 0);
-    copy_job c[2];
-    memset(c, 0, sizeof c);
-    for (int i = 0; i < 2; i++) {
-        c[i].hasher = i;
-        c[i].j = j;
-        c[i].in = in;
-        c[i].off = off;
-        c[i].len = len;
-        c[i].stop = &stop;
-    }
-    c[0].done = (uint64_t)w;
-    ts__run_jobs(copy_job_run, c, sizeof *c, 2);
-    for (int i = 0; i < 2; i++)
-        if (c[i].st) {
-            *err = c[i].err;
-            return fail_array(p, err, c[i].st);
-        }
-    return TS_OK;
-}
-
 /* All of p's output bytes to the file being written (into j->sum, and
- * j->crc when j->want_crc): copied by the kernel when they can be, else
- * through the pump. */
+ * j->crc when j->want_crc): read straight into the pump's buffer when they
+ * can be, else through the pump. */
 static ts_status pump_to_fd(job *j, const plan *p, ts_error *err)
 {
     ts__data d;
     int in;
-    if (!p->convert && !p->swap && p->nbytes > 0 && ts__data_open(&d, p->file, p->a, err) == TS_OK &&
-        !d.src && d.c_order && d.contiguous && d.dec.block == 1 && d.implicit_zeros == 0 &&
-        (in = ts__source_fd(d.source)) >= 0) {
-        int handled;
-        ts_status st = copy_array(j, p, in, (uint64_t)(ts__data_at(&d, 0) - d.image), &handled,
-                                  err);
-        if (handled || st)
-            return st;
-    }
+    if (!ts__test_no_direct && !p->convert && !p->swap && p->nbytes > 0 &&
+        ts__data_open(&d, p->file, p->a, err) == TS_OK && !d.src && d.c_order &&
+        d.contiguous && d.dec.block == 1 && d.implicit_zeros == 0 &&
+        (in = ts__source_fd(d.source)) >= 0)
+        return read_array(j, p, in, (uint64_t)(ts__data_at(&d, 0) - d.image), err);
     ts__ok(err);
     return pump_array(p, j->buf, j->dbuf, emit_fd, j, err);
 }
