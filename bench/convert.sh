@@ -9,9 +9,8 @@
 #   cp + sync   `cp` then `sync copy` (the copy on the disk, as convert's)
 #   convert     npz (stored) -> safetensors, safetensors -> npz,
 #               safetensors -> safetensors; each written under a temporary
-#               name (the tensors by copy_file_range, as cp), fsync'ed, read
-#               back and verified, renamed; and npz -> safetensors with
-#               --no-verify
+#               name, fsync'ed, read back and verified, renamed; and
+#               npz -> safetensors with --no-verify
 #
 # Goals (issue 28): convert at least as fast as `cp` + `sync` (time of
 # cp + sync / time of convert >= 1.0, the median of paired rounds), and

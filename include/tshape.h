@@ -3935,10 +3935,10 @@ TS_API const ts_diff_metrics_group *ts_diff_metrics_group_at(const ts_diff *d, s
  *                recursive gives every name as it was.
  *
  * Speed: an array copied unchanged (no cast, no byte swap) from one run of
- * a local file goes by copy_file_range(2) (Linux; read and write where the
- * kernel refuses it), its checksum taken of the source's bytes on a second
- * thread; writeback is started every 32 MiB (sync_file_range) so the final
- * fsync has little to wait for.
+ * a local file is read in 4 MiB pieces and written from the same buffer,
+ * its checksum (and an npz member's CRC-32) taken on the way; writeback is
+ * started every 32 MiB (Linux's sync_file_range) so the final fsync has
+ * little to wait for.
  *
  * Safety: everything is written to temporary files in the target's folder
  * (mkstemp/mkdtemp: ".NAME.tshape-XXXXXX"), flushed with fsync, verified
