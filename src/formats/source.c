@@ -869,6 +869,10 @@ ts__source_stats ts__source_get_stats(const ts__source *s)
     return s->stats;
 }
 
+/* Bytes a read fault may map on either side of its page (fault_around_bytes,
+ * 64 KiB unless the kernel was built or set otherwise). */
+#define FAULT_AROUND ((uint64_t)64 << 10)
+
 void ts__source_release(ts__source *s, uint64_t off, uint64_t len)
 {
     if (s->kind == K_SPARSE) {
@@ -879,10 +883,35 @@ void ts__source_release(ts__source *s, uint64_t off, uint64_t len)
         return;
     if (len > s->map_len - off)
         len = s->map_len - off;
+    /* The pages around the range too: a read fault maps its neighbours
+     * (the kernel's fault-around, 64 KiB by default), which a release of
+     * only the range's own pages would leave behind, chunk after chunk.
+     * The map is read-only, so a page another thread still reads is only
+     * faulted in again. */
     size_t page = (size_t)sysconf(_SC_PAGESIZE);
-    uint64_t lo = (off + page - 1) / page * page, hi = (off + len) / page * page;
+    uint64_t lo = off / page * page, hi = (off + len + page - 1) / page * page;
+    lo = lo > FAULT_AROUND ? lo - FAULT_AROUND : 0;
+    hi = hi + FAULT_AROUND < s->map_len ? hi + FAULT_AROUND : s->map_len;
     if (hi > lo)
         madvise((char *)s->map + lo, (size_t)(hi - lo), MADV_DONTNEED);
+}
+
+void ts__source_populate(ts__source *s, uint64_t off, uint64_t len)
+{
+#ifdef MADV_POPULATE_READ
+    if (s->kind != K_MAP || off >= s->map_len)
+        return;
+    if (len > s->map_len - off)
+        len = s->map_len - off;
+    size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    uint64_t lo = off / page * page, hi = (off + len + page - 1) / page * page;
+    if (hi > s->map_len)
+        hi = s->map_len;
+    if (hi > lo)
+        madvise((char *)s->map + lo, (size_t)(hi - lo), MADV_POPULATE_READ);
+#else
+    (void)s, (void)off, (void)len;
+#endif
 }
 
 void ts__source_sparse_range(const ts__source *s, const void **lo, const void **hi)

@@ -222,11 +222,18 @@ ts__source_stats ts__source_get_stats(const ts__source *s);
  * nothing for other kinds. */
 void ts__source_forget(ts__source *s, uint64_t off, uint64_t len);
 
-/* The bytes [off, off + len) are not needed for now: the whole pages of a
- * map among them leave the resident set (MADV_DONTNEED: the page cache
- * keeps them), those of a sparse image are dropped (ts__source_forget).
- * Nothing for other kinds. */
+/* The bytes [off, off + len) are not needed for now: the pages of a map
+ * that hold them, and those a read fault may have mapped around them,
+ * leave the resident set (MADV_DONTNEED: the page cache keeps them; a
+ * page still read elsewhere is faulted in again), those of a sparse image
+ * are dropped (ts__source_forget, whole pages only). Nothing for other
+ * kinds. */
 void ts__source_release(ts__source *s, uint64_t off, uint64_t len);
+
+/* The bytes [off, off + len) of a map are about to be read: their page
+ * table entries made at once (MADV_POPULATE_READ), not one fault at a
+ * time. Nothing for other kinds, or where the kernel does not know it. */
+void ts__source_populate(ts__source *s, uint64_t off, uint64_t len);
 
 /*
  * The [lo, hi) address range of a sparse image, for the fault guard: a

@@ -281,6 +281,22 @@ void ts__data_forget(const ts__data *d, int64_t first, int64_t n)
     ts__source_forget(d->source, (uint64_t)at, (uint64_t)elem_bytes_of(&d->dec, n));
 }
 
+void ts__data_populate(const ts__data *d, int64_t first, int64_t n)
+{
+    if (n <= 0)
+        return;
+    int64_t at = d->base + elem_bytes_of(&d->dec, d->lay.offset + first);
+    ts__source_populate(d->source, (uint64_t)at, (uint64_t)elem_bytes_of(&d->dec, n));
+}
+
+void ts__data_release(const ts__data *d, int64_t first, int64_t n)
+{
+    if (n <= 0)
+        return;
+    int64_t at = d->base + elem_bytes_of(&d->dec, d->lay.offset + first);
+    ts__source_release(d->source, (uint64_t)at, (uint64_t)elem_bytes_of(&d->dec, n));
+}
+
 const unsigned char *ts__data_fetch(const ts__data *d, int64_t first, int64_t n,
                                     unsigned char *buf, ts_error *err)
 {
