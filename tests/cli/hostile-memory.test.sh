@@ -18,7 +18,8 @@
 #     3.4 GB); 2^20 of them, the cap, stop at the records' memory bound
 #     (4 bytes per byte of the file + 16 MiB) in < 48 MiB (they took 302);
 #   - diff --values (and --metrics) of two sparse 256 MiB .npy files, read
-#     through maps, and with pread: < 32 MiB resident.
+#     through maps, and with pread, and `stats` of one mapped: < 32 MiB
+#     resident.
 # Exit 0 pass, 77 skip (no python3), 1 fail.
 set -u
 py=/usr/bin/python3
@@ -95,6 +96,10 @@ with tempfile.TemporaryDirectory() as d:
     # which took 515 MiB
     os.environ["TSHAPE_IO"] = "pread"
     run(["diff", "--values", "--metrics"] + npys, 32, 60)
+    # stats of a mapped file: its pages released step by step (it held
+    # the whole 256 MiB)
+    os.environ["TSHAPE_IO"] = "map"
+    run(["stats", npys[0]], 32, 60)
     del os.environ["TSHAPE_IO"]
     for p in npys:
         os.unlink(p)
