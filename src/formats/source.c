@@ -325,7 +325,7 @@ ts_status ts__source_open_at(int dir, const char *path, ts__local_mode mode, ts_
             return ts__error(err, TS_ERR_NOMEM, "out of memory");
         }
         lf->fd = fd;
-        ts__fetcher fe = {local_fetch, local_close, lf};
+        ts__fetcher fe = {local_fetch, local_close, lf, 1};
         return ts__source_open_fetcher(len, fe, out, err);
     }
     ts__source *s = source_new(err);
@@ -435,7 +435,7 @@ ts_status ts__source_open_memory_sparse(const void *data, size_t len, ts__source
     if (!m)
         return ts__error(err, TS_ERR_NOMEM, "out of memory");
     m->data = data;
-    ts__fetcher fe = {memory_fetch, memory_close, m};
+    ts__fetcher fe = {memory_fetch, memory_close, m, 1};
     ts_status st = ts__source_open_fetcher(len, fe, out, err);
     if (!st)
         ts__source_strict(*out);
@@ -704,8 +704,14 @@ ts_status ts__source_read(ts__source *s, uint64_t off, void *buf, size_t len, ts
     }
     ts__range r = {off, len, buf};
     unsigned requests = 0;
+    /* into the caller's buffer: a fetcher that allows it runs unlocked, so
+     * threads reading values of one file copy in parallel */
+    ts_status st = TS_OK;
+    if (s->fetcher.concurrent)
+        st = s->fetcher.fetch(s->fetcher.impl, &r, 1, &requests, err);
     pthread_mutex_lock(&s->lock);
-    ts_status st = s->fetcher.fetch(s->fetcher.impl, &r, 1, &requests, err);
+    if (!s->fetcher.concurrent)
+        st = s->fetcher.fetch(s->fetcher.impl, &r, 1, &requests, err);
     s->stats.requests += requests;
     if (!st)
         s->stats.bytes += len;

@@ -52,8 +52,10 @@ typedef struct ts__range {
  * r[i].len bytes at r[i].off for every i < n (the ranges are sorted,
  * disjoint and inside the file). It may make one request per range, one
  * request for all of them, or run them in parallel; it is never called by
- * two threads at once for one source. On failure it sets err and nothing
- * it wrote is used. close frees impl (called once, by ts__source_close).
+ * two threads at once for one source unless `concurrent` says it may be
+ * (pread on a file descriptor: threads reading values into buffers of
+ * their own then copy in parallel). On failure it sets err and nothing it
+ * wrote is used. close frees impl (called once, by ts__source_close).
  * `requests` receives the number of requests made, for the counters.
  */
 typedef struct ts__fetcher {
@@ -61,6 +63,7 @@ typedef struct ts__fetcher {
                        ts_error *err);
     void (*close)(void *impl);
     void *impl;
+    int concurrent;         /* 1: fetch may run on several threads at once */
 } ts__fetcher;
 
 /* I/O counters of one source (ts_file_io_stats is their public face). */
