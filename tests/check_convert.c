@@ -867,7 +867,7 @@ END_TEST
 /* Arrays copied unchanged from a local file are read straight into the
  * pump's buffer: the bytes equal those of the pump's path, for safetensors
  * and npz output; a change on the way to the disk is still caught, a
- * cancel leaves nothing. */
+ * cancel or an input that shrank leaves nothing. */
 static void write_file(const char *path, const unsigned char *p, size_t n)
 {
     FILE *fp = fopen(path, "wb");
@@ -879,12 +879,12 @@ static void write_file(const char *path, const unsigned char *p, size_t n)
 START_TEST(test_direct_read)
 {
     char *dir = tmp_dir(), *in = path_in(dir, "in.safetensors");
-    /* x: float32 [40000], y: int16 [3], z: float32 [70000] (above the 64 KiB
-     * a file is read whole: opened for pread) */
+    /* x: float32 [40000], y: int16 [3], z: float32 [2400000] (above the 64
+     * KiB a file is read whole: opened for pread; z in 3 pieces) */
     const char *json = "{\"x\":{\"dtype\":\"F32\",\"shape\":[40000],\"data_offsets\":[0,160000]},"
-                       "\"y\":{\"dtype\":\"I16\",\"shape\":[3],\"data_offsets\":[440000,440006]},"
-                       "\"z\":{\"dtype\":\"F32\",\"shape\":[70000],\"data_offsets\":[160000,440000]}}";
-    size_t n = 440006, len;
+                       "\"y\":{\"dtype\":\"I16\",\"shape\":[3],\"data_offsets\":[9760000,9760006]},"
+                       "\"z\":{\"dtype\":\"F32\",\"shape\":[2400000],\"data_offsets\":[160000,9760000]}}";
+    size_t n = 9760006, len;
     unsigned char *data = malloc(n);
     ck_assert_ptr_nonnull(data);
     for (size_t i = 0; i < n; i++)
@@ -915,7 +915,7 @@ START_TEST(test_direct_read)
             ts_status st = write_one(out, t, 3, &o, &e);
             ts__test_no_direct = 0;
             ck_assert_msg(st == TS_OK, "%s", e.message);
-            ck_assert_uint_eq(ts__test_direct_bytes, way == 0 ? 440006 : 0);
+            ck_assert_uint_eq(ts__test_direct_bytes, way == 0 ? 9760006 : 0);
             size_t got;
             unsigned char *b = tu_read_file(out, &got);
             if (way == 0) {
@@ -959,6 +959,21 @@ START_TEST(test_direct_read)
         ck_assert_int_eq(write_one(out, t, 3, &o, &e), TS_ERR_CANCELED);
         ck_assert_int_eq(calls, 1);
         ck_assert_int_eq(count_entries(dir), 1); /* in.safetensors alone */
+        free(out);
+    }
+    /* the input shrinks after it was opened: a read error naming the array,
+     * and nothing left */
+    ck_assert_int_eq(truncate(in, 4000000), 0);
+    for (int fmt = 0; fmt < 2; fmt++) {
+        char *out = path_in(dir, outs[fmt]);
+        ts_write_options o = TS_WRITE_OPTIONS_INIT;
+        o.format = fmt ? TS_WRITE_NPZ : TS_WRITE_SAFETENSORS;
+        ts_status st = write_one(out, t, 3, &o, &e);
+        ck_assert_int_eq(st, TS_ERR_IO);
+        /* safetensors writes z before y (larger itemsize first), npz by name */
+        ck_assert_msg(strstr(e.message, fmt ? "array 'y': " : "array 'z': ") == e.message &&
+                      strstr(e.message, "the file shrank"), "%s", e.message);
+        ck_assert_int_eq(count_entries(dir), 1);
         free(out);
     }
     ts_file_close(f);
