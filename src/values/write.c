@@ -695,7 +695,10 @@ static ts_status emit_fd(void *ctx, const unsigned char *p, size_t len, ts_error
  * (Linux 6.18, no shared blocks) the kernel's copy through a pipe of single
  * pages cost more CPU than read and write, and the checksum verification
  * needs then took a second read of the source; paired medians of 9 rounds
- * on 1 GiB were 0.52 of `cp && sync`'s speed against 0.62 without it.
+ * on 1 GiB were 0.52 of `cp && sync`'s speed against 0.62 without it. So
+ * was a second thread reading (and hashing) piece k + 1 while piece k is
+ * written: 0.48 against 0.89 on the shared 2-core machine (load 5-6), where
+ * each hand-over waits for the other thread to be scheduled.
  */
 
 int ts__test_no_direct;
