@@ -120,7 +120,9 @@ const char *ts_format_name(ts_format f)
  * when the file name has one of their extensions. */
 static int needs_extension(const ts__reader *r)
 {
-    return r->info.detection && strncmp(r->info.detection, "extension", 9) == 0;
+    /* (its first byte first: asked for every reader of every file opened) */
+    return r->info.detection && r->info.detection[0] == 'e' &&
+           strncmp(r->info.detection, "extension", 9) == 0;
 }
 
 /* "a, b, c" from the names of the readers that are auto-detected by their
