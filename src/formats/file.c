@@ -913,10 +913,12 @@ void ts_file_close(ts_file *f)
 {
     if (!f)
         return;
+    /* the shapes' storage (not ts_shape_free, which also resets each
+     * shape: the records go next) */
     for (size_t i = 0; i < f->count; i++) {
-        ts_shape_free(&f->arrays[i].shape);
-        ts_shape_free(&f->arrays[i].storage_shape);
-        ts_shape_free(&f->arrays[i].strides);
+        free(f->arrays[i].shape.heap);
+        free(f->arrays[i].storage_shape.heap);
+        free(f->arrays[i].strides.heap);
     }
     scratch_free_all(f);
     ts__sides_free(f->sides);
