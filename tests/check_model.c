@@ -4,8 +4,7 @@
  * PyTorch .bin files, a missing shard, an index
  * with every kind of inconsistency, a folder of mixed formats without an
  * index (flat and recursive), the order of a folder's members, single
- * files, and that the number of threads
- * never changes the result.
+ * files, and that the number of threads never changes the result.
  */
 #define TS_EXPERIMENTAL_API
 #include <stdio.h>
