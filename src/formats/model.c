@@ -833,9 +833,13 @@ static ts_status name_tensors(ts_model *m, ts_error *err)
                 p = strrchr(p, '/') + 1;
             while (*p == '/')
                 p++;
-            char *s = ts__strdup(p);
+            /* a short stem is cut in `small`: one allocation per member */
+            char small[256];
+            size_t pl = strlen(p);
+            char *s = pl < sizeof small ? small : malloc(pl + 1);
             if (!s)
                 return ts__error(err, TS_ERR_NOMEM, "out of memory");
+            memcpy(s, p, pl + 1);
             char *dot = strrchr(s, '.'), *slash = strrchr(s, '/');
             const char *base = slash ? slash + 1 : s;
             if (strcmp(base, ".zarray") == 0 || strcmp(base, "zarr.json") == 0) {
@@ -851,7 +855,8 @@ static ts_status name_tensors(ts_model *m, ts_error *err)
                     size_t b = rl;
                     while (b > 0 && root[b - 1] != '/')
                         b--;
-                    free(s);
+                    if (s != small)
+                        free(s);
                     s = malloc(rl - b + 1);
                     if (!s)
                         return ts__error(err, TS_ERR_NOMEM, "out of memory");
@@ -863,7 +868,8 @@ static ts_status name_tensors(ts_model *m, ts_error *err)
             }
             /* the escapes of a folder ts_write wrote (npyname.c) */
             m->stems[t->file] = ts__npy_name(s);
-            free(s);
+            if (s != small)
+                free(s);
             if (!m->stems[t->file])
                 return ts__error(err, TS_ERR_NOMEM, "out of memory");
         }
