@@ -603,11 +603,15 @@ static ts_status walk_names(walker *w, const char *dir, const list *names_, int 
     int zarr = 0, orbax = 0, ocdbt = 0;
     for (size_t i = 0; i < names.n; i++) {
         const char *n = names.v[i] + 1;
-        zarr |= zarr_marker(n);
+        /* (by the first byte first: a folder may hold thousands of files) */
+        if (n[0] == '.' || n[0] == 'z')
+            zarr |= zarr_marker(n);
         /* an Orbax checkpoint: its parameters are Zarr arrays in
          * subfolders, or an OCDBT store (manifest.ocdbt, data under d/) */
-        orbax |= strcmp(n, "_METADATA") == 0 || strcmp(n, "_CHECKPOINT_METADATA") == 0;
-        ocdbt |= strcmp(n, "manifest.ocdbt") == 0;
+        if (n[0] == '_')
+            orbax |= strcmp(n, "_METADATA") == 0 || strcmp(n, "_CHECKPOINT_METADATA") == 0;
+        if (n[0] == 'm')
+            ocdbt |= strcmp(n, "manifest.ocdbt") == 0;
     }
     if (orbax && ocdbt && w->issues) {
         st = add_issue(w->issues, TS_MODEL_FILE_ERROR, 1, dir, NULL, err,
@@ -622,7 +626,7 @@ static ts_status walk_names(walker *w, const char *dir, const list *names_, int 
      * a .mlmodel under Data/, whose weight files are beside it. */
     int package = 0;
     for (size_t i = 0; st == TS_OK && i < names.n && !package; i++) {
-        if (strcmp(names.v[i] + 1, "Manifest.json") != 0)
+        if (names.v[i][1] != 'M' || strcmp(names.v[i] + 1, "Manifest.json") != 0)
             continue;
         char *model = NULL;
         if ((st = ts__coreml_package_model(dir, &model, err)) == TS_OK && model) {
