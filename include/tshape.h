@@ -769,8 +769,10 @@ typedef struct ts_array {
  *                TS_IO_PREAD
  *   TS_IO_MAP    mapped read-only (mmap): headers cost the pages they touch
  *                and the kernel's read-ahead around each; values are read
- *                from the map (fastest on a warm page cache, but the pages
- *                read count in the resident set)
+ *                from the map without a copy, a few MiB at a time: each
+ *                step's page table entries made at once, its pages released
+ *                from the resident set after (the page cache keeps them);
+ *                what verify --deep and diff --values use
  *   TS_IO_PREAD  read with pread: headers into a page cache of the file's
  *                own, only the bytes a reader asks for, rounded to 4 KiB
  *                pages (a 400 MB checkpoint on a cold disk costs its headers,

@@ -139,6 +139,12 @@ ts_status ts__data_guard(const ts__data *d, ts__parse_fn fn, void *arg, ts_error
  */
 ts_status ts__data_need(const ts__data *d, int64_t first, int64_t n, ts_error *err);
 void ts__data_forget(const ts__data *d, int64_t first, int64_t n);
+/* Storage elements [first, first + n) of a mapped file are about to be
+ * read (populate: their page table entries made at once) or have been
+ * read (release: their pages leave the resident set; the page cache keeps
+ * them). Nothing for other sources. */
+void ts__data_populate(const ts__data *d, int64_t first, int64_t n);
+void ts__data_release(const ts__data *d, int64_t first, int64_t n);
 
 /*
  * A pointer to stored contiguous elements [first, first + n): into the
