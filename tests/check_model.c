@@ -3,8 +3,8 @@
  * a sharded safetensors folder with its index, the same model as sharded
  * PyTorch .bin files, a missing shard, an index
  * with every kind of inconsistency, a folder of mixed formats without an
- * index (flat and recursive), single files, and that the number of threads
- * never changes the result.
+ * index (flat and recursive), the order of a folder's members, single
+ * files, and that the number of threads never changes the result.
  */
 #define TS_EXPERIMENTAL_API
 #include <stdio.h>
@@ -298,6 +298,46 @@ START_TEST(test_model_metadata)
 }
 END_TEST
 
+/* A folder's members in strcmp order of their names (the listing sorts by
+ * the first 8 bytes as numbers, strcmp on a tie): names shorter than 8
+ * bytes, equal up to 8, differing after 8, bytes over 0x7f, upper case. */
+START_TEST(test_folder_order)
+{
+    static const char *const names[] = {
+        "abcdefgh0", "\xc3\xa9t\xc3\xa9", "a", "abcdefgg", "B", "abcdefgh", "ab",
+        "abcdefgh\xc3\xa9", "abcdefghA", "_x", "a.b", "xxxxxxxxxxxxxxxxxxxy",
+        "xxxxxxxxxxxxxxxxxxxx", "xxxxxxxx", "abcdefghi"};
+    static const char want[] =
+        "B@B.npy _x@_x.npy a.b@a.b.npy a@a.npy ab@ab.npy abcdefgg@abcdefgg.npy "
+        "abcdefgh@abcdefgh.npy abcdefgh0@abcdefgh0.npy abcdefghA@abcdefghA.npy "
+        "abcdefghi@abcdefghi.npy abcdefgh\xc3\xa9@abcdefgh\xc3\xa9.npy "
+        "xxxxxxxx@xxxxxxxx.npy xxxxxxxxxxxxxxxxxxxx@xxxxxxxxxxxxxxxxxxxx.npy "
+        "xxxxxxxxxxxxxxxxxxxy@xxxxxxxxxxxxxxxxxxxy.npy "
+        "\xc3\xa9t\xc3\xa9@\xc3\xa9t\xc3\xa9.npy";
+    size_t len;
+    unsigned char *npy = tu_read_file(DIR "mixed/embed.npy", &len);
+    char dir[] = "/tmp/tshape-order-XXXXXX", path[256], buf[4096];
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
+        snprintf(path, sizeof path, "%s/%s.npy", dir, names[i]);
+        FILE *fp = fopen(path, "wb");
+        ck_assert_ptr_nonnull(fp);
+        ck_assert_uint_eq(fwrite(npy, 1, len, fp), len);
+        fclose(fp);
+    }
+    ts_model *m = open_model(dir, 0, 1);
+    listing(m, buf, sizeof buf);
+    ck_assert_str_eq(buf, want);
+    ts_model_close(m);
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
+        snprintf(path, sizeof path, "%s/%s.npy", dir, names[i]);
+        unlink(path);
+    }
+    rmdir(dir);
+    free(npy);
+}
+END_TEST
+
 START_TEST(test_threads_do_not_matter)
 {
     char one[4096], many[4096], i1[4096], i2[4096];
@@ -377,6 +417,7 @@ Suite *model_suite(void)
     tcase_add_test(tc, test_folder);
     tcase_add_test(tc, test_repeated_names);
     tcase_add_test(tc, test_model_metadata);
+    tcase_add_test(tc, test_folder_order);
     tcase_add_test(tc, test_threads_do_not_matter);
     tcase_add_test(tc, test_errors);
     suite_add_tcase(s, tc);

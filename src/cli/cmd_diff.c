@@ -468,7 +468,7 @@ static void report_meta(cli_ctx *ctx, cli_table *t, const char *label, const cha
  * or one metrics group record each. */
 static void report_groups(cli_ctx *ctx, const ts_diff *d)
 {
-    cli_table t = {NULL, 0, 0, 6, 0x3e};
+    cli_table t = {.ncols = 6, .right = 0x3e};
     size_t n = ts_diff_metrics_group_count(d);
     if (n > 0 && !ctx->json) {
         const char *head[6] = {"metrics by dtype", "tensors", "max abs", "rmse", "nmse",
@@ -688,7 +688,7 @@ static void print_totals(cli_ctx *ctx, const diff_opts *o, const ts_diff_totals 
 /* Reports the diff (comparing values as it goes) and returns the status. */
 static int run(cli_ctx *ctx, const diff_opts *o, const sides *s, ts_diff *d)
 {
-    cli_table t = {NULL, 0, 0, 5, 0};
+    cli_table t = {.ncols = 5, .right = 0};
     const int single = ts_diff_single(d);
     int64_t explained_fused = 0;
     char pair_name[1024];

@@ -134,61 +134,83 @@ typedef cli_table table;
 
 void cli_table_add(cli_table *t, const char *const *cols)
 {
+    size_t nc = (size_t)t->ncols;
     if (t->n == t->cap) {
         size_t cap = t->cap ? t->cap * 2 : 64;
-        char **p = realloc(t->cells, cap * (size_t)t->ncols * sizeof *p);
+        size_t *p = realloc(t->cells, (cap * nc + 1) * sizeof *p);
         if (!p)
             return;
+        if (!t->cells)
+            p[0] = 0;
         t->cells = p;
         t->cap = cap;
     }
-    for (int c = 0; c < t->ncols; c++) {
+    size_t *cell = t->cells + t->n * nc, width[CLI_TABLE_MAX_COLS];
+    for (size_t c = 0; c < nc; c++) {
         const char *s = cols[c] ? cols[c] : "";
-        size_t n = strlen(s), cap = n * 4 + 16, w;
-        char *e = malloc(cap);
-        if (e)
-            cli_escape(CLI_ESC_TEXT, s, n, e, cap, &w);
-        t->cells[t->n * (size_t)t->ncols + (size_t)c] = e;
+        size_t n = strlen(s), need = n * 4 + 16, w;
+        if (t->text_cap - t->len < need) {
+            size_t cap = t->text_cap ? t->text_cap : 4096;
+            while (cap - t->len < need)
+                cap *= 2;
+            char *p = realloc(t->text, cap);
+            if (!p) {
+                t->len = cell[0]; /* the row is left out */
+                return;
+            }
+            t->text = p;
+            t->text_cap = cap;
+        }
+        cli_escape(CLI_ESC_TEXT, s, n, t->text + t->len, need, &w);
+        t->len += w;
+        cell[c + 1] = t->len;
+        width[c] = w;
     }
+    for (size_t c = 0; c < nc; c++)
+        if (width[c] > t->width[c])
+            t->width[c] = width[c];
     t->n++;
+}
+
+/* k blanks. */
+static void out_blanks(cli_ctx *ctx, size_t k)
+{
+    static const char blanks[] = "                                ";
+    while (k > 0) {
+        size_t m = k < sizeof blanks - 1 ? k : sizeof blanks - 1;
+        out_write(ctx, blanks, m);
+        k -= m;
+    }
 }
 
 void cli_table_flush(cli_ctx *ctx, cli_table *t, const char *indent)
 {
-    size_t width[CLI_TABLE_MAX_COLS] = {0};
-    for (size_t i = 0; i < t->n * (size_t)t->ncols; i++) {
-        size_t w = t->cells[i] ? strlen(t->cells[i]) : 0;
-        int c = (int)(i % (size_t)t->ncols);
-        if (w > width[c])
-            width[c] = w;
-    }
+    size_t nc = (size_t)t->ncols, il = strlen(indent);
     for (size_t r = 0; r < t->n; r++) {
-        out_str(ctx, indent);
+        const size_t *cell = t->cells + r * nc;
+        out_write(ctx, indent, il);
         /* the last non-empty cell ends the line: no trailing blanks */
-        int last = t->ncols - 1;
-        while (last > 0 && (!t->cells[r * (size_t)t->ncols + (size_t)last] ||
-                            !t->cells[r * (size_t)t->ncols + (size_t)last][0]))
+        size_t last = nc - 1;
+        while (last > 0 && cell[last + 1] == cell[last])
             last--;
-        for (int c = 0; c <= last; c++) {
-            const char *s = t->cells[r * (size_t)t->ncols + (size_t)c];
-            size_t w = s ? strlen(s) : 0;
+        for (size_t c = 0; c <= last; c++) {
+            size_t w = cell[c + 1] - cell[c];
             if (c)
-                out_str(ctx, "  ");
+                out_write(ctx, "  ", 2);
             if (t->right >> c & 1)
-                for (size_t k = w; k < width[c]; k++)
-                    out_char(ctx, ' ');
-            out_str(ctx, s ? s : "");
+                out_blanks(ctx, t->width[c] - w);
+            out_write(ctx, t->text + cell[c], w);
             if (!(t->right >> c & 1) && c < last)
-                for (size_t k = w; k < width[c]; k++)
-                    out_char(ctx, ' ');
+                out_blanks(ctx, t->width[c] - w);
         }
         out_char(ctx, '\n');
     }
-    for (size_t i = 0; i < t->n * (size_t)t->ncols; i++)
-        free(t->cells[i]);
     free(t->cells);
+    free(t->text);
     t->cells = NULL;
-    t->n = t->cap = 0;
+    t->text = NULL;
+    t->n = t->cap = t->len = t->text_cap = 0;
+    memset(t->width, 0, sizeof t->width);
 }
 
 /* ---- totals -------------------------------------------------------------------- */
@@ -539,7 +561,7 @@ static void summary_text(cli_ctx *ctx, const cli_summary_opts *o, const char *pa
 {
     char shape[512], h1[32], h2[32];
     /* the tensors, or their groups */
-    table t = {NULL, 0, 0, o->group ? 5 : 4, o->group ? 1u << 3 : 0};
+    table t = {.ncols = o->group ? 5 : 4, .right = o->group ? 1u << 3 : 0};
     if (o->group) {
         const ts_summary_group *g;
         for (size_t i = 0; (g = ts_summary_group_at(s, i)) != NULL; i++) {
@@ -572,7 +594,7 @@ static void summary_text(cli_ctx *ctx, const cli_summary_opts *o, const char *pa
 
     /* the totals per dtype, then per role when not all are parameters */
     out_str(ctx, "\n");
-    table dt = {NULL, 0, 0, 5, 0x1e};
+    table dt = {.ncols = 5, .right = 0x1e};
     const char *head[5] = {"dtype", "tensors", "size", "bytes", ""};
     table_add(&dt, head);
     const ts_summary_sum *d;
@@ -584,7 +606,7 @@ static void summary_text(cli_ctx *ctx, const cli_summary_opts *o, const char *pa
                          *all = ts_summary_total(s);
     if (params->tensors != all->tensors) {
         out_str(ctx, "\n");
-        table rt = {NULL, 0, 0, 5, 0x1e};
+        table rt = {.ncols = 5, .right = 0x1e};
         const char *rhead[5] = {"role", "tensors", "size", "bytes", ""};
         table_add(&rt, rhead);
         for (int r = 0; r < TS_ROLE_COUNT; r++)
@@ -594,7 +616,7 @@ static void summary_text(cli_ctx *ctx, const cli_summary_opts *o, const char *pa
 
     if (ts_summary_largest_count(s) > 0) {
         out_str(ctx, "\nlargest\n");
-        table lt = {NULL, 0, 0, 4, 1u << 3};
+        table lt = {.ncols = 4, .right = 1u << 3};
         for (size_t k = 0; k < ts_summary_largest_count(s); k++) {
             const ts_summary_tensor *x = ts_summary_largest(s, k);
             const char *row[4] = {x->name, dims_text(x->dims, x->ndim, shape, sizeof shape),

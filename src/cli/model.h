@@ -60,14 +60,19 @@ const char *cli_human_bytes(int64_t v, char *buf, size_t cap);
 /* Rows of cells printed in aligned columns: each padded to its widest cell,
  * a column whose `right` bit is set aligned on the right; two spaces between
  * columns, no blanks at the end of a line. Cells are escaped (CLI_ESC_TEXT)
- * when added; empty trailing cells end the line early. Initialise as
- * {NULL, 0, 0, ncols, right}. */
+ * when added, into one block of text (no allocation per cell: a folder of
+ * 1,000 files prints 1,500 rows); empty trailing cells end the line early.
+ * Initialise as {.ncols = N, .right = BITS}. */
 #define CLI_TABLE_MAX_COLS 6
 typedef struct cli_table {
-    char **cells;         /* n * ncols */
+    size_t *cells;        /* n * ncols + 1: where each cell's text starts in
+                             text, the last where the next would */
     size_t n, cap;
     int ncols;            /* 1..CLI_TABLE_MAX_COLS */
     unsigned right;       /* bit c: column c is right-aligned */
+    char *text;           /* the escaped cells one after the other */
+    size_t len, text_cap;
+    size_t width[CLI_TABLE_MAX_COLS]; /* bytes of each column's widest cell */
 } cli_table;
 /* Adds a row of t->ncols cells (NULL: empty). */
 void cli_table_add(cli_table *t, const char *const *cols);

@@ -297,11 +297,19 @@ size_t cli_escape(cli_esc mode, const char *s, size_t n, char *dst, size_t cap,
     size_t i = 0, o = 0;
     char tmp[12];
     while (i < n) {
-        /* Runs of plain printable ASCII are copied as they are. */
-        if (p[i] >= 0x20 && p[i] < 0x7f && p[i] != '\\' && p[i] != '"') {
-            if (o + 1 >= cap)
+        /* Runs of plain printable ASCII are copied as they are, as far as
+         * they fit. */
+        size_t j = i;
+        while (j < n && p[j] >= 0x20 && p[j] < 0x7f && p[j] != '\\' && p[j] != '"')
+            j++;
+        if (j > i) {
+            size_t room = o + 1 < cap ? cap - 1 - o : 0;
+            size_t k = j - i < room ? j - i : room;
+            memcpy(dst + o, p + i, k);
+            o += k;
+            i += k;
+            if (i < j)
                 break;
-            dst[o++] = (char)p[i++];
             continue;
         }
         uint32_t cp = 0;

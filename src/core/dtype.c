@@ -227,8 +227,22 @@ size_t ts_descr_format(ts_dtype dt, char byteorder, char *buf, size_t cap)
     int64_t size = table[dt].bits / 8;
     if (size == 1)
         byteorder = '|';
-    int n = snprintf(buf, cap, "%c%c%lld", byteorder, table[dt].kind, (long long)size);
-    return n < 0 ? 0 : (size_t)n;
+    /* as snprintf "%c%c%lld" would (no snprintf: asked once per array) */
+    char tmp[24], digits[20];
+    size_t n = 0, k = 0;
+    tmp[n++] = byteorder;
+    tmp[n++] = table[dt].kind;
+    do
+        digits[k++] = (char)('0' + size % 10);
+    while ((size /= 10) > 0);
+    while (k > 0)
+        tmp[n++] = digits[--k];
+    if (cap) {
+        size_t m = n < cap - 1 ? n : cap - 1;
+        memcpy(buf, tmp, m);
+        buf[m] = '\0';
+    }
+    return n;
 }
 
 typedef struct alias {

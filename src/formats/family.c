@@ -118,6 +118,9 @@ static void normalize(const char *name, char *buf, size_t cap, int64_t *layer)
 typedef struct names {
     size_t n, ndistinct;
     char *text;                  /* the distinct names, NUL-terminated */
+    char *joined;                /* the same joined by '\1' (in no pattern, so
+                                    no match spans two names): one strstr
+                                    asks whether any name matches */
     const char **distinct;       /* into text */
     size_t *of;                  /* per name: its distinct name */
     int64_t *layer;              /* per name: its first layer number, or -1 */
@@ -126,6 +129,7 @@ typedef struct names {
 static void names_free(names *nm)
 {
     free(nm->text);
+    free(nm->joined);
     free(nm->distinct);
     free(nm->of);
     free(nm->layer);
@@ -172,6 +176,14 @@ static ts_status names_make(const ts_model *m, names *nm, ts_error *err)
         nm->of[i] = slot[h] - 1;
     }
     free(slot);
+    size_t len = (size_t)(at - nm->text);
+    if (!(nm->joined = malloc(len + 1))) {
+        names_free(nm);
+        return ts__error(err, TS_ERR_NOMEM, "out of memory");
+    }
+    for (size_t i = 0; i < len; i++)
+        nm->joined[i] = nm->text[i] ? nm->text[i] : '\1';
+    nm->joined[len] = '\0';
     return TS_OK;
 }
 
@@ -180,15 +192,16 @@ static ts_status names_make(const ts_model *m, names *nm, ts_error *err)
  * bytes, zero). */
 static int matches(const names *nm, const char *pattern, unsigned char *seen, int64_t *layers)
 {
+    if (!layers)
+        return strstr(nm->joined, pattern) != NULL;
     int found = 0;
-    unsigned char *hit = layers ? seen + 4096 : NULL; /* per distinct name */
+    unsigned char *hit = seen + 4096; /* per distinct name */
     for (size_t k = 0; k < nm->ndistinct; k++) {
         int h = strstr(nm->distinct[k], pattern) != NULL;
         found |= h;
-        if (hit)
-            hit[k] = (unsigned char)h;
+        hit[k] = (unsigned char)h;
     }
-    for (size_t i = 0; found && layers && i < nm->n; i++) {
+    for (size_t i = 0; found && i < nm->n; i++) {
         int64_t l = nm->layer[i];
         if (hit[nm->of[i]] && l >= 0 && l < 4096 && !seen[l]) {
             seen[l] = 1;

@@ -120,7 +120,9 @@ const char *ts_format_name(ts_format f)
  * when the file name has one of their extensions. */
 static int needs_extension(const ts__reader *r)
 {
-    return r->info.detection && strncmp(r->info.detection, "extension", 9) == 0;
+    /* (its first byte first: asked for every reader of every file opened) */
+    return r->info.detection && r->info.detection[0] == 'e' &&
+           strncmp(r->info.detection, "extension", 9) == 0;
 }
 
 /* "a, b, c" from the names of the readers that are auto-detected by their
@@ -911,10 +913,12 @@ void ts_file_close(ts_file *f)
 {
     if (!f)
         return;
+    /* the shapes' storage (not ts_shape_free, which also resets each
+     * shape: the records go next) */
     for (size_t i = 0; i < f->count; i++) {
-        ts_shape_free(&f->arrays[i].shape);
-        ts_shape_free(&f->arrays[i].storage_shape);
-        ts_shape_free(&f->arrays[i].strides);
+        free(f->arrays[i].shape.heap);
+        free(f->arrays[i].storage_shape.heap);
+        free(f->arrays[i].strides.heap);
     }
     scratch_free_all(f);
     ts__sides_free(f->sides);

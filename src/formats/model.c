@@ -110,12 +110,6 @@ static int cmp_str(const void *a, const void *b)
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* Names after their kind byte (read_dir_kinds). */
-static int cmp_str_kind(const void *a, const void *b)
-{
-    return strcmp(*(char *const *)a + 1, *(char *const *)b + 1);
-}
-
 static ts_status add_issue(issue_store *s, ts_model_issue_kind kind, int is_error,
                            const char *path, const char *name, ts_error *err,
                            const char *fmt, ...) TS__PRINTF(7, 8);
@@ -369,7 +363,10 @@ static void run_jobs(job *jobs, size_t n, int threads, const ts_open_options *op
         if (i >= p.n)
             break;
         run_job(&p, &jobs[i], &dir);
-        if (started == 0 && p.n - i > 2 && now_us() - t0 >= POOL_DELAY_US) {
+        /* (the clock read after each of the first 16 jobs, then every 8th:
+         * a small file takes a few microseconds) */
+        if (started == 0 && (i < 16 || (i & 7) == 7) && p.n - i > 2 &&
+            now_us() - t0 >= POOL_DELAY_US) {
             /* This thread is one of the pool. */
             for (int k = 1; k < threads; k++)
                 if (pthread_create(&tid[started], NULL, worker, &p) == 0)
@@ -388,14 +385,18 @@ static void run_jobs(job *jobs, size_t n, int threads, const ts_open_options *op
 typedef struct list {
     char **v;
     size_t n, cap;
+    char *text;             /* when not NULL, the block that holds every v[i]
+                               (a folder's listing), else each is malloc'd */
 } list;
 
 static void list_free(list *l)
 {
-    for (size_t i = 0; i < l->n; i++)
+    for (size_t i = 0; !l->text && i < l->n; i++)
         free(l->v[i]);
     free(l->v);
+    free(l->text);
     l->v = NULL;
+    l->text = NULL;
     l->n = l->cap = 0;
 }
 
@@ -428,10 +429,53 @@ static int zarr_marker(const char *name)
            strcmp(name, "zarr.json") == 0;
 }
 
+/* A name to sort: its first 8 bytes as a big-endian number (0 past its
+ * end), so that most comparisons are one of integers. */
+typedef struct sort_key {
+    uint64_t head;
+    char *s;
+} sort_key;
+
+/* As strcmp of the names. */
+static int cmp_key(const void *a, const void *b)
+{
+    const sort_key *x = a, *y = b;
+    if (x->head != y->head)
+        return x->head < y->head ? -1 : 1;
+    /* equal first 8 bytes: equal names when they end within them */
+    return (x->head & 0xff) ? strcmp(x->s + 8, y->s + 8) : 0;
+}
+
+/* Sorts v[0..n) by the names at v[i] + skip, as strcmp orders them;
+ * -1 when out of memory (v left as it was). */
+static int sort_names(char **v, size_t n, size_t skip)
+{
+    sort_key *k = malloc((n ? n : 1) * sizeof *k);
+    if (!k)
+        return -1;
+    for (size_t i = 0; i < n; i++) {
+        char *name = v[i] + skip;
+        const unsigned char *s = (const unsigned char *)name;
+        uint64_t h = 0;
+        size_t j = 0;
+        for (; j < 8 && s[j]; j++)
+            h = h << 8 | s[j];
+        if (j > 0 && j < 8)
+            h <<= 8 * (8 - j);
+        k[i] = (sort_key){h, name};
+    }
+    qsort(k, n, sizeof *k, cmp_key);
+    for (size_t i = 0; i < n; i++)
+        v[i] = k[i].s - skip;
+    free(k);
+    return 0;
+}
+
 /* The names in dir (not starting with '.', but for Zarr's .zarray and
- * .zgroup), sorted. With kinds, each name
- * is preceded by one byte: 'f' a regular file, 'd' a folder, '?' unknown
- * (a link, or a file system without d_type: stat tells). */
+ * .zgroup), sorted, into the empty list `names`, all in one block of
+ * text (names->text). With kinds, each name is preceded by one byte: 'f' a
+ * regular file, 'd' a folder, '?' unknown (a link, or a file system
+ * without d_type: stat tells). */
 static ts_status read_dir_kinds(const char *dir, list *names, int kinds, ts_error *err)
 {
     DIR *d = opendir(dir);
@@ -439,29 +483,68 @@ static ts_status read_dir_kinds(const char *dir, list *names, int kinds, ts_erro
         return ts__error(err, TS_ERR_IO, "cannot open folder '%s': %s", dir, strerror(errno));
     ts_status st = TS_OK;
     struct dirent *e;
+    /* first the offsets of the names in the text (it moves as it grows) */
+    size_t *at = NULL, n = 0, cap = 0, len = 0, text_cap = 0;
+    char *text = NULL;
     while (st == TS_OK && (e = readdir(d)) != NULL) {
         if (e->d_name[0] == '.' && !zarr_marker(e->d_name))
             continue;
-        if (!kinds) {
-            st = list_add(names, ts__strdup(e->d_name), err);
-            continue;
+        size_t k = strlen(e->d_name), need = k + 2;
+        if (n >= MAX_FILES) {
+            st = ts__error(err, TS_ERR_LIMIT, "more than %u files", MAX_FILES);
+            break;
         }
-        size_t n = strlen(e->d_name);
-        char *s = malloc(n + 2);
-        if (s) {
+        if (n == cap) {
+            size_t c = cap ? cap * 2 : 256;
+            size_t *p = realloc(at, c * sizeof *p);
+            if (!p) {
+                st = ts__error(err, TS_ERR_NOMEM, "out of memory");
+                break;
+            }
+            at = p;
+            cap = c;
+        }
+        if (text_cap - len < need) {
+            size_t c = text_cap ? text_cap : 4096;
+            while (c - len < need)
+                c *= 2;
+            char *p = realloc(text, c);
+            if (!p) {
+                st = ts__error(err, TS_ERR_NOMEM, "out of memory");
+                break;
+            }
+            text = p;
+            text_cap = c;
+        }
+        at[n++] = len;
+        if (kinds) {
 #ifdef DT_REG
-            s[0] = e->d_type == DT_REG ? 'f' : e->d_type == DT_DIR ? 'd' : '?';
+            text[len++] = e->d_type == DT_REG ? 'f' : e->d_type == DT_DIR ? 'd' : '?';
 #else
-            s[0] = '?';
+            text[len++] = '?';
 #endif
-            memcpy(s + 1, e->d_name, n + 1);
         }
-        st = list_add(names, s, err);
+        memcpy(text + len, e->d_name, k + 1);
+        len += k + 1;
     }
     closedir(d);
-    if (st == TS_OK && names->n > 1)
-        qsort(names->v, names->n, sizeof *names->v, kinds ? cmp_str_kind : cmp_str);
-    return st;
+    char **v = st == TS_OK ? malloc((n ? n : 1) * sizeof *v) : NULL;
+    if (st == TS_OK && !v)
+        st = ts__error(err, TS_ERR_NOMEM, "out of memory");
+    for (size_t i = 0; st == TS_OK && i < n; i++)
+        v[i] = text + at[i];
+    free(at);
+    if (st == TS_OK && n > 1 && sort_names(v, n, kinds ? 1 : 0) != 0)
+        st = ts__error(err, TS_ERR_NOMEM, "out of memory");
+    if (st != TS_OK) {
+        free(v);
+        free(text);
+        return st;
+    }
+    names->v = v;
+    names->n = names->cap = n;
+    names->text = text;
+    return TS_OK;
 }
 
 static ts_status read_dir(const char *dir, list *names, ts_error *err)
@@ -523,11 +606,15 @@ static ts_status walk_names(walker *w, const char *dir, const list *names_, int 
     int zarr = 0, orbax = 0, ocdbt = 0;
     for (size_t i = 0; i < names.n; i++) {
         const char *n = names.v[i] + 1;
-        zarr |= zarr_marker(n);
+        /* (by the first byte first: a folder may hold thousands of files) */
+        if (n[0] == '.' || n[0] == 'z')
+            zarr |= zarr_marker(n);
         /* an Orbax checkpoint: its parameters are Zarr arrays in
          * subfolders, or an OCDBT store (manifest.ocdbt, data under d/) */
-        orbax |= strcmp(n, "_METADATA") == 0 || strcmp(n, "_CHECKPOINT_METADATA") == 0;
-        ocdbt |= strcmp(n, "manifest.ocdbt") == 0;
+        if (n[0] == '_')
+            orbax |= strcmp(n, "_METADATA") == 0 || strcmp(n, "_CHECKPOINT_METADATA") == 0;
+        if (n[0] == 'm')
+            ocdbt |= strcmp(n, "manifest.ocdbt") == 0;
     }
     if (orbax && ocdbt && w->issues) {
         st = add_issue(w->issues, TS_MODEL_FILE_ERROR, 1, dir, NULL, err,
@@ -542,7 +629,7 @@ static ts_status walk_names(walker *w, const char *dir, const list *names_, int 
      * a .mlmodel under Data/, whose weight files are beside it. */
     int package = 0;
     for (size_t i = 0; st == TS_OK && i < names.n && !package; i++) {
-        if (strcmp(names.v[i] + 1, "Manifest.json") != 0)
+        if (names.v[i][1] != 'M' || strcmp(names.v[i] + 1, "Manifest.json") != 0)
             continue;
         char *model = NULL;
         if ((st = ts__coreml_package_model(dir, &model, err)) == TS_OK && model) {
@@ -608,7 +695,7 @@ static ts_status walk_names(walker *w, const char *dir, const list *names_, int 
 /* Regular files under dir (subfolders too when recursive), in order. */
 static ts_status walk(walker *w, const char *dir, int depth, list *out, ts_error *err)
 {
-    list names = {NULL, 0, 0};
+    list names = {NULL, 0, 0, NULL};
     ts_status st = read_dir_kinds(dir, &names, 1, err);
     if (st == TS_OK)
         st = walk_names(w, dir, &names, depth, out, err);
@@ -753,9 +840,13 @@ static ts_status name_tensors(ts_model *m, ts_error *err)
                 p = strrchr(p, '/') + 1;
             while (*p == '/')
                 p++;
-            char *s = ts__strdup(p);
+            /* a short stem is cut in `small`: one allocation per member */
+            char small[256];
+            size_t pl = strlen(p);
+            char *s = pl < sizeof small ? small : malloc(pl + 1);
             if (!s)
                 return ts__error(err, TS_ERR_NOMEM, "out of memory");
+            memcpy(s, p, pl + 1);
             char *dot = strrchr(s, '.'), *slash = strrchr(s, '/');
             const char *base = slash ? slash + 1 : s;
             if (strcmp(base, ".zarray") == 0 || strcmp(base, "zarr.json") == 0) {
@@ -771,7 +862,8 @@ static ts_status name_tensors(ts_model *m, ts_error *err)
                     size_t b = rl;
                     while (b > 0 && root[b - 1] != '/')
                         b--;
-                    free(s);
+                    if (s != small)
+                        free(s);
                     s = malloc(rl - b + 1);
                     if (!s)
                         return ts__error(err, TS_ERR_NOMEM, "out of memory");
@@ -783,7 +875,8 @@ static ts_status name_tensors(ts_model *m, ts_error *err)
             }
             /* the escapes of a folder ts_write wrote (npyname.c) */
             m->stems[t->file] = ts__npy_name(s);
-            free(s);
+            if (s != small)
+                free(s);
             if (!m->stems[t->file])
                 return ts__error(err, TS_ERR_NOMEM, "out of memory");
         }
@@ -1229,7 +1322,7 @@ static ts_status open_indexed(ts_model *m, const char *dir, const char *index_pa
         free(arena);
         return st;
     }
-    list shards = {NULL, 0, 0};
+    list shards = {NULL, 0, 0, NULL};
     job *jobs = NULL;
     size_t *member_shard = NULL;
     int *shard_open = NULL;
@@ -1305,7 +1398,7 @@ static ts_status open_indexed(ts_model *m, const char *dir, const char *index_pa
      * name: probably a shard left from another version of the model. (A
      * remote folder, dir NULL, cannot be listed.) */
     if (st == TS_OK && m->nfiles > 0 && dir) {
-        list names = {NULL, 0, 0};
+        list names = {NULL, 0, 0, NULL};
         st = read_dir(dir, &names, err);
         for (size_t i = 0; st == TS_OK && i < names.n; i++) {
             if (bsearch(&names.v[i], shards.v, shards.n, sizeof *shards.v, cmp_str) ||
@@ -1385,7 +1478,7 @@ static ts_status open_keras_sharded(ts_model *m, const char *dir, const char *in
             ts__error_prefix(err, "index '%s'", index_path);
     }
     free(text);
-    list files = {NULL, 0, 0};
+    list files = {NULL, 0, 0, NULL};
     for (size_t i = 0; i < n; i++) {
         if (st == TS_OK)
             st = list_add(&files, dir ? join(dir, names[i]) : ts__url_sibling(index_path, names[i]),
@@ -1530,12 +1623,12 @@ ts_status ts_model_open(const char *path, const ts_model_options *opts, ts_model
     char *dir = NULL;
     if (S_ISDIR(sb.st_mode)) {
         m->root_len = strlen(path);
-        list names = {NULL, 0, 0}; /* the folder is listed once */
+        list names = {NULL, 0, 0, NULL}; /* the folder is listed once */
         if ((st = find_index(path, &m->index, &names, err)) == TS_OK) {
             if (m->index) {
                 st = open_indexed(m, path, m->index, &o, err);
             } else {
-                list files = {NULL, 0, 0};
+                list files = {NULL, 0, 0, NULL};
                 skipped sk = {0, NULL};
                 walker w = {o.recursive, NULL, 0, 0, &m->issues, &sk};
                 if (entered_before(&w, &sb) < 0)
@@ -1725,7 +1818,7 @@ int64_t ts__model_total_size(const ts_model *m)
  * symbolic links lead to it), in byte order of their paths, for scan.c. *paths (malloc'd, each path too) has *n entries. */
 ts_status ts__folder_files(const char *dir, char ***paths, size_t *n, ts_error *err)
 {
-    list out = {NULL, 0, 0};
+    list out = {NULL, 0, 0, NULL};
     skipped sk = {0, NULL};
     walker w = {1, NULL, 0, 0, NULL, &sk}; /* each folder once, links or not */
     struct stat sb;

@@ -317,6 +317,25 @@ static ts_status parse_int(hp *h, const char *what, int64_t *out)
     return TS_OK;
 }
 
+/* parse_int of dimension n of `what` ("dimension 0 of the shape"): the
+ * label is written only when there is an error to report (a folder of
+ * small .npy files parses a shape per file). */
+static ts_status parse_dim(hp *h, int n, const char *what, int64_t *out)
+{
+    ts__int v;
+    size_t start = h->pos;
+    int r = ts__scan_int((const char *)h->s, h->len, start, TS__INT_SIGN, &v);
+    if (r == TS__INT_OK && !v.negative && h->s[start] != '+' && !v.leading_zero &&
+        (v.end >= h->len || (h->s[v.end] != 'L' && !is_ident(h->s[v.end])))) {
+        h->pos = v.end;
+        *out = v.value;
+        return TS_OK;
+    }
+    char item[48];
+    snprintf(item, sizeof item, "dimension %d of %s", n, what);
+    return parse_int(h, item, out);
+}
+
 /*
  * Parses a tuple of non-negative ints at '(' into dims (at most TS_MAX_NDIM)
  * and *ndim. A parenthesised int without a comma, "(3)", is an int in
@@ -337,9 +356,7 @@ static ts_status parse_dims_tuple(hp *h, const char *what, int64_t *dims, int *n
         if (n == TS_MAX_NDIM)
             return hp_fail(h, TS_ERR_NDIM, open, "%s at byte %zu has more than %d dimensions",
                            what, at_(h, open), TS_MAX_NDIM);
-        char item[48];
-        snprintf(item, sizeof item, "dimension %d of %s", n, what);
-        ts_status st = parse_int(h, item, &dims[n]);
+        ts_status st = parse_dim(h, n, what, &dims[n]);
         if (st)
             return st;
         n++;

@@ -12,19 +12,26 @@
 
 /* Per-parameter state keys of torch.optim (the keys of self.state[p] in
  * torch/optim/sgd.py, adam.py, ...) that name nothing else. */
-static const char *const optimizer_keys[] = {
-    "momentum_buffer",                        /* SGD */
-    "exp_avg", "exp_avg_sq", "max_exp_avg_sq", /* Adam, AdamW, NAdam, RAdam, Adamax */
-    "exp_inf",                                /* Adamax */
-    "square_avg", "grad_avg",                 /* RMSprop */
-    "acc_delta",                              /* Adadelta */
+typedef struct word {
+    const char *s;
+    size_t n;               /* strlen(s): a name's role is asked per tensor */
+} word;
+#define W(s) {s, sizeof s - 1}
+
+static const word optimizer_keys[] = {
+    W("momentum_buffer"),                              /* SGD */
+    W("exp_avg"), W("exp_avg_sq"), W("max_exp_avg_sq"), /* Adam, AdamW, NAdam, RAdam, Adamax */
+    W("exp_inf"),                                      /* Adamax */
+    W("square_avg"), W("grad_avg"),                    /* RMSprop */
+    W("acc_delta"),                                    /* Adadelta */
 };
 
 /* Last components of buffers: torch.nn BatchNorm, Keras BatchNormalization
  * (non-trainable), MXNet BatchNorm aux states. */
-static const char *const buffer_words[] = {"running_mean", "running_var", "num_batches_tracked",
-                                           "moving_mean", "moving_var", "moving_variance",
-                                           "rolling_mean", "rolling_variance"};
+static const word buffer_words[] = {W("running_mean"), W("running_var"),
+                                    W("num_batches_tracked"), W("moving_mean"),
+                                    W("moving_var"), W("moving_variance"), W("rolling_mean"),
+                                    W("rolling_variance")};
 
 static int is_sep(char c)
 {
@@ -32,10 +39,10 @@ static int is_sep(char c)
 }
 
 /* 1 when s[0..n) is one of the words. */
-static int in_list(const char *s, size_t n, const char *const *words, size_t count)
+static int in_list(const char *s, size_t n, const word *words, size_t count)
 {
     for (size_t i = 0; i < count; i++)
-        if (strlen(words[i]) == n && memcmp(s, words[i], n) == 0)
+        if (words[i].n == n && memcmp(s, words[i].s, n) == 0)
             return 1;
     return 0;
 }
@@ -73,8 +80,8 @@ static int is_buffer_name(const char *name)
     if (n > 2 && strcmp(name + n - 2, ":0") == 0)
         n -= 2;
     for (size_t i = 0; i < sizeof buffer_words / sizeof *buffer_words; i++) {
-        size_t w = strlen(buffer_words[i]);
-        if (n >= w && memcmp(name + n - w, buffer_words[i], w) == 0 &&
+        size_t w = buffer_words[i].n;
+        if (n >= w && memcmp(name + n - w, buffer_words[i].s, w) == 0 &&
             (n == w || strchr("./:_", name[n - w - 1])))
             return 1;
     }

@@ -650,10 +650,14 @@ static void scratch_free(void *ctx, void *p)
 }
 
 /* Tensor names seen so far, to find a repeated key: open addressing over
- * indexes + 1 into the tensor list (0 empty), hashed by name. */
+ * indexes + 1 into the tensor list (0 empty), hashed by name. The first
+ * table is the caller's (on its stack: a folder of small files then
+ * allocates none); larger ones are the file's scratch. */
+#define ST_NAMES_FIRST 64
 typedef struct st_names {
     uint32_t *v;
     size_t cap;
+    int scratch;             /* v is the file's scratch (else the caller's) */
 } st_names;
 
 static uint64_t name_hash(const char *s, size_t n)
@@ -666,7 +670,7 @@ static uint64_t name_hash(const char *s, size_t n)
 static int names_add(ts_file *f, st_names *set, const st_tensor *t, size_t k, uint64_t h)
 {
     if (2 * (k + 1) > set->cap) {
-        size_t cap = set->cap ? set->cap * 2 : 64;
+        size_t cap = set->cap ? set->cap * 2 : ST_NAMES_FIRST;
         uint32_t *v = ts__scratch_alloc(f, cap * sizeof *v, NULL);
         if (!v)
             return -1;
@@ -680,9 +684,11 @@ static int names_add(ts_file *f, st_names *set, const st_tensor *t, size_t k, ui
                 p = (p + 1) & (cap - 1);
             v[p] = set->v[i];
         }
-        ts__scratch_free(f, set->v);
+        if (set->scratch)
+            ts__scratch_free(f, set->v);
         set->v = v;
         set->cap = cap;
+        set->scratch = 1;
     }
     size_t p = (size_t)h & (set->cap - 1);
     while (set->v[p]) {
@@ -739,9 +745,11 @@ static ts_status read_safetensors(ts_file *f, const unsigned char *data, size_t 
                         ts__json_kind_text(top));
     }
     int64_t data_start = 8 + (int64_t)n;
-    st_tensor *tensors = NULL;
-    size_t nt = 0, cap = 0, k = 0, count = 0;
-    st_names names = {NULL, 0};
+    /* the first entries' records and name table on the stack */
+    st_tensor first[16], *tensors = first;
+    size_t nt = 0, cap = sizeof first / sizeof *first, k = 0, count = 0;
+    uint32_t first_names[ST_NAMES_FIRST] = {0};
+    st_names names = {first_names, ST_NAMES_FIRST, 0};
     size_t released = 0;
     int seen_metadata = 0, json_failed = 0, r;
     ts__json_str key;
@@ -769,12 +777,15 @@ static ts_status read_safetensors(ts_file *f, const unsigned char *data, size_t 
                 break;
         } else {
             if (nt == cap) {
-                size_t c2 = cap ? cap * 2 : 16;
-                st_tensor *p = ts__scratch_realloc(f, tensors, c2 * sizeof *p, err);
+                size_t c2 = cap * 2;
+                st_tensor *p = ts__scratch_realloc(f, tensors == first ? NULL : tensors,
+                                                   c2 * sizeof *p, err);
                 if (!p) {
                     st = TS_ERR_NOMEM;
                     break;
                 }
+                if (tensors == first)
+                    memcpy(p, first, sizeof first);
                 tensors = p;
                 cap = c2;
             }
@@ -835,8 +846,10 @@ static ts_status read_safetensors(ts_file *f, const unsigned char *data, size_t 
         ts__file_set_version(f, "");
         ts__file_set_extent(f, (int64_t)len); /* check_cover: exactly */
     }
-    ts__scratch_free(f, names.v);
-    ts__scratch_free(f, tensors);
+    if (names.scratch)
+        ts__scratch_free(f, names.v);
+    if (tensors != first)
+        ts__scratch_free(f, tensors);
     return st;
 }
 

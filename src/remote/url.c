@@ -11,6 +11,10 @@
 
 int ts__is_url(const char *path)
 {
+    /* the first byte first: asked for every member of a folder */
+    int c = (unsigned char)path[0] | 0x20;
+    if (c != 'h' && c != 's')
+        return 0;
     return strncasecmp(path, "http://", 7) == 0 || strncasecmp(path, "https://", 8) == 0 ||
            strncmp(path, "hf://", 5) == 0 || strncmp(path, "s3://", 5) == 0;
 }
