@@ -64,6 +64,8 @@ struct ts_scan {
     size_t nfindings, findings_cap;
     chunk *chunks;
     size_t errors;
+    struct known_global *known; /* globals classified so far (global_facts) */
+    size_t known_n, known_cap;
 };
 
 static const char *sdup(ts_scan *s, const char *p, size_t n)
@@ -308,25 +310,117 @@ static int wo_build_ok(const ts__pk_value *t)
 
 /* ---- globals -------------------------------------------------------------- */
 
-/* FNV-1a of a global's identity in a file: its pickle (an address), its
+/* h mixed with the n bytes at p, eight at a time (a multiply and a shift
+ * per word: a byte at a time was a tenth of a folder scan). */
+static uint64_t mix_bytes(uint64_t h, const char *p, size_t n)
+{
+    const uint64_t k = 0x9E3779B97F4A7C15ull;
+    for (; n >= 8; p += 8, n -= 8) {
+        uint64_t w;
+        memcpy(&w, p, 8);
+        h = (h ^ w) * k;
+        h ^= h >> 32;
+    }
+    uint64_t w = 0;
+    memcpy(&w, p, n);
+    h = (h ^ w ^ (uint64_t)n << 56) * k;
+    return h ^ h >> 29;
+}
+
+/* The hash of a global's identity in a file: its pickle (an address), its
  * opcode (static text) and its names. */
 static uint64_t global_hash(const char *pickle, const char *op, const char *m, size_t ml,
                             const char *n, size_t nl)
 {
     uint64_t h = 1469598103934665603ull ^ (uint64_t)(uintptr_t)pickle ^
                  (uint64_t)(uintptr_t)op << 7;
-    for (size_t i = 0; i < ml; i++)
-        h = (h ^ (unsigned char)m[i]) * 1099511628211ull;
-    h = (h ^ 0xff) * 1099511628211ull;
-    for (size_t i = 0; i < nl; i++)
-        h = (h ^ (unsigned char)n[i]) * 1099511628211ull;
-    return h ^ h >> 29;
+    return mix_bytes(mix_bytes(h, m, ml), n, nl);
 }
 
 /* 1 when text (NUL-terminated) is the n bytes at p. */
 static int same_text(const char *text, const char *p, size_t n)
 {
     return strncmp(text, p, n) == 0 && text[n] == '\0';
+}
+
+/* What tshape knows of a global (module.name as written): its printable
+ * names, class and weights_only allowlists; kept by the scan for the
+ * files that name it again (the same names in 500 checkpoints are worked
+ * out once per thread, not once per file). */
+typedef struct known_global {
+    const char *raw_module, *raw_name; /* the bytes (NULL: a free slot) */
+    size_t module_len, name_len;
+    uint64_t h;
+    const char *module, *name;         /* printable */
+    const char *what;
+    ts_scan_class cls;
+    int w113, w24;
+} known_global;
+
+#define MAX_KNOWN ((size_t)4096)        /* kept per scan (per thread) */
+#define MAX_KNOWN_NAME ((size_t)512)    /* module + name bytes kept */
+
+/* The facts of module.name (its bytes), in *out: the scan's, or worked
+ * out into *tmp (printable names in m and n, 256 bytes each) and kept
+ * while the scan has room. Errors: TS_ERR_NOMEM. */
+static ts_status global_facts(ts_scan *s, const char *mod, size_t ml, const char *name,
+                              size_t nl, known_global *tmp, char *m, char *n,
+                              const known_global **out)
+{
+    uint64_t h = mix_bytes(mix_bytes((uint64_t)(uintptr_t)s, mod, ml), name, nl);
+    size_t mask = s->known_cap - 1;
+    for (size_t i = (size_t)h & mask; s->known_cap && s->known[i].raw_module;
+         i = (i + 1) & mask) {
+        const known_global *k = &s->known[i];
+        if (k->h == h && k->module_len == ml && k->name_len == nl &&
+            memcmp(k->raw_module, mod, ml) == 0 && memcmp(k->raw_name, name, nl) == 0) {
+            *out = k;
+            return TS_OK;
+        }
+    }
+    memset(tmp, 0, sizeof *tmp);
+    tmp->module = ts__printable(mod, ml, m, 256);
+    tmp->name = ts__printable(name, nl, n, 256);
+    tmp->cls = ts__global_class(mod, ml, name, nl, &tmp->what);
+    tmp->w113 = ts__wo_global(TS__WO_1_13, mod, ml, name, nl);
+    tmp->w24 = ts__wo_global(TS__WO_2_4, mod, ml, name, nl);
+    *out = tmp;
+    if (s->known_n >= MAX_KNOWN || ml + nl > MAX_KNOWN_NAME)
+        return TS_OK;
+    if (2 * (s->known_n + 1) > s->known_cap) {
+        size_t cap = s->known_cap ? 2 * s->known_cap : 64;
+        known_global *t = calloc(cap, sizeof *t);
+        if (!t)
+            return nomem();
+        for (size_t i = 0; i < s->known_cap; i++)
+            if (s->known[i].raw_module) {
+                size_t j = (size_t)s->known[i].h & (cap - 1);
+                while (t[j].raw_module)
+                    j = (j + 1) & (cap - 1);
+                t[j] = s->known[i];
+            }
+        free(s->known);
+        s->known = t;
+        s->known_cap = cap;
+        mask = cap - 1;
+    }
+    size_t i = (size_t)h & mask;
+    while (s->known[i].raw_module)
+        i = (i + 1) & mask;
+    known_global k = *tmp;
+    k.raw_module = sdup(s, mod, ml);
+    k.raw_name = sdup(s, name, nl);
+    k.module_len = ml;
+    k.name_len = nl;
+    k.h = h;
+    k.module = sdup(s, m, strlen(m));
+    k.name = sdup(s, n, strlen(n));
+    if (!k.raw_module || !k.raw_name || !k.module || !k.name)
+        return nomem();
+    s->known[i] = k;
+    s->known_n++;
+    *out = &s->known[i];
+    return TS_OK;
 }
 
 static ts_status record_global(fscan *fs, const ts__pk_event *e)
@@ -350,13 +444,16 @@ static ts_status record_global(fscan *fs, const ts__pk_event *e)
             }
         }
     }
-    char m[256], n[256];
-    ts__printable(e->module, e->module_len, m, sizeof m);
-    ts__printable(e->name, e->name_len, n, sizeof n);
-    const char *what;
-    ts_scan_class cls = ts__global_class(e->module, e->module_len, e->name, e->name_len, &what);
-    int w113 = ts__wo_global(TS__WO_1_13, e->module, e->module_len, e->name, e->name_len);
-    int w24 = ts__wo_global(TS__WO_2_4, e->module, e->module_len, e->name, e->name_len);
+    char mbuf[256], nbuf[256];
+    known_global tmp;
+    const known_global *k;
+    ts_status st = global_facts(s, e->module, e->module_len, e->name, e->name_len, &tmp, mbuf,
+                                nbuf, &k);
+    if (st)
+        return st;
+    const char *m = k->module, *n = k->name;
+    ts_scan_class cls = k->cls;
+    int w113 = k->w113, w24 = k->w24;
     if (fs->wo_reads) {
         if (!w113)
             wo_refuse(fs, 0, "%s %s.%s is not on torch 1.13's weights_only allowlist", op, m, n);
@@ -369,8 +466,7 @@ static ts_status record_global(fscan *fs, const ts__pk_event *e)
         } else {
             char full[520];
             snprintf(full, sizeof full, "%s.%s", m, n);
-            ts_status st = wo_allowlist(fs, full);
-            if (st)
+            if ((st = wo_allowlist(fs, full)))
                 return st;
         }
     }
@@ -387,11 +483,12 @@ static ts_status record_global(fscan *fs, const ts__pk_event *e)
     g->offset = (int64_t)e->at;
     g->file_offset = fs->pickle_base >= 0 ? fs->pickle_base + (int64_t)e->at : -1;
     g->opcode = op;
-    g->module = sdup(s, m, strlen(m));
-    g->name = sdup(s, n, strlen(n));
+    /* the names of kept facts are the scan's already */
+    g->module = k == &tmp ? sdup(s, m, strlen(m)) : m;
+    g->name = k == &tmp ? sdup(s, n, strlen(n)) : n;
     g->count = 1;
     g->cls = cls;
-    g->what = what;
+    g->what = k->what;
     g->torch_1_13 = w113;
     g->torch_2_4 = w24;
     if (!g->module || !g->name)
@@ -412,9 +509,9 @@ static ts_status record_global(fscan *fs, const ts__pk_event *e)
         for (size_t i = rec(fs)->first_global; i + 1 < s->nglobals; i++)
             if (s->globals[i].pickle) {
                 ts_scan_global *x = &s->globals[i];
-                uint64_t k = global_hash(x->pickle, x->opcode, x->module, strlen(x->module),
+                uint64_t xh = global_hash(x->pickle, x->opcode, x->module, strlen(x->module),
                                          x->name, strlen(x->name));
-                size_t j = (size_t)k & (cap - 1);
+                size_t j = (size_t)xh & (cap - 1);
                 while (t[j])
                     j = (j + 1) & (cap - 1);
                 t[j] = i + 1;
@@ -1933,6 +2030,7 @@ void ts_scan_close(ts_scan *s)
     free(s->files);
     free(s->globals);
     free(s->findings);
+    free(s->known);
     free(s);
 }
 
