@@ -81,7 +81,9 @@ struct ts__pk_value {
     uint8_t mark;            /* free for consumers (walk colour) */
     uint8_t items;           /* CALL, OBJECT: TS__PK_ITEMS_* */
     uint8_t owned;           /* STR, BYTES: u.s.p is the machine's decoded
-                                copy, not a pointer into the input */
+                                copy, not a pointer into the input;
+                                containers: u.seq.v is a memory block of
+                                its own, not part of a slab */
     uint8_t op;              /* the opcode byte that made it */
     uint16_t depth;          /* nesting: 0 for scalars, 1 + the deepest
                                 value a container, call or object holds
