@@ -290,6 +290,12 @@ static size_t escape_one(cli_esc mode, const unsigned char *p, size_t k, uint32_
     return o;
 }
 
+/* Plain printable ASCII: copied as it is in every mode. */
+static int plain(unsigned char c)
+{
+    return c >= 0x20 && c < 0x7f && c != '\\' && c != '"';
+}
+
 size_t cli_escape(cli_esc mode, const char *s, size_t n, char *dst, size_t cap,
                   size_t *written)
 {
@@ -297,13 +303,17 @@ size_t cli_escape(cli_esc mode, const char *s, size_t n, char *dst, size_t cap,
     size_t i = 0, o = 0;
     char tmp[12];
     while (i < n) {
-        /* Runs of plain printable ASCII are copied as they are. */
-        if (p[i] >= 0x20 && p[i] < 0x7f && p[i] != '\\' && p[i] != '"') {
-            if (o + 1 >= cap)
-                break;
-            dst[o++] = (char)p[i++];
-            continue;
-        }
+        /* Runs of plain characters are copied whole, as far as they fit
+         * (a byte at a time was most of the time `tshape scan` of a
+         * folder spent printing). */
+        size_t j = i, room = o + 1 < cap ? cap - 1 - o : 0;
+        while (j < n && j - i < room && plain(p[j]))
+            j++;
+        memcpy(dst + o, p + i, j - i);
+        o += j - i;
+        i = j;
+        if (i == n || plain(p[i]))
+            break; /* the end, or no room left */
         uint32_t cp = 0;
         size_t k = utf8_decode(p + i, n - i, &cp);
         size_t m = escape_one(mode, p + i, k, cp, tmp);
@@ -330,10 +340,14 @@ const char *cli_quote(const char *s, size_t n, char *buf, size_t cap)
 
 void out_escaped(cli_ctx *ctx, cli_esc mode, const char *s, size_t n)
 {
-    char tmp[512];
+    /* escaped straight into the buffer; with 64 bytes free at least, each
+     * step takes a character (an escape is at most 12 bytes) */
+    cli_out *o = &ctx->out;
     while (n > 0) {
-        size_t w, k = cli_escape(mode, s, n, tmp, sizeof tmp, &w);
-        out_write(ctx, tmp, w);
+        if (sizeof o->buf - o->len < 64)
+            out_drain(ctx);
+        size_t w, k = cli_escape(mode, s, n, o->buf + o->len, sizeof o->buf - o->len, &w);
+        o->len += w;
         s += k;
         n -= k;
     }
