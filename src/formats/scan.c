@@ -29,6 +29,7 @@
 #include <errno.h>
 #include "../core/jansson_lazy.h"
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/stat.h>
@@ -44,6 +45,7 @@
 #define MAX_JSON ((size_t)64 << 20)         /* a Keras config */
 #define MAX_JSON_DEPTH 200
 #define THREAD_FILES 64                     /* a folder of fewer: one thread */
+#define THREAD_STEP ((size_t)8)             /* files a thread takes at a time */
 
 /* ------------------------------------------------------------------------ */
 /* The scan object                                                           */
@@ -1815,53 +1817,22 @@ static ts_scan *scan_new(ts_error *err)
     return s;
 }
 
-/* Appends the records of p to s (p is emptied; its strings move with
- * their chunks). */
-static ts_status absorb(ts_scan *s, ts_scan *p, ts_error *err)
-{
-    size_t f0 = s->nfiles, g0 = s->nglobals, x0 = s->nfindings;
-    while (s->files_cap < f0 + p->nfiles)
-        if (grow((void **)&s->files, &s->files_cap, s->files_cap, sizeof *s->files))
-            return ts__error(err, TS_ERR_NOMEM, "out of memory");
-    while (s->globals_cap < g0 + p->nglobals)
-        if (grow((void **)&s->globals, &s->globals_cap, s->globals_cap, sizeof *s->globals))
-            return ts__error(err, TS_ERR_NOMEM, "out of memory");
-    while (s->findings_cap < x0 + p->nfindings)
-        if (grow((void **)&s->findings, &s->findings_cap, s->findings_cap,
-                 sizeof *s->findings))
-            return ts__error(err, TS_ERR_NOMEM, "out of memory");
-    for (size_t i = 0; i < p->nfiles; i++) {
-        s->files[f0 + i] = p->files[i];
-        s->files[f0 + i].first_global += g0;
-        s->files[f0 + i].first_finding += x0;
-    }
-    for (size_t i = 0; i < p->nglobals; i++) {
-        s->globals[g0 + i] = p->globals[i];
-        s->globals[g0 + i].file += f0;
-    }
-    for (size_t i = 0; i < p->nfindings; i++) {
-        s->findings[x0 + i] = p->findings[i];
-        s->findings[x0 + i].file += f0;
-    }
-    s->nfiles += p->nfiles;
-    s->nglobals += p->nglobals;
-    s->nfindings += p->nfindings;
-    s->errors += p->errors;
-    p->nfiles = p->nglobals = p->nfindings = 0;
-    chunk **tail = &p->chunks;
-    while (*tail)
-        tail = &(*tail)->next;
-    *tail = s->chunks;
-    s->chunks = p->chunks;
-    p->chunks = NULL;
-    return TS_OK;
-}
-
-/* The files [from, to) of a folder, on one thread, into a scan of its own. */
-typedef struct scan_job {
+/* A folder's files shared by the threads, taken THREAD_STEP at a time so
+ * that a thread slowed by the machine's other work takes fewer (contiguous
+ * halves left the faster thread idle at the end); each file's record is
+ * found again by owner and local for the merge in path order. */
+typedef struct scan_pool {
     char **paths;
-    int listed;             /* the paths are a folder's regular files */
-    size_t from, to;
+    size_t n;
+    int listed;              /* the paths are a folder's regular files */
+    atomic_size_t next;      /* the next file to take */
+    unsigned char *owner;    /* per file: its thread */
+    size_t *local;           /* per file: its index in that thread's scan */
+} scan_pool;
+
+typedef struct scan_job {
+    scan_pool *pool;
+    unsigned char t;
     ts_scan *part;
     ts_status st;
     ts_error err;
@@ -1870,18 +1841,82 @@ typedef struct scan_job {
 static void *scan_worker(void *arg)
 {
     scan_job *j = arg;
+    scan_pool *p = j->pool;
     j->part = scan_new(&j->err);
     j->st = j->part ? TS_OK : TS_ERR_NOMEM;
     ts__dir_fd dir = TS__DIR_FD_INIT;
-    for (size_t i = j->from; i < j->to && !j->st; i++)
-        j->st = scan_file(j->part, j->paths[i], j->listed ? &dir : NULL, NULL, 0, &j->err);
+    while (!j->st) {
+        size_t i = atomic_fetch_add(&p->next, THREAD_STEP);
+        if (i >= p->n)
+            break;
+        size_t end = p->n - i > THREAD_STEP ? i + THREAD_STEP : p->n;
+        for (; i < end && !j->st; i++) {
+            j->st = scan_file(j->part, p->paths[i], p->listed ? &dir : NULL, NULL, 0, &j->err);
+            p->owner[i] = j->t;
+            p->local[i] = j->part->nfiles - 1;
+        }
+    }
+    if (j->st)
+        atomic_store(&p->next, p->n); /* the others stop too */
     ts__dir_fd_close(&dir);
     return NULL;
 }
 
-/* A folder's files, on up to 4 threads (each a contiguous range, merged in
- * path order), or on this one for a small folder; listed: the paths are a
- * folder's regular files (ts__folder_files). */
+/* Moves the records of the threads' scans to s, in path order (their
+ * strings move with their chunks). */
+static ts_status merge_parts(ts_scan *s, scan_job *jobs, int threads, const scan_pool *p,
+                             ts_error *err)
+{
+    size_t nf = s->nfiles, ng = s->nglobals, nx = s->nfindings;
+    for (int t = 0; t < threads; t++) {
+        nf += jobs[t].part->nfiles;
+        ng += jobs[t].part->nglobals;
+        nx += jobs[t].part->nfindings;
+    }
+    while (s->files_cap < nf)
+        if (grow((void **)&s->files, &s->files_cap, s->files_cap, sizeof *s->files))
+            return ts__error(err, TS_ERR_NOMEM, "out of memory");
+    while (s->globals_cap < ng)
+        if (grow((void **)&s->globals, &s->globals_cap, s->globals_cap, sizeof *s->globals))
+            return ts__error(err, TS_ERR_NOMEM, "out of memory");
+    while (s->findings_cap < nx)
+        if (grow((void **)&s->findings, &s->findings_cap, s->findings_cap,
+                 sizeof *s->findings))
+            return ts__error(err, TS_ERR_NOMEM, "out of memory");
+    for (size_t i = 0; i < p->n; i++) {
+        const ts_scan *part = jobs[p->owner[i]].part;
+        ts_scan_file r = part->files[p->local[i]];
+        size_t file = s->nfiles;
+        for (size_t k = 0; k < r.nglobals; k++) {
+            s->globals[s->nglobals + k] = part->globals[r.first_global + k];
+            s->globals[s->nglobals + k].file = file;
+        }
+        for (size_t k = 0; k < r.nfindings; k++) {
+            s->findings[s->nfindings + k] = part->findings[r.first_finding + k];
+            s->findings[s->nfindings + k].file = file;
+        }
+        r.first_global = s->nglobals;
+        r.first_finding = s->nfindings;
+        s->nglobals += r.nglobals;
+        s->nfindings += r.nfindings;
+        s->files[s->nfiles++] = r;
+    }
+    for (int t = 0; t < threads; t++) {
+        ts_scan *part = jobs[t].part;
+        s->errors += part->errors;
+        chunk **tail = &part->chunks;
+        while (*tail)
+            tail = &(*tail)->next;
+        *tail = s->chunks;
+        s->chunks = part->chunks;
+        part->chunks = NULL;
+    }
+    return TS_OK;
+}
+
+/* A folder's files, on up to 4 threads (scan_pool), or on this one for a
+ * small folder; listed: the paths are a folder's regular files
+ * (ts__folder_files). */
 static ts_status scan_files(ts_scan *s, char **paths, size_t n, int listed, ts_error *err)
 {
     int threads = n >= THREAD_FILES ? ts__cpu_count(4) : 1;
@@ -1893,26 +1928,34 @@ static ts_status scan_files(ts_scan *s, char **paths, size_t n, int listed, ts_e
         ts__dir_fd_close(&dir);
         return st;
     }
+    scan_pool pool = {.paths = paths, .n = n, .listed = listed, .owner = malloc(n),
+                      .local = malloc(n * sizeof(size_t))};
+    atomic_init(&pool.next, 0);
+    if (!pool.owner || !pool.local) {
+        free(pool.owner);
+        free(pool.local);
+        return ts__error(err, TS_ERR_NOMEM, "out of memory");
+    }
     scan_job jobs[4];
     memset(jobs, 0, sizeof jobs);
     for (int t = 0; t < threads; t++) {
-        jobs[t].paths = paths;
-        jobs[t].listed = listed;
-        jobs[t].from = n * (size_t)t / (size_t)threads;
-        jobs[t].to = n * (size_t)(t + 1) / (size_t)threads;
+        jobs[t].pool = &pool;
+        jobs[t].t = (unsigned char)t;
     }
     ts__run_jobs(scan_worker, jobs, sizeof *jobs, threads);
     ts_status st = TS_OK;
-    for (int t = 0; t < threads; t++) {
-        if (!st && jobs[t].st) {
+    for (int t = 0; t < threads && !st; t++)
+        if (jobs[t].st) {
             st = jobs[t].st;
             if (err)
                 *err = jobs[t].err;
         }
-        if (!st && jobs[t].part)
-            st = absorb(s, jobs[t].part, err);
+    if (!st)
+        st = merge_parts(s, jobs, threads, &pool, err);
+    for (int t = 0; t < threads; t++)
         ts_scan_close(jobs[t].part);
-    }
+    free(pool.owner);
+    free(pool.local);
     return st;
 }
 
