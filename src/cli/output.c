@@ -296,6 +296,28 @@ static int plain(unsigned char c)
     return c >= 0x20 && c < 0x7f && c != '\\' && c != '"';
 }
 
+/* The length of the run of plain characters p[0..n) starts with: eight
+ * bytes a step while no byte of them can be anything else (a word with a
+ * byte below 0x20, at or above 0x7f, '"' or '\\' sets a high bit below;
+ * a false alarm only moves to the byte loop early). */
+static size_t plain_run(const unsigned char *p, size_t n)
+{
+    const uint64_t ones = 0x0101010101010101ull, highs = 0x8080808080808080ull;
+    size_t i = 0;
+    for (; n - i >= 8; i += 8) {
+        uint64_t w;
+        memcpy(&w, p + i, 8);
+        uint64_t q = w ^ (ones * '"'), b = w ^ (ones * '\\');
+        uint64_t odd = ((w - ones * 0x20) & ~w) | (w + ones) | w | ((q - ones) & ~q) |
+                       ((b - ones) & ~b);
+        if (odd & highs)
+            break;
+    }
+    while (i < n && plain(p[i]))
+        i++;
+    return i;
+}
+
 size_t cli_escape(cli_esc mode, const char *s, size_t n, char *dst, size_t cap,
                   size_t *written)
 {
@@ -306,12 +328,11 @@ size_t cli_escape(cli_esc mode, const char *s, size_t n, char *dst, size_t cap,
         /* Runs of plain characters are copied whole, as far as they fit
          * (a byte at a time was most of the time `tshape scan` of a
          * folder spent printing). */
-        size_t j = i, room = o + 1 < cap ? cap - 1 - o : 0;
-        while (j < n && j - i < room && plain(p[j]))
-            j++;
-        memcpy(dst + o, p + i, j - i);
-        o += j - i;
-        i = j;
+        size_t room = o + 1 < cap ? cap - 1 - o : 0;
+        size_t run = plain_run(p + i, n - i < room ? n - i : room);
+        memcpy(dst + o, p + i, run);
+        o += run;
+        i += run;
         if (i == n || plain(p[i]))
             break; /* the end, or no room left */
         uint32_t cp = 0;
@@ -384,7 +405,11 @@ static void json_key(cli_ctx *ctx, const char *key)
 /* fmt with its "%s" replaced by the value, escaped with `mode`. */
 static void text_field(cli_ctx *ctx, const char *fmt, const char *v, size_t n, cli_esc mode)
 {
-    const char *at = strstr(fmt, "%s");
+    const char *at = fmt; /* strstr(fmt, "%s"), without its set-up cost */
+    while (*at && !(at[0] == '%' && at[1] == 's'))
+        at++;
+    if (!*at)
+        at = NULL;
     if (!at) {
         out_str(ctx, fmt);
         return;
