@@ -61,8 +61,10 @@ struct ts__pk {
     uint64_t seen[4];        /* opcode bytes run by the last load */
     ts__pk_value **stack;
     size_t sp, scap;
-    size_t marks[TS__PK_MAX_MARKS];
-    size_t nmarks;
+    size_t *marks;           /* grown to TS__PK_MAX_MARKS at most (kept
+                                out of the struct: a machine per file of a
+                                folder cleared 8 KB it seldom used) */
+    size_t nmarks, marks_cap;
     /* memo: open addressing, key index + 1 (0 = empty) */
     uint64_t *mkeys;
     ts__pk_value **mvals;
@@ -245,6 +247,7 @@ void ts__pk_free(ts__pk *pk)
         mem_free(f, t);
     }
     mem_free(f, pk->stack);
+    mem_free(f, pk->marks);
     mem_free(f, pk->mkeys);
     mem_free(f, pk->mvals);
     mem_free(f, pk);
@@ -1141,6 +1144,16 @@ ts_status ts__pk_load(ts__pk *pk, const unsigned char *data, size_t len, size_t 
             if (pk->nmarks == TS__PK_MAX_MARKS)
                 return fail(pk, TS_ERR_LIMIT, at, "more than %d MARKs open at once (tshape's "
                             "limit)", TS__PK_MAX_MARKS);
+            if (pk->nmarks == pk->marks_cap) {
+                size_t cap = pk->marks_cap ? 2 * pk->marks_cap : 32;
+                if (cap > TS__PK_MAX_MARKS)
+                    cap = TS__PK_MAX_MARKS;
+                size_t *m = mem_realloc(pk->file, pk->marks, cap * sizeof *m);
+                if (!m)
+                    return ts__error(pk->err, TS_ERR_NOMEM, "out of memory for pickle marks");
+                pk->marks = m;
+                pk->marks_cap = cap;
+            }
             pk->marks[pk->nmarks++] = pk->sp;
             break;
         case '0': /* POP: the top, or the mark when nothing is above it */
