@@ -223,22 +223,33 @@ static int has_seq(int kind)
            kind == TS__PK_OBJECT;
 }
 
-void ts__pk_free(ts__pk *pk)
+/* Frees the nodes' memory but the first `keep` blocks and slabs (the
+ * newest, the largest: emptied). */
+static void free_nodes(ts__pk *pk, int keep)
 {
-    if (!pk)
-        return;
     ts_file *f = pk->file;
-    while (pk->blocks) {
-        block *b = pk->blocks;
+    for (block *b = pk->blocks; b; b = b->next)
         for (size_t i = 0; i < b->used; i++)
             if (has_seq(b->v[i].kind) && b->v[i].owned)
                 mem_free(f, b->v[i].u.seq.v);
-        pk->blocks = b->next;
+    block **bp = &pk->blocks;
+    for (int k = 0; k < keep && *bp; k++) {
+        (*bp)->used = 0;
+        bp = &(*bp)->next;
+    }
+    while (*bp) {
+        block *b = *bp;
+        *bp = b->next;
         mem_free(f, b);
     }
-    while (pk->slabs) {
-        slab *b = pk->slabs;
-        pk->slabs = b->next;
+    slab **sp = &pk->slabs;
+    for (int k = 0; k < keep && *sp; k++) {
+        (*sp)->used = 0;
+        sp = &(*sp)->next;
+    }
+    while (*sp) {
+        slab *b = *sp;
+        *sp = b->next;
         mem_free(f, b);
     }
     while (pk->texts) {
@@ -246,6 +257,30 @@ void ts__pk_free(ts__pk *pk)
         pk->texts = t->next;
         mem_free(f, t);
     }
+}
+
+static void memo_clear(ts__pk *pk);
+
+void ts__pk_reset(ts__pk *pk)
+{
+    free_nodes(pk, 1);
+    pk->nvalues = 0;
+    pk->nitems = 0;
+    pk->opcodes = 0;
+    pk->sp = 0;
+    pk->nmarks = 0;
+    memo_clear(pk);
+    /* the shared constants were nodes */
+    pk->none = pk->true_ = pk->false_ = NULL;
+    memset(pk->small, 0, sizeof pk->small);
+}
+
+void ts__pk_free(ts__pk *pk)
+{
+    if (!pk)
+        return;
+    ts_file *f = pk->file;
+    free_nodes(pk, 0);
     mem_free(f, pk->stack);
     mem_free(f, pk->marks);
     mem_free(f, pk->mkeys);

@@ -1713,10 +1713,12 @@ static ts_status scan_run(void *arg, ts_error *err)
     return st;
 }
 
-/* Scans one file (mem NULL: by path) into a new record. Errors: only
- * TS_ERR_NOMEM (the file's own problems are in its record). */
+/* Scans one file (mem NULL: by path) into a new record, with `machine`
+ * (the thread's, emptied after; NULL: a machine of the file's own).
+ * Errors: only TS_ERR_NOMEM (the file's own problems are in its
+ * record). */
 static ts_status scan_file(ts_scan *s, const char *path, ts__dir_fd *listed, const void *mem,
-                           size_t memlen, ts_error *err)
+                           size_t memlen, ts__pk *machine, ts_error *err)
 {
     if (grow((void **)&s->files, &s->files_cap, s->nfiles, sizeof *s->files))
         return ts__error(err, TS_ERR_NOMEM, "out of memory");
@@ -1746,10 +1748,14 @@ static ts_status scan_file(ts_scan *s, const char *path, ts__dir_fd *listed, con
         const unsigned char *d = ts__file_image(fs.f, &len);
         const void *lo, *hi;
         ts__source_sparse_range(ts__file_source(fs.f), &lo, &hi);
+        fs.pk = machine;
         st = lo ? ts__guarded_sparse(lo, hi, scan_run, &fs, &e)
              : ts__file_is_mapped(fs.f) ? ts__guarded_parse(d, len, scan_run, &fs, &e)
                                         : scan_run(&fs, &e);
-        ts__pk_free(fs.pk);
+        if (machine)
+            ts__pk_reset(machine);
+        else
+            ts__pk_free(fs.pk);
         fs.pk = NULL;
         if (st == TS_ERR_NOMEM) {
             ts_file_close(fs.f);
@@ -1842,8 +1848,9 @@ static void *scan_worker(void *arg)
 {
     scan_job *j = arg;
     scan_pool *p = j->pool;
+    ts__pk *pk = NULL; /* the thread's machine, for all its files */
     j->part = scan_new(&j->err);
-    j->st = j->part ? TS_OK : TS_ERR_NOMEM;
+    j->st = j->part ? ts__pk_new(&pk, NULL, &j->err) : TS_ERR_NOMEM;
     ts__dir_fd dir = TS__DIR_FD_INIT;
     while (!j->st) {
         size_t i = atomic_fetch_add(&p->next, THREAD_STEP);
@@ -1851,7 +1858,8 @@ static void *scan_worker(void *arg)
             break;
         size_t end = p->n - i > THREAD_STEP ? i + THREAD_STEP : p->n;
         for (; i < end && !j->st; i++) {
-            j->st = scan_file(j->part, p->paths[i], p->listed ? &dir : NULL, NULL, 0, &j->err);
+            j->st = scan_file(j->part, p->paths[i], p->listed ? &dir : NULL, NULL, 0, pk,
+                              &j->err);
             p->owner[i] = j->t;
             p->local[i] = j->part->nfiles - 1;
         }
@@ -1859,6 +1867,7 @@ static void *scan_worker(void *arg)
     if (j->st)
         atomic_store(&p->next, p->n); /* the others stop too */
     ts__dir_fd_close(&dir);
+    ts__pk_free(pk);
     return NULL;
 }
 
@@ -1921,11 +1930,13 @@ static ts_status scan_files(ts_scan *s, char **paths, size_t n, int listed, ts_e
 {
     int threads = n >= THREAD_FILES ? ts__cpu_count(4) : 1;
     if (threads == 1) {
-        ts_status st = TS_OK;
+        ts__pk *pk = NULL;
+        ts_status st = n ? ts__pk_new(&pk, NULL, err) : TS_OK;
         ts__dir_fd dir = TS__DIR_FD_INIT;
         for (size_t i = 0; i < n && !st; i++)
-            st = scan_file(s, paths[i], listed ? &dir : NULL, NULL, 0, err);
+            st = scan_file(s, paths[i], listed ? &dir : NULL, NULL, 0, pk, err);
         ts__dir_fd_close(&dir);
+        ts__pk_free(pk);
         return st;
     }
     scan_pool pool = {.paths = paths, .n = n, .listed = listed, .owner = malloc(n),
@@ -1984,7 +1995,7 @@ static ts_status scan_url(const char *url, ts_scan **out, ts_error *err)
             free(paths[i]);
         free(paths);
     } else {
-        st = scan_file(s, url, NULL, NULL, 0, err);
+        st = scan_file(s, url, NULL, NULL, 0, NULL, err);
     }
     if (st) {
         ts_scan_close(s);
@@ -2018,7 +2029,7 @@ ts_status ts_scan_open(const char *path, ts_scan **out, ts_error *err)
         return TS_ERR_NOMEM;
     }
     if (index) {
-        st = scan_file(s, index, NULL, NULL, 0, err);
+        st = scan_file(s, index, NULL, NULL, 0, NULL, err);
         free(index);
     } else if (S_ISDIR(sb.st_mode)) {
         char **paths = NULL;
@@ -2030,7 +2041,7 @@ ts_status ts_scan_open(const char *path, ts_scan **out, ts_error *err)
             free(paths[i]);
         free(paths);
     } else {
-        st = scan_file(s, path, NULL, NULL, 0, err);
+        st = scan_file(s, path, NULL, NULL, 0, NULL, err);
     }
     if (st) {
         ts_scan_close(s);
@@ -2052,7 +2063,7 @@ ts_status ts_scan_open_memory(const void *data, size_t len, const char *name, ts
     if (!s)
         return TS_ERR_NOMEM;
     static const unsigned char empty[1];
-    st = scan_file(s, name ? name : "-", NULL, data ? data : empty, len, err);
+    st = scan_file(s, name ? name : "-", NULL, data ? data : empty, len, NULL, err);
     if (st) {
         ts_scan_close(s);
         return st;
