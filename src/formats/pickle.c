@@ -54,6 +54,8 @@ struct ts__pk {
     ts_file *file;           /* owns the memory (scratch), or NULL: malloc */
     block *blocks;
     slab *slabs;
+    size_t owned_items;      /* containers whose items have a block of
+                                their own (freed with the nodes) */
     text *texts;
     size_t nvalues;
     uint64_t nitems;         /* container items made, for the limit */
@@ -228,10 +230,12 @@ static int has_seq(int kind)
 static void free_nodes(ts__pk *pk, int keep)
 {
     ts_file *f = pk->file;
-    for (block *b = pk->blocks; b; b = b->next)
+    for (block *b = pk->blocks; b && pk->owned_items; b = b->next)
         for (size_t i = 0; i < b->used; i++)
-            if (has_seq(b->v[i].kind) && b->v[i].owned)
+            if (has_seq(b->v[i].kind) && b->v[i].owned) {
                 mem_free(f, b->v[i].u.seq.v);
+                pk->owned_items--;
+            }
     block **bp = &pk->blocks;
     for (int k = 0; k < keep && *bp; k++) {
         (*bp)->used = 0;
@@ -390,8 +394,10 @@ static int resize_items(ts__pk *pk, ts__pk_value *c, size_t cap)
         p = mem_realloc(pk->file, NULL, cap * sizeof *p);
         if (p && c->u.seq.n)
             memcpy(p, c->u.seq.v, c->u.seq.n * sizeof *p);
-        if (p)
+        if (p) {
             c->owned = 1;
+            pk->owned_items++;
+        }
     }
     if (!p)
         return -1;
