@@ -1,7 +1,8 @@
 #!/bin/sh
 # convert.sh [MIB] [RUNS] - tshape convert on a checkpoint of MIB MiB
 # (default 1024: 16 float32 tensors of MIB/16 MiB, random bytes), page
-# cache warm, median of RUNS (default 5), in one temporary folder on one disk:
+# cache warm, median of RUNS (default 9: single runs vary 2x with writeback
+# and the machine's other work), in one temporary folder on one disk:
 #
 #   cp          `cp big.safetensors copy` (no fsync: the data may still be
 #               in the page cache when cp exits)
@@ -22,7 +23,7 @@ set -e
 cd "$(dirname "$0")/.."
 . bench/lib.sh
 mib=${1:-1024}
-runs=${2:-5}
+runs=${2:-9}
 tshape=${TSHAPE:-build/tshape}
 [ -x "$tshape" ] || { echo "convert.sh: $tshape is not built (make)" >&2; exit 2; }
 case $tshape in /*) ;; *) tshape=$PWD/$tshape;; esac

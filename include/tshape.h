@@ -769,8 +769,10 @@ typedef struct ts_array {
  *                TS_IO_PREAD
  *   TS_IO_MAP    mapped read-only (mmap): headers cost the pages they touch
  *                and the kernel's read-ahead around each; values are read
- *                from the map (fastest on a warm page cache, but the pages
- *                read count in the resident set)
+ *                from the map without a copy, a few MiB at a time: each
+ *                step's page table entries made at once, its pages released
+ *                from the resident set after (the page cache keeps them);
+ *                what verify --deep and diff --values use
  *   TS_IO_PREAD  read with pread: headers into a page cache of the file's
  *                own, only the bytes a reader asks for, rounded to 4 KiB
  *                pages (a 400 MB checkpoint on a cold disk costs its headers,
@@ -3916,9 +3918,13 @@ TS_API const ts_diff_metrics_group *ts_diff_metrics_group_at(const ts_diff *d, s
  *                complex64, complex128, float128 and complex256 (their
  *                bytes, as the source holds them); bfloat16 and float8
  *                (which NumPy lacks) are TS_ERR_DTYPE unless cast.
- *   npz          [numpy/lib/npyio.py savez]: a zip (written by libzip) of one
- *                member "NAME.npy" per array, stored (np.savez) or deflated
- *                (np.savez_compressed); zip64 as libzip needs it.
+ *   npz          [numpy/lib/npyio.py savez]: a zip of one member "NAME.npy"
+ *                per array, in name order, stored (np.savez; written by
+ *                tshape: APPNOTE.TXT 6.3 local headers, central directory
+ *                and end record, the ZIP64 fields, end record and locator
+ *                where a size, offset or count needs them, bit 11 for a
+ *                name beyond ASCII) or deflated (np.savez_compressed;
+ *                written by libzip, zip64 as libzip needs it).
  *   npy folder   a new folder holding NAME.npy per array: a '/' in NAME makes
  *                subfolders (HDF5 "dense/kernel:0" is dense/kernel:0.npy);
  *                in each part, control (C0, DEL, C1), bidirectional
@@ -3929,6 +3935,12 @@ TS_API const ts_diff_metrics_group *ts_diff_metrics_group_at(const ts_diff *d, s
  *                exactly these escapes when it names the arrays of .npy
  *                files (ts_model_array_name), so a folder read back with
  *                recursive gives every name as it was.
+ *
+ * Speed: an array copied unchanged (no cast, no byte swap) from one run of
+ * a local file is read in 4 MiB pieces and written from the same buffer,
+ * its checksum (and an npz member's CRC-32) taken on the way; writeback is
+ * started every 32 MiB (Linux's sync_file_range) so the final fsync has
+ * little to wait for.
  *
  * Safety: everything is written to temporary files in the target's folder
  * (mkstemp/mkdtemp: ".NAME.tshape-XXXXXX"), flushed with fsync, verified

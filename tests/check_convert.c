@@ -14,7 +14,8 @@
 #include <unistd.h>
 
 #include "testutil.h"
-#include "values/values.h" /* ts__test_before_verify */
+#include "core/lazylib.h"   /* ts__crc32_soft */
+#include "values/values.h" /* ts__test_before_verify, ts__test_npz_libzip */
 
 /* ---- sources ---------------------------------------------------------------- */
 
@@ -422,6 +423,153 @@ static uint16_t le16(const unsigned char *p)
 
 /* float32 values cast to float16 and bfloat16: round to nearest even, from
  * the exact value (bits checked one by one). */
+static uint32_t le32(const unsigned char *p)
+{
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+static uint64_t le64(const unsigned char *p)
+{
+    return le32(p) | (uint64_t)le32(p + 4) << 32;
+}
+
+/* A member of a zip image found through its central directory (ZIP64 end
+ * record when the end record says so): its stored bytes, size and CRC. */
+static const unsigned char *zip_find(const unsigned char *z, size_t len, const char *name,
+                                     uint64_t *size, uint32_t *crc)
+{
+    ck_assert_uint_ge(len, 22);
+    const unsigned char *end = z + len - 22;
+    ck_assert_uint_eq(le32(end), 0x06054b50);
+    uint64_t n = le16(end + 10), at = le32(end + 16);
+    if (n == 0xffff || at == 0xffffffffu) {
+        const unsigned char *loc = end - 20, *r;
+        ck_assert_uint_eq(le32(loc), 0x07064b50);
+        r = z + le64(loc + 8);
+        ck_assert_uint_eq(le32(r), 0x06064b50);
+        n = le64(r + 32);
+        at = le64(r + 48);
+    }
+    for (uint64_t i = 0; i < n; i++) {
+        const unsigned char *c = z + at;
+        ck_assert_uint_eq(le32(c), 0x02014b50);
+        size_t nl = le16(c + 28), xl = le16(c + 30);
+        uint64_t sz = le32(c + 24), off = le32(c + 42);
+        const unsigned char *x = c + 46 + nl;
+        if (xl) { /* ZIP64: the fields that were 0xFFFFFFFF, in order */
+            ck_assert_uint_eq(le16(x), 1);
+            const unsigned char *v = x + 4;
+            if (sz == 0xffffffffu) {
+                sz = le64(v);
+                ck_assert_uint_eq(le64(v + 8), sz); /* stored: compressed = size */
+                v += 16;
+            }
+            if (off == 0xffffffffu)
+                off = le64(v);
+        }
+        if (nl == strlen(name) && memcmp(c + 46, name, nl) == 0) {
+            const unsigned char *l = z + off;
+            ck_assert_uint_eq(le32(l), 0x04034b50);
+            ck_assert_uint_eq(le16(l + 8), 0); /* stored */
+            ck_assert_uint_eq(le32(l + 14), le32(c + 16));
+            *size = sz;
+            *crc = le32(c + 16);
+            return l + 30 + le16(l + 26) + le16(l + 28);
+        }
+        at += 46 + nl + xl + le16(c + 32);
+    }
+    ck_abort_msg("no member %s", name);
+    return NULL;
+}
+
+/* An .npz without compression is written by write.c itself: each member
+ * holds exactly the .npy the npy folder output holds, with zip's CRC-32 of
+ * it, and the same bytes libzip's writer stores; with ZIP64 fields forced
+ * (the test hook) the same members are read back. */
+START_TEST(test_npz_stored_bytes)
+{
+    src a = src_a(), b = src_b();
+    char *dir = tmp_dir(), *npz = path_in(dir, "m.npz"), *lz = path_in(dir, "lz.npz");
+    char *z64 = path_in(dir, "z64.npz"), *d = path_in(dir, "d");
+    ts_write_tensor t[] = {{"a", a.f, ts_file_array(a.f, 0)},
+                           {"b\xc3\xa9", b.f, ts_file_array(b.f, 0)}};
+    ts_write_options o = TS_WRITE_OPTIONS_INIT;
+    ts_error e;
+    o.format = TS_WRITE_NPY_DIR;
+    ck_assert_msg(write_one(d, t, 2, &o, &e) == TS_OK, "%s", e.message);
+    o.format = TS_WRITE_NPZ;
+    ck_assert_msg(write_one(npz, t, 2, &o, &e) == TS_OK, "%s", e.message);
+    ts__test_npz_libzip = 1;
+    ts_status st = write_one(lz, t, 2, &o, &e);
+    ts__test_npz_libzip = 0;
+    ck_assert_msg(st == TS_OK, "%s", e.message);
+    ts__test_zip64_at = 1;
+    st = write_one(z64, t, 2, &o, &e);
+    ts__test_zip64_at = 0;
+    ck_assert_msg(st == TS_OK, "%s", e.message);
+
+    size_t len, llen, zlen;
+    unsigned char *z = tu_read_file(npz, &len), *l = tu_read_file(lz, &llen);
+    unsigned char *w = tu_read_file(z64, &zlen);
+    /* the layout: "a.npy" first (name order), then "b\xc3\xa9.npy" UTF-8
+     * flagged; the directory; the end record */
+    ck_assert_uint_eq(le32(z), 0x04034b50);
+    ck_assert_uint_eq(le16(z + 4), 20);
+    ck_assert_uint_eq(le16(z + 6), 0);
+    ck_assert_uint_eq(le16(z + 26), 5);
+    ck_assert_uint_eq(le16(z + 28), 0);
+    ck_assert_int_eq(memcmp(z + 30, "a.npy", 5), 0);
+    size_t second = 30 + 5 + 128 + 6;
+    ck_assert_uint_eq(le32(z + second), 0x04034b50);
+    ck_assert_uint_eq(le16(z + second + 6), 0x0800);
+    ck_assert_uint_eq(le16(z + len - 22 + 10), 2);
+    static const char *const names[2] = {"a", "b\xc3\xa9"};
+    for (int i = 0; i < 2; i++) {
+        char mn[32], fn[32];
+        snprintf(mn, sizeof mn, "%s.npy", names[i]);
+        snprintf(fn, sizeof fn, "d/%s.npy", names[i]);
+        char *fp = path_in(dir, fn);
+        size_t nlen;
+        unsigned char *npy = tu_read_file(fp, &nlen);
+        uint64_t sz, lsz, zsz;
+        uint32_t crc, lcrc, zcrc;
+        const unsigned char *m = zip_find(z, len, mn, &sz, &crc);
+        const unsigned char *lm = zip_find(l, llen, mn, &lsz, &lcrc);
+        const unsigned char *zm = zip_find(w, zlen, mn, &zsz, &zcrc);
+        ck_assert_uint_eq(sz, nlen);
+        ck_assert_int_eq(memcmp(m, npy, nlen), 0);
+        ck_assert_uint_eq(crc, ts__crc32_soft(0, npy, nlen));
+        ck_assert_uint_eq(lsz, nlen);
+        ck_assert_uint_eq(lcrc, crc);
+        ck_assert_int_eq(memcmp(lm, npy, nlen), 0);
+        ck_assert_uint_eq(zsz, nlen);
+        ck_assert_uint_eq(zcrc, crc);
+        ck_assert_int_eq(memcmp(zm, npy, nlen), 0);
+        free(npy), free(fp);
+    }
+    /* ZIP64: version 4.5, sizes in the local header's extra field, the end
+     * record pointing to the ZIP64 one */
+    ck_assert_uint_eq(le16(w + 4), 45);
+    ck_assert_uint_eq(le32(w + 18), 0xffffffffu);
+    ck_assert_uint_eq(le16(w + 28), 20);
+    ck_assert_uint_eq(le16(w + 30 + 5), 1);
+    ck_assert_uint_eq(le16(w + zlen - 22 + 10), 0xffff);
+    ck_assert_uint_eq(le32(w + zlen - 22 + 16), 0xffffffffu);
+    ts_file *f = NULL;
+    ck_assert_msg(ts_file_open(z64, NULL, &f, &e) == TS_OK, "%s", e.message);
+    ck_assert_uint_eq(ts_file_count(f), 2);
+    double v[3];
+    ck_assert_int_eq(ts_array_read(f, ts_file_array(f, 0), 0, 3, TS_DTYPE_FLOAT64, v, &e), TS_OK);
+    ck_assert(v[0] == 1 && v[1] == 2 && v[2] == 3);
+    ts_file_close(f);
+    free(z), free(l), free(w);
+    free(npz), free(lz), free(z64), free(d);
+    rm_dir(dir);
+    close_src(&a);
+    close_src(&b);
+}
+END_TEST
+
 START_TEST(test_cast_rounding)
 {
     static const float in[] = {
@@ -716,6 +864,124 @@ START_TEST(test_verify_catches)
 }
 END_TEST
 
+/* Arrays copied unchanged from a local file are read straight into the
+ * pump's buffer: the bytes equal those of the pump's path, for safetensors
+ * and npz output; a change on the way to the disk is still caught, a
+ * cancel or an input that shrank leaves nothing. */
+static void write_file(const char *path, const unsigned char *p, size_t n)
+{
+    FILE *fp = fopen(path, "wb");
+    ck_assert_ptr_nonnull(fp);
+    ck_assert_uint_eq(fwrite(p, 1, n, fp), n);
+    ck_assert_int_eq(fclose(fp), 0);
+}
+
+START_TEST(test_direct_read)
+{
+    char *dir = tmp_dir(), *in = path_in(dir, "in.safetensors");
+    /* x: float32 [40000], y: int16 [3], z: float32 [2400000] (above the 64
+     * KiB a file is read whole: opened for pread; z in 3 pieces) */
+    const char *json = "{\"x\":{\"dtype\":\"F32\",\"shape\":[40000],\"data_offsets\":[0,160000]},"
+                       "\"y\":{\"dtype\":\"I16\",\"shape\":[3],\"data_offsets\":[9760000,9760006]},"
+                       "\"z\":{\"dtype\":\"F32\",\"shape\":[2400000],\"data_offsets\":[160000,9760000]}}";
+    size_t n = 9760006, len;
+    unsigned char *data = malloc(n);
+    ck_assert_ptr_nonnull(data);
+    for (size_t i = 0; i < n; i++)
+        data[i] = (unsigned char)(i * 131 + (i >> 9));
+    unsigned char *img = st_image(json, data, n, &len);
+    write_file(in, img, len);
+    free(img), free(data);
+    ts_file *f = NULL;
+    ts_error e;
+    ck_assert_msg(ts_file_open(in, NULL, &f, &e) == TS_OK, "%s", e.message);
+    ts_write_tensor t[3];
+    for (size_t i = 0; i < 3; i++) {
+        t[i].name = ts_file_array(f, i)->name;
+        t[i].file = f;
+        t[i].array = ts_file_array(f, i);
+    }
+    static const char *const outs[2] = {"o.safetensors", "o.npz"};
+    for (int fmt = 0; fmt < 2; fmt++) {
+        unsigned char *ref = NULL;
+        size_t ref_len = 0;
+        /* 0: read straight into the pump's buffer; 1: through the pump */
+        for (int way = 0; way < 2; way++) {
+            char *out = path_in(dir, outs[fmt]);
+            ts_write_options o = TS_WRITE_OPTIONS_INIT;
+            o.format = fmt ? TS_WRITE_NPZ : TS_WRITE_SAFETENSORS;
+            ts__test_direct_bytes = 0;
+            ts__test_no_direct = way;
+            ts_status st = write_one(out, t, 3, &o, &e);
+            ts__test_no_direct = 0;
+            ck_assert_msg(st == TS_OK, "%s", e.message);
+            ck_assert_uint_eq(ts__test_direct_bytes, way == 0 ? 9760006 : 0);
+            size_t got;
+            unsigned char *b = tu_read_file(out, &got);
+            if (way == 0) {
+                ref = b;
+                ref_len = got;
+            } else if (fmt == 0) {
+                ck_assert_uint_eq(got, ref_len);
+                ck_assert_int_eq(memcmp(b, ref, got), 0);
+                free(b);
+            } else { /* an npz: the same members (its time fields may differ) */
+                for (size_t i = 0; i < 3; i++) {
+                    char mn[16];
+                    uint64_t sa, sb;
+                    uint32_t ca, cb;
+                    snprintf(mn, sizeof mn, "%s.npy", t[i].name);
+                    const unsigned char *ma = zip_find(ref, ref_len, mn, &sa, &ca);
+                    const unsigned char *mb = zip_find(b, got, mn, &sb, &cb);
+                    ck_assert_uint_eq(sa, sb);
+                    ck_assert_uint_eq(ca, cb);
+                    ck_assert_uint_eq(ca, ts__crc32_soft(0, ma, (size_t)sa));
+                    ck_assert_int_eq(memcmp(ma, mb, (size_t)sa), 0);
+                }
+                free(b);
+            }
+            unlink(out);
+            free(out);
+        }
+        free(ref);
+        /* verification still reads the output back */
+        char *out = path_in(dir, outs[fmt]);
+        ts_write_options o = TS_WRITE_OPTIONS_INIT;
+        o.format = fmt ? TS_WRITE_NPZ : TS_WRITE_SAFETENSORS;
+        ts__test_before_verify = flip_last_byte;
+        ts_status st = write_one(out, t, 3, &o, &e);
+        ts__test_before_verify = NULL;
+        ck_assert_int_eq(st, TS_ERR_IO);
+        ck_assert_ptr_nonnull(strstr(e.message, "verifying"));
+        int calls = 0;
+        o.progress = stop_now;
+        o.progress_ctx = &calls;
+        ck_assert_int_eq(write_one(out, t, 3, &o, &e), TS_ERR_CANCELED);
+        ck_assert_int_eq(calls, 1);
+        ck_assert_int_eq(count_entries(dir), 1); /* in.safetensors alone */
+        free(out);
+    }
+    /* the input shrinks after it was opened: a read error naming the array,
+     * and nothing left */
+    ck_assert_int_eq(truncate(in, 4000000), 0);
+    for (int fmt = 0; fmt < 2; fmt++) {
+        char *out = path_in(dir, outs[fmt]);
+        ts_write_options o = TS_WRITE_OPTIONS_INIT;
+        o.format = fmt ? TS_WRITE_NPZ : TS_WRITE_SAFETENSORS;
+        ts_status st = write_one(out, t, 3, &o, &e);
+        ck_assert_int_eq(st, TS_ERR_IO);
+        /* safetensors writes z before y (larger itemsize first), npz by name */
+        ck_assert_msg(strstr(e.message, fmt ? "array 'y': " : "array 'z': ") == e.message &&
+                      strstr(e.message, "the file shrank"), "%s", e.message);
+        ck_assert_int_eq(count_entries(dir), 1);
+        free(out);
+    }
+    ts_file_close(f);
+    free(in);
+    rm_dir(dir);
+}
+END_TEST
+
 Suite *convert_suite(void)
 {
     Suite *s = suite_create("convert");
@@ -723,6 +989,7 @@ Suite *convert_suite(void)
     tcase_add_test(tc, test_safetensors_bytes);
     tcase_add_test(tc, test_npy_bytes);
     tcase_add_test(tc, test_npz_roundtrip);
+    tcase_add_test(tc, test_npz_stored_bytes);
     tcase_add_test(tc, test_npy_dir_names);
     tcase_add_test(tc, test_copy_files);
     tcase_add_test(tc, test_cast_rounding);
@@ -732,6 +999,7 @@ Suite *convert_suite(void)
     TCase *te = tcase_create("errors");
     tcase_add_test(te, test_errors);
     tcase_add_test(te, test_verify_catches);
+    tcase_add_test(te, test_direct_read);
     suite_add_tcase(s, te);
     return s;
 }

@@ -48,6 +48,16 @@ START_TEST(test_crc_soft)
             ck_assert_uint_eq((uint32_t)z_combine(ca, cb, (z_off_t)lens[b]), whole);
             free(p);
         }
+    /* ts__crc32_fast (libdeflate when it loads) carries on as zlib */
+    for (size_t a = 0; a < sizeof lens / sizeof *lens; a++) {
+        unsigned char *p = bytes(lens[a] + 5, (unsigned)a);
+        uint32_t c = ts__crc32_fast(0, p, lens[a]);
+        ck_assert_uint_eq(c, (uint32_t)z_crc(0, p, (uInt)lens[a]));
+        ck_assert_uint_eq(ts__crc32_fast(c, p + lens[a], 5),
+                          (uint32_t)z_crc(0, p, (uInt)lens[a] + 5));
+        free(p);
+    }
+    ck_assert_uint_eq(ts__crc32_fast(0, (const unsigned char *)"123456789", 9), 0xcbf43926u);
     /* a length beyond 4 GiB: zlib agrees */
     ck_assert_uint_eq(ts__crc32_combine_soft(0x12345678u, 0x9abcdef0u, 5000000000ull),
                       (uint32_t)z_combine(0x12345678u, 0x9abcdef0u, (z_off_t)5000000000ll));

@@ -5,6 +5,8 @@
  * for field, metadata included, and no read of an unfetched byte may
  * happen. The same holds for the values the values layer reads. */
 #include <dirent.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <fnmatch.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -306,6 +308,105 @@ static void count_close(void *impl)
     (void)impl;
 }
 
+/* Reads into callers' buffers from several threads at once: a local
+ * file's pread runs unlocked (the fetcher says it may), every byte right and
+ * every request counted; a fetcher that does not say so is never entered
+ * by two threads at once. */
+typedef struct reader_arg {
+    ts__source *s;
+    int t;
+    int bad;
+} reader_arg;
+
+#define READS 200
+#define READ_LEN ((size_t)64 << 10)
+
+static void *read_many(void *arg)
+{
+    reader_arg *a = arg;
+    unsigned char *buf = malloc(READ_LEN);
+    ts_error err;
+    for (int k = 0; k < READS && buf; k++) {
+        uint64_t off = ((uint64_t)(k * 4 + a->t) * 4099) % ((2u << 20) - READ_LEN);
+        if (ts__source_read(a->s, off, buf, READ_LEN, &err) != TS_OK) {
+            a->bad++;
+            continue;
+        }
+        for (size_t i = 0; i < READ_LEN; i += 509)
+            a->bad += buf[i] != (unsigned char)(((off + i) * 7) & 0xff);
+    }
+    free(buf);
+    return NULL;
+}
+
+static void read_from_threads(ts__source *s)
+{
+    pthread_t tid[4];
+    reader_arg args[4];
+    for (int t = 0; t < 4; t++) {
+        args[t] = (reader_arg){s, t, 0};
+        ck_assert_int_eq(pthread_create(&tid[t], NULL, read_many, &args[t]), 0);
+    }
+    for (int t = 0; t < 4; t++) {
+        pthread_join(tid[t], NULL);
+        ck_assert_int_eq(args[t].bad, 0);
+    }
+}
+
+typedef struct exclusive {
+    const unsigned char *data;
+    atomic_int inside, overlaps;
+} exclusive;
+
+static ts_status exclusive_fetch(void *impl, ts__range *r, size_t n, unsigned *requests,
+                                 ts_error *err)
+{
+    (void)err;
+    exclusive *x = impl;
+    if (atomic_fetch_add(&x->inside, 1) != 0)
+        atomic_fetch_add(&x->overlaps, 1);
+    for (size_t i = 0; i < n; i++)
+        memcpy(r[i].buf, x->data + r[i].off, r[i].len);
+    for (volatile int spin = 0; spin < 1000; spin++)
+        ;
+    *requests += 1;
+    atomic_fetch_sub(&x->inside, 1);
+    return TS_OK;
+}
+
+START_TEST(test_concurrent_reads)
+{
+    const char *path = "/tmp/tshape-source-threads-check.bin";
+    const size_t n = (size_t)2 << 20;
+    unsigned char *data = malloc(n);
+    ck_assert_ptr_nonnull(data);
+    for (size_t i = 0; i < n; i++)
+        data[i] = (unsigned char)((i * 7) & 0xff);
+    FILE *fp = fopen(path, "wb");
+    ck_assert_ptr_nonnull(fp);
+    ck_assert_uint_eq(fwrite(data, 1, n, fp), n);
+    fclose(fp);
+    ts__source *s = NULL;
+    ts_error err;
+    ck_assert_int_eq(ts__source_open_path(path, TS__LOCAL_SPARSE, &s, &err), TS_OK);
+    ts__source_stats before = ts__source_get_stats(s);
+    read_from_threads(s);
+    ts__source_stats after = ts__source_get_stats(s);
+    ck_assert_uint_eq(after.requests - before.requests, 4 * READS);
+    ck_assert_uint_eq(after.bytes - before.bytes, 4 * READS * READ_LEN);
+    ts__source_close(s);
+    unlink(path);
+
+    exclusive x = {data, 0, 0};
+    ts__fetcher fe = {exclusive_fetch, count_close, &x, 0};
+    ck_assert_int_eq(ts__source_open_fetcher(n, fe, &s, &err), TS_OK);
+    read_from_threads(s);
+    ck_assert_int_eq(atomic_load(&x.overlaps), 0);
+    ts__source_close(s);
+    free(data);
+}
+END_TEST
+
 /* TS__LOCAL_LISTED: a file of at most 64 KiB is read whole by one read
  * (every byte, its exact size); one byte more and it is opened as without
  * the flag (sparse); an empty file is empty; a folder is refused. */
@@ -352,7 +453,7 @@ START_TEST(test_ranges_in_one_call)
     for (size_t i = 0; i < sizeof data; i++)
         data[i] = (unsigned char)(i * 7);
     counting c = {data, 0, 0};
-    ts__fetcher fe = {count_fetch, count_close, &c};
+    ts__fetcher fe = {count_fetch, count_close, &c, 0};
     ts__source *s = NULL;
     ts_error err;
     ck_assert_int_eq(ts__source_open_fetcher(sizeof data, fe, &s, &err), TS_OK);
@@ -385,6 +486,7 @@ Suite *source_suite(void)
     tcase_add_test(tc, test_ranges_in_one_call);
     tcase_add_test(tc, test_large_run_mapped);
     tcase_add_test(tc, test_listed_small_file);
+    tcase_add_test(tc, test_concurrent_reads);
     suite_add_tcase(s, tc);
     TCase *all = tcase_create("files");
     tcase_set_timeout(all, 600);

@@ -98,6 +98,10 @@ static int get_options(cli_ctx *ctx, const cli_args *args, diff_opts *o)
     o->open.want_metadata = 1; /* the last line says whether metadata differs */
     o->cmp = dflt;
     o->values = cli_flag(args, "values") > 0;
+    /* values read through a map of each local file (verify --deep's way:
+     * no copy into buffers; the pages are released as they are read) */
+    if (o->values && o->open.io == TS_IO_AUTO)
+        o->open.io = TS_IO_MAP;
     if ((v = cli_opt(args, "rtol")) && cli_arg_nonneg_double(ctx, v, "--rtol", &o->cmp.rtol))
         return CLI_ERROR;
     if ((v = cli_opt(args, "atol")) && cli_arg_nonneg_double(ctx, v, "--atol", &o->cmp.atol))

@@ -99,10 +99,11 @@ void ts__sha256_update(ts__sha256 *h, const void *p, size_t n);
 void ts__sha256_final(ts__sha256 *h, unsigned char out[32]);
 void ts__sha256_free(ts__sha256 *h);
 void ts__hex(const unsigned char *p, size_t n, char *out);
-/* Runs fn on each of n >= 1 jobs (job t at jobs + t * size): jobs 1..n-1
- * on new threads, job 0 on the calling thread; a job whose thread cannot
- * start runs on the calling thread after the others. Returns when all are
- * done. */
+/* Runs fn on each of n >= 1 jobs (job t at jobs + t * size): job 0 on the
+ * calling thread, jobs 1..n-1 on the pool's parked threads (started when
+ * first needed, kept for later calls), or on the calling thread when no
+ * thread has taken them. Returns when all are done; jobs may call it
+ * again. */
 void ts__run_jobs(void *(*fn)(void *), void *jobs, size_t size, int n);
 ts_status ts__read_struct(ts_error *err, const char *fn, const char *arg, const char *what,
                           const void *given, size_t v1_size, void *out, size_t size,

@@ -113,6 +113,28 @@ uint32_t ts__crc32_combine_soft(uint32_t crc1, uint32_t crc2, uint64_t len2)
     return ts__crc_combine(0xedb88320u, crc1, crc2, len2);
 }
 
+/* ---- libdeflate's CRC-32 --------------------------------------------------- */
+
+static const char *const d_names[1] = {"libdeflate_crc32"};
+static void *d_fns[1];
+static pthread_once_t d_once = PTHREAD_ONCE_INIT;
+static void d_load(void) { (void)load_table("libdeflate.so.0", d_names, d_fns, 1); }
+
+uint32_t ts__crc32_fast(uint32_t crc, const unsigned char *p, size_t n)
+{
+    pthread_once(&d_once, d_load);
+    if (d_fns[0])
+        return TS__FN(uint32_t (*)(uint32_t, const void *, size_t), d_fns[0])(crc, p, n);
+    uLong c = crc;
+    while (n > 0) {
+        uInt k = n > (1u << 30) ? 1u << 30 : (uInt)n;
+        c = ts__z_crc32(c, p, k);
+        p += k;
+        n -= k;
+    }
+    return (uint32_t)c;
+}
+
 /* ---- jansson ------------------------------------------------------------- */
 
 #define TS__X(ret, name, params, args) J_##name,
@@ -214,4 +236,5 @@ void ts__lazylib_preload(void)
     pthread_once(&z_once, z_load);
     pthread_once(&j_once, j_load);
     pthread_once(&m_once, m_load);
+    pthread_once(&d_once, d_load);
 }

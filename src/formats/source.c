@@ -135,6 +135,18 @@ static ts_status local_fetch(void *impl, ts__range *r, size_t n, unsigned *reque
     return TS_OK;
 }
 
+ts_status ts__source_read_fd(int fd, uint64_t off, void *buf, size_t len, ts_error *err)
+{
+    return pread_all(fd, off, buf, len, err);
+}
+
+int ts__source_fd(const ts__source *s)
+{
+    if (s && s->kind == K_SPARSE && s->fetcher.fetch == local_fetch)
+        return ((const local_fetcher *)s->fetcher.impl)->fd;
+    return -1;
+}
+
 static void local_close(void *impl)
 {
     local_fetcher *lf = impl;
@@ -325,7 +337,7 @@ ts_status ts__source_open_at(int dir, const char *path, ts__local_mode mode, ts_
             return ts__error(err, TS_ERR_NOMEM, "out of memory");
         }
         lf->fd = fd;
-        ts__fetcher fe = {local_fetch, local_close, lf};
+        ts__fetcher fe = {local_fetch, local_close, lf, 1};
         return ts__source_open_fetcher(len, fe, out, err);
     }
     ts__source *s = source_new(err);
@@ -435,7 +447,7 @@ ts_status ts__source_open_memory_sparse(const void *data, size_t len, ts__source
     if (!m)
         return ts__error(err, TS_ERR_NOMEM, "out of memory");
     m->data = data;
-    ts__fetcher fe = {memory_fetch, memory_close, m};
+    ts__fetcher fe = {memory_fetch, memory_close, m, 1};
     ts_status st = ts__source_open_fetcher(len, fe, out, err);
     if (!st)
         ts__source_strict(*out);
@@ -704,8 +716,14 @@ ts_status ts__source_read(ts__source *s, uint64_t off, void *buf, size_t len, ts
     }
     ts__range r = {off, len, buf};
     unsigned requests = 0;
+    /* into the caller's buffer: a fetcher that allows it runs unlocked, so
+     * threads reading values of one file copy in parallel */
+    ts_status st = TS_OK;
+    if (s->fetcher.concurrent)
+        st = s->fetcher.fetch(s->fetcher.impl, &r, 1, &requests, err);
     pthread_mutex_lock(&s->lock);
-    ts_status st = s->fetcher.fetch(s->fetcher.impl, &r, 1, &requests, err);
+    if (!s->fetcher.concurrent)
+        st = s->fetcher.fetch(s->fetcher.impl, &r, 1, &requests, err);
     s->stats.requests += requests;
     if (!st)
         s->stats.bytes += len;
@@ -869,6 +887,10 @@ ts__source_stats ts__source_get_stats(const ts__source *s)
     return s->stats;
 }
 
+/* Bytes a read fault may map on either side of its page (fault_around_bytes,
+ * 64 KiB unless the kernel was built or set otherwise). */
+#define FAULT_AROUND ((uint64_t)64 << 10)
+
 void ts__source_release(ts__source *s, uint64_t off, uint64_t len)
 {
     if (s->kind == K_SPARSE) {
@@ -879,10 +901,35 @@ void ts__source_release(ts__source *s, uint64_t off, uint64_t len)
         return;
     if (len > s->map_len - off)
         len = s->map_len - off;
+    /* The pages around the range too: a read fault maps its neighbours
+     * (the kernel's fault-around, 64 KiB by default), which a release of
+     * only the range's own pages would leave behind, chunk after chunk.
+     * The map is read-only, so a page another thread still reads is only
+     * faulted in again. */
     size_t page = (size_t)sysconf(_SC_PAGESIZE);
-    uint64_t lo = (off + page - 1) / page * page, hi = (off + len) / page * page;
+    uint64_t lo = off / page * page, hi = (off + len + page - 1) / page * page;
+    lo = lo > FAULT_AROUND ? lo - FAULT_AROUND : 0;
+    hi = hi + FAULT_AROUND < s->map_len ? hi + FAULT_AROUND : s->map_len;
     if (hi > lo)
         madvise((char *)s->map + lo, (size_t)(hi - lo), MADV_DONTNEED);
+}
+
+void ts__source_populate(ts__source *s, uint64_t off, uint64_t len)
+{
+#ifdef MADV_POPULATE_READ
+    if (s->kind != K_MAP || off >= s->map_len)
+        return;
+    if (len > s->map_len - off)
+        len = s->map_len - off;
+    size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    uint64_t lo = off / page * page, hi = (off + len + page - 1) / page * page;
+    if (hi > s->map_len)
+        hi = s->map_len;
+    if (hi > lo)
+        madvise((char *)s->map + lo, (size_t)(hi - lo), MADV_POPULATE_READ);
+#else
+    (void)s, (void)off, (void)len;
+#endif
 }
 
 void ts__source_sparse_range(const ts__source *s, const void **lo, const void **hi)

@@ -52,8 +52,10 @@ typedef struct ts__range {
  * r[i].len bytes at r[i].off for every i < n (the ranges are sorted,
  * disjoint and inside the file). It may make one request per range, one
  * request for all of them, or run them in parallel; it is never called by
- * two threads at once for one source. On failure it sets err and nothing
- * it wrote is used. close frees impl (called once, by ts__source_close).
+ * two threads at once for one source unless `concurrent` says it may be
+ * (pread on a file descriptor: threads reading values into buffers of
+ * their own then copy in parallel). On failure it sets err and nothing it
+ * wrote is used. close frees impl (called once, by ts__source_close).
  * `requests` receives the number of requests made, for the counters.
  */
 typedef struct ts__fetcher {
@@ -61,6 +63,7 @@ typedef struct ts__fetcher {
                        ts_error *err);
     void (*close)(void *impl);
     void *impl;
+    int concurrent;         /* 1: fetch may run on several threads at once */
 } ts__fetcher;
 
 /* I/O counters of one source (ts_file_io_stats is their public face). */
@@ -145,6 +148,16 @@ void ts__source_count(ts__source *s, uint64_t requests, uint64_t bytes);
 /* The image (see above) and its size. */
 const unsigned char *ts__source_image(const ts__source *s, uint64_t *size);
 
+/* The descriptor of a local file read with pread (TS__LOCAL_SPARSE, or a
+ * large file opened TS__LOCAL_AUTO), owned by the source; -1 for every
+ * other source. For copy_file_range (write.c): read only, never closed. */
+int ts__source_fd(const ts__source *s);
+
+/* Reads exactly len bytes of descriptor fd at off with pread (in steps of
+ * at most 1 GiB, EINTR retried): TS_ERR_IO naming the byte, also when the
+ * file ends first (it shrank). */
+ts_status ts__source_read_fd(int fd, uint64_t off, void *buf, size_t len, ts_error *err);
+
 /* 1 when the whole image is readable without asking (memory, read, map). */
 int ts__source_is_whole(const ts__source *s);
 /* 1 when the image is the library's own read-only map of a file, whose
@@ -222,11 +235,18 @@ ts__source_stats ts__source_get_stats(const ts__source *s);
  * nothing for other kinds. */
 void ts__source_forget(ts__source *s, uint64_t off, uint64_t len);
 
-/* The bytes [off, off + len) are not needed for now: the whole pages of a
- * map among them leave the resident set (MADV_DONTNEED: the page cache
- * keeps them), those of a sparse image are dropped (ts__source_forget).
- * Nothing for other kinds. */
+/* The bytes [off, off + len) are not needed for now: the pages of a map
+ * that hold them, and those a read fault may have mapped around them,
+ * leave the resident set (MADV_DONTNEED: the page cache keeps them; a
+ * page still read elsewhere is faulted in again), those of a sparse image
+ * are dropped (ts__source_forget, whole pages only). Nothing for other
+ * kinds. */
 void ts__source_release(ts__source *s, uint64_t off, uint64_t len);
+
+/* The bytes [off, off + len) of a map are about to be read: their page
+ * table entries made at once (MADV_POPULATE_READ), not one fault at a
+ * time. Nothing for other kinds, or where the kernel does not know it. */
+void ts__source_populate(ts__source *s, uint64_t off, uint64_t len);
 
 /*
  * The [lo, hi) address range of a sparse image, for the fault guard: a

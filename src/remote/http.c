@@ -872,7 +872,7 @@ ts_status ts__remote_open(const char *url, const ts_open_options *o, ts__source 
         rclose(f);
         return st;
     }
-    ts__fetcher fe = {rfetch, rclose, f};
+    ts__fetcher fe = {rfetch, rclose, f, 0};
     ts__source *s;
     if ((st = ts__source_open_fetcher(f->size, fe, &s, err))) {
         free(head);

@@ -34,6 +34,8 @@
 #define PIECE_F (1 << 20)
 /* Runs below this many bytes (both arrays) are not worth a thread. */
 #define THREAD_MIN_BYTES (4 << 20)
+/* Elements of a mapped run made present, then released, at a time. */
+#define RELEASE_ELEMS ((int64_t)1 << 18)
 /* Bytes between progress reports. */
 #define PROGRESS_BYTES (16 << 20)
 
@@ -281,7 +283,18 @@ static ts_status run_inplace(void *arg, ts_error *err)
     const plan *L = J->L;
     inplace_buf *B = J->buf;
     long long reported = 0;
+    int64_t kept = 0; /* elements [kept, i) read but not yet released */
     for (int64_t i = 0; i < J->n;) {
+        if (i - kept >= RELEASE_ELEMS || i == 0) {
+            /* a mapped file: the next step's page table entries made at
+             * once, the pages read leave the resident set */
+            ts__data_release(J->da, J->first + kept, i - kept);
+            ts__data_release(J->db, J->first + kept, i - kept);
+            int64_t next = J->n - i < RELEASE_ELEMS ? J->n - i : RELEASE_ELEMS;
+            ts__data_populate(J->da, J->first + i, next);
+            ts__data_populate(J->db, J->first + i, next);
+            kept = i;
+        }
         size_t k = J->n - i > TS__VBLOCK ? TS__VBLOCK : (size_t)(J->n - i);
         const unsigned char *pa = ts__data_fetch(J->da, J->first + i, (int64_t)k, B->ra, err);
         const unsigned char *pb = pa ? ts__data_fetch(J->db, J->first + i, (int64_t)k, B->rb,
@@ -296,6 +309,10 @@ static ts_status run_inplace(void *arg, ts_error *err)
         decode_as(&J->db->dec, L->as_b, pb, k, B->xb, B->tmp);
         compare_decoded(L, B->xa, B->xb, k, J->first + i, &J->part);
         i += (int64_t)k;
+        if (i == J->n) {
+            ts__data_release(J->da, J->first + kept, i - kept);
+            ts__data_release(J->db, J->first + kept, i - kept);
+        }
         long long now = atomic_fetch_add(J->done, (long long)k) + (long long)k;
         if (J->reporter && J->opts->progress) {
             long long bytes = (long long)((double)now / (double)J->count *

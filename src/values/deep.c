@@ -26,7 +26,6 @@
 #include "../formats/verify.h"
 #include "../formats/zip.h"
 
-#include <dlfcn.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -101,35 +100,9 @@ typedef struct worker {
 
 /* ---- CRC-32 ------------------------------------------------------------------ */
 
-/* The CRC-32 of zip (ISO 3309, zlib's crc32): libdeflate's when
- * libdeflate.so.0 can be loaded (Debian libdeflate0: carry-less multiply
- * instructions, several times zlib's speed), zlib's otherwise. Both carry
- * on from a previous value: crc_update(0, p, n) for the bytes alone. */
-typedef uint32_t (*crc_fn)(uint32_t crc, const void *p, size_t n);
-static crc_fn fast_crc;
-static pthread_once_t crc_once = PTHREAD_ONCE_INIT;
-
-static void load_crc(void)
-{
-    void *h = dlopen("libdeflate.so.0", RTLD_NOW | RTLD_LOCAL);
-    if (h)
-        *(void **)(&fast_crc) = dlsym(h, "libdeflate_crc32");
-}
-
-static uint32_t crc_update(uint32_t crc, const unsigned char *p, size_t n)
-{
-    pthread_once(&crc_once, load_crc);
-    if (fast_crc)
-        return fast_crc(crc, p, n);
-    uLong c = crc;
-    while (n > 0) {
-        uInt k = n > (1u << 30) ? 1u << 30 : (uInt)n;
-        c = crc32(c, p, k);
-        p += k;
-        n -= k;
-    }
-    return (uint32_t)c;
-}
+/* The CRC-32 of zip: ts__crc32_fast (lazylib.c: libdeflate's when it
+ * loads, zlib's otherwise). */
+#define crc_update(crc, p, n) ts__crc32_fast((crc), (p), (n))
 
 /* ---- NaN and infinity --------------------------------------------------- */
 

@@ -27,6 +27,9 @@
 
 #define OPTIONS_V1_SIZE (offsetof(ts_metrics_options, progress_ctx) + sizeof(void *))
 #define CHUNK_ELEMS ((int64_t)1 << 18)
+/* Elements decoded and summed at a time: both sides' doubles (16 KiB) fit
+ * in the L1 cache; a multiple of every block size (32, 256). */
+#define STEP_ELEMS 1024
 #define PROGRESS_BYTES ((int64_t)64 << 20)
 
 typedef struct sums {
@@ -95,10 +98,13 @@ static int64_t b_row(const job *J, int64_t r)
     return h * per + 2 * i + j;
 }
 
-/* Four lanes of sums: lane k takes pairs i + k (independent chains the
- * CPU overlaps), a tail's pairs go to lane 0. */
+/* Eight lanes of sums: lane k takes pairs i + k (independent chains the
+ * CPU overlaps: an addition's latency is 4 cycles, two vector registers of
+ * four lanes keep both adders busy), a tail's pairs go to lane 0. */
+#define LANES 8
+
 typedef struct lanes {
-    double se[4], sa[4], sb[4], ab[4], mx[4];
+    double se[LANES], sa[LANES], sb[LANES], ab[LANES], mx[LANES];
     int64_t nan;
 } lanes;
 
@@ -118,24 +124,31 @@ static inline void pair_into(lanes *L, int k, double a, double b)
     L->ab[k] += a * b;
 }
 
-/* The pairs [i, n) into lane 0, then the lanes added into s in a fixed
- * order: the result depends on n and the data only. */
+/* The lanes added in a fixed order (pairs of neighbours, then pairs of
+ * those): the same tree whatever kernel filled them. */
+static double lanes_sum(const double *v)
+{
+    return ((v[0] + v[1]) + (v[2] + v[3])) + ((v[4] + v[5]) + (v[6] + v[7]));
+}
+
+/* The pairs [i, n) into lane 0, then the lanes added into s: the result
+ * depends on n and the data only. */
 static void lanes_into(sums *s, lanes *L, const double *x, const double *y, size_t i, size_t n)
 {
     for (; i < n; i++)
         pair_into(L, 0, x[i], y[i]);
-    s->sq_err += (L->se[0] + L->se[1]) + (L->se[2] + L->se[3]);
-    s->sq_a += (L->sa[0] + L->sa[1]) + (L->sa[2] + L->sa[3]);
-    s->sq_b += (L->sb[0] + L->sb[1]) + (L->sb[2] + L->sb[3]);
-    s->ab += (L->ab[0] + L->ab[1]) + (L->ab[2] + L->ab[3]);
-    for (int k = 0; k < 4; k++)
+    s->sq_err += lanes_sum(L->se);
+    s->sq_a += lanes_sum(L->sa);
+    s->sq_b += lanes_sum(L->sb);
+    s->ab += lanes_sum(L->ab);
+    for (int k = 0; k < LANES; k++)
         s->max_abs = L->mx[k] > s->max_abs ? L->mx[k] : s->max_abs;
     s->nan += L->nan;
     s->n += (int64_t)n;
 }
 
-/* The sums of n pairs (SSE2: lanes 0, 1 in the registers ending in 0,
- * lanes 2, 3 in those in 1). */
+/* The sums of n pairs (SSE2: lanes 2j, 2j + 1 in the registers ending in
+ * j). */
 static void accumulate(sums *s, const double *x, const double *y, size_t n)
 {
     lanes L = {0};
@@ -145,6 +158,8 @@ static void accumulate(sums *s, const double *x, const double *y, size_t n)
     const __m128d sign = _mm_set1_pd(-0.0);
     __m128d se0 = _mm_setzero_pd(), sa0 = se0, sb0 = se0, ab0 = se0, mx0 = se0;
     __m128d se1 = se0, sa1 = se0, sb1 = se0, ab1 = se0, mx1 = se0;
+    __m128d se2 = se0, sa2 = se0, sb2 = se0, ab2 = se0, mx2 = se0;
+    __m128d se3 = se0, sa3 = se0, sb3 = se0, ab3 = se0, mx3 = se0;
 #define TS__LANES(off, se, sa, sb, ab, mx)                                                   \
     do {                                                                                    \
         __m128d a = _mm_loadu_pd(x + i + (off)), b = _mm_loadu_pd(y + i + (off));           \
@@ -160,20 +175,26 @@ static void accumulate(sums *s, const double *x, const double *y, size_t n)
         sb = _mm_add_pd(sb, _mm_mul_pd(b, b));                                              \
         ab = _mm_add_pd(ab, _mm_mul_pd(a, b));                                              \
     } while (0)
-    for (; i + 4 <= n; i += 4) {
+    for (; i + LANES <= n; i += LANES) {
         TS__LANES(0, se0, sa0, sb0, ab0, mx0);
         TS__LANES(2, se1, sa1, sb1, ab1, mx1);
+        TS__LANES(4, se2, sa2, sb2, ab2, mx2);
+        TS__LANES(6, se3, sa3, sb3, ab3, mx3);
     }
 #undef TS__LANES
-    _mm_storeu_pd(L.se, se0), _mm_storeu_pd(L.se + 2, se1);
-    _mm_storeu_pd(L.sa, sa0), _mm_storeu_pd(L.sa + 2, sa1);
-    _mm_storeu_pd(L.sb, sb0), _mm_storeu_pd(L.sb + 2, sb1);
-    _mm_storeu_pd(L.ab, ab0), _mm_storeu_pd(L.ab + 2, ab1);
-    _mm_storeu_pd(L.mx, mx0), _mm_storeu_pd(L.mx + 2, mx1);
+#define TS__STORE(v, r0, r1, r2, r3) \
+    (_mm_storeu_pd(v, r0), _mm_storeu_pd(v + 2, r1), _mm_storeu_pd(v + 4, r2), \
+     _mm_storeu_pd(v + 6, r3))
+    TS__STORE(L.se, se0, se1, se2, se3);
+    TS__STORE(L.sa, sa0, sa1, sa2, sa3);
+    TS__STORE(L.sb, sb0, sb1, sb2, sb3);
+    TS__STORE(L.ab, ab0, ab1, ab2, ab3);
+    TS__STORE(L.mx, mx0, mx1, mx2, mx3);
+#undef TS__STORE
     L.nan = nan;
 #endif
-    for (; i + 4 <= n; i += 4)
-        for (int k = 0; k < 4; k++)
+    for (; i + LANES <= n; i += LANES)
+        for (int k = 0; k < LANES; k++)
             pair_into(&L, k, x[i + k], y[i + k]);
     lanes_into(s, &L, x, y, i, n);
 }
@@ -181,33 +202,81 @@ static void accumulate(sums *s, const double *x, const double *y, size_t n)
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #include <immintrin.h>
 #define TS__HAVE_AVX_SUMS 1
-/* accumulate with AVX: the same four lanes in one register each, so the
- * sums are bit for bit those of accumulate. */
+/* accumulate with AVX: the same eight lanes in two registers each, so the
+ * sums are bit for bit those of accumulate. Runs of STEP pairs are first
+ * summed without the NaN and infinity handling (for finite pairs it changes
+ * nothing: no NaN to count or zero, and a == b gives b - a = 0 anyway); a
+ * run after which a sum is not finite is summed again, from the sums
+ * before it, with that handling. */
+#define STEP 64
 __attribute__((target("avx"))) static void accumulate_avx(sums *s, const double *x,
                                                          const double *y, size_t n)
 {
     lanes L = {0};
     size_t i = 0;
-    const __m256d sign = _mm256_set1_pd(-0.0);
-    __m256d vse = _mm256_setzero_pd(), vsa = vse, vsb = vse, vab = vse, vmx = vse;
-    for (; i + 4 <= n; i += 4) {
-        __m256d a = _mm256_loadu_pd(x + i), b = _mm256_loadu_pd(y + i);
-        __m256d bad = _mm256_or_pd(_mm256_cmp_pd(a, a, _CMP_UNORD_Q),
-                                   _mm256_cmp_pd(b, b, _CMP_UNORD_Q));
-        L.nan += __builtin_popcount((unsigned)_mm256_movemask_pd(bad));
-        a = _mm256_andnot_pd(bad, a);
-        b = _mm256_andnot_pd(bad, b);
-        __m256d d = _mm256_andnot_pd(_mm256_cmp_pd(a, b, _CMP_EQ_OQ), _mm256_sub_pd(b, a));
-        vmx = _mm256_max_pd(vmx, _mm256_andnot_pd(sign, d));
-        vse = _mm256_add_pd(vse, _mm256_mul_pd(d, d));
-        vsa = _mm256_add_pd(vsa, _mm256_mul_pd(a, a));
-        vsb = _mm256_add_pd(vsb, _mm256_mul_pd(b, b));
-        vab = _mm256_add_pd(vab, _mm256_mul_pd(a, b));
+    const __m256d sign = _mm256_set1_pd(-0.0), zero = _mm256_setzero_pd();
+    __m256d se0 = zero, sa0 = zero, sb0 = zero, ab0 = zero, mx0 = zero;
+    __m256d se1 = zero, sa1 = zero, sb1 = zero, ab1 = zero, mx1 = zero;
+    int64_t nan = 0;
+#define TS__FAST(off, se, sa, sb, ab, mx)                                                    \
+    do {                                                                                    \
+        __m256d a = _mm256_loadu_pd(x + i + (off)), b = _mm256_loadu_pd(y + i + (off));     \
+        __m256d d = _mm256_sub_pd(b, a);                                                    \
+        mx = _mm256_max_pd(mx, _mm256_andnot_pd(sign, d));                                  \
+        se = _mm256_add_pd(se, _mm256_mul_pd(d, d));                                        \
+        sa = _mm256_add_pd(sa, _mm256_mul_pd(a, a));                                        \
+        sb = _mm256_add_pd(sb, _mm256_mul_pd(b, b));                                        \
+        ab = _mm256_add_pd(ab, _mm256_mul_pd(a, b));                                        \
+    } while (0)
+#define TS__LANES(off, se, sa, sb, ab, mx)                                                   \
+    do {                                                                                    \
+        __m256d a = _mm256_loadu_pd(x + i + (off)), b = _mm256_loadu_pd(y + i + (off));     \
+        __m256d bad = _mm256_or_pd(_mm256_cmp_pd(a, a, _CMP_UNORD_Q),                       \
+                                   _mm256_cmp_pd(b, b, _CMP_UNORD_Q));                      \
+        nan += __builtin_popcount((unsigned)_mm256_movemask_pd(bad));                       \
+        a = _mm256_andnot_pd(bad, a);                                                       \
+        b = _mm256_andnot_pd(bad, b);                                                       \
+        __m256d d = _mm256_andnot_pd(_mm256_cmp_pd(a, b, _CMP_EQ_OQ), _mm256_sub_pd(b, a)); \
+        mx = _mm256_max_pd(mx, _mm256_andnot_pd(sign, d));                                  \
+        se = _mm256_add_pd(se, _mm256_mul_pd(d, d));                                        \
+        sa = _mm256_add_pd(sa, _mm256_mul_pd(a, a));                                        \
+        sb = _mm256_add_pd(sb, _mm256_mul_pd(b, b));                                        \
+        ab = _mm256_add_pd(ab, _mm256_mul_pd(a, b));                                        \
+    } while (0)
+/* 1 when every lane of the four sums is finite (t - t is 0, not NaN) */
+#define TS__FINITE(se, sa, sb, ab)                                                           \
+    (_mm256_movemask_pd(_mm256_cmp_pd(                                                      \
+         _mm256_sub_pd(_mm256_add_pd(_mm256_add_pd(se, sa), _mm256_add_pd(sb, ab)),          \
+                       _mm256_add_pd(_mm256_add_pd(se, sa), _mm256_add_pd(sb, ab))),         \
+         zero, _CMP_EQ_OQ)) == 0xF)
+    while (i + LANES <= n) {
+        size_t start = i, end = n - i >= STEP ? i + STEP : n - (n - i) % LANES;
+        __m256d k0[5] = {se0, sa0, sb0, ab0, mx0}, k1[5] = {se1, sa1, sb1, ab1, mx1};
+        for (; i < end; i += LANES) {
+            TS__FAST(0, se0, sa0, sb0, ab0, mx0);
+            TS__FAST(4, se1, sa1, sb1, ab1, mx1);
+        }
+        if (TS__FINITE(se0, sa0, sb0, ab0) && TS__FINITE(se1, sa1, sb1, ab1))
+            continue;
+        se0 = k0[0], sa0 = k0[1], sb0 = k0[2], ab0 = k0[3], mx0 = k0[4];
+        se1 = k1[0], sa1 = k1[1], sb1 = k1[2], ab1 = k1[3], mx1 = k1[4];
+        for (i = start; i < end; i += LANES) {
+            TS__LANES(0, se0, sa0, sb0, ab0, mx0);
+            TS__LANES(4, se1, sa1, sb1, ab1, mx1);
+        }
     }
-    _mm256_storeu_pd(L.se, vse), _mm256_storeu_pd(L.sa, vsa), _mm256_storeu_pd(L.sb, vsb);
-    _mm256_storeu_pd(L.ab, vab), _mm256_storeu_pd(L.mx, vmx);
+#undef TS__FAST
+#undef TS__LANES
+#undef TS__FINITE
+    _mm256_storeu_pd(L.se, se0), _mm256_storeu_pd(L.se + 4, se1);
+    _mm256_storeu_pd(L.sa, sa0), _mm256_storeu_pd(L.sa + 4, sa1);
+    _mm256_storeu_pd(L.sb, sb0), _mm256_storeu_pd(L.sb + 4, sb1);
+    _mm256_storeu_pd(L.ab, ab0), _mm256_storeu_pd(L.ab + 4, ab1);
+    _mm256_storeu_pd(L.mx, mx0), _mm256_storeu_pd(L.mx + 4, mx1);
+    L.nan = nan;
     lanes_into(s, &L, x, y, i, n);
 }
+#undef STEP
 #endif
 
 /* accumulate_avx where the CPU has AVX, else accumulate. */
@@ -238,20 +307,24 @@ static ts_status run_chunk(void *arg, ts_error *err)
     ts_status st = TS_OK;
     if (J->heads <= 0 && J->A.direct && J->B.direct) {
         /* both stored as is: their bytes fetched once, then decoded and
-         * summed TS__VBLOCK at a time, so the doubles stay in the cache */
+         * summed STEP_ELEMS at a time, so the doubles stay in the L1 cache */
         int64_t first = r0 * J->cols, n = (r1 - r0) * J->cols;
+        ts__data_populate(&J->A.d, first, n);
+        ts__data_populate(&J->B.d, first, n);
         const unsigned char *pa = ts__data_fetch(&J->A.d, first, n, w->raw, err);
         if (!pa)
             return ts__error_index(err, err ? err->code : TS_ERR_IO, 0);
         const unsigned char *pb = ts__data_fetch(&J->B.d, first, n, w->raw_b, err);
         if (!pb)
             return ts__error_index(err, err ? err->code : TS_ERR_IO, 1);
-        for (int64_t k = 0; k < n; k += TS__VBLOCK) {
-            int64_t m = n - k < TS__VBLOCK ? n - k : TS__VBLOCK;
+        for (int64_t k = 0; k < n; k += STEP_ELEMS) {
+            int64_t m = n - k < STEP_ELEMS ? n - k : STEP_ELEMS;
             J->A.d.dec.to_double(pa + run_bytes(&J->A.d.dec, k), (size_t)m, w->x);
             J->B.d.dec.to_double(pb + run_bytes(&J->B.d.dec, k), (size_t)m, w->y);
             acc(s, w->x, w->y, (size_t)m);
         }
+        ts__data_release(&J->A.d, first, n);
+        ts__data_release(&J->B.d, first, n);
     } else if (J->heads <= 0) {
         int64_t first = r0 * J->cols, n = (r1 - r0) * J->cols;
         if ((st = read_side(w, &J->A, first, n, w->x, err)))
@@ -264,6 +337,8 @@ static ts_status run_chunk(void *arg, ts_error *err)
         /* chunks of whole heads: b's rows for a's r0..r1 are rows r0..r1
          * too, in another order; both fetched once, decoded a row at a time */
         int64_t first = r0 * J->cols, n = (r1 - r0) * J->cols;
+        ts__data_populate(&J->A.d, first, n);
+        ts__data_populate(&J->B.d, first, n);
         const unsigned char *pa = ts__data_fetch(&J->A.d, first, n, w->raw, err);
         if (!pa)
             return ts__error_index(err, err ? err->code : TS_ERR_IO, 0);
@@ -276,6 +351,8 @@ static ts_status run_chunk(void *arg, ts_error *err)
             J->B.d.dec.to_double(pb + (b_row(J, r) - r0) * rbb, (size_t)J->cols, w->y);
             acc(s, w->x, w->y, (size_t)J->cols);
         }
+        ts__data_release(&J->A.d, first, n);
+        ts__data_release(&J->B.d, first, n);
     } else {
         /* a's rows r0..r1 in one read, b's one row at a time */
         int64_t n = (r1 - r0) * J->cols;
@@ -403,11 +480,18 @@ ts_status ts_array_metrics(const ts_file *fa, const ts_array *a, const ts_file *
         J->cols = 1;
         J->rows = a->size;
     }
-    /* rows per chunk: whole blocks of both sides (GGUF rows are whole blocks) */
+    int64_t blk = J->A.d.dec.block > J->B.d.dec.block ? J->A.d.dec.block : J->B.d.dec.block;
+    if (J->heads <= 0 && J->cols % blk == 0 && J->cols > 0) {
+        /* no rows permuted: the elements in flat order, as rows of one
+         * block (GGUF rows are whole blocks), so that a chunk is never
+         * more than CHUNK_ELEMS however long a row is */
+        J->cols = blk;
+        J->rows = a->size / blk;
+    }
+    /* rows per chunk: whole blocks of both sides */
     int64_t per = J->cols > 0 ? CHUNK_ELEMS / J->cols : 1;
     if (per < 1)
         per = 1;
-    int64_t blk = J->A.d.dec.block > J->B.d.dec.block ? J->A.d.dec.block : J->B.d.dec.block;
     if (J->heads <= 0 && J->cols % blk != 0) {
         /* rows that split blocks: one chunk of everything */
         per = J->rows;

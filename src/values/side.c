@@ -216,7 +216,7 @@ static ts_status open_side(side *e, ts_error *err)
         chain_close(c);
         return st;
     }
-    ts__fetcher fetcher = {chain_fetch, chain_close, c};
+    ts__fetcher fetcher = {chain_fetch, chain_close, c, 0};
     return ts__source_open_fetcher(c->starts[c->n], fetcher, &e->src, err);
 }
 

@@ -139,6 +139,12 @@ ts_status ts__data_guard(const ts__data *d, ts__parse_fn fn, void *arg, ts_error
  */
 ts_status ts__data_need(const ts__data *d, int64_t first, int64_t n, ts_error *err);
 void ts__data_forget(const ts__data *d, int64_t first, int64_t n);
+/* Storage elements [first, first + n) of a mapped file are about to be
+ * read (populate: their page table entries made at once) or have been
+ * read (release: their pages leave the resident set; the page cache keeps
+ * them). Nothing for other sources. */
+void ts__data_populate(const ts__data *d, int64_t first, int64_t n);
+void ts__data_release(const ts__data *d, int64_t first, int64_t n);
 
 /*
  * A pointer to stored contiguous elements [first, first + n): into the
@@ -208,6 +214,22 @@ void ts__zcursor_close(ts__zcursor *c);
  * (or folder) after writing it and before verifying it, as a disk that
  * returns other bytes could. */
 extern void (*ts__test_before_verify)(const char *tmp_path);
+
+/* Tests only: when nonzero, an .npz without compression is written through
+ * libzip as a compressed one is, not by write.c's own stored writer (to
+ * compare the two). */
+extern int ts__test_npz_libzip;
+
+/* Tests only: when nonzero, the stored .npz writer takes sizes, offsets and
+ * member counts from this value up as too large for zip's 32 (16) bits and
+ * writes them in ZIP64's fields, as it does from 0xFFFFFFFF (0xFFFF). */
+extern uint64_t ts__test_zip64_at;
+
+/* Tests only: when nonzero, arrays copied unchanged from a local file go
+ * through the pump as any other, not read straight into its buffer. */
+extern int ts__test_no_direct;
+/* Tests only: bytes read straight into the pump's buffer, added up. */
+extern uint64_t ts__test_direct_bytes;
 
 /* Receives output bytes in pieces (write.c). */
 typedef ts_status (*ts__emit_fn)(void *ctx, const unsigned char *p, size_t len, ts_error *err);

@@ -262,6 +262,8 @@ ts_status ts__data_guard(const ts__data *d, ts__parse_fn fn, void *arg, ts_error
 /* Bytes of a sparse source's stored data asked for per run: a few MiB, a
  * whole number of elements or blocks. */
 #define RUN_BYTES ((int64_t)256 << 10)
+/* Bytes of a whole (mapped) image handed on per step. */
+#define MAP_STEP_BYTES ((int64_t)4 << 20)
 
 ts_status ts__data_need(const ts__data *d, int64_t first, int64_t n, ts_error *err)
 {
@@ -279,6 +281,22 @@ void ts__data_forget(const ts__data *d, int64_t first, int64_t n)
         return;
     int64_t at = d->base + elem_bytes_of(&d->dec, d->lay.offset + first);
     ts__source_forget(d->source, (uint64_t)at, (uint64_t)elem_bytes_of(&d->dec, n));
+}
+
+void ts__data_populate(const ts__data *d, int64_t first, int64_t n)
+{
+    if (n <= 0)
+        return;
+    int64_t at = d->base + elem_bytes_of(&d->dec, d->lay.offset + first);
+    ts__source_populate(d->source, (uint64_t)at, (uint64_t)elem_bytes_of(&d->dec, n));
+}
+
+void ts__data_release(const ts__data *d, int64_t first, int64_t n)
+{
+    if (n <= 0)
+        return;
+    int64_t at = d->base + elem_bytes_of(&d->dec, d->lay.offset + first);
+    ts__source_release(d->source, (uint64_t)at, (uint64_t)elem_bytes_of(&d->dec, n));
 }
 
 const unsigned char *ts__data_fetch(const ts__data *d, int64_t first, int64_t n,
@@ -299,12 +317,27 @@ const unsigned char *ts__data_fetch(const ts__data *d, int64_t first, int64_t n,
 ts_status ts__data_runs(const ts__data *d, int64_t first, int64_t n, ts__sink_fn fn,
                         void *ctx, ts_error *err)
 {
-    if (d->whole)
-        return n > 0 ? fn(ctx, ts__data_at(d, first), n, err) : TS_OK;
-    /* A sparse source: each step read into a buffer of this call's own
-     * (reused, so its pages are not faulted in again), not into the image. */
     int64_t unit = d->dec.block > 1 ? d->dec.block : 1;
     int64_t unit_bytes = d->dec.block > 1 ? d->dec.block_bytes : d->dec.elem_bytes;
+    if (d->whole) {
+        /* A whole image: the run where it lies, a few MiB at a time (a
+         * mapped file's page table entries made per step, its pages
+         * released after; nothing more for an image in memory). */
+        int64_t big = unit_bytes > 0 && MAP_STEP_BYTES / unit_bytes > 0
+                          ? MAP_STEP_BYTES / unit_bytes * unit : unit;
+        ts_status st = TS_OK;
+        while (n > 0 && !st) {
+            int64_t k = n < big ? n : big;
+            ts__data_populate(d, first, k);
+            st = fn(ctx, ts__data_at(d, first), k, err);
+            ts__data_release(d, first, k);
+            first += k;
+            n -= k;
+        }
+        return st;
+    }
+    /* A sparse source: each step read into a buffer of this call's own
+     * (reused, so its pages are not faulted in again), not into the image. */
     int64_t step = unit_bytes > 0 && RUN_BYTES / unit_bytes > 0 ? RUN_BYTES / unit_bytes * unit
                                                                  : unit;
     int64_t most = elem_bytes_of(&d->dec, n < step ? n : step);

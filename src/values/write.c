@@ -35,6 +35,8 @@
 #include <time.h>
 #include <unistd.h>
 #include <zip.h>
+#include "../core/lazylib.h"
+#include "../formats/source.h"
 #include "../core/zlib_lazy.h"
 
 /* The checksum verification compares: XXH3-64 of xxHash (Debian's
@@ -505,6 +507,8 @@ typedef struct job {
     const char *fd_path;
     int64_t fd_pos, fd_kicked;   /* bytes written, and handed to writeback */
     XXH3_state_t *sum;           /* of the array being written (one at a time) */
+    int want_crc;                /* stored npz: emit_fd also carries crc on */
+    uint32_t crc;                /* zip's CRC-32 of the member being written */
     ts_error zerr;               /* npz: the error behind a failed zip_close */
     int has_zerr;
     char **dirs;                 /* npy folder: the subfolders made, to fsync */
@@ -671,8 +675,66 @@ static ts_status emit_fd(void *ctx, const unsigned char *p, size_t len, ts_error
 {
     job *j = ctx;
     XXH3_64bits_update(j->sum, p, len);
+    if (j->want_crc)
+        j->crc = ts__crc32_fast(j->crc, p, len);
     ts_status st = write_all(j, p, len, err);
     return st ? st : progress(j, (int64_t)len, err);
+}
+
+/* ---- byte-identical data: read straight into the pump's buffer -------------------- */
+
+/*
+ * An array copied unchanged (no cast, no byte swap) whose bytes are one run
+ * of a local file read with pread is read in PUMP_BYTES pieces straight
+ * into the pump's buffer and written from there: one copy into this
+ * process and one out, where the data layer's runs (its own 256 KiB
+ * buffer) would be copied once more into the pump's (issue 28: convert as
+ * fast as `cp && sync`).
+ *
+ * copy_file_range(2), as cp copies, was measured and left out: on ext4
+ * (Linux 6.18, no shared blocks) the kernel's copy through a pipe of single
+ * pages cost more CPU than read and write, and the checksum verification
+ * needs then took a second read of the source; paired medians of 9 rounds
+ * on 1 GiB were 0.52 of `cp && sync`'s speed against 0.62 without it. So
+ * was a second thread reading (and hashing) piece k + 1 while piece k is
+ * written: 0.48 against 0.89 on the shared 2-core machine (load 5-6), where
+ * each hand-over waits for the other thread to be scheduled.
+ */
+
+int ts__test_no_direct;
+uint64_t ts__test_direct_bytes;
+
+/* p's bytes [off, off + nbytes) of descriptor `in` to the output through
+ * j->buf, into j->sum (and j->crc) by emit_fd. */
+static ts_status read_array(job *j, const plan *p, int in, uint64_t off, ts_error *err)
+{
+    ts_status st = TS_OK;
+    for (uint64_t at = 0; !st && at < (uint64_t)p->nbytes;) {
+        uint64_t left = (uint64_t)p->nbytes - at;
+        size_t k = left < PUMP_BYTES ? (size_t)left : PUMP_BYTES;
+        if ((st = ts__source_read_fd(in, off + at, j->buf, k, err)))
+            return fail_array(p, err, st);
+        st = emit_fd(j, j->buf, k, err);
+        ts__test_direct_bytes += k;
+        at += k;
+    }
+    return st;
+}
+
+/* All of p's output bytes to the file being written (into j->sum, and
+ * j->crc when j->want_crc): read straight into the pump's buffer when they
+ * can be, else through the pump. */
+static ts_status pump_to_fd(job *j, const plan *p, ts_error *err)
+{
+    ts__data d;
+    int in;
+    if (!ts__test_no_direct && !p->convert && !p->swap && p->nbytes > 0 &&
+        ts__data_open(&d, p->file, p->a, err) == TS_OK && !d.src && d.c_order &&
+        d.contiguous && d.dec.block == 1 && d.implicit_zeros == 0 &&
+        (in = ts__source_fd(d.source)) >= 0)
+        return read_array(j, p, in, (uint64_t)(ts__data_at(&d, 0) - d.image), err);
+    ts__ok(err);
+    return pump_array(p, j->buf, j->dbuf, emit_fd, j, err);
 }
 
 /* Closes the file being written (fsync comes after verification, in
@@ -955,7 +1017,7 @@ static ts_status write_st_file(job *j, const char *dir, const char *final, plan 
     st = write_all(j, (unsigned char *)hdr, 8 + hlen, err);
     for (size_t i = 0; !st && i < n; i++) {
         XXH3_64bits_reset(j->sum);
-        st = pump_array(order[i], j->buf, j->dbuf, emit_fd, j, err);
+        st = pump_to_fd(j, order[i], err);
         order[i]->sum = XXH3_64bits_digest(j->sum);
     }
     ts_status st2 = finish_fd(j, err);
@@ -1085,7 +1147,7 @@ static ts_status write_npy_file(job *j, plan *p, const char *path, ts_error *err
         st = write_all(j, (unsigned char *)hbuf, s.n, err);
     XXH3_64bits_reset(j->sum);
     if (!st)
-        st = pump_array(p, j->buf, j->dbuf, emit_fd, j, err);
+        st = pump_to_fd(j, p, err);
     p->sum = XXH3_64bits_digest(j->sum);
     ts_status st2 = finish_fd(j, err);
     return st ? st : st2;
@@ -1153,6 +1215,254 @@ static ts_status write_npy_dir(job *j, const char *path, plan **byname, ts_error
     }
     free(dir), free(base);
     return st;
+}
+
+/* ---- npz, stored: written here ------------------------------------------------------ */
+
+/*
+ * An .npz without compression is written directly (libzip is kept for
+ * deflated members): its members' bytes go from the map (or the pump's
+ * buffer) to write(2) as a safetensors file's do, their CRC-32 computed on
+ * the way by ts__crc32_fast, where libzip would copy each byte twice into
+ * its buffers and take zlib's slower CRC (issue 28: convert as fast as
+ * `cp && sync`). The layout is that of APPNOTE.TXT 6.3 (PKWARE's ZIP file
+ * format specification), as Python's zipfile writes it: for each member a
+ * local header (its CRC-32 written in place once the data is through), the
+ * npy header and data; then the central directory and the end record, with
+ * the ZIP64 extra field, end record and locator (APPNOTE 4.3.14-15, 4.5.3)
+ * where a size, offset or count does not fit its 16 or 32 bits.
+ */
+
+int ts__test_npz_libzip;
+uint64_t ts__test_zip64_at;
+
+/* 1 when a size or offset needs ZIP64's 64 bits (a count: n >= 0xFFFF). */
+static int zip_big(uint64_t v)
+{
+    return v >= (ts__test_zip64_at ? ts__test_zip64_at : 0xffffffffu);
+}
+
+/* Members written: what the central directory repeats. */
+typedef struct zentry {
+    uint64_t size;               /* stored = uncompressed bytes */
+    uint64_t offset;             /* of the local header */
+    uint32_t crc;
+} zentry;
+
+#define ZIP_U32_MAX 0xffffffffu
+#define ZIP_U16_MAX 0xffffu
+
+/* MS-DOS time and date of now (local time, as zip tools write), or of
+ * 1980-01-01 00:00 if the clock is before it. */
+static void dos_now(unsigned *dtime, unsigned *ddate)
+{
+    time_t now = time(NULL);
+    struct tm tm;
+    if (now == (time_t)-1 || !localtime_r(&now, &tm) || tm.tm_year < 80 || tm.tm_year > 207) {
+        *dtime = 0;
+        *ddate = (1 << 5) | 1;
+        return;
+    }
+    *dtime = (unsigned)(tm.tm_hour << 11 | tm.tm_min << 5 | tm.tm_sec / 2);
+    *ddate = (unsigned)((tm.tm_year - 80) << 9 | (tm.tm_mon + 1) << 5 | tm.tm_mday);
+}
+
+static void put_le16(unsigned char *p, unsigned v)
+{
+    p[0] = (unsigned char)v;
+    p[1] = (unsigned char)(v >> 8);
+}
+
+/* 0x0800 (APPNOTE 4.4.4 bit 11: the name is UTF-8) for a name beyond
+ * ASCII, as zipfile. */
+static unsigned name_flags(const char *name)
+{
+    for (const unsigned char *c = (const unsigned char *)name; *c; c++)
+        if (*c >= 0x80)
+            return 0x0800;
+    return 0;
+}
+
+/* One member: local header, npy header, data; its CRC-32 is written into
+ * the local header afterwards. e->offset is set by the caller. */
+static ts_status zip_member(job *j, plan *p, const char *mname, unsigned dtime, unsigned ddate,
+                            zentry *e, ts_error *err)
+{
+    unsigned char hdr[256 + TS_MAX_NDIM * 24];
+    ts__sink s = {(char *)hdr, 0, sizeof hdr, 0, NULL, NULL};
+    ts_status st = npy_header(p, &s, err);
+    if (st)
+        return st;
+    if (s.total > s.n)
+        return ts__error(err, TS_ERR_LIMIT, "npy header too long");
+    size_t nl = strlen(mname);
+    if (nl > ZIP_U16_MAX)
+        return fail_array(p, err, ts__error(err, TS_ERR_LIMIT, "the member name of %zu bytes "
+                                            "is above zip's 65,535", nl));
+    e->size = (uint64_t)s.n + (uint64_t)p->nbytes;
+    int z64 = zip_big(e->size);
+    unsigned char lh[30 + 20];
+    memset(lh, 0, sizeof lh);
+    ts__put_le32(lh, 0x04034b50);
+    put_le16(lh + 4, z64 ? 45 : 20);             /* version needed: 4.5 for ZIP64 */
+    put_le16(lh + 6, name_flags(mname));
+    put_le16(lh + 8, 0);                          /* stored */
+    put_le16(lh + 10, dtime);
+    put_le16(lh + 12, ddate);
+    /* lh + 14: CRC-32, written when known */
+    ts__put_le32(lh + 18, z64 ? ZIP_U32_MAX : (uint32_t)e->size);
+    ts__put_le32(lh + 22, z64 ? ZIP_U32_MAX : (uint32_t)e->size);
+    put_le16(lh + 26, (unsigned)nl);
+    put_le16(lh + 28, z64 ? 20 : 0);
+    if (z64) { /* the local header's ZIP64 field has both sizes (4.5.3) */
+        put_le16(lh + 30, 0x0001);
+        put_le16(lh + 32, 16);
+        ts__put_le64(lh + 34, e->size);
+        ts__put_le64(lh + 42, e->size);
+    }
+    if ((st = write_all(j, lh, 30, err)) || (st = write_all(j, (const unsigned char *)mname,
+                                                             nl, err)))
+        return st;
+    if (z64 && (st = write_all(j, lh + 30, 20, err)))
+        return st;
+    if ((st = write_all(j, hdr, s.n, err)))
+        return st;
+    j->crc = ts__crc32_fast(0, hdr, s.n);
+    j->want_crc = 1;
+    XXH3_64bits_reset(j->sum);
+    st = pump_to_fd(j, p, err);
+    p->sum = XXH3_64bits_digest(j->sum);
+    j->want_crc = 0;
+    e->crc = j->crc;
+    if (st)
+        return st;
+    unsigned char c[4];
+    ts__put_le32(c, e->crc);
+    if (pwrite(j->fd, c, 4, (off_t)(e->offset + 14)) != 4)
+        return io_fail(err, "cannot write", j->fd_path);
+    return TS_OK;
+}
+
+/* The central directory of members e[0..n) named byname[i]->name + ".npy",
+ * from byte `at`, and the end records. */
+static ts_status zip_directory(job *j, plan **byname, const zentry *e, size_t n,
+                               unsigned dtime, unsigned ddate, uint64_t at, ts_error *err)
+{
+    uint64_t cd_size = 0;
+    ts_status st = TS_OK;
+    for (size_t i = 0; !st && i < n; i++) {
+        const char *name = byname[i]->name;
+        size_t nl = strlen(name) + 4;
+        int big_size = zip_big(e[i].size), big_off = zip_big(e[i].offset);
+        unsigned xlen = (big_size ? 16u : 0u) + (big_off ? 8u : 0u);
+        unsigned char ch[46 + 4 + 24];
+        memset(ch, 0, sizeof ch);
+        ts__put_le32(ch, 0x02014b50);
+        put_le16(ch + 4, 3 << 8 | (xlen ? 45 : 20)); /* made by: UNIX, version */
+        put_le16(ch + 6, xlen ? 45 : 20);
+        put_le16(ch + 8, name_flags(name));
+        put_le16(ch + 10, 0);
+        put_le16(ch + 12, dtime);
+        put_le16(ch + 14, ddate);
+        ts__put_le32(ch + 16, e[i].crc);
+        ts__put_le32(ch + 20, big_size ? ZIP_U32_MAX : (uint32_t)e[i].size);
+        ts__put_le32(ch + 24, big_size ? ZIP_U32_MAX : (uint32_t)e[i].size);
+        put_le16(ch + 28, (unsigned)nl);
+        put_le16(ch + 30, xlen ? xlen + 4 : 0);
+        /* comment, disk, internal attributes: 0 */
+        ts__put_le32(ch + 38, (uint32_t)0100644 << 16); /* a regular file, rw-r--r-- */
+        ts__put_le32(ch + 42, big_off ? ZIP_U32_MAX : (uint32_t)e[i].offset);
+        unsigned char *x = ch + 46;
+        if (xlen) { /* only the fields whose header value is 0xFFFFFFFF, in order */
+            put_le16(x, 0x0001);
+            put_le16(x + 2, xlen);
+            x += 4;
+            if (big_size) {
+                ts__put_le64(x, e[i].size);
+                ts__put_le64(x + 8, e[i].size);
+                x += 16;
+            }
+            if (big_off) {
+                ts__put_le64(x, e[i].offset);
+                x += 8;
+            }
+        }
+        st = write_all(j, ch, 46, err);
+        if (!st)
+            st = write_all(j, (const unsigned char *)name, nl - 4, err);
+        if (!st)
+            st = write_all(j, (const unsigned char *)".npy", 4, err);
+        if (!st && xlen)
+            st = write_all(j, ch + 46, (size_t)(x - (ch + 46)), err);
+        cd_size += 46 + nl + (xlen ? xlen + 4 : 0);
+    }
+    if (st)
+        return st;
+    uint64_t end_at = at + cd_size;
+    int many = n >= ZIP_U16_MAX || (ts__test_zip64_at && n >= ts__test_zip64_at);
+    int z64 = many || zip_big(cd_size) || zip_big(at);
+    unsigned char r[56 + 20 + 22];
+    size_t len = 0;
+    memset(r, 0, sizeof r);
+    if (z64) { /* ZIP64 end of central directory record and locator (4.3.14, 4.3.15) */
+        ts__put_le32(r, 0x06064b50);
+        ts__put_le64(r + 4, 44);
+        put_le16(r + 12, 3 << 8 | 45);
+        put_le16(r + 14, 45);
+        /* r + 16, 20: this disk, the directory's disk: 0 */
+        ts__put_le64(r + 24, n);
+        ts__put_le64(r + 32, n);
+        ts__put_le64(r + 40, cd_size);
+        ts__put_le64(r + 48, at);
+        ts__put_le32(r + 56, 0x07064b50);
+        /* r + 60: the disk of the ZIP64 end record: 0 */
+        ts__put_le64(r + 64, end_at);
+        ts__put_le32(r + 72, 1); /* disks */
+        len = 76;
+    }
+    unsigned char *q = r + len;
+    ts__put_le32(q, 0x06054b50);
+    put_le16(q + 8, many ? ZIP_U16_MAX : (unsigned)n);
+    put_le16(q + 10, many ? ZIP_U16_MAX : (unsigned)n);
+    ts__put_le32(q + 12, zip_big(cd_size) ? ZIP_U32_MAX : (uint32_t)cd_size);
+    ts__put_le32(q + 16, zip_big(at) ? ZIP_U32_MAX : (uint32_t)at);
+    return write_all(j, r, len + 22, err);
+}
+
+/* An .npz of stored members, in name order. */
+static ts_status write_npz_stored(job *j, const char *path, plan **byname, ts_error *err)
+{
+    char *dir = NULL, *base = NULL;
+    int fd = -1;
+    if (split_path(path, &dir, &base) != 0) {
+        free(dir), free(base);
+        return ts__error(err, TS_ERR_NOMEM, "out of memory");
+    }
+    zentry *e = calloc(j->n ? j->n : 1, sizeof *e);
+    ts_status st = e ? new_output(j, dir, path, 0, &fd, err)
+                     : ts__error(err, TS_ERR_NOMEM, "out of memory");
+    free(dir), free(base);
+    if (st) {
+        free(e);
+        return st;
+    }
+    j->fd = fd;
+    j->fd_path = j->files[j->nfiles - 1].final; /* for messages */
+    unsigned dtime, ddate;
+    dos_now(&dtime, &ddate);
+    for (size_t i = 0; !st && i < j->n; i++) {
+        plan *p = byname[i];
+        char *mname = join("", p->name, ".npy");
+        e[i].offset = (uint64_t)j->fd_pos;
+        st = mname ? zip_member(j, p, mname + 1, dtime, ddate, &e[i], err)
+                   : ts__error(err, TS_ERR_NOMEM, "out of memory");
+        free(mname);
+    }
+    if (!st)
+        st = zip_directory(j, byname, e, j->n, dtime, ddate, (uint64_t)j->fd_pos, err);
+    free(e);
+    ts_status st2 = finish_fd(j, err);
+    return st ? st : st2;
 }
 
 /* ---- npz (libzip) ------------------------------------------------------------------ */
@@ -1455,6 +1765,8 @@ static zip_int64_t zarchive(void *user, void *data, zip_uint64_t len, zip_source
 
 static ts_status write_npz(job *j, const char *path, plan **byname, ts_error *err)
 {
+    if (!j->o->compress && !ts__test_npz_libzip)
+        return write_npz_stored(j, path, byname, err);
     char *dir = NULL, *base = NULL;
     int fd = -1;
     if (split_path(path, &dir, &base) != 0) {

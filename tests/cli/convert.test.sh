@@ -119,6 +119,7 @@ assert sorted(st) == sorted(src), (sorted(st), sorted(src))
 for k, a in src.items():
     assert same(st[k][1], a), k
 for path in (sys.argv[3], sys.argv[4]):
+    assert zipfile.ZipFile(path).testzip() is None, path + ": a member fails its CRC-32"
     z = load_any(path)
     assert sorted(z) == sorted(src)
     for k, a in src.items():

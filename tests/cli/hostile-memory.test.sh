@@ -16,7 +16,10 @@
 #   - MXNet .params of 10M empty records (40 MB): refused at the array
 #     count (the 2^20 cap of LIMITS) with the limit named, < 16 MiB (it took
 #     3.4 GB); 2^20 of them, the cap, stop at the records' memory bound
-#     (4 bytes per byte of the file + 16 MiB) in < 48 MiB (they took 302).
+#     (4 bytes per byte of the file + 16 MiB) in < 48 MiB (they took 302);
+#   - diff --values (and --metrics) of two sparse 256 MiB .npy files, read
+#     through maps, and with pread, and `stats` of one mapped: < 32 MiB
+#     resident.
 # Exit 0 pass, 77 skip (no python3), 1 fail.
 set -u
 py=/usr/bin/python3
@@ -75,6 +78,32 @@ def run(args, max_rss_mib, max_s, expect_bytes=None, expect_rc=0, expect_err=Non
     failures += bool(problems)
 
 with tempfile.TemporaryDirectory() as d:
+    # Values of two 256 MiB arrays compared through maps of the files (what
+    # diff --values does by default): their pages leave the resident set as
+    # they are read (< 32 MiB, where holding them took 512 MiB). First, while
+    # the children's peak is still small.
+    npys = []
+    for name in ("a.npy", "b.npy"):
+        npys.append(os.path.join(d, name))
+        header = "{'descr': '<f4', 'fortran_order': False, 'shape': (67108864,), }"
+        header += " " * (117 - len(header)) + "\n"
+        with open(npys[-1], "wb") as f:
+            f.write(b"\x93NUMPY\x01\x00" + struct.pack("<H", 118) + header.encode())
+            f.truncate(128 + (256 << 20))  # sparse: 2^26 zeros
+    run(["diff", "--values"] + npys, 32, 60)
+    run(["diff", "--values", "--metrics"] + npys, 32, 60)
+    # read with pread: buffers of a chunk, not of the whole (1-d) array,
+    # which took 515 MiB
+    os.environ["TSHAPE_IO"] = "pread"
+    run(["diff", "--values", "--metrics"] + npys, 32, 60)
+    # stats of a mapped file: its pages released step by step (it held
+    # the whole 256 MiB)
+    os.environ["TSHAPE_IO"] = "map"
+    run(["stats", npys[0]], 32, 60)
+    del os.environ["TSHAPE_IO"]
+    for p in npys:
+        os.unlink(p)
+
     big = os.path.join(d, "string.gguf")
     n = 100 << 20
     with open(big, "wb") as f:
