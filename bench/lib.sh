@@ -24,17 +24,19 @@ ratio2() { printf '%.2f' "$(echo "$1 / $2" | bc -l)"; }
 
 # paired RUNS CMD_A... :: CMD_B...: runs A and B in turn RUNS times after
 # one warm-up round (bench/spawntime.c: posix_spawn + wait4, no shell inside
-# the timed span; both must exit 0) and prints "A_s B_s B/A": the median
-# wall times in seconds and the median over rounds of B's time divided by
-# A's.
+# the timed span; both must exit 0; CMD_A's arguments on one line) and
+# prints "A_s B_s B/A A_cpu_s B_cpu_s": the median wall times in seconds,
+# the median over rounds of B's time divided by A's, and the median CPU
+# times (user + system) in seconds.
 paired() {
     _n=$1; shift
     _b=${BENCH_BUILD:-build/bench}
     mkdir -p "$_b"
     ${CC:-cc} -std=c11 -O2 -Wall -Wextra -o "$_b/spawntime" bench/spawntime.c
     "$_b/spawntime" "$_n" 1 "$@" > "$_b/paired.out" || return 1
-    awk 'NR == 2 { a = $1 / 1000 } NR == 3 { b = $1 / 1000; r = $5; sub(/x$/, "", r) }
-         END { printf "%.4f %.4f %s\n", a, b, r }' "$_b/paired.out"
+    awk 'NR == 2 { a = $1 / 1000; ac = $4 / 1000 }
+         NR == 3 { b = $1 / 1000; bc = $4 / 1000; r = $5; sub(/x$/, "", r) }
+         END { printf "%.4f %.4f %s %.4f %.4f\n", a, b, r, ac, bc }' "$_b/paired.out"
 }
 
 # goal LABEL VALUE OP TARGET: prints "goal: LABEL: VALUE (OP TARGET) met" or

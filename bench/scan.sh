@@ -4,7 +4,7 @@
 # Writes (once, into bench/data/, with Python's standard library only) two
 # torch.save-layout checkpoints of 64 tensors with 4 MB and 400 MB of weights
 # (stored members, as torch writes them) and a folder of 1,000 small pickles
-# (state-dict pickles of about 2 KB, protocol 2 and 4), then prints best-of
+# (state-dict pickles of about 2 KB, protocol 2 and 4), then prints median
 # wall times and ratios:
 #   - tshape scan of the 4 MB and of the 400 MB checkpoint: a scan reads only
 #     the pickles, so the two take about the same time, and the peak resident
@@ -12,9 +12,10 @@
 #     size: the weights' pages are never touched;
 #   - tshape scan of the folder of 1,000 pickles against a Python loop that
 #     runs pickletools.genops over each (walking the opcodes, the least a
-#     Python scanner does: picklescan and modelscan do this and more); goal
-#     >= 20x; then the same in CPU time (user + system), which a loaded
-#     machine does not blur.
+#     Python scanner does: picklescan and modelscan do this and more), in
+#     21 paired rounds (lib.sh's paired): median wall and CPU times (user +
+#     system, which a loaded machine does not blur) and the median of the
+#     per-round ratios, whose goal is >= 20x.
 # Exits 1 when a goal is missed.
 set -e
 cd "$(dirname "$0")/.."
@@ -113,26 +114,18 @@ for name in sorted(os.listdir(d)):
         for op, arg, pos in pickletools.genops(f.read()):
             n += op.name in ("GLOBAL", "STACK_GLOBAL", "INST")
 print(n)'
-ts=$(median_of 5 "$tshape" scan "$d/scan_1000")
-tp=$(median_of 5 "$py" -c "$genops" "$d/scan_1000")
-echo "1,000 pickles: tshape scan ${ts} s, Python pickletools.genops loop ${tp} s:" \
-    "tshape is $(ratio "$tp" "$ts")x faster"
-
-# The same in CPU time (user + system, best of 5, from getrusage): on a
-# loaded machine wall times also measure the wait for a core.
-cpu='import resource, subprocess, sys
-best = None
-for _ in range(5):
-    r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
-    subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, check=True)
-    r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
-    t = r1.ru_utime - r0.ru_utime + r1.ru_stime - r0.ru_stime
-    best = t if best is None else min(best, t)
-print("%.4f" % best)'
-cs=$("$py" -c "$cpu" "$tshape" scan "$d/scan_1000")
-cp=$("$py" -c "$cpu" "$py" -c "$genops" "$d/scan_1000")
-echo "1,000 pickles, CPU time: tshape scan ${cs} s, Python loop ${cp} s:" \
-    "tshape uses $(ratio "$cp" "$cs")x less"
-goal "scan of 1,000 pickles: times faster than Python" "$(ratio "$tp" "$ts")" ">=" 20
+# Paired rounds (bench/spawntime.c through lib.sh's paired: no shell or
+# `date` process inside the timed span, which added some 6 ms to a 12 ms
+# scan), the two commands in turn: medians of wall and CPU time (user +
+# system, which a loaded machine does not blur) and the median of the
+# per-round ratios, on which the goal is checked.
+echo "load average: $(cut -d' ' -f1-3 /proc/loadavg), $(nproc) CPUs"
+set -- $(paired 21 "$tshape" scan "$d/scan_1000" :: "$py" -c "$genops" "$d/scan_1000")
+ts=${1:-} tp=${2:-} r1000=${3:-} cs=${4:-} cp=${5:-}
+[ -n "$cp" ] || { echo "scan.sh: the paired rounds failed"; exit 1; }
+echo "1,000 pickles: tshape scan ${ts} s (CPU ${cs} s), Python pickletools.genops loop" \
+    "${tp} s (CPU ${cp} s): tshape is ${r1000}x faster (median of 21 paired rounds)," \
+    "uses $(ratio "$cp" "$cs")x less CPU"
+goal "scan of 1,000 pickles: times faster than Python" "$r1000" ">=" 20
 goal "scan: 400 MB time / 4 MB time" "$(ratio2 "$t400" "$t4")" "<=" 2
 goals_done

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <zlib.h>
 
 #include "formats/pickle.h"
@@ -212,6 +213,50 @@ START_TEST(test_limits)
     ck_assert_str_eq(err.message, "t byte 2: refusing the file: opcode EXT1 (0x82) is not "
                                   "allowed (it reads the copyreg extension registry, which "
                                   "pickle.load leaves empty); nothing was executed");
+    ts__pk_free(pk);
+}
+END_TEST
+
+/* A machine emptied for another input (ts__pk_reset, one machine per
+ * thread of a folder scan): the shared small ints were nodes of the blocks
+ * it reuses and are made again; a container of its own block is freed. */
+START_TEST(test_machine_reset)
+{
+    ts__pk *pk;
+    ts__pk_value *v;
+    ts_error err;
+    size_t end;
+    ck_assert_msg(run("\x80\x02K\x07.", 5, &v, &err, &pk) == TS_OK, "%s", err.message);
+    ck_assert(v->kind == TS__PK_INT && v->u.i == 7);
+    ts__pk_options o;
+    memset(&o, 0, sizeof o);
+    o.classify = inert;
+    o.where = "t";
+    o.base = -1;
+    /* a list of 300 items: more than a slab's small arrays */
+    unsigned char big[2 + 2 + 600 + 2];
+    memcpy(big, "\x80\x02](", 4);
+    for (int i = 0; i < 300; i++)
+        memcpy(big + 4 + 2 * i, "K\x01", 2);
+    memcpy(big + 604, "e.", 2);
+    ck_assert_msg(ts__pk_load(pk, big, sizeof big, 0, &o, &v, &end, &err) == TS_OK, "%s",
+                  err.message);
+    ck_assert_int_eq(v->kind, TS__PK_LIST);
+    ck_assert_uint_eq(v->u.seq.n, 300);
+    ck_assert(v->owned);
+    ck_assert_int_eq(v->u.seq.v[299]->u.i, 1);
+    ts__pk_reset(pk);
+    ck_assert_uint_eq(ts__pk_opcodes(pk), 0);
+    static const char q[] = "\x80\x02X\x01\0\0\0aK\x07\x86.";
+    ck_assert_msg(ts__pk_load(pk, (const unsigned char *)q, sizeof q - 1, 0, &o, &v, &end,
+                              &err) == TS_OK,
+                  "%s", err.message);
+    ck_assert_int_eq(v->kind, TS__PK_TUPLE);
+    ck_assert_uint_eq(v->u.seq.n, 2);
+    ck_assert_int_eq(v->u.seq.v[0]->kind, TS__PK_STR);
+    ck_assert_int_eq(v->u.seq.v[1]->kind, TS__PK_INT);
+    ck_assert_int_eq(v->u.seq.v[1]->u.i, 7);
+    ck_assert_uint_eq(ts__pk_opcodes(pk), 5);
     ts__pk_free(pk);
 }
 END_TEST
@@ -501,6 +546,89 @@ START_TEST(test_long_lines_sparse)
 }
 END_TEST
 
+/* A folder of more files than one thread takes (scan_pool: the threads
+ * take 8 at a time, each with one machine for all its files): each file's
+ * record, globals and findings are those of the file scanned alone, in
+ * path order. */
+START_TEST(test_scan_folder_threads)
+{
+    static const char evil[] = "\x80\x02" "cos\nsystem\nX\x01\0\0\0x\x85R0cos\nsystem\n.";
+    static const char tensor[] = "\x80\x02}X\x01\0\0\0wctorch._utils\n_rebuild_tensor_v2\n((X"
+                                 "\x07\0\0\0storagectorch\nFloatStorage\nX\x01\0\0\0" "0X\x03"
+                                 "\0\0\0cpuK\x01tQK\0K\x01\x85K\x01\x85\x89" "ccollections\n"
+                                 "OrderedDict\n)RtRs.";
+    static const char cut[] = "\x80\x02" "cposix\nsystem\nX\x09\0\0\0ab";
+    static const struct {
+        const char *data;
+        size_t len;
+    } kinds[4] = {{evil, sizeof evil - 1}, {tensor, sizeof tensor - 1},
+                  {"{\"a\": 1}\n", 9}, {cut, sizeof cut - 1}};
+    char dir[] = "/tmp/tshape-scan-XXXXXX", path[256];
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    enum { N = 150 };
+    for (int i = 0; i < N; i++) {
+        snprintf(path, sizeof path, "%s/f%03d.%s", dir, i, i % 4 == 2 ? "json" : "bin");
+        FILE *fp = fopen(path, "wb");
+        ck_assert_ptr_nonnull(fp);
+        ck_assert_uint_eq(fwrite(kinds[i % 4].data, 1, kinds[i % 4].len, fp), kinds[i % 4].len);
+        fclose(fp);
+    }
+    ts_scan *all, *one;
+    ts_error err;
+    ck_assert_msg(ts_scan_open(dir, &all, &err) == TS_OK, "%s", err.message);
+    ck_assert_uint_eq(ts_scan_file_count(all), N);
+    ck_assert_uint_eq(ts_scan_error_count(all), N / 4);
+    size_t globals = 0, findings = 0;
+    for (size_t i = 0; i < N; i++) {
+        snprintf(path, sizeof path, "%s/f%03zu.%s", dir, i, i % 4 == 2 ? "json" : "bin");
+        ck_assert_msg(ts_scan_open(path, &one, &err) == TS_OK, "%s", err.message);
+        const ts_scan_file *a = ts_scan_file_at(all, i), *b = ts_scan_file_at(one, 0);
+        ck_assert_str_eq(a->path, path);
+        ck_assert_str_eq(a->container, b->container);
+        ck_assert_int_eq(a->verdict, b->verdict);
+        ck_assert_uint_eq(a->npickles, b->npickles);
+        ck_assert_int_eq(a->status, b->status);
+        if (b->error)
+            ck_assert_str_eq(a->error, b->error);
+        ck_assert_int_eq(a->torch_1_13, b->torch_1_13);
+        ck_assert_int_eq(a->torch_2_4, b->torch_2_4);
+        ck_assert_uint_eq(a->first_global, globals);
+        ck_assert_uint_eq(a->nglobals, b->nglobals);
+        for (size_t k = 0; k < b->nglobals; k++) {
+            const ts_scan_global *x = ts_scan_global_at(all, a->first_global + k);
+            const ts_scan_global *y = ts_scan_global_at(one, k);
+            ck_assert_uint_eq(x->file, i);
+            ck_assert_str_eq(x->module, y->module);
+            ck_assert_str_eq(x->name, y->name);
+            ck_assert_uint_eq(x->count, y->count);
+            ck_assert_int_eq(x->offset, y->offset);
+            ck_assert_int_eq(x->cls, y->cls);
+            ck_assert_str_eq(x->what, y->what);
+            ck_assert_int_eq(x->torch_2_4, y->torch_2_4);
+        }
+        ck_assert_uint_eq(a->first_finding, findings);
+        ck_assert_uint_eq(a->nfindings, b->nfindings);
+        for (size_t k = 0; k < b->nfindings; k++) {
+            const ts_scan_finding *x = ts_scan_finding_at(all, a->first_finding + k);
+            ck_assert_uint_eq(x->file, i);
+            ck_assert_str_eq(x->message, ts_scan_finding_at(one, k)->message);
+        }
+        globals += a->nglobals;
+        findings += a->nfindings;
+        ts_scan_close(one);
+        unlink(path);
+    }
+    /* os.system named twice: one record counted twice; the tensor file's
+     * three globals */
+    ck_assert_uint_eq(ts_scan_global_at(all, 0)->count, 2);
+    ck_assert_uint_eq(ts_scan_file_at(all, 1)->nglobals, 3);
+    ck_assert_uint_eq(ts_scan_global_count(all), globals);
+    ck_assert_uint_eq(ts_scan_finding_count(all), findings);
+    ts_scan_close(all);
+    rmdir(dir);
+}
+END_TEST
+
 Suite *scan_suite(void)
 {
     Suite *s = suite_create("scan");
@@ -512,6 +640,7 @@ Suite *scan_suite(void)
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, test_protocol0);
     tcase_add_test(tc, test_limits);
+    tcase_add_test(tc, test_machine_reset);
     tcase_add_test(tc, test_long_lines_sparse);
     suite_add_tcase(s, tc);
     tc = tcase_create("scan");
@@ -520,6 +649,7 @@ Suite *scan_suite(void)
     tcase_add_test(tc, test_scan_weights_only);
     tcase_add_test(tc, test_scan_zip_differentials);
     tcase_add_test(tc, test_numpy_in_pickle);
+    tcase_add_test(tc, test_scan_folder_threads);
     suite_add_tcase(s, tc);
     return s;
 }

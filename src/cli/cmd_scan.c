@@ -32,8 +32,9 @@ const cli_option scan_options[] = {
 
 static void print_global(cli_ctx *ctx, const ts_scan_file *f, const ts_scan_global *g)
 {
-    char full[1100];
-    snprintf(full, sizeof full, "%s.%s", g->module, g->name);
+    char full[1100] = "";
+    if (!ctx->json)
+        snprintf(full, sizeof full, "%s.%s", g->module, g->name);
     print_open_object(ctx, NULL);
     print_string(ctx, PRINT_JSON, "type", NULL, "global");
     print_string(ctx, PRINT_JSON, "file", NULL, f->path);
@@ -103,9 +104,15 @@ static void print_wo(cli_ctx *ctx, const char *key, const char *label, ts_scan_w
 static void print_file(cli_ctx *ctx, const ts_scan *s, const ts_scan_file *f)
 {
     if (!ctx->json) {
+        /* ": %s (%s, %zu pickle%s)\n" without printf (1,000 files) */
         out_escaped(ctx, CLI_ESC_TEXT, f->path, strlen(f->path));
-        out_printf(ctx, ": %s (%s, %zu pickle%s)\n", ts_scan_class_name(f->verdict),
-                   f->container, f->npickles, f->npickles == 1 ? "" : "s");
+        out_str(ctx, ": ");
+        out_str(ctx, ts_scan_class_name(f->verdict));
+        out_str(ctx, " (");
+        out_str(ctx, f->container);
+        out_str(ctx, ", ");
+        out_i64(ctx, (int64_t)f->npickles);
+        out_str(ctx, f->npickles == 1 ? " pickle)\n" : " pickles)\n");
     }
     for (size_t i = 0; i < f->nglobals; i++)
         print_global(ctx, f, ts_scan_global_at(s, f->first_global + i));

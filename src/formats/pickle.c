@@ -29,6 +29,21 @@ typedef struct block {
     ts__pk_value v[];
 } block;
 
+/* The item arrays of containers of up to SMALL_ITEMS items are cut from
+ * slabs (of 256 to 8192 pointers) that live as long as the machine: a
+ * 16-tensor state dict makes some 60 small tuples, and a malloc and free
+ * each was a tenth of a folder scan. A larger array is a memory block of
+ * its own (`owned` set), grown with realloc. */
+#define SMALL_ITEMS 256
+#define SLAB_FIRST 256
+#define SLAB_MAX 8192
+
+typedef struct slab {
+    struct slab *next;
+    size_t used, cap;
+    ts__pk_value *v[];
+} slab;
+
 /* Text decoded from protocol 0 opcodes (STRING, UNICODE, long INT). */
 typedef struct text {
     struct text *next;
@@ -38,6 +53,9 @@ typedef struct text {
 struct ts__pk {
     ts_file *file;           /* owns the memory (scratch), or NULL: malloc */
     block *blocks;
+    slab *slabs;
+    size_t owned_items;      /* containers whose items have a block of
+                                their own (freed with the nodes) */
     text *texts;
     size_t nvalues;
     uint64_t nitems;         /* container items made, for the limit */
@@ -45,8 +63,10 @@ struct ts__pk {
     uint64_t seen[4];        /* opcode bytes run by the last load */
     ts__pk_value **stack;
     size_t sp, scap;
-    size_t marks[TS__PK_MAX_MARKS];
-    size_t nmarks;
+    size_t *marks;           /* grown to TS__PK_MAX_MARKS at most (kept
+                                out of the struct: a machine per file of a
+                                folder cleared 8 KB it seldom used) */
+    size_t nmarks, marks_cap;
     /* memo: open addressing, key index + 1 (0 = empty) */
     uint64_t *mkeys;
     ts__pk_value **mvals;
@@ -205,17 +225,35 @@ static int has_seq(int kind)
            kind == TS__PK_OBJECT;
 }
 
-void ts__pk_free(ts__pk *pk)
+/* Frees the nodes' memory but the first `keep` blocks and slabs (the
+ * newest, the largest: emptied). */
+static void free_nodes(ts__pk *pk, int keep)
 {
-    if (!pk)
-        return;
     ts_file *f = pk->file;
-    while (pk->blocks) {
-        block *b = pk->blocks;
+    for (block *b = pk->blocks; b && pk->owned_items; b = b->next)
         for (size_t i = 0; i < b->used; i++)
-            if (has_seq(b->v[i].kind))
+            if (has_seq(b->v[i].kind) && b->v[i].owned) {
                 mem_free(f, b->v[i].u.seq.v);
-        pk->blocks = b->next;
+                pk->owned_items--;
+            }
+    block **bp = &pk->blocks;
+    for (int k = 0; k < keep && *bp; k++) {
+        (*bp)->used = 0;
+        bp = &(*bp)->next;
+    }
+    while (*bp) {
+        block *b = *bp;
+        *bp = b->next;
+        mem_free(f, b);
+    }
+    slab **sp = &pk->slabs;
+    for (int k = 0; k < keep && *sp; k++) {
+        (*sp)->used = 0;
+        sp = &(*sp)->next;
+    }
+    while (*sp) {
+        slab *b = *sp;
+        *sp = b->next;
         mem_free(f, b);
     }
     while (pk->texts) {
@@ -223,7 +261,32 @@ void ts__pk_free(ts__pk *pk)
         pk->texts = t->next;
         mem_free(f, t);
     }
+}
+
+static void memo_clear(ts__pk *pk);
+
+void ts__pk_reset(ts__pk *pk)
+{
+    free_nodes(pk, 1);
+    pk->nvalues = 0;
+    pk->nitems = 0;
+    pk->opcodes = 0;
+    pk->sp = 0;
+    pk->nmarks = 0;
+    memo_clear(pk);
+    /* the shared constants were nodes */
+    pk->none = pk->true_ = pk->false_ = NULL;
+    memset(pk->small, 0, sizeof pk->small);
+}
+
+void ts__pk_free(ts__pk *pk)
+{
+    if (!pk)
+        return;
+    ts_file *f = pk->file;
+    free_nodes(pk, 0);
     mem_free(f, pk->stack);
+    mem_free(f, pk->marks);
     mem_free(f, pk->mkeys);
     mem_free(f, pk->mvals);
     mem_free(f, pk);
@@ -275,13 +338,72 @@ static ts__pk_value *new_value(ts__pk *pk, int kind, size_t at)
         b->next = pk->blocks;
         pk->blocks = b;
     }
+    /* field by field: a memset of the value compiled to rep stos, which
+     * was most of this function's time */
     ts__pk_value *v = &b->v[b->used++];
-    memset(v, 0, sizeof *v);
     v->kind = (uint8_t)kind;
+    v->role = v->mark = v->items = v->owned = v->op = 0;
+    v->depth = 0;
+    v->tag = 0;
     v->offset = (int64_t)at;
+    _Static_assert(sizeof v->u == sizeof v->u.g, "u.g spans the union");
+    v->u.g.module = v->u.g.name = NULL;
+    v->u.g.module_len = v->u.g.name_len = 0;
+    v->func = v->args = v->state = NULL;
     v->state_offset = -1;
+    v->aux = NULL;
+    v->count = 0;
+    v->data_at = 0;
     pk->nvalues++;
     return v;
+}
+
+/* Room for the n items (1..SMALL_ITEMS) of a small container, from the
+ * slabs; NULL when out of memory (no error set). */
+static ts__pk_value **small_items(ts__pk *pk, size_t n)
+{
+    slab *b = pk->slabs;
+    if (!b || b->cap - b->used < n) {
+        size_t cap = !b ? SLAB_FIRST : b->cap < SLAB_MAX ? 2 * b->cap : SLAB_MAX;
+        b = mem_realloc(pk->file, NULL, sizeof *b + cap * sizeof b->v[0]);
+        if (!b)
+            return NULL;
+        b->used = 0;
+        b->cap = cap;
+        b->next = pk->slabs;
+        pk->slabs = b;
+    }
+    ts__pk_value **p = b->v + b->used;
+    b->used += n;
+    return p;
+}
+
+/* The items of c, moved to room for cap (> c->u.seq.n) items: from the
+ * slabs while small, else a block of its own. 0, or -1 when out of
+ * memory (c unchanged). */
+static int resize_items(ts__pk *pk, ts__pk_value *c, size_t cap)
+{
+    ts__pk_value **p;
+    if (cap <= SMALL_ITEMS) {
+        p = small_items(pk, cap);
+        if (p && c->u.seq.n)
+            memcpy(p, c->u.seq.v, c->u.seq.n * sizeof *p);
+    } else if (c->owned) {
+        p = mem_realloc(pk->file, c->u.seq.v, cap * sizeof *p);
+    } else {
+        p = mem_realloc(pk->file, NULL, cap * sizeof *p);
+        if (p && c->u.seq.n)
+            memcpy(p, c->u.seq.v, c->u.seq.n * sizeof *p);
+        if (p) {
+            c->owned = 1;
+            pk->owned_items++;
+        }
+    }
+    if (!p)
+        return -1;
+    c->u.seq.v = p;
+    c->u.seq.cap = cap;
+    return 0;
 }
 
 /* n bytes the machine owns until ts__pk_free (decoded text). */
@@ -385,12 +507,9 @@ static ts_status seq_add(ts__pk *pk, ts__pk_value *c, ts__pk_value *item, size_t
         return st;
     if (c->u.seq.n == c->u.seq.cap) {
         size_t cap = c->u.seq.cap ? c->u.seq.cap * 2 : 4;
-        ts__pk_value **p = mem_realloc(pk->file, c->u.seq.v, cap * sizeof *p);
-        if (!p)
+        if (resize_items(pk, c, cap))
             return ts__error(pk->err, TS_ERR_NOMEM, "out of memory for a %zu-item container",
                              cap);
-        c->u.seq.v = p;
-        c->u.seq.cap = cap;
     }
     c->u.seq.v[c->u.seq.n++] = item;
     return TS_OK;
@@ -409,11 +528,10 @@ static ts_status collect(ts__pk *pk, int kind, size_t from, size_t at)
     if (st)
         return st;
     if (n) {
-        c->u.seq.v = mem_realloc(pk->file, NULL, n * sizeof *c->u.seq.v);
-        if (!c->u.seq.v)
+        if (resize_items(pk, c, n))
             return ts__error(pk->err, TS_ERR_NOMEM, "out of memory for a %zu-item tuple", n);
         memcpy(c->u.seq.v, pk->stack + from, n * sizeof *c->u.seq.v);
-        c->u.seq.n = c->u.seq.cap = n;
+        c->u.seq.n = n;
     }
     pk->sp = from;
     return push(pk, c, at);
@@ -1067,6 +1185,16 @@ ts_status ts__pk_load(ts__pk *pk, const unsigned char *data, size_t len, size_t 
             if (pk->nmarks == TS__PK_MAX_MARKS)
                 return fail(pk, TS_ERR_LIMIT, at, "more than %d MARKs open at once (tshape's "
                             "limit)", TS__PK_MAX_MARKS);
+            if (pk->nmarks == pk->marks_cap) {
+                size_t cap = pk->marks_cap ? 2 * pk->marks_cap : 32;
+                if (cap > TS__PK_MAX_MARKS)
+                    cap = TS__PK_MAX_MARKS;
+                size_t *m = mem_realloc(pk->file, pk->marks, cap * sizeof *m);
+                if (!m)
+                    return ts__error(pk->err, TS_ERR_NOMEM, "out of memory for pickle marks");
+                pk->marks = m;
+                pk->marks_cap = cap;
+            }
             pk->marks[pk->nmarks++] = pk->sp;
             break;
         case '0': /* POP: the top, or the mark when nothing is above it */

@@ -81,7 +81,9 @@ struct ts__pk_value {
     uint8_t mark;            /* free for consumers (walk colour) */
     uint8_t items;           /* CALL, OBJECT: TS__PK_ITEMS_* */
     uint8_t owned;           /* STR, BYTES: u.s.p is the machine's decoded
-                                copy, not a pointer into the input */
+                                copy, not a pointer into the input;
+                                containers: u.seq.v is a memory block of
+                                its own, not part of a slab */
     uint8_t op;              /* the opcode byte that made it */
     uint16_t depth;          /* nesting: 0 for scalars, 1 + the deepest
                                 value a container, call or object holds
@@ -189,6 +191,11 @@ typedef struct ts__pk ts__pk;
  * a fault ends the reader); with f NULL, malloc. */
 ts_status ts__pk_new(ts__pk **out, ts_file *f, ts_error *err);
 void ts__pk_free(ts__pk *pk);
+/* Empties pk for pickles of another input (scan.c: one machine per thread
+ * for the files of a folder): the nodes of earlier loads are gone and the
+ * limits on values and items count from zero again; its largest blocks of
+ * memory, its stack and memo are kept for reuse. */
+void ts__pk_reset(ts__pk *pk);
 
 /*
  * Runs the pickle that starts at data[start] (data has len bytes) up to its

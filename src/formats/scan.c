@@ -29,6 +29,7 @@
 #include <errno.h>
 #include "../core/jansson_lazy.h"
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/stat.h>
@@ -44,6 +45,7 @@
 #define MAX_JSON ((size_t)64 << 20)         /* a Keras config */
 #define MAX_JSON_DEPTH 200
 #define THREAD_FILES 64                     /* a folder of fewer: one thread */
+#define THREAD_STEP ((size_t)8)             /* files a thread takes at a time */
 
 /* ------------------------------------------------------------------------ */
 /* The scan object                                                           */
@@ -64,6 +66,8 @@ struct ts_scan {
     size_t nfindings, findings_cap;
     chunk *chunks;
     size_t errors;
+    struct known_global *known; /* globals classified so far (global_facts) */
+    size_t known_n, known_cap;
 };
 
 static const char *sdup(ts_scan *s, const char *p, size_t n)
@@ -308,25 +312,117 @@ static int wo_build_ok(const ts__pk_value *t)
 
 /* ---- globals -------------------------------------------------------------- */
 
-/* FNV-1a of a global's identity in a file: its pickle (an address), its
+/* h mixed with the n bytes at p, eight at a time (a multiply and a shift
+ * per word: a byte at a time was a tenth of a folder scan). */
+static uint64_t mix_bytes(uint64_t h, const char *p, size_t n)
+{
+    const uint64_t k = 0x9E3779B97F4A7C15ull;
+    for (; n >= 8; p += 8, n -= 8) {
+        uint64_t w;
+        memcpy(&w, p, 8);
+        h = (h ^ w) * k;
+        h ^= h >> 32;
+    }
+    uint64_t w = 0;
+    memcpy(&w, p, n);
+    h = (h ^ w ^ (uint64_t)n << 56) * k;
+    return h ^ h >> 29;
+}
+
+/* The hash of a global's identity in a file: its pickle (an address), its
  * opcode (static text) and its names. */
 static uint64_t global_hash(const char *pickle, const char *op, const char *m, size_t ml,
                             const char *n, size_t nl)
 {
     uint64_t h = 1469598103934665603ull ^ (uint64_t)(uintptr_t)pickle ^
                  (uint64_t)(uintptr_t)op << 7;
-    for (size_t i = 0; i < ml; i++)
-        h = (h ^ (unsigned char)m[i]) * 1099511628211ull;
-    h = (h ^ 0xff) * 1099511628211ull;
-    for (size_t i = 0; i < nl; i++)
-        h = (h ^ (unsigned char)n[i]) * 1099511628211ull;
-    return h ^ h >> 29;
+    return mix_bytes(mix_bytes(h, m, ml), n, nl);
 }
 
 /* 1 when text (NUL-terminated) is the n bytes at p. */
 static int same_text(const char *text, const char *p, size_t n)
 {
     return strncmp(text, p, n) == 0 && text[n] == '\0';
+}
+
+/* What tshape knows of a global (module.name as written): its printable
+ * names, class and weights_only allowlists; kept by the scan for the
+ * files that name it again (the same names in 500 checkpoints are worked
+ * out once per thread, not once per file). */
+typedef struct known_global {
+    const char *raw_module, *raw_name; /* the bytes (NULL: a free slot) */
+    size_t module_len, name_len;
+    uint64_t h;
+    const char *module, *name;         /* printable */
+    const char *what;
+    ts_scan_class cls;
+    int w113, w24;
+} known_global;
+
+#define MAX_KNOWN ((size_t)4096)        /* kept per scan (per thread) */
+#define MAX_KNOWN_NAME ((size_t)512)    /* module + name bytes kept */
+
+/* The facts of module.name (its bytes), in *out: the scan's, or worked
+ * out into *tmp (printable names in m and n, 256 bytes each) and kept
+ * while the scan has room. Errors: TS_ERR_NOMEM. */
+static ts_status global_facts(ts_scan *s, const char *mod, size_t ml, const char *name,
+                              size_t nl, known_global *tmp, char *m, char *n,
+                              const known_global **out)
+{
+    uint64_t h = mix_bytes(mix_bytes((uint64_t)(uintptr_t)s, mod, ml), name, nl);
+    size_t mask = s->known_cap - 1;
+    for (size_t i = (size_t)h & mask; s->known_cap && s->known[i].raw_module;
+         i = (i + 1) & mask) {
+        const known_global *k = &s->known[i];
+        if (k->h == h && k->module_len == ml && k->name_len == nl &&
+            memcmp(k->raw_module, mod, ml) == 0 && memcmp(k->raw_name, name, nl) == 0) {
+            *out = k;
+            return TS_OK;
+        }
+    }
+    memset(tmp, 0, sizeof *tmp);
+    tmp->module = ts__printable(mod, ml, m, 256);
+    tmp->name = ts__printable(name, nl, n, 256);
+    tmp->cls = ts__global_class(mod, ml, name, nl, &tmp->what);
+    tmp->w113 = ts__wo_global(TS__WO_1_13, mod, ml, name, nl);
+    tmp->w24 = ts__wo_global(TS__WO_2_4, mod, ml, name, nl);
+    *out = tmp;
+    if (s->known_n >= MAX_KNOWN || ml + nl > MAX_KNOWN_NAME)
+        return TS_OK;
+    if (2 * (s->known_n + 1) > s->known_cap) {
+        size_t cap = s->known_cap ? 2 * s->known_cap : 64;
+        known_global *t = calloc(cap, sizeof *t);
+        if (!t)
+            return nomem();
+        for (size_t i = 0; i < s->known_cap; i++)
+            if (s->known[i].raw_module) {
+                size_t j = (size_t)s->known[i].h & (cap - 1);
+                while (t[j].raw_module)
+                    j = (j + 1) & (cap - 1);
+                t[j] = s->known[i];
+            }
+        free(s->known);
+        s->known = t;
+        s->known_cap = cap;
+        mask = cap - 1;
+    }
+    size_t i = (size_t)h & mask;
+    while (s->known[i].raw_module)
+        i = (i + 1) & mask;
+    known_global k = *tmp;
+    k.raw_module = sdup(s, mod, ml);
+    k.raw_name = sdup(s, name, nl);
+    k.module_len = ml;
+    k.name_len = nl;
+    k.h = h;
+    k.module = sdup(s, m, strlen(m));
+    k.name = sdup(s, n, strlen(n));
+    if (!k.raw_module || !k.raw_name || !k.module || !k.name)
+        return nomem();
+    s->known[i] = k;
+    s->known_n++;
+    *out = &s->known[i];
+    return TS_OK;
 }
 
 static ts_status record_global(fscan *fs, const ts__pk_event *e)
@@ -350,13 +446,16 @@ static ts_status record_global(fscan *fs, const ts__pk_event *e)
             }
         }
     }
-    char m[256], n[256];
-    ts__printable(e->module, e->module_len, m, sizeof m);
-    ts__printable(e->name, e->name_len, n, sizeof n);
-    const char *what;
-    ts_scan_class cls = ts__global_class(e->module, e->module_len, e->name, e->name_len, &what);
-    int w113 = ts__wo_global(TS__WO_1_13, e->module, e->module_len, e->name, e->name_len);
-    int w24 = ts__wo_global(TS__WO_2_4, e->module, e->module_len, e->name, e->name_len);
+    char mbuf[256], nbuf[256];
+    known_global tmp;
+    const known_global *k;
+    ts_status st = global_facts(s, e->module, e->module_len, e->name, e->name_len, &tmp, mbuf,
+                                nbuf, &k);
+    if (st)
+        return st;
+    const char *m = k->module, *n = k->name;
+    ts_scan_class cls = k->cls;
+    int w113 = k->w113, w24 = k->w24;
     if (fs->wo_reads) {
         if (!w113)
             wo_refuse(fs, 0, "%s %s.%s is not on torch 1.13's weights_only allowlist", op, m, n);
@@ -369,8 +468,7 @@ static ts_status record_global(fscan *fs, const ts__pk_event *e)
         } else {
             char full[520];
             snprintf(full, sizeof full, "%s.%s", m, n);
-            ts_status st = wo_allowlist(fs, full);
-            if (st)
+            if ((st = wo_allowlist(fs, full)))
                 return st;
         }
     }
@@ -387,11 +485,12 @@ static ts_status record_global(fscan *fs, const ts__pk_event *e)
     g->offset = (int64_t)e->at;
     g->file_offset = fs->pickle_base >= 0 ? fs->pickle_base + (int64_t)e->at : -1;
     g->opcode = op;
-    g->module = sdup(s, m, strlen(m));
-    g->name = sdup(s, n, strlen(n));
+    /* the names of kept facts are the scan's already */
+    g->module = k == &tmp ? sdup(s, m, strlen(m)) : m;
+    g->name = k == &tmp ? sdup(s, n, strlen(n)) : n;
     g->count = 1;
     g->cls = cls;
-    g->what = what;
+    g->what = k->what;
     g->torch_1_13 = w113;
     g->torch_2_4 = w24;
     if (!g->module || !g->name)
@@ -412,9 +511,9 @@ static ts_status record_global(fscan *fs, const ts__pk_event *e)
         for (size_t i = rec(fs)->first_global; i + 1 < s->nglobals; i++)
             if (s->globals[i].pickle) {
                 ts_scan_global *x = &s->globals[i];
-                uint64_t k = global_hash(x->pickle, x->opcode, x->module, strlen(x->module),
+                uint64_t xh = global_hash(x->pickle, x->opcode, x->module, strlen(x->module),
                                          x->name, strlen(x->name));
-                size_t j = (size_t)k & (cap - 1);
+                size_t j = (size_t)xh & (cap - 1);
                 while (t[j])
                     j = (j + 1) & (cap - 1);
                 t[j] = i + 1;
@@ -1614,10 +1713,12 @@ static ts_status scan_run(void *arg, ts_error *err)
     return st;
 }
 
-/* Scans one file (mem NULL: by path) into a new record. Errors: only
- * TS_ERR_NOMEM (the file's own problems are in its record). */
+/* Scans one file (mem NULL: by path) into a new record, with `machine`
+ * (the thread's, emptied after; NULL: a machine of the file's own).
+ * Errors: only TS_ERR_NOMEM (the file's own problems are in its
+ * record). */
 static ts_status scan_file(ts_scan *s, const char *path, ts__dir_fd *listed, const void *mem,
-                           size_t memlen, ts_error *err)
+                           size_t memlen, ts__pk *machine, ts_error *err)
 {
     if (grow((void **)&s->files, &s->files_cap, s->nfiles, sizeof *s->files))
         return ts__error(err, TS_ERR_NOMEM, "out of memory");
@@ -1647,10 +1748,14 @@ static ts_status scan_file(ts_scan *s, const char *path, ts__dir_fd *listed, con
         const unsigned char *d = ts__file_image(fs.f, &len);
         const void *lo, *hi;
         ts__source_sparse_range(ts__file_source(fs.f), &lo, &hi);
+        fs.pk = machine;
         st = lo ? ts__guarded_sparse(lo, hi, scan_run, &fs, &e)
              : ts__file_is_mapped(fs.f) ? ts__guarded_parse(d, len, scan_run, &fs, &e)
                                         : scan_run(&fs, &e);
-        ts__pk_free(fs.pk);
+        if (machine)
+            ts__pk_reset(machine);
+        else
+            ts__pk_free(fs.pk);
         fs.pk = NULL;
         if (st == TS_ERR_NOMEM) {
             ts_file_close(fs.f);
@@ -1718,53 +1823,22 @@ static ts_scan *scan_new(ts_error *err)
     return s;
 }
 
-/* Appends the records of p to s (p is emptied; its strings move with
- * their chunks). */
-static ts_status absorb(ts_scan *s, ts_scan *p, ts_error *err)
-{
-    size_t f0 = s->nfiles, g0 = s->nglobals, x0 = s->nfindings;
-    while (s->files_cap < f0 + p->nfiles)
-        if (grow((void **)&s->files, &s->files_cap, s->files_cap, sizeof *s->files))
-            return ts__error(err, TS_ERR_NOMEM, "out of memory");
-    while (s->globals_cap < g0 + p->nglobals)
-        if (grow((void **)&s->globals, &s->globals_cap, s->globals_cap, sizeof *s->globals))
-            return ts__error(err, TS_ERR_NOMEM, "out of memory");
-    while (s->findings_cap < x0 + p->nfindings)
-        if (grow((void **)&s->findings, &s->findings_cap, s->findings_cap,
-                 sizeof *s->findings))
-            return ts__error(err, TS_ERR_NOMEM, "out of memory");
-    for (size_t i = 0; i < p->nfiles; i++) {
-        s->files[f0 + i] = p->files[i];
-        s->files[f0 + i].first_global += g0;
-        s->files[f0 + i].first_finding += x0;
-    }
-    for (size_t i = 0; i < p->nglobals; i++) {
-        s->globals[g0 + i] = p->globals[i];
-        s->globals[g0 + i].file += f0;
-    }
-    for (size_t i = 0; i < p->nfindings; i++) {
-        s->findings[x0 + i] = p->findings[i];
-        s->findings[x0 + i].file += f0;
-    }
-    s->nfiles += p->nfiles;
-    s->nglobals += p->nglobals;
-    s->nfindings += p->nfindings;
-    s->errors += p->errors;
-    p->nfiles = p->nglobals = p->nfindings = 0;
-    chunk **tail = &p->chunks;
-    while (*tail)
-        tail = &(*tail)->next;
-    *tail = s->chunks;
-    s->chunks = p->chunks;
-    p->chunks = NULL;
-    return TS_OK;
-}
-
-/* The files [from, to) of a folder, on one thread, into a scan of its own. */
-typedef struct scan_job {
+/* A folder's files shared by the threads, taken THREAD_STEP at a time so
+ * that a thread slowed by the machine's other work takes fewer (contiguous
+ * halves left the faster thread idle at the end); each file's record is
+ * found again by owner and local for the merge in path order. */
+typedef struct scan_pool {
     char **paths;
-    int listed;             /* the paths are a folder's regular files */
-    size_t from, to;
+    size_t n;
+    int listed;              /* the paths are a folder's regular files */
+    atomic_size_t next;      /* the next file to take */
+    unsigned char *owner;    /* per file: its thread */
+    size_t *local;           /* per file: its index in that thread's scan */
+} scan_pool;
+
+typedef struct scan_job {
+    scan_pool *pool;
+    unsigned char t;
     ts_scan *part;
     ts_status st;
     ts_error err;
@@ -1773,49 +1847,126 @@ typedef struct scan_job {
 static void *scan_worker(void *arg)
 {
     scan_job *j = arg;
+    scan_pool *p = j->pool;
+    ts__pk *pk = NULL; /* the thread's machine, for all its files */
     j->part = scan_new(&j->err);
-    j->st = j->part ? TS_OK : TS_ERR_NOMEM;
+    j->st = j->part ? ts__pk_new(&pk, NULL, &j->err) : TS_ERR_NOMEM;
     ts__dir_fd dir = TS__DIR_FD_INIT;
-    for (size_t i = j->from; i < j->to && !j->st; i++)
-        j->st = scan_file(j->part, j->paths[i], j->listed ? &dir : NULL, NULL, 0, &j->err);
+    while (!j->st) {
+        size_t i = atomic_fetch_add(&p->next, THREAD_STEP);
+        if (i >= p->n)
+            break;
+        size_t end = p->n - i > THREAD_STEP ? i + THREAD_STEP : p->n;
+        for (; i < end && !j->st; i++) {
+            j->st = scan_file(j->part, p->paths[i], p->listed ? &dir : NULL, NULL, 0, pk,
+                              &j->err);
+            p->owner[i] = j->t;
+            p->local[i] = j->part->nfiles - 1;
+        }
+    }
+    if (j->st)
+        atomic_store(&p->next, p->n); /* the others stop too */
     ts__dir_fd_close(&dir);
+    ts__pk_free(pk);
     return NULL;
 }
 
-/* A folder's files, on up to 4 threads (each a contiguous range, merged in
- * path order), or on this one for a small folder; listed: the paths are a
- * folder's regular files (ts__folder_files). */
+/* Moves the records of the threads' scans to s, in path order (their
+ * strings move with their chunks). */
+static ts_status merge_parts(ts_scan *s, scan_job *jobs, int threads, const scan_pool *p,
+                             ts_error *err)
+{
+    size_t nf = s->nfiles, ng = s->nglobals, nx = s->nfindings;
+    for (int t = 0; t < threads; t++) {
+        nf += jobs[t].part->nfiles;
+        ng += jobs[t].part->nglobals;
+        nx += jobs[t].part->nfindings;
+    }
+    while (s->files_cap < nf)
+        if (grow((void **)&s->files, &s->files_cap, s->files_cap, sizeof *s->files))
+            return ts__error(err, TS_ERR_NOMEM, "out of memory");
+    while (s->globals_cap < ng)
+        if (grow((void **)&s->globals, &s->globals_cap, s->globals_cap, sizeof *s->globals))
+            return ts__error(err, TS_ERR_NOMEM, "out of memory");
+    while (s->findings_cap < nx)
+        if (grow((void **)&s->findings, &s->findings_cap, s->findings_cap,
+                 sizeof *s->findings))
+            return ts__error(err, TS_ERR_NOMEM, "out of memory");
+    for (size_t i = 0; i < p->n; i++) {
+        const ts_scan *part = jobs[p->owner[i]].part;
+        ts_scan_file r = part->files[p->local[i]];
+        size_t file = s->nfiles;
+        for (size_t k = 0; k < r.nglobals; k++) {
+            s->globals[s->nglobals + k] = part->globals[r.first_global + k];
+            s->globals[s->nglobals + k].file = file;
+        }
+        for (size_t k = 0; k < r.nfindings; k++) {
+            s->findings[s->nfindings + k] = part->findings[r.first_finding + k];
+            s->findings[s->nfindings + k].file = file;
+        }
+        r.first_global = s->nglobals;
+        r.first_finding = s->nfindings;
+        s->nglobals += r.nglobals;
+        s->nfindings += r.nfindings;
+        s->files[s->nfiles++] = r;
+    }
+    for (int t = 0; t < threads; t++) {
+        ts_scan *part = jobs[t].part;
+        s->errors += part->errors;
+        chunk **tail = &part->chunks;
+        while (*tail)
+            tail = &(*tail)->next;
+        *tail = s->chunks;
+        s->chunks = part->chunks;
+        part->chunks = NULL;
+    }
+    return TS_OK;
+}
+
+/* A folder's files, on up to 4 threads (scan_pool), or on this one for a
+ * small folder; listed: the paths are a folder's regular files
+ * (ts__folder_files). */
 static ts_status scan_files(ts_scan *s, char **paths, size_t n, int listed, ts_error *err)
 {
     int threads = n >= THREAD_FILES ? ts__cpu_count(4) : 1;
     if (threads == 1) {
-        ts_status st = TS_OK;
+        ts__pk *pk = NULL;
+        ts_status st = n ? ts__pk_new(&pk, NULL, err) : TS_OK;
         ts__dir_fd dir = TS__DIR_FD_INIT;
         for (size_t i = 0; i < n && !st; i++)
-            st = scan_file(s, paths[i], listed ? &dir : NULL, NULL, 0, err);
+            st = scan_file(s, paths[i], listed ? &dir : NULL, NULL, 0, pk, err);
         ts__dir_fd_close(&dir);
+        ts__pk_free(pk);
         return st;
+    }
+    scan_pool pool = {.paths = paths, .n = n, .listed = listed, .owner = malloc(n),
+                      .local = malloc(n * sizeof(size_t))};
+    atomic_init(&pool.next, 0);
+    if (!pool.owner || !pool.local) {
+        free(pool.owner);
+        free(pool.local);
+        return ts__error(err, TS_ERR_NOMEM, "out of memory");
     }
     scan_job jobs[4];
     memset(jobs, 0, sizeof jobs);
     for (int t = 0; t < threads; t++) {
-        jobs[t].paths = paths;
-        jobs[t].listed = listed;
-        jobs[t].from = n * (size_t)t / (size_t)threads;
-        jobs[t].to = n * (size_t)(t + 1) / (size_t)threads;
+        jobs[t].pool = &pool;
+        jobs[t].t = (unsigned char)t;
     }
     ts__run_jobs(scan_worker, jobs, sizeof *jobs, threads);
     ts_status st = TS_OK;
-    for (int t = 0; t < threads; t++) {
-        if (!st && jobs[t].st) {
+    for (int t = 0; t < threads && !st; t++)
+        if (jobs[t].st) {
             st = jobs[t].st;
             if (err)
                 *err = jobs[t].err;
         }
-        if (!st && jobs[t].part)
-            st = absorb(s, jobs[t].part, err);
+    if (!st)
+        st = merge_parts(s, jobs, threads, &pool, err);
+    for (int t = 0; t < threads; t++)
         ts_scan_close(jobs[t].part);
-    }
+    free(pool.owner);
+    free(pool.local);
     return st;
 }
 
@@ -1844,7 +1995,7 @@ static ts_status scan_url(const char *url, ts_scan **out, ts_error *err)
             free(paths[i]);
         free(paths);
     } else {
-        st = scan_file(s, url, NULL, NULL, 0, err);
+        st = scan_file(s, url, NULL, NULL, 0, NULL, err);
     }
     if (st) {
         ts_scan_close(s);
@@ -1878,7 +2029,7 @@ ts_status ts_scan_open(const char *path, ts_scan **out, ts_error *err)
         return TS_ERR_NOMEM;
     }
     if (index) {
-        st = scan_file(s, index, NULL, NULL, 0, err);
+        st = scan_file(s, index, NULL, NULL, 0, NULL, err);
         free(index);
     } else if (S_ISDIR(sb.st_mode)) {
         char **paths = NULL;
@@ -1890,7 +2041,7 @@ ts_status ts_scan_open(const char *path, ts_scan **out, ts_error *err)
             free(paths[i]);
         free(paths);
     } else {
-        st = scan_file(s, path, NULL, NULL, 0, err);
+        st = scan_file(s, path, NULL, NULL, 0, NULL, err);
     }
     if (st) {
         ts_scan_close(s);
@@ -1912,7 +2063,7 @@ ts_status ts_scan_open_memory(const void *data, size_t len, const char *name, ts
     if (!s)
         return TS_ERR_NOMEM;
     static const unsigned char empty[1];
-    st = scan_file(s, name ? name : "-", NULL, data ? data : empty, len, err);
+    st = scan_file(s, name ? name : "-", NULL, data ? data : empty, len, NULL, err);
     if (st) {
         ts_scan_close(s);
         return st;
@@ -1933,6 +2084,7 @@ void ts_scan_close(ts_scan *s)
     free(s->files);
     free(s->globals);
     free(s->findings);
+    free(s->known);
     free(s);
 }
 
