@@ -34,8 +34,9 @@
 #define PIECE_F (1 << 20)
 /* Runs below this many bytes (both arrays) are not worth a thread. */
 #define THREAD_MIN_BYTES (4 << 20)
-/* Elements of a mapped run made present, then released, at a time. */
-#define RELEASE_ELEMS ((int64_t)1 << 18)
+/* Elements of a mapped run made present, then released, at a time (each
+ * release is a TLB flush on every CPU the process runs on). */
+#define RELEASE_ELEMS ((int64_t)1 << 20)
 /* Bytes between progress reports. */
 #define PROGRESS_BYTES (16 << 20)
 

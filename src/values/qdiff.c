@@ -27,6 +27,8 @@
 
 #define OPTIONS_V1_SIZE (offsetof(ts_metrics_options, progress_ctx) + sizeof(void *))
 #define CHUNK_ELEMS ((int64_t)1 << 18)
+/* Chunks read between releases of a mapped file's pages. */
+#define RELEASE_CHUNKS 8
 /* Elements decoded and summed at a time: both sides' doubles (16 KiB) fit
  * in the L1 cache; a multiple of every block size (32, 256). */
 #define STEP_ELEMS 1024
@@ -323,8 +325,6 @@ static ts_status run_chunk(void *arg, ts_error *err)
             J->B.d.dec.to_double(pb + run_bytes(&J->B.d.dec, k), (size_t)m, w->y);
             acc(s, w->x, w->y, (size_t)m);
         }
-        ts__data_release(&J->A.d, first, n);
-        ts__data_release(&J->B.d, first, n);
     } else if (J->heads <= 0) {
         int64_t first = r0 * J->cols, n = (r1 - r0) * J->cols;
         if ((st = read_side(w, &J->A, first, n, w->x, err)))
@@ -351,8 +351,6 @@ static ts_status run_chunk(void *arg, ts_error *err)
             J->B.d.dec.to_double(pb + (b_row(J, r) - r0) * rbb, (size_t)J->cols, w->y);
             acc(s, w->x, w->y, (size_t)J->cols);
         }
-        ts__data_release(&J->A.d, first, n);
-        ts__data_release(&J->B.d, first, n);
     } else {
         /* a's rows r0..r1 in one read, b's one row at a time */
         int64_t n = (r1 - r0) * J->cols;
@@ -383,6 +381,19 @@ static ts_status guard_b(void *arg, ts_error *err)
     return J->B.direct ? ts__data_guard(&J->B.d, run_chunk, ca, err) : run_chunk(ca, err);
 }
 
+/* The pages of chunks [c0, c1) of both sides leave the resident set
+ * (mapped files; nothing for other sources). */
+static void release_chunks(job *J, int64_t c0, int64_t c1)
+{
+    int64_t r0 = c0 * J->per_chunk, r1 = c1 * J->per_chunk;
+    if (r1 > J->rows)
+        r1 = J->rows;
+    if (r1 <= r0)
+        return;
+    ts__data_release(&J->A.d, r0 * J->cols, (r1 - r0) * J->cols);
+    ts__data_release(&J->B.d, r0 * J->cols, (r1 - r0) * J->cols);
+}
+
 static void *thread_main(void *arg)
 {
     worker *w = arg;
@@ -395,6 +406,12 @@ static void *thread_main(void *arg)
         chunk_arg ca = {w, c};
         ts_status st = J->A.direct ? ts__data_guard(&J->A.d, guard_b, &ca, &e)
                                    : guard_b(&ca, &e);
+        /* Chunks are taken in order: the window before last is done (a
+         * page still read would only be faulted in again). One release
+         * per window, not per chunk: each is a TLB flush on every CPU the
+         * process runs on. */
+        if (!st && (c + 1) % RELEASE_CHUNKS == 0 && c + 1 >= 2 * RELEASE_CHUNKS)
+            release_chunks(J, c + 1 - 2 * RELEASE_CHUNKS, c + 1 - RELEASE_CHUNKS);
         if (st) {
             int expected = 0;
             if (atomic_compare_exchange_strong(&J->failed, &expected, 1)) {
@@ -531,6 +548,7 @@ ts_status ts_array_metrics(const ts_file *fa, const ts_array *a, const ts_file *
         atomic_init(&J->done, 0);
         atomic_init(&J->failed, 0);
         ts__run_jobs(thread_main, w, sizeof *w, n);
+        release_chunks(J, 0, J->nchunks);
         if (atomic_load(&J->failed)) {
             st = J->st;
             if (err)
