@@ -891,41 +891,44 @@ ts__source_stats ts__source_get_stats(const ts__source *s)
  * 64 KiB unless the kernel was built or set otherwise). */
 #define FAULT_AROUND ((uint64_t)64 << 10)
 
+/* The whole pages of a map that hold [off, off + len), widened by margin
+ * bytes on each side and cut to the map: 1 and [*lo, *hi) when there are
+ * any, 0 for an empty span or a source that is no map. */
+static int map_span(const ts__source *s, uint64_t off, uint64_t len, uint64_t margin,
+                    uint64_t *lo, uint64_t *hi)
+{
+    if (s->kind != K_MAP || off >= s->map_len)
+        return 0;
+    if (len > s->map_len - off)
+        len = s->map_len - off;
+    uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
+    uint64_t a = off / page * page, b = (off + len + page - 1) / page * page;
+    *lo = a > margin ? a - margin : 0;
+    *hi = b + margin < s->map_len ? b + margin : s->map_len;
+    return *hi > *lo;
+}
+
 void ts__source_release(ts__source *s, uint64_t off, uint64_t len)
 {
     if (s->kind == K_SPARSE) {
         ts__source_forget(s, off, len);
         return;
     }
-    if (s->kind != K_MAP || off >= s->map_len)
-        return;
-    if (len > s->map_len - off)
-        len = s->map_len - off;
     /* The pages around the range too: a read fault maps its neighbours
      * (the kernel's fault-around, 64 KiB by default), which a release of
      * only the range's own pages would leave behind, chunk after chunk.
      * The map is read-only, so a page another thread still reads is only
      * faulted in again. */
-    size_t page = (size_t)sysconf(_SC_PAGESIZE);
-    uint64_t lo = off / page * page, hi = (off + len + page - 1) / page * page;
-    lo = lo > FAULT_AROUND ? lo - FAULT_AROUND : 0;
-    hi = hi + FAULT_AROUND < s->map_len ? hi + FAULT_AROUND : s->map_len;
-    if (hi > lo)
+    uint64_t lo, hi;
+    if (map_span(s, off, len, FAULT_AROUND, &lo, &hi))
         madvise((char *)s->map + lo, (size_t)(hi - lo), MADV_DONTNEED);
 }
 
 void ts__source_populate(ts__source *s, uint64_t off, uint64_t len)
 {
 #ifdef MADV_POPULATE_READ
-    if (s->kind != K_MAP || off >= s->map_len)
-        return;
-    if (len > s->map_len - off)
-        len = s->map_len - off;
-    size_t page = (size_t)sysconf(_SC_PAGESIZE);
-    uint64_t lo = off / page * page, hi = (off + len + page - 1) / page * page;
-    if (hi > s->map_len)
-        hi = s->map_len;
-    if (hi > lo)
+    uint64_t lo, hi;
+    if (map_span(s, off, len, 0, &lo, &hi))
         madvise((char *)s->map + lo, (size_t)(hi - lo), MADV_POPULATE_READ);
 #else
     (void)s, (void)off, (void)len;
