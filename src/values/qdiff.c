@@ -28,7 +28,10 @@
 #define OPTIONS_V1_SIZE (offsetof(ts_metrics_options, progress_ctx) + sizeof(void *))
 #define CHUNK_ELEMS ((int64_t)1 << 18)
 /* Chunks read between releases of a mapped file's pages. */
-#define RELEASE_CHUNKS 8
+#define RELEASE_CHUNKS 4
+/* Chunks ahead of the last release past which a stalled thread no longer
+ * holds the release back. */
+#define MAX_AHEAD (4 * RELEASE_CHUNKS)
 /* Elements decoded and summed at a time: both sides' doubles (16 KiB) fit
  * in the L1 cache; a multiple of every block size (32, 256). */
 #define STEP_ELEMS 1024
@@ -55,6 +58,9 @@ typedef struct job {
     sums *part;              /* per chunk */
     atomic_llong next;
     atomic_llong done;
+    atomic_llong released;   /* chunks [0, released) released */
+    struct worker *workers;  /* all of them, for the chunks in progress */
+    int nworkers;
     long long reported;
     int64_t total;
     const ts_metrics_options *o;
@@ -65,6 +71,8 @@ typedef struct job {
 
 typedef struct worker {
     job *J;
+    atomic_llong current;    /* the chunk it works on (at most: see
+                                thread_main), or INT64_MAX */
     int reporter;
     unsigned char *raw;      /* stored bytes of a run (of a) */
     unsigned char *raw_b;    /* of b, when both are read as stored */
@@ -394,24 +402,50 @@ static void release_chunks(job *J, int64_t c0, int64_t c1)
     ts__data_release(&J->B.d, r0 * J->cols, (r1 - r0) * J->cols);
 }
 
+/* Releases a mapped file's pages behind the threads, by windows of
+ * RELEASE_CHUNKS (each release is a TLB flush on every CPU the process
+ * runs on): up to the lowest chunk a thread still works on, or, when a
+ * thread has stalled (a loaded machine), up to MAX_AHEAD chunks behind the
+ * next one anyway, so the resident pages stay bounded. A thread whose
+ * chunk a release passed maps the pages it reads again: it releases them
+ * itself when it is done (thread_main). */
+static void release_done(job *J)
+{
+    long long next = atomic_load(&J->next), low = next;
+    for (int t = 0; t < J->nworkers; t++) {
+        long long c = atomic_load(&J->workers[t].current);
+        low = c < low ? c : low;
+    }
+    if (low < next - MAX_AHEAD)
+        low = next - MAX_AHEAD;
+    long long old = atomic_load(&J->released);
+    if (low - old >= RELEASE_CHUNKS && atomic_compare_exchange_strong(&J->released, &old, low))
+        release_chunks(J, old, low);
+}
+
 static void *thread_main(void *arg)
 {
     worker *w = arg;
     job *J = w->J;
     for (;;) {
+        /* what it will take is at least what `next` says now: others
+         * never count its chunk done while it takes it */
+        atomic_store(&w->current, atomic_load(&J->next));
         int64_t c = atomic_fetch_add(&J->next, 1);
-        if (c >= J->nchunks || atomic_load(&J->failed))
+        atomic_store(&w->current, c);
+        if (c >= J->nchunks || atomic_load(&J->failed)) {
+            atomic_store(&w->current, INT64_MAX);
             return NULL;
+        }
         ts_error e;
         chunk_arg ca = {w, c};
         ts_status st = J->A.direct ? ts__data_guard(&J->A.d, guard_b, &ca, &e)
                                    : guard_b(&ca, &e);
-        /* Chunks are taken in order: the window before last is done (a
-         * page still read would only be faulted in again). One release
-         * per window, not per chunk: each is a TLB flush on every CPU the
-         * process runs on. */
-        if (!st && (c + 1) % RELEASE_CHUNKS == 0 && c + 1 >= 2 * RELEASE_CHUNKS)
-            release_chunks(J, c + 1 - 2 * RELEASE_CHUNKS, c + 1 - RELEASE_CHUNKS);
+        atomic_store(&w->current, INT64_MAX);
+        if (!st && c < atomic_load(&J->released))
+            release_chunks(J, c, c + 1); /* passed by a release meanwhile */
+        if (!st)
+            release_done(J);
         if (st) {
             int expected = 0;
             if (atomic_compare_exchange_strong(&J->failed, &expected, 1)) {
@@ -546,6 +580,11 @@ ts_status ts_array_metrics(const ts_file *fa, const ts_array *a, const ts_file *
     if (!st) {
         atomic_init(&J->next, 0);
         atomic_init(&J->done, 0);
+        atomic_init(&J->released, 0);
+        J->workers = w;
+        J->nworkers = n;
+        for (int t = 0; t < n; t++)
+            atomic_init(&w[t].current, INT64_MAX);
         atomic_init(&J->failed, 0);
         ts__run_jobs(thread_main, w, sizeof *w, n);
         release_chunks(J, 0, J->nchunks);
