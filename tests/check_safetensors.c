@@ -357,6 +357,39 @@ static ts_status open_text(const char *header, size_t data_len, ts_error *err)
     return st;
 }
 
+/* A header 640, 896, 1152 or 1408 bytes long starts 80 0N 00 ..., as a
+ * pickle of protocol N starts: detected as safetensors all the same (it was
+ * read as a pickle and failed at byte 2), from memory and by a path with
+ * any extension. */
+START_TEST(test_header_length_like_pickle)
+{
+    static const size_t lengths[] = {640, 896, 1152, 1408, 640 + 65536};
+    for (size_t k = 0; k < sizeof lengths / sizeof *lengths; k++) {
+        size_t n = lengths[k];
+        unsigned char *buf = malloc(8 + n + 4);
+        ck_assert_ptr_nonnull(buf);
+        for (int i = 0; i < 8; i++)
+            buf[i] = (unsigned char)((uint64_t)n >> (8 * i));
+        const char *h = "{\"a\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[0,4]}}";
+        memset(buf + 8, ' ', n);
+        memcpy(buf + 8, h, strlen(h));
+        memset(buf + 8 + n, 0, 4);
+        ck_assert_int_eq(ts_format_detect(buf, 8 + n + 4), TS_FORMAT_SAFETENSORS);
+        ts_file *f = NULL;
+        ts_error err;
+        ck_assert_msg(ts_file_open_memory(buf, 8 + n + 4, NULL, &f, &err) == TS_OK, "%s",
+                      err.message);
+        ck_assert_int_eq(ts_file_format(f), TS_FORMAT_SAFETENSORS);
+        ck_assert_uint_eq(ts_file_count(f), 1);
+        ts_file_close(f);
+        free(buf);
+    }
+    /* a pickle of protocol 2 is still one */
+    static const unsigned char pkl[] = {0x80, 0x02, ']', 'q', 0x00, '.'};
+    ck_assert_int_eq(ts_format_detect(pkl, sizeof pkl), TS_FORMAT_PICKLE);
+}
+END_TEST
+
 START_TEST(test_entry_rules)
 {
     ts_error err;
@@ -629,6 +662,7 @@ Suite *safetensors_suite(void)
     tc = tcase_create("errors");
     tcase_add_loop_test(tc, test_bad_fixture, 0, N_BAD);
     tcase_add_test(tc, test_entry_rules);
+    tcase_add_test(tc, test_header_length_like_pickle);
     tcase_add_test(tc, test_json_rules);
     tcase_add_test(tc, test_short_files);
     tcase_add_test(tc, test_probe);

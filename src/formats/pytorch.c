@@ -3144,11 +3144,12 @@ static ts_status read_pickle(ts_file *f, const unsigned char *data, size_t len,
 }
 
 /* PROTO 2..5 first: what pickle.dump writes (torch's legacy magic is tried
- * first, by the pytorch row). */
+ * first, by the pytorch row); not a safetensors file whose header length
+ * starts with the same two bytes (640, 896, 1152 or 1408, + k * 65536). */
 static int probe_pickle(const unsigned char *d, size_t len, ts__source *src)
 {
-    (void)src;
-    return len >= 2 && d[0] == 0x80 && d[1] >= 2 && d[1] <= 5;
+    return len >= 2 && d[0] == 0x80 && d[1] >= 2 && d[1] <= 5 &&
+           !ts__probe_safetensors(d, len, src);
 }
 
 const ts__reader ts__reader_pickle = {

@@ -98,6 +98,12 @@ ts_status ts__file_add_failure(const ts_file *f);
  * (probe_required: a .json is TF.js only when it looks like it). */
 int ts__format_owns_extensions(size_t i);
 
+/* 1 when the first len bytes of a file start like a safetensors file: an
+ * 8-byte header length of 2..2^40 and a JSON object with a key or empty.
+ * Its length 640 is 80 02 00 ..., a pickle's PROTO 2: the pickle probe asks
+ * this first. */
+int ts__probe_safetensors(const unsigned char *data, size_t len, ts__source *src);
+
 /* Array i of f for its reader to change (a reader that places its arrays
  * after reading them all), or NULL when i is out of range. */
 ts_array *ts__file_array_mut(ts_file *f, size_t i);

@@ -101,7 +101,7 @@ static size_t skip_ws_probe(const unsigned char *data, size_t i, size_t end, ts_
     return i;
 }
 
-static int probe_safetensors(const unsigned char *data, size_t len, ts__source *src)
+int ts__probe_safetensors(const unsigned char *data, size_t len, ts__source *src)
 {
     if (len < 9)
         return 0;
@@ -856,7 +856,7 @@ static ts_status read_safetensors(ts_file *f, const unsigned char *data, size_t 
 const ts__reader ts__reader_safetensors = {
     {TS_FORMAT_SAFETENSORS, "safetensors", ".safetensors", "u64 header length then {",
      "Hugging Face safetensors", "dtype", 0},
-    probe_safetensors,
+    ts__probe_safetensors,
     read_safetensors,
     0,
 };

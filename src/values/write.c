@@ -2003,6 +2003,16 @@ static ts_status sum_run(void *ctx, const unsigned char *p, int64_t n, ts_error 
     return TS_OK;
 }
 
+/* A written file that does not read back: TS_ERR_IO, the reader's message
+ * after the file's name (err->code says TS_ERR_IO too). */
+static ts_status verify_failed(ts_error *err, const char *shown)
+{
+    ts__error_prefix(err, "verifying '%s'", shown);
+    if (err)
+        err->code = TS_ERR_IO;
+    return TS_ERR_IO;
+}
+
 /* Compares the arrays of the written file at `path` with plans ps[0..n)
  * (sorted by name; for a .npy file n is 1 and the name is not compared). */
 static ts_status verify_file(const char *path, const char *shown, plan **ps, size_t n,
@@ -2014,10 +2024,8 @@ static ts_status verify_file(const char *path, const char *shown, plan **ps, siz
     ts_open_options oo = TS_OPEN_OPTIONS_INIT;
     oo.io = TS_IO_MAP;
     ts_status st = ts_file_open(path, &oo, &f, err);
-    if (st) {
-        ts__error_prefix(err, "verifying '%s'", shown);
-        return TS_ERR_IO;
-    }
+    if (st)
+        return verify_failed(err, shown);
     if (ts_file_count(f) != n) {
         ts_file_close(f);
         return ts__error(err, TS_ERR_IO, "verifying '%s': %zu arrays written, %zu read back",
@@ -2058,15 +2066,13 @@ static ts_status verify_file(const char *path, const char *shown, plan **ps, siz
         }
         ts__data d;
         if ((st = ts__data_open(&d, f, a, err))) {
-            ts__error_prefix(err, "verifying '%s'", shown);
-            st = TS_ERR_IO;
+            st = verify_failed(err, shown);
             break;
         }
         sum_sink c = {sum, d.dec.elem_bytes, !d.src && ts__file_is_mapped(f)};
         XXH3_64bits_reset(sum);
         if ((st = ts__data_stream(&d, 0, d.count, sum_run, &c, err))) {
-            ts__error_prefix(err, "verifying '%s'", shown);
-            st = TS_ERR_IO;
+            st = verify_failed(err, shown);
         } else if (XXH3_64bits_digest(sum) != p->sum) {
             st = ts__error(err, TS_ERR_IO, "verifying '%s': the data of array '%s' read back "
                            "has checksum (XXH3-64) %016llx, not the %016llx written", shown,
