@@ -28,9 +28,13 @@
 #include <stdlib.h>
 
 #define OPTIONS_V1_SIZE (offsetof(ts_metrics_options, progress_ctx) + sizeof(void *))
-#define CHUNK_ELEMS ((int64_t)1 << 18)
-/* Chunks read between releases of a mapped file's pages. */
-#define RELEASE_CHUNKS 4
+/* Elements per chunk: small enough that the arrays of a model split into
+ * several (a llama layer's key projection of 256 x 1024 into 4), so both
+ * threads finish an array together. */
+#define CHUNK_ELEMS ((int64_t)1 << 16)
+/* Chunks read between releases of a mapped file's pages (1 Mi elements:
+ * each release is a TLB flush on every CPU). */
+#define RELEASE_CHUNKS 16
 /* Chunks ahead of the last release past which a stalled thread no longer
  * holds the release back. */
 #define MAX_AHEAD (4 * RELEASE_CHUNKS)
