@@ -1729,9 +1729,10 @@ static ts_status scan_run(void *arg, ts_error *err)
 }
 
 /* Scans one file (mem NULL: by path) into a new record, with `machine`
- * (the thread's, emptied after; NULL: a machine of the file's own).
- * Errors: only TS_ERR_NOMEM (the file's own problems are in its
- * record). */
+ * (the thread's, emptied after; NULL: a machine of the file's own). With
+ * listed and mem both given, mem is the listed file's bytes, read whole
+ * (ts__batch_read), and it is scanned as the file. Errors: only
+ * TS_ERR_NOMEM (the file's own problems are in its record). */
 static ts_status scan_file(ts_scan *s, const char *path, ts__dir_fd *listed, const void *mem,
                            size_t memlen, ts__pk *machine, ts_error *err)
 {
@@ -1751,9 +1752,10 @@ static ts_status scan_file(ts_scan *s, const char *path, ts__dir_fd *listed, con
     fs.s = s;
     fs.file = s->nfiles - 1;
     fs.container = "other";
-    fs.memory = mem != NULL;
+    fs.memory = mem != NULL && !listed;
     ts_error e;
-    ts_status st = mem      ? ts__file_of_memory(mem, memlen, &fs.f, &e)
+    ts_status st = mem && listed ? ts__file_of_read(mem, memlen, &fs.f, &e)
+                   : mem    ? ts__file_of_memory(mem, memlen, &fs.f, &e)
                    : listed ? ts__file_open_image_listed(listed, path, &fs.f, &e)
                             : ts__file_open_image(path, NULL, &fs.f, &e);
     if (st == TS_ERR_NOMEM)
@@ -2026,14 +2028,24 @@ static void *scan_worker(void *arg)
     j->part = scan_new(&j->err);
     j->st = j->part ? ts__pk_new(&pk, NULL, &j->err) : TS_ERR_NOMEM;
     ts__dir_fd dir = TS__DIR_FD_INIT;
+    /* a folder's files read a batch at a time when io_uring can be had */
+    ts__batch *reader = p->listed && !j->st ? ts__batch_new() : NULL;
+    _Static_assert(THREAD_STEP <= TS__BATCH_MAX, "a batch is read at once");
     while (!j->st) {
         size_t i = atomic_fetch_add(&p->next, THREAD_STEP);
         if (i >= p->n)
             break;
         size_t b = i / THREAD_STEP, end = p->n - i > THREAD_STEP ? i + THREAD_STEP : p->n;
-        for (; i < end && !j->st; i++)
-            j->st = scan_file(j->part, p->paths[i], p->listed ? &dir : NULL, NULL, 0, pk,
-                              &j->err);
+        const unsigned char *data[THREAD_STEP];
+        long len[THREAD_STEP];
+        for (size_t k = 0; k < THREAD_STEP; k++)
+            len[k] = -1;
+        if (reader)
+            ts__batch_read(reader, &dir, p->paths + i, end - i, data, len);
+        for (size_t k = 0; i < end && !j->st; i++, k++)
+            j->st = scan_file(j->part, p->paths[i], p->listed ? &dir : NULL,
+                              len[k] >= 0 ? data[k] : NULL, len[k] >= 0 ? (size_t)len[k] : 0,
+                              pk, &j->err);
         if (!j->st)
             hand_over(p, j->part, b);
         if (j->t == 0)
@@ -2046,6 +2058,7 @@ static void *scan_worker(void *arg)
         pthread_cond_signal(&p->handed);
         pthread_mutex_unlock(&p->lock);
     }
+    ts__batch_free(reader);
     ts__dir_fd_close(&dir);
     ts__pk_free(pk);
     if (j->t == 0 && !j->st)
