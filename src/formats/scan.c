@@ -191,6 +191,8 @@ typedef struct fscan {
     size_t *seen;            /* this file's globals, by (pickle, opcode,
                                 module, name): index + 1; 0 free */
     size_t seen_cap, seen_n;
+    size_t recent[16];       /* the last global of each (module length, name
+                                length) class met: index + 1, 0 none */
     size_t more_globals;     /* not listed past MAX_GLOBALS */
 } fscan;
 
@@ -445,7 +447,19 @@ static ts_status record_global(fscan *fs, const ts__pk_event *e)
     ts_scan *s = fs->s;
     const char *op = ts__pk_opcode_name(e->op);
     /* named again in this pickle: counted (printable names compare as
-     * written; others get a record of their own, harmlessly) */
+     * written; others get a record of their own, harmlessly); first
+     * against the last global of its lengths (a state dict names the same
+     * two or three globals per tensor: no hash then) */
+    size_t *recent = &fs->recent[(e->module_len * 5 + e->name_len) & 15];
+    if (*recent) {
+        ts_scan_global *g = &s->globals[*recent - 1];
+        if (g->pickle == fs->pickle_name && g->opcode == op &&
+            same_text(g->module, e->module, e->module_len) &&
+            same_text(g->name, e->name, e->name_len)) {
+            g->count++;
+            return TS_OK;
+        }
+    }
     uint64_t h = global_hash(fs->pickle_name, op, e->module, e->module_len, e->name,
                              e->name_len);
     size_t slot = 0;
@@ -457,6 +471,7 @@ static ts_status record_global(fscan *fs, const ts__pk_event *e)
                 same_text(g->module, e->module, e->module_len) &&
                 same_text(g->name, e->name, e->name_len)) {
                 g->count++;
+                *recent = fs->seen[slot];
                 return TS_OK;
             }
         }
@@ -539,6 +554,7 @@ static ts_status record_global(fscan *fs, const ts__pk_event *e)
     }
     fs->seen[slot] = s->nglobals;
     fs->seen_n++;
+    *recent = s->nglobals;
     return TS_OK;
 }
 
