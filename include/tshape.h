@@ -2938,6 +2938,28 @@ typedef struct ts_scan ts_scan;
  */
 TS_API ts_status ts_scan_open(const char *path, ts_scan **out, ts_error *err);
 
+/* Receives file i of scan s as soon as it is scanned (ts_scan_open_each);
+ * returns 0 to go on, anything else to stop. */
+typedef int (*ts_scan_each_fn)(void *user, const ts_scan *s, size_t i);
+
+/*
+ * ts_scan_open, calling each(user, s, i) on the calling thread for every
+ * file i (0, 1, ... in path order, as ts_scan_file_at numbers them) as soon
+ * as the files up to it are scanned, while the library's threads go on
+ * with the files after it: a caller can print a folder's results as they
+ * come instead of after the last file (tshape scan does). During the call
+ * s holds files 0..i, their globals and findings, exactly as the finished
+ * scan will (ts_scan_file_count(s) is i + 1; the verdict and error count
+ * are those of these files). The records ts_scan_file_at, ts_scan_global_at
+ * and ts_scan_finding_at return may move after the call (later files are
+ * added); their strings stay valid until ts_scan_close. each must not
+ * close s. each may be NULL (then this is ts_scan_open).
+ * Errors: those of ts_scan_open, and TS_ERR_CANCELED when each returned
+ * non-zero (no scan then: *out is NULL, and no file after i was reported).
+ */
+TS_API ts_status ts_scan_open_each(const char *path, ts_scan_each_fn each, void *user,
+                                   ts_scan **out, ts_error *err);
+
 /* Scans an image in memory as the file `name` (NUL-terminated, used in
  * reports; may be NULL: "-"): data (len bytes; NULL only when len is 0) is
  * borrowed for the call only. Errors: TS_ERR_NOMEM. */

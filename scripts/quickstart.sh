@@ -27,7 +27,7 @@ if [ "${1:-}" = "--where" ]; then
     exit 0
 fi
 
-sh scripts/deps.sh gcc make pkg-config libc6-dev libjansson-dev zlib1g-dev libzip-dev libxxhash-dev libcurl4-openssl-dev libseccomp-dev libexpat1-dev
+sh scripts/deps.sh gcc make pkg-config libc6-dev libjansson-dev zlib1g-dev libzip-dev libxxhash-dev libcurl4-openssl-dev libseccomp-dev libexpat1-dev liburing-dev
 make -s -j2
 echo '$ tshape info --summary examples/*.npy examples/*.npz examples/*.safetensors examples/*.params'
 ./build/tshape info --summary examples/*.npy examples/*.npz examples/*.safetensors examples/*.params

@@ -8,7 +8,7 @@
 # runs exactly this.
 set -e
 cd "$(dirname "$0")/.."
-sh scripts/deps.sh gcc g++ make pkg-config libc6-dev libjansson-dev zlib1g-dev libzip-dev libxxhash-dev libseccomp-dev libexpat1-dev check \
+sh scripts/deps.sh gcc g++ make pkg-config libc6-dev libjansson-dev zlib1g-dev libzip-dev libxxhash-dev libseccomp-dev libexpat1-dev liburing-dev check \
     python3-numpy clang libclang-rt-14-dev libdlpack-dev libhdf5-103-1 libcurl4-openssl-dev \
     nginx-light openssl flatbuffers-compiler python3-flatbuffers strace libzstd1 libblosc1 libdeflate0 \
     python3-pytest python3-venv python3-pip python3-setuptools python3-wheel

@@ -1021,6 +1021,11 @@ START_TEST(test_scan)
     ck_assert_ptr_null(s);
     EXPECT(ts_scan_open("tests", NULL, EP), BAD, "ts_scan_open: out is NULL");
     EXPECT(ts_scan_open("tests/no such file", &s, EP), TS_ERR_IO, NULL);
+    EXPECT(ts_scan_open_each(NULL, NULL, NULL, &s, EP), BAD, "ts_scan_open_each: path is NULL");
+    ck_assert_ptr_null(s);
+    EXPECT(ts_scan_open_each("tests", NULL, NULL, NULL, EP), BAD,
+           "ts_scan_open_each: out is NULL");
+    EXPECT(ts_scan_open_each("tests/no such file", NULL, NULL, &s, EP), TS_ERR_IO, NULL);
     /* a URL that cannot be read: the file's record says so */
     ck_assert_int_eq(ts_scan_open("http://127.0.0.1:1/x.pt", &s, NULL), TS_OK);
     ck_assert_uint_eq(ts_scan_file_count(s), 1);

@@ -546,11 +546,11 @@ START_TEST(test_long_lines_sparse)
 }
 END_TEST
 
-/* A folder of more files than one thread takes (scan_pool: the threads
- * take 8 at a time, each with one machine for all its files): each file's
- * record, globals and findings are those of the file scanned alone, in
- * path order. */
-START_TEST(test_scan_folder_threads)
+/* Writes n files into the new folder dir (a mkdtemp template), in turn:
+ * a pickle that runs os.system (named twice), a tensor pickle (three
+ * globals), a JSON text and a pickle cut short (an error); file i is
+ * f%03d.bin, or .json. */
+static void write_scan_folder(char *dir, int n)
 {
     static const char evil[] = "\x80\x02" "cos\nsystem\nX\x01\0\0\0x\x85R0cos\nsystem\n.";
     static const char tensor[] = "\x80\x02}X\x01\0\0\0wctorch._utils\n_rebuild_tensor_v2\n((X"
@@ -563,16 +563,36 @@ START_TEST(test_scan_folder_threads)
         size_t len;
     } kinds[4] = {{evil, sizeof evil - 1}, {tensor, sizeof tensor - 1},
                   {"{\"a\": 1}\n", 9}, {cut, sizeof cut - 1}};
-    char dir[] = "/tmp/tshape-scan-XXXXXX", path[256];
+    char path[256];
     ck_assert_ptr_nonnull(mkdtemp(dir));
-    enum { N = 150 };
-    for (int i = 0; i < N; i++) {
+    for (int i = 0; i < n; i++) {
         snprintf(path, sizeof path, "%s/f%03d.%s", dir, i, i % 4 == 2 ? "json" : "bin");
         FILE *fp = fopen(path, "wb");
         ck_assert_ptr_nonnull(fp);
         ck_assert_uint_eq(fwrite(kinds[i % 4].data, 1, kinds[i % 4].len, fp), kinds[i % 4].len);
         fclose(fp);
     }
+}
+
+static void remove_scan_folder(const char *dir, int n)
+{
+    char path[256];
+    for (int i = 0; i < n; i++) {
+        snprintf(path, sizeof path, "%s/f%03d.%s", dir, i, i % 4 == 2 ? "json" : "bin");
+        unlink(path);
+    }
+    rmdir(dir);
+}
+
+/* A folder of more files than one thread takes (scan_pool: the threads
+ * take 8 at a time, each with one machine for all its files): each file's
+ * record, globals and findings are those of the file scanned alone, in
+ * path order. */
+START_TEST(test_scan_folder_threads)
+{
+    char dir[] = "/tmp/tshape-scan-XXXXXX", path[256];
+    enum { N = 150 };
+    write_scan_folder(dir, N);
     ts_scan *all, *one;
     ts_error err;
     ck_assert_msg(ts_scan_open(dir, &all, &err) == TS_OK, "%s", err.message);
@@ -629,6 +649,152 @@ START_TEST(test_scan_folder_threads)
 }
 END_TEST
 
+/* What ts_scan_open_each's callback saw of each file. */
+typedef struct each_seen {
+    size_t calls, stop_at;       /* stop_at: return 1 on that call (0: never) */
+    int order_ok;                /* i was calls - 1, and s held files 0..i */
+    char *path[200];
+    size_t nglobals[200], nfindings[200], first_global[200];
+    ts_scan_class verdict[200];
+    char *module[200];           /* its first global's, or NULL */
+    size_t errors[200];          /* ts_scan_error_count(s) then */
+} each_seen;
+
+static int on_each(void *user, const ts_scan *s, size_t i)
+{
+    each_seen *e = user;
+    const ts_scan_file *f = ts_scan_file_at(s, i);
+    e->order_ok &= i == e->calls && ts_scan_file_count(s) == i + 1 && f != NULL &&
+                   ts_scan_global_count(s) == f->first_global + f->nglobals &&
+                   ts_scan_finding_count(s) == f->first_finding + f->nfindings;
+    if (f && i < 200) {
+        e->path[i] = strdup(f->path);
+        e->nglobals[i] = f->nglobals;
+        e->nfindings[i] = f->nfindings;
+        e->first_global[i] = f->first_global;
+        e->verdict[i] = f->verdict;
+        e->module[i] = f->nglobals ? strdup(ts_scan_global_at(s, f->first_global)->module)
+                                   : NULL;
+        e->errors[i] = ts_scan_error_count(s);
+    }
+    e->calls++;
+    return e->stop_at != 0 && e->calls == e->stop_at;
+}
+
+static void each_free(each_seen *e)
+{
+    for (size_t i = 0; i < 200; i++) {
+        free(e->path[i]);
+        free(e->module[i]);
+    }
+}
+
+/* ts_scan_open_each on a folder of n files: each file delivered once, in
+ * path order, as the finished scan has it, with the files before it (on
+ * threads for 150 files, on the calling thread for 20). */
+static void check_each_folder(int n)
+{
+    char dir[] = "/tmp/tshape-scan-XXXXXX";
+    write_scan_folder(dir, n);
+    ts_scan *all, *each;
+    ts_error err;
+    each_seen *e = calloc(1, sizeof *e);
+    ck_assert_ptr_nonnull(e);
+    e->order_ok = 1;
+    ck_assert_msg(ts_scan_open(dir, &all, &err) == TS_OK, "%s", err.message);
+    ck_assert_msg(ts_scan_open_each(dir, on_each, e, &each, &err) == TS_OK, "%s", err.message);
+    ck_assert_int_eq(e->order_ok, 1);
+    ck_assert_uint_eq(e->calls, (size_t)n);
+    ck_assert_uint_eq(ts_scan_file_count(each), (size_t)n);
+    ck_assert_uint_eq(ts_scan_global_count(each), ts_scan_global_count(all));
+    ck_assert_uint_eq(ts_scan_finding_count(each), ts_scan_finding_count(all));
+    ck_assert_uint_eq(ts_scan_error_count(each), (size_t)n / 4);
+    for (size_t i = 0; i < (size_t)n; i++) {
+        const ts_scan_file *a = ts_scan_file_at(all, i), *b = ts_scan_file_at(each, i);
+        ck_assert_str_eq(e->path[i], a->path);
+        ck_assert_str_eq(b->path, a->path);
+        ck_assert_uint_eq(e->nglobals[i], a->nglobals);
+        ck_assert_uint_eq(e->nfindings[i], a->nfindings);
+        ck_assert_uint_eq(e->first_global[i], a->first_global);
+        ck_assert_uint_eq(b->first_global, a->first_global);
+        ck_assert_int_eq(e->verdict[i], a->verdict);
+        ck_assert_int_eq(e->verdict[i], i % 4 == 2 ? TS_SCAN_NONE : i % 4 == 1 ? TS_SCAN_DATA
+                                                                             : TS_SCAN_DANGEROUS);
+        /* (the errors so far: the cut pickles, one file in 4 from f003) */
+        ck_assert_uint_eq(e->errors[i], (i + 1) / 4);
+        if (a->nglobals)
+            ck_assert_str_eq(e->module[i], ts_scan_global_at(all, a->first_global)->module);
+        else
+            ck_assert_ptr_null(e->module[i]);
+    }
+    ck_assert_str_eq(e->module[1], "torch._utils");
+    ck_assert_str_eq(e->module[3], "posix");
+    ts_scan_close(all);
+    ts_scan_close(each);
+    each_free(e);
+
+    /* a callback that says stop: no scan, nothing reported after it */
+    memset(e, 0, sizeof *e);
+    e->order_ok = 1;
+    e->stop_at = 12;
+    each = (ts_scan *)1;
+    ck_assert_int_eq(ts_scan_open_each(dir, on_each, e, &each, &err), TS_ERR_CANCELED);
+    ck_assert_str_eq(err.message, "stopped by the callback after 12 files");
+    ck_assert_ptr_null(each);
+    ck_assert_uint_eq(e->calls, 12);
+    ck_assert_int_eq(e->order_ok, 1);
+    each_free(e);
+    free(e);
+    remove_scan_folder(dir, n);
+}
+
+START_TEST(test_scan_each_threads)
+{
+    check_each_folder(150);
+}
+END_TEST
+
+START_TEST(test_scan_each_small)
+{
+    check_each_folder(20);
+}
+END_TEST
+
+/* One file and one image: one call; a stop there is TS_ERR_CANCELED too. */
+START_TEST(test_scan_each_file)
+{
+    char dir[] = "/tmp/tshape-scan-XXXXXX", path[256];
+    write_scan_folder(dir, 2);
+    snprintf(path, sizeof path, "%s/f001.bin", dir);
+    each_seen *e = calloc(1, sizeof *e);
+    ck_assert_ptr_nonnull(e);
+    e->order_ok = 1;
+    ts_scan *s;
+    ts_error err;
+    ck_assert_msg(ts_scan_open_each(path, on_each, e, &s, &err) == TS_OK, "%s", err.message);
+    ck_assert_uint_eq(e->calls, 1);
+    ck_assert_int_eq(e->order_ok, 1);
+    ck_assert_str_eq(e->path[0], path);
+    ck_assert_uint_eq(e->nglobals[0], 3);
+    ck_assert_str_eq(e->module[0], "torch._utils");
+    ck_assert_int_eq(e->verdict[0], TS_SCAN_DATA);
+    ts_scan_close(s);
+    each_free(e);
+    memset(e, 0, sizeof *e);
+    e->stop_at = 1;
+    ck_assert_int_eq(ts_scan_open_each(path, on_each, e, &s, &err), TS_ERR_CANCELED);
+    ck_assert_ptr_null(s);
+    ck_assert_uint_eq(e->calls, 1);
+    each_free(e);
+    free(e);
+    /* NULL each: ts_scan_open */
+    ck_assert_msg(ts_scan_open_each(path, NULL, NULL, &s, &err) == TS_OK, "%s", err.message);
+    ck_assert_uint_eq(ts_scan_global_count(s), 3);
+    ts_scan_close(s);
+    remove_scan_folder(dir, 2);
+}
+END_TEST
+
 Suite *scan_suite(void)
 {
     Suite *s = suite_create("scan");
@@ -650,6 +816,9 @@ Suite *scan_suite(void)
     tcase_add_test(tc, test_scan_zip_differentials);
     tcase_add_test(tc, test_numpy_in_pickle);
     tcase_add_test(tc, test_scan_folder_threads);
+    tcase_add_test(tc, test_scan_each_threads);
+    tcase_add_test(tc, test_scan_each_small);
+    tcase_add_test(tc, test_scan_each_file);
     suite_add_tcase(s, tc);
     return s;
 }

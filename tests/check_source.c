@@ -447,6 +447,77 @@ START_TEST(test_listed_small_file)
 }
 END_TEST
 
+/* ts__batch_read: a batch of a folder's files read whole in one
+ * submission, byte for byte; what it cannot read whole (longer than 64
+ * KiB, gone since the listing, a folder, a file of another folder) has
+ * len -1 and the others are still read; a second batch reuses the slots.
+ * Without io_uring (no liburing, a kernel or seccomp filter refusing it)
+ * ts__batch_new is NULL: the caller reads file by file. */
+START_TEST(test_batch_read)
+{
+    static const size_t sizes[] = {0, 1, 834, 65536, 65537, 200000};
+    char dir[] = "/tmp/tshape-batch-XXXXXX", path[TS__BATCH_MAX][64], other[80];
+    char *paths[TS__BATCH_MAX];
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    for (size_t k = 0; k < 6; k++) {
+        snprintf(path[k], sizeof path[k], "%s/f%zu.bin", dir, k);
+        FILE *fp = fopen(path[k], "wb");
+        ck_assert_ptr_nonnull(fp);
+        for (size_t i = 0; i < sizes[k]; i++)
+            fputc((int)((i * 7 + k) & 0xff), fp);
+        fclose(fp);
+        paths[k] = path[k];
+    }
+    snprintf(path[6], sizeof path[6], "%s/gone.bin", dir);   /* never written */
+    snprintf(path[7], sizeof path[7], "%s/sub", dir);        /* a folder */
+    ck_assert_int_eq(mkdir(path[7], 0755), 0);
+    paths[6] = path[6];
+    paths[7] = path[7];
+    ts__batch *b = ts__batch_new();
+    if (!b) {
+        fprintf(stderr, "check_source: test_batch_read: no io_uring here (ts__batch_new "
+                        "NULL): the file-by-file path only\n");
+    } else {
+        ts__dir_fd d = TS__DIR_FD_INIT;
+        const unsigned char *data[TS__BATCH_MAX];
+        long len[TS__BATCH_MAX];
+        for (int round = 0; round < 2; round++) {
+            ts__batch_read(b, &d, paths, TS__BATCH_MAX, data, len);
+            for (size_t k = 0; k < 4; k++) {
+                ck_assert_int_eq(len[k], (long)sizes[k]);
+                for (size_t i = 0; i < sizes[k]; i++)
+                    ck_assert_int_eq(data[k][i], (int)((i * 7 + k) & 0xff));
+            }
+            for (size_t k = 4; k < TS__BATCH_MAX; k++)
+                ck_assert_int_eq(len[k], -1);
+        }
+        /* a path of another folder and those after it: -1; fewer files */
+        snprintf(other, sizeof other, "%s/x.bin", path[7]);
+        FILE *fp = fopen(other, "wb");
+        ck_assert_ptr_nonnull(fp);
+        fputs("abc", fp);
+        fclose(fp);
+        char *mixed[3] = {path[2], other, path[1]};
+        ts__batch_read(b, &d, mixed, 3, data, len);
+        ck_assert_int_eq(len[0], 834);
+        ck_assert_int_eq(len[1], -1);
+        ck_assert_int_eq(len[2], -1);
+        char *sub[1] = {other};
+        ts__batch_read(b, &d, sub, 1, data, len);
+        ck_assert_int_eq(len[0], 3);
+        ck_assert_int_eq(memcmp(data[0], "abc", 3), 0);
+        ts__dir_fd_close(&d);
+        ts__batch_free(b);
+        remove(other);
+    }
+    ts__batch_free(NULL);
+    for (size_t k = 0; k < 6; k++)
+        remove(path[k]);
+    rmdir(path[7]);
+    rmdir(dir);
+}
+END_TEST
+
 START_TEST(test_ranges_in_one_call)
 {
     static unsigned char data[1 << 20];
@@ -486,6 +557,7 @@ Suite *source_suite(void)
     tcase_add_test(tc, test_ranges_in_one_call);
     tcase_add_test(tc, test_large_run_mapped);
     tcase_add_test(tc, test_listed_small_file);
+    tcase_add_test(tc, test_batch_read);
     tcase_add_test(tc, test_concurrent_reads);
     suite_add_tcase(s, tc);
     TCase *all = tcase_create("files");

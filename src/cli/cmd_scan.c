@@ -1,10 +1,11 @@
 /*
  * cmd_scan.c - tshape scan PATH...: what torch.load, pickle.load,
  * numpy.load and joblib.load would import and run from each file or
- * folder, without running anything (ts_scan_open). The library computes
- * every verdict; this prints them: as text, as JSON Lines (--json: one
- * record per global, per finding and per file) or as one SARIF 2.1.0 log
- * (--sarif, for code-scanning UIs).
+ * folder, without running anything (ts_scan_open_each: each file printed
+ * as soon as it is scanned). The library computes every verdict; this
+ * prints them: as text, as JSON Lines (--json: one record per global, per
+ * finding and per file) or as one SARIF 2.1.0 log (--sarif, for
+ * code-scanning UIs).
  *
  * Exit status: 2 when a file could not be scanned whole (an error line
  * names it) or a PATH is unreadable; else 1 when anything is unknown or
@@ -298,55 +299,67 @@ static void print_sarif(cli_ctx *ctx, ts_scan *const *scans, int n)
 
 /* ---- the command ------------------------------------------------------------------ */
 
+typedef struct scan_run {
+    cli_ctx *ctx;
+    int sarif;
+    int status;
+    size_t files, counts[5], errors;
+} scan_run;
+
+/* ts_scan_open_each's callback: file i counted, its error reported and,
+ * unless SARIF (one log at the end), printed while the library scans the
+ * files after it. Stops the scan when standard output is closed. */
+static int scan_each(void *user, const ts_scan *s, size_t i)
+{
+    scan_run *r = user;
+    const ts_scan_file *f = ts_scan_file_at(s, i);
+    r->files++;
+    r->counts[f->verdict]++;
+    if (f->error) {
+        r->errors++;
+        r->status = cli_worse(r->status, cli_error(r->ctx, f->path, "%s", f->error));
+    }
+    if (!r->sarif)
+        print_file(r->ctx, s, f);
+    if (f->verdict >= TS_SCAN_UNKNOWN)
+        r->status = cli_worse(r->status, CLI_FALSE);
+    return r->ctx->out.closed;
+}
+
 int cmd_scan(cli_ctx *ctx, const cli_args *args)
 {
     if (args->nops == 0)
         return cli_usage(ctx, "missing PATH");
-    int sarif = cli_flag(args, "sarif") > 0;
+    scan_run r = {.ctx = ctx, .sarif = cli_flag(args, "sarif") > 0, .status = CLI_OK};
     ts_scan **scans = calloc((size_t)args->nops, sizeof *scans);
     if (!scans)
         return cli_error(ctx, NULL, "out of memory");
-    int status = CLI_OK;
-    size_t files = 0, counts[5] = {0}, errors = 0;
     for (int i = 0; i < args->nops && !ctx->out.closed; i++) {
         ts_error err;
-        if (ts_scan_open(args->ops[i], &scans[i], &err) != TS_OK) {
-            status = cli_worse(status, cli_error(ctx, args->ops[i], "%s", err.message));
+        if (ts_scan_open_each(args->ops[i], scan_each, &r, &scans[i], &err) != TS_OK) {
+            if (!ctx->out.closed)
+                r.status = cli_worse(r.status, cli_error(ctx, args->ops[i], "%s", err.message));
             continue;
         }
-        const ts_scan *s = scans[i];
-        for (size_t k = 0; k < ts_scan_file_count(s); k++) {
-            const ts_scan_file *f = ts_scan_file_at(s, k);
-            files++;
-            counts[f->verdict]++;
-            if (f->error) {
-                errors++;
-                status = cli_worse(status, cli_error(ctx, f->path, "%s", f->error));
-            }
-            if (!sarif)
-                print_file(ctx, s, f);
-            if (f->verdict >= TS_SCAN_UNKNOWN)
-                status = cli_worse(status, CLI_FALSE);
-        }
-        if (!sarif) {
+        if (!r.sarif) {
             /* a folder's files are printed; its scan is not kept */
             ts_scan_close(scans[i]);
             scans[i] = NULL;
         }
     }
-    if (sarif) {
+    if (r.sarif) {
         int json = ctx->json;
         ctx->json = 1;
         print_sarif(ctx, scans, args->nops);
         ctx->json = json;
-    } else if (!ctx->json && files > 1) {
+    } else if (!ctx->json && r.files > 1) {
         out_printf(ctx, "%zu files: %zu dangerous, %zu unknown, %zu data, %zu tensor, %zu "
-                   "none, %zu not scanned whole\n", files, counts[TS_SCAN_DANGEROUS],
-                   counts[TS_SCAN_UNKNOWN], counts[TS_SCAN_DATA], counts[TS_SCAN_TENSOR],
-                   counts[TS_SCAN_NONE], errors);
+                   "none, %zu not scanned whole\n", r.files, r.counts[TS_SCAN_DANGEROUS],
+                   r.counts[TS_SCAN_UNKNOWN], r.counts[TS_SCAN_DATA], r.counts[TS_SCAN_TENSOR],
+                   r.counts[TS_SCAN_NONE], r.errors);
     }
     for (int i = 0; i < args->nops; i++)
         ts_scan_close(scans[i]);
     free(scans);
-    return status;
+    return r.status;
 }

@@ -1,11 +1,12 @@
 /*
- * lazylib.c - libz, libjansson and libm's hypot, loaded with dlopen the
+ * lazylib.c - libz, libjansson, libm's hypot, libdeflate and liburing, loaded with dlopen the
  * first time a call needs them (see lazylib.h for why and for what happens
  * when a library is missing). One pthread_once per library: threads may
  * reach the first call together.
  */
 #define _GNU_SOURCE /* RTLD_* under -D_POSIX_C_SOURCE on older libcs */
 #include <dlfcn.h>
+#include <errno.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -231,10 +232,58 @@ double ts__hypot(double x, double y)
     return (double)__builtin_sqrtl(lx * lx + ly * ly);
 }
 
+/* ---- liburing ---------------------------------------------------------------- */
+
+#if TS_HAVE_LIBURING
+enum { U_queue_init_params, U_queue_exit, U_register_files_sparse, U_submit_and_wait, U_NFUNCS };
+static const char *const u_names[U_NFUNCS] = {"io_uring_queue_init_params", "io_uring_queue_exit",
+                                              "io_uring_register_files_sparse",
+                                              "io_uring_submit_and_wait"};
+static void *u_fns[U_NFUNCS];
+static pthread_once_t u_once = PTHREAD_ONCE_INIT;
+static void u_load(void) { (void)load_table("liburing.so.2", u_names, u_fns, U_NFUNCS); }
+static void *u_fn(int i)
+{
+    pthread_once(&u_once, u_load);
+    return u_fns[i];
+}
+
+int ts__uring_queue_init_params(unsigned entries, struct io_uring *ring,
+                                struct io_uring_params *p)
+{
+    void *f = u_fn(U_queue_init_params);
+    return f ? TS__FN(int (*)(unsigned, struct io_uring *, struct io_uring_params *), f)(
+                   entries, ring, p)
+             : -ENOSYS;
+}
+
+void ts__uring_queue_exit(struct io_uring *ring)
+{
+    void *f = u_fn(U_queue_exit);
+    if (f)
+        TS__FN(void (*)(struct io_uring *), f)(ring);
+}
+
+int ts__uring_register_files_sparse(struct io_uring *ring, unsigned nr)
+{
+    void *f = u_fn(U_register_files_sparse);
+    return f ? TS__FN(int (*)(struct io_uring *, unsigned), f)(ring, nr) : -ENOSYS;
+}
+
+int ts__uring_submit_and_wait(struct io_uring *ring, unsigned wait_nr)
+{
+    void *f = u_fn(U_submit_and_wait);
+    return f ? TS__FN(int (*)(struct io_uring *, unsigned), f)(ring, wait_nr) : -ENOSYS;
+}
+#endif
+
 void ts__lazylib_preload(void)
 {
     pthread_once(&z_once, z_load);
     pthread_once(&j_once, j_load);
     pthread_once(&m_once, m_load);
     pthread_once(&d_once, d_load);
+#if TS_HAVE_LIBURING
+    pthread_once(&u_once, u_load);
+#endif
 }

@@ -45,4 +45,26 @@ uint32_t ts__crc32_combine_soft(uint32_t crc1, uint32_t crc2, uint64_t len2);
  * steps of 1 GiB) otherwise. Loaded once per process, thread-safe. */
 uint32_t ts__crc32_fast(uint32_t crc, const unsigned char *p, size_t n);
 
+/* liburing (Debian liburing2), for reading a folder's small files in
+ * batches (src/formats/source_batch.c): its four functions that are not
+ * inline in liburing.h, loaded on first use; without the library they
+ * return -ENOSYS (queue_exit does nothing). Built only where liburing.h
+ * is (TS_HAVE_LIBURING). */
+#if defined(__has_include)
+#if __has_include(<liburing.h>)
+#define TS_HAVE_LIBURING 1
+#endif
+#endif
+#ifndef TS_HAVE_LIBURING
+#define TS_HAVE_LIBURING 0
+#endif
+#if TS_HAVE_LIBURING
+#include <liburing.h>
+int ts__uring_queue_init_params(unsigned entries, struct io_uring *ring,
+                                struct io_uring_params *p);
+void ts__uring_queue_exit(struct io_uring *ring);
+int ts__uring_register_files_sparse(struct io_uring *ring, unsigned nr);
+int ts__uring_submit_and_wait(struct io_uring *ring, unsigned wait_nr);
+#endif
+
 #endif

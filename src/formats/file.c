@@ -900,6 +900,14 @@ ts_status ts__file_open_image_listed(ts__dir_fd *dir, const char *path, ts_file 
     return open_image(dir, path, NULL, out, err);
 }
 
+ts_status ts__file_of_read(const void *data, size_t len, ts_file **out, ts_error *err)
+{
+    *out = NULL;
+    ts__source *src;
+    ts_status st = ts__source_of_read(data, len, &src, err);
+    return st ? st : file_of_source(src, out, err);
+}
+
 ts_status ts__file_of_memory(const void *data, size_t len, ts_file **out, ts_error *err)
 {
     static const unsigned char empty[1];

@@ -479,6 +479,9 @@ ts_status ts__file_open_image_listed(ts__dir_fd *dir, const char *path, ts_file 
                                      ts_error *err);
 /* The same over data (len bytes, borrowed; must outlive the file). */
 ts_status ts__file_of_memory(const void *data, size_t len, ts_file **out, ts_error *err);
+/* The same over a copy of a small file's bytes, read whole
+ * (ts__batch_read): as ts__file_open_image would have read it. */
+ts_status ts__file_of_read(const void *data, size_t len, ts_file **out, ts_error *err);
 
 /* The regular files under dir and its subfolders (model.c), sorted; names
  * starting with '.' are skipped. *paths and its strings are malloc'd. */

@@ -68,6 +68,7 @@ struct ts_scan {
     size_t errors;
     struct known_global *known; /* globals classified so far (global_facts) */
     size_t known_n, known_cap;
+    const char *recent[2];      /* the last texts of sdup_recent */
 };
 
 static const char *sdup(ts_scan *s, const char *p, size_t n)
@@ -87,6 +88,20 @@ static const char *sdup(ts_scan *s, const char *p, size_t n)
     memcpy(r, p, n);
     r[n] = '\0';
     c->used += n + 1;
+    return r;
+}
+
+/* sdup of a NUL-terminated text that is often one of the last two (the
+ * weights_only reasons of a folder's files: 460 KB of copies for 1,000
+ * pickles, a page fault every 4 KB): the copy kept then. */
+static const char *sdup_recent(ts_scan *s, const char *p)
+{
+    for (int i = 0; i < 2; i++)
+        if (s->recent[i] && strcmp(s->recent[i], p) == 0)
+            return s->recent[i];
+    const char *r = sdup(s, p, strlen(p));
+    s->recent[1] = s->recent[0];
+    s->recent[0] = r;
     return r;
 }
 
@@ -176,6 +191,8 @@ typedef struct fscan {
     size_t *seen;            /* this file's globals, by (pickle, opcode,
                                 module, name): index + 1; 0 free */
     size_t seen_cap, seen_n;
+    size_t recent[16];       /* the last global of each (module length, name
+                                length) class met: index + 1, 0 none */
     size_t more_globals;     /* not listed past MAX_GLOBALS */
 } fscan;
 
@@ -430,7 +447,19 @@ static ts_status record_global(fscan *fs, const ts__pk_event *e)
     ts_scan *s = fs->s;
     const char *op = ts__pk_opcode_name(e->op);
     /* named again in this pickle: counted (printable names compare as
-     * written; others get a record of their own, harmlessly) */
+     * written; others get a record of their own, harmlessly); first
+     * against the last global of its lengths (a state dict names the same
+     * two or three globals per tensor: no hash then) */
+    size_t *recent = &fs->recent[(e->module_len * 5 + e->name_len) & 15];
+    if (*recent) {
+        ts_scan_global *g = &s->globals[*recent - 1];
+        if (g->pickle == fs->pickle_name && g->opcode == op &&
+            same_text(g->module, e->module, e->module_len) &&
+            same_text(g->name, e->name, e->name_len)) {
+            g->count++;
+            return TS_OK;
+        }
+    }
     uint64_t h = global_hash(fs->pickle_name, op, e->module, e->module_len, e->name,
                              e->name_len);
     size_t slot = 0;
@@ -442,6 +471,7 @@ static ts_status record_global(fscan *fs, const ts__pk_event *e)
                 same_text(g->module, e->module, e->module_len) &&
                 same_text(g->name, e->name, e->name_len)) {
                 g->count++;
+                *recent = fs->seen[slot];
                 return TS_OK;
             }
         }
@@ -524,6 +554,7 @@ static ts_status record_global(fscan *fs, const ts__pk_event *e)
     }
     fs->seen[slot] = s->nglobals;
     fs->seen_n++;
+    *recent = s->nglobals;
     return TS_OK;
 }
 
@@ -1714,9 +1745,10 @@ static ts_status scan_run(void *arg, ts_error *err)
 }
 
 /* Scans one file (mem NULL: by path) into a new record, with `machine`
- * (the thread's, emptied after; NULL: a machine of the file's own).
- * Errors: only TS_ERR_NOMEM (the file's own problems are in its
- * record). */
+ * (the thread's, emptied after; NULL: a machine of the file's own). With
+ * listed and mem both given, mem is the listed file's bytes, read whole
+ * (ts__batch_read), and it is scanned as the file. Errors: only
+ * TS_ERR_NOMEM (the file's own problems are in its record). */
 static ts_status scan_file(ts_scan *s, const char *path, ts__dir_fd *listed, const void *mem,
                            size_t memlen, ts__pk *machine, ts_error *err)
 {
@@ -1736,9 +1768,10 @@ static ts_status scan_file(ts_scan *s, const char *path, ts__dir_fd *listed, con
     fs.s = s;
     fs.file = s->nfiles - 1;
     fs.container = "other";
-    fs.memory = mem != NULL;
+    fs.memory = mem != NULL && !listed;
     ts_error e;
-    ts_status st = mem      ? ts__file_of_memory(mem, memlen, &fs.f, &e)
+    ts_status st = mem && listed ? ts__file_of_read(mem, memlen, &fs.f, &e)
+                   : mem    ? ts__file_of_memory(mem, memlen, &fs.f, &e)
                    : listed ? ts__file_open_image_listed(listed, path, &fs.f, &e)
                             : ts__file_open_image(path, NULL, &fs.f, &e);
     if (st == TS_ERR_NOMEM)
@@ -1798,9 +1831,9 @@ static ts_status scan_file(ts_scan *s, const char *path, ts__dir_fd *listed, con
     r->torch_1_13 = fs.wo[0].verdict;
     r->torch_2_4 = fs.wo[1].verdict;
     if (r->torch_1_13 != TS_SCAN_WO_ACCEPTED && r->torch_1_13 != TS_SCAN_WO_NA)
-        r->why_1_13 = sdup(s, fs.wo[0].why, strlen(fs.wo[0].why));
+        r->why_1_13 = sdup_recent(s, fs.wo[0].why);
     if (r->torch_2_4 != TS_SCAN_WO_ACCEPTED && r->torch_2_4 != TS_SCAN_WO_NA)
-        r->why_2_4 = sdup(s, fs.wo[1].why, strlen(fs.wo[1].why));
+        r->why_2_4 = sdup_recent(s, fs.wo[1].why);
     if (r->torch_2_4 == TS_SCAN_WO_ALLOWLIST && fs.safe)
         r->safe_globals = sdup(s, fs.safe, fs.safe_len);
     free(fs.safe);
@@ -1823,26 +1856,185 @@ static ts_scan *scan_new(ts_error *err)
     return s;
 }
 
-/* A folder's files shared by the threads, taken THREAD_STEP at a time so
- * that a thread slowed by the machine's other work takes fewer (contiguous
- * halves left the faster thread idle at the end); each file's record is
- * found again by owner and local for the merge in path order. */
+/* Calls each(user, s, i) for file i, the last one merged into s; 1 when
+ * it asked to stop (err says so). */
+static int deliver(ts_scan *s, ts_scan_each_fn each, void *user, ts_error *err)
+{
+    if (!each || each(user, s, s->nfiles - 1) == 0)
+        return 0;
+    ts__error(err, TS_ERR_CANCELED, "stopped by the callback after %zu files", s->nfiles);
+    return 1;
+}
+
+/* A folder's files shared by the threads, taken THREAD_STEP at a time (a
+ * batch) so that a thread slowed by the machine's other work takes fewer
+ * (contiguous halves left the faster thread idle at the end). A thread
+ * hands each batch's records over when it is done; the calling thread
+ * merges the batches into the scan in path order between its own batches
+ * and calls `each` for their files, so that its caller prints file i while
+ * the other threads scan the files after it (a printout of 1,000 files
+ * after the last one was scanned took a tenth of the run on one core). */
+typedef struct scan_batch {
+    ts_scan_file *files;     /* the records, the thread's arrays handed over */
+    ts_scan_global *globals;
+    ts_scan_finding *findings;
+    size_t nfiles, nglobals, nfindings;
+    int ready;               /* handed over (under the pool's lock) */
+} scan_batch;
+
 typedef struct scan_pool {
     char **paths;
     size_t n;
     int listed;              /* the paths are a folder's regular files */
     atomic_size_t next;      /* the next file to take */
-    unsigned char *owner;    /* per file: its thread */
-    size_t *local;           /* per file: its index in that thread's scan */
+    scan_batch *batches;     /* batch b: files b * THREAD_STEP ... */
+    size_t nbatches;
+    pthread_mutex_t lock;    /* over ready, failed and waiting */
+    pthread_cond_t handed;   /* a batch was handed over, or a thread failed */
+    int failed;              /* a thread stopped (out of memory) */
+    int waiting;             /* the calling thread waits for a batch */
+    /* the calling thread's: */
+    ts_scan *s;              /* the scan the batches are merged into */
+    size_t merged;           /* batches merged */
+    ts_scan_each_fn each;
+    void *user;
+    ts_status st;            /* a merge ran out of memory, or each asked to stop */
+    ts_error err;
 } scan_pool;
 
 typedef struct scan_job {
     scan_pool *pool;
-    unsigned char t;
+    int t;                   /* 0: the calling thread (ts__run_jobs runs job 0) */
     ts_scan *part;
     ts_status st;
     ts_error err;
 } scan_job;
+
+/* Hands the records of part (batch b) over to the merge; part starts
+ * empty arrays for the next batch (its strings stay in its chunks). */
+static void hand_over(scan_pool *p, ts_scan *part, size_t b)
+{
+    scan_batch *x = &p->batches[b];
+    pthread_mutex_lock(&p->lock);
+    x->files = part->files;
+    x->globals = part->globals;
+    x->findings = part->findings;
+    x->nfiles = part->nfiles;
+    x->nglobals = part->nglobals;
+    x->nfindings = part->nfindings;
+    x->ready = 1;
+    if (p->waiting)
+        pthread_cond_signal(&p->handed);
+    pthread_mutex_unlock(&p->lock);
+    part->files = NULL;
+    part->globals = NULL;
+    part->findings = NULL;
+    part->nfiles = part->nglobals = part->nfindings = 0;
+    part->files_cap = part->globals_cap = part->findings_cap = 0;
+}
+
+/* *v (of *cap elements of `size` bytes) grown to hold need, to `want`
+ * when that is more and can be had. */
+static int grow_to(void **v, size_t *cap, size_t need, size_t want, size_t size)
+{
+    if (need <= *cap)
+        return 0;
+    size_t c = need > 2 * *cap ? need : 2 * *cap;
+    void *p = NULL;
+    if (want > c && want <= SIZE_MAX / size && (p = realloc(*v, want * size)))
+        c = want;
+    else if (c > SIZE_MAX / size || !(p = realloc(*v, c * size)))
+        return -1;
+    *v = p;
+    *cap = c;
+    return 0;
+}
+
+/* have so far for `done` files, and as many per file for `rest` more. */
+static size_t extrapolate(size_t have, size_t done, size_t rest)
+{
+    double x = (double)have + (double)have / (double)done * (double)rest * 1.125;
+    return x < (double)(SIZE_MAX / 2) ? (size_t)x : SIZE_MAX / 2;
+}
+
+/* Room in s for batch x's records, and for as many per file as so far
+ * for the n - done files to come (one array each, not a copy per doubling:
+ * pages never written cost nothing). */
+static ts_status reserve_batch(ts_scan *s, const scan_batch *x, size_t n, size_t done,
+                               ts_error *err)
+{
+    size_t files = done + x->nfiles, rest = n > files ? n - files : 0;
+    size_t ng = s->nglobals + x->nglobals, nx = s->nfindings + x->nfindings;
+    if (grow_to((void **)&s->files, &s->files_cap, s->nfiles + x->nfiles, n,
+                sizeof *s->files) ||
+        grow_to((void **)&s->globals, &s->globals_cap, ng, extrapolate(ng, files, rest),
+                sizeof *s->globals) ||
+        grow_to((void **)&s->findings, &s->findings_cap, nx, extrapolate(nx, files, rest),
+                sizeof *s->findings))
+        return ts__error(err, TS_ERR_NOMEM, "out of memory");
+    return TS_OK;
+}
+
+/* Appends file k of batch x (reserve_batch made room) to s: its record,
+ * globals and findings renumbered, its error counted. */
+static void append_file(ts_scan *s, const scan_batch *x, size_t k)
+{
+    ts_scan_file r = x->files[k];
+    size_t file = s->nfiles;
+    for (size_t i = 0; i < r.nglobals; i++) {
+        s->globals[s->nglobals + i] = x->globals[r.first_global + i];
+        s->globals[s->nglobals + i].file = file;
+    }
+    for (size_t i = 0; i < r.nfindings; i++) {
+        s->findings[s->nfindings + i] = x->findings[r.first_finding + i];
+        s->findings[s->nfindings + i].file = file;
+    }
+    r.first_global = s->nglobals;
+    r.first_finding = s->nfindings;
+    s->nglobals += r.nglobals;
+    s->nfindings += r.nfindings;
+    s->errors += r.status != TS_OK;
+    s->files[s->nfiles++] = r;
+}
+
+static void free_batch(scan_batch *x)
+{
+    free(x->files);
+    free(x->globals);
+    free(x->findings);
+    x->files = NULL;
+    x->globals = NULL;
+    x->findings = NULL;
+}
+
+/* The calling thread: merges the batches handed over, in order, and calls
+ * each for their files; with wait, until every batch is merged (or a
+ * thread failed), else only those already there. */
+static void merge_ready(scan_pool *p, int wait)
+{
+    while (!p->st && p->merged < p->nbatches) {
+        scan_batch *x = &p->batches[p->merged];
+        pthread_mutex_lock(&p->lock);
+        p->waiting = wait;
+        while (wait && !x->ready && !p->failed)
+            pthread_cond_wait(&p->handed, &p->lock);
+        p->waiting = 0;
+        int ready = x->ready;
+        pthread_mutex_unlock(&p->lock);
+        if (!ready)
+            return;
+        p->merged++;
+        p->st = reserve_batch(p->s, x, p->n, (p->merged - 1) * THREAD_STEP, &p->err);
+        for (size_t k = 0; k < x->nfiles && !p->st; k++) {
+            append_file(p->s, x, k);
+            if (deliver(p->s, p->each, p->user, &p->err))
+                p->st = TS_ERR_CANCELED;
+        }
+        free_batch(x);
+    }
+    if (p->st)
+        atomic_store(&p->next, p->n); /* the others stop too */
+}
 
 static void *scan_worker(void *arg)
 {
@@ -1852,81 +2044,49 @@ static void *scan_worker(void *arg)
     j->part = scan_new(&j->err);
     j->st = j->part ? ts__pk_new(&pk, NULL, &j->err) : TS_ERR_NOMEM;
     ts__dir_fd dir = TS__DIR_FD_INIT;
+    /* a folder's files read a batch at a time when io_uring can be had */
+    ts__batch *reader = p->listed && !j->st ? ts__batch_new() : NULL;
+    _Static_assert(THREAD_STEP <= TS__BATCH_MAX, "a batch is read at once");
     while (!j->st) {
         size_t i = atomic_fetch_add(&p->next, THREAD_STEP);
         if (i >= p->n)
             break;
-        size_t end = p->n - i > THREAD_STEP ? i + THREAD_STEP : p->n;
-        for (; i < end && !j->st; i++) {
-            j->st = scan_file(j->part, p->paths[i], p->listed ? &dir : NULL, NULL, 0, pk,
-                              &j->err);
-            p->owner[i] = j->t;
-            p->local[i] = j->part->nfiles - 1;
-        }
+        size_t b = i / THREAD_STEP, end = p->n - i > THREAD_STEP ? i + THREAD_STEP : p->n;
+        const unsigned char *data[THREAD_STEP];
+        long len[THREAD_STEP];
+        for (size_t k = 0; k < THREAD_STEP; k++)
+            len[k] = -1;
+        if (reader)
+            ts__batch_read(reader, &dir, p->paths + i, end - i, data, len);
+        for (size_t k = 0; i < end && !j->st; i++, k++)
+            j->st = scan_file(j->part, p->paths[i], p->listed ? &dir : NULL,
+                              len[k] >= 0 ? data[k] : NULL, len[k] >= 0 ? (size_t)len[k] : 0,
+                              pk, &j->err);
+        if (!j->st)
+            hand_over(p, j->part, b);
+        if (j->t == 0)
+            merge_ready(p, 0);
     }
-    if (j->st)
+    if (j->st) {
         atomic_store(&p->next, p->n); /* the others stop too */
+        pthread_mutex_lock(&p->lock);
+        p->failed = 1;
+        pthread_cond_signal(&p->handed);
+        pthread_mutex_unlock(&p->lock);
+    }
+    ts__batch_free(reader);
     ts__dir_fd_close(&dir);
     ts__pk_free(pk);
+    if (j->t == 0 && !j->st)
+        merge_ready(p, 1);
     return NULL;
 }
 
-/* Moves the records of the threads' scans to s, in path order (their
- * strings move with their chunks). */
-static ts_status merge_parts(ts_scan *s, scan_job *jobs, int threads, const scan_pool *p,
-                             ts_error *err)
-{
-    size_t nf = s->nfiles, ng = s->nglobals, nx = s->nfindings;
-    for (int t = 0; t < threads; t++) {
-        nf += jobs[t].part->nfiles;
-        ng += jobs[t].part->nglobals;
-        nx += jobs[t].part->nfindings;
-    }
-    while (s->files_cap < nf)
-        if (grow((void **)&s->files, &s->files_cap, s->files_cap, sizeof *s->files))
-            return ts__error(err, TS_ERR_NOMEM, "out of memory");
-    while (s->globals_cap < ng)
-        if (grow((void **)&s->globals, &s->globals_cap, s->globals_cap, sizeof *s->globals))
-            return ts__error(err, TS_ERR_NOMEM, "out of memory");
-    while (s->findings_cap < nx)
-        if (grow((void **)&s->findings, &s->findings_cap, s->findings_cap,
-                 sizeof *s->findings))
-            return ts__error(err, TS_ERR_NOMEM, "out of memory");
-    for (size_t i = 0; i < p->n; i++) {
-        const ts_scan *part = jobs[p->owner[i]].part;
-        ts_scan_file r = part->files[p->local[i]];
-        size_t file = s->nfiles;
-        for (size_t k = 0; k < r.nglobals; k++) {
-            s->globals[s->nglobals + k] = part->globals[r.first_global + k];
-            s->globals[s->nglobals + k].file = file;
-        }
-        for (size_t k = 0; k < r.nfindings; k++) {
-            s->findings[s->nfindings + k] = part->findings[r.first_finding + k];
-            s->findings[s->nfindings + k].file = file;
-        }
-        r.first_global = s->nglobals;
-        r.first_finding = s->nfindings;
-        s->nglobals += r.nglobals;
-        s->nfindings += r.nfindings;
-        s->files[s->nfiles++] = r;
-    }
-    for (int t = 0; t < threads; t++) {
-        ts_scan *part = jobs[t].part;
-        s->errors += part->errors;
-        chunk **tail = &part->chunks;
-        while (*tail)
-            tail = &(*tail)->next;
-        *tail = s->chunks;
-        s->chunks = part->chunks;
-        part->chunks = NULL;
-    }
-    return TS_OK;
-}
-
 /* A folder's files, on up to 4 threads (scan_pool), or on this one for a
- * small folder; listed: the paths are a folder's regular files
- * (ts__folder_files). */
-static ts_status scan_files(ts_scan *s, char **paths, size_t n, int listed, ts_error *err)
+ * small folder, each delivered (each, NULL for none) once merged into s;
+ * listed: the paths are a folder's regular files (ts__folder_files). */
+static ts_status scan_files(ts_scan *s, char **paths, size_t n, int listed,
+                            ts_scan_each_fn each, void *user, ts_error *err)
 {
     int threads = n >= THREAD_FILES ? ts__cpu_count(4) : 1;
     if (threads == 1) {
@@ -1934,24 +2094,25 @@ static ts_status scan_files(ts_scan *s, char **paths, size_t n, int listed, ts_e
         ts_status st = n ? ts__pk_new(&pk, NULL, err) : TS_OK;
         ts__dir_fd dir = TS__DIR_FD_INIT;
         for (size_t i = 0; i < n && !st; i++)
-            st = scan_file(s, paths[i], listed ? &dir : NULL, NULL, 0, pk, err);
+            if (!(st = scan_file(s, paths[i], listed ? &dir : NULL, NULL, 0, pk, err)) &&
+                deliver(s, each, user, err))
+                st = TS_ERR_CANCELED;
         ts__dir_fd_close(&dir);
         ts__pk_free(pk);
         return st;
     }
-    scan_pool pool = {.paths = paths, .n = n, .listed = listed, .owner = malloc(n),
-                      .local = malloc(n * sizeof(size_t))};
+    scan_pool pool = {.paths = paths, .n = n, .listed = listed, .s = s, .each = each,
+                      .user = user, .nbatches = (n + THREAD_STEP - 1) / THREAD_STEP};
     atomic_init(&pool.next, 0);
-    if (!pool.owner || !pool.local) {
-        free(pool.owner);
-        free(pool.local);
+    if (!(pool.batches = calloc(pool.nbatches, sizeof *pool.batches)))
         return ts__error(err, TS_ERR_NOMEM, "out of memory");
-    }
+    pthread_mutex_init(&pool.lock, NULL);
+    pthread_cond_init(&pool.handed, NULL);
     scan_job jobs[4];
     memset(jobs, 0, sizeof jobs);
     for (int t = 0; t < threads; t++) {
         jobs[t].pool = &pool;
-        jobs[t].t = (unsigned char)t;
+        jobs[t].t = t;
     }
     ts__run_jobs(scan_worker, jobs, sizeof *jobs, threads);
     ts_status st = TS_OK;
@@ -1961,42 +2122,101 @@ static ts_status scan_files(ts_scan *s, char **paths, size_t n, int listed, ts_e
             if (err)
                 *err = jobs[t].err;
         }
-    if (!st)
-        st = merge_parts(s, jobs, threads, &pool, err);
-    for (int t = 0; t < threads; t++)
-        ts_scan_close(jobs[t].part);
-    free(pool.owner);
-    free(pool.local);
+    if (!st && pool.st) {
+        st = pool.st;
+        if (err)
+            *err = pool.err;
+    }
+    for (size_t b = pool.merged; b < pool.nbatches; b++)
+        free_batch(&pool.batches[b]);
+    for (int t = 0; t < threads; t++) { /* the strings move with their chunks */
+        ts_scan *part = jobs[t].part;
+        if (!part)
+            continue;
+        chunk **tail = &part->chunks;
+        while (*tail)
+            tail = &(*tail)->next;
+        *tail = s->chunks;
+        s->chunks = part->chunks;
+        part->chunks = NULL;
+        ts_scan_close(part);
+    }
+    pthread_cond_destroy(&pool.handed);
+    pthread_mutex_destroy(&pool.lock);
+    free(pool.batches);
     return st;
 }
 
 /* A URL: a file, or a model (an index, a Hub repository) whose files are
  * scanned one by one, each by range requests for what it reads. */
-static ts_status scan_url(const char *url, ts_scan **out, ts_error *err)
+static ts_status scan_url(ts_scan *s, const char *url, ts_scan_each_fn each, void *user,
+                          ts_error *err)
 {
+    if (!ts_model_path(url)) {
+        ts_status st = scan_file(s, url, NULL, NULL, 0, NULL, err);
+        return st ? st : deliver(s, each, user, err) ? TS_ERR_CANCELED : TS_OK;
+    }
+    ts_model *m = NULL;
+    ts_status st = ts_model_open(url, NULL, &m, err);
+    size_t n = ts_model_file_count(m);
+    char **paths = st ? NULL : calloc(n ? n : 1, sizeof *paths);
+    if (!st && !paths)
+        st = ts__error(err, TS_ERR_NOMEM, "out of memory");
+    for (size_t i = 0; !st && i < n; i++)
+        if (!(paths[i] = ts__strdup(ts_model_file_path(m, i))))
+            st = ts__error(err, TS_ERR_NOMEM, "out of memory");
+    ts_model_close(m);
+    if (!st)
+        st = scan_files(s, paths, n, 0, each, user, err);
+    for (size_t i = 0; paths && i < n; i++)
+        free(paths[i]);
+    free(paths);
+    return st;
+}
+
+/* What ts_scan_open_each scans into s: a URL, a folder, a file. */
+static ts_status scan_path(ts_scan *s, const char *path, ts_scan_each_fn each, void *user,
+                           ts_error *err)
+{
+    if (ts__is_url(path))
+        return scan_url(s, path, each, user, err);
+    struct stat sb;
+    char *index = NULL; /* a TensorFlow checkpoint prefix: its .index (reader.h) */
+    if (stat(path, &sb) != 0) {
+        int e = errno;
+        if (!(index = ts__tf_prefix_index(path)) || stat(index, &sb) != 0) {
+            free(index);
+            return ts__error(err, TS_ERR_IO, "cannot open: %s", strerror(e));
+        }
+    }
+    ts_status st;
+    if (!index && S_ISDIR(sb.st_mode)) {
+        char **paths = NULL;
+        size_t n = 0;
+        st = ts__folder_files(path, &paths, &n, err);
+        if (!st)
+            st = scan_files(s, paths, n, 1, each, user, err);
+        for (size_t i = 0; i < n; i++)
+            free(paths[i]);
+        free(paths);
+        return st;
+    }
+    st = scan_file(s, index ? index : path, NULL, NULL, 0, NULL, err);
+    free(index);
+    return st ? st : deliver(s, each, user, err) ? TS_ERR_CANCELED : TS_OK;
+}
+
+ts_status ts_scan_open_each(const char *path, ts_scan_each_fn each, void *user, ts_scan **out,
+                            ts_error *err)
+{
+    TS__ARG_NONNULL(err, out);
+    *out = NULL;
+    TS__ARG_NONNULL(err, path);
+    ts__ok(err);
     ts_scan *s = scan_new(err);
     if (!s)
         return TS_ERR_NOMEM;
-    ts_status st;
-    if (ts_model_path(url)) {
-        ts_model *m = NULL;
-        st = ts_model_open(url, NULL, &m, err);
-        size_t n = ts_model_file_count(m);
-        char **paths = st ? NULL : calloc(n ? n : 1, sizeof *paths);
-        if (!st && !paths)
-            st = ts__error(err, TS_ERR_NOMEM, "out of memory");
-        for (size_t i = 0; !st && i < n; i++)
-            if (!(paths[i] = ts__strdup(ts_model_file_path(m, i))))
-                st = ts__error(err, TS_ERR_NOMEM, "out of memory");
-        ts_model_close(m);
-        if (!st)
-            st = scan_files(s, paths, n, 0, err);
-        for (size_t i = 0; paths && i < n; i++)
-            free(paths[i]);
-        free(paths);
-    } else {
-        st = scan_file(s, url, NULL, NULL, 0, NULL, err);
-    }
+    ts_status st = scan_path(s, path, each, user, err);
     if (st) {
         ts_scan_close(s);
         return st;
@@ -2010,45 +2230,7 @@ ts_status ts_scan_open(const char *path, ts_scan **out, ts_error *err)
     TS__ARG_NONNULL(err, out);
     *out = NULL;
     TS__ARG_NONNULL(err, path);
-    ts_status st;
-    ts__ok(err);
-    if (ts__is_url(path))
-        return scan_url(path, out, err);
-    struct stat sb;
-    char *index = NULL; /* a TensorFlow checkpoint prefix: its .index (reader.h) */
-    if (stat(path, &sb) != 0) {
-        int e = errno;
-        if (!(index = ts__tf_prefix_index(path)) || stat(index, &sb) != 0) {
-            free(index);
-            return ts__error(err, TS_ERR_IO, "cannot open: %s", strerror(e));
-        }
-    }
-    ts_scan *s = scan_new(err);
-    if (!s) {
-        free(index);
-        return TS_ERR_NOMEM;
-    }
-    if (index) {
-        st = scan_file(s, index, NULL, NULL, 0, NULL, err);
-        free(index);
-    } else if (S_ISDIR(sb.st_mode)) {
-        char **paths = NULL;
-        size_t n = 0;
-        st = ts__folder_files(path, &paths, &n, err);
-        if (!st)
-            st = scan_files(s, paths, n, 1, err);
-        for (size_t i = 0; i < n; i++)
-            free(paths[i]);
-        free(paths);
-    } else {
-        st = scan_file(s, path, NULL, NULL, 0, NULL, err);
-    }
-    if (st) {
-        ts_scan_close(s);
-        return st;
-    }
-    *out = s;
-    return TS_OK;
+    return ts_scan_open_each(path, NULL, NULL, out, err);
 }
 
 ts_status ts_scan_open_memory(const void *data, size_t len, const char *name, ts_scan **out,

@@ -18,7 +18,7 @@
 /* Files up to this size are read into memory instead of mapped: for the
  * small files of a model folder, open + read + close costs less than
  * mmap, a page fault and munmap (with its TLB flush on every CPU). */
-#define READ_MAX ((uint64_t)64 * 1024)
+#define READ_MAX ((uint64_t)TS__READ_MAX)
 
 /* Read-ahead of a sparse source. A miss that jumps (a reader skipping
  * tensor data to the next header) fetches at least RA_JUMP bytes; a miss at
@@ -267,20 +267,25 @@ static ts_status read_small(int fd, ts__source **out, ts_error *err)
     }
     if (got > READ_MAX)
         return TS_ERR_LIMIT;
+    return ts__source_of_read(buf, got, out, err);
+}
+
+ts_status ts__source_of_read(const void *data, size_t n, ts__source **out, ts_error *err)
+{
     /* the source and its bytes in one allocation (one malloc, and one
      * block of memory per small file of a folder) */
     static const unsigned char empty[1];
-    ts__source *s = malloc(IMAGE_AT + got);
+    ts__source *s = malloc(IMAGE_AT + n);
     if (!s)
         return ts__error(err, TS_ERR_NOMEM, "out of memory");
     memset(s, 0, sizeof *s);
-    if (got)
-        memcpy((unsigned char *)s + IMAGE_AT, buf, got);
+    if (n)
+        memcpy((unsigned char *)s + IMAGE_AT, data, n);
     s->kind = K_READ;
-    s->image = got ? (unsigned char *)s + IMAGE_AT : empty;
-    s->size = got;
+    s->image = n ? (unsigned char *)s + IMAGE_AT : empty;
+    s->size = n;
     s->stats.requests = 1;
-    s->stats.bytes = got;
+    s->stats.bytes = n;
     *out = s;
     return TS_OK;
 }

@@ -115,6 +115,42 @@ typedef struct ts__dir_fd {
 int ts__dir_at(ts__dir_fd *d, const char *path, const char **name);
 void ts__dir_fd_close(ts__dir_fd *d);
 
+/* Files up to this many bytes are read whole instead of mapped
+ * (TS__LOCAL_AUTO). */
+#define TS__READ_MAX ((size_t)64 * 1024)
+
+/* A source over a copy of the n bytes of a small file read whole (as
+ * TS__LOCAL_AUTO reads one; ts__batch_read). Errors: TS_ERR_NOMEM. */
+ts_status ts__source_of_read(const void *data, size_t n, ts__source **out, ts_error *err);
+
+/*
+ * The small files of a folder read a batch at a time (source_batch.c):
+ * open, read and close of up to TS__BATCH_MAX files in one io_uring
+ * submission instead of three system calls each. ts__batch_new returns
+ * NULL when it cannot be had (liburing missing, the kernel refusing
+ * io_uring or its direct descriptors, out of memory): then read them one
+ * by one. One per thread (the ring has one submitter).
+ */
+#define TS__BATCH_MAX 8
+typedef struct ts__batch ts__batch;
+ts__batch *ts__batch_new(void);
+void ts__batch_free(ts__batch *b);
+/* Loads liburing and sets up (and drops) the process's first ring: the
+ * costly part of the first ts__batch_new of a process, done on another
+ * thread while the folder is listed. */
+void ts__batch_warm(void);
+
+/*
+ * Reads paths[0..n) (n <= TS__BATCH_MAX; regular files a listing found)
+ * whole: data[i] and len[i] their bytes, or len[i] = -1 for a file it did
+ * not read whole (not in the folder of paths[0], longer than TS__READ_MAX,
+ * an open or read that failed: ts__source_open_at then reads it and says
+ * why). dir is the thread's ts__dir_fd (ts__dir_at for paths[0]). The
+ * bytes are b's until its next call.
+ */
+void ts__batch_read(ts__batch *b, ts__dir_fd *dir, char *const *paths, size_t n,
+                    const unsigned char **data, long *len);
+
 /* A source over len borrowed bytes (never copied; they must outlive it). */
 ts_status ts__source_open_memory(const void *data, size_t len, ts__source **out,
                                  ts_error *err);
