@@ -648,6 +648,32 @@ static void kick(int fd, int64_t from, int64_t to)
 #endif
 }
 
+/* Files of fewer bytes are not preallocated (a system call for little). */
+#define PREALLOC_MIN (1 << 20)
+
+/*
+ * Reserves the blocks of the first `bytes` bytes of the file being written
+ * (Linux fallocate(2), the file's size set to at least `bytes`; the caller
+ * passes at most what it will write): the file system allocates them in one
+ * go instead of page by page as they are written. On ext4 delayed allocation
+ * took 0.24 of the 0.33 s of CPU writing 1 GiB from memory costs; with the
+ * blocks reserved 0.17 (issue 28: convert as fast as `cp && sync`). A disk
+ * too small is then reported before anything is written. A file system that
+ * cannot (EOPNOTSUPP, NFS before 4.2, ...) allocates as it is written.
+ */
+static ts_status preallocate(job *j, int64_t bytes, ts_error *err)
+{
+#ifdef __linux__
+    if (bytes < PREALLOC_MIN || fallocate(j->fd, 0, 0, (off_t)bytes) == 0)
+        return TS_OK;
+    if (errno == ENOSPC || errno == EDQUOT || errno == EFBIG)
+        return io_fail(err, "cannot write", j->fd_path);
+#else
+    (void)j, (void)bytes, (void)err;
+#endif
+    return TS_OK;
+}
+
 static ts_status write_all(job *j, const unsigned char *p, size_t len, ts_error *err)
 {
     while (len > 0) {
@@ -1014,7 +1040,9 @@ static ts_status write_st_file(job *j, const char *dir, const char *final, plan 
         return st;
     }
     j->fd_path = j->files[j->nfiles - 1].final; /* for messages */
-    st = write_all(j, (unsigned char *)hdr, 8 + hlen, err);
+    st = preallocate(j, (int64_t)(8 + hlen) + at, err);
+    if (!st)
+        st = write_all(j, (unsigned char *)hdr, 8 + hlen, err);
     for (size_t i = 0; !st && i < n; i++) {
         XXH3_64bits_reset(j->sum);
         st = pump_to_fd(j, order[i], err);
@@ -1143,6 +1171,8 @@ static ts_status write_npy_file(job *j, plan *p, const char *path, ts_error *err
     ts_status st = npy_header(p, &s, err);
     if (!st && s.total > s.n)
         st = ts__error(err, TS_ERR_LIMIT, "npy header too long");
+    if (!st)
+        st = preallocate(j, (int64_t)s.n + p->nbytes, err);
     if (!st)
         st = write_all(j, (unsigned char *)hbuf, s.n, err);
     XXH3_64bits_reset(j->sum);
@@ -1450,6 +1480,8 @@ static ts_status write_npz_stored(job *j, const char *path, plan **byname, ts_er
     j->fd_path = j->files[j->nfiles - 1].final; /* for messages */
     unsigned dtime, ddate;
     dos_now(&dtime, &ddate);
+    /* the arrays' bytes: less than the file, which has headers too */
+    st = preallocate(j, j->total, err);
     for (size_t i = 0; !st && i < j->n; i++) {
         plan *p = byname[i];
         char *mname = join("", p->name, ".npy");
