@@ -876,6 +876,16 @@ static void write_file(const char *path, const unsigned char *p, size_t n)
     ck_assert_int_eq(fclose(fp), 0);
 }
 
+/* The input of test_direct_read, cut to 4,000,000 bytes by the hook
+ * ts__test_map_step once the second array's first step is populated. */
+static const char *shrink_path;
+static int shrink_calls;
+static void shrink_input(void)
+{
+    if (++shrink_calls == 2)
+        ck_assert_int_eq(truncate(shrink_path, 4000000), 0);
+}
+
 START_TEST(test_direct_read)
 {
     char *dir = tmp_dir(), *in = path_in(dir, "in.safetensors");
@@ -905,17 +915,20 @@ START_TEST(test_direct_read)
     for (int fmt = 0; fmt < 2; fmt++) {
         unsigned char *ref = NULL;
         size_t ref_len = 0;
-        /* 0: read straight into the pump's buffer; 1: through the pump */
-        for (int way = 0; way < 2; way++) {
+        /* 0: written from a map of the input; 1: read straight into the
+         * pump's buffer; 2: through the pump */
+        for (int way = 0; way < 3; way++) {
             char *out = path_in(dir, outs[fmt]);
             ts_write_options o = TS_WRITE_OPTIONS_INIT;
             o.format = fmt ? TS_WRITE_NPZ : TS_WRITE_SAFETENSORS;
-            ts__test_direct_bytes = 0;
-            ts__test_no_direct = way;
+            ts__test_direct_bytes = ts__test_mapped_bytes = 0;
+            ts__test_no_map = way == 1;
+            ts__test_no_direct = way == 2;
             ts_status st = write_one(out, t, 3, &o, &e);
-            ts__test_no_direct = 0;
+            ts__test_no_direct = ts__test_no_map = 0;
             ck_assert_msg(st == TS_OK, "%s", e.message);
-            ck_assert_uint_eq(ts__test_direct_bytes, way == 0 ? 9760006 : 0);
+            ck_assert_uint_eq(ts__test_mapped_bytes, way == 0 ? 9760006 : 0);
+            ck_assert_uint_eq(ts__test_direct_bytes, way == 1 ? 9760006 : 0);
             size_t got;
             unsigned char *b = tu_read_file(out, &got);
             /* as long as its contents, no longer (its blocks were reserved
@@ -975,20 +988,42 @@ START_TEST(test_direct_read)
         free(out);
     }
     /* the input shrinks after it was opened: a read error naming the array,
-     * and nothing left */
+     * and nothing left; mapped (its pages cannot be populated, the rest is
+     * read), read, and mapped with the pages vanishing once populated (a
+     * SIGBUS the map guard turns into the error) */
     ck_assert_int_eq(truncate(in, 4000000), 0);
-    for (int fmt = 0; fmt < 2; fmt++) {
-        char *out = path_in(dir, outs[fmt]);
-        ts_write_options o = TS_WRITE_OPTIONS_INIT;
-        o.format = fmt ? TS_WRITE_NPZ : TS_WRITE_SAFETENSORS;
-        ts_status st = write_one(out, t, 3, &o, &e);
-        ck_assert_int_eq(st, TS_ERR_IO);
-        /* safetensors writes z before y (larger itemsize first), npz by name */
-        ck_assert_msg(strstr(e.message, fmt ? "array 'y': " : "array 'z': ") == e.message &&
-                      strstr(e.message, "the file shrank"), "%s", e.message);
-        ck_assert_int_eq(count_entries(dir), 1);
-        free(out);
-    }
+    for (int fmt = 0; fmt < 2; fmt++)
+        for (int way = 0; way < 3; way++) {
+            char *out = path_in(dir, outs[fmt]);
+            ts_write_options o = TS_WRITE_OPTIONS_INIT;
+            o.format = fmt ? TS_WRITE_NPZ : TS_WRITE_SAFETENSORS;
+            if (way == 2) { /* whole again, cut once the second array's first
+                               step is populated */
+                img = st_image(json, NULL, 0, &len);
+                unsigned char *whole = calloc(1, len + n);
+                ck_assert_ptr_nonnull(whole);
+                memcpy(whole, img, len);
+                write_file(in, whole, len + n);
+                free(img), free(whole);
+                shrink_path = in;
+                shrink_calls = 0;
+                ts__test_map_step = shrink_input;
+            }
+            ts__test_no_map = way == 1;
+            ts__test_mapped_bytes = 0;
+            ts_status st = write_one(out, t, 3, &o, &e);
+            ts__test_no_map = 0;
+            ts__test_map_step = NULL;
+            ck_assert_int_eq(st, TS_ERR_IO);
+            /* safetensors writes x, z, y (larger itemsize first, then by
+             * name), npz x, y, z: x, in the first 4 MB, goes whole */
+            ck_assert_msg(strstr(e.message, fmt ? "array 'y': " : "array 'z': ") == e.message &&
+                          strstr(e.message, way == 2 ? "a page of its mapping vanished"
+                                                     : "the file shrank"), "%s", e.message);
+            ck_assert_uint_eq(ts__test_mapped_bytes, way == 1 ? 0 : 160000);
+            ck_assert_int_eq(count_entries(dir), 1);
+            free(out);
+        }
     ts_file_close(f);
     free(in);
     rm_dir(dir);
