@@ -3937,10 +3937,12 @@ TS_API const ts_diff_metrics_group *ts_diff_metrics_group_at(const ts_diff *d, s
  *                recursive gives every name as it was.
  *
  * Speed: an array copied unchanged (no cast, no byte swap) from one run of
- * a local file is read in 4 MiB pieces and written from the same buffer,
- * its checksum (and an npz member's CRC-32) taken on the way; writeback is
- * started every 32 MiB (Linux's sync_file_range) so the final fsync has
- * little to wait for.
+ * a local file is mapped and written from the map in 4 MiB steps (read in
+ * 4 MiB pieces where it cannot be mapped), its checksum (and an npz
+ * member's CRC-32) taken on the way; an output's blocks are reserved before
+ * it is written (Linux fallocate; a full disk fails before anything is
+ * written); writeback is started every 32 MiB (Linux's sync_file_range) so
+ * the final fsync has little to wait for.
  *
  * Safety: everything is written to temporary files in the target's folder
  * (mkstemp/mkdtemp: ".NAME.tshape-XXXXXX"), flushed with fsync, verified

@@ -135,6 +135,39 @@ uint32_t ts__crc32_fast(uint32_t crc, const unsigned char *p, size_t n)
     return (uint32_t)c;
 }
 
+/* ---- xxHash's XXH3-64 ------------------------------------------------------ */
+
+/* The headers' own code, for a system without libxxhash.so.0 (or with
+ * another version of it): XXH_INLINE_ALL makes its functions static here,
+ * under names of their own, so they never meet the library's. Not loaded
+ * by ts__lazylib_preload: a sandboxed child hashes nothing, and would only
+ * take the headers' code. */
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+
+enum { X_VERSION, X_UPDATE, X_NFUNCS };
+static const char *const x_names[X_NFUNCS] = {"XXH_versionNumber", "XXH3_64bits_update_dispatch"};
+static void *x_fns[X_NFUNCS];
+static pthread_once_t x_once = PTHREAD_ONCE_INIT;
+static void x_load(void)
+{
+    /* A state is laid out by the headers tshape was built with: the
+     * library's code may update it only when it is of their version. */
+    if (load_table("libxxhash.so.0", x_names, x_fns, X_NFUNCS) == 0 &&
+        TS__FN(unsigned (*)(void), x_fns[X_VERSION])() != XXH_VERSION_NUMBER)
+        memset(x_fns, 0, sizeof x_fns);
+}
+
+void ts__xxh3_update(void *state, const void *p, size_t n)
+{
+    pthread_once(&x_once, x_load);
+    if (x_fns[X_UPDATE])
+        (void)TS__FN(XXH_errorcode (*)(XXH3_state_t *, const void *, size_t),
+                     x_fns[X_UPDATE])(state, p, n);
+    else
+        (void)XXH3_64bits_update(state, p, n);
+}
+
 /* ---- jansson ------------------------------------------------------------- */
 
 #define TS__X(ret, name, params, args) J_##name,

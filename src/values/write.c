@@ -700,7 +700,7 @@ static ts_status write_all(job *j, const unsigned char *p, size_t len, ts_error 
 static ts_status emit_fd(void *ctx, const unsigned char *p, size_t len, ts_error *err)
 {
     job *j = ctx;
-    XXH3_64bits_update(j->sum, p, len);
+    ts__xxh3_update(j->sum, p, len);
     if (j->want_crc)
         j->crc = ts__crc32_fast(j->crc, p, len);
     ts_status st = write_all(j, p, len, err);
@@ -1734,7 +1734,7 @@ static zip_int64_t zsource(void *user, void *data, zip_uint64_t len, zip_source_
             } else {
                 memcpy(out + n, m->mem + at, (size_t)k);
             }
-            XXH3_64bits_update(j->sum, out + n, (size_t)k);
+            ts__xxh3_update(j->sum, out + n, (size_t)k);
             if (progress(j, (int64_t)k, err)) {
                 j->has_zerr = 1;
                 zapi.zip_error_set(&m->error, ZIP_ER_READ, EINTR);
@@ -2001,7 +2001,7 @@ static ts_status read_through(job *j, int in, const char *path, int copy, int64_
             return io_fail(err, "cannot read", path);
         if (k == 0)
             return TS_OK;
-        XXH3_64bits_update(j->sum, j->buf, (size_t)k);
+        ts__xxh3_update(j->sum, j->buf, (size_t)k);
         *bytes += k;
         ts_status st = copy ? write_all(j, j->buf, (size_t)k, err) : TS_OK;
         if (st)
@@ -2102,7 +2102,7 @@ static ts_status sum_run(void *ctx, const unsigned char *p, int64_t n, ts_error 
     int64_t bytes = n * c->eb;
     while (bytes > 0) {
         uInt k = bytes > DIRECT_PIECE ? DIRECT_PIECE : (uInt)bytes;
-        XXH3_64bits_update(c->sum, p, k);
+        ts__xxh3_update(c->sum, p, k);
         if (c->mapped)
             drop_pages(p, k);
         p += k;
