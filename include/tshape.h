@@ -3991,7 +3991,10 @@ typedef struct ts_write_tensor {
  *   no_verify       0: after writing, every output file is reopened with
  *                   ts_file_open and each array's name, dtype, shape and the
  *                   XXH3-64 checksum (xxHash) of its data bytes are
- *                   compared with what was written; 1: skipped
+ *                   compared with what was written, and a stored .npz's
+ *                   CRC-32 fields (local header and directory entry of
+ *                   each member) with the CRC-32 of the bytes written;
+ *                   1: skipped
  *   max_shard_size  safetensors: 0 for one file; else bytes of data per
  *                   file: arrays in name order go to STEM-0000K-of-0000M
  *                   .safetensors beside `path` (STEM: path's name without

@@ -864,6 +864,91 @@ START_TEST(test_verify_catches)
 }
 END_TEST
 
+/* What test_verify_damage does to the written file before verification:
+ * a byte flipped at damage_at (from the end when negative), or the file
+ * cut by damage_cut bytes. */
+static long damage_at, damage_cut;
+static void damage(const char *tmp)
+{
+    FILE *fp = fopen(tmp, "r+b");
+    ck_assert_ptr_nonnull(fp);
+    ck_assert_int_eq(fseek(fp, 0, SEEK_END), 0);
+    long size = ftell(fp);
+    if (damage_cut) {
+        fclose(fp);
+        ck_assert_int_eq(truncate(tmp, size - damage_cut), 0);
+        return;
+    }
+    long at = damage_at < 0 ? size + damage_at : damage_at;
+    ck_assert_int_eq(fseek(fp, at, SEEK_SET), 0);
+    int c = fgetc(fp);
+    ck_assert_int_eq(fseek(fp, at, SEEK_SET), 0);
+    fputc(c ^ 0x10, fp);
+    fclose(fp);
+}
+
+/* Verification reads back what is on the disk (the page cache): each kind
+ * of damage of the written file is an error, and nothing is left. An .npz
+ * of one member "a.npy": local header at 0 (its CRC-32 at byte 14), the
+ * name, the npy header (128 bytes) and the data from byte 163 (6 bytes),
+ * the directory entry at 169 (its CRC-32 at 185), the end record. */
+START_TEST(test_verify_damage)
+{
+    src a = src_a();
+    char *dir = tmp_dir();
+    ts_write_tensor t = {"a", a.f, ts_file_array(a.f, 0)};
+    static const struct {
+        int npz;
+        long at, cut;
+        const char *says;
+    } cases[] = {
+        {1, 14, 0, "member 'a.npy' reads back with CRC-32 "},      /* local header's CRC */
+        {1, 185, 0, "member 'a.npy' reads back with CRC-32 "},     /* directory entry's */
+        {1, 163 + 5, 0, "the data of array 'a' read back has checksum (XXH3-64)"},
+        {1, 40, 0, "verifying"},                                   /* the npy header */
+        {1, 0, 1, "verifying"},                                    /* one byte short */
+        {1, 0, 30, "verifying"},
+        {0, 0, 1, "verifying"},
+        {0, -3, 0, "the data of array 'a' read back has checksum (XXH3-64)"},
+        {0, 20, 0, "verifying"},                                   /* the header */
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        char *out = path_in(dir, cases[i].npz ? "o.npz" : "o.safetensors");
+        ts_write_options o = TS_WRITE_OPTIONS_INIT;
+        o.format = cases[i].npz ? TS_WRITE_NPZ : TS_WRITE_SAFETENSORS;
+        ts_error e;
+        damage_at = cases[i].at;
+        damage_cut = cases[i].cut;
+        ts__test_before_verify = damage;
+        ts_status st = write_one(out, &t, 1, &o, &e);
+        ts__test_before_verify = NULL;
+        ck_assert_msg(st == TS_ERR_IO && e.code == TS_ERR_IO &&
+                      strstr(e.message, "verifying '") == e.message &&
+                      strstr(e.message, cases[i].says), "case %zu: %s", i, e.message);
+        ck_assert_int_eq(count_entries(dir), 0);
+        free(out);
+    }
+    /* undamaged, the CRC-32 fields are those zlib computes (and the
+     * offsets above are right) */
+    char *out = path_in(dir, "o.npz");
+    ts_write_options o = TS_WRITE_OPTIONS_INIT;
+    o.format = TS_WRITE_NPZ;
+    ts_error e;
+    ck_assert_msg(write_one(out, &t, 1, &o, &e) == TS_OK, "%s", e.message);
+    size_t got;
+    unsigned char *b = tu_read_file(out, &got);
+    ck_assert_uint_eq(got, 169 + 46 + 5 + 22);
+    uint32_t crc = ts__crc32_soft(0, b + 35, 128 + 6);
+    ck_assert_uint_eq(b[14] | b[15] << 8 | b[16] << 16 | (uint32_t)b[17] << 24, crc);
+    ck_assert_uint_eq(b[185] | b[186] << 8 | b[187] << 16 | (uint32_t)b[188] << 24, crc);
+    ck_assert_int_eq(memcmp(b + 169, "PK\1\2", 4), 0);
+    free(b);
+    free(out);
+    rm_dir(dir);
+    close_src(&a);
+}
+END_TEST
+
 /* Arrays copied unchanged from a local file are read straight into the
  * pump's buffer: the bytes equal those of the pump's path, for safetensors
  * and npz output; a change on the way to the disk is still caught, a
@@ -1048,6 +1133,7 @@ Suite *convert_suite(void)
     tcase_add_test(te, test_errors);
     tcase_add_test(te, test_verify_catches);
     tcase_add_test(te, test_direct_read);
+    tcase_add_test(te, test_verify_damage);
     suite_add_tcase(s, te);
     return s;
 }

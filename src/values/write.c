@@ -37,6 +37,7 @@
 #include <zip.h>
 #include "../core/lazylib.h"
 #include "../formats/source.h"
+#include "../formats/zip.h"
 #include "../core/zlib_lazy.h"
 
 /* The checksum verification compares: XXH3-64 of xxHash (Debian's
@@ -204,6 +205,8 @@ typedef struct plan {
     int swap;                    /* copied with each unit of swap_unit bytes reversed */
     int64_t swap_unit;
     uint64_t sum;                /* XXH3-64 of the bytes written */
+    int has_crc;                 /* an npz member written here (not by libzip): */
+    uint32_t crc;                /* its CRC-32, npy header and data */
     int64_t begin;               /* safetensors: offset in its file's data */
     size_t shard;                /* safetensors: its file */
     char *npy_path;              /* npy folder: the file's path in it, without
@@ -1439,7 +1442,8 @@ static ts_status zip_member(job *j, plan *p, const char *mname, unsigned dtime, 
     st = pump_to_fd(j, p, err);
     p->sum = XXH3_64bits_digest(j->sum);
     j->want_crc = 0;
-    e->crc = j->crc;
+    e->crc = p->crc = j->crc;
+    p->has_crc = 1;
     if (st)
         return st;
     unsigned char c[4];
@@ -2121,8 +2125,61 @@ static ts_status verify_failed(ts_error *err, const char *shown)
     return TS_ERR_IO;
 }
 
+/*
+ * The CRC-32 fields of an .npz written here. Its members' bytes read back
+ * have the XXH3-64 of the bytes their CRC-32 was computed from (verify_file),
+ * so the local header and central directory entry of each member holding
+ * that CRC-32 is what makes the member read back under numpy.load (zipfile
+ * checks it) without computing the CRC-32 again: the local header's was
+ * written in place after the data (zip_member), and is checked here as
+ * nothing else reads it.
+ */
+typedef struct crc_check {
+    ts_file *f;
+    plan **ps;                   /* by name, as the members were written */
+    size_t n;
+    const char *shown;
+    int named;                   /* err names the file already */
+} crc_check;
+
+static ts_status check_crcs(void *arg, ts_error *err)
+{
+    crc_check *c = arg;
+    size_t len;
+    const unsigned char *data = ts__file_image(c->f, &len);
+    ts__zip *zip;
+    ts_status st = ts__zip_open(&zip, c->f, data, len, err);
+    if (st)
+        return st;
+    if (ts__zip_count(zip) != c->n)
+        st = ts__error(err, TS_ERR_IO, "verifying '%s': %zu members written, %zu read back",
+                       c->shown, c->n, ts__zip_count(zip));
+    for (size_t i = 0; !st && i < c->n; i++) {
+        const ts__zip_member *m = ts__zip_member_at(zip, i);
+        const plan *p = c->ps[i];
+        size_t nl = strlen(p->name);
+        char shown_name[96];
+        const char *nm = ts__printable_str(p->name, shown_name, sizeof shown_name);
+        /* ts__zip_open checked the local header's 30 bytes are there */
+        uint32_t local = ts__le32(data + m->local_offset + 14);
+        if (strncmp(m->name, p->name, nl) != 0 || strcmp(m->name + nl, ".npy") != 0)
+            st = ts__error(err, TS_ERR_IO, "verifying '%s': member %zu is not '%s.npy'",
+                           c->shown, i, nm);
+        else if (m->crc32 != p->crc || local != p->crc)
+            st = ts__error(err, TS_ERR_IO, "verifying '%s': member '%s.npy' reads back with "
+                           "CRC-32 %08lx in its directory entry and %08lx in its local header, "
+                           "not the %08lx of the bytes written", c->shown, nm,
+                           (unsigned long)m->crc32, (unsigned long)local,
+                           (unsigned long)p->crc);
+    }
+    ts__zip_close(c->f, zip);
+    c->named = st != TS_OK;
+    return st;
+}
+
 /* Compares the arrays of the written file at `path` with plans ps[0..n)
- * (sorted by name; for a .npy file n is 1 and the name is not compared). */
+ * (sorted by name; for a .npy file n is 1 and the name is not compared),
+ * and an .npz's CRC-32 fields with those written (check_crcs). */
 static ts_status verify_file(const char *path, const char *shown, plan **ps, size_t n,
                              int npy, XXH3_state_t *sum, ts_error *err)
 {
@@ -2187,6 +2244,11 @@ static ts_status verify_file(const char *path, const char *shown, plan **ps, siz
                            nm, (unsigned long long)XXH3_64bits_digest(sum),
                            (unsigned long long)p->sum);
         }
+    }
+    if (!st && !npy && n > 0 && ps[0]->has_crc) {
+        crc_check c = {f, ps, n, shown, 0};
+        if ((st = ts__file_guard(f, check_crcs, &c, err)) && !c.named)
+            st = verify_failed(err, shown);
     }
     ts_file_close(f);
     return st;
