@@ -233,8 +233,8 @@ extern int ts__test_no_direct, ts__test_no_map;
 /* Tests only: bytes read straight into the pump's buffer, and bytes written
  * from a map of the input, added up. */
 extern uint64_t ts__test_direct_bytes, ts__test_mapped_bytes;
-/* Tests only: called before each step of a mapped input is read (its pages
- * populated): a test truncates the input there. */
+/* Tests only: called before each 4 MiB step of a mapped input is read: a
+ * test truncates the input there. */
 extern void (*ts__test_map_step)(void);
 
 /* Receives output bytes in pieces (write.c). */
