@@ -51,7 +51,8 @@ START_TEST(test_crc_soft)
             ck_assert_uint_eq((uint32_t)z_combine(ca, cb, (z_off_t)lens[b]), whole);
             free(p);
         }
-    /* ts__crc32_fast (libdeflate when it loads) carries on as zlib */
+    /* ts__crc32_fast (ISA-L or libdeflate when one loads) carries on as
+     * zlib */
     for (size_t a = 0; a < sizeof lens / sizeof *lens; a++) {
         unsigned char *p = bytes(lens[a] + 5, (unsigned)a);
         uint32_t c = ts__crc32_fast(0, p, lens[a]);
@@ -61,6 +62,14 @@ START_TEST(test_crc_soft)
         free(p);
     }
     ck_assert_uint_eq(ts__crc32_fast(0, (const unsigned char *)"123456789", 9), 0xcbf43926u);
+    /* the wide loops of the vector code: 1 MiB and 3 bytes from an odd
+     * address, carried on from a CRC, in two cuts */
+    unsigned char *big = bytes((1 << 20) + 8, 99);
+    uint32_t zb = (uint32_t)z_crc(0x1234u, big + 1, (1 << 20) + 3);
+    ck_assert_uint_eq(ts__crc32_fast(0x1234u, big + 1, (1 << 20) + 3), zb);
+    ck_assert_uint_eq(ts__crc32_fast(ts__crc32_fast(0x1234u, big + 1, 777), big + 778,
+                                     (1 << 20) + 3 - 777), zb);
+    free(big);
     /* a length beyond 4 GiB: zlib agrees */
     ck_assert_uint_eq(ts__crc32_combine_soft(0x12345678u, 0x9abcdef0u, 5000000000ull),
                       (uint32_t)z_combine(0x12345678u, 0x9abcdef0u, (z_off_t)5000000000ll));

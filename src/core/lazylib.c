@@ -113,16 +113,26 @@ uint32_t ts__crc32_combine_soft(uint32_t crc1, uint32_t crc2, uint64_t len2)
     return ts__crc_combine(0xedb88320u, crc1, crc2, len2);
 }
 
-/* ---- libdeflate's CRC-32 --------------------------------------------------- */
+/* ---- ISA-L's or libdeflate's CRC-32 ------------------------------------------ */
 
+/* crc32_gzip_refl of ISA-L (isa-l's crc.h: the CRC-32 of gzip and zip,
+ * carried on from init_crc as zlib's crc32), then libdeflate_crc32. */
+static const char *const i_names[1] = {"crc32_gzip_refl"};
 static const char *const d_names[1] = {"libdeflate_crc32"};
-static void *d_fns[1];
+static void *i_fns[1], *d_fns[1];
 static pthread_once_t d_once = PTHREAD_ONCE_INIT;
-static void d_load(void) { (void)load_table("libdeflate.so.0", d_names, d_fns, 1); }
+static void d_load(void)
+{
+    if (load_table("libisal.so.2", i_names, i_fns, 1) != 0)
+        (void)load_table("libdeflate.so.0", d_names, d_fns, 1);
+}
 
 uint32_t ts__crc32_fast(uint32_t crc, const unsigned char *p, size_t n)
 {
     pthread_once(&d_once, d_load);
+    if (i_fns[0])
+        return TS__FN(uint32_t (*)(uint32_t, const unsigned char *, uint64_t), i_fns[0])(
+            crc, p, (uint64_t)n);
     if (d_fns[0])
         return TS__FN(uint32_t (*)(uint32_t, const void *, size_t), d_fns[0])(crc, p, n);
     uLong c = crc;
