@@ -2097,6 +2097,24 @@ static ts_status sum_run(void *ctx, const unsigned char *p, int64_t n, ts_error 
     return TS_OK;
 }
 
+/* The stored bytes of a contiguous array of a whole image hashed where
+ * they lie, under the image's guard: for a mapped file its pages are
+ * faulted in as read (16 a fault) rather than populated per step, as
+ * ts__data_stream does for readers that compute on them (1 GiB
+ * safetensors -> npz: CPU 0.314 -> 0.294 s, paired medians of 11 rounds,
+ * load 4.7). */
+typedef struct sum_whole {
+    sum_sink *c;
+    const unsigned char *p;
+    int64_t n;                   /* elements */
+} sum_whole;
+
+static ts_status sum_whole_run(void *arg, ts_error *err)
+{
+    sum_whole *w = arg;
+    return sum_run(w->c, w->p, w->n, err);
+}
+
 /* A written file that does not read back: TS_ERR_IO, the reader's message
  * after the file's name (err->code says TS_ERR_IO too). */
 static ts_status verify_failed(ts_error *err, const char *shown)
@@ -2218,7 +2236,14 @@ static ts_status verify_file(const char *path, const char *shown, plan **ps, siz
         }
         sum_sink c = {sum, d.dec.elem_bytes, !d.src && ts__file_is_mapped(f)};
         XXH3_64bits_reset(sum);
-        if ((st = ts__data_stream(&d, 0, d.count, sum_run, &c, err))) {
+        if (!d.src && d.whole && d.contiguous && d.c_order && d.dec.block == 1 &&
+            d.implicit_zeros == 0 && d.count > 0) {
+            sum_whole w = {&c, ts__data_at(&d, 0), d.count};
+            st = ts__data_guard(&d, sum_whole_run, &w, err);
+        } else {
+            st = ts__data_stream(&d, 0, d.count, sum_run, &c, err);
+        }
+        if (st) {
             st = verify_failed(err, shown);
         } else if (XXH3_64bits_digest(sum) != p->sum) {
             st = ts__error(err, TS_ERR_IO, "verifying '%s': the data of array '%s' read back "
