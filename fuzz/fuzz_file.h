@@ -4,7 +4,8 @@
  * field of every array and metadata entry, and check what the reader
  * promises: data inside the file, sizes consistent, strings terminated, one-
  * line errors. Each array also goes through ts_array_to_dlpack and back,
- * and its values through ts_array_read and ts_array_stats.
+ * and its values through ts_array_read and ts_array_stats, and (up to 64
+ * Ki elements) ts_array_compare and ts_array_metrics against themselves.
  */
 #ifndef TSHAPE_FUZZ_FILE_H
 #define TSHAPE_FUZZ_FILE_H
@@ -42,6 +43,26 @@ static void fuzz_check_compare(const ts_file *f, const ts_array *a)
         FUZZ_CHECK(c.max_abs != c.max_abs && c.max_rel != c.max_rel);
     else
         FUZZ_CHECK(c.max_abs == 0 && c.max_rel == 0);
+}
+
+/* The same arrays' error metrics against themselves (ts_array_metrics:
+ * the float and the double kernels): every pair without a NaN is equal. */
+static void fuzz_check_metrics(const ts_file *f, const ts_array *a)
+{
+    ts_error err;
+    ts_metrics m;
+    ts_metrics_options o = TS_METRICS_OPTIONS_INIT;
+    o.nthreads = 1;
+    if (a->size > (1 << 16))
+        return;
+    ts_status st = ts_array_metrics(f, a, f, a, &o, &m, &err);
+    if (st != TS_OK) {
+        fuzz_check_error(st, &err);
+        FUZZ_CHECK(err.index == 0 || err.index == 1 || st == TS_ERR_DTYPE);
+        return;
+    }
+    FUZZ_CHECK(m.count == a->size && m.nan >= 0 && m.nan <= m.count && m.sq_err == 0);
+    FUZZ_CHECK(m.nan == m.count ? m.max_abs != m.max_abs : m.max_abs == 0);
 }
 
 static void fuzz_check_array(const ts_array *a, size_t len)
@@ -165,8 +186,10 @@ static void fuzz_file(const uint8_t *data, size_t size, ts_format format,
         FUZZ_CHECK(key && value);
         fuzz_sink += strlen(key) + strlen(value);
     }
-    for (size_t i = 0; i < count; i++)
+    for (size_t i = 0; i < count; i++) {
         fuzz_check_compare(f, ts_file_array(f, i));
+        fuzz_check_metrics(f, ts_file_array(f, i));
+    }
     /* The same through a strict sparse source, as a remote file is read:
      * the same result, and no byte read that was not asked for. */
     ts_file *g = NULL;
@@ -177,6 +200,7 @@ static void fuzz_file(const uint8_t *data, size_t size, ts_format format,
     for (size_t i = 0; i < count; i++) {
         fuzz_check_values(g, ts_file_array(g, i));
         fuzz_check_compare(g, ts_file_array(g, i));
+        fuzz_check_metrics(g, ts_file_array(g, i));
     }
     FUZZ_CHECK(ts__unfetched_faults == 0);
     ts_file_close(g);

@@ -3375,7 +3375,10 @@ typedef struct ts_metrics_options {
  * ts_metrics; fa and fb may be the same file); opts NULL: defaults. One
  * pass over both, in chunks of rows on nthreads threads where both are
  * stored as is (memory: about 4 MiB per thread); results do not depend on
- * the number of threads.
+ * the number of threads. The sums are in float64, with fused multiply-adds
+ * (IEEE 754 fusedMultiplyAdd, one rounding each) where the CPU has FMA
+ * (x86-64 since 2013, 64-bit ARM): the same bits with or without vector
+ * kernels; on a CPU without FMA their last bits can differ.
  * Errors: TS_ERR_SIZE (shapes differ; qk_heads does not divide the rows),
  * TS_ERR_DTYPE (complex, or a dtype that cannot be decoded), the errors of
  * ts_array_read for either array (err->index 0 for a, 1 for b), TS_ERR_NOMEM,

@@ -36,7 +36,7 @@ static int avx_with(unsigned more)
 
 /* The answers, asked once (a benign race: every thread computes the
  * same); -1 until asked. */
-static int has_avx2 = -1, has_f16c = -1;
+static int has_avx2 = -1, has_f16c = -1, has_fma = -1;
 
 int ts__cpu_has_avx2(void)
 {
@@ -54,6 +54,15 @@ int ts__cpu_has_f16c(void)
         has_f16c = !simd_off() && avx_with(1u << 29);
     return has_f16c;
 }
+
+/* FMA (CPUID leaf 1 ECX bit 12) whatever TSHAPE_SIMD says: it decides how
+ * sums round (fused or not), which must not change with the kernel. */
+int ts__cpu_has_fma(void)
+{
+    if (has_fma < 0)
+        has_fma = avx_with(1u << 12);
+    return has_fma;
+}
 #else
 int ts__cpu_has_avx2(void)
 {
@@ -61,6 +70,11 @@ int ts__cpu_has_avx2(void)
 }
 
 int ts__cpu_has_f16c(void)
+{
+    return 0;
+}
+
+int ts__cpu_has_fma(void)
 {
     return 0;
 }

@@ -40,6 +40,10 @@ ts_status ts__vfail(ts_error *err, ts_status code, int64_t column, int64_t offse
  * (src/core/cpu.c). */
 int ts__cpu_has_avx2(void);
 int ts__cpu_has_f16c(void);
+/* 1 when the CPU has FMA (fused multiply-add) and the OS saves the AVX
+ * registers, whatever TSHAPE_SIMD says: it decides how sums round, which
+ * must not change with the kernel. */
+int ts__cpu_has_fma(void);
 
 /* CRC-32C (Castagnoli; LevelDB, TensorFlow tensor bundles) of data[0..n),
  * carrying on from crc (0 for the bytes alone): SSE4.2 when the CPU has it,

@@ -6,7 +6,8 @@
  * double without rounding; GGUF blocks are dequantized in float32 with the
  * operations, in the order, of ggml's dequantize_row_* (ggml-quants.c),
  * each product and sum its own statement so no compiler fuses them into an
- * FMA that ggml's reference code does not do, then widened to double.
+ * FMA that ggml's reference code does not do (to_float), and widened to
+ * double (to_double).
  * Block layouts (ggml-common.h; all little-endian, fp16 scales):
  *   q4_0  d, qs[16]                      18 bytes / 32
  *   q4_1  d, m, qs[16]                   20 / 32
@@ -167,6 +168,23 @@ static void f32_ds(const unsigned char *s, size_t n, double *d)
         d[i] = v;
     }
 }
+/* To float32 (to_float): the dtypes whose every value is a float32. */
+static void f32_fn(const unsigned char *s, size_t n, float *d)
+{
+    memcpy(d, s, n * 4);
+}
+static void f32_fs(const unsigned char *s, size_t n, float *d)
+{
+    for (size_t i = 0; i < n; i++) {
+        uint32_t u = ld32s(s + 4 * i);
+        memcpy(&d[i], &u, 4);
+    }
+}
+/* Floats widened to doubles. */
+static void widen(const float *t, size_t n, double *d)
+{
+    ts__f32_native((const unsigned char *)(const void *)t, n, d);
+}
 static void f64_dn(const unsigned char *s, size_t n, double *d)
 {
     memcpy(d, s, n * 8);
@@ -179,6 +197,11 @@ static void f64_ds(const unsigned char *s, size_t n, double *d)
     }
 }
 static void f16_dn(const unsigned char *s, size_t n, double *d)
+{
+    for (size_t i = 0; i < n; i++)
+        d[i] = half_table[ld16n(s + 2 * i)];
+}
+static void f16_fn(const unsigned char *s, size_t n, float *d)
 {
     for (size_t i = 0; i < n; i++)
         d[i] = half_table[ld16n(s + 2 * i)];
@@ -198,20 +221,42 @@ __attribute__((target("avx,f16c"))) static void f16_dn_f16c(const unsigned char 
     }
     f16_dn(s + 2 * i, n - i, d + i);
 }
+__attribute__((target("avx,f16c"))) static void f16_fn_f16c(const unsigned char *s, size_t n,
+                                                            float *d)
+{
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8)
+        _mm256_storeu_ps(d + i, _mm256_cvtph_ps(_mm_loadu_si128(
+                                    (const __m128i *)(const void *)(s + 2 * i))));
+    f16_fn(s + 2 * i, n - i, d + i);
+}
 
-/* f16_dn_f16c where the CPU has F16C (the 256 KiB table is read at random
- * otherwise: about 3x slower on large arrays). */
+/* f16_dn_f16c and f16_fn_f16c where the CPU has F16C (the 256 KiB table
+ * is read at random otherwise: about 3x slower on large arrays). */
 static void (*f16_native(void))(const unsigned char *, size_t, double *)
 {
     return ts__cpu_has_f16c() ? f16_dn_f16c : f16_dn;
+}
+static void (*f16_native_f(void))(const unsigned char *, size_t, float *)
+{
+    return ts__cpu_has_f16c() ? f16_fn_f16c : f16_fn;
 }
 #else
 static void (*f16_native(void))(const unsigned char *, size_t, double *)
 {
     return f16_dn;
 }
+static void (*f16_native_f(void))(const unsigned char *, size_t, float *)
+{
+    return f16_fn;
+}
 #endif
 static void f16_ds(const unsigned char *s, size_t n, double *d)
+{
+    for (size_t i = 0; i < n; i++)
+        d[i] = half_table[ld16s(s + 2 * i)];
+}
+static void f16_fs(const unsigned char *s, size_t n, float *d)
 {
     for (size_t i = 0; i < n; i++)
         d[i] = half_table[ld16s(s + 2 * i)];
@@ -229,6 +274,16 @@ static void bf16_dn(const unsigned char *s, size_t n, double *d)
         d[i] = bf16(ld16n(s + 2 * i));
 }
 static void bf16_ds(const unsigned char *s, size_t n, double *d)
+{
+    for (size_t i = 0; i < n; i++)
+        d[i] = bf16(ld16s(s + 2 * i));
+}
+static void bf16_fn(const unsigned char *s, size_t n, float *d)
+{
+    for (size_t i = 0; i < n; i++)
+        d[i] = bf16(ld16n(s + 2 * i));
+}
+static void bf16_fs(const unsigned char *s, size_t n, float *d)
 {
     for (size_t i = 0; i < n; i++)
         d[i] = bf16(ld16s(s + 2 * i));
@@ -289,7 +344,7 @@ static void c256_ds(const unsigned char *s, size_t n, double *d) { f128_ds(s, 2 
 
 /* ---- GGUF blocks ---------------------------------------------------------- */
 
-static void q4_0(const unsigned char *b, size_t n, double *y)
+static void q4_0(const unsigned char *b, size_t n, float *y)
 {
     for (size_t i = 0; i < n; i += 32, b += 18, y += 32) {
         const float d = h2f(b);
@@ -303,7 +358,7 @@ static void q4_0(const unsigned char *b, size_t n, double *y)
     }
 }
 
-static void q4_1(const unsigned char *b, size_t n, double *y)
+static void q4_1(const unsigned char *b, size_t n, float *y)
 {
     for (size_t i = 0; i < n; i += 32, b += 20, y += 32) {
         const float d = h2f(b), m = h2f(b + 2);
@@ -318,7 +373,7 @@ static void q4_1(const unsigned char *b, size_t n, double *y)
     }
 }
 
-static void q5_0(const unsigned char *b, size_t n, double *y)
+static void q5_0(const unsigned char *b, size_t n, float *y)
 {
     for (size_t i = 0; i < n; i += 32, b += 22, y += 32) {
         const float d = h2f(b);
@@ -334,7 +389,7 @@ static void q5_0(const unsigned char *b, size_t n, double *y)
     }
 }
 
-static void q5_1(const unsigned char *b, size_t n, double *y)
+static void q5_1(const unsigned char *b, size_t n, float *y)
 {
     for (size_t i = 0; i < n; i += 32, b += 24, y += 32) {
         const float d = h2f(b), m = h2f(b + 2);
@@ -351,7 +406,7 @@ static void q5_1(const unsigned char *b, size_t n, double *y)
     }
 }
 
-static void q8_0(const unsigned char *b, size_t n, double *y)
+static void q8_0(const unsigned char *b, size_t n, float *y)
 {
     for (size_t i = 0; i < n; i += 32, b += 34, y += 32) {
         const float d = h2f(b);
@@ -368,11 +423,8 @@ static void q8_0(const unsigned char *b, size_t n, double *y)
                     _mm_cvtepi32_ps(_mm_srai_epi32(_mm_unpacklo_epi16(w[k], w[k]), 16)), vd);
                 __m128 hi = _mm_mul_ps(
                     _mm_cvtepi32_ps(_mm_srai_epi32(_mm_unpackhi_epi16(w[k], w[k]), 16)), vd);
-                double *o = y + 16 * h + 8 * k;
-                _mm_storeu_pd(o, _mm_cvtps_pd(lo));
-                _mm_storeu_pd(o + 2, _mm_cvtps_pd(_mm_movehl_ps(lo, lo)));
-                _mm_storeu_pd(o + 4, _mm_cvtps_pd(hi));
-                _mm_storeu_pd(o + 6, _mm_cvtps_pd(_mm_movehl_ps(hi, hi)));
+                _mm_storeu_ps(y + 16 * h + 8 * k, lo);
+                _mm_storeu_ps(y + 16 * h + 8 * k + 4, hi);
             }
         }
 #else
@@ -386,9 +438,22 @@ static void q8_0(const unsigned char *b, size_t n, double *y)
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 /* q8_0 with AVX2: the same float products (int8 to int32 to float, times
- * d, in float), 8 at a time, widened to double. */
+ * d, in float), 8 at a time. */
 __attribute__((target("avx2"))) static void q8_0_avx2(const unsigned char *b, size_t n,
-                                                      double *y)
+                                                      float *y)
+{
+    for (size_t i = 0; i < n; i += 32, b += 34, y += 32) {
+        const __m256 vd = _mm256_set1_ps(h2f(b));
+        for (int k = 0; k < 32; k += 8) {
+            __m128i q = _mm_loadl_epi64((const __m128i *)(const void *)(b + 2 + k));
+            _mm256_storeu_ps(y + k, _mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(q)), vd));
+        }
+    }
+}
+/* The same, widened to double 8 at a time (the double path's own kernel:
+ * no pass through a float buffer). */
+__attribute__((target("avx2"))) static void q8_0_avx2_d(const unsigned char *b, size_t n,
+                                                        double *y)
 {
     for (size_t i = 0; i < n; i += 32, b += 34, y += 32) {
         const __m256 vd = _mm256_set1_ps(h2f(b));
@@ -402,16 +467,6 @@ __attribute__((target("avx2"))) static void q8_0_avx2(const unsigned char *b, si
 }
 #endif
 
-/* q8_0_avx2 where the CPU has AVX2. */
-static void (*q8_0_native(void))(const unsigned char *, size_t, double *)
-{
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-    if (ts__cpu_has_avx2())
-        return q8_0_avx2;
-#endif
-    return q8_0;
-}
-
 /* ggml get_scale_min_k4: 6-bit scale and min j of a K block's 12 bytes. */
 static void scale_min_k4(int j, const unsigned char *q, int *sc, int *m)
 {
@@ -424,7 +479,7 @@ static void scale_min_k4(int j, const unsigned char *q, int *sc, int *m)
     }
 }
 
-static void q4_k(const unsigned char *b, size_t n, double *y)
+static void q4_k(const unsigned char *b, size_t n, float *y)
 {
     for (size_t i = 0; i < n; i += 256, b += 144) {
         const float d = h2f(b), dmin = h2f(b + 2);
@@ -449,7 +504,7 @@ static void q4_k(const unsigned char *b, size_t n, double *y)
     }
 }
 
-static void q5_k(const unsigned char *b, size_t n, double *y)
+static void q5_k(const unsigned char *b, size_t n, float *y)
 {
     for (size_t i = 0; i < n; i += 256, b += 176) {
         const float d = h2f(b), dmin = h2f(b + 2);
@@ -475,7 +530,7 @@ static void q5_k(const unsigned char *b, size_t n, double *y)
     }
 }
 
-static void q6_k(const unsigned char *b, size_t n, double *y)
+static void q6_k(const unsigned char *b, size_t n, float *y)
 {
     for (size_t i = 0; i < n; i += 256, b += 210) {
         const float d = h2f(b + 208);
@@ -500,7 +555,7 @@ static void q6_k(const unsigned char *b, size_t n, double *y)
     }
 }
 
-static void q8_k(const unsigned char *b, size_t n, double *y)
+static void q8_k(const unsigned char *b, size_t n, float *y)
 {
     for (size_t i = 0; i < n; i += 256, b += 292) {
         uint32_t u = ts__le32(b);
@@ -516,7 +571,7 @@ static void q8_k(const unsigned char *b, size_t n, double *y)
 /* ggml has no dequantize_row_q8_1 (q8_1 is a dot-product operand type):
  * block_q8_1 {half d; half s; int8 qs[32]} holds qs * d, and s is d times
  * the sum of qs, so the values are d * qs, as for q8_0. */
-static void q8_1(const unsigned char *b, size_t n, double *y)
+static void q8_1(const unsigned char *b, size_t n, float *y)
 {
     for (size_t i = 0; i < n; i += 32, b += 36, y += 32) {
         const float d = h2f(b);
@@ -529,7 +584,7 @@ static void q8_1(const unsigned char *b, size_t n, double *y)
 
 /* block_q2_K {uint8 scales[16]; uint8 qs[64]; half d; half dmin}: 16
  * groups of 16, 4-bit scale and min per group, 2-bit quants. */
-static void q2_k(const unsigned char *b, size_t n, double *y)
+static void q2_k(const unsigned char *b, size_t n, float *y)
 {
     for (size_t i = 0; i < n; i += 256, b += 84) {
         const float d = h2f(b + 80), dmin = h2f(b + 82);
@@ -554,7 +609,7 @@ static void q2_k(const unsigned char *b, size_t n, double *y)
 /* block_q3_K {uint8 hmask[32]; uint8 qs[64]; uint8 scales[12]; half d}:
  * 16 groups of 16, 6-bit signed scales (offset 32) packed in 12 bytes,
  * 2 low bits in qs and the high bit in hmask (set: no -4). */
-static void q3_k(const unsigned char *b, size_t n, double *y)
+static void q3_k(const unsigned char *b, size_t n, float *y)
 {
     for (size_t i = 0; i < n; i += 256, b += 110) {
         const float d = h2f(b + 108);
@@ -596,7 +651,7 @@ static float tq1_digit(unsigned q, unsigned pow3, float d)
     return v;
 }
 
-static void tq1_0(const unsigned char *b, size_t n, double *y)
+static void tq1_0(const unsigned char *b, size_t n, float *y)
 {
     static const unsigned pow3[5] = {1, 3, 9, 27, 81};
     for (size_t i = 0; i < n; i += 256, b += 54) {
@@ -617,7 +672,7 @@ static void tq1_0(const unsigned char *b, size_t n, double *y)
 }
 
 /* block_tq2_0 {uint8 qs[64]; half d}: 2-bit ternary (0, 1, 2 -> -1, 0, 1). */
-static void tq2_0(const unsigned char *b, size_t n, double *y)
+static void tq2_0(const unsigned char *b, size_t n, float *y)
 {
     for (size_t i = 0; i < n; i += 256, b += 66) {
         const float d = h2f(b + 64);
@@ -636,7 +691,7 @@ static const int8_t iq4nl_levels[16] = {-127, -104, -83, -65, -49, -35, -22, -10
                                         1,    13,   25,  38,  53,  69,  89,  113};
 
 /* block_iq4_nl {half d; uint8 qs[16]}: as q4_0 with the levels above. */
-static void iq4_nl(const unsigned char *b, size_t n, double *y)
+static void iq4_nl(const unsigned char *b, size_t n, float *y)
 {
     for (size_t i = 0; i < n; i += 32, b += 18, y += 32) {
         const float d = h2f(b);
@@ -651,7 +706,7 @@ static void iq4_nl(const unsigned char *b, size_t n, double *y)
 
 /* block_iq4_xs {half d; uint16 scales_h; uint8 scales_l[4]; uint8 qs[128]}:
  * 8 groups of 32 with 6-bit scales (offset 32), levels as iq4_nl. */
-static void iq4_xs(const unsigned char *b, size_t n, double *y)
+static void iq4_xs(const unsigned char *b, size_t n, float *y)
 {
     for (size_t i = 0; i < n; i += 256, b += 136) {
         const float d = h2f(b);
@@ -670,20 +725,52 @@ static void iq4_xs(const unsigned char *b, size_t n, double *y)
     }
 }
 
+/* name_d: name's float values widened to double, up to WIDEN_ELEMS at a
+ * time through a float buffer on the stack (a multiple of every block). */
+#define WIDEN_ELEMS 256
+#define TO_DOUBLE(name, blk, bytes)                                             \
+    static void name##_d(const unsigned char *b, size_t n, double *y)          \
+    {                                                                           \
+        float t[WIDEN_ELEMS];                                                   \
+        for (size_t i = 0; i < n; i += WIDEN_ELEMS) {                           \
+            size_t m = n - i < WIDEN_ELEMS ? n - i : WIDEN_ELEMS;               \
+            name(b + i / (blk) * (bytes), m, t);                                \
+            widen(t, m, y + i);                                                 \
+        }                                                                       \
+    }
+TO_DOUBLE(q4_0, 32, 18)
+TO_DOUBLE(q4_1, 32, 20)
+TO_DOUBLE(q5_0, 32, 22)
+TO_DOUBLE(q5_1, 32, 24)
+TO_DOUBLE(q8_0, 32, 34)
+TO_DOUBLE(q4_k, 256, 144)
+TO_DOUBLE(q5_k, 256, 176)
+TO_DOUBLE(q6_k, 256, 210)
+TO_DOUBLE(q8_k, 256, 292)
+TO_DOUBLE(q8_1, 32, 36)
+TO_DOUBLE(q2_k, 256, 84)
+TO_DOUBLE(q3_k, 256, 110)
+TO_DOUBLE(tq1_0, 256, 54)
+TO_DOUBLE(tq2_0, 256, 66)
+TO_DOUBLE(iq4_nl, 32, 18)
+TO_DOUBLE(iq4_xs, 256, 136)
+#undef TO_DOUBLE
+
 typedef struct quant_row {
     const char *name;
     int64_t block, bytes;
-    void (*fn)(const unsigned char *, size_t, double *);
+    void (*fn)(const unsigned char *, size_t, float *);
+    void (*fn_d)(const unsigned char *, size_t, double *);
 } quant_row;
 
+#define ROW(name, blk, bytes) {#name, blk, bytes, name, name##_d}
 static const quant_row quants[] = {
-    {"q4_0", 32, 18, q4_0},   {"q4_1", 32, 20, q4_1},   {"q5_0", 32, 22, q5_0},
-    {"q5_1", 32, 24, q5_1},   {"q8_0", 32, 34, q8_0},   {"q4_k", 256, 144, q4_k},
-    {"q5_k", 256, 176, q5_k}, {"q6_k", 256, 210, q6_k}, {"q8_k", 256, 292, q8_k},
-    {"q8_1", 32, 36, q8_1},   {"q2_k", 256, 84, q2_k},  {"q3_k", 256, 110, q3_k},
-    {"tq1_0", 256, 54, tq1_0}, {"tq2_0", 256, 66, tq2_0}, {"iq4_nl", 32, 18, iq4_nl},
-    {"iq4_xs", 256, 136, iq4_xs},
+    ROW(q4_0, 32, 18),    ROW(q4_1, 32, 20),    ROW(q5_0, 32, 22),   ROW(q5_1, 32, 24),
+    ROW(q8_0, 32, 34),    ROW(q4_k, 256, 144),  ROW(q5_k, 256, 176), ROW(q6_k, 256, 210),
+    ROW(q8_k, 256, 292),  ROW(q8_1, 32, 36),    ROW(q2_k, 256, 84),  ROW(q3_k, 256, 110),
+    ROW(tq1_0, 256, 54),  ROW(tq2_0, 256, 66),  ROW(iq4_nl, 32, 18), ROW(iq4_xs, 256, 136),
 };
+#undef ROW
 
 /* ---- the table ------------------------------------------------------------- */
 
@@ -729,9 +816,18 @@ ts_status ts__decoder_for(const ts_array *a, ts__decoder *d, ts_error *err)
     case TS_DTYPE_FLOAT16:
         d->kind = TS_VALUE_FLOAT;
         d->to_double = swap ? f16_ds : f16_native();
+        d->to_float = swap ? f16_fs : f16_native_f();
         break;
-    case TS_DTYPE_BFLOAT16: d->kind = TS_VALUE_FLOAT; d->to_double = PICK(bf16_d); break;
-    case TS_DTYPE_FLOAT32: d->kind = TS_VALUE_FLOAT; d->to_double = PICK(f32_d); break;
+    case TS_DTYPE_BFLOAT16:
+        d->kind = TS_VALUE_FLOAT;
+        d->to_double = PICK(bf16_d);
+        d->to_float = PICK(bf16_f);
+        break;
+    case TS_DTYPE_FLOAT32:
+        d->kind = TS_VALUE_FLOAT;
+        d->to_double = PICK(f32_d);
+        d->to_float = PICK(f32_f);
+        break;
     case TS_DTYPE_FLOAT64: d->kind = TS_VALUE_FLOAT; d->to_double = PICK(f64_d); break;
     case TS_DTYPE_COMPLEX64: d->kind = TS_VALUE_COMPLEX; d->to_double = PICK(c64_d); break;
     case TS_DTYPE_COMPLEX128: d->kind = TS_VALUE_COMPLEX; d->to_double = PICK(c128_d); break;
@@ -746,7 +842,14 @@ ts_status ts__decoder_for(const ts_array *a, ts__decoder *d, ts_error *err)
                 continue;
             if (a->block_size == quants[i].block && a->block_bytes == quants[i].bytes) {
                 d->kind = TS_VALUE_FLOAT;
-                d->to_double = quants[i].fn == q8_0 ? q8_0_native() : quants[i].fn;
+                d->to_float = quants[i].fn;
+                d->to_double = quants[i].fn_d;
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+                if (quants[i].fn == q8_0 && ts__cpu_has_avx2()) {
+                    d->to_float = q8_0_avx2;
+                    d->to_double = q8_0_avx2_d;
+                }
+#endif
                 d->elem_bytes = 0;
                 d->block = quants[i].block;
                 d->block_bytes = quants[i].bytes;

@@ -13,7 +13,9 @@
  * Work: rows in chunks of about CHUNK_ELEMS elements on nthreads threads,
  * each chunk's sums kept apart and added in chunk order (results do not
  * depend on the number of threads). Arrays stored as is in C order are
- * read where they lie (ts__data_fetch); any other storage through
+ * read where they lie (ts__data_fetch) and decoded STEP_ELEMS at a time,
+ * to floats where both dtypes' values are all float32 (float16, bfloat16,
+ * float32, the GGUF blocks), else to doubles; any other storage through
  * ts_array_read, on one thread.
  */
 #include "values.h"
@@ -26,9 +28,13 @@
 #include <stdlib.h>
 
 #define OPTIONS_V1_SIZE (offsetof(ts_metrics_options, progress_ctx) + sizeof(void *))
-#define CHUNK_ELEMS ((int64_t)1 << 18)
-/* Chunks read between releases of a mapped file's pages. */
-#define RELEASE_CHUNKS 4
+/* Elements per chunk: small enough that the arrays of a model split into
+ * several (a llama layer's key projection of 256 x 1024 into 4), so both
+ * threads finish an array together. */
+#define CHUNK_ELEMS ((int64_t)1 << 16)
+/* Chunks read between releases of a mapped file's pages (1 Mi elements:
+ * each release is a TLB flush on every CPU). */
+#define RELEASE_CHUNKS 16
 /* Chunks ahead of the last release past which a stalled thread no longer
  * holds the release back. */
 #define MAX_AHEAD (4 * RELEASE_CHUNKS)
@@ -53,6 +59,7 @@ typedef struct job {
     side A, B;
     int64_t rows, cols;      /* a viewed as (rows, cols) */
     int64_t heads;           /* > 0: b's rows permuted */
+    int f32;                 /* both direct, both decode to float */
     int64_t per_chunk;       /* rows per chunk */
     int64_t nchunks;
     sums *part;              /* per chunk */
@@ -108,31 +115,82 @@ static int64_t b_row(const job *J, int64_t r)
     return h * per + 2 * i + j;
 }
 
-/* Eight lanes of sums: lane k takes pairs i + k (independent chains the
- * CPU overlaps: an addition's latency is 4 cycles, two vector registers of
- * four lanes keep both adders busy), a tail's pairs go to lane 0. */
+/* Eight lanes of sums, kept across a chunk: lane k takes pairs 8j + k of
+ * each call (independent chains the CPU overlaps: two vector registers of
+ * four lanes), a call's last n % 8 pairs go to lane 0; at the chunk's end
+ * the lanes are added in a fixed tree (lanes_fold). */
 #define LANES 8
 
 typedef struct lanes {
     double se[LANES], sa[LANES], sb[LANES], ab[LANES], mx[LANES];
-    int64_t nan;
+    int64_t n, nan;
 } lanes;
+
+/*
+ * The multiply-adds of the sums are fused (one rounding: IEEE 754
+ * fusedMultiplyAdd) where the CPU has FMA (x86-64 since 2013, every
+ * 64-bit ARM), in the vector and the portable kernels alike, so both give
+ * the same bits (tests/cli/simd.test.sh); on a CPU without FMA they are a
+ * multiplication and an addition, and the last bits of a sum can differ.
+ */
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define TS__FUSED __attribute__((target("fma")))
+#define TS__HAVE_FUSED 1
+static int fused_cpu(void)
+{
+    return ts__cpu_has_fma();
+}
+#elif defined(__FP_FAST_FMA)
+#define TS__FUSED
+#define TS__HAVE_FUSED 1
+static int fused_cpu(void)
+{
+    return 1;
+}
+#endif
+
+/* Element i of a decoded step: floats (both sides' decoders have
+ * to_float) or doubles; a float widens to the double to_double gives, so
+ * the sums are the same either way. */
+static inline double at(const void *p, size_t i, int f32)
+{
+    return f32 ? (double)((const float *)p)[i] : ((const double *)p)[i];
+}
+
+/* A pair's NaN count and difference, the pair zeroed when it has a NaN;
+ * the largest |difference| into lane k. Returns the difference. */
+static inline double pair_prep(lanes *L, int k, double *a, double *b)
+{
+    int bad = isnan(*a) | isnan(*b);
+    L->nan += bad;
+    *a = bad ? 0 : *a;
+    *b = bad ? 0 : *b;
+    double d = *a == *b ? 0 : *b - *a; /* inf == inf: 0 */
+    double ad = fabs(d);
+    L->mx[k] = ad > L->mx[k] ? ad : L->mx[k];
+    return d;
+}
 
 /* One pair into lane k: a pair with a NaN adds zeros and counts. */
 static inline void pair_into(lanes *L, int k, double a, double b)
 {
-    int bad = isnan(a) | isnan(b);
-    L->nan += bad;
-    a = bad ? 0 : a;
-    b = bad ? 0 : b;
-    double d = a == b ? 0 : b - a; /* inf == inf: 0 */
-    double ad = fabs(d);
-    L->mx[k] = ad > L->mx[k] ? ad : L->mx[k];
+    double d = pair_prep(L, k, &a, &b);
     L->se[k] += d * d;
     L->sa[k] += a * a;
     L->sb[k] += b * b;
     L->ab[k] += a * b;
 }
+
+#ifdef TS__HAVE_FUSED
+TS__FUSED static inline void pair_into_fused(lanes *L, int k, double a, double b)
+{
+    double d = pair_prep(L, k, &a, &b);
+    L->se[k] = __builtin_fma(d, d, L->se[k]);
+    L->sa[k] = __builtin_fma(a, a, L->sa[k]);
+    L->sb[k] = __builtin_fma(b, b, L->sb[k]);
+    L->ab[k] = __builtin_fma(a, b, L->ab[k]);
+}
+#endif
 
 /* The lanes added in a fixed order (pairs of neighbours, then pairs of
  * those): the same tree whatever kernel filled them. */
@@ -141,162 +199,226 @@ static double lanes_sum(const double *v)
     return ((v[0] + v[1]) + (v[2] + v[3])) + ((v[4] + v[5]) + (v[6] + v[7]));
 }
 
-/* The pairs [i, n) into lane 0, then the lanes added into s: the result
- * depends on n and the data only. */
-static void lanes_into(sums *s, lanes *L, const double *x, const double *y, size_t i, size_t n)
+/* A chunk's lanes into its sums. */
+static void lanes_fold(sums *s, const lanes *L)
 {
-    for (; i < n; i++)
-        pair_into(L, 0, x[i], y[i]);
-    s->sq_err += lanes_sum(L->se);
-    s->sq_a += lanes_sum(L->sa);
-    s->sq_b += lanes_sum(L->sb);
-    s->ab += lanes_sum(L->ab);
+    s->sq_err = lanes_sum(L->se);
+    s->sq_a = lanes_sum(L->sa);
+    s->sq_b = lanes_sum(L->sb);
+    s->ab = lanes_sum(L->ab);
+    s->max_abs = 0;
     for (int k = 0; k < LANES; k++)
         s->max_abs = L->mx[k] > s->max_abs ? L->mx[k] : s->max_abs;
-    s->nan += L->nan;
-    s->n += (int64_t)n;
+    s->nan = L->nan;
+    s->n = L->n;
 }
 
-/* The sums of n pairs (SSE2: lanes 2j, 2j + 1 in the registers ending in
- * j). */
-static void accumulate(sums *s, const double *x, const double *y, size_t n)
+/* n pairs into the lanes, unfused (SSE2: lanes 2j, 2j + 1 in the
+ * registers ending in j); f32 is a constant where it is inlined. */
+static inline void accumulate_in(lanes *L, const void *x, const void *y, size_t n, int f32)
 {
-    lanes L = {0};
     size_t i = 0;
 #if defined(__SSE2__)
-    int64_t nan = 0;
     const __m128d sign = _mm_set1_pd(-0.0);
-    __m128d se0 = _mm_setzero_pd(), sa0 = se0, sb0 = se0, ab0 = se0, mx0 = se0;
-    __m128d se1 = se0, sa1 = se0, sb1 = se0, ab1 = se0, mx1 = se0;
-    __m128d se2 = se0, sa2 = se0, sb2 = se0, ab2 = se0, mx2 = se0;
-    __m128d se3 = se0, sa3 = se0, sb3 = se0, ab3 = se0, mx3 = se0;
-#define TS__LANES(off, se, sa, sb, ab, mx)                                                   \
-    do {                                                                                    \
-        __m128d a = _mm_loadu_pd(x + i + (off)), b = _mm_loadu_pd(y + i + (off));           \
-        __m128d bad = _mm_or_pd(_mm_cmpunord_pd(a, a), _mm_cmpunord_pd(b, b));             \
-        int m = _mm_movemask_pd(bad);                                                       \
-        nan += (m & 1) + (m >> 1);                                                          \
-        a = _mm_andnot_pd(bad, a);                                                          \
-        b = _mm_andnot_pd(bad, b);                                                          \
-        __m128d d = _mm_andnot_pd(_mm_cmpeq_pd(a, b), _mm_sub_pd(b, a)); /* inf == inf */  \
-        mx = _mm_max_pd(mx, _mm_andnot_pd(sign, d));                                        \
-        se = _mm_add_pd(se, _mm_mul_pd(d, d));                                              \
-        sa = _mm_add_pd(sa, _mm_mul_pd(a, a));                                              \
-        sb = _mm_add_pd(sb, _mm_mul_pd(b, b));                                              \
-        ab = _mm_add_pd(ab, _mm_mul_pd(a, b));                                              \
-    } while (0)
-    for (; i + LANES <= n; i += LANES) {
-        TS__LANES(0, se0, sa0, sb0, ab0, mx0);
-        TS__LANES(2, se1, sa1, sb1, ab1, mx1);
-        TS__LANES(4, se2, sa2, sb2, ab2, mx2);
-        TS__LANES(6, se3, sa3, sb3, ab3, mx3);
+    __m128d se[4], sa[4], sb[4], ab[4], mx[4];
+    for (int r = 0; r < 4; r++) {
+        se[r] = _mm_loadu_pd(L->se + 2 * r), sa[r] = _mm_loadu_pd(L->sa + 2 * r);
+        sb[r] = _mm_loadu_pd(L->sb + 2 * r), ab[r] = _mm_loadu_pd(L->ab + 2 * r);
+        mx[r] = _mm_loadu_pd(L->mx + 2 * r);
     }
-#undef TS__LANES
-#define TS__STORE(v, r0, r1, r2, r3) \
-    (_mm_storeu_pd(v, r0), _mm_storeu_pd(v + 2, r1), _mm_storeu_pd(v + 4, r2), \
-     _mm_storeu_pd(v + 6, r3))
-    TS__STORE(L.se, se0, se1, se2, se3);
-    TS__STORE(L.sa, sa0, sa1, sa2, sa3);
-    TS__STORE(L.sb, sb0, sb1, sb2, sb3);
-    TS__STORE(L.ab, ab0, ab1, ab2, ab3);
-    TS__STORE(L.mx, mx0, mx1, mx2, mx3);
-#undef TS__STORE
-    L.nan = nan;
+#define TS__LOAD2(p, j)                                                                      \
+    (f32 ? _mm_cvtps_pd(_mm_castsi128_ps(                                                   \
+               _mm_loadl_epi64((const __m128i *)(const void *)((const float *)(p) + (j))))) \
+         : _mm_loadu_pd((const double *)(p) + (j)))
+    for (; i + LANES <= n; i += LANES) {
+        for (int r = 0; r < 4; r++) {
+            __m128d a = TS__LOAD2(x, i + 2 * r), b = TS__LOAD2(y, i + 2 * r);
+            __m128d bad = _mm_or_pd(_mm_cmpunord_pd(a, a), _mm_cmpunord_pd(b, b));
+            int m = _mm_movemask_pd(bad);
+            L->nan += (m & 1) + (m >> 1);
+            a = _mm_andnot_pd(bad, a);
+            b = _mm_andnot_pd(bad, b);
+            __m128d d = _mm_andnot_pd(_mm_cmpeq_pd(a, b), _mm_sub_pd(b, a)); /* inf == inf */
+            mx[r] = _mm_max_pd(mx[r], _mm_andnot_pd(sign, d));
+            se[r] = _mm_add_pd(se[r], _mm_mul_pd(d, d));
+            sa[r] = _mm_add_pd(sa[r], _mm_mul_pd(a, a));
+            sb[r] = _mm_add_pd(sb[r], _mm_mul_pd(b, b));
+            ab[r] = _mm_add_pd(ab[r], _mm_mul_pd(a, b));
+        }
+    }
+#undef TS__LOAD2
+    for (int r = 0; r < 4; r++) {
+        _mm_storeu_pd(L->se + 2 * r, se[r]), _mm_storeu_pd(L->sa + 2 * r, sa[r]);
+        _mm_storeu_pd(L->sb + 2 * r, sb[r]), _mm_storeu_pd(L->ab + 2 * r, ab[r]);
+        _mm_storeu_pd(L->mx + 2 * r, mx[r]);
+    }
 #endif
     for (; i + LANES <= n; i += LANES)
         for (int k = 0; k < LANES; k++)
-            pair_into(&L, k, x[i + k], y[i + k]);
-    lanes_into(s, &L, x, y, i, n);
+            pair_into(L, k, at(x, i + k, f32), at(y, i + k, f32));
+    for (; i < n; i++)
+        pair_into(L, 0, at(x, i, f32), at(y, i, f32));
+    L->n += (int64_t)n;
 }
+
+typedef void accumulate_fn(lanes *L, const void *x, const void *y, size_t n);
+
+static void accumulate_d(lanes *L, const void *x, const void *y, size_t n)
+{
+    accumulate_in(L, x, y, n, 0);
+}
+
+static void accumulate_f(lanes *L, const void *x, const void *y, size_t n)
+{
+    accumulate_in(L, x, y, n, 1);
+}
+
+#ifdef TS__HAVE_FUSED
+/* n pairs into the lanes, fused, one at a time (the portable kernel of a
+ * CPU with FMA). */
+TS__FUSED static inline void accumulate_fused_in(lanes *L, const void *x, const void *y,
+                                                 size_t n, int f32)
+{
+    size_t i = 0;
+    for (; i + LANES <= n; i += LANES)
+        for (int k = 0; k < LANES; k++)
+            pair_into_fused(L, k, at(x, i + k, f32), at(y, i + k, f32));
+    for (; i < n; i++)
+        pair_into_fused(L, 0, at(x, i, f32), at(y, i, f32));
+    L->n += (int64_t)n;
+}
+
+TS__FUSED static void accumulate_fused_d(lanes *L, const void *x, const void *y, size_t n)
+{
+    accumulate_fused_in(L, x, y, n, 0);
+}
+
+TS__FUSED static void accumulate_fused_f(lanes *L, const void *x, const void *y, size_t n)
+{
+    accumulate_fused_in(L, x, y, n, 1);
+}
+#endif
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #include <immintrin.h>
 #define TS__HAVE_AVX_SUMS 1
-/* accumulate with AVX: the same eight lanes in two registers each, so the
- * sums are bit for bit those of accumulate. Runs of STEP pairs are first
- * summed without the NaN and infinity handling (for finite pairs it changes
- * nothing: no NaN to count or zero, and a == b gives b - a = 0 anyway); a
- * run after which a sum is not finite is summed again, from the sums
- * before it, with that handling. */
-#define STEP 64
-__attribute__((target("avx"))) static void accumulate_avx(sums *s, const double *x,
-                                                         const double *y, size_t n)
+/* accumulate_fused_in with AVX2 and FMA: the same eight lanes in two
+ * registers each, so the sums are bit for bit the same. The pairs are
+ * first summed without the NaN and infinity handling (for finite pairs it
+ * changes nothing: no NaN to count or zero, and a == b gives b - a = 0
+ * anyway); when a sum then is not finite, they are summed again from the
+ * lanes as they were, with that handling. */
+__attribute__((target("avx2,fma"), always_inline)) static inline __m256d
+load4(const void *p, size_t i, int f32)
 {
-    lanes L = {0};
-    size_t i = 0;
+    return f32 ? _mm256_cvtps_pd(_mm_loadu_ps((const float *)p + i))
+               : _mm256_loadu_pd((const double *)p + i);
+}
+
+__attribute__((target("avx2,fma"), always_inline)) static inline void
+accumulate_avx_in(lanes *L, const void *x, const void *y, size_t n, int f32)
+{
+    const size_t end = n - n % LANES;
     const __m256d sign = _mm256_set1_pd(-0.0), zero = _mm256_setzero_pd();
-    __m256d se0 = zero, sa0 = zero, sb0 = zero, ab0 = zero, mx0 = zero;
-    __m256d se1 = zero, sa1 = zero, sb1 = zero, ab1 = zero, mx1 = zero;
+    __m256d se0, sa0, sb0, ab0, mx0, se1, sa1, sb1, ab1, mx1;
     int64_t nan = 0;
+#define TS__LOAD_LANES()                                                                     \
+    (se0 = _mm256_loadu_pd(L->se), se1 = _mm256_loadu_pd(L->se + 4),                        \
+     sa0 = _mm256_loadu_pd(L->sa), sa1 = _mm256_loadu_pd(L->sa + 4),                        \
+     sb0 = _mm256_loadu_pd(L->sb), sb1 = _mm256_loadu_pd(L->sb + 4),                        \
+     ab0 = _mm256_loadu_pd(L->ab), ab1 = _mm256_loadu_pd(L->ab + 4),                        \
+     mx0 = _mm256_loadu_pd(L->mx), mx1 = _mm256_loadu_pd(L->mx + 4))
+#define TS__SUMS(se, sa, sb, ab, mx)                                                         \
+    (mx = _mm256_max_pd(mx, _mm256_andnot_pd(sign, d)), se = _mm256_fmadd_pd(d, d, se),     \
+     sa = _mm256_fmadd_pd(a, a, sa), sb = _mm256_fmadd_pd(b, b, sb),                        \
+     ab = _mm256_fmadd_pd(a, b, ab))
 #define TS__FAST(off, se, sa, sb, ab, mx)                                                    \
     do {                                                                                    \
-        __m256d a = _mm256_loadu_pd(x + i + (off)), b = _mm256_loadu_pd(y + i + (off));     \
+        __m256d a = load4(x, i + (off), f32), b = load4(y, i + (off), f32);                 \
         __m256d d = _mm256_sub_pd(b, a);                                                    \
-        mx = _mm256_max_pd(mx, _mm256_andnot_pd(sign, d));                                  \
-        se = _mm256_add_pd(se, _mm256_mul_pd(d, d));                                        \
-        sa = _mm256_add_pd(sa, _mm256_mul_pd(a, a));                                        \
-        sb = _mm256_add_pd(sb, _mm256_mul_pd(b, b));                                        \
-        ab = _mm256_add_pd(ab, _mm256_mul_pd(a, b));                                        \
+        TS__SUMS(se, sa, sb, ab, mx);                                                       \
     } while (0)
 #define TS__LANES(off, se, sa, sb, ab, mx)                                                   \
     do {                                                                                    \
-        __m256d a = _mm256_loadu_pd(x + i + (off)), b = _mm256_loadu_pd(y + i + (off));     \
+        __m256d a = load4(x, i + (off), f32), b = load4(y, i + (off), f32);                 \
         __m256d bad = _mm256_or_pd(_mm256_cmp_pd(a, a, _CMP_UNORD_Q),                       \
                                    _mm256_cmp_pd(b, b, _CMP_UNORD_Q));                      \
         nan += __builtin_popcount((unsigned)_mm256_movemask_pd(bad));                       \
         a = _mm256_andnot_pd(bad, a);                                                       \
         b = _mm256_andnot_pd(bad, b);                                                       \
         __m256d d = _mm256_andnot_pd(_mm256_cmp_pd(a, b, _CMP_EQ_OQ), _mm256_sub_pd(b, a)); \
-        mx = _mm256_max_pd(mx, _mm256_andnot_pd(sign, d));                                  \
-        se = _mm256_add_pd(se, _mm256_mul_pd(d, d));                                        \
-        sa = _mm256_add_pd(sa, _mm256_mul_pd(a, a));                                        \
-        sb = _mm256_add_pd(sb, _mm256_mul_pd(b, b));                                        \
-        ab = _mm256_add_pd(ab, _mm256_mul_pd(a, b));                                        \
+        TS__SUMS(se, sa, sb, ab, mx);                                                       \
     } while (0)
-/* 1 when every lane of the four sums is finite (t - t is 0, not NaN) */
+/* every lane of the four sums finite (t - t is 0, not NaN) */
 #define TS__FINITE(se, sa, sb, ab)                                                           \
     (_mm256_movemask_pd(_mm256_cmp_pd(                                                      \
          _mm256_sub_pd(_mm256_add_pd(_mm256_add_pd(se, sa), _mm256_add_pd(sb, ab)),          \
                        _mm256_add_pd(_mm256_add_pd(se, sa), _mm256_add_pd(sb, ab))),         \
          zero, _CMP_EQ_OQ)) == 0xF)
-    while (i + LANES <= n) {
-        size_t start = i, end = n - i >= STEP ? i + STEP : n - (n - i) % LANES;
-        __m256d k0[5] = {se0, sa0, sb0, ab0, mx0}, k1[5] = {se1, sa1, sb1, ab1, mx1};
-        for (; i < end; i += LANES) {
-            TS__FAST(0, se0, sa0, sb0, ab0, mx0);
-            TS__FAST(4, se1, sa1, sb1, ab1, mx1);
-        }
-        if (TS__FINITE(se0, sa0, sb0, ab0) && TS__FINITE(se1, sa1, sb1, ab1))
-            continue;
-        se0 = k0[0], sa0 = k0[1], sb0 = k0[2], ab0 = k0[3], mx0 = k0[4];
-        se1 = k1[0], sa1 = k1[1], sb1 = k1[2], ab1 = k1[3], mx1 = k1[4];
-        for (i = start; i < end; i += LANES) {
+    TS__LOAD_LANES();
+    for (size_t i = 0; i < end; i += LANES) {
+        TS__FAST(0, se0, sa0, sb0, ab0, mx0);
+        TS__FAST(4, se1, sa1, sb1, ab1, mx1);
+    }
+    if (!TS__FINITE(se0, sa0, sb0, ab0) || !TS__FINITE(se1, sa1, sb1, ab1)) {
+        TS__LOAD_LANES();
+        for (size_t i = 0; i < end; i += LANES) {
             TS__LANES(0, se0, sa0, sb0, ab0, mx0);
             TS__LANES(4, se1, sa1, sb1, ab1, mx1);
         }
     }
+#undef TS__LOAD_LANES
+#undef TS__SUMS
 #undef TS__FAST
 #undef TS__LANES
 #undef TS__FINITE
-    _mm256_storeu_pd(L.se, se0), _mm256_storeu_pd(L.se + 4, se1);
-    _mm256_storeu_pd(L.sa, sa0), _mm256_storeu_pd(L.sa + 4, sa1);
-    _mm256_storeu_pd(L.sb, sb0), _mm256_storeu_pd(L.sb + 4, sb1);
-    _mm256_storeu_pd(L.ab, ab0), _mm256_storeu_pd(L.ab + 4, ab1);
-    _mm256_storeu_pd(L.mx, mx0), _mm256_storeu_pd(L.mx + 4, mx1);
-    L.nan = nan;
-    lanes_into(s, &L, x, y, i, n);
+    _mm256_storeu_pd(L->se, se0), _mm256_storeu_pd(L->se + 4, se1);
+    _mm256_storeu_pd(L->sa, sa0), _mm256_storeu_pd(L->sa + 4, sa1);
+    _mm256_storeu_pd(L->sb, sb0), _mm256_storeu_pd(L->sb + 4, sb1);
+    _mm256_storeu_pd(L->ab, ab0), _mm256_storeu_pd(L->ab + 4, ab1);
+    _mm256_storeu_pd(L->mx, mx0), _mm256_storeu_pd(L->mx + 4, mx1);
+    L->nan += nan;
+    for (size_t i = end; i < n; i++)
+        pair_into_fused(L, 0, at(x, i, f32), at(y, i, f32));
+    L->n += (int64_t)n;
 }
-#undef STEP
+
+__attribute__((target("avx2,fma"))) static void accumulate_avx_d(lanes *L, const void *x,
+                                                                const void *y, size_t n)
+{
+    accumulate_avx_in(L, x, y, n, 0);
+}
+
+__attribute__((target("avx2,fma"))) static void accumulate_avx_f(lanes *L, const void *x,
+                                                                const void *y, size_t n)
+{
+    accumulate_avx_in(L, x, y, n, 1);
+}
 #endif
 
-/* accumulate_avx where the CPU has AVX, else accumulate. */
-static void (*accumulator(void))(sums *, const double *, const double *, size_t)
+/* The kernel for steps of floats (f32) or doubles: AVX2 where the CPU has
+ * AVX2 and FMA, else the portable one, fused where the CPU has FMA. */
+static accumulate_fn *accumulator(int f32)
 {
 #ifdef TS__HAVE_AVX_SUMS
-    if (ts__cpu_has_avx2())
-        return accumulate_avx;
+    if (ts__cpu_has_avx2() && fused_cpu())
+        return f32 ? accumulate_avx_f : accumulate_avx_d;
 #endif
-    return accumulate;
+#ifdef TS__HAVE_FUSED
+    if (fused_cpu())
+        return f32 ? accumulate_fused_f : accumulate_fused_d;
+#endif
+    return f32 ? accumulate_f : accumulate_d;
+}
+
+/* n elements of a side decoded into a step buffer: floats when f32. */
+static void decode(const ts__decoder *dec, const unsigned char *p, int64_t n, double *out,
+                   int f32)
+{
+    if (f32)
+        dec->to_float(p, (size_t)n, (float *)(void *)out);
+    else
+        dec->to_double(p, (size_t)n, out);
 }
 
 typedef struct chunk_arg {
@@ -309,18 +431,16 @@ static ts_status run_chunk(void *arg, ts_error *err)
     chunk_arg *ca = arg;
     worker *w = ca->w;
     job *J = w->J;
-    sums *s = &J->part[ca->c];
-    void (*acc)(sums *, const double *, const double *, size_t) = accumulator();
+    lanes L = {0};
+    accumulate_fn *acc = accumulator(0), *acc_step = accumulator(J->f32);
     int64_t r0 = ca->c * J->per_chunk, r1 = r0 + J->per_chunk;
     if (r1 > J->rows)
         r1 = J->rows;
     ts_status st = TS_OK;
     if (J->heads <= 0 && J->A.direct && J->B.direct) {
         /* both stored as is: their bytes fetched once, then decoded and
-         * summed STEP_ELEMS at a time, so the doubles stay in the L1 cache */
+         * summed STEP_ELEMS at a time, so the values stay in the L1 cache */
         int64_t first = r0 * J->cols, n = (r1 - r0) * J->cols;
-        ts__data_populate(&J->A.d, first, n);
-        ts__data_populate(&J->B.d, first, n);
         const unsigned char *pa = ts__data_fetch(&J->A.d, first, n, w->raw, err);
         if (!pa)
             return ts__error_index(err, err ? err->code : TS_ERR_IO, 0);
@@ -329,9 +449,9 @@ static ts_status run_chunk(void *arg, ts_error *err)
             return ts__error_index(err, err ? err->code : TS_ERR_IO, 1);
         for (int64_t k = 0; k < n; k += STEP_ELEMS) {
             int64_t m = n - k < STEP_ELEMS ? n - k : STEP_ELEMS;
-            J->A.d.dec.to_double(pa + run_bytes(&J->A.d.dec, k), (size_t)m, w->x);
-            J->B.d.dec.to_double(pb + run_bytes(&J->B.d.dec, k), (size_t)m, w->y);
-            acc(s, w->x, w->y, (size_t)m);
+            decode(&J->A.d.dec, pa + run_bytes(&J->A.d.dec, k), m, w->x, J->f32);
+            decode(&J->B.d.dec, pb + run_bytes(&J->B.d.dec, k), m, w->y, J->f32);
+            acc_step(&L, w->x, w->y, (size_t)m);
         }
     } else if (J->heads <= 0) {
         int64_t first = r0 * J->cols, n = (r1 - r0) * J->cols;
@@ -339,14 +459,12 @@ static ts_status run_chunk(void *arg, ts_error *err)
             return ts__error_index(err, st, 0);
         if ((st = read_side(w, &J->B, first, n, w->y, err)))
             return ts__error_index(err, st, 1);
-        acc(s, w->x, w->y, (size_t)n);
+        acc(&L, w->x, w->y, (size_t)n);
     } else if (J->A.direct && J->B.direct && J->cols % J->A.d.dec.block == 0 &&
                J->cols % J->B.d.dec.block == 0) {
         /* chunks of whole heads: b's rows for a's r0..r1 are rows r0..r1
          * too, in another order; both fetched once, decoded a row at a time */
         int64_t first = r0 * J->cols, n = (r1 - r0) * J->cols;
-        ts__data_populate(&J->A.d, first, n);
-        ts__data_populate(&J->B.d, first, n);
         const unsigned char *pa = ts__data_fetch(&J->A.d, first, n, w->raw, err);
         if (!pa)
             return ts__error_index(err, err ? err->code : TS_ERR_IO, 0);
@@ -355,9 +473,9 @@ static ts_status run_chunk(void *arg, ts_error *err)
             return ts__error_index(err, err ? err->code : TS_ERR_IO, 1);
         int64_t rba = run_bytes(&J->A.d.dec, J->cols), rbb = run_bytes(&J->B.d.dec, J->cols);
         for (int64_t r = r0; r < r1; r++) {
-            J->A.d.dec.to_double(pa + (r - r0) * rba, (size_t)J->cols, w->x);
-            J->B.d.dec.to_double(pb + (b_row(J, r) - r0) * rbb, (size_t)J->cols, w->y);
-            acc(s, w->x, w->y, (size_t)J->cols);
+            decode(&J->A.d.dec, pa + (r - r0) * rba, J->cols, w->x, J->f32);
+            decode(&J->B.d.dec, pb + (b_row(J, r) - r0) * rbb, J->cols, w->y, J->f32);
+            acc_step(&L, w->x, w->y, (size_t)J->cols);
         }
     } else {
         /* a's rows r0..r1 in one read, b's one row at a time */
@@ -369,8 +487,9 @@ static ts_status run_chunk(void *arg, ts_error *err)
                            w->y + (r - r0) * J->cols, err);
         if (st)
             return ts__error_index(err, st, 1);
-        acc(s, w->x, w->y, (size_t)n);
+        acc(&L, w->x, w->y, (size_t)n);
     }
+    lanes_fold(&J->part[ca->c], &L);
     int64_t bytes = run_bytes(&J->A.d.dec, (r1 - r0) * J->cols) +
                     run_bytes(&J->B.d.dec, (r1 - r0) * J->cols);
     long long now = atomic_fetch_add(&J->done, bytes) + bytes;
@@ -513,6 +632,7 @@ ts_status ts_array_metrics(const ts_file *fa, const ts_array *a, const ts_file *
     J->A.f = fa, J->A.a = a, J->B.f = fb, J->B.a = b;
     J->A.direct = direct(&J->A.d, a);
     J->B.direct = direct(&J->B.d, b);
+    J->f32 = J->A.direct && J->B.direct && J->A.d.dec.to_float && J->B.d.dec.to_float;
     int nd = ts_shape_ndim(&a->shape);
     const int64_t *dims = ts_shape_dims(&a->shape);
     J->cols = nd > 0 ? dims[nd - 1] : 1;

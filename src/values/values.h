@@ -29,6 +29,10 @@ typedef struct ts__decoder {
     int64_t block_bytes;     /* bytes per block */
     /* Real kinds: n doubles. Complex: 2n doubles (re, im). */
     void (*to_double)(const unsigned char *src, size_t n, double *dst);
+    /* The same values as n floats, for the dtypes whose every value is a
+     * float32 (float16, bfloat16, float32, the GGUF block types, which
+     * ggml dequantizes in float32); NULL for the others. */
+    void (*to_float)(const unsigned char *src, size_t n, float *dst);
     /* INT/BOOL kinds: exact int64; UINT/BOOL: exact uint64. NULL otherwise. */
     void (*to_i64)(const unsigned char *src, size_t n, int64_t *dst);
     void (*to_u64)(const unsigned char *src, size_t n, uint64_t *dst);

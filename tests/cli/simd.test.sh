@@ -6,7 +6,10 @@
 # over the value fixtures is the same with TSHAPE_SIMD=none, and so are
 # diff --metrics of two float16 arrays of 1,003 elements with NaNs
 # (written here by NumPy: the vector loops leave a tail of 3, and
-# NaN pairs are counted and skipped). On a CPU without the extensions both
+# NaN pairs are counted and skipped), and verify --deep's NaN and infinity
+# counts (AVX2 any-test) of float16, float32 and float64 arrays of 1,003
+# elements with them first, inside and in the tail (4 NaN and 3
+# infinities each). On a CPU without the extensions both
 # runs take the portable path and agree trivially. Exit 0 pass, 1 fail.
 cd "$(dirname "$0")/../.." || exit 2
 bin=${TSHAPE:-$(command -v tshape)}
@@ -44,8 +47,24 @@ a[[5, 500, 1001]] = np.nan
 b[[6, 500]] = np.nan
 np.save(sys.argv[1] + "/a.npy", a)
 np.save(sys.argv[1] + "/b.npy", b)
+# verify --deep: NaN and infinities in the first vector, inside, in the
+# scalar tail, for each float width
+for dt in (np.float16, np.float32, np.float64):
+    x = rng.standard_normal(1003).astype(dt)
+    x[[0, 37, 700, 1002]] = np.nan
+    x[[3, 64, 1001]] = [np.inf, -np.inf, np.inf]
+    np.save("%s/nf-%s.npy" % (sys.argv[1], np.dtype(dt).name), x)
 PY
     check "metrics tail" diff --values --metrics "$tmp/a.npy" "$tmp/b.npy"
+    for dt in float16 float32 float64; do
+        check "verify --deep $dt" verify --deep "$tmp/nf-$dt.npy"
+        n=$((n + 1))
+        if ! grep -q "holds 4 NaN and 3 infinite values" "$tmp/v"; then
+            echo "FAIL simd verify --deep $dt: not 4 NaN and 3 infinities:"
+            head -3 "$tmp/v"
+            fail=$((fail + 1))
+        fi
+    done
 else
     echo "simd: no $py with NumPy: the tail comparison skipped"
 fi
