@@ -3962,10 +3962,12 @@ TS_API const ts_diff_metrics_group *ts_diff_metrics_group_at(const ts_diff *d, s
  *                recursive gives every name as it was.
  *
  * Speed: an array copied unchanged (no cast, no byte swap) from one run of
- * a local file is read in 4 MiB pieces and written from the same buffer,
- * its checksum (and an npz member's CRC-32) taken on the way; writeback is
- * started every 32 MiB (Linux's sync_file_range) so the final fsync has
- * little to wait for.
+ * a local file is mapped and written from the map in 4 MiB steps (read in
+ * 4 MiB pieces where it cannot be mapped), its checksum (and an npz
+ * member's CRC-32) taken on the way; an output's blocks are reserved before
+ * it is written (Linux fallocate; a full disk fails before anything is
+ * written); writeback is started every 32 MiB (Linux's sync_file_range) so
+ * the final fsync has little to wait for.
  *
  * Safety: everything is written to temporary files in the target's folder
  * (mkstemp/mkdtemp: ".NAME.tshape-XXXXXX"), flushed with fsync, verified
@@ -4014,7 +4016,10 @@ typedef struct ts_write_tensor {
  *   no_verify       0: after writing, every output file is reopened with
  *                   ts_file_open and each array's name, dtype, shape and the
  *                   XXH3-64 checksum (xxHash) of its data bytes are
- *                   compared with what was written; 1: skipped
+ *                   compared with what was written, and a stored .npz's
+ *                   CRC-32 fields (local header and directory entry of
+ *                   each member) with the CRC-32 of the bytes written;
+ *                   1: skipped
  *   max_shard_size  safetensors: 0 for one file; else bytes of data per
  *                   file: arrays in name order go to STEM-0000K-of-0000M
  *                   .safetensors beside `path` (STEM: path's name without

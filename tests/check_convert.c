@@ -864,6 +864,91 @@ START_TEST(test_verify_catches)
 }
 END_TEST
 
+/* What test_verify_damage does to the written file before verification:
+ * a byte flipped at damage_at (from the end when negative), or the file
+ * cut by damage_cut bytes. */
+static long damage_at, damage_cut;
+static void damage(const char *tmp)
+{
+    FILE *fp = fopen(tmp, "r+b");
+    ck_assert_ptr_nonnull(fp);
+    ck_assert_int_eq(fseek(fp, 0, SEEK_END), 0);
+    long size = ftell(fp);
+    if (damage_cut) {
+        fclose(fp);
+        ck_assert_int_eq(truncate(tmp, size - damage_cut), 0);
+        return;
+    }
+    long at = damage_at < 0 ? size + damage_at : damage_at;
+    ck_assert_int_eq(fseek(fp, at, SEEK_SET), 0);
+    int c = fgetc(fp);
+    ck_assert_int_eq(fseek(fp, at, SEEK_SET), 0);
+    fputc(c ^ 0x10, fp);
+    fclose(fp);
+}
+
+/* Verification reads back what is on the disk (the page cache): each kind
+ * of damage of the written file is an error, and nothing is left. An .npz
+ * of one member "a.npy": local header at 0 (its CRC-32 at byte 14), the
+ * name, the npy header (128 bytes) and the data from byte 163 (6 bytes),
+ * the directory entry at 169 (its CRC-32 at 185), the end record. */
+START_TEST(test_verify_damage)
+{
+    src a = src_a();
+    char *dir = tmp_dir();
+    ts_write_tensor t = {"a", a.f, ts_file_array(a.f, 0)};
+    static const struct {
+        int npz;
+        long at, cut;
+        const char *says;
+    } cases[] = {
+        {1, 14, 0, "member 'a.npy' reads back with CRC-32 "},      /* local header's CRC */
+        {1, 185, 0, "member 'a.npy' reads back with CRC-32 "},     /* directory entry's */
+        {1, 163 + 5, 0, "the data of array 'a' read back has checksum (XXH3-64)"},
+        {1, 40, 0, "verifying"},                                   /* the npy header */
+        {1, 0, 1, "verifying"},                                    /* one byte short */
+        {1, 0, 30, "verifying"},
+        {0, 0, 1, "verifying"},
+        {0, -3, 0, "the data of array 'a' read back has checksum (XXH3-64)"},
+        {0, 20, 0, "verifying"},                                   /* the header */
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        char *out = path_in(dir, cases[i].npz ? "o.npz" : "o.safetensors");
+        ts_write_options o = TS_WRITE_OPTIONS_INIT;
+        o.format = cases[i].npz ? TS_WRITE_NPZ : TS_WRITE_SAFETENSORS;
+        ts_error e;
+        damage_at = cases[i].at;
+        damage_cut = cases[i].cut;
+        ts__test_before_verify = damage;
+        ts_status st = write_one(out, &t, 1, &o, &e);
+        ts__test_before_verify = NULL;
+        ck_assert_msg(st == TS_ERR_IO && e.code == TS_ERR_IO &&
+                      strstr(e.message, "verifying '") == e.message &&
+                      strstr(e.message, cases[i].says), "case %zu: %s", i, e.message);
+        ck_assert_int_eq(count_entries(dir), 0);
+        free(out);
+    }
+    /* undamaged, the CRC-32 fields are those zlib computes (and the
+     * offsets above are right) */
+    char *out = path_in(dir, "o.npz");
+    ts_write_options o = TS_WRITE_OPTIONS_INIT;
+    o.format = TS_WRITE_NPZ;
+    ts_error e;
+    ck_assert_msg(write_one(out, &t, 1, &o, &e) == TS_OK, "%s", e.message);
+    size_t got;
+    unsigned char *b = tu_read_file(out, &got);
+    ck_assert_uint_eq(got, 169 + 46 + 5 + 22);
+    uint32_t crc = ts__crc32_soft(0, b + 35, 128 + 6);
+    ck_assert_uint_eq(b[14] | b[15] << 8 | b[16] << 16 | (uint32_t)b[17] << 24, crc);
+    ck_assert_uint_eq(b[185] | b[186] << 8 | b[187] << 16 | (uint32_t)b[188] << 24, crc);
+    ck_assert_int_eq(memcmp(b + 169, "PK\1\2", 4), 0);
+    free(b);
+    free(out);
+    rm_dir(dir);
+    close_src(&a);
+}
+END_TEST
+
 /* Arrays copied unchanged from a local file are read straight into the
  * pump's buffer: the bytes equal those of the pump's path, for safetensors
  * and npz output; a change on the way to the disk is still caught, a
@@ -874,6 +959,16 @@ static void write_file(const char *path, const unsigned char *p, size_t n)
     ck_assert_ptr_nonnull(fp);
     ck_assert_uint_eq(fwrite(p, 1, n, fp), n);
     ck_assert_int_eq(fclose(fp), 0);
+}
+
+/* The input of test_direct_read, cut to 4,000,000 bytes by the hook
+ * ts__test_map_step as the second array's first step begins. */
+static const char *shrink_path;
+static int shrink_calls;
+static void shrink_input(void)
+{
+    if (++shrink_calls == 2)
+        ck_assert_int_eq(truncate(shrink_path, 4000000), 0);
 }
 
 START_TEST(test_direct_read)
@@ -905,19 +1000,35 @@ START_TEST(test_direct_read)
     for (int fmt = 0; fmt < 2; fmt++) {
         unsigned char *ref = NULL;
         size_t ref_len = 0;
-        /* 0: read straight into the pump's buffer; 1: through the pump */
-        for (int way = 0; way < 2; way++) {
+        /* 0: written from a map of the input; 1: read straight into the
+         * pump's buffer; 2: through the pump */
+        for (int way = 0; way < 3; way++) {
             char *out = path_in(dir, outs[fmt]);
             ts_write_options o = TS_WRITE_OPTIONS_INIT;
             o.format = fmt ? TS_WRITE_NPZ : TS_WRITE_SAFETENSORS;
-            ts__test_direct_bytes = 0;
-            ts__test_no_direct = way;
+            ts__test_direct_bytes = ts__test_mapped_bytes = 0;
+            ts__test_no_map = way == 1;
+            ts__test_no_direct = way == 2;
             ts_status st = write_one(out, t, 3, &o, &e);
-            ts__test_no_direct = 0;
+            ts__test_no_direct = ts__test_no_map = 0;
             ck_assert_msg(st == TS_OK, "%s", e.message);
-            ck_assert_uint_eq(ts__test_direct_bytes, way == 0 ? 9760006 : 0);
+            ck_assert_uint_eq(ts__test_mapped_bytes, way == 0 ? 9760006 : 0);
+            ck_assert_uint_eq(ts__test_direct_bytes, way == 1 ? 9760006 : 0);
             size_t got;
             unsigned char *b = tu_read_file(out, &got);
+            /* as long as its contents, no longer (its blocks were reserved
+             * first): the header and the data, or an npz ending with its
+             * end record */
+            if (fmt == 0) {
+                ck_assert_uint_ge(got, 8);
+                uint64_t hl = 0;
+                for (int k = 7; k >= 0; k--)
+                    hl = hl << 8 | b[k];
+                ck_assert_uint_eq(got, 8 + hl + 9760006);
+            } else {
+                ck_assert_uint_ge(got, 22);
+                ck_assert_int_eq(memcmp(b + got - 22, "PK\5\6", 4), 0);
+            }
             if (way == 0) {
                 ref = b;
                 ref_len = got;
@@ -962,20 +1073,47 @@ START_TEST(test_direct_read)
         free(out);
     }
     /* the input shrinks after it was opened: a read error naming the array,
-     * and nothing left */
+     * and nothing left; mapped (a SIGBUS the map guard turns into the
+     * error), read, and mapped with the pages vanishing once the second
+     * array's copy began */
     ck_assert_int_eq(truncate(in, 4000000), 0);
-    for (int fmt = 0; fmt < 2; fmt++) {
-        char *out = path_in(dir, outs[fmt]);
-        ts_write_options o = TS_WRITE_OPTIONS_INIT;
-        o.format = fmt ? TS_WRITE_NPZ : TS_WRITE_SAFETENSORS;
-        ts_status st = write_one(out, t, 3, &o, &e);
-        ck_assert_int_eq(st, TS_ERR_IO);
-        /* safetensors writes z before y (larger itemsize first), npz by name */
-        ck_assert_msg(strstr(e.message, fmt ? "array 'y': " : "array 'z': ") == e.message &&
-                      strstr(e.message, "the file shrank"), "%s", e.message);
-        ck_assert_int_eq(count_entries(dir), 1);
-        free(out);
-    }
+    for (int fmt = 0; fmt < 2; fmt++)
+        for (int way = 0; way < 3; way++) {
+            char *out = path_in(dir, outs[fmt]);
+            ts_write_options o = TS_WRITE_OPTIONS_INIT;
+            o.format = fmt ? TS_WRITE_NPZ : TS_WRITE_SAFETENSORS;
+            if (way == 2) { /* whole again, cut as the second array's copy
+                               begins */
+                img = st_image(json, "", 0, &len); /* the header alone */
+                unsigned char *whole = calloc(1, len + n);
+                ck_assert_ptr_nonnull(whole);
+                memcpy(whole, img, len);
+                write_file(in, whole, len + n);
+                free(img), free(whole);
+                shrink_path = in;
+                shrink_calls = 0;
+                ts__test_map_step = shrink_input;
+            }
+            ts__test_no_map = way == 1;
+            ts__test_mapped_bytes = 0;
+            ts_status st = write_one(out, t, 3, &o, &e);
+            ts__test_no_map = 0;
+            ts__test_map_step = NULL;
+            ck_assert_int_eq(st, TS_ERR_IO);
+            /* safetensors writes x, z, y (larger itemsize first, then by
+             * name), npz x, y, z: x, in the first 4 MB, goes whole */
+            ck_assert_msg(strstr(e.message, fmt ? "array 'y': " : "array 'z': ") == e.message &&
+                          strstr(e.message, way == 1 ? "the file shrank while it was being "
+                                                       "read (truncated by another program?): "
+                                                       "it ends before byte"
+                                                     : "the file shrank while it was being "
+                                                       "read (truncated by another program?): "
+                                                       "a page of its mapping vanished"),
+                          "%s", e.message);
+            ck_assert_uint_eq(ts__test_mapped_bytes, way == 1 ? 0 : 160000);
+            ck_assert_int_eq(count_entries(dir), 1);
+            free(out);
+        }
     ts_file_close(f);
     free(in);
     rm_dir(dir);
@@ -1000,6 +1138,7 @@ Suite *convert_suite(void)
     tcase_add_test(te, test_errors);
     tcase_add_test(te, test_verify_catches);
     tcase_add_test(te, test_direct_read);
+    tcase_add_test(te, test_verify_damage);
     suite_add_tcase(s, te);
     return s;
 }

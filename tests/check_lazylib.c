@@ -3,7 +3,8 @@
  * calls routed through zlib_lazy.h and jansson_lazy.h give what the
  * libraries give when linked (the runner links zlib and jansson, so the
  * same functions are called both ways), the plain-C CRC-32 fallbacks agree
- * with zlib, and hypot follows C11 Annex F.
+ * with zlib, XXH3-64 through libxxhash is the headers' own, and hypot
+ * follows C11 Annex F.
  */
 #include <check.h>
 #include <math.h>
@@ -13,6 +14,8 @@
 
 #include "core/lazylib.h"
 #include "testutil.h"
+#define XXH_INLINE_ALL
+#include <xxhash.h>
 
 /* zlib's own, taken before zlib_lazy.h routes the names. */
 static uLong z_crc(uLong c, const unsigned char *p, uInt n) { return crc32(c, p, n); }
@@ -48,7 +51,8 @@ START_TEST(test_crc_soft)
             ck_assert_uint_eq((uint32_t)z_combine(ca, cb, (z_off_t)lens[b]), whole);
             free(p);
         }
-    /* ts__crc32_fast (libdeflate when it loads) carries on as zlib */
+    /* ts__crc32_fast (ISA-L or libdeflate when one loads) carries on as
+     * zlib */
     for (size_t a = 0; a < sizeof lens / sizeof *lens; a++) {
         unsigned char *p = bytes(lens[a] + 5, (unsigned)a);
         uint32_t c = ts__crc32_fast(0, p, lens[a]);
@@ -58,6 +62,14 @@ START_TEST(test_crc_soft)
         free(p);
     }
     ck_assert_uint_eq(ts__crc32_fast(0, (const unsigned char *)"123456789", 9), 0xcbf43926u);
+    /* the wide loops of the vector code: 1 MiB and 3 bytes from an odd
+     * address, carried on from a CRC, in two cuts */
+    unsigned char *big = bytes((1 << 20) + 8, 99);
+    uint32_t zb = (uint32_t)z_crc(0x1234u, big + 1, (1 << 20) + 3);
+    ck_assert_uint_eq(ts__crc32_fast(0x1234u, big + 1, (1 << 20) + 3), zb);
+    ck_assert_uint_eq(ts__crc32_fast(ts__crc32_fast(0x1234u, big + 1, 777), big + 778,
+                                     (1 << 20) + 3 - 777), zb);
+    free(big);
     /* a length beyond 4 GiB: zlib agrees */
     ck_assert_uint_eq(ts__crc32_combine_soft(0x12345678u, 0x9abcdef0u, 5000000000ull),
                       (uint32_t)z_combine(0x12345678u, 0x9abcdef0u, (z_off_t)5000000000ll));
@@ -108,6 +120,33 @@ START_TEST(test_routed)
 }
 END_TEST
 
+/* ts__xxh3_update (libxxhash's dispatch when it loads) gives xxhash.h's
+ * XXH3-64, however the bytes are cut: lengths around the 64-byte stripes,
+ * the 1,024-byte blocks and the 256-byte internal buffer. */
+START_TEST(test_xxh3)
+{
+    static const size_t lens[] = {0, 1, 63, 64, 255, 256, 1023, 1024, 1025, 100000};
+    XXH3_state_t *s = XXH3_createState();
+    ck_assert_ptr_nonnull(s);
+    for (size_t a = 0; a < sizeof lens / sizeof *lens; a++)
+        for (size_t b = 0; b < sizeof lens / sizeof *lens; b++) {
+            unsigned char *p = bytes(lens[a] + lens[b], (unsigned)(a * 11 + b));
+            XXH3_64bits_reset(s);
+            ts__xxh3_update(s, p, lens[a]);
+            ts__xxh3_update(s, p + lens[a], lens[b]);
+            ck_assert_uint_eq(XXH3_64bits_digest(s), XXH3_64bits(p, lens[a] + lens[b]));
+            free(p);
+        }
+    /* XXH3-64 of the empty input (xxHash's sanity check) and of "abc" */
+    XXH3_64bits_reset(s);
+    ck_assert_uint_eq(XXH3_64bits_digest(s), 0x2D06800538D394C2ull);
+    XXH3_64bits_reset(s);
+    ts__xxh3_update(s, "abc", 3);
+    ck_assert_uint_eq(XXH3_64bits_digest(s), XXH3_64bits("abc", 3));
+    XXH3_freeState(s);
+}
+END_TEST
+
 START_TEST(test_hypot)
 {
     ck_assert(ts__hypot(3, 4) == 5);
@@ -124,6 +163,7 @@ Suite *lazylib_suite(void)
     TCase *tc = tcase_create("routed");
     tcase_add_test(tc, test_crc_soft);
     tcase_add_test(tc, test_routed);
+    tcase_add_test(tc, test_xxh3);
     tcase_add_test(tc, test_hypot);
     suite_add_tcase(s, tc);
     return s;

@@ -114,16 +114,26 @@ uint32_t ts__crc32_combine_soft(uint32_t crc1, uint32_t crc2, uint64_t len2)
     return ts__crc_combine(0xedb88320u, crc1, crc2, len2);
 }
 
-/* ---- libdeflate's CRC-32 --------------------------------------------------- */
+/* ---- ISA-L's or libdeflate's CRC-32 ------------------------------------------ */
 
+/* crc32_gzip_refl of ISA-L (isa-l's crc.h: the CRC-32 of gzip and zip,
+ * carried on from init_crc as zlib's crc32), then libdeflate_crc32. */
+static const char *const i_names[1] = {"crc32_gzip_refl"};
 static const char *const d_names[1] = {"libdeflate_crc32"};
-static void *d_fns[1];
+static void *i_fns[1], *d_fns[1];
 static pthread_once_t d_once = PTHREAD_ONCE_INIT;
-static void d_load(void) { (void)load_table("libdeflate.so.0", d_names, d_fns, 1); }
+static void d_load(void)
+{
+    if (load_table("libisal.so.2", i_names, i_fns, 1) != 0)
+        (void)load_table("libdeflate.so.0", d_names, d_fns, 1);
+}
 
 uint32_t ts__crc32_fast(uint32_t crc, const unsigned char *p, size_t n)
 {
     pthread_once(&d_once, d_load);
+    if (i_fns[0])
+        return TS__FN(uint32_t (*)(uint32_t, const unsigned char *, uint64_t), i_fns[0])(
+            crc, p, (uint64_t)n);
     if (d_fns[0])
         return TS__FN(uint32_t (*)(uint32_t, const void *, size_t), d_fns[0])(crc, p, n);
     uLong c = crc;
@@ -134,6 +144,39 @@ uint32_t ts__crc32_fast(uint32_t crc, const unsigned char *p, size_t n)
         n -= k;
     }
     return (uint32_t)c;
+}
+
+/* ---- xxHash's XXH3-64 ------------------------------------------------------ */
+
+/* The headers' own code, for a system without libxxhash.so.0 (or with
+ * another version of it): XXH_INLINE_ALL makes its functions static here,
+ * under names of their own, so they never meet the library's. Not loaded
+ * by ts__lazylib_preload: a sandboxed child hashes nothing, and would only
+ * take the headers' code. */
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+
+enum { X_VERSION, X_UPDATE, X_NFUNCS };
+static const char *const x_names[X_NFUNCS] = {"XXH_versionNumber", "XXH3_64bits_update_dispatch"};
+static void *x_fns[X_NFUNCS];
+static pthread_once_t x_once = PTHREAD_ONCE_INIT;
+static void x_load(void)
+{
+    /* A state is laid out by the headers tshape was built with: the
+     * library's code may update it only when it is of their version. */
+    if (load_table("libxxhash.so.0", x_names, x_fns, X_NFUNCS) == 0 &&
+        TS__FN(unsigned (*)(void), x_fns[X_VERSION])() != XXH_VERSION_NUMBER)
+        memset(x_fns, 0, sizeof x_fns);
+}
+
+void ts__xxh3_update(void *state, const void *p, size_t n)
+{
+    pthread_once(&x_once, x_load);
+    if (x_fns[X_UPDATE])
+        (void)TS__FN(XXH_errorcode (*)(XXH3_state_t *, const void *, size_t),
+                     x_fns[X_UPDATE])(state, p, n);
+    else
+        (void)XXH3_64bits_update(state, p, n);
 }
 
 /* ---- jansson ------------------------------------------------------------- */

@@ -100,8 +100,8 @@ typedef struct worker {
 
 /* ---- CRC-32 ------------------------------------------------------------------ */
 
-/* The CRC-32 of zip: ts__crc32_fast (lazylib.c: libdeflate's when it
- * loads, zlib's otherwise). */
+/* The CRC-32 of zip: ts__crc32_fast (lazylib.c: ISA-L's or libdeflate's
+ * when one loads, zlib's otherwise). */
 #define crc_update(crc, p, n) ts__crc32_fast((crc), (p), (n))
 
 /* ---- NaN and infinity --------------------------------------------------- */

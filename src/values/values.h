@@ -229,11 +229,17 @@ extern int ts__test_npz_libzip;
  * writes them in ZIP64's fields, as it does from 0xFFFFFFFF (0xFFFF). */
 extern uint64_t ts__test_zip64_at;
 
-/* Tests only: when nonzero, arrays copied unchanged from a local file go
- * through the pump as any other, not read straight into its buffer. */
-extern int ts__test_no_direct;
-/* Tests only: bytes read straight into the pump's buffer, added up. */
-extern uint64_t ts__test_direct_bytes;
+/* Tests only: when ts__test_no_direct is nonzero, arrays copied unchanged
+ * from a local file go through the pump as any other, not mapped or read
+ * straight into its buffer; when ts__test_no_map is, they are read, not
+ * mapped. */
+extern int ts__test_no_direct, ts__test_no_map;
+/* Tests only: bytes read straight into the pump's buffer, and bytes written
+ * from a map of the input, added up. */
+extern uint64_t ts__test_direct_bytes, ts__test_mapped_bytes;
+/* Tests only: called before each 4 MiB step of a mapped input is read: a
+ * test truncates the input there. */
+extern void (*ts__test_map_step)(void);
 
 /* Receives output bytes in pieces (write.c). */
 typedef ts_status (*ts__emit_fn)(void *ctx, const unsigned char *p, size_t len, ts_error *err);
