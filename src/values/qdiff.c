@@ -308,15 +308,40 @@ TS__FUSED static void accumulate_fused_f(lanes *L, const void *x, const void *y,
  * changes nothing: no NaN to count or zero, and a == b gives b - a = 0
  * anyway); when a sum then is not finite, they are summed again from the
  * lanes as they were, with that handling. */
-__attribute__((target("avx2,fma"), always_inline)) static inline __m256d
+#define TS__AVX_TARGET target("avx2,fma,f16c")
+/* Elements i..i+3 of a step: doubles (f32 0), floats (1), or float16 (2)
+ * or bfloat16 (3) as stored, read where they lie with no step buffer. */
+__attribute__((TS__AVX_TARGET, always_inline)) static inline __m256d
 load4(const void *p, size_t i, int f32)
 {
+    if (f32 >= 2) {
+        __m128i h = _mm_loadl_epi64((const __m128i *)(const void *)((const uint16_t *)p + i));
+        return _mm256_cvtps_pd(f32 == 2 ? _mm_cvtph_ps(h)
+                                        : _mm_castsi128_ps(_mm_slli_epi32(
+                                              _mm_cvtepu16_epi32(h), 16)));
+    }
     return f32 ? _mm256_cvtps_pd(_mm_loadu_ps((const float *)p + i))
                : _mm256_loadu_pd((const double *)p + i);
 }
 
-__attribute__((target("avx2,fma"), always_inline)) static inline void
-accumulate_avx_in(lanes *L, const void *x, const void *y, size_t n, int f32)
+__attribute__((TS__AVX_TARGET, always_inline)) static inline double at_avx(const void *p,
+                                                                          size_t i, int f32)
+{
+    if (f32 >= 2) {
+        uint16_t h;
+        memcpy(&h, (const uint16_t *)p + i, 2);
+        if (f32 == 2)
+            return (double)_cvtsh_ss(h);
+        uint32_t u = (uint32_t)h << 16;
+        float v;
+        memcpy(&v, &u, 4);
+        return v;
+    }
+    return at(p, i, f32);
+}
+
+__attribute__((TS__AVX_TARGET, always_inline)) static inline void
+accumulate_avx_in(lanes *L, const void *x, const void *y, size_t n, int xf, int f32)
 {
     const size_t end = n - n % LANES;
     const __m256d sign = _mm256_set1_pd(-0.0), zero = _mm256_setzero_pd();
@@ -334,13 +359,13 @@ accumulate_avx_in(lanes *L, const void *x, const void *y, size_t n, int f32)
      ab = _mm256_fmadd_pd(a, b, ab))
 #define TS__FAST(off, se, sa, sb, ab, mx)                                                    \
     do {                                                                                    \
-        __m256d a = load4(x, i + (off), f32), b = load4(y, i + (off), f32);                 \
+        __m256d a = load4(x, i + (off), xf), b = load4(y, i + (off), f32);                  \
         __m256d d = _mm256_sub_pd(b, a);                                                    \
         TS__SUMS(se, sa, sb, ab, mx);                                                       \
     } while (0)
 #define TS__LANES(off, se, sa, sb, ab, mx)                                                   \
     do {                                                                                    \
-        __m256d a = load4(x, i + (off), f32), b = load4(y, i + (off), f32);                 \
+        __m256d a = load4(x, i + (off), xf), b = load4(y, i + (off), f32);                  \
         __m256d bad = _mm256_or_pd(_mm256_cmp_pd(a, a, _CMP_UNORD_Q),                       \
                                    _mm256_cmp_pd(b, b, _CMP_UNORD_Q));                      \
         nan += __builtin_popcount((unsigned)_mm256_movemask_pd(bad));                       \
@@ -379,20 +404,34 @@ accumulate_avx_in(lanes *L, const void *x, const void *y, size_t n, int f32)
     _mm256_storeu_pd(L->mx, mx0), _mm256_storeu_pd(L->mx + 4, mx1);
     L->nan += nan;
     for (size_t i = end; i < n; i++)
-        pair_into_fused(L, 0, at(x, i, f32), at(y, i, f32));
+        pair_into_fused(L, 0, at_avx(x, i, xf), at(y, i, f32));
     L->n += (int64_t)n;
 }
 
-__attribute__((target("avx2,fma"))) static void accumulate_avx_d(lanes *L, const void *x,
-                                                                const void *y, size_t n)
+__attribute__((TS__AVX_TARGET)) static void accumulate_avx_d(lanes *L, const void *x,
+                                                            const void *y, size_t n)
 {
-    accumulate_avx_in(L, x, y, n, 0);
+    accumulate_avx_in(L, x, y, n, 0, 0);
 }
 
-__attribute__((target("avx2,fma"))) static void accumulate_avx_f(lanes *L, const void *x,
-                                                                const void *y, size_t n)
+__attribute__((TS__AVX_TARGET)) static void accumulate_avx_f(lanes *L, const void *x,
+                                                            const void *y, size_t n)
 {
-    accumulate_avx_in(L, x, y, n, 1);
+    accumulate_avx_in(L, x, y, n, 1, 1);
+}
+
+/* x: float16 as stored, y: floats. */
+__attribute__((TS__AVX_TARGET)) static void accumulate_avx_hf(lanes *L, const void *x,
+                                                             const void *y, size_t n)
+{
+    accumulate_avx_in(L, x, y, n, 2, 1);
+}
+
+/* x: bfloat16 as stored, y: floats. */
+__attribute__((TS__AVX_TARGET)) static void accumulate_avx_bf(lanes *L, const void *x,
+                                                             const void *y, size_t n)
+{
+    accumulate_avx_in(L, x, y, n, 3, 1);
 }
 #endif
 
@@ -401,7 +440,7 @@ __attribute__((target("avx2,fma"))) static void accumulate_avx_f(lanes *L, const
 static accumulate_fn *accumulator(int f32)
 {
 #ifdef TS__HAVE_AVX_SUMS
-    if (ts__cpu_has_avx2() && fused_cpu())
+    if (ts__cpu_has_avx2() && ts__cpu_has_f16c() && fused_cpu())
         return f32 ? accumulate_avx_f : accumulate_avx_d;
 #endif
 #ifdef TS__HAVE_FUSED
@@ -409,6 +448,26 @@ static accumulate_fn *accumulator(int f32)
         return f32 ? accumulate_fused_f : accumulate_fused_d;
 #endif
     return f32 ? accumulate_f : accumulate_d;
+}
+
+/* The kernel that reads a's elements where they lie, with no step buffer
+ * (the AVX one, when a is float16, bfloat16 or float32, stored as is, and
+ * b decodes to floats), or NULL: a reference model's weights are read once
+ * instead of decoded into a buffer and read again. */
+static accumulate_fn *direct_accumulator(const struct job *J)
+{
+#ifdef TS__HAVE_AVX_SUMS
+    if (!J->f32 || accumulator(1) != accumulate_avx_f)
+        return NULL;
+    ts_dtype dt = J->A.a->dtype;
+    return dt == TS_DTYPE_FLOAT16    ? accumulate_avx_hf
+           : dt == TS_DTYPE_BFLOAT16 ? accumulate_avx_bf
+           : dt == TS_DTYPE_FLOAT32  ? accumulate_avx_f
+                                     : NULL;
+#else
+    (void)J;
+    return NULL;
+#endif
 }
 
 /* n elements of a side decoded into a step buffer: floats when f32. */
@@ -433,6 +492,7 @@ static ts_status run_chunk(void *arg, ts_error *err)
     job *J = w->J;
     lanes L = {0};
     accumulate_fn *acc = accumulator(0), *acc_step = accumulator(J->f32);
+    accumulate_fn *acc_direct = direct_accumulator(J);
     int64_t r0 = ca->c * J->per_chunk, r1 = r0 + J->per_chunk;
     if (r1 > J->rows)
         r1 = J->rows;
@@ -449,9 +509,14 @@ static ts_status run_chunk(void *arg, ts_error *err)
             return ts__error_index(err, err ? err->code : TS_ERR_IO, 1);
         for (int64_t k = 0; k < n; k += STEP_ELEMS) {
             int64_t m = n - k < STEP_ELEMS ? n - k : STEP_ELEMS;
-            decode(&J->A.d.dec, pa + run_bytes(&J->A.d.dec, k), m, w->x, J->f32);
+            const unsigned char *sa = pa + run_bytes(&J->A.d.dec, k);
+            if (!acc_direct)
+                decode(&J->A.d.dec, sa, m, w->x, J->f32);
             decode(&J->B.d.dec, pb + run_bytes(&J->B.d.dec, k), m, w->y, J->f32);
-            acc_step(&L, w->x, w->y, (size_t)m);
+            if (acc_direct)
+                acc_direct(&L, sa, w->y, (size_t)m);
+            else
+                acc_step(&L, w->x, w->y, (size_t)m);
         }
     } else if (J->heads <= 0) {
         int64_t first = r0 * J->cols, n = (r1 - r0) * J->cols;

@@ -6,7 +6,8 @@
 # over the value fixtures is the same with TSHAPE_SIMD=none, and so are
 # diff --metrics of two float16 arrays of 1,003 elements with NaNs
 # (written here by NumPy: the vector loops leave a tail of 3, and
-# NaN pairs are counted and skipped), and verify --deep's NaN and infinity
+# NaN pairs are counted and skipped; the reference also as float32 and
+# bfloat16, which the AVX kernel reads where they lie), and verify --deep's NaN and infinity
 # counts (AVX2 any-test) of float16, float32 and float64 arrays of 1,003
 # elements with them first, inside and in the tail (4 NaN and 3
 # infinities each). On a CPU without the extensions both
@@ -47,6 +48,18 @@ a[[5, 500, 1001]] = np.nan
 b[[6, 500]] = np.nan
 np.save(sys.argv[1] + "/a.npy", a)
 np.save(sys.argv[1] + "/b.npy", b)
+# the same reference as float32 and as bfloat16 (read where they lie by
+# the AVX kernel), against b
+a32 = a.astype(np.float32)
+np.save(sys.argv[1] + "/a32.npy", a32)
+bf = (a32.view(np.uint32) >> 16).astype("<u2")
+import json, struct
+h = json.dumps({"x": {"dtype": "BF16", "shape": [1003], "data_offsets": [0, 2006]}}).encode()
+with open(sys.argv[1] + "/abf.safetensors", "wb") as f:
+    f.write(struct.pack("<Q", len(h)) + h + bf.tobytes())
+h = json.dumps({"x": {"dtype": "F16", "shape": [1003], "data_offsets": [0, 2006]}}).encode()
+with open(sys.argv[1] + "/b.safetensors", "wb") as f:
+    f.write(struct.pack("<Q", len(h)) + h + b.astype("<f2").tobytes())
 # verify --deep: NaN and infinities in the first vector, inside, in the
 # scalar tail, for each float width
 for dt in (np.float16, np.float32, np.float64):
@@ -56,6 +69,8 @@ for dt in (np.float16, np.float32, np.float64):
     np.save("%s/nf-%s.npy" % (sys.argv[1], np.dtype(dt).name), x)
 PY
     check "metrics tail" diff --values --metrics "$tmp/a.npy" "$tmp/b.npy"
+    check "metrics float32" diff --values --metrics "$tmp/a32.npy" "$tmp/b.npy"
+    check "metrics bfloat16" diff --values --metrics "$tmp/abf.safetensors" "$tmp/b.safetensors"
     for dt in float16 float32 float64; do
         check "verify --deep $dt" verify --deep "$tmp/nf-$dt.npy"
         n=$((n + 1))
