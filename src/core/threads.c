@@ -147,7 +147,6 @@ __attribute__((destructor)) static void pool_stop(void)
 {
     pthread_mutex_lock(&lock);
     stopping = 1;
-    atomic_fetch_add(&queued, 1); /* ends the spins at once */
     pthread_cond_broadcast(&work);
     int n = nworkers;
     pthread_mutex_unlock(&lock);
