@@ -10,23 +10,13 @@
  * its own jobs that no thread has taken yet, and waits for the rest: a job
  * that calls ts__run_jobs again (nested) never waits for a thread that is
  * not already working, so nothing deadlocks. A fork's child starts a pool
- * of its own; the threads stop when the library is unloaded. A thread
- * that has nothing to do, and a caller waiting for its jobs, spin for
- * SPIN_NS before they sleep on a condition variable.
+ * of its own; the threads stop when the library is unloaded.
  */
 #include "internal.h"
 
 #include <pthread.h>
-#include <stdatomic.h>
 #include <stdlib.h>
-#include <time.h>
 #include <unistd.h>
-#if defined(__x86_64__) || defined(__i386__)
-#include <immintrin.h>
-#define cpu_relax() _mm_pause()
-#else
-#define cpu_relax() ((void)0)
-#endif
 
 int ts__cpu_count(int cap)
 {
@@ -44,8 +34,7 @@ typedef struct batch {
     size_t size;
     int n;
     int next;               /* the next job nobody has taken */
-    atomic_int left;        /* jobs 1..n-1 not yet done (changed under
-                               the lock, read without it by a spin) */
+    int left;               /* jobs 1..n-1 not yet done */
     struct batch *later;    /* the queue: batches with jobs not taken */
 } batch;
 
@@ -53,7 +42,6 @@ static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t work = PTHREAD_COND_INITIALIZER; /* a batch was queued */
 static pthread_cond_t done = PTHREAD_COND_INITIALIZER; /* a job finished */
 static batch *queue;
-static atomic_uint queued;  /* batches queued so far (changed under the lock) */
 static pthread_t workers[POOL_MAX];
 static int nworkers;
 static int stopping;
@@ -80,42 +68,11 @@ static void unlink_batch(batch *b)
         }
 }
 
-/*
- * Waits up to SPIN_NS without the lock, then not at all, for *v to differ
- * from `was` (nonzero when it did): a model's diff runs a fork/join per
- * tensor, and a thread that parks between two has to be woken by the
- * kernel (on a virtual machine, tens of microseconds each time).
- */
-#define SPIN_NS 50000
-static int spin_while(const void *v, unsigned was, int is_uint)
-{
-    struct timespec t0, t;
-    clock_gettime(CLOCK_MONOTONIC, &t0);
-    for (unsigned k = 1;; k++) {
-        unsigned now = is_uint ? atomic_load((const atomic_uint *)v)
-                               : (unsigned)atomic_load((const atomic_int *)v);
-        if (now != was)
-            return 1;
-        cpu_relax();
-        if (k % 64 == 0) {
-            clock_gettime(CLOCK_MONOTONIC, &t);
-            if ((t.tv_sec - t0.tv_sec) * 1000000000L + (t.tv_nsec - t0.tv_nsec) > SPIN_NS)
-                return 0;
-        }
-    }
-}
-
 static void *worker_main(void *arg)
 {
     (void)arg;
     pthread_mutex_lock(&lock);
     for (;;) {
-        if (!queue && !stopping) {
-            unsigned was = atomic_load(&queued);
-            pthread_mutex_unlock(&lock);
-            spin_while(&queued, was, 1);
-            pthread_mutex_lock(&lock);
-        }
         while (!queue && !stopping)
             pthread_cond_wait(&work, &lock);
         if (stopping)
@@ -125,7 +82,7 @@ static void *worker_main(void *arg)
         pthread_mutex_unlock(&lock);
         b->fn(b->jobs + (size_t)i * b->size);
         pthread_mutex_lock(&lock);
-        if (atomic_fetch_sub(&b->left, 1) == 1)
+        if (--b->left == 0)
             pthread_cond_broadcast(&done);
     }
     pthread_mutex_unlock(&lock);
@@ -163,7 +120,6 @@ void ts__run_jobs(void *(*fn)(void *), void *jobs, size_t size, int n)
         return;
     }
     batch b = {fn, job, size, n, 1, n - 1, NULL};
-    atomic_init(&b.left, n - 1);
     pthread_mutex_lock(&lock);
     if (!atfork_set)
         atfork_set = pthread_atfork(NULL, NULL, child_reset) == 0;
@@ -176,7 +132,6 @@ void ts__run_jobs(void *(*fn)(void *), void *jobs, size_t size, int n)
     while (*tail)
         tail = &(*tail)->later;
     *tail = &b;
-    atomic_fetch_add(&queued, 1);
     pthread_cond_broadcast(&work);
     pthread_mutex_unlock(&lock);
 
@@ -189,15 +144,9 @@ void ts__run_jobs(void *(*fn)(void *), void *jobs, size_t size, int n)
         pthread_mutex_unlock(&lock);
         fn(job + (size_t)i * size);
         pthread_mutex_lock(&lock);
-        atomic_fetch_sub(&b.left, 1);
+        b.left--;
     }
-    if (atomic_load(&b.left) > 0) {
-        pthread_mutex_unlock(&lock);
-        while (atomic_load(&b.left) > 0 && spin_while(&b.left, (unsigned)atomic_load(&b.left), 0))
-            ;
-        pthread_mutex_lock(&lock);
-    }
-    while (atomic_load(&b.left) > 0)
+    while (b.left > 0)
         pthread_cond_wait(&done, &lock);
     pthread_mutex_unlock(&lock);
 }
