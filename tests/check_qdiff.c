@@ -165,6 +165,38 @@ START_TEST(test_metrics_exact)
 }
 END_TEST
 
+/* float32 read where it lies at an odd address (safetensors data need not
+ * be aligned): 11 elements, the last 3 past the vector loop (UBSan caught
+ * a misaligned float load there: fuzz-crashes/fuzz_file_coreml). */
+START_TEST(test_metrics_unaligned)
+{
+    char hdr[160];
+    int n = snprintf(hdr, sizeof hdr,
+                     "{\"a\":{\"dtype\":\"F32\",\"shape\":[11],\"data_offsets\":[0,44]},"
+                     "\"b\":{\"dtype\":\"F32\",\"shape\":[11],\"data_offsets\":[44,88]}}");
+    if (n % 2 == 0)
+        hdr[n++] = ' '; /* an odd header: the data starts at an odd byte */
+    unsigned char img[256];
+    uint64_t len = (uint64_t)n;
+    memcpy(img, &len, 8);
+    memcpy(img + 8, hdr, (size_t)n);
+    for (int i = 0; i < 11; i++) {
+        float a = (float)(i + 1), b = a + 0.5f;
+        memcpy(img + 8 + n + 4 * i, &a, 4);
+        memcpy(img + 8 + n + 44 + 4 * i, &b, 4);
+    }
+    ts_open_options o = TS_OPEN_OPTIONS_INIT;
+    o.path = "odd.safetensors";
+    ts_file *f = NULL;
+    ck_assert_int_eq(ts_file_open_memory(img, (size_t)(8 + n + 88), &o, &f, NULL), TS_OK);
+    ts_metrics m;
+    ck_assert_int_eq(ts_array_metrics(f, find(f, "a"), f, find(f, "b"), NULL, &m, NULL), TS_OK);
+    ck_assert_int_eq(m.count, 11);
+    ck_assert(m.max_abs == 0.5 && m.rmse == 0.5 && m.sq_err == 11 * 0.25);
+    ts_file_close(f);
+}
+END_TEST
+
 Suite *qdiff_suite(void)
 {
     Suite *s = suite_create("qdiff");
@@ -176,6 +208,7 @@ Suite *qdiff_suite(void)
     tc = tcase_create("metrics");
     tcase_add_test(tc, test_metrics);
     tcase_add_test(tc, test_metrics_exact);
+    tcase_add_test(tc, test_metrics_unaligned);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -154,7 +154,15 @@ static int fused_cpu(void)
  * the sums are the same either way. */
 static inline double at(const void *p, size_t i, int f32)
 {
-    return f32 ? (double)((const float *)p)[i] : ((const double *)p)[i];
+    /* (a reference read where it lies may sit at any address) */
+    if (f32) {
+        float v;
+        memcpy(&v, (const char *)p + 4 * i, 4);
+        return v;
+    }
+    double v;
+    memcpy(&v, (const char *)p + 8 * i, 8);
+    return v;
 }
 
 /* A pair's NaN count and difference, the pair zeroed when it has a NaN;
