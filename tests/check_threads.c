@@ -2,10 +2,13 @@
  * check_threads.c - the library's fork/join (src/core/threads.c): every job
  * runs exactly once, on the caller's thread or the pool's; calls reuse the
  * pool's threads; a job may fork/join again (nested) without deadlock; a
- * forked child runs jobs on a pool of its own.
+ * forked child runs jobs on a pool of its own; a thread started placed
+ * (ts__thread_start) runs and is then allowed on every CPU the process is.
  */
+#define _GNU_SOURCE /* cpu_set_t, pthread_getaffinity_np */
 #include <check.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <sys/wait.h>
@@ -104,6 +107,51 @@ START_TEST(test_fork_child)
 }
 END_TEST
 
+static void *record(void *arg)
+{
+    *(int *)arg = 1;
+    return NULL;
+}
+
+/* Starts a thread with ts__thread_start: it runs its function with its
+ * argument, and its CPU mask is the process's again. */
+static void start_and_check(int k)
+{
+    cpu_set_t all, mine;
+    ck_assert_int_eq(sched_getaffinity(0, sizeof all, &all), 0);
+    int ran = 0;
+    pthread_t t;
+    ck_assert_int_eq(ts__thread_start(&t, record, &ran, k), 0);
+    ck_assert_int_eq(pthread_getaffinity_np(t, sizeof mine, &mine), 0);
+    ck_assert(CPU_EQUAL(&all, &mine));
+    ck_assert_int_eq(pthread_join(t, NULL), 0);
+    ck_assert_int_eq(ran, 1);
+}
+
+START_TEST(test_thread_start)
+{
+    for (int k = 0; k < 5; k++)
+        start_and_check(k);
+    /* a process allowed on one CPU: no other CPU to put it on */
+    pid_t pid = fork();
+    ck_assert_int_ge(pid, 0);
+    if (pid == 0) {
+        cpu_set_t one;
+        CPU_ZERO(&one);
+        CPU_SET(sched_getcpu(), &one);
+        if (sched_setaffinity(0, sizeof one, &one) != 0)
+            _exit(2);
+        start_and_check(0);
+        start_and_check(3);
+        _exit(0);
+    }
+    int status = 0;
+    ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+    ck_assert(WIFEXITED(status));
+    ck_assert_int_eq(WEXITSTATUS(status), 0);
+}
+END_TEST
+
 Suite *threads_suite(void)
 {
     Suite *s = suite_create("threads");
@@ -113,6 +161,7 @@ Suite *threads_suite(void)
     tcase_add_test(tc, test_many_calls);
     tcase_add_test(tc, test_nested);
     tcase_add_test(tc, test_fork_child);
+    tcase_add_test(tc, test_thread_start);
     suite_add_tcase(s, tc);
     return s;
 }

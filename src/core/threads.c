@@ -12,7 +12,10 @@
  * not already working, so nothing deadlocks. A fork's child starts a pool
  * of its own; the threads stop when the library is unloaded.
  */
+#define _GNU_SOURCE /* sched_getcpu, cpu_set_t, pthread_attr_setaffinity_np */
 #include "internal.h"
+
+#include <sched.h>
 
 #include <pthread.h>
 #include <stdlib.h>
@@ -22,6 +25,38 @@ int ts__cpu_count(int cap)
 {
     long n = sysconf(_SC_NPROCESSORS_ONLN);
     return n < 1 ? 1 : n > cap ? cap : (int)n;
+}
+
+int ts__thread_start(pthread_t *tid, void *(*fn)(void *), void *arg, int k)
+{
+#ifdef __linux__
+    cpu_set_t all, one;
+    int me = sched_getcpu(), n;
+    if (me >= 0 && k >= 0 && sched_getaffinity(0, sizeof all, &all) == 0 &&
+        (n = CPU_COUNT(&all) - (CPU_ISSET(me, &all) != 0)) > 0) {
+        int cpu = 0;
+        for (int skip = k % n;; cpu++) /* the (k mod n)-th allowed CPU but this one */
+            if (cpu != me && CPU_ISSET(cpu, &all) && skip-- == 0)
+                break;
+        pthread_attr_t a;
+        if (pthread_attr_init(&a) == 0) {
+            CPU_ZERO(&one);
+            CPU_SET(cpu, &one);
+            int rc = pthread_attr_setaffinity_np(&a, sizeof one, &one) == 0
+                         ? pthread_create(tid, &a, fn, arg)
+                         : -1;
+            pthread_attr_destroy(&a);
+            if (rc == 0) {
+                /* (it stays where it was put while that CPU is allowed) */
+                (void)pthread_setaffinity_np(*tid, sizeof all, &all);
+                return 0;
+            }
+        }
+    }
+#else
+    (void)k;
+#endif
+    return pthread_create(tid, NULL, fn, arg);
 }
 
 /* Threads the pool keeps at most. */
@@ -125,7 +160,7 @@ void ts__run_jobs(void *(*fn)(void *), void *jobs, size_t size, int n)
         atfork_set = pthread_atfork(NULL, NULL, child_reset) == 0;
     /* a thread for each job but the caller's, kept for later calls */
     while (nworkers < n - 1 && nworkers < POOL_MAX &&
-           pthread_create(&workers[nworkers], NULL, worker_main, NULL) == 0)
+           ts__thread_start(&workers[nworkers], worker_main, NULL, nworkers) == 0)
         nworkers++;
     b.later = NULL;
     batch **tail = &queue;

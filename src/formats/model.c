@@ -287,11 +287,23 @@ static int64_t now_us(void)
     return (int64_t)t.tv_sec * 1000000 + t.tv_nsec / 1000;
 }
 
-/* The pool starts its threads only once this thread has worked this long
- * on the jobs: a folder of a few small files is read before threads would
- * pay for their start and their memory arenas (1,000 small files: 0.88x
- * the time of starting them after 5 ms, in paired rounds at idle). */
+/* The pool starts its threads once the jobs left look worth them: when
+ * the time spent so far per job, times the jobs left, reaches
+ * POOL_WORTH_US, or once this thread has worked POOL_DELAY_US. A folder
+ * of a few small files is read before threads would pay for their start
+ * and their memory arenas (about 0.1 ms); 1,000 small files start them
+ * after the first (1,000 files: 0.xx the time of starting them after
+ * 1 ms, in paired rounds at idle). */
+#define POOL_WORTH_US 500
 #define POOL_DELAY_US 1000
+
+/* 1 when jobs i + 1.. look worth more threads, job i the last done. */
+static int worth(int64_t t0, size_t i, size_t n)
+{
+    int64_t spent = now_us() - t0;
+    return spent >= POOL_DELAY_US ||
+           (double)spent * (double)(n - i - 1) >= (double)POOL_WORTH_US * (double)(i + 1);
+}
 
 /*
  * The first request for the shards of a remote model, from one of them: a
@@ -354,7 +366,7 @@ static void run_jobs(job *jobs, size_t n, int threads, const ts_open_options *op
             p.open = &sized;
         }
         for (int k = 1; k < threads; k++)
-            if (pthread_create(&tid[started], NULL, worker, &p) == 0)
+            if (ts__thread_start(&tid[started], worker, &p, started) == 0)
                 started++;
         if (started == 0)
             started = -1; /* none could start: go on alone */
@@ -366,11 +378,10 @@ static void run_jobs(job *jobs, size_t n, int threads, const ts_open_options *op
         run_job(&p, &jobs[i], &dir);
         /* (the clock read after each of the first 16 jobs, then every 8th:
          * a small file takes a few microseconds) */
-        if (started == 0 && (i < 16 || (i & 7) == 7) && p.n - i > 2 &&
-            now_us() - t0 >= POOL_DELAY_US) {
+        if (started == 0 && (i < 16 || (i & 7) == 7) && p.n - i > 2 && worth(t0, i, p.n)) {
             /* This thread is one of the pool. */
             for (int k = 1; k < threads; k++)
-                if (pthread_create(&tid[started], NULL, worker, &p) == 0)
+                if (ts__thread_start(&tid[started], worker, &p, started) == 0)
                     started++;
             if (started == 0)
                 started = -1; /* none could start: go on alone */
