@@ -356,6 +356,103 @@ START_TEST(test_threads_do_not_matter)
 }
 END_TEST
 
+/* A folder's small files are read TS__BATCH_MAX at a time (io_uring where
+ * it can be had, run_step in model.c): the same members, arrays and
+ * issues as files read one by one (TS_IO_PREAD), mapped (TS_IO_MAP), on
+ * one thread or several, with a file too large to be read whole in a
+ * batch, a cut one and one that is no tensor file among 523 (a folder of
+ * fewer than 512 is read file by file). */
+#define N_SMALL 520
+static void write_bytes(const char *path, const void *p, size_t n)
+{
+    FILE *fp = fopen(path, "wb");
+    ck_assert_ptr_nonnull(fp);
+    ck_assert_uint_eq(fwrite(p, 1, n, fp), n);
+    ck_assert_int_eq(fclose(fp), 0);
+}
+
+/* A version 1.0 .npy of rows x cols float32 zeros (header 128 bytes). */
+static void write_npy(const char *path, int rows, int cols)
+{
+    size_t n = 128 + (size_t)rows * (size_t)cols * 4;
+    unsigned char *p = calloc(1, n);
+    ck_assert_ptr_nonnull(p);
+    memcpy(p, "\x93NUMPY\x01\x00\x76\x00", 10);
+    memset(p + 10, ' ', 117);
+    int k = snprintf((char *)p + 10, 118,
+                     "{'descr': '<f4', 'fortran_order': False, 'shape': (%d, %d), }", rows, cols);
+    p[10 + k] = ' ';
+    p[127] = '\n';
+    write_bytes(path, p, n);
+    free(p);
+}
+
+START_TEST(test_batched_folder)
+{
+    char dir[] = "/tmp/tshape-batch-model-XXXXXX", path[256];
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    for (int i = 0; i < N_SMALL; i++) { /* f<i>: (i + 1) x 3 */
+        snprintf(path, sizeof path, "%s/f%03d.npy", dir, i);
+        write_npy(path, i + 1, 3);
+    }
+    snprintf(path, sizeof path, "%s/f007cut.npy", dir);
+    write_bytes(path, "\x93NUMPY\x01\x00\x76\x00{'descr'", 17);
+    snprintf(path, sizeof path, "%s/notes.txt", dir);
+    write_bytes(path, "not a tensor file\n", 18);
+    /* 128 x 160 float32 (80 KiB): more than a batch reads of a file */
+    snprintf(path, sizeof path, "%s/f99big.npy", dir);
+    write_npy(path, 128, 160);
+
+    static char want[16384], want_issues[4096], got[16384], got_issues[4096];
+    static const ts_io_mode modes[] = {TS_IO_AUTO, TS_IO_PREAD, TS_IO_MAP};
+    for (size_t k = 0; k < 3; k++)
+        for (int threads = 1; threads <= 4; threads += 3) {
+            ts_open_options oo = TS_OPEN_OPTIONS_INIT;
+            oo.io = modes[k];
+            ts_model_options o = TS_MODEL_OPTIONS_INIT;
+            o.open = &oo;
+            o.threads = threads;
+            ts_model *m = NULL;
+            ts_error err;
+            ck_assert_int_eq(ts_model_open(dir, &o, &m, &err), TS_OK);
+            listing(m, k + threads == 1 ? want : got, sizeof got);
+            issues(m, k + threads == 1 ? want_issues : got_issues, sizeof got_issues);
+            if (k + threads == 1) {
+                /* the small ones and the large one, the cut one an error,
+                 * notes.txt another file */
+                ck_assert_uint_eq(ts_model_count(m), N_SMALL + 1);
+                ck_assert_uint_eq(ts_model_issue_count(m), 1);
+                ck_assert_int_eq(ts_model_issue_at(m, 0)->is_error, 1);
+                ck_assert_ptr_nonnull(strstr(ts_model_issue_at(m, 0)->path, "/f007cut.npy"));
+                ck_assert_ptr_nonnull(strstr(want, " f519@f519.npy f99big@f99big.npy"));
+                ck_assert_uint_eq(ts_model_other_file_count(m), 1);
+            } else {
+                ck_assert_str_eq(got, want);
+                ck_assert_str_eq(got_issues, want_issues);
+            }
+            /* each file's own shape: f<i> (i + 1) x 3, f99big 128 x 160 */
+            for (size_t i = 0; i <= N_SMALL; i++) {
+                const ts_array *a = ts_model_array(m, i, NULL);
+                ck_assert_int_eq(a->shape.ndim, 2);
+                ck_assert_int_eq(ts_shape_dims(&a->shape)[0], i < N_SMALL ? (int64_t)i + 1 : 128);
+                ck_assert_int_eq(ts_shape_dims(&a->shape)[1], i < N_SMALL ? 3 : 160);
+                ck_assert_int_eq(a->data_offset, 128);
+            }
+            ts_model_close(m);
+        }
+    for (int i = 0; i < N_SMALL; i++) {
+        snprintf(path, sizeof path, "%s/f%03d.npy", dir, i);
+        unlink(path);
+    }
+    static const char *const rest[] = {"f007cut.npy", "notes.txt", "f99big.npy"};
+    for (int i = 0; i < 3; i++) {
+        snprintf(path, sizeof path, "%s/%s", dir, rest[i]);
+        unlink(path);
+    }
+    rmdir(dir);
+}
+END_TEST
+
 START_TEST(test_errors)
 {
     ts_model *m = (ts_model *)1;
@@ -418,6 +515,7 @@ Suite *model_suite(void)
     tcase_add_test(tc, test_repeated_names);
     tcase_add_test(tc, test_model_metadata);
     tcase_add_test(tc, test_folder_order);
+    tcase_add_test(tc, test_batched_folder);
     tcase_add_test(tc, test_threads_do_not_matter);
     tcase_add_test(tc, test_errors);
     suite_add_tcase(s, tc);

@@ -788,8 +788,9 @@ static char *with_index(const char *path)
     return s;
 }
 
+/* (bytes: a listed small file's, read whole by a batch, or NULL) */
 static ts_status open_path(const char *path, const ts_open_options *opts, ts__dir_fd *listed,
-                           ts_file **out, ts_error *err)
+                           const ts__read_bytes *bytes, ts_file **out, ts_error *err)
 {
     *out = NULL;
     ts_open_options o;
@@ -816,7 +817,9 @@ static ts_status open_path(const char *path, const ts_open_options *opts, ts__di
         ts__local_mode mode = ts__test_sparse || o.io == TS_IO_PREAD ? TS__LOCAL_SPARSE
                               : ts__test_after_map || o.io == TS_IO_MAP ? TS__LOCAL_MAP
                                                                         : TS__LOCAL_AUTO;
-        st = open_local(path, mode, listed, &src, err);
+        /* (read whole as AUTO would have read it) */
+        st = bytes && mode == TS__LOCAL_AUTO ? ts__source_of_read(bytes->data, bytes->len, &src, err)
+                                            : open_local(path, mode, listed, &src, err);
         /* a checkpoint prefix: PREFIX.index, asked only when PREFIX is not
          * there (a listed member always is) */
         if (st && !listed && (index = ts__tf_prefix_index(path))) {
@@ -859,13 +862,13 @@ ts_status ts_file_open(const char *path, const ts_open_options *opts, ts_file **
     TS__ARG_NONNULL(err, out);
     *out = NULL;
     TS__ARG_NONNULL(err, path);
-    return open_path(path, opts, NULL, out, err);
+    return open_path(path, opts, NULL, NULL, out, err);
 }
 
 ts_status ts__file_open_listed(ts__dir_fd *dir, const char *path, const ts_open_options *opts,
-                               ts_file **out, ts_error *err)
+                               const ts__read_bytes *bytes, ts_file **out, ts_error *err)
 {
-    return open_path(path, opts, dir, out, err);
+    return open_path(path, opts, dir, bytes, out, err);
 }
 
 /* ts__file_open_image, and (listed) ts__file_open_image_listed. */

@@ -209,7 +209,17 @@ typedef struct pool {
     job *jobs;
     const ts_open_options *open;
     int probe;              /* skip files whose format is not detected */
+    size_t step;            /* jobs a thread takes at a time */
 } pool;
+
+/* A thread's own: its folder descriptor, and its batch reader when the
+ * jobs are a folder's listed files (pool.step > 1). */
+typedef struct runner {
+    ts__dir_fd dir;
+    ts__batch *reader;      /* NULL: file by file */
+    int tried;              /* ts__batch_new asked */
+} runner;
+#define RUNNER_INIT {TS__DIR_FD_INIT, NULL, 0}
 
 /* 1 when the file's extension is one of a reader's (.bin, .pt, .pkl, ...):
  * such a file is a model file, and one that cannot be read is an error,
@@ -236,10 +246,10 @@ static int says_model(const char *path)
 /* Opens one member; with probe, a file that fails because its first bytes
  * match no reader is skipped (config.json, a tokenizer), not reported,
  * unless its extension says it is a model file. */
-static void run_job(const pool *p, job *j, ts__dir_fd *dir)
+static void run_job(const pool *p, job *j, ts__dir_fd *dir, const ts__read_bytes *bytes)
 {
     ts_error e;
-    j->status = j->listed ? ts__file_open_listed(dir, j->path, p->open, &j->file, &e)
+    j->status = j->listed ? ts__file_open_listed(dir, j->path, p->open, bytes, &j->file, &e)
                           : ts_file_open(j->path, p->open, &j->file, &e);
     if (j->status == TS_OK)
         return;
@@ -265,17 +275,60 @@ static void run_job(const pool *p, job *j, ts__dir_fd *dir)
     }
 }
 
+/* A folder of fewer files is read file by file: the batch reader's set-up
+ * (loading liburing, then a ring for each thread: 0.17 and 0.07 ms here)
+ * costs about what it saves below that (about 1 us of CPU a file). Paired
+ * rounds at idle, batches against file by file: 128 files 1.14x the time,
+ * 300 1.05x, 600 1.01x, 1,000 0.93x (10% less CPU). */
+#define BATCH_FILES 512
+
+/* Runs jobs i .. i + p->step - 1 (those there are): a folder's small
+ * files read a batch at a time when io_uring can be had (ts__batch_read:
+ * one system call for the open, read and close of TS__BATCH_MAX files;
+ * the files it did not read whole are opened one by one). */
+static void run_step(const pool *p, size_t i, runner *r)
+{
+    size_t end = p->n - i > p->step ? i + p->step : p->n;
+    if (p->step == 1) {
+        run_job(p, &p->jobs[i], &r->dir, NULL);
+        return;
+    }
+    if (!r->tried) {
+        r->tried = 1;
+        r->reader = ts__batch_new();
+    }
+    char *paths[TS__BATCH_MAX];
+    const unsigned char *data[TS__BATCH_MAX];
+    long len[TS__BATCH_MAX];
+    for (size_t k = 0; k < end - i; k++) {
+        paths[k] = p->jobs[i + k].path;
+        len[k] = -1;
+    }
+    if (r->reader)
+        ts__batch_read(r->reader, &r->dir, paths, end - i, data, len);
+    for (size_t k = 0; k < end - i; k++) {
+        ts__read_bytes b = {data[k], len[k] >= 0 ? (size_t)len[k] : 0};
+        run_job(p, &p->jobs[i + k], &r->dir, len[k] >= 0 ? &b : NULL);
+    }
+}
+
+static void runner_end(runner *r)
+{
+    ts__batch_free(r->reader);
+    ts__dir_fd_close(&r->dir);
+}
+
 static void *worker(void *arg)
 {
     pool *p = arg;
-    ts__dir_fd dir = TS__DIR_FD_INIT;
+    runner r = RUNNER_INIT;
     for (;;) {
-        size_t i = atomic_fetch_add(&p->next, 1);
+        size_t i = atomic_fetch_add(&p->next, p->step);
         if (i >= p->n)
             break;
-        run_job(p, &p->jobs[i], &dir);
+        run_step(p, i, &r);
     }
-    ts__dir_fd_close(&dir);
+    runner_end(&r);
     return NULL;
 }
 
@@ -292,17 +345,17 @@ static int64_t now_us(void)
  * POOL_WORTH_US, or once this thread has worked POOL_DELAY_US. A folder
  * of a few small files is read before threads would pay for their start
  * and their memory arenas (about 0.1 ms); 1,000 small files start them
- * after the first (1,000 files: 0.xx the time of starting them after
+ * after the first (1,000 files: 0.94x the time of starting them after
  * 1 ms, in paired rounds at idle). */
 #define POOL_WORTH_US 500
 #define POOL_DELAY_US 1000
 
-/* 1 when jobs i + 1.. look worth more threads, job i the last done. */
-static int worth(int64_t t0, size_t i, size_t n)
+/* 1 when the jobs left look worth more threads, `done` of n done. */
+static int worth(int64_t t0, size_t done, size_t n)
 {
     int64_t spent = now_us() - t0;
     return spent >= POOL_DELAY_US ||
-           (double)spent * (double)(n - i - 1) >= (double)POOL_WORTH_US * (double)(i + 1);
+           (double)spent * (double)(n - done) >= (double)POOL_WORTH_US * (double)done;
 }
 
 /*
@@ -328,9 +381,10 @@ static uint64_t first_fetch_like(const ts_file *f)
 }
 
 /* Runs every job; with threads > 1 and several jobs, this thread starts
- * and, when the jobs take longer than POOL_DELAY_US, a pool of threads
- * takes the rest with it (falling back to this thread alone when none can
- * be started). */
+ * and, once the jobs left look worth it (worth), a pool of threads takes
+ * the rest with it (falling back to this thread alone when none can be
+ * started). A folder's listed files are taken TS__BATCH_MAX at a time
+ * (run_step), other jobs one at a time. */
 static void run_jobs(job *jobs, size_t n, int threads, const ts_open_options *open, int probe)
 {
     pool p;
@@ -339,27 +393,24 @@ static void run_jobs(job *jobs, size_t n, int threads, const ts_open_options *op
     p.jobs = jobs;
     p.open = open;
     p.probe = probe;
+    int remote = n > 0 && ts__is_url(jobs[0].path);
+    p.step = n >= BATCH_FILES && jobs[0].listed && !remote && (!open || open->io == TS_IO_AUTO)
+                 ? TS__BATCH_MAX
+                 : 1;
     if (threads <= 0) /* remote shards wait on the network, not the CPU */
-        threads = n > 0 && ts__is_url(jobs[0].path) ? REMOTE_THREADS : ts__cpu_count(4);
+        threads = remote ? REMOTE_THREADS : ts__cpu_count(4);
     if ((size_t)threads > n)
         threads = (int)n;
-    ts__dir_fd dir = TS__DIR_FD_INIT;
-    if (threads <= 1) {
-        for (size_t i = 0; i < n; i++)
-            run_job(&p, &jobs[i], &dir);
-        ts__dir_fd_close(&dir);
-        return;
-    }
+    runner r = RUNNER_INIT;
     pthread_t tid[MAX_THREADS];
-    int started = 0;
+    int started = threads <= 1 ? -1 : 0; /* -1: this thread alone */
     int64_t t0 = now_us();
     /* Remote shards: the first one alone, then the rest at once, their
      * first requests sized from the first one's header. */
     ts_open_options sized;
-    int remote = ts__is_url(jobs[0].path);
-    if (remote) {
+    if (remote && started == 0) {
         size_t i = atomic_fetch_add(&p.next, 1);
-        run_job(&p, &jobs[i], &dir);
+        run_job(&p, &jobs[i], &r.dir, NULL);
         if (open && open->first_fetch == 0 && jobs[i].file) {
             sized = *open;
             sized.first_fetch = first_fetch_like(jobs[i].file);
@@ -372,13 +423,15 @@ static void run_jobs(job *jobs, size_t n, int threads, const ts_open_options *op
             started = -1; /* none could start: go on alone */
     }
     for (;;) {
-        size_t i = atomic_fetch_add(&p.next, 1);
+        size_t i = atomic_fetch_add(&p.next, p.step);
         if (i >= p.n)
             break;
-        run_job(&p, &jobs[i], &dir);
+        run_step(&p, i, &r);
         /* (the clock read after each of the first 16 jobs, then every 8th:
          * a small file takes a few microseconds) */
-        if (started == 0 && (i < 16 || (i & 7) == 7) && p.n - i > 2 && worth(t0, i, p.n)) {
+        size_t done = i + p.step;
+        if (started == 0 && (i < 16 || (done & 7) == 0) && done + 2 <= p.n &&
+            worth(t0, done, p.n)) {
             /* This thread is one of the pool. */
             for (int k = 1; k < threads; k++)
                 if (ts__thread_start(&tid[started], worker, &p, started) == 0)
@@ -387,7 +440,7 @@ static void run_jobs(job *jobs, size_t n, int threads, const ts_open_options *op
                 started = -1; /* none could start: go on alone */
         }
     }
-    ts__dir_fd_close(&dir);
+    runner_end(&r);
     for (int k = 0; k < started; k++)
         pthread_join(tid[k], NULL);
 }

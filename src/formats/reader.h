@@ -454,12 +454,20 @@ char *ts__tf_prefix_index(const char *path);
 ts_status ts__keras_shards(const char *text, size_t len, char ***names, size_t *count,
                            ts_error *err);
 
+/* A small file's bytes read whole (ts__batch_read), borrowed. */
+typedef struct ts__read_bytes {
+    const void *data;
+    size_t len;
+} ts__read_bytes;
+
 /* ts_file_open of a path a folder's listing found to be a regular file
  * (ts__source_open_path's TS__LOCAL_LISTED: no fstat for a small file),
  * opened from its folder's descriptor kept in dir (ts__dir_at; one per
- * thread). */
+ * thread); with bytes (else NULL), over those copied, as the file
+ * read whole (unless opts ask for TS_IO_MAP or TS_IO_PREAD: then read
+ * again as they say). */
 ts_status ts__file_open_listed(ts__dir_fd *dir, const char *path, const ts_open_options *opts,
-                               ts_file **out, ts_error *err);
+                               const ts__read_bytes *bytes, ts_file **out, ts_error *err);
 
 /*
  * A ts_file over the whole image of `path` (ts__source_open_path's checks;

@@ -135,10 +135,6 @@ ts_status ts__source_of_read(const void *data, size_t n, ts__source **out, ts_er
 typedef struct ts__batch ts__batch;
 ts__batch *ts__batch_new(void);
 void ts__batch_free(ts__batch *b);
-/* Loads liburing and sets up (and drops) the process's first ring: the
- * costly part of the first ts__batch_new of a process, done on another
- * thread while the folder is listed. */
-void ts__batch_warm(void);
 
 /*
  * Reads paths[0..n) (n <= TS__BATCH_MAX; regular files a listing found)
