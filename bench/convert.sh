@@ -2,7 +2,8 @@
 # convert.sh [MIB] [RUNS] - tshape convert on a checkpoint of MIB MiB
 # (default 1024: 16 float32 tensors of MIB/16 MiB, random bytes), page
 # cache warm, median of RUNS (default 9: single runs vary 2x with writeback
-# and the machine's other work), in one temporary folder on one disk:
+# and the machine's other work) after a round not counted, in one
+# temporary folder on one disk:
 #
 #   cp          `cp big.safetensors copy` (no fsync: the data may still be
 #               in the page cache when cp exits)
@@ -64,7 +65,10 @@ set -- "copy cp big.safetensors copy" \
        "o.npz $tshape convert big.safetensors o.npz" \
        "o.safetensors $tshape convert big.safetensors o.safetensors" \
        "o.safetensors $tshape convert --no-verify big.npz o.safetensors"
-k=0
+# A first round is not counted: right after the inputs were written every
+# command in it took 2-10x its usual time (writeback of the 3 GiB of
+# inputs, ext4's allocation of the freed blocks).
+k=-1
 : > rounds.txt
 r=
 while [ $k -lt "$runs" ]; do
@@ -73,7 +77,7 @@ while [ $k -lt "$runs" ]; do
         out=${cmd%% *}
         rm -rf "$out"; sync
         eval "r=\$(\"\$runstat\" ${cmd#* })"
-        echo "$k $c $r" >> rounds.txt
+        if [ $k -ge 0 ]; then echo "$k $c $r" >> rounds.txt; fi
         c=$((c + 1))
     done
     k=$((k + 1))
