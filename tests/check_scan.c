@@ -585,13 +585,15 @@ static void remove_scan_folder(const char *dir, int n)
 }
 
 /* A folder of more files than one thread takes (scan_pool: the threads
- * take 8 at a time, each with one machine for all its files): each file's
- * record, globals and findings are those of the file scanned alone, in
- * path order. */
+ * take 8 at a time, each with one machine for all its files), and enough
+ * for them to be read in batches (TS__BATCH_FILES): each file's record,
+ * globals and findings are those of the file scanned alone, in path
+ * order. */
 START_TEST(test_scan_folder_threads)
 {
     char dir[] = "/tmp/tshape-scan-XXXXXX", path[256];
-    enum { N = 150 };
+    enum { N = 520 };
+    _Static_assert(N >= TS__BATCH_FILES, "read in batches");
     write_scan_folder(dir, N);
     ts_scan *all, *one;
     ts_error err;

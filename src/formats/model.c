@@ -275,13 +275,6 @@ static void run_job(const pool *p, job *j, ts__dir_fd *dir, const ts__read_bytes
     }
 }
 
-/* A folder of fewer files is read file by file: the batch reader's set-up
- * (loading liburing, then a ring for each thread: 0.17 and 0.07 ms here)
- * costs about what it saves below that (about 1 us of CPU a file). Paired
- * rounds at idle, batches against file by file: 128 files 1.14x the time,
- * 300 1.05x, 600 1.01x, 1,000 0.93x (10% less CPU). */
-#define BATCH_FILES 512
-
 /* Runs jobs i .. i + p->step - 1 (those there are): a folder's small
  * files read a batch at a time when io_uring can be had (ts__batch_read:
  * one system call for the open, read and close of TS__BATCH_MAX files;
@@ -394,7 +387,7 @@ static void run_jobs(job *jobs, size_t n, int threads, const ts_open_options *op
     p.open = open;
     p.probe = probe;
     int remote = n > 0 && ts__is_url(jobs[0].path);
-    p.step = n >= BATCH_FILES && jobs[0].listed && !remote && (!open || open->io == TS_IO_AUTO)
+    p.step = n >= TS__BATCH_FILES && jobs[0].listed && !remote && (!open || open->io == TS_IO_AUTO)
                  ? TS__BATCH_MAX
                  : 1;
     if (threads <= 0) /* remote shards wait on the network, not the CPU */
@@ -1880,7 +1873,8 @@ int64_t ts__model_total_size(const ts_model *m)
 
 /* The regular files under dir and its subfolders (at most MAX_DEPTH
  * levels; names starting with '.' skipped; each folder once, however many
- * symbolic links lead to it), in byte order of their paths, for scan.c. *paths (malloc'd, each path too) has *n entries. */
+ * symbolic links lead to it), in byte order of their paths, for scan.c.
+ * *paths (malloc'd, each path too) has *n entries. */
 ts_status ts__folder_files(const char *dir, char ***paths, size_t *n, ts_error *err)
 {
     list out = {NULL, 0, 0, NULL};

@@ -2044,8 +2044,9 @@ static void *scan_worker(void *arg)
     j->part = scan_new(&j->err);
     j->st = j->part ? ts__pk_new(&pk, NULL, &j->err) : TS_ERR_NOMEM;
     ts__dir_fd dir = TS__DIR_FD_INIT;
-    /* a folder's files read a batch at a time when io_uring can be had */
-    ts__batch *reader = p->listed && !j->st ? ts__batch_new() : NULL;
+    /* a large folder's files read a batch at a time when io_uring can be
+     * had */
+    ts__batch *reader = p->listed && p->n >= TS__BATCH_FILES && !j->st ? ts__batch_new() : NULL;
     _Static_assert(THREAD_STEP <= TS__BATCH_MAX, "a batch is read at once");
     while (!j->st) {
         size_t i = atomic_fetch_add(&p->next, THREAD_STEP);
