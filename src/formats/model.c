@@ -264,6 +264,11 @@ static void run_job(const pool *p, job *j, ts__dir_fd *dir, const ts__read_bytes
         return;
     }
     if (p->probe && j->status == TS_ERR_FORMAT && !says_model(j->path)) {
+        if (bytes) { /* (its first bytes are at hand) */
+            j->skipped = ts_format_detect(bytes->data, bytes->len < 64 ? bytes->len : 64) ==
+                         TS_FORMAT_AUTO;
+            return;
+        }
         unsigned char head[64];
         int fd = open(j->path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
         if (fd >= 0) {
