@@ -15,9 +15,8 @@
 #define _GNU_SOURCE /* sched_getcpu, cpu_set_t, pthread_attr_setaffinity_np */
 #include "internal.h"
 
-#include <sched.h>
-
 #include <pthread.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <unistd.h>
 

@@ -264,19 +264,22 @@ static void run_job(const pool *p, job *j, ts__dir_fd *dir, const ts__read_bytes
         return;
     }
     if (p->probe && j->status == TS_ERR_FORMAT && !says_model(j->path)) {
-        if (bytes) { /* (its first bytes are at hand) */
-            j->skipped = ts_format_detect(bytes->data, bytes->len < 64 ? bytes->len : 64) ==
-                         TS_FORMAT_AUTO;
-            return;
-        }
+        /* its first bytes: at hand when a batch read it, else read here */
         unsigned char head[64];
-        int fd = open(j->path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-        if (fd >= 0) {
-            ssize_t k = read(fd, head, sizeof head);
+        const void *at = head;
+        ssize_t k = -1;
+        if (bytes) {
+            at = bytes->data;
+            k = (ssize_t)(bytes->len < sizeof head ? bytes->len : sizeof head);
+        } else {
+            int fd = open(j->path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+            if (fd < 0)
+                return;
+            k = read(fd, head, sizeof head);
             close(fd);
-            if (k < 0 || ts_format_detect(head, (size_t)k) == TS_FORMAT_AUTO)
-                j->skipped = 1;
         }
+        if (k < 0 || ts_format_detect(at, (size_t)k) == TS_FORMAT_AUTO)
+            j->skipped = 1;
     }
 }
 
@@ -378,6 +381,17 @@ static uint64_t first_fetch_like(const ts_file *f)
     return want < 16384 ? 16384 : want > 100000 ? 100000 : want;
 }
 
+/* Starts threads - 1 workers on p into tid; returns how many started, or
+ * -1 when none could (this thread then goes on alone). */
+static int start_pool(pthread_t *tid, int threads, pool *p)
+{
+    int started = 0;
+    for (int k = 1; k < threads; k++)
+        if (ts__thread_start(&tid[started], worker, p, started) == 0)
+            started++;
+    return started > 0 ? started : -1;
+}
+
 /* Runs every job; with threads > 1 and several jobs, this thread starts
  * and, once the jobs left look worth it (worth), a pool of threads takes
  * the rest with it (falling back to this thread alone when none can be
@@ -414,11 +428,7 @@ static void run_jobs(job *jobs, size_t n, int threads, const ts_open_options *op
             sized.first_fetch = first_fetch_like(jobs[i].file);
             p.open = &sized;
         }
-        for (int k = 1; k < threads; k++)
-            if (ts__thread_start(&tid[started], worker, &p, started) == 0)
-                started++;
-        if (started == 0)
-            started = -1; /* none could start: go on alone */
+        started = start_pool(tid, threads, &p);
     }
     for (;;) {
         size_t i = atomic_fetch_add(&p.next, p.step);
@@ -430,12 +440,7 @@ static void run_jobs(job *jobs, size_t n, int threads, const ts_open_options *op
         size_t done = i + p.step;
         if (started == 0 && (i < 16 || (done & 7) == 0) && done + 2 <= p.n &&
             worth(t0, done, p.n)) {
-            /* This thread is one of the pool. */
-            for (int k = 1; k < threads; k++)
-                if (ts__thread_start(&tid[started], worker, &p, started) == 0)
-                    started++;
-            if (started == 0)
-                started = -1; /* none could start: go on alone */
+            started = start_pool(tid, threads, &p); /* this thread is one of them */
         }
     }
     runner_end(&r);
